@@ -1,0 +1,33 @@
+"""Developer and CI entry points. `nox -s tests` is what CI runs (see .ci/run and README.md)."""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.default_venv_backend = "venv"
+nox.options.sessions = ["tests", "lint"]
+nox.options.reuse_existing_virtualenvs = True
+
+PYTHON = "3.11"
+
+
+@nox.session(python=PYTHON)
+def tests(session: nox.Session) -> None:
+    """Unit tests and contract self-tests (offline, deterministic)."""
+    session.install("-e", ".[test]")
+    session.run("pytest", "-n", "auto", "-p", "no:cacheprovider", *session.posargs, env={"HYPOTHESIS_PROFILE": "ci"})
+
+
+@nox.session(python=PYTHON)
+def lint(session: nox.Session) -> None:
+    """ruff and mypy on the package."""
+    session.install("-e", ".[lint]")
+    session.run("ruff", "check", "tools", "suites", "noxfile.py")
+    session.run("mypy")
+
+
+@nox.session(python=PYTHON)
+def bench(session: nox.Session) -> None:
+    """Throughput and memory against the orjson + jsonschema-rs floor; writes reports/bench/."""
+    session.install("-e", ".")
+    session.run("python", "-m", "wirecheck.bench", *session.posargs)

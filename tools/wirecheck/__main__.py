@@ -1,0 +1,3 @@
+from wirecheck.cli.app import main
+
+main()

@@ -1,0 +1,58 @@
+"""A message as the checker and the protocol rules see it: parsed, located, classified."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from wirecheck.contracts.model import MessageKind
+from wirecheck.findings import Finding, Severity
+from wirecheck.rules.catalogue import level_of
+
+
+@dataclass(frozen=True, slots=True)
+class HttpInfo:
+    method: str
+    url: str
+    path: str  # the path relative to the kind's base (after the base prefix was removed)
+    status: int | None  # None on a request
+    headers: dict[str, str] = field(default_factory=dict)  # lower-cased names
+
+
+@dataclass(slots=True)
+class Message:
+    value: Any  # the parsed JSON (the body, for HTTP)
+    file: str
+    line: int | None = None
+    where: str | None = None  # JSON pointer into the capture file (HAR entries)
+    sender: str | None = None  # the role that sent it, when the capture says so (framed captures)
+    kind: MessageKind | None = None
+    http: HttpInfo | None = None
+    exchange: int | None = None  # index of the HTTP exchange it belongs to
+
+    def finding(
+        self,
+        code: str,
+        message: str,
+        *,
+        pointer: str | None = None,
+        severity: Severity | None = None,
+        expected: str | None = None,
+        found: str | None = None,
+        schema_location: str | None = None,
+        kind: str | None = None,
+    ) -> Finding:
+        """A finding located at this message; the severity defaults to the check's catalogue level."""
+        return Finding(
+            code=code,
+            severity=severity or level_of(code),
+            message=message,
+            file=self.file,
+            line=self.line,
+            where=self.where,
+            pointer=pointer,
+            kind=kind or (self.kind.id if self.kind else None),
+            schema_location=schema_location,
+            expected=expected,
+            found=found,
+        )

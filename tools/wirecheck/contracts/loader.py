@@ -1,0 +1,347 @@
+"""Load `contracts/`: the package registry and one release at a time, validating everything on the way in.
+
+Every problem is collected with its file and JSON pointer and raised together as one `ContractError`, so a
+reviewer sees all of a broken catalog at once.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import jsonschema
+import jsonschema_rs
+import orjson
+import yaml
+
+from wirecheck.contracts.errors import ContractError, ContractProblem
+from wirecheck.contracts.model import (
+    Base,
+    Consumer,
+    ContractRelease,
+    FieldConditions,
+    HttpSelector,
+    MessageKind,
+    Provenance,
+    Reply,
+    RuleUse,
+    SchemaLink,
+    Source,
+)
+from wirecheck.pointer import format_pointer, parse_pointer
+
+ID_BASE = "https://contracts.wirecheck.invalid"
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+_OWN_SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
+
+
+def default_contracts_dir() -> Path:
+    """`$WIRECHECK_CONTRACTS`, else the repository's `contracts/`, else `./contracts`."""
+    if env := os.environ.get("WIRECHECK_CONTRACTS"):
+        return Path(env)
+    bundled = Path(__file__).resolve().parents[3] / "contracts"
+    return bundled if bundled.is_dir() else Path.cwd() / "contracts"
+
+
+@cache
+def own_schema(name: str) -> dict[str, Any]:
+    """One of wirecheck's own format schemas (catalog, registry, report, expectations)."""
+    return orjson.loads((_OWN_SCHEMAS / name).read_bytes())
+
+
+def schema_id(package: str, version: str, relpath: str) -> str:
+    return f"{ID_BASE}/{package}/{version}/{relpath}"
+
+
+@dataclass(frozen=True)
+class PackageInfo:
+    name: str
+    title: str
+    releases: tuple[str, ...]
+    npm: str | None = None
+    pypi: str | None = None
+    external: bool = False
+    description: str | None = None
+
+
+@dataclass(frozen=True)
+class PackageRegistry:
+    root: Path
+    packages: MappingProxyType[str, PackageInfo]
+
+    def resolve(self, spec: str) -> tuple[str, str]:
+        """`xopc@0.0.253` or `@xopcai/xopc@0.0.253` → ("xopc", "0.0.253"); a ContractError names what exists."""
+        name, sep, version = spec.rpartition("@")
+        if not sep or not name or not version:
+            raise ContractError(f"expected <package>@<version>, got {spec!r}")
+        package = self.package(name)
+        if version not in package.releases:
+            raise ContractError(
+                f"unknown release {version!r} of {package.name}; known: {', '.join(package.releases)}"
+            )
+        return package.name, version
+
+    def package(self, name: str) -> PackageInfo:
+        for info in self.packages.values():
+            if name in (info.name, info.npm, info.pypi):
+                return info
+        raise ContractError(f"unknown package {name!r}; known: {', '.join(self.packages)}")
+
+    def previous(self, package: str, version: str) -> str | None:
+        releases = self.packages[package].releases
+        index = releases.index(version)
+        return releases[index - 1] if index > 0 else None
+
+    def load(self, spec: str) -> ContractRelease:
+        package, version = self.resolve(spec)
+        return load_release(self.root, package, version)
+
+
+def _read_yaml(path: Path) -> Any:
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ContractError(ContractProblem(str(path), "", "file not found")) from None
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        raise ContractError(ContractProblem(str(path), "", f"not valid YAML: {where}{exc}")) from None
+
+
+def _schema_problems(document: Any, schema: dict[str, Any], file: str) -> list[ContractProblem]:
+    validator = jsonschema.Draft202012Validator(schema)
+    return [
+        ContractProblem(file, format_pointer(error.absolute_path), error.message)
+        for error in sorted(validator.iter_errors(document), key=lambda e: list(map(str, e.absolute_path)))
+    ]
+
+
+@cache
+def load_registry(root: Path | None = None) -> PackageRegistry:
+    root = Path(root) if root is not None else default_contracts_dir()
+    path = root / "registry.yaml"
+    data = _read_yaml(path)
+    problems = _schema_problems(data, own_schema("registry.schema.json"), str(path))
+    if problems:
+        raise ContractError(problems)
+    packages = {
+        name: PackageInfo(
+            name=name,
+            title=entry["title"],
+            releases=tuple(entry["releases"]),
+            npm=entry.get("npm"),
+            pypi=entry.get("pypi"),
+            external=entry.get("external", False),
+            description=entry.get("description"),
+        )
+        for name, entry in data["packages"].items()
+    }
+    return PackageRegistry(root=root, packages=MappingProxyType(packages))
+
+
+def _load_resources(folder: Path, package: str, version: str) -> tuple[dict[str, Any], list[ContractProblem]]:
+    resources: dict[str, Any] = {}
+    problems: list[ContractProblem] = []
+    meta = jsonschema.Draft202012Validator(jsonschema.Draft202012Validator.META_SCHEMA)
+    for path in sorted(folder.rglob("*.json")):
+        relpath = path.relative_to(folder).as_posix()
+        try:
+            schema = orjson.loads(path.read_bytes())
+        except orjson.JSONDecodeError as exc:
+            problems.append(ContractProblem(str(path), "", f"not valid JSON: {exc}"))
+            continue
+        expected_id = schema_id(package, version, relpath)
+        if not isinstance(schema, dict):
+            problems.append(ContractProblem(str(path), "", "a schema file must hold a JSON object"))
+            continue
+        if schema.get("$schema") != DIALECT:
+            problems.append(
+                ContractProblem(str(path), "/$schema", f"expected {DIALECT!r}, found {schema.get('$schema')!r}")
+            )
+        if schema.get("$id") != expected_id:
+            problems.append(
+                ContractProblem(str(path), "/$id", f"expected {expected_id!r}, found {schema.get('$id')!r}")
+            )
+        problems.extend(
+            ContractProblem(str(path), format_pointer(e.absolute_path), f"not a valid 2020-12 schema: {e.message}")
+            for e in meta.iter_errors(schema)
+        )
+        resources[expected_id] = schema
+    return resources, problems
+
+
+def _fields(raw: dict[str, Any]) -> FieldConditions:
+    conditions = []
+    for pointer, accepted in sorted(raw.items()):
+        values = accepted if isinstance(accepted, list) else [accepted]
+        conditions.append((parse_pointer(pointer), frozenset(values)))
+    return tuple(conditions)
+
+
+def _selector_key(kind: MessageKind) -> tuple[Any, ...]:
+    if kind.http is not None:
+        import re
+
+        return ("http", kind.http.method, re.sub(r"\{[^}]*\}", "{}", kind.http.path), kind.http.status, kind.http.base)
+    return (kind.channel, frozenset(frozenset(alt) for alt in kind.fields), kind.path_glob, kind.program)
+
+
+def _link(ref: str, package: str, version: str, resources: dict[str, Any]) -> SchemaLink:
+    file, _, fragment = ref.partition("#")
+    return SchemaLink(ref=ref, uri=schema_id(package, version, file) + ("#" + fragment if fragment else ""))
+
+
+def _check_link(link: SchemaLink, resources: dict[str, Any], file: str, where: str) -> list[ContractProblem]:
+    base, _, fragment = link.uri.partition("#")
+    if base not in resources:
+        return [ContractProblem(file, where, f"schema file {link.ref.partition('#')[0]!r} not found in the release")]
+    try:
+        jsonschema_rs.validator_for(
+            {"$schema": DIALECT, "$ref": link.uri},
+            registry=jsonschema_rs.Registry(list(resources.items())),
+        )
+    except Exception as exc:  # jsonschema-rs raises ValueError / ReferencingError with a message
+        return [ContractProblem(file, where, f"{link.ref!r} does not resolve: {exc}")]
+    if fragment and not fragment.startswith("/"):
+        return [ContractProblem(file, where, f"{link.ref!r}: fragments must be JSON pointers")]
+    return []
+
+
+def _build_kind(raw: dict[str, Any], package: str, version: str, resources: dict[str, Any]) -> MessageKind:
+    selector = raw["selector"]
+    prov = raw["provenance"]
+    sources = prov["source"] if isinstance(prov["source"], list) else [prov["source"]]
+    http = selector.get("http")
+    alternatives = tuple(_fields(alt) for alt in selector.get("any", [])) or (
+        (_fields(selector["fields"]),) if "fields" in selector else ()
+    )
+    reply = raw.get("reply")
+    correlate = raw.get("correlate")
+    return MessageKind(
+        id=raw["id"],
+        title=raw["title"],
+        channel=raw["channel"],
+        producer=raw["producer"],
+        consumer=raw["consumer"],
+        provenance=Provenance(tuple(sources), prov.get("note")),
+        schema=_link(raw["schema"], package, version, resources) if "schema" in raw else None,
+        body=raw.get("body", "json"),
+        headers=_link(raw["headers"], package, version, resources) if "headers" in raw else None,
+        fields=alternatives,
+        http=HttpSelector(
+            method=http["method"],
+            path=http["path"],
+            status=str(http["status"]) if "status" in http else None,
+            base=http.get("base"),
+        )
+        if http
+        else None,
+        path_glob=selector.get("path"),
+        program=selector.get("program"),
+        answers=raw.get("answers"),
+        correlate=(parse_pointer(correlate["request"]), parse_pointer(correlate["response"])) if correlate else None,
+        reply=Reply(parse_pointer(reply["at"]), _link(reply["schema"], package, version, resources)) if reply else None,
+        argv_grammar=MappingProxyType(raw["argv_grammar"]) if "argv_grammar" in raw else None,
+        description=raw.get("description"),
+        deprecated=raw.get("deprecated", False),
+    )
+
+
+def _semantic_problems(release: ContractRelease, raw: dict[str, Any], file: str) -> list[ContractProblem]:
+    from wirecheck.rules.catalogue import rule_catalogue
+
+    problems: list[ContractProblem] = []
+    resources = dict(release.resources)
+    ids = [k.id for k in release.kinds]
+    seen_selectors: dict[tuple[Any, ...], str] = {}
+    for index, kind in enumerate(release.kinds):
+        where = f"/kinds/{index}"
+        if ids.count(kind.id) > 1:
+            problems.append(ContractProblem(file, f"{where}/id", f"duplicate kind id {kind.id!r}"))
+        for role_field in ("producer", "consumer"):
+            role = getattr(kind, role_field)
+            if role not in release.roles:
+                problems.append(ContractProblem(file, f"{where}/{role_field}", f"{role!r} is not one of roles"))
+        for link_field in ("schema", "headers"):
+            link = getattr(kind, link_field)
+            if link is not None:
+                problems += _check_link(link, resources, file, f"{where}/{link_field}")
+        if kind.reply is not None:
+            problems += _check_link(kind.reply.schema, resources, file, f"{where}/reply/schema")
+        if kind.answers is not None and kind.answers not in ids:
+            problems.append(ContractProblem(file, f"{where}/answers", f"no kind {kind.answers!r} in this release"))
+        if kind.http is not None and kind.http.base is not None and kind.http.base not in release.bases:
+            problems.append(ContractProblem(file, f"{where}/selector/http/base", f"no base {kind.http.base!r}"))
+        key = _selector_key(kind)
+        if key in seen_selectors:
+            problems.append(
+                ContractProblem(file, f"{where}/selector", f"same selector as kind {seen_selectors[key]!r}")
+            )
+        seen_selectors.setdefault(key, kind.id)
+        for source in kind.provenance.sources:
+            if source not in release.sources:
+                problems.append(ContractProblem(file, f"{where}/provenance/source", f"unknown source {source!r}"))
+    known_rules = rule_catalogue()
+    for index, use in enumerate(release.rules):
+        if use.id not in known_rules:
+            problems.append(ContractProblem(file, f"/rules/{index}/id", f"unknown rule {use.id!r}"))
+        for kind_id in use.kinds:
+            if kind_id not in ids:
+                problems.append(ContractProblem(file, f"/rules/{index}/kinds", f"no kind {kind_id!r}"))
+    for name, base in release.bases.items():
+        if base.kind not in ids:
+            problems.append(ContractProblem(file, f"/bases/{name}/kind", f"no kind {base.kind!r}"))
+    for index, consumer in enumerate(release.consumers):
+        if consumer.kind not in ids:
+            problems.append(ContractProblem(file, f"/consumers/{index}/kind", f"no kind {consumer.kind!r}"))
+    return problems
+
+
+@cache
+def load_release(root: Path, package: str, version: str) -> ContractRelease:
+    folder = Path(root) / package / version
+    catalog_path = folder / "catalog.yaml"
+    raw = _read_yaml(catalog_path)
+    file = str(catalog_path)
+    problems = _schema_problems(raw, own_schema("catalog.schema.json"), file)
+    if isinstance(raw, dict):
+        if raw.get("package") != package:
+            problems.append(ContractProblem(file, "/package", f"expected {package!r}, found {raw.get('package')!r}"))
+        if raw.get("version") != version:
+            problems.append(ContractProblem(file, "/version", f"expected {version!r}, found {raw.get('version')!r}"))
+    resources, schema_problems = _load_resources(folder, package, version)
+    problems += schema_problems
+    if problems:
+        raise ContractError(problems)
+    release = ContractRelease(
+        package=package,
+        version=version,
+        title=raw["title"],
+        root=folder,
+        kinds=tuple(_build_kind(k, package, version, resources) for k in raw["kinds"]),
+        sources=MappingProxyType(
+            {sid: Source(sid, s["type"], s["ref"], s.get("note")) for sid, s in raw["sources"].items()}
+        ),
+        roles=tuple(raw["roles"]),
+        bases=MappingProxyType(
+            {n: Base(n, b["kind"], parse_pointer(b["pointer"])) for n, b in raw.get("bases", {}).items()}
+        ),
+        rules=tuple(
+            RuleUse(r["id"], tuple(r.get("kinds", [])), MappingProxyType(r.get("params", {})))
+            for r in raw.get("rules", [])
+        ),
+        consumers=tuple(
+            Consumer(c["kind"], c["contract"], c["as"], c.get("note")) for c in raw.get("consumers", [])
+        ),
+        resources=MappingProxyType(resources),
+        wire_version=raw.get("wire_version"),
+        description=raw.get("description"),
+    )
+    problems = _semantic_problems(release, raw, file)
+    if problems:
+        raise ContractError(problems)
+    return release

@@ -1,0 +1,61 @@
+"""The reference validator (python-jsonschema + `referencing`), configured to mean what the contracts say.
+
+jsonschema-rs is the fast validator used by the checker; this one is the oracle in tests and the tool that
+locates unknown fields inside unions. Both must agree on patterns: ECMA-262 semantics (via `regress`), so `$`
+never matches before a trailing newline and `\\d` is ASCII only, like zod and like jsonschema-rs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+import jsonschema
+import referencing
+import regress
+from jsonschema import validators
+from referencing.jsonschema import DRAFT202012
+
+
+@lru_cache(maxsize=4096)
+def _ecma_regex(pattern: str) -> regress.Regex:
+    return regress.Regex(pattern, flags="u")
+
+
+def _ecma_pattern(validator: Any, pattern: str, instance: Any, schema: Any):
+    if validator.is_type(instance, "string") and _ecma_regex(pattern).find(instance) is None:
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _ecma_pattern_properties(validator: Any, patterns: dict, instance: Any, schema: Any):
+    if not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in patterns.items():
+        for key, value in instance.items():
+            if _ecma_regex(pattern).find(key) is not None:
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+ReferenceValidator = validators.extend(
+    validators.Draft202012Validator,
+    {"pattern": _ecma_pattern, "patternProperties": _ecma_pattern_properties},
+)
+
+FORMAT_CHECKER = jsonschema.Draft202012Validator.FORMAT_CHECKER
+
+
+def _refuse_retrieval(uri: str) -> referencing.Resource:
+    raise referencing.exceptions.NoSuchResource(ref=uri)
+
+
+def build_registry(resources: Mapping[str, Any]) -> referencing.Registry:
+    """An offline registry of the given `$id` → schema resources; any other URI is an error, never a fetch."""
+    registry: referencing.Registry = referencing.Registry(retrieve=_refuse_retrieval)  # type: ignore[call-arg]
+    return registry.with_resources(
+        (uri, DRAFT202012.create_resource(schema)) for uri, schema in resources.items()
+    )
+
+
+def reference_validator(schema: Any, resources: Mapping[str, Any]) -> Any:
+    return ReferenceValidator(schema, registry=build_registry(resources), format_checker=FORMAT_CHECKER)

@@ -1,0 +1,42 @@
+"""JSON Pointers (RFC 6901): the one way wirecheck names a place in a message or a schema."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+_MISSING = object()
+
+
+def parse_pointer(pointer: str) -> tuple[str, ...]:
+    if pointer == "":
+        return ()
+    if not pointer.startswith("/"):
+        raise ValueError(f"JSON pointer must be empty or start with '/': {pointer!r}")
+    return tuple(part.replace("~1", "/").replace("~0", "~") for part in pointer[1:].split("/"))
+
+
+def format_pointer(tokens: Iterable[str | int]) -> str:
+    return "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in tokens)
+
+
+def resolve(document: Any, tokens: tuple[str, ...], default: Any = _MISSING) -> Any:
+    """The value at `tokens`, or `default` (raises KeyError when no default is given)."""
+    node = document
+    for token in tokens:
+        if isinstance(node, dict):
+            if token not in node:
+                break
+            node = node[token]
+        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+            node = node[int(token)]
+        else:
+            break
+    else:
+        return node
+    if default is _MISSING:
+        raise KeyError(format_pointer(tokens))
+    return default
+
+
+MISSING = _MISSING

@@ -1,0 +1,54 @@
+"""Rules any catalog can turn on with parameters (texts in rules/texts/generic.yaml)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from wirecheck.check.message import Message
+from wirecheck.contracts.model import ContractRelease
+from wirecheck.findings import Finding, short_repr
+from wirecheck.pointer import MISSING, parse_pointer, resolve
+from wirecheck.rules.registry import message_rule, rule
+
+
+@message_rule("FIELDS_EQUAL")
+def fields_equal(message: Message, params: Mapping[str, Any]) -> Iterable[Finding]:
+    left = resolve(message.value, parse_pointer(params["left"]), MISSING)
+    right = resolve(message.value, parse_pointer(params["right"]), MISSING)
+    if left is MISSING or right is MISSING or left == right:
+        return  # absence is the schema's business, not this rule's
+    yield message.finding(
+        "FIELDS_EQUAL",
+        f"{params['right']} must equal {params['left']}",
+        pointer=params["right"],
+        expected=short_repr(left),
+        found=short_repr(right),
+    )
+
+
+@rule("FIRST_MESSAGE_IS")
+class FirstMessageIs:
+    """params: kind (the expected first kind), from (optional: only messages sent by this role count)."""
+
+    def __init__(self, params: Mapping[str, Any], release: ContractRelease):
+        self._kind = params["kind"]
+        self._sender = params.get("from")
+        self._seen_first_in: set[str] = set()
+
+    def on_message(self, message: Message) -> Iterable[Finding]:
+        if message.kind is None or (self._sender and message.kind.producer != self._sender):
+            return
+        if message.file in self._seen_first_in:
+            return
+        self._seen_first_in.add(message.file)
+        if message.kind.id != self._kind:
+            yield message.finding(
+                "FIRST_MESSAGE_IS",
+                f"the first message from {message.kind.producer} must be {self._kind}",
+                expected=self._kind,
+                found=message.kind.id,
+            )
+
+    def finish(self) -> Iterable[Finding]:
+        return ()
