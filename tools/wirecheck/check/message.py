@@ -19,6 +19,13 @@ class HttpInfo:
     headers: dict[str, str] = field(default_factory=dict)  # lower-cased names
 
 
+@dataclass(frozen=True, slots=True)
+class ArtifactInfo:
+    channel: str  # file | argv | env
+    path: str | None = None  # file artifacts: where the file was written
+    program: str | None = None  # argv artifacts: basename of argv[0]
+
+
 @dataclass(slots=True)
 class Message:
     value: Any  # the parsed JSON (the body, for HTTP)
@@ -29,6 +36,7 @@ class Message:
     kind: MessageKind | None = None
     http: HttpInfo | None = None
     exchange: int | None = None  # index of the HTTP exchange it belongs to
+    artifact: ArtifactInfo | None = None
 
     def finding(
         self,

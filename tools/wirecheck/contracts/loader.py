@@ -6,7 +6,9 @@ reviewer sees all of a broken catalog at once.
 
 from __future__ import annotations
 
+import fnmatch
 import os
+import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -184,10 +186,11 @@ def _fields(raw: dict[str, Any]) -> FieldConditions:
 
 def _selector_key(kind: MessageKind) -> tuple[Any, ...]:
     if kind.http is not None:
-        import re
-
-        return ("http", kind.http.method, re.sub(r"\{[^}]*\}", "{}", kind.http.path), kind.http.status, kind.http.base)
-    return (kind.channel, frozenset(frozenset(alt) for alt in kind.fields), kind.path_glob, kind.program)
+        path = re.sub(r"\{[^}]*\}", "{}", kind.http.path)
+        return ("http", kind.http.method, path, kind.http.status, kind.http.base, kind.producer)
+    # Equal selectors are allowed for different producers: the capture's sender tells them apart.
+    fields = frozenset(frozenset(alt) for alt in kind.fields)
+    return (kind.channel, fields, kind.path_glob, kind.program, kind.producer)
 
 
 def _link(ref: str, package: str, version: str, resources: dict[str, Any]) -> SchemaLink:
@@ -272,8 +275,8 @@ def _semantic_problems(release: ContractRelease, raw: dict[str, Any], file: str)
                 problems += _check_link(link, resources, file, f"{where}/{link_field}")
         if kind.reply is not None:
             problems += _check_link(kind.reply.schema, resources, file, f"{where}/reply/schema")
-        if kind.answers is not None and kind.answers not in ids:
-            problems.append(ContractProblem(file, f"{where}/answers", f"no kind {kind.answers!r} in this release"))
+        if kind.answers is not None and not fnmatch.filter(ids, kind.answers):
+            problems.append(ContractProblem(file, f"{where}/answers", f"no kind matches {kind.answers!r}"))
         if kind.http is not None and kind.http.base is not None and kind.http.base not in release.bases:
             problems.append(ContractProblem(file, f"{where}/selector/http/base", f"no base {kind.http.base!r}"))
         key = _selector_key(kind)

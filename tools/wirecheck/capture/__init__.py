@@ -1,0 +1,131 @@
+"""Capture readers: bytes in, located `Message`s (or `Finding`s for what cannot be read) out.
+
+`read_capture` sniffs the form from the content (documented in capture/README.md), so users never pass a flag
+for it. Nothing here classifies or validates.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO
+
+from wirecheck.capture.artifacts import artifact_message, read_artifacts
+from wirecheck.capture.http import read_exchanges, read_har
+from wirecheck.capture.json_text import parse_json
+from wirecheck.capture.ndjson import (
+    DEFAULT_MAX_LINE_BYTES,
+    capture_finding,
+    iter_lines,
+    read_framed,
+    read_stream,
+)
+from wirecheck.check.message import Message
+from wirecheck.findings import Finding
+
+__all__ = ["DEFAULT_MAX_LINE_BYTES", "CaptureFile", "read_capture"]
+
+
+class CaptureFile:
+    """A capture path (or "-" for stdin); `form` is known once reading has started."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.form: str | None = None  # stream | framed | exchanges | har | artifacts
+        self.handle: IO[bytes] | None = None  # while open: lets a progress display poll tell()
+
+    @property
+    def label(self) -> str:
+        return self.path
+
+    @contextmanager
+    def open(self) -> Iterator[IO[bytes]]:
+        if self.path == "-":
+            yield sys.stdin.buffer
+            return
+        with open(self.path, "rb") as handle:
+            self.handle = handle
+            try:
+                yield handle
+            finally:
+                self.handle = None
+
+
+_WHOLE_DOCUMENT_SUFFIXES = (".har", ".json")
+
+
+def read_capture(
+    capture: CaptureFile, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+) -> Iterator[Message | Finding]:
+    file = capture.label
+    with capture.open() as stream:
+        if capture.path != "-" and Path(capture.path).suffix.lower() in _WHOLE_DOCUMENT_SUFFIXES:
+            yield from _read_document(stream.read(), capture, file)
+            return
+        lines = iter_lines(stream, file, max_line_bytes)
+        first: tuple[int, object] | None = None
+        for item in lines:
+            if isinstance(item, Finding):
+                yield item
+                continue
+            first = item
+            break
+        if first is None:
+            capture.form = "stream"
+            yield capture_finding("EMPTY_CAPTURE", "the capture holds no messages", file)
+            return
+        head = first[1]
+        if isinstance(head, dict) and "wirecheck_capture" in head:
+            capture.form = "framed"
+            if head.get("wirecheck_capture") != 1 or head.get("framing") != "directed":
+                yield capture_finding(
+                    "CAPTURE_FORMAT", 'header must be {"wirecheck_capture": 1, "framing": "directed"}', file, first[0]
+                )
+            yield from read_framed(lines, file)
+        elif isinstance(head, dict) and "wirecheck_artifact" in head:
+            capture.form = "artifacts"
+            yield artifact_message(head, file, first[0], None)
+            yield from read_artifacts(lines, file)
+        elif isinstance(head, dict) and isinstance(head.get("request"), dict):
+            capture.form = "exchanges"
+            yield from read_exchanges(_prepend(first, lines), file)
+        else:
+            capture.form = "stream"
+            yield from read_stream(first, lines, file)
+
+
+def _prepend(first, rest):
+    yield first
+    yield from rest
+
+
+def _read_document(data: bytes, capture: CaptureFile, file: str) -> Iterator[Message | Finding]:
+    if data.startswith(b"\xef\xbb\xbf"):
+        yield capture_finding("BYTE_ORDER_MARK", "capture starts with a UTF-8 byte order mark", file)
+        data = data[3:]
+    if not data.strip():
+        yield capture_finding("EMPTY_CAPTURE", "the capture holds no messages", file)
+        return
+    document, problem = parse_json(data.strip())
+    if problem is not None:
+        yield capture_finding(problem.code, problem.message, file)
+        if document is None:
+            return
+    if isinstance(document, dict) and "log" in document:
+        capture.form = "har"
+        yield from read_har(document, file)
+    elif isinstance(document, dict) and "wirecheck_artifact" in document:
+        capture.form = "artifacts"
+        yield artifact_message(document, file, None, None)
+    elif isinstance(document, list) and all(isinstance(d, dict) and "wirecheck_artifact" in d for d in document):
+        capture.form = "artifacts"
+        for index, item in enumerate(document):
+            yield artifact_message(item, file, None, f"/{index}")
+    else:
+        yield capture_finding(
+            "CAPTURE_FORMAT",
+            "a .json/.har capture must be a HAR 1.2 document or a wirecheck artifact (see capture/README.md)",
+            file,
+        )

@@ -1,0 +1,79 @@
+"""Parsing one JSON text strictly, with located, human problems instead of exceptions.
+
+orjson is the fast path. When it refuses a text (or when the text is not its own canonical serialisation, the
+only case in which duplicate keys can hide), the standard library decides what exactly is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+
+@dataclass(frozen=True, slots=True)
+class JsonProblem:
+    code: str  # PARSE_ERROR | INVALID_UTF8 | DUPLICATE_KEY
+    message: str
+    pointer: str | None = None  # where in the value (DUPLICATE_KEY)
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: str):
+        self.key = key
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON (RFC 8259 has no NaN or Infinity)")
+
+
+def _pairs_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise _DuplicateKey(key)
+        result[key] = value
+    return result
+
+
+def _slow_parse(text: str) -> Any:
+    return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_pairs_without_duplicates)
+
+
+def parse_json(data: bytes) -> tuple[Any, JsonProblem | None]:
+    """(value, None) or (None, problem). Never raises; `data` has no line terminator."""
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        return _diagnose(data, exc)
+    if isinstance(value, dict | list) and orjson.dumps(value) != data:
+        # Not byte-identical to its canonical form: whitespace, escapes, key order... or a duplicate key,
+        # which orjson silently resolves (last wins). Only here is the slow parse needed.
+        try:
+            _slow_parse(data.decode("utf-8"))
+        except _DuplicateKey as dup:
+            return value, JsonProblem("DUPLICATE_KEY", f"duplicate key {dup.key!r} in an object", None)
+        except (ValueError, RecursionError):
+            pass
+    return value, None
+
+
+def _diagnose(data: bytes, exc: orjson.JSONDecodeError) -> tuple[Any, JsonProblem | None]:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as bad:
+        return None, JsonProblem("INVALID_UTF8", f"invalid UTF-8 at byte {bad.start}: {bad.reason}")
+    try:
+        # orjson refuses integers beyond 64 bits, which JSON allows; the standard library reads them.
+        return _slow_parse(text), None
+    except _DuplicateKey as dup:
+        return None, JsonProblem("DUPLICATE_KEY", f"duplicate key {dup.key!r} in an object")
+    except RecursionError:
+        return None, JsonProblem("PARSE_ERROR", "nesting too deep to parse")
+    except ValueError as slow:
+        message = str(slow) if "NaN" in str(slow) or "Infinity" in str(slow) else str(exc)
+        if "recursion limit" in message:
+            message = "nesting too deep: more than 1024 levels"
+        return None, JsonProblem("PARSE_ERROR", f"not valid JSON: {message}")

@@ -1,0 +1,328 @@
+"""The conformance engine: captures in, findings (streamed) and a summary with coverage out.
+
+Per message: classify → validate (strict/tolerant) → correlate with its request → protocol rules → consumers'
+contracts. Nothing is kept per message, so memory is flat in the capture's length; state is per open request,
+per rule and per kind (coverage counters).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from wirecheck.capture import DEFAULT_MAX_LINE_BYTES, CaptureFile, read_capture
+from wirecheck.check.classify import Classifier, base_prefix
+from wirecheck.check.message import Message
+from wirecheck.check.validate import Problem, Validators
+from wirecheck.contracts.model import ContractRelease, MessageKind
+from wirecheck.findings import Finding, Severity, short_repr
+from wirecheck.pointer import MISSING, format_pointer, resolve
+from wirecheck.rules.registry import Rule, instantiate
+
+
+@dataclass
+class KindCoverage:
+    kind: MessageKind
+    seen: int = 0
+    errors: int = 0
+    warnings: int = 0
+
+
+@dataclass
+class CaptureSummary:
+    file: str
+    form: str | None
+    messages: int = 0
+
+
+@dataclass
+class CheckResult:
+    release: ContractRelease
+    captures: list[CaptureSummary]
+    coverage: dict[str, KindCoverage]
+    findings: list[Finding] = field(default_factory=list)
+    messages: int = 0
+    unclassified: int = 0
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for f in self.findings if f.severity is severity)
+
+    def fails(self, fail_on: Severity = Severity.ERROR) -> bool:
+        return any(f.severity.rank >= fail_on.rank for f in self.findings)
+
+    @property
+    def exercised(self) -> list[str]:
+        return [k for k, c in self.coverage.items() if c.seen]
+
+    @property
+    def not_exercised(self) -> list[str]:
+        return [k for k, c in self.coverage.items() if not c.seen]
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    base_urls: Mapping[str, str] = field(default_factory=dict)  # base name → URL (or path prefix)
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+
+
+@dataclass(slots=True)
+class _Pending:
+    kind: MessageKind
+    message: Message
+    answered: int = 0
+
+
+class _CaptureRun:
+    """State for one capture file: open requests, rule instances, announced bases."""
+
+    def __init__(self, engine: Engine, capture: CaptureFile):
+        self.engine = engine
+        self.capture = capture
+        self.pending: dict[Any, _Pending] = {}
+        self.bases = {name: base_prefix(url) for name, url in engine.options.base_urls.items()}
+        self.rules: list[tuple[frozenset[str] | None, Rule]] = [
+            (frozenset(use.kinds) or None, instantiate(use, engine.release)) for use in engine.release.rules
+        ]
+
+
+class Engine:
+    def __init__(
+        self,
+        release: ContractRelease,
+        options: CheckOptions | None = None,
+        load_release: Callable[[str], ContractRelease] | None = None,
+    ):
+        self.release = release
+        self.options = options or CheckOptions()
+        self.classifier = Classifier(release)
+        self.validators = Validators(release)
+        self._load_release = load_release
+        self._request_kinds = self._answered_kinds()
+        self._consumers: dict[str, list[tuple[str, MessageKind, Validators]]] = {}
+        self._base_kinds = {base.kind: base for base in release.bases.values()}
+
+    def _answered_kinds(self) -> dict[str, MessageKind]:
+        """request kind id → the response kind that answers it (by `answers`, a kind id or a glob)."""
+        requests: dict[str, MessageKind] = {}
+        for response in self.release.kinds:
+            if response.answers is None or response.correlate is None:
+                continue
+            for kind in self.release.kinds:
+                if kind is not response and fnmatch.fnmatchcase(kind.id, response.answers):
+                    requests[kind.id] = response
+        return requests
+
+    def run(self, captures: Iterable[CaptureFile], on_finding: Callable[[Finding], None] | None = None) -> CheckResult:
+        result = CheckResult(
+            release=self.release, captures=[], coverage={k.id: KindCoverage(k) for k in self.release.kinds}
+        )
+
+        def emit(finding: Finding) -> None:
+            result.findings.append(finding)
+            if finding.kind is not None and finding.kind in result.coverage:
+                cov = result.coverage[finding.kind]
+                if finding.severity is Severity.ERROR:
+                    cov.errors += 1
+                elif finding.severity is Severity.WARNING:
+                    cov.warnings += 1
+            if on_finding is not None:
+                on_finding(finding)
+
+        for capture in captures:
+            summary = CaptureSummary(capture.label, None)
+            result.captures.append(summary)
+            run = _CaptureRun(self, capture)
+            for item in read_capture(capture, self.options.max_line_bytes):
+                if isinstance(item, Finding):
+                    emit(item)
+                    continue
+                summary.messages += 1
+                result.messages += 1
+                kind = self.check_message(item, run, emit)
+                if kind is None:
+                    result.unclassified += 1
+                else:
+                    result.coverage[kind.id].seen += 1
+            summary.form = capture.form
+            self._finish(run, emit)
+        return result
+
+    # -- per message ---------------------------------------------------------------------------------
+
+    def check_message(self, message: Message, run: _CaptureRun, emit: Callable[[Finding], None]) -> MessageKind | None:
+        kind = self.classifier.classify(message, run.bases)
+        if kind is None:
+            emit(message.finding("UNKNOWN_MESSAGE_KIND", self._unknown_text(message), found=self._shape(message)))
+            return None
+        message.kind = kind
+        self._check_body(message, kind, emit)
+        if kind.headers is not None and message.http is not None:
+            for problem in self.validators.pair(kind.headers).problems(message.http.headers):
+                emit(self._finding(message, problem, "HEADER_VIOLATION", prefix_note="header "))
+        if kind.id in self._base_kinds and isinstance(message.value, dict):
+            base = self._base_kinds[kind.id]
+            url = resolve(message.value, base.pointer, None)
+            if isinstance(url, str) and base.name not in self.options.base_urls:
+                run.bases[base.name] = base_prefix(url)
+        if self._request_kinds or kind.correlate is not None:
+            self._correlate(message, kind, run, emit)
+        for kinds, rule in run.rules:
+            if kinds is None or kind.id in kinds:
+                for finding in rule.on_message(message):
+                    emit(finding)
+        if self.release.consumers:
+            self._check_consumers(message, kind, emit)
+        return kind
+
+    def _check_body(self, message: Message, kind: MessageKind, emit: Callable[[Finding], None]) -> None:
+        if kind.body == "any":
+            return
+        if kind.body == "empty":
+            if message.value is not None:
+                emit(message.finding("UNEXPECTED_BODY", "this message must have no body",
+                                     expected="no body", found=short_repr(message.value)))
+            return
+        if message.http is not None and message.value is None:
+            emit(message.finding("UNEXPECTED_BODY", "this message needs a JSON body", expected="a JSON body",
+                                 found="no body"))
+            return
+        if kind.schema is None:
+            return
+        value = message.value
+        if kind.argv_grammar is not None:
+            value = self._decode_argv(message, kind, emit)
+            if value is MISSING:
+                return
+        for problem in self.validators.pair(kind.schema).problems(value):
+            emit(self._finding(message, problem, "SCHEMA_VIOLATION"))
+
+    def _decode_argv(self, message: Message, kind: MessageKind, emit: Callable[[Finding], None]) -> Any:
+        from wirecheck.capture.argv import decode_argv  # argv grammars are a capture concern (capture/argv.py)
+
+        decoded, problems = decode_argv(list(message.value), kind.argv_grammar or {})
+        for pointer, text in problems:
+            emit(message.finding("SCHEMA_VIOLATION", text, pointer=pointer, found=short_repr(message.value)))
+        return decoded
+
+    def _finding(self, message: Message, problem: Problem, code: str, prefix_note: str = "") -> Finding:
+        return message.finding(
+            "UNKNOWN_FIELD" if problem.unknown_field else code,
+            prefix_note + problem.message,
+            pointer=problem.pointer,
+            schema_location=problem.schema_location,
+            expected=problem.expected,
+            found=problem.found,
+        )
+
+    # -- correlation ----------------------------------------------------------------------------------
+
+    def _correlate(self, message: Message, kind: MessageKind, run: _CaptureRun, emit: Callable[[Finding], None]):
+        response_kind = self._request_kinds.get(kind.id)
+        if response_kind is not None and response_kind.correlate is not None:
+            request_id = resolve(message.value, response_kind.correlate[0], None)
+            if request_id is not None and _hashable(request_id):
+                run.pending[request_id] = _Pending(kind, message)
+            return
+        if kind.correlate is None:
+            return
+        request_id = resolve(message.value, kind.correlate[1], None)
+        if request_id is None or not _hashable(request_id):
+            return
+        pending = run.pending.get(request_id)
+        id_pointer = format_pointer(kind.correlate[1])
+        if pending is None:
+            if run.capture.form == "framed":
+                emit(message.finding("RESPONSE_WITHOUT_REQUEST", f"no request with id {short_repr(request_id)}",
+                                     pointer=id_pointer, found=short_repr(request_id)))
+            return
+        pending.answered += 1
+        if pending.answered > 1:
+            emit(message.finding("DUPLICATE_RESPONSE",
+                                 f"request {short_repr(request_id)} already has a response",
+                                 pointer=id_pointer, found=short_repr(request_id)))
+            return
+        reply = pending.kind.reply
+        if reply is not None:
+            payload = resolve(message.value, reply.at, MISSING)
+            if payload is not MISSING:
+                for problem in self.validators.pair(reply.schema).problems(payload, format_pointer(reply.at)):
+                    emit(self._finding(message, problem, "REPLY_VIOLATION",
+                                       prefix_note=f"reply to {pending.kind.id}: "))
+
+    def _finish(self, run: _CaptureRun, emit: Callable[[Finding], None]) -> None:
+        if run.capture.form == "framed":
+            for request_id, pending in run.pending.items():
+                if not pending.answered:
+                    emit(pending.message.finding("REQUEST_WITHOUT_RESPONSE",
+                                                 f"request {short_repr(request_id)} got no response"))
+        for _, rule in run.rules:
+            for finding in rule.finish():
+                emit(finding)
+
+    # -- consumers' contracts ------------------------------------------------------------------------
+
+    def _check_consumers(self, message: Message, kind: MessageKind, emit: Callable[[Finding], None]) -> None:
+        for contract, consumer_kind, validators in self._consumer_validators(kind.id):
+            if consumer_kind.schema is None:
+                continue
+            for problem in validators.pair(consumer_kind.schema).problems(message.value):
+                what = "unknown to" if problem.unknown_field else "rejected by"
+                emit(message.finding(
+                    "CROSS_CONTRACT_VIOLATION",
+                    f"{what} consumer {contract} ({consumer_kind.id}): {problem.message}",
+                    severity=Severity.WARNING if problem.unknown_field else Severity.ERROR,
+                    pointer=problem.pointer,
+                    schema_location=problem.schema_location,
+                    expected=problem.expected,
+                    found=problem.found,
+                ))
+
+    def _consumer_validators(self, kind_id: str) -> list[tuple[str, MessageKind, Validators]]:
+        if kind_id not in self._consumers:
+            entries = []
+            for consumer in self.release.consumers:
+                if consumer.kind != kind_id:
+                    continue
+                if self._load_release is None:
+                    from wirecheck.contracts import load_registry
+
+                    registry = load_registry(self.release.root.parent.parent)
+                    self._load_release = registry.load
+                other = self._load_release(consumer.contract)
+                entries.append((consumer.contract, other.kind(consumer.as_kind), Validators(other)))
+            self._consumers[kind_id] = entries
+        return self._consumers[kind_id]
+
+    # -- texts ---------------------------------------------------------------------------------------
+
+    def _unknown_text(self, message: Message) -> str:
+        if message.http is not None:
+            http = message.http
+            what = f"{http.method} {http.path}" + (f" → {http.status}" if http.status is not None else "")
+            return f"no message kind of {self.release.name} matches {what}"
+        if message.artifact is not None:
+            return f"no {message.artifact.channel} kind of {self.release.name} matches this artifact"
+        return f"no message kind of {self.release.name} matches this message"
+
+    @staticmethod
+    def _shape(message: Message) -> str | None:
+        if isinstance(message.value, dict):
+            keys = {k: message.value[k] for k in ("type", "subtype", "kind", "method") if k in message.value}
+            return short_repr(keys) if keys else short_repr(sorted(message.value)[:8])
+        return None
+
+
+def _hashable(value: Any) -> bool:
+    return isinstance(value, str | int | float | bool)
+
+
+def check_captures(
+    release: ContractRelease,
+    paths: Iterable[str],
+    options: CheckOptions | None = None,
+    on_finding: Callable[[Finding], None] | None = None,
+) -> CheckResult:
+    """Check capture files (or "-") against a release; the pure entry point the CLI and plugin wrap."""
+    return Engine(release, options).run((CaptureFile(p) for p in paths), on_finding)

@@ -1,0 +1,133 @@
+"""Schema validation of one message: strict view first (fast path), tolerant view for the verdict.
+
+- strict valid → nothing to report (the common case costs one `is_valid` call);
+- strict invalid only because of closing keywords (unknown fields, also inside the matching `oneOf` branch)
+  → one UNKNOWN_FIELD warning per unexpected field;
+- otherwise → the tolerant view's errors, each a located error, plus the unknown-field warnings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import jsonschema_rs
+
+from wirecheck.contracts.loader import DIALECT
+from wirecheck.contracts.model import ContractRelease, SchemaLink
+from wirecheck.contracts.views import tolerant_view
+from wirecheck.findings import short_repr
+from wirecheck.pointer import format_pointer, parse_pointer, resolve
+
+_CLOSING = frozenset({"additionalProperties", "unevaluatedProperties"})
+_UNIONS = frozenset({"oneOf", "anyOf"})
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One schema problem, before it becomes a Finding (the caller knows the code and the message location)."""
+
+    unknown_field: bool
+    pointer: str
+    message: str
+    schema_location: str | None = None
+    expected: str | None = None
+    found: str | None = None
+
+
+class SchemaPair:
+    """The strict and tolerant validators of one schema reference."""
+
+    __slots__ = ("link", "strict", "tolerant", "_resources")
+
+    def __init__(self, link: SchemaLink, strict: Any, tolerant: Any, resources: Any):
+        self.link, self.strict, self.tolerant, self._resources = link, strict, tolerant, resources
+
+    def problems(self, value: Any, prefix: str = "") -> list[Problem]:
+        if self.strict.is_valid(value):
+            return []
+        strict_errors = list(self.strict.iter_errors(value))
+        found: list[Problem] = []
+        mixed = False
+        for error in strict_errors:
+            if _closing_only(error):
+                found += self._unknown_fields(error, prefix)
+            else:
+                mixed = True
+        if mixed:
+            found += [self._problem(error, prefix) for error in self.tolerant.iter_errors(value)]
+        return found
+
+    def _unknown_fields(self, error: Any, prefix: str) -> Iterator[Problem]:
+        kind = error.kind
+        if kind.name in _CLOSING:
+            base = prefix + format_pointer(error.instance_path)
+            for name in kind.unexpected:
+                pointer = f"{base}/{format_pointer([name])[1:]}"
+                yield Problem(
+                    unknown_field=True,
+                    pointer=pointer,
+                    message=f"unknown field `{name}` at {pointer}",
+                    schema_location=error.absolute_keyword_location,
+                    expected=f"{kind.name}: false",
+                    found=name,
+                )
+            return
+        for branch in kind.context:
+            if all(_closing_only(e) for e in branch):
+                for inner in branch:
+                    yield from self._unknown_fields(inner, prefix)
+                return
+
+    def _problem(self, error: Any, prefix: str) -> Problem:
+        location = error.absolute_keyword_location
+        keyword = error.kind.name
+        expected = keyword
+        if location:
+            base, _, fragment = location.partition("#")
+            schema_value = resolve(self._resources.get(base), parse_pointer(fragment), None)
+            if schema_value is not None:
+                expected = f"{keyword}: {short_repr(schema_value, 160)}"
+        return Problem(
+            unknown_field=False,
+            pointer=prefix + format_pointer(error.instance_path),
+            message=error.message,
+            schema_location=location,
+            expected=expected,
+            found="absent" if keyword == "required" else short_repr(error.instance),
+        )
+
+
+def _closing_only(error: Any) -> bool:
+    kind = error.kind
+    if kind.name in _CLOSING:
+        return True
+    if kind.name in _UNIONS and getattr(kind, "context", None):
+        return any(branch and all(_closing_only(e) for e in branch) for branch in kind.context)
+    return False
+
+
+class Validators:
+    """Compiled validators for a release, built on first use and kept for the run."""
+
+    def __init__(self, release: ContractRelease):
+        self.release = release
+        resources = dict(release.resources)
+        self._resources = resources
+        self._strict_registry = jsonschema_rs.Registry(list(resources.items()))
+        self._tolerant_registry = jsonschema_rs.Registry([(u, tolerant_view(s)) for u, s in resources.items()])
+        self._pairs: dict[str, SchemaPair] = {}
+
+    def pair(self, link: SchemaLink) -> SchemaPair:
+        pair = self._pairs.get(link.uri)
+        if pair is None:
+            root = {"$schema": DIALECT, "$ref": link.uri}
+            pair = SchemaPair(
+                link,
+                jsonschema_rs.validator_for(root, registry=self._strict_registry, validate_formats=True),
+                jsonschema_rs.validator_for(root, registry=self._tolerant_registry, validate_formats=True),
+                self._resources,
+            )
+            self._pairs[link.uri] = pair
+        return pair

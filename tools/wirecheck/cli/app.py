@@ -1,0 +1,52 @@
+"""The `wirecheck` command: a root typer app; each command group lives in its own module and registers itself."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import typer
+
+from wirecheck import __version__, exitcodes
+
+# Each module defines `register(app: typer.Typer) -> None`.
+COMMAND_MODULES = [
+    "wirecheck.cli.contracts_cmd",
+    "wirecheck.cli.validate_cmd",
+]
+
+app = typer.Typer(
+    name="wirecheck",
+    help="Protocol conformance and contract diff for the wire protocols of AI coding-agent runtimes.\n\n"
+    "Exit codes: 0 conforms, 1 findings (non-conforming / breaking), 2 usage or contract error.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"wirecheck {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+) -> None:
+    pass
+
+
+for _module in COMMAND_MODULES:
+    importlib.import_module(_module).register(app)
+
+
+def main() -> None:
+    try:
+        app(standalone_mode=True)
+    except SystemExit as exc:
+        # click uses 2 for usage errors already; keep every other code as the command set it
+        raise SystemExit(exc.code if exc.code is not None else exitcodes.CONFORMS) from None
+    except KeyboardInterrupt:
+        sys.exit(130)

@@ -1,0 +1,121 @@
+"""`wirecheck contracts` and `wirecheck show`: what the registry holds, and one release or kind in full."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from wirecheck.cli.common import CONTRACTS_OPTION, fail_usage, guarded, registry
+from wirecheck.contracts import ContractRelease, MessageKind
+
+
+def _kind_summary(kind: MessageKind) -> str:
+    if kind.http is not None:
+        status = f" → {kind.http.status}" if kind.http.status else ""
+        base = f"<{kind.http.base}>" if kind.http.base else ""
+        return f"{kind.http.method} {base}{kind.http.path}{status}"
+    if kind.fields:
+        return " | ".join(
+            ", ".join(f"{'/' + '/'.join(t)}={'|'.join(map(str, sorted(v, key=str)))}" for t, v in alt)
+            for alt in kind.fields
+        )
+    return kind.path_glob or kind.program or kind.channel
+
+
+def _field_provenance(schema: Any, pointer: str = "") -> list[tuple[str, Any]]:
+    found: list[tuple[str, Any]] = []
+    if isinstance(schema, dict):
+        if "x-provenance" in schema:
+            found.append((pointer or "/", schema["x-provenance"]))
+        for key, value in schema.items():
+            if key != "x-provenance":
+                found += _field_provenance(value, f"{pointer}/{key}")
+    elif isinstance(schema, list):
+        for index, value in enumerate(schema):
+            found += _field_provenance(value, f"{pointer}/{index}")
+    return found
+
+
+def _show_release(release: ContractRelease) -> None:
+    typer.echo(f"{release.name}: {release.title}")
+    if release.wire_version:
+        typer.echo(f"wire version: {release.wire_version}")
+    typer.echo(f"roles: {', '.join(release.roles)}")
+    typer.echo("sources:")
+    for source in release.sources.values():
+        typer.echo(f"  {source.id:<12} {source.type:<18} {source.ref}")
+    typer.echo(f"kinds ({len(release.kinds)}):")
+    for kind in release.kinds:
+        typer.echo(f"  {kind.id:<40} {kind.channel:<12} {kind.producer} → {kind.consumer}  {_kind_summary(kind)}")
+    if release.rules:
+        typer.echo("rules:")
+        for use in release.rules:
+            scope = f" on {', '.join(use.kinds)}" if use.kinds else ""
+            params = f" {json.dumps(dict(use.params))}" if use.params else ""
+            typer.echo(f"  {use.id}{scope}{params}")
+
+
+def _resolved_schema(release: ContractRelease, uri: str) -> Any:
+    from wirecheck.pointer import parse_pointer, resolve
+
+    base, _, fragment = uri.partition("#")
+    return resolve(release.resources[base], parse_pointer(fragment))
+
+
+def _show_kind(release: ContractRelease, kind: MessageKind) -> None:
+    typer.echo(f"{release.name} {kind.id}: {kind.title}")
+    typer.echo(f"channel: {kind.channel}   {kind.producer} → {kind.consumer}")
+    typer.echo(f"selector: {_kind_summary(kind)}")
+    if kind.answers:
+        typer.echo(f"answers: {kind.answers}")
+    sources = ", ".join(f"{s} ({release.sources[s].type}: {release.sources[s].ref})" for s in kind.provenance.sources)
+    typer.echo(f"provenance: {sources}" + (f" — {kind.provenance.note}" if kind.provenance.note else ""))
+    for link_name in ("schema", "headers"):
+        link = getattr(kind, link_name)
+        if link is None:
+            continue
+        schema = _resolved_schema(release, link.uri)
+        typer.echo(f"{link_name}: {link.ref}")
+        typer.echo(json.dumps(schema, indent=2))
+        inferred = _field_provenance(schema)
+        if inferred:
+            typer.echo("field provenance:")
+            for pointer, prov in inferred:
+                typer.echo(f"  {pointer}: {prov.get('source')} — {prov.get('note', '')}")
+    if kind.reply is not None:
+        typer.echo(f"reply at {'/' + '/'.join(kind.reply.at)}: {kind.reply.schema.ref}")
+        typer.echo(json.dumps(_resolved_schema(release, kind.reply.schema.uri), indent=2))
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("contracts")
+    def contracts_command(contracts: Path | None = CONTRACTS_OPTION) -> None:
+        """List packages, their releases (oldest first) and message-kind counts."""
+        reg = registry(contracts)
+        for package in reg.packages.values():
+            external = " (external)" if package.external else ""
+            typer.echo(f"{package.name}{external}  {package.npm or package.pypi or ''}  — {package.title}")
+            for version in package.releases:
+                release = guarded(lambda v=version: reg.load(f"{package.name}@{v}"))
+                channels = sorted({k.channel for k in release.kinds})
+                typer.echo(f"  {version:<12} {len(release.kinds):>3} kinds  {', '.join(channels)}")
+
+    @app.command("show")
+    def show_command(
+        spec: str = typer.Argument(..., metavar="PACKAGE@VERSION"),
+        kind: str | None = typer.Argument(None, help="A message kind id; omit for the whole release."),
+        contracts: Path | None = CONTRACTS_OPTION,
+    ) -> None:
+        """Show a release (kinds, sources, rules) or one kind (resolved schema and provenance)."""
+        reg = registry(contracts)
+        release = guarded(lambda: reg.load(spec))
+        if kind is None:
+            _show_release(release)
+            return
+        try:
+            _show_kind(release, release.kind(kind))
+        except KeyError:
+            raise fail_usage(f"{release.name} has no kind {kind!r}; see `wirecheck show {release.name}`") from None

@@ -1,0 +1,114 @@
+"""`wirecheck validate PACKAGE@VERSION CAPTURE...`: the conformance check as a command."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from contextlib import nullcontext
+from pathlib import Path
+
+import typer
+
+from wirecheck import exitcodes
+from wirecheck.capture import DEFAULT_MAX_LINE_BYTES, CaptureFile
+from wirecheck.check.engine import CheckOptions, Engine
+from wirecheck.cli.common import CONTRACTS_OPTION, fail_usage, guarded, registry
+from wirecheck.findings import Severity
+from wirecheck.report import FORMATS
+
+
+def parse_base_urls(values: list[str], known: list[str]) -> dict[str, str]:
+    """`NAME=URL`, or a bare URL when the release has exactly one base."""
+    bases: dict[str, str] = {}
+    for value in values:
+        name, sep, url = value.partition("=")
+        if not sep or "://" in name:
+            if len(known) != 1:
+                raise fail_usage(f"--base-url {value!r}: give NAME=URL; this release's bases: {', '.join(known) or 'none'}")
+            name, url = known[0], value
+        if name not in known:
+            raise fail_usage(f"--base-url: unknown base {name!r}; this release's bases: {', '.join(known) or 'none'}")
+        bases[name] = url
+    return bases
+
+
+class _Progress:
+    """A progress bar on stderr while long captures are read, only when stderr is a terminal."""
+
+    def __init__(self, captures: list[CaptureFile]):
+        self.captures = captures
+        self._stop = threading.Event()
+
+    def __enter__(self) -> _Progress:
+        from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
+
+        self._progress = Progress(
+            "[progress.description]{task.description}", BarColumn(), DownloadColumn(), TimeRemainingColumn(),
+            transient=True, console=None,
+        )
+        self._progress.start()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+        self._thread.start()
+        return self
+
+    def _poll(self) -> None:
+        tasks = {}
+        while not self._stop.wait(0.2):
+            for capture in self.captures:
+                handle = capture.handle
+                if handle is None or capture.path == "-":
+                    continue
+                if capture.path not in tasks:
+                    tasks[capture.path] = self._progress.add_task(capture.path, total=os.path.getsize(capture.path))
+                try:
+                    self._progress.update(tasks[capture.path], completed=handle.tell())
+                except (ValueError, OSError):
+                    pass
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._progress.stop()
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("validate")
+    def validate_command(
+        spec: str = typer.Argument(..., metavar="PACKAGE@VERSION", help="e.g. xopc@0.0.253"),
+        captures: list[str] = typer.Argument(..., metavar="CAPTURE...", help="Capture files; - reads stdin."),
+        output_format: str = typer.Option("text", "--format", "-f", help=f"One of: {', '.join(FORMATS)}."),
+        output: Path | None = typer.Option(None, "--output", "-o", help="Write the report here (default stdout)."),
+        fail_on: Severity = typer.Option(Severity.ERROR, "--fail-on", help="Lowest severity that fails the run."),
+        base_url: list[str] = typer.Option([], "--base-url", help="NAME=URL of an HTTP base (e.g. agentApi=...)."),
+        max_line_bytes: int = typer.Option(DEFAULT_MAX_LINE_BYTES, "--max-line-bytes", min=1024),
+        progress: bool | None = typer.Option(None, "--progress/--no-progress", help="Default: on for a terminal."),
+        contracts: Path | None = CONTRACTS_OPTION,
+    ) -> None:
+        """Check captures against a release: findings with locations, coverage, and a verdict.
+
+        Exit codes: 0 conforms, 1 non-conforming (a finding at or above --fail-on), 2 usage or contract error.
+        """
+        if output_format not in FORMATS:
+            raise fail_usage(f"--format {output_format!r}: expected one of {', '.join(FORMATS)}")
+        reg = registry(contracts)
+        release = guarded(lambda: reg.load(spec))
+        missing = [p for p in captures if p != "-" and not Path(p).is_file()]
+        if missing:
+            raise fail_usage(f"capture not found: {', '.join(missing)}")
+        if captures.count("-") > 1:
+            raise fail_usage("stdin (-) can be read only once")
+        options = CheckOptions(parse_base_urls(base_url, list(release.bases)), max_line_bytes)
+        files = [CaptureFile(p) for p in captures]
+        show_progress = sys.stderr.isatty() if progress is None else progress
+        engine = guarded(lambda: Engine(release, options, reg.load))
+        with _Progress(files) if show_progress else nullcontext():
+            result = guarded(lambda: engine.run(files))
+        writer = FORMATS[output_format]
+        if output is None:
+            writer(result, sys.stdout)
+        else:
+            output.parent.mkdir(parents=True, exist_ok=True)
+            with output.open("w", encoding="utf-8") as handle:
+                writer(result, handle)
+        raise typer.Exit(exitcodes.FINDINGS if result.fails(fail_on) else exitcodes.CONFORMS)

@@ -1,0 +1,5 @@
+"""Exit codes, one meaning each, so a CI gate can tell a finding from a broken setup."""
+
+CONFORMS = 0  # the run found nothing at or above the --fail-on level
+FINDINGS = 1  # non-conforming: findings at or above the --fail-on level (or breaking changes, for diff)
+USAGE = 2  # the run could not be judged: bad arguments, unknown package@version, missing file, broken contract

@@ -1,0 +1,49 @@
+"""JUnit XML: one test case per message kind (its errors are failures; never exercised is skipped), plus one
+for capture-level findings (unparseable lines, unknown kinds). Written with the standard library."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from typing import TextIO
+
+from wirecheck.check.engine import CheckResult
+from wirecheck.findings import Finding, Severity
+from wirecheck.report.summary import finding_line
+
+
+def _case(suite: ET.Element, classname: str, name: str, findings: list[Finding], skipped: str | None) -> None:
+    case = ET.SubElement(suite, "testcase", classname=classname, name=name)
+    errors = [f for f in findings if f.severity is Severity.ERROR]
+    warnings = [f for f in findings if f.severity is Severity.WARNING]
+    if errors:
+        failure = ET.SubElement(case, "failure", message=f"{len(errors)} error(s)", type=errors[0].code)
+        failure.text = "\n".join(finding_line(f) for f in errors)
+    elif skipped:
+        ET.SubElement(case, "skipped", message=skipped)
+    if warnings:
+        out = ET.SubElement(case, "system-out")
+        out.text = "\n".join(finding_line(f) for f in warnings)
+
+
+def write(result: CheckResult, out: TextIO) -> None:
+    by_kind: dict[str | None, list[Finding]] = {}
+    for finding in result.findings:
+        by_kind.setdefault(finding.kind, []).append(finding)
+    suite = ET.Element(
+        "testsuite",
+        name=f"wirecheck {result.release.name}",
+        tests=str(len(result.coverage) + 1),
+        failures=str(sum(1 for k in [*result.coverage, None] if any(
+            f.severity is Severity.ERROR for f in by_kind.get(k, [])))),
+        skipped=str(len(result.not_exercised)),
+    )
+    classname = result.release.name
+    for kind_id, cov in result.coverage.items():
+        _case(suite, classname, kind_id, by_kind.get(kind_id, []), None if cov.seen else "not exercised")
+    _case(suite, classname, "(capture)", by_kind.get(None, []), None)
+    suites = ET.Element("testsuites", name="wirecheck", tests=suite.get("tests", "0"),
+                        failures=suite.get("failures", "0"))
+    suites.append(suite)
+    ET.indent(suites)
+    out.write('<?xml version="1.0" encoding="utf-8"?>\n')
+    out.write(ET.tostring(suites, encoding="unicode") + "\n")

@@ -1,0 +1,32 @@
+"""Markdown: a summary a reviewer can paste into a pull request."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from wirecheck.check.engine import CheckResult
+from wirecheck.report.summary import totals
+
+
+def _cell(text: object) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def write(result: CheckResult, out: TextIO) -> None:
+    t = totals(result)
+    icon = "✅" if t.verdict == "conforms" else "❌"
+    out.write(f"# wirecheck: {result.release.name}\n\n")
+    out.write(f"{icon} **{t.verdict}** — {t.messages} messages, {t.errors} errors, {t.warnings} warnings, "
+              f"{t.kinds_exercised}/{t.kinds_total} message kinds exercised\n\n")
+    out.write("| capture | form | messages |\n|---|---|---:|\n")
+    for c in result.captures:
+        out.write(f"| {_cell(c.file)} | {c.form or ''} | {c.messages} |\n")
+    if result.findings:
+        out.write("\n## Findings\n\n| location | severity | code | kind | pointer | message | expected | found |\n")
+        out.write("|---|---|---|---|---|---|---|---|\n")
+        for f in result.findings:
+            out.write("| " + " | ".join(_cell(v or "") for v in (
+                f.location, f.severity.value, f.code, f.kind, f.pointer, f.message, f.expected, f.found)) + " |\n")
+    out.write("\n## Coverage\n\n| kind | seen | errors | warnings |\n|---|---:|---:|---:|\n")
+    for kind_id, cov in result.coverage.items():
+        out.write(f"| {kind_id} | {cov.seen or 'not exercised'} | {cov.errors} | {cov.warnings} |\n")

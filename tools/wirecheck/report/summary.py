@@ -1,0 +1,48 @@
+"""Numbers every report shows, computed once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from wirecheck.check.engine import CheckResult
+from wirecheck.findings import Severity
+
+
+@dataclass(frozen=True)
+class Totals:
+    verdict: str  # conforms | fails
+    messages: int
+    classified: int
+    unclassified: int
+    errors: int
+    warnings: int
+    infos: int
+    kinds_total: int
+    kinds_exercised: int
+
+
+def totals(result: CheckResult, fail_on: Severity = Severity.ERROR) -> Totals:
+    return Totals(
+        verdict="fails" if result.fails(fail_on) else "conforms",
+        messages=result.messages,
+        classified=result.messages - result.unclassified,
+        unclassified=result.unclassified,
+        errors=result.count(Severity.ERROR),
+        warnings=result.count(Severity.WARNING),
+        infos=result.count(Severity.INFO),
+        kinds_total=len(result.coverage),
+        kinds_exercised=len(result.exercised),
+    )
+
+
+def finding_line(f) -> str:
+    """One finding on one line: location, severity, code, kind, pointer, message, expected/found."""
+    parts = [f.location, f.severity.value, f.code]
+    if f.kind:
+        parts.append(f"[{f.kind}]")
+    if f.pointer:
+        parts.append(f.pointer)
+    text = "  ".join(parts) + f"  {f.message}"
+    if f.expected is not None or f.found is not None:
+        text += f" (expected {f.expected}; found {f.found})"
+    return text

@@ -1,0 +1,27 @@
+"""Plain text for terminals: findings in capture order, then coverage, then totals."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from wirecheck.check.engine import CheckResult
+from wirecheck.report.summary import finding_line, totals
+
+
+def write(result: CheckResult, out: TextIO, *, findings: bool = True) -> None:
+    t = totals(result)
+    out.write(f"wirecheck: {result.release.name}  ({', '.join(c.file for c in result.captures)})\n")
+    if findings:
+        for finding in result.findings:
+            out.write(finding_line(finding) + "\n")
+    out.write(f"\ncoverage: {t.kinds_exercised}/{t.kinds_total} message kinds exercised\n")
+    for kind_id, cov in result.coverage.items():
+        mark = "✓" if cov.seen and not cov.errors else ("✗" if cov.errors else "·")
+        detail = f"{cov.seen} seen" + (f", {cov.errors} errors" if cov.errors else "") + (
+            f", {cov.warnings} warnings" if cov.warnings else ""
+        )
+        out.write(f"  {mark} {kind_id:<40} {detail if cov.seen or cov.errors else 'not exercised'}\n")
+    out.write(
+        f"\n{t.verdict.upper()}: {t.messages} messages ({t.unclassified} unclassified), "
+        f"{t.errors} errors, {t.warnings} warnings\n"
+    )
