@@ -1,0 +1,270 @@
+"""Protocol rules of the xopc platform runtime API (texts in rules/texts/xopc.yaml).
+
+The runtime worker (xopcai/xopc src/platform/worker.ts) leases a command, reports `xopc.run.started` at sequence 1,
+renews the lease while it works, and reports exactly one terminal event at sequence 2, every call carrying the
+command's lease token. These rules follow that conversation across the HTTP messages of a capture, in capture order.
+
+Which message kinds play the lease, event and renewal parts is the catalog's choice (params `lease`, `event`,
+`renew`: kind ids), so the rules name no kind themselves. The member layout inside those bodies — `{command}`,
+`{event, leaseToken}`, `{leaseToken}` and the `/commands/{id}/renew` path — is the xopc protocol these rules exist
+for. A run, a command or a token that the capture never leased is not judged: the capture may have begun mid-run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote
+
+from wirecheck.check.message import Message
+from wirecheck.contracts.model import ContractRelease
+from wirecheck.findings import Finding, short_repr
+from wirecheck.pointer import MISSING, parse_pointer, resolve
+from wirecheck.rules.registry import message_rule, rule
+
+DEFAULT_STARTED = "xopc.run.started"
+DEFAULT_TERMINAL = ("xopc.run.succeeded", "xopc.run.failed", "xopc.run.cancelled")
+_RENEW_PATH = re.compile(r"/commands/([^/]+)/renew/?$")
+
+
+def _kind_id(message: Message) -> str | None:
+    return message.kind.id if message.kind is not None else None
+
+
+def _event_of(message: Message) -> dict[str, Any] | None:
+    event = message.value.get("event") if isinstance(message.value, dict) else None
+    return event if isinstance(event, dict) else None
+
+
+def _run_id(event: dict[str, Any]) -> str | None:
+    run_id = event.get("runId")
+    return run_id if isinstance(run_id, str) and run_id else None
+
+
+def _leased_command(message: Message) -> tuple[str, str, str] | None:
+    """(command id, run id, lease token) of a lease response, when all three are strings."""
+    command = message.value.get("command") if isinstance(message.value, dict) else None
+    if not isinstance(command, dict):
+        return None
+    parts = command.get("id"), command.get("runId"), command.get("leaseToken")
+    if not all(isinstance(part, str) for part in parts):
+        return None
+    return parts  # type: ignore[return-value]
+
+
+def _renewed_command_id(message: Message) -> str | None:
+    """The command id in `/commands/{id}/renew` (percent-decoded: the client sends encodeURIComponent(id))."""
+    if message.http is None:
+        return None
+    match = _RENEW_PATH.search(message.http.path)
+    return unquote(match.group(1)) if match else None
+
+
+@message_rule("XOPC_RUN_EVENT_HAS_SEQUENCE")
+def run_event_has_sequence(message: Message, params: Mapping[str, Any]) -> Iterable[Finding]:
+    """params: event (pointer to the PlatformEvent in the message; default `/event`)."""
+    at = params.get("event", "/event")
+    event = resolve(message.value, parse_pointer(at), MISSING)
+    # zod: `if (event.runId && event.sequence === undefined)`: a present, non-empty runId and no sequence member.
+    if isinstance(event, dict) and event.get("runId") and "sequence" not in event:
+        yield message.finding(
+            "XOPC_RUN_EVENT_HAS_SEQUENCE",
+            f"run event {short_repr(event.get('type'))} of run {short_repr(event['runId'])} has no sequence",
+            pointer=f"{at}/sequence",
+            expected="a sequence (integer >= 0)",
+            found="no sequence",
+        )
+
+
+def _terminal_types(params: Mapping[str, Any]) -> frozenset[str]:
+    return frozenset(params.get("terminal", DEFAULT_TERMINAL))
+
+
+@rule("XOPC_RUN_LIFECYCLE")
+class RunLifecycle:
+    """params: started (type of the first event), terminal (types that end a run). Sees PlatformEvents at /event.
+
+    Position n of an event in its run decides what it must be: 1 → started at sequence 1, 2 → a terminal event at
+    sequence 2, later → nothing may follow. At most one finding per event (the type first, then the sequence); a
+    missing sequence is XOPC_RUN_EVENT_HAS_SEQUENCE's finding. An eventId seen before in the run is a re-delivery
+    (the platform answers it `duplicate`) and is not counted again.
+    """
+
+    def __init__(self, params: Mapping[str, Any], release: ContractRelease):
+        self._started = params.get("started", DEFAULT_STARTED)
+        self._terminal = _terminal_types(params)
+        self._events: dict[str, list[Any]] = {}  # run id → eventIds in order
+
+    def on_message(self, message: Message) -> Iterable[Finding]:
+        event = _event_of(message)
+        run_id = _run_id(event) if event else None
+        if event is None or run_id is None:
+            return
+        seen = self._events.setdefault(run_id, [])
+        event_id = event.get("eventId")
+        if event_id is not None and event_id in seen:
+            return
+        seen.append(event_id)
+        position, kind, sequence = len(seen), event.get("type"), event.get("sequence", MISSING)
+        if position == 1:
+            wanted_type, wanted_sequence = self._started, 1
+            if kind != wanted_type:
+                yield self._finding(message, run_id, "/event/type", f"the first event of a run must be {wanted_type}",
+                                    wanted_type, kind)
+                return
+        elif position == 2:
+            wanted_sequence = 2
+            if kind not in self._terminal:
+                yield self._finding(message, run_id, "/event/type",
+                                    "the second event of a run must be its one terminal event",
+                                    " | ".join(sorted(self._terminal)), kind)
+                return
+        else:
+            yield self._finding(message, run_id, "/event/type", "no event may follow a run's terminal event",
+                                "no further event", kind)
+            return
+        if sequence is not MISSING and sequence != wanted_sequence:
+            yield self._finding(message, run_id, "/event/sequence",
+                                f"{kind} must be sequence {wanted_sequence}", str(wanted_sequence), sequence)
+
+    @staticmethod
+    def _finding(message: Message, run_id: str, pointer: str, text: str, expected: str, found: Any) -> Finding:
+        return message.finding(
+            "XOPC_RUN_LIFECYCLE",
+            f"run {short_repr(run_id)}: {text}",
+            pointer=pointer,
+            expected=expected,
+            found=short_repr(found),
+        )
+
+    def finish(self) -> Iterable[Finding]:
+        return ()
+
+
+@dataclass
+class _Run:
+    first: Message  # where an unfinished run is reported
+    terminated: bool = False
+
+
+@rule("XOPC_RUN_TERMINATES")
+class RunTerminates:
+    """params: lease, event (kind ids), terminal (types). Reported when the capture ends, at the run's lease."""
+
+    def __init__(self, params: Mapping[str, Any], release: ContractRelease):
+        self._lease, self._event = params["lease"], params["event"]
+        self._terminal = _terminal_types(params)
+        self._runs: dict[str, _Run] = {}
+
+    def on_message(self, message: Message) -> Iterable[Finding]:
+        kind = _kind_id(message)
+        if kind == self._lease and (command := _leased_command(message)):
+            self._runs.setdefault(command[1], _Run(message))
+        elif kind == self._event and (event := _event_of(message)) and (run_id := _run_id(event)):
+            run = self._runs.setdefault(run_id, _Run(message))
+            run.terminated = run.terminated or event.get("type") in self._terminal
+        return ()
+
+    def finish(self) -> Iterable[Finding]:
+        for run_id, run in self._runs.items():
+            if not run.terminated:
+                yield run.first.finding(
+                    "XOPC_RUN_TERMINATES",
+                    f"run {short_repr(run_id)} never reports a terminal event",
+                    expected=" | ".join(sorted(self._terminal)),
+                    found="no terminal event before the capture ends",
+                )
+
+
+@dataclass
+class _Lease:
+    command_id: str
+    run_id: str
+    token: str
+    terminated: bool = False
+
+
+@dataclass
+class _Leases:
+    """Commands leased so far, by command id and by run id."""
+
+    by_command: dict[str, _Lease] = field(default_factory=dict)
+    by_run: dict[str, _Lease] = field(default_factory=dict)
+
+    def record(self, message: Message) -> None:
+        if command := _leased_command(message):
+            lease = _Lease(*command)
+            self.by_command[lease.command_id] = lease
+            self.by_run[lease.run_id] = lease
+
+
+@rule("XOPC_LEASE_TOKEN_MATCHES")
+class LeaseTokenMatches:
+    """params: lease, event, renew (kind ids). Tokens are compared, never printed."""
+
+    def __init__(self, params: Mapping[str, Any], release: ContractRelease):
+        self._lease, self._event, self._renew = params["lease"], params["event"], params["renew"]
+        self._leases = _Leases()
+
+    def on_message(self, message: Message) -> Iterable[Finding]:
+        kind = _kind_id(message)
+        if kind == self._lease:
+            self._leases.record(message)
+        elif kind == self._event and (event := _event_of(message)) and (run_id := _run_id(event)):
+            lease = self._leases.by_run.get(run_id)
+            if lease is not None:
+                yield from self._compare(message, lease, f"event {short_repr(event.get('type'))} of run")
+        elif kind == self._renew and (command_id := _renewed_command_id(message)):
+            lease = self._leases.by_command.get(command_id)
+            if lease is not None:
+                yield from self._compare(message, lease, "renewal of the command for run")
+
+    @staticmethod
+    def _compare(message: Message, lease: _Lease, what: str) -> Iterable[Finding]:
+        token = message.value.get("leaseToken", MISSING) if isinstance(message.value, dict) else MISSING
+        if token == lease.token:
+            return
+        yield message.finding(
+            "XOPC_LEASE_TOKEN_MATCHES",
+            f"{what} {short_repr(lease.run_id)} must carry the leaseToken of command {short_repr(lease.command_id)}",
+            pointer="/leaseToken",
+            expected=f"the leaseToken leased with command {short_repr(lease.command_id)}",
+            found="no leaseToken" if token is MISSING else "a different token",
+        )
+
+    def finish(self) -> Iterable[Finding]:
+        return ()
+
+
+@rule("XOPC_NO_RENEW_AFTER_TERMINAL")
+class NoRenewAfterTerminal:
+    """params: lease, event, renew (kind ids), terminal (types)."""
+
+    def __init__(self, params: Mapping[str, Any], release: ContractRelease):
+        self._lease, self._event, self._renew = params["lease"], params["event"], params["renew"]
+        self._terminal = _terminal_types(params)
+        self._leases = _Leases()
+        self._ended: dict[str, str] = {}  # run id → its terminal event type
+
+    def on_message(self, message: Message) -> Iterable[Finding]:
+        kind = _kind_id(message)
+        if kind == self._lease:
+            self._leases.record(message)
+        elif kind == self._event and (event := _event_of(message)) and (run_id := _run_id(event)):
+            if event.get("type") in self._terminal:
+                self._ended.setdefault(run_id, event["type"])
+        elif kind == self._renew and (command_id := _renewed_command_id(message)):
+            lease = self._leases.by_command.get(command_id)
+            if lease is not None and lease.run_id in self._ended:
+                yield message.finding(
+                    "XOPC_NO_RENEW_AFTER_TERMINAL",
+                    f"command {short_repr(command_id)} is renewed after its run {short_repr(lease.run_id)} "
+                    f"reported {self._ended[lease.run_id]}",
+                    expected="no renewal after the terminal event",
+                    found=f"POST {message.http.path if message.http else '/commands/{id}/renew'}",
+                )
+
+    def finish(self) -> Iterable[Finding]:
+        return ()
