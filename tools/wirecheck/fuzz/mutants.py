@@ -1,0 +1,310 @@
+"""Invalid messages that break exactly one constraint, each labelled with the constraint it breaks.
+
+From a valid instance, walk the schema along the instance (following `$ref`, `allOf`, the union branch the
+instance takes, `if`/`then`/`else`) and, at every place, propose single edits: drop a required key, a value of a
+wrong type, a value outside `enum`/`const`, an unknown key in a closed object, a pattern/length/range/items/
+format violation, a missing dependent key. A candidate becomes a `Mutant` only when both validators reject it
+and the reference validator's errors — inside the union branch the original took — are exactly the labelled one
+(keyword at the instance location). A candidate another union branch happens to accept is not a mutant.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from wirecheck.contracts.reference import reference_validator
+from wirecheck.fuzz import regex
+from wirecheck.fuzz.schemas import SchemaSet
+from wirecheck.pointer import format_pointer
+
+UNKNOWN_KEY = "wirecheckUnknownField"
+_WRONG_TYPE_VALUE: dict[str, Any] = {
+    "null": 0,
+    "boolean": "true",
+    "integer": "7",
+    "number": "7",
+    "string": 7,
+    "array": {},
+    "object": [],
+}
+_SAMPLES: dict[str, Any] = {
+    "null": None, "boolean": True, "integer": 7, "number": 0.5, "string": "wirecheck", "array": [], "object": {},
+}
+
+
+@dataclass(frozen=True)
+class Mutant:
+    instance: Any
+    keyword: str  # the JSON Schema keyword (or protocol rule id) the mutant breaks
+    pointer: str  # where that keyword applies: the object for required/additionalProperties, else the value
+    description: str
+    kind: str | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.keyword} at {self.pointer or '/'}"
+
+    def as_json(self) -> dict[str, Any]:
+        return {"keyword": self.keyword, "pointer": self.pointer, "description": self.description}
+
+
+Path = tuple[str | int, ...]
+
+
+def _at(document: Any, path: Path) -> Any:
+    for token in path:
+        document = document[token]
+    return document
+
+
+def _replaced(document: Any, path: Path, value: Any) -> Any:
+    if not path:
+        return value
+    copied = copy.deepcopy(document)
+    parent = _at(copied, path[:-1])
+    parent[path[-1]] = value
+    return copied
+
+
+def _edited(document: Any, path: Path, edit: Any) -> Any:
+    copied = copy.deepcopy(document)
+    edit(_at(copied, path))
+    return copied
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+class MutantFactory:
+    """Mutants of valid instances of one schema (`uri`) of a release."""
+
+    def __init__(self, schemas: SchemaSet, uri: str, *, kind: str | None = None):
+        self.schemas = schemas
+        self.uri = uri
+        self.kind = kind
+        self.fast = schemas.ref_validator(uri)
+        self.reference = reference_validator({"$ref": uri}, schemas.original)
+        self.discarded = 0  # candidates another branch accepted, or that broke more than the labelled keyword
+
+    def mutants(self, instance: Any) -> list[Mutant]:
+        found: list[Mutant] = []
+        seen: set[tuple[str, str]] = set()
+        for path, node in self._places({"$ref": self.uri}, instance, ()):
+            for candidate, keyword, description in self._candidates(instance, path, node):
+                label = (keyword, format_pointer(path))
+                if label in seen:
+                    continue
+                if self.confirm(candidate, keyword, label[1]):
+                    seen.add(label)
+                    found.append(Mutant(candidate, keyword, label[1], description, self.kind))
+                else:
+                    self.discarded += 1
+        return found
+
+    # -- confirmation -------------------------------------------------------------------------------------------
+    def confirm(self, candidate: Any, keyword: str, pointer: str) -> bool:
+        if self.fast.is_valid(candidate):
+            return False
+        leaves = _leaf_errors(list(self.reference.iter_errors(candidate)), (keyword, pointer))
+        return len(leaves) == 1 and _matches(leaves[0], keyword, pointer)
+
+    # -- walking the schema along the instance ------------------------------------------------------------------
+    def _places(self, schema: Any, instance: Any, path: Path, depth: int = 0) -> Iterator[tuple[Path, dict]]:
+        if not isinstance(schema, dict) or depth > 200:
+            return
+        value = _at(instance, path)
+        yield path, schema
+        if "$ref" in schema:
+            yield from self._places(self.schemas.resolve(schema["$ref"]), instance, path, depth + 1)
+        for sub in schema.get("allOf", ()):
+            yield from self._places(sub, instance, path, depth + 1)
+        for union in ("oneOf", "anyOf"):
+            for branch in schema.get(union, ()):
+                if self.schemas.validator(branch).is_valid(value):
+                    yield from self._places(branch, instance, path, depth + 1)
+                    break
+        if "if" in schema:
+            taken = "then" if self.schemas.validator(schema["if"]).is_valid(value) else "else"
+            if taken in schema:
+                yield from self._places(schema[taken], instance, path, depth + 1)
+        if isinstance(value, dict):
+            properties = schema.get("properties", {})
+            for key in value:
+                if key in properties:
+                    yield from self._places(properties[key], instance, (*path, key), depth + 1)
+                    continue
+                matched = False
+                for pattern, sub in schema.get("patternProperties", {}).items():
+                    if regex.matches(pattern, key):
+                        matched = True
+                        yield from self._places(sub, instance, (*path, key), depth + 1)
+                extra = schema.get("additionalProperties")
+                if not matched and isinstance(extra, dict):
+                    yield from self._places(extra, instance, (*path, key), depth + 1)
+        if isinstance(value, list):
+            prefix = schema.get("prefixItems", [])
+            items = schema.get("items")
+            for index in range(len(value)):
+                sub = prefix[index] if index < len(prefix) else items
+                if isinstance(sub, dict):
+                    yield from self._places(sub, instance, (*path, index), depth + 1)
+
+    # -- single edits ---------------------------------------------------------------------------------------
+    def _candidates(self, instance: Any, path: Path, schema: dict) -> Iterator[tuple[Any, str, str]]:
+        value = _at(instance, path)
+        where = format_pointer(path) or "/"
+        if isinstance(value, dict):
+            for name in schema.get("required", ()):
+                if name in value:
+                    yield _edited(instance, path, lambda o, n=name: o.pop(n)), "required", f"drop required {name!r}"
+            for keyword in ("additionalProperties", "unevaluatedProperties"):
+                if schema.get(keyword) is False and UNKNOWN_KEY not in value:
+                    yield (
+                        _edited(instance, path, lambda o: o.__setitem__(UNKNOWN_KEY, 1)),
+                        keyword,
+                        f"unknown key {UNKNOWN_KEY!r} in a closed object at {where}",
+                    )
+            for trigger, needed in schema.get("dependentRequired", {}).items():
+                if trigger in value:
+                    for name in needed:
+                        if name in value:
+                            yield (
+                                _edited(instance, path, lambda o, n=name: o.pop(n)),
+                                "dependentRequired",
+                                f"drop {name!r}, which {trigger!r} requires",
+                            )
+            if "maxProperties" in schema:
+                extra = {f"{UNKNOWN_KEY}{i}": 1 for i in range(schema["maxProperties"] + 1 - len(value))}
+                yield _edited(instance, path, lambda o: o.update(extra)), "maxProperties", "too many keys"
+        types = schema.get("type")
+        if types is not None:
+            allowed = {types} if isinstance(types, str) else set(types)
+            for wrong in _wrong_values(allowed, value):
+                yield _replaced(instance, path, wrong), "type", f"{_json_type(wrong)} where {sorted(allowed)} is required"
+        if "const" in schema:
+            for wrong in _other_values(schema["const"], [schema["const"]]):
+                yield _replaced(instance, path, wrong), "const", f"{wrong!r} instead of the const {schema['const']!r}"
+        if "enum" in schema and schema["enum"]:
+            for wrong in _other_values(value, schema["enum"]):
+                yield _replaced(instance, path, wrong), "enum", f"{wrong!r} is not one of the enum values"
+        if isinstance(value, str):
+            yield from self._string_edits(instance, path, value, schema)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            yield from _number_edits(instance, path, value, schema)
+        if isinstance(value, list):
+            yield from _array_edits(instance, path, value, schema)
+
+    def _string_edits(self, instance: Any, path: Path, value: str, schema: dict) -> Iterator[tuple[Any, str, str]]:
+        if "pattern" in schema:
+            for wrong in regex.strings_not_matching(schema["pattern"], value):
+                yield _replaced(instance, path, wrong), "pattern", f"{wrong!r} does not match {schema['pattern']!r}"
+        if schema.get("minLength", 0) > 0:
+            yield _replaced(instance, path, value[: schema["minLength"] - 1]), "minLength", "one character too short"
+        if "maxLength" in schema:
+            filler = value[-1:] or "a"
+            longer = value + filler * (schema["maxLength"] + 1 - len(value))
+            yield _replaced(instance, path, longer), "maxLength", "one character too long"
+        if "format" in schema:
+            for wrong in (f"not-a-{schema['format']}", "", "2026-13-45T99:99:99Z", "::"):
+                yield _replaced(instance, path, wrong), "format", f"{wrong!r} is not a {schema['format']}"
+
+
+def _wrong_values(allowed: set[str], value: Any) -> list[Any]:
+    if "number" in allowed:
+        allowed = allowed | {"integer"}
+    preferred = _WRONG_TYPE_VALUE.get(_json_type(value), "wirecheck")
+    out = [preferred] if _json_type(preferred) not in allowed else []
+    out += [v for t, v in _SAMPLES.items() if t not in allowed and not out]
+    return out[:1]
+
+
+def _other_values(value: Any, excluded: list[Any]) -> list[Any]:
+    if isinstance(value, bool):
+        options: list[Any] = [not value]
+    elif isinstance(value, (int, float)):
+        options = [max([v for v in excluded if isinstance(v, (int, float)) and not isinstance(v, bool)] or [0]) + 1]
+    elif isinstance(value, str):
+        options = [value + "-wirecheck", "wirecheck-not-listed"]
+    elif value is None:
+        options = ["wirecheck"]
+    else:
+        options = ["wirecheck"]
+    return [o for o in options if o not in excluded][:1]
+
+
+def _number_edits(instance: Any, path: Path, value: float, schema: dict) -> Iterator[tuple[Any, str, str]]:
+    integral = isinstance(value, int)
+    if "minimum" in schema:
+        low = schema["minimum"]
+        below = math.ceil(low) - 1 if integral else low - 1
+        yield _replaced(instance, path, below), "minimum", f"{below} is below the minimum {low}"
+    if "maximum" in schema:
+        high = schema["maximum"]
+        above = math.floor(high) + 1 if integral else high + 1
+        yield _replaced(instance, path, above), "maximum", f"{above} is above the maximum {high}"
+    if "exclusiveMinimum" in schema:
+        yield _replaced(instance, path, schema["exclusiveMinimum"]), "exclusiveMinimum", "equal to the exclusive minimum"
+    if "exclusiveMaximum" in schema:
+        yield _replaced(instance, path, schema["exclusiveMaximum"]), "exclusiveMaximum", "equal to the exclusive maximum"
+    step = schema.get("multipleOf")
+    if step and step != 1:
+        yield _replaced(instance, path, value + step / 2), "multipleOf", f"not a multiple of {step}"
+
+
+def _array_edits(instance: Any, path: Path, value: list, schema: dict) -> Iterator[tuple[Any, str, str]]:
+    if schema.get("minItems", 0) > 0:
+        yield _replaced(instance, path, value[: schema["minItems"] - 1]), "minItems", "one item too few"
+    if "maxItems" in schema and value:
+        longer = value + [copy.deepcopy(value[-1])] * (schema["maxItems"] + 1 - len(value))
+        yield _replaced(instance, path, longer), "maxItems", "one item too many"
+    if schema.get("items") is False:
+        yield _replaced(instance, path, [*value, 0]), "items", "an item beyond the closed prefixItems"
+    if schema.get("uniqueItems") and value:
+        yield _replaced(instance, path, [*value, copy.deepcopy(value[0])]), "uniqueItems", "a duplicate item"
+
+
+# -- reading the reference validator's verdict ----------------------------------------------------------------
+def _leaf_errors(errors: list[Any], label: tuple[str, str] | None = None) -> list[Any]:
+    """The errors that remain once every union error is replaced by one branch's errors: the branch whose
+    errors include the labelled one (fewest errors first), else the branch with the fewest errors."""
+    leaves: list[Any] = []
+    for error in errors:
+        if error.validator in ("oneOf", "anyOf") and error.context:
+            branches: dict[Any, list[Any]] = {}
+            for sub in error.context:
+                branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+            options = sorted((_leaf_errors(group, label) for group in branches.values()), key=len)
+            with_label = [o for o in options if label and any(_matches(e, *label) for e in o)]
+            leaves.extend((with_label or options)[0])
+        else:
+            leaves.append(error)
+    return leaves
+
+
+def _matches(error: Any, keyword: str, pointer: str) -> bool:
+    return error.validator == keyword and format_pointer(error.absolute_path) == pointer
+
+
+def explain_rejection(validator: Any, instance: Any, label: tuple[str, str]) -> list[tuple[str, str]]:
+    """(keyword, pointer) of each leaf error, in the branch that best fits `label`: what a test compares."""
+    return [
+        (error.validator, format_pointer(error.absolute_path))
+        for error in _leaf_errors(list(validator.iter_errors(instance)), label)
+    ]
