@@ -66,7 +66,7 @@ def _diagnose(data: bytes, exc: orjson.JSONDecodeError) -> tuple[Any, JsonProble
     except UnicodeDecodeError as bad:
         return None, JsonProblem("INVALID_UTF8", f"invalid UTF-8 at byte {bad.start}: {bad.reason}")
     try:
-        # orjson refuses integers beyond 64 bits, which JSON allows; the standard library reads them.
+        # Whatever orjson refuses that RFC 8259 allows, the standard library reads.
         return _slow_parse(text), None
     except _DuplicateKey as dup:
         return None, JsonProblem("DUPLICATE_KEY", f"duplicate key {dup.key!r} in an object")

@@ -56,7 +56,11 @@ class SchemaPair:
             else:
                 mixed = True
         if mixed:
-            found += [self._problem(error, prefix) for error in self.tolerant.iter_errors(value)]
+            found += [
+                self._problem(leaf, prefix, note)
+                for error in self.tolerant.iter_errors(value)
+                for leaf, note in _best_leaves(error, "")
+            ]
         return found
 
     def _unknown_fields(self, error: Any, prefix: str) -> Iterator[Problem]:
@@ -80,7 +84,7 @@ class SchemaPair:
                     yield from self._unknown_fields(inner, prefix)
                 return
 
-    def _problem(self, error: Any, prefix: str) -> Problem:
+    def _problem(self, error: Any, prefix: str, note: str = "") -> Problem:
         location = error.absolute_keyword_location
         keyword = error.kind.name
         expected = keyword
@@ -92,11 +96,29 @@ class SchemaPair:
         return Problem(
             unknown_field=False,
             pointer=prefix + format_pointer(error.instance_path),
-            message=error.message,
+            message=note + error.message,
             schema_location=location,
             expected=expected,
             found="absent" if keyword == "required" else short_repr(error.instance),
         )
+
+
+def _branch_rank(branch: list[Any]) -> tuple[int, int]:
+    """Which failed union branch the message meant: the fewest discriminator (const/enum) misses, then errors."""
+    return (sum(1 for e in branch if e.kind.name in ("const", "enum")), len(branch))
+
+
+def _best_leaves(error: Any, note: str) -> Iterator[tuple[Any, str]]:
+    """Like python-jsonschema's best_match: a failed oneOf/anyOf is reported through its most likely branch."""
+    kind = error.kind
+    context = getattr(kind, "context", None) if kind.name in _UNIONS else None
+    if context:
+        index, branch = min(enumerate(context), key=lambda item: _branch_rank(item[1]))
+        if branch:
+            for inner in branch:
+                yield from _best_leaves(inner, f"{note}({kind.name} branch {index}) ")
+            return
+    yield error, note
 
 
 def _closing_only(error: Any) -> bool:

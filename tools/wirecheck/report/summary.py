@@ -43,6 +43,7 @@ def finding_line(f) -> str:
     if f.pointer:
         parts.append(f.pointer)
     text = "  ".join(parts) + f"  {f.message}"
-    if f.expected is not None or f.found is not None:
-        text += f" (expected {f.expected}; found {f.found})"
+    detail = [f"{label} {value}" for label, value in (("expected", f.expected), ("found", f.found)) if value]
+    if detail:
+        text += f" ({'; '.join(detail)})"
     return text

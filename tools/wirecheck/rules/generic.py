@@ -29,15 +29,20 @@ def fields_equal(message: Message, params: Mapping[str, Any]) -> Iterable[Findin
 
 @rule("FIRST_MESSAGE_IS")
 class FirstMessageIs:
-    """params: kind (the expected first kind), from (optional: only messages sent by this role count)."""
+    """params: kind (the expected first kind), from (optional: only messages sent by this role count).
+
+    Only messages on the expected kind's channel count: an HTTP exchange in the same capture is another stream.
+    """
 
     def __init__(self, params: Mapping[str, Any], release: ContractRelease):
         self._kind = params["kind"]
+        self._channel = release.kind(self._kind).channel
         self._sender = params.get("from")
         self._seen_first_in: set[str] = set()
 
     def on_message(self, message: Message) -> Iterable[Finding]:
-        if message.kind is None or (self._sender and message.kind.producer != self._sender):
+        kind = message.kind
+        if kind is None or kind.channel != self._channel or (self._sender and kind.producer != self._sender):
             return
         if message.file in self._seen_first_in:
             return

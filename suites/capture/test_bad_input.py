@@ -1,0 +1,103 @@
+"""Bad input: each case is a located finding (or a clear usage error), and the rest of the capture is still read.
+
+Every capture ends with a good `hello` line; the tests assert it was still classified, so no run stops early.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from wirecheck.capture.json_text import parse_json
+from wirecheck.check.engine import CheckOptions, check_captures
+
+GOOD = b'{"type":"hello","version":"1.0.0"}\n'
+
+
+def run(demo, tmp_path, data: bytes, **options):
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(data)
+    result = check_captures(demo, [str(path)], CheckOptions(**options))
+    return [(f.line, f.code, f.severity.value) for f in result.findings], result
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "expected"),
+    [
+        ("truncated JSON", b'{"type":"hello","vers\n', [(1, "PARSE_ERROR", "error")]),
+        ("not JSON at all", b"hello world\n", [(1, "PARSE_ERROR", "error")]),
+        ("invalid UTF-8", b'{"type":"hello","version":"\xff"}\n', [(1, "INVALID_UTF8", "error")]),
+        ("NaN", b'{"type":"hello","version":NaN}\n', [(1, "PARSE_ERROR", "error")]),
+        ("Infinity", b'{"type":"hello","n":-Infinity}\n', [(1, "PARSE_ERROR", "error")]),
+        ("duplicate keys", b'{"type":"hello","version":"x","version":"1.0.0"}\n', [(1, "DUPLICATE_KEY", "error")]),
+        ("top-level array", b"[1,2]\n", [(1, "NOT_AN_OBJECT", "error")]),
+        ("top-level scalar", b'"hello"\n', [(1, "NOT_AN_OBJECT", "error")]),
+        ("nesting 100,000 deep", b"[" * 100_000 + b"]" * 100_000 + b"\n", [(1, "PARSE_ERROR", "error")]),
+        ("deep object", b'{"a":' * 100_000 + b"1" + b"}" * 100_000 + b"\n", [(1, "PARSE_ERROR", "error")]),
+    ],
+)
+def test_bad_line_is_located_and_reading_continues(demo, tmp_path, name, data, expected):
+    findings, result = run(demo, tmp_path, data + GOOD)
+    assert findings == expected, name
+    assert result.coverage["hello"].seen == (2 if name == "duplicate keys" else 1)
+
+
+def test_duplicate_key_message_names_the_key_and_the_last_value_is_checked(demo, tmp_path):
+    findings, result = run(demo, tmp_path, b'{"type":"hello","version":"1.0.0","version":"bad"}\n')
+    assert [f.message for f in result.findings if f.code == "DUPLICATE_KEY"] == ["duplicate key 'version' in an object"]
+    assert ("SCHEMA_VIOLATION" in {f.code for f in result.findings})  # orjson keeps the last value, "bad"
+
+
+def test_nan_message_says_why():
+    _, problem = parse_json(b'{"x": NaN}')
+    assert problem is not None and "NaN" in problem.message
+
+
+def test_deep_nesting_message_says_why():
+    _, problem = parse_json(b"[" * 100_000 + b"]" * 100_000)
+    assert problem is not None and "nesting too deep" in problem.message
+
+
+def test_integers_beyond_64_bits_are_json_not_parse_errors():
+    value, problem = parse_json(b'{"n": 123456789012345678901234567890}')
+    assert problem is None and value["n"] == pytest.approx(1.2345678901234568e29)
+
+
+def test_bom_is_a_warning_and_the_line_is_read(demo, tmp_path):
+    findings, result = run(demo, tmp_path, b"\xef\xbb\xbf" + GOOD + GOOD)
+    assert findings == [(1, "BYTE_ORDER_MARK", "warning")]
+    assert result.coverage["hello"].seen == 2
+
+
+def test_crlf_and_blank_lines_are_accepted_and_line_numbers_stay_true(demo, tmp_path):
+    data = GOOD.replace(b"\n", b"\r\n") + b"\r\n\n   \n" + b'{"type":"hello","version":"x"}\r\n'
+    findings, result = run(demo, tmp_path, data)
+    assert findings == [(5, "SCHEMA_VIOLATION", "error")]
+    assert result.messages == 2
+
+
+def test_twenty_megabyte_line_is_checked(demo, tmp_path):
+    big = b'{"type":"hello","version":"1.0.0","features":["' + b"x" * (20 * 1024 * 1024) + b'"]}\n'
+    findings, result = run(demo, tmp_path, big + GOOD)
+    assert findings == [] and result.coverage["hello"].seen == 2
+
+
+def test_line_over_the_limit_is_skipped_without_loading_it(demo, tmp_path):
+    big = b'{"type":"hello","version":"1.0.0","features":["' + b"x" * 5000 + b'"]}\n'
+    findings, result = run(demo, tmp_path, big + GOOD, max_line_bytes=1024)
+    assert findings == [(1, "LINE_TOO_LONG", "error")]
+    assert result.coverage["hello"].seen == 1
+
+
+@pytest.mark.parametrize("data", [b"", b"\n\n  \n"])
+def test_empty_capture(demo, tmp_path, data):
+    findings, result = run(demo, tmp_path, data)
+    assert findings == [(None, "EMPTY_CAPTURE", "error")]
+    assert result.messages == 0
+
+
+def test_summary_counts_are_exact_across_good_and_bad_lines(demo, tmp_path):
+    data = GOOD + b"nope\n" + b"[1]\n" + b'{"type":"mystery"}\n' + b'{"type":"hello","version":1}\n' + GOOD
+    findings, result = run(demo, tmp_path, data)
+    assert findings == [(2, "PARSE_ERROR", "error"), (3, "NOT_AN_OBJECT", "error"),
+                        (4, "UNKNOWN_MESSAGE_KIND", "warning"), (5, "SCHEMA_VIOLATION", "error")]
+    assert (result.messages, result.unclassified, result.coverage["hello"].seen) == (4, 1, 3)

@@ -1,0 +1,255 @@
+"""The engine on the demo contract: every finding is asserted with its location, code and severity."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from wirecheck.check.engine import CheckOptions, check_captures
+from wirecheck.findings import Severity
+
+HELLO = {"type": "hello", "version": "1.0.0"}
+PING = {"type": "request", "request_id": "r1", "request": {"subtype": "ping"}}
+
+
+def reply(request_id="r1", payload=None, subtype="success"):
+    response = {"request_id": request_id, "subtype": subtype}
+    if payload is not None:
+        response["payload"] = payload
+    return {"type": "response", "response": response}
+
+
+def framed(*pairs):
+    return [{"wirecheck_capture": 1, "framing": "directed"}] + [{"from": s, "message": m} for s, m in pairs]
+
+
+def brief(result):
+    return [(f.line, f.severity.value, f.code, f.kind, f.pointer) for f in result.findings]
+
+
+def test_valid_stream_has_no_findings_and_exact_coverage(demo, write_lines):
+    result = check_captures(demo, [write_lines([HELLO, {"type": "event", "payload": {"kind": "count", "count": 2}}])])
+    assert result.findings == []
+    assert result.messages == 2 and result.unclassified == 0
+    assert result.coverage["hello"].seen == 1 and result.coverage["event"].seen == 1
+    assert set(result.not_exercised) == {k.id for k in demo.kinds} - {"hello", "event"}
+
+
+def test_unknown_field_is_a_warning_located_at_the_field(demo, write_lines):
+    result = check_captures(demo, [write_lines([{**HELLO, "betas": ["x"]}])])
+    assert brief(result) == [(1, "warning", "UNKNOWN_FIELD", "hello", "/betas")]
+    assert result.findings[0].message == "unknown field `betas` at /betas"
+    assert not result.fails()
+    assert result.fails(Severity.WARNING)
+
+
+def test_unknown_field_inside_the_matching_union_branch(demo, write_lines):
+    event = {"type": "event", "payload": {"kind": "text", "text": "hi", "extra": 1}}
+    result = check_captures(demo, [write_lines([HELLO, event])])
+    assert brief(result) == [(2, "warning", "UNKNOWN_FIELD", "event", "/payload/extra")]
+
+
+def test_tolerant_violation_is_an_error_with_expected_and_found(demo, write_lines):
+    result = check_captures(demo, [write_lines([{"type": "hello", "version": "1.0"}])])
+    (finding,) = result.findings
+    assert (finding.code, finding.severity, finding.pointer) == ("SCHEMA_VIOLATION", Severity.ERROR, "/version")
+    assert finding.expected == 'pattern: "^\\\\d+\\\\.\\\\d+\\\\.\\\\d+$"'
+    assert finding.found == '"1.0"'
+    assert finding.schema_location.endswith("/demo/1.0.0/stream.json#/$defs/Hello/properties/version/pattern")
+
+
+def test_error_and_unknown_field_in_one_message_are_both_reported(demo, write_lines):
+    result = check_captures(demo, [write_lines([{"type": "hello", "version": 1, "zz": 0}])])
+    assert sorted(brief(result)) == [(1, "error", "SCHEMA_VIOLATION", "hello", "/version"),
+                                     (1, "warning", "UNKNOWN_FIELD", "hello", "/zz")]
+
+
+def test_failed_union_is_reported_through_the_branch_the_discriminator_chose(demo, write_lines):
+    result = check_captures(demo, [write_lines([HELLO, {"type": "event", "payload": {"kind": "count", "count": -1}}])])
+    (finding,) = result.findings
+    assert finding.pointer == "/payload/count"
+    assert finding.message.startswith("(oneOf branch 1) -1 is less than the minimum of 0")
+
+
+def test_pattern_digits_are_ascii_and_dollar_is_end_of_string(demo, write_lines):
+    result = check_captures(demo, [write_lines([{"type": "hello", "version": "١.٢.٣"},
+                                                {"type": "hello", "version": "1.2.3\n"}])])
+    assert [(f.line, f.code, f.pointer) for f in result.findings] == [
+        (1, "SCHEMA_VIOLATION", "/version"), (2, "SCHEMA_VIOLATION", "/version")]
+
+
+def test_unknown_kind_is_a_warning_and_counted(demo, write_lines):
+    result = check_captures(demo, [write_lines([HELLO, {"type": "bridge_state", "state": "x"}])])
+    assert brief(result) == [(2, "warning", "UNKNOWN_MESSAGE_KIND", None, None)]
+    assert result.unclassified == 1 and result.messages == 2
+
+
+def test_alternative_discriminator_field_selects_the_same_kind(demo, write_lines):
+    old_style = {"type": "request", "request_id": "r2", "request": {"kind": "ping"}}
+    result = check_captures(demo, [write_lines([HELLO, old_style])])
+    assert result.findings == [] and result.coverage["request.ping"].seen == 1
+
+
+def test_reply_is_checked_against_the_schema_of_the_request_it_answers(demo, write_lines):
+    result = check_captures(demo, [write_lines([HELLO, PING, reply(payload={"pong": "no"})])])
+    assert brief(result) == [(3, "error", "REPLY_VIOLATION", "response.server", "/response/payload/pong")]
+    assert result.findings[0].message.startswith("reply to request.ping: ")
+
+
+def test_reply_unknown_field_is_a_warning(demo, write_lines):
+    result = check_captures(demo, [write_lines([HELLO, PING, reply(payload={"pong": 1, "ms": 3})])])
+    assert brief(result) == [(3, "warning", "UNKNOWN_FIELD", "response.server", "/response/payload/ms")]
+
+
+def test_one_stream_capture_does_not_require_the_other_direction(demo, write_lines):
+    # a CLI's stdout holds responses to requests that went the other way
+    result = check_captures(demo, [write_lines([HELLO, reply("from-stdin", payload={"pong": 1})])])
+    assert result.findings == []
+
+
+def test_duplicate_response_is_an_error(demo, write_lines):
+    result = check_captures(demo, [write_lines([HELLO, PING, reply(payload={"pong": 1}), reply(payload={"pong": 1})])])
+    assert brief(result) == [(4, "error", "DUPLICATE_RESPONSE", "response.server", "/response/request_id")]
+
+
+def test_framed_capture_checks_both_directions(demo, write_lines):
+    lines = framed(
+        ("server", HELLO),
+        ("client", PING),
+        ("server", reply(payload={"pong": 1})),
+        ("client", reply("nobody-asked")),
+        ("client", {**PING, "request_id": "r9"}),
+    )
+    result = check_captures(demo, [write_lines(lines)])
+    assert brief(result) == [
+        (5, "error", "RESPONSE_WITHOUT_REQUEST", "response.client", "/response/request_id"),
+        (6, "warning", "REQUEST_WITHOUT_RESPONSE", "request.ping", None),
+    ]
+    # same selector, two producers: the frame's sender decides the kind
+    assert result.coverage["response.server"].seen == 1 and result.coverage["response.client"].seen == 1
+
+
+def test_framed_lines_must_be_frames(demo, write_lines):
+    result = check_captures(demo, [write_lines(framed(("server", HELLO)) + [HELLO])])
+    assert brief(result) == [(3, "error", "CAPTURE_FORMAT", None, None)]
+
+
+def test_first_message_rule(demo, write_lines):
+    result = check_captures(demo, [write_lines([{"type": "event", "payload": {"kind": "count", "count": 1}}, HELLO])])
+    assert brief(result) == [(1, "error", "FIRST_MESSAGE_IS", "event", None)]
+    assert (result.findings[0].expected, result.findings[0].found) == ("hello", "event")
+
+
+def test_fields_equal_rule(demo, write_lines):
+    result = check_captures(demo, [write_lines([HELLO, {"type": "job", "id": "a", "payload": {"id": "b"}}])])
+    assert brief(result) == [(2, "error", "FIELDS_EQUAL", "job", "/payload/id")]
+
+
+def test_rules_start_fresh_for_each_capture(demo, write_lines):
+    first = write_lines([HELLO], "a.jsonl")
+    second = write_lines([{"type": "event", "payload": {"kind": "count", "count": 1}}], "b.jsonl")
+    result = check_captures(demo, [first, second])
+    assert [(f.file.rsplit("/", 1)[-1], f.code) for f in result.findings] == [("b.jsonl", "FIRST_MESSAGE_IS")]
+
+
+# -- HTTP ---------------------------------------------------------------------------------------------
+
+def har(*entries):
+    def entry(method, url, status, body=None, headers=(), response_body=None):
+        request = {"method": method, "url": url, "headers": [{"name": k, "value": v} for k, v in headers]}
+        if body is not None:
+            request["postData"] = {"mimeType": "application/json", "text": orjson.dumps(body).decode()}
+        content = {"mimeType": "application/json", "size": 0}
+        if response_body is not None:
+            content["text"] = response_body if isinstance(response_body, str) else orjson.dumps(response_body).decode()
+        return {"request": request, "response": {"status": status, "headers": [], "content": content}}
+
+    return {"log": {"version": "1.2", "creator": {"name": "test", "version": "1"}, "entries": [entry(*e) for e in entries]}}
+
+
+AUTH = (("Authorization", "Bearer demo_1"),)
+ITEM = {"id": "abc", "created": "2026-01-01T00:00:00Z"}
+
+
+def write_har(tmp_path, document, name="c.har"):
+    path = tmp_path / name
+    path.write_bytes(orjson.dumps(document))
+    return str(path)
+
+
+def test_har_with_discovery_sets_the_base_without_flags(demo, tmp_path):
+    document = har(
+        ("GET", "http://127.0.0.1:9/.well-known/demo", 200, None, (), {"api": "http://127.0.0.1:9/v2/api/"}),
+        ("GET", "http://127.0.0.1:9/v2/api/items/abc", 200, None, AUTH, ITEM),
+        ("GET", "http://127.0.0.1:9/v2/api/items/zzz", 204, None, AUTH, None),
+    )
+    result = check_captures(demo, [write_har(tmp_path, document)])
+    assert result.findings == []
+    assert {k: c.seen for k, c in result.coverage.items() if c.seen} == {
+        "discovery.request": 1, "discovery.response": 1, "item.request": 2, "item.response": 1, "item.none": 1}
+
+
+def test_http_findings_are_located_in_the_har(demo, tmp_path):
+    document = har(
+        ("GET", "http://h/.well-known/demo", 200, None, (), {"api": "http://h/api"}),
+        ("GET", "http://h/api/items/abc", 200, None, (("authorization", "Basic x"),), {**ITEM, "created": "2026-01-01T00:00:00+01:00"}),
+        ("GET", "http://h/api/items/zzz", 204, None, AUTH, {"unexpected": True}),
+        ("GET", "http://h/other/items/abc", 200, None, AUTH, ITEM),
+    )
+    result = check_captures(demo, [write_har(tmp_path, document)])
+    assert [(f.where, f.code, f.kind, f.pointer) for f in result.findings] == [
+        ("/log/entries/1/request", "HEADER_VIOLATION", "item.request", "/authorization"),
+        ("/log/entries/1/response", "SCHEMA_VIOLATION", "item.response", "/created"),
+        ("/log/entries/2/response", "UNEXPECTED_BODY", "item.none", None),
+        ("/log/entries/3/request", "UNKNOWN_MESSAGE_KIND", None, None),
+        ("/log/entries/3/response", "UNKNOWN_MESSAGE_KIND", None, None),
+    ]
+
+
+def test_exchange_jsonl_with_base_url_option(demo, write_lines):
+    exchange = {"request": {"method": "GET", "url": "http://h/x/y/items/abc", "headers": {"authorization": "Bearer demo_1"}},
+                "response": {"status": 200, "headers": {}, "body": ITEM}}
+    path = write_lines([exchange, {**exchange, "request": {**exchange["request"], "url": "http://h/items/abc"}}])
+    with_base = check_captures(demo, [path], CheckOptions(base_urls={"api": "http://h/x/y"}))
+    assert [(f.line, f.code) for f in with_base.findings] == [(2, "UNKNOWN_MESSAGE_KIND"), (2, "UNKNOWN_MESSAGE_KIND")]
+    # without discovery or --base-url, a template matches under any prefix
+    without = check_captures(demo, [path])
+    assert without.findings == [] and without.coverage["item.response"].seen == 2
+
+
+def test_json_route_without_body(demo, write_lines):
+    exchange = {"request": {"method": "GET", "url": "http://h/.well-known/demo"}, "response": {"status": 200}}
+    result = check_captures(demo, [write_lines([exchange])])
+    assert [(f.code, f.kind) for f in result.findings] == [("UNEXPECTED_BODY", "discovery.response")]
+
+
+def test_har_structure_problems_are_located_and_the_rest_is_checked(demo, tmp_path):
+    document = har(("GET", "http://h/.well-known/demo", 200, None, (), {"api": "http://h/api"}))
+    document["log"]["entries"].insert(0, {"request": {"url": "http://h/"}})
+    document["log"]["entries"].append({"request": {"method": "GET", "url": "http://h/.well-known/demo"},
+                                       "response": {"status": 200, "content": {"text": "{not json"}}})
+    result = check_captures(demo, [write_har(tmp_path, document)])
+    assert [(f.where, f.code) for f in result.findings] == [
+        ("/log/entries/0/request", "CAPTURE_FORMAT"),
+        ("/log/entries/2/response/content/text", "PARSE_ERROR"),
+        ("/log/entries/2/response", "UNEXPECTED_BODY"),
+    ]
+    assert result.coverage["discovery.response"].seen == 2
+
+
+# -- artifacts ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("artifact", "expected"),
+    [
+        ({"wirecheck_artifact": 1, "channel": "file", "path": "/tmp/s.demo.json", "content": {"name": "n"}}, []),
+        ({"wirecheck_artifact": 1, "channel": "file", "path": "s.demo.json", "text": '{"name": 3}'},
+         [("SCHEMA_VIOLATION", "/name")]),
+        ({"wirecheck_artifact": 1, "channel": "file", "path": "other.json", "content": {}},
+         [("UNKNOWN_MESSAGE_KIND", None)]),
+        ({"wirecheck_artifact": 1, "channel": "tape"}, [("CAPTURE_FORMAT", None)]),
+    ],
+)
+def test_file_artifacts(demo, write_lines, artifact, expected):
+    result = check_captures(demo, [write_lines([artifact])])
+    assert [(f.code, f.pointer) for f in result.findings] == expected
