@@ -21,12 +21,13 @@ from urllib.parse import unquote
 from wirecheck.check.message import Message
 from wirecheck.contracts.model import ContractRelease
 from wirecheck.findings import Finding, short_repr
-from wirecheck.pointer import MISSING, parse_pointer, resolve
+from wirecheck.pointer import parse_pointer, resolve
 from wirecheck.rules.registry import message_rule, rule
 
 DEFAULT_STARTED = "xopc.run.started"
 DEFAULT_TERMINAL = ("xopc.run.succeeded", "xopc.run.failed", "xopc.run.cancelled")
 _RENEW_PATH = re.compile(r"/commands/([^/]+)/renew/?$")
+_ABSENT = object()  # pointer.MISSING would not do: resolve() reads it as "no default" and raises
 
 
 def _kind_id(message: Message) -> str | None:
@@ -66,7 +67,7 @@ def _renewed_command_id(message: Message) -> str | None:
 def run_event_has_sequence(message: Message, params: Mapping[str, Any]) -> Iterable[Finding]:
     """params: event (pointer to the PlatformEvent in the message; default `/event`)."""
     at = params.get("event", "/event")
-    event = resolve(message.value, parse_pointer(at), MISSING)
+    event = resolve(message.value, parse_pointer(at), None)
     # zod: `if (event.runId && event.sequence === undefined)`: a present, non-empty runId and no sequence member.
     if isinstance(event, dict) and event.get("runId") and "sequence" not in event:
         yield message.finding(
@@ -107,7 +108,7 @@ class RunLifecycle:
         if event_id is not None and event_id in seen:
             return
         seen.append(event_id)
-        position, kind, sequence = len(seen), event.get("type"), event.get("sequence", MISSING)
+        position, kind, sequence = len(seen), event.get("type"), event.get("sequence", _ABSENT)
         if position == 1:
             wanted_type, wanted_sequence = self._started, 1
             if kind != wanted_type:
@@ -125,7 +126,7 @@ class RunLifecycle:
             yield self._finding(message, run_id, "/event/type", "no event may follow a run's terminal event",
                                 "no further event", kind)
             return
-        if sequence is not MISSING and sequence != wanted_sequence:
+        if sequence is not _ABSENT and sequence != wanted_sequence:
             yield self._finding(message, run_id, "/event/sequence",
                                 f"{kind} must be sequence {wanted_sequence}", str(wanted_sequence), sequence)
 
@@ -183,7 +184,6 @@ class _Lease:
     command_id: str
     run_id: str
     token: str
-    terminated: bool = False
 
 
 @dataclass
@@ -223,7 +223,7 @@ class LeaseTokenMatches:
 
     @staticmethod
     def _compare(message: Message, lease: _Lease, what: str) -> Iterable[Finding]:
-        token = message.value.get("leaseToken", MISSING) if isinstance(message.value, dict) else MISSING
+        token = message.value.get("leaseToken", _ABSENT) if isinstance(message.value, dict) else _ABSENT
         if token == lease.token:
             return
         yield message.finding(
@@ -231,7 +231,7 @@ class LeaseTokenMatches:
             f"{what} {short_repr(lease.run_id)} must carry the leaseToken of command {short_repr(lease.command_id)}",
             pointer="/leaseToken",
             expected=f"the leaseToken leased with command {short_repr(lease.command_id)}",
-            found="no leaseToken" if token is MISSING else "a different token",
+            found="no leaseToken" if token is _ABSENT else "a different token",
         )
 
     def finish(self) -> Iterable[Finding]:
