@@ -93,12 +93,12 @@ def register(app: typer.Typer) -> None:
             raise fail_usage(f"--format {output_format!r}: expected one of {', '.join(FORMATS)}")
         reg = registry(contracts)
         release = guarded(lambda: reg.load(spec))
+        options = CheckOptions(parse_base_urls(base_url, list(release.bases)), max_line_bytes)
         missing = [p for p in captures if p != "-" and not Path(p).is_file()]
         if missing:
             raise fail_usage(f"capture not found: {', '.join(missing)}")
         if captures.count("-") > 1:
             raise fail_usage("stdin (-) can be read only once")
-        options = CheckOptions(parse_base_urls(base_url, list(release.bases)), max_line_bytes)
         files = [CaptureFile(p) for p in captures]
         show_progress = sys.stderr.isatty() if progress is None else progress
         engine = guarded(lambda: Engine(release, options, reg.load))

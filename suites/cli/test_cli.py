@@ -1,0 +1,95 @@
+"""The CLI as a user runs it: a real subprocess, exit codes, and no tracebacks on bad input."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+DEMO = str(Path(__file__).resolve().parents[1] / "data" / "contracts")
+
+
+def wirecheck(*args, stdin: bytes | None = None):
+    env = {**os.environ, "WIRECHECK_CONTRACTS": DEMO}
+    proc = subprocess.run([sys.executable, "-m", "wirecheck", *args], input=stdin, capture_output=True, env=env,
+                          timeout=60)
+    assert b"Traceback" not in proc.stderr, proc.stderr.decode()
+    return proc.returncode, proc.stdout.decode(), proc.stderr.decode()
+
+
+@pytest.fixture
+def good(write_lines):
+    return write_lines([{"type": "hello", "version": "1.0.0"}], "good.jsonl")
+
+
+@pytest.fixture
+def bad(write_lines):
+    return write_lines([{"type": "hello", "version": 1}], "bad.jsonl")
+
+
+def test_conforming_capture_exits_0(good):
+    code, out, _ = wirecheck("validate", "demo@1.0.0", good)
+    assert code == 0 and "CONFORMS" in out
+
+
+def test_non_conforming_capture_exits_1(good, bad):
+    code, out, _ = wirecheck("validate", "demo@1.0.0", good, bad)
+    assert code == 1 and "bad.jsonl:1  error  SCHEMA_VIOLATION  [hello]  /version" in out
+
+
+def test_warnings_fail_only_with_fail_on_warning(write_lines):
+    path = write_lines([{"type": "hello", "version": "1.0.0", "x": 1}])
+    assert wirecheck("validate", "demo@1.0.0", path)[0] == 0
+    assert wirecheck("validate", "demo@1.0.0", path, "--fail-on", "warning")[0] == 1
+
+
+def test_stdin(good):
+    code, out, _ = wirecheck("validate", "demo@1.0.0", "-", stdin=Path(good).read_bytes())
+    assert code == 0 and "-" in out.splitlines()[0]
+
+
+def test_json_output_to_file(tmp_path, bad):
+    target = tmp_path / "out" / "report.json"
+    code, out, _ = wirecheck("validate", "demo@1.0.0", bad, "--format", "json", "-o", str(target))
+    assert code == 1 and out == ""
+    assert orjson.loads(target.read_bytes())["summary"]["errors"] == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("validate", "demo@9.9.9", "x.jsonl"), "unknown release '9.9.9' of demo; known: 1.0.0"),
+        (("validate", "nothing@1.0.0", "x.jsonl"), "unknown package 'nothing'"),
+        (("validate", "demo@1.0.0", "/no/such/file.jsonl"), "capture not found: /no/such/file.jsonl"),
+        (("validate", "demo@1.0.0", "-", "-"), "stdin (-) can be read only once"),
+        (("validate", "demo@1.0.0", "x", "--format", "pdf"), "--format 'pdf'"),
+        (("validate", "demo@1.0.0", "x", "--base-url", "nope=http://h"), "unknown base 'nope'"),
+        (("show", "demo@1.0.0", "no-such-kind"), "has no kind 'no-such-kind'"),
+    ],
+)
+def test_usage_errors_exit_2_with_a_clear_message(args, message):
+    code, _, err = wirecheck(*args)
+    assert code == 2 and message in err
+
+
+def test_broken_contract_exits_2_with_file_and_pointer(tmp_path, good):
+    import shutil
+
+    root = tmp_path / "contracts"
+    shutil.copytree(DEMO, root)
+    catalog = root / "demo/1.0.0/catalog.yaml"
+    catalog.write_text(catalog.read_text().replace("channel: stdio-ndjson", "channel: carrier-pigeon", 1))
+    code, _, err = wirecheck("validate", "demo@1.0.0", good, "--contracts", str(root))
+    assert code == 2 and "catalog.yaml#/kinds/0/channel" in err
+
+
+def test_contracts_and_show(good):
+    code, out, _ = wirecheck("contracts")
+    assert code == 0 and "1.0.0" in out and "12 kinds" in out
+    code, out, _ = wirecheck("show", "demo@1.0.0", "item.response")
+    assert code == 0 and "GET <api>/items/{id} → 200" in out and '"format": "date-time"' in out
+    assert "provenance: test (inferred" in out

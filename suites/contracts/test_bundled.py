@@ -1,0 +1,97 @@
+"""Contract self-tests: every bundled release loads (catalog valid, schemas valid 2020-12, refs resolve offline),
+and every fixture case gets exactly its labelled verdict and findings."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from wirecheck.check.engine import CheckOptions, check_captures
+from wirecheck.contracts import load_registry
+from wirecheck.contracts.loader import own_schema
+from wirecheck.findings import Severity
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "fixtures"
+REGISTRY = load_registry(ROOT / "contracts")
+RELEASES = [f"{p.name}@{v}" for p in REGISTRY.packages.values() for v in p.releases]
+
+
+def _cases():
+    for spec in RELEASES:
+        package, version = spec.split("@")
+        path = FIXTURES / package / version / "expectations.yaml"
+        if not path.exists():
+            continue
+        for index, case in enumerate(yaml.safe_load(path.read_text())["cases"]):
+            yield pytest.param(spec, path, case, id=f"{spec}:{case['capture']}#{index}")
+
+
+@pytest.mark.parametrize("spec", RELEASES)
+def test_release_loads(spec):
+    release = REGISTRY.load(spec)
+    assert release.kinds
+
+
+@pytest.mark.parametrize("spec", RELEASES)
+def test_release_has_expectations_file_valid_against_its_schema(spec):
+    package, version = spec.split("@")
+    path = FIXTURES / package / version / "expectations.yaml"
+    assert path.exists(), f"{spec} has no fixtures: every contract needs valid and invalid fixtures"
+    jsonschema.validate(yaml.safe_load(path.read_text()), own_schema("expectations.schema.json"))
+
+
+def _matches(expected: dict, finding) -> bool:
+    actual = {"code": finding.code, "severity": finding.severity.value, "line": finding.line,
+              "where": finding.where, "pointer": finding.pointer, "kind": finding.kind}
+    return all(actual[key] == value for key, value in expected.items())
+
+
+def run_case(spec: str, expectations: Path, case: dict):
+    options = case.get("options", {})
+    result = check_captures(
+        REGISTRY.load(spec),
+        [str(expectations.parent / case["capture"])],
+        CheckOptions(base_urls=options.get("base_url", {}),
+                     **({"max_line_bytes": options["max_line_bytes"]} if "max_line_bytes" in options else {})),
+    )
+    return result
+
+
+@pytest.mark.parametrize(("spec", "expectations", "case"), list(_cases()))
+def test_fixture_case(spec, expectations, case):
+    result = run_case(spec, expectations, case)
+    unmatched = list(result.findings)
+    missing = []
+    for expected in case["findings"]:
+        hit = next((f for f in unmatched if _matches(expected, f)), None)
+        if hit is None:
+            missing.append(expected)
+        else:
+            unmatched.remove(hit)
+    shown = "\n".join(f"  {f.location} {f.severity.value} {f.code} [{f.kind}] {f.pointer} {f.message}" for f in unmatched)
+    assert not missing and not unmatched, f"missing: {missing}\nunexpected:\n{shown}"
+    assert ("fails" if result.fails(Severity.ERROR) else "conforms") == case["verdict"]
+
+
+@pytest.mark.parametrize("spec", RELEASES)
+def test_every_kind_has_a_valid_and_an_invalid_fixture(spec):
+    package, version = spec.split("@")
+    path = FIXTURES / package / version / "expectations.yaml"
+    if not path.exists():
+        pytest.fail(f"{spec} has no fixtures")
+    release = REGISTRY.load(spec)
+    valid, invalid = Counter(), Counter()
+    for case in yaml.safe_load(path.read_text())["cases"]:
+        result = run_case(spec, path, case)
+        if case["verdict"] == "conforms":
+            valid.update(k for k, c in result.coverage.items() if c.seen)
+        else:
+            invalid.update(f.kind for f in result.findings if f.severity is Severity.ERROR and f.kind)
+    kinds = {k.id for k in release.kinds}
+    assert not kinds - set(valid), f"kinds never exercised by a conforming fixture: {sorted(kinds - set(valid))}"
+    assert not kinds - set(invalid), f"kinds with no failing fixture: {sorted(kinds - set(invalid))}"

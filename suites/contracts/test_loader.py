@@ -1,0 +1,133 @@
+"""Loading contracts: every malformed catalog or schema is a ContractError naming the file and the pointer."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import orjson
+import pytest
+import yaml
+
+from wirecheck.contracts import ContractError, load_registry, load_release
+from wirecheck.contracts.views import tolerant_view
+
+DEMO = Path(__file__).resolve().parents[1] / "data" / "contracts"
+
+
+@pytest.fixture
+def contracts(tmp_path):
+    root = tmp_path / "contracts"
+    shutil.copytree(DEMO, root)
+    return root
+
+
+def edit_catalog(root: Path, change) -> None:
+    path = root / "demo/1.0.0/catalog.yaml"
+    catalog = yaml.safe_load(path.read_text())
+    change(catalog)
+    path.write_text(yaml.safe_dump(catalog, sort_keys=False))
+
+
+def edit_schema(root: Path, name: str, change) -> None:
+    path = root / "demo/1.0.0" / name
+    schema = orjson.loads(path.read_bytes())
+    change(schema)
+    path.write_bytes(orjson.dumps(schema))
+
+
+def problems(root: Path) -> list[tuple[str, str, str]]:
+    load_release.cache_clear()
+    with pytest.raises(ContractError) as info:
+        load_release(root, "demo", "1.0.0")
+    return [(Path(p.file).name, p.pointer, p.message) for p in info.value.problems]
+
+
+def test_demo_loads_with_kinds_rules_and_provenance(demo):
+    assert demo.name == "demo@1.0.0"
+    assert demo.kind("request.ping").reply is not None
+    assert demo.kind("hello").provenance.sources == ("test",)
+    assert [r.id for r in demo.rules] == ["FIRST_MESSAGE_IS", "FIELDS_EQUAL"]
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (lambda c: c["kinds"][0].pop("channel"), ("catalog.yaml", "/kinds/0", "'channel' is a required property")),
+        (lambda c: c["kinds"][0].update(channel="pigeon"), ("catalog.yaml", "/kinds/0/channel", None)),
+        (lambda c: c["kinds"][1].update(id="hello"), ("catalog.yaml", "/kinds/1/id", "duplicate kind id 'hello'")),
+        (lambda c: c["kinds"][0].update(producer="martian"), ("catalog.yaml", "/kinds/0/producer", None)),
+        (lambda c: c["kinds"][0].update(schema="nope.json#/$defs/X"), ("catalog.yaml", "/kinds/0/schema", None)),
+        (lambda c: c["kinds"][0].update(schema="stream.json#/$defs/Missing"), ("catalog.yaml", "/kinds/0/schema", None)),
+        (lambda c: c["kinds"][1].update(selector={"fields": {"/type": "hello"}}),
+         ("catalog.yaml", "/kinds/1/selector", "same selector as kind 'hello'")),
+        (lambda c: c["rules"][0].update(id="NO_SUCH_RULE"), ("catalog.yaml", "/rules/0/id", "unknown rule 'NO_SUCH_RULE'")),
+        (lambda c: c["kinds"][3].update(answers="zzz.*"), ("catalog.yaml", "/kinds/3/answers", None)),
+        (lambda c: c["kinds"][0]["provenance"].update(source="rumour"), ("catalog.yaml", "/kinds/0/provenance/source", None)),
+        (lambda c: c.update(version="9.9.9"), ("catalog.yaml", "/version", "expected '1.0.0', found '9.9.9'")),
+    ],
+)
+def test_malformed_catalog_is_located(contracts, change, expected):
+    edit_catalog(contracts, change)
+    found = problems(contracts)
+    file, pointer, message = expected
+    assert any(f == file and p == pointer and (message is None or message in m) for f, p, m in found), found
+
+
+def test_catalog_that_is_not_yaml(contracts):
+    (contracts / "demo/1.0.0/catalog.yaml").write_text("kinds: [unclosed\n")
+    ((file, pointer, message),) = problems(contracts)
+    assert file == "catalog.yaml" and "not valid YAML: line 2" in message
+
+
+@pytest.mark.parametrize(
+    ("change", "pointer", "message"),
+    [
+        (lambda s: s.update({"$id": "https://elsewhere.invalid/x.json"}), "/$id", "expected 'https://contracts"),
+        (lambda s: s.update({"$schema": "http://json-schema.org/draft-07/schema#"}), "/$schema", "expected"),
+        (lambda s: s["$defs"]["Hello"].update(type="strnig"), "/$defs/Hello/type", "not a valid 2020-12 schema"),
+        (lambda s: s["$defs"]["Hello"].update(required="type"), "/$defs/Hello/required", "not a valid 2020-12 schema"),
+    ],
+)
+def test_malformed_schema_is_located(contracts, change, pointer, message):
+    edit_schema(contracts, "stream.json", change)
+    found = problems(contracts)
+    assert any(f == "stream.json" and p == pointer and message in m for f, p, m in found), found
+
+
+def test_schema_file_that_is_not_json(contracts):
+    (contracts / "demo/1.0.0/http.json").write_text("{oops")
+    assert any(f == "http.json" and "not valid JSON" in m for f, _, m in problems(contracts))
+
+
+def test_ref_to_the_network_is_never_fetched(contracts):
+    edit_schema(contracts, "stream.json",
+                lambda s: s["$defs"]["Hello"]["properties"].update(x={"$ref": "https://example.com/s.json"}))
+    found = problems(contracts)
+    assert any(p == "/kinds/0/schema" and "does not resolve" in m for _, p, m in found), found
+
+
+def test_registry_resolves_npm_names_and_reports_unknowns(demo_registry):
+    assert demo_registry.resolve("demo@1.0.0") == ("demo", "1.0.0")
+    with pytest.raises(ContractError, match="unknown release '2.0.0' of demo; known: 1.0.0"):
+        demo_registry.resolve("demo@2.0.0")
+    with pytest.raises(ContractError, match="unknown package 'nope'; known: demo"):
+        demo_registry.resolve("nope@1.0.0")
+    with pytest.raises(ContractError, match="expected <package>@<version>"):
+        demo_registry.resolve("demo")
+    assert demo_registry.previous("demo", "1.0.0") is None
+
+
+def test_registry_file_is_validated(tmp_path):
+    (tmp_path / "registry.yaml").write_text("packages:\n  Bad_Name:\n    title: x\n    releases: [one]\n")
+    load_registry.cache_clear()
+    with pytest.raises(ContractError) as info:
+        load_registry(tmp_path)
+    assert {p.pointer for p in info.value.problems} >= {"/packages"}
+
+
+def test_tolerant_view_drops_only_closing_keywords():
+    schema = {"type": "object", "additionalProperties": False, "properties": {
+        "a": {"unevaluatedProperties": False, "additionalProperties": {"type": "string"}}}}
+    assert tolerant_view(schema) == {"type": "object", "properties": {"a": {"additionalProperties": {"type": "string"}}}}
+    assert schema["additionalProperties"] is False  # not modified

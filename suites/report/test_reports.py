@@ -1,0 +1,81 @@
+"""Every report format, checked against what the engine found (and the JSON report against its own schema)."""
+
+from __future__ import annotations
+
+import io
+import xml.etree.ElementTree as ET
+
+import jsonschema
+import orjson
+import pytest
+
+from wirecheck.check.engine import check_captures
+from wirecheck.contracts.loader import own_schema
+from wirecheck.report import FORMATS
+
+LINES = [
+    {"type": "hello", "version": "1.0.0", "extra": True},
+    {"type": "event", "payload": {"kind": "count", "count": -1}},
+    {"type": "who-knows"},
+]
+
+
+@pytest.fixture
+def result(demo, write_lines):
+    return check_captures(demo, [write_lines(LINES)])
+
+
+def render(name, result) -> str:
+    out = io.StringIO()
+    FORMATS[name](result, out)
+    return out.getvalue()
+
+
+def test_json_report_matches_its_schema_and_the_result(result):
+    report = orjson.loads(render("json", result))
+    jsonschema.validate(report, own_schema("report.schema.json"), format_checker=jsonschema.FormatChecker())
+    assert report["summary"] == {"verdict": "fails", "messages": 3, "classified": 2, "unclassified": 1,
+                                 "errors": 1, "warnings": 2, "infos": 0, "kinds_total": 12, "kinds_exercised": 2}
+    assert [(f["line"], f["code"], f.get("pointer")) for f in report["findings"]] == [
+        (1, "UNKNOWN_FIELD", "/extra"), (2, "SCHEMA_VIOLATION", "/payload/count"), (3, "UNKNOWN_MESSAGE_KIND", None)]
+    assert {c["kind"]: c["seen"] for c in report["coverage"]}["hello"] == 1
+
+
+def test_json_report_schema_rejects_a_wrong_report(result):
+    report = orjson.loads(render("json", result))
+    report["summary"]["verdict"] = "maybe"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(report, own_schema("report.schema.json"))
+
+
+def test_junit_has_a_case_per_kind_with_failures_and_skips(result):
+    root = ET.fromstring(render("junit", result))
+    suite = root.find("testsuite")
+    cases = {c.get("name"): c for c in suite.findall("testcase")}
+    assert len(cases) == 13  # 12 kinds + the capture-level case
+    assert cases["event"].find("failure") is not None
+    assert "/payload/count" in cases["event"].find("failure").text
+    assert cases["hello"].find("failure") is None and "unknown field" in cases["hello"].find("system-out").text
+    assert cases["job"].find("skipped").get("message") == "not exercised"
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("13", "1", "10")
+
+
+def test_markdown_lists_verdict_findings_and_coverage(result):
+    text = render("markdown", result)
+    assert "❌ **fails** — 3 messages, 1 errors, 2 warnings, 2/12 message kinds exercised" in text
+    assert "| SCHEMA_VIOLATION | event | /payload/count |" in text
+    assert "| job | not exercised | 0 | 0 |" in text
+
+
+def test_text_report_gives_location_code_pointer_and_expected_found(result):
+    text = render("text", result)
+    assert ":2  error  SCHEMA_VIOLATION  [event]  /payload/count  (oneOf branch 1) -1 is less than the minimum of 0 " \
+           "(expected minimum: 0; found -1)" in text
+    assert "coverage: 2/12 message kinds exercised" in text
+    assert text.rstrip().endswith("FAILS: 3 messages (1 unclassified), 1 errors, 2 warnings")
+
+
+def test_conforming_result(demo, write_lines):
+    result = check_captures(demo, [write_lines([{"type": "hello", "version": "1.0.0"}])])
+    assert orjson.loads(render("json", result))["summary"]["verdict"] == "conforms"
+    assert render("text", result).rstrip().endswith("CONFORMS: 1 messages (0 unclassified), 0 errors, 0 warnings")
