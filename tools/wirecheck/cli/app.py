@@ -13,6 +13,7 @@ from wirecheck import __version__, exitcodes
 COMMAND_MODULES = [
     "wirecheck.cli.contracts_cmd",
     "wirecheck.cli.validate_cmd",
+    "wirecheck.cli.fuzz_cmd",
 ]
 
 app = typer.Typer(

@@ -20,7 +20,8 @@ import orjson
 from hypothesis import strategies as st
 
 from wirecheck.fuzz import regex
-from wirecheck.fuzz.formats import FORMATS
+from wirecheck.contracts.reference import FORMAT_CHECKER
+from wirecheck.fuzz.formats import FORMATS, PROBES
 from wirecheck.fuzz.schemas import SchemaSet
 
 EMPTY: st.SearchStrategy[Any] = st.nothing()
@@ -337,8 +338,12 @@ class Compiler:
         pattern, fmt = schema.get("pattern"), schema.get("format")
         if high is not None and low > high:
             return EMPTY
-        if pattern is not None:
+        if pattern is not None and fmt in PROBES and all(regex.matches(pattern, p) for p in PROBES[fmt]):
+            strategy = FORMATS[fmt].filter(lambda text: regex.matches(pattern, text))
+        elif pattern is not None:
             strategy = regex.strings_matching(pattern)
+            if fmt is not None:  # both checkers: they disagree on corner cases such as year 0000
+                strategy = strategy.filter(lambda text: FORMAT_CHECKER.conforms(text, fmt))
         elif fmt in FORMATS:
             strategy = FORMATS[fmt]
         else:

@@ -1,0 +1,78 @@
+"""A reproducible fuzz corpus for a release: valid messages per kind, or labelled single-constraint mutants.
+
+Same release, kinds, count and seed → the same entries in the same order (with the same Hypothesis version).
+An entry is `{"kind", "expect": "accept"|"reject", "message", "breaks"?: {"keyword", "pointer", "description"}}`;
+for an HTTP kind the message is the body.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from wirecheck.contracts.model import ContractRelease, MessageKind
+from wirecheck.fuzz.mutants import Mutant, MutantFactory
+from wirecheck.fuzz.sampling import draw_examples
+from wirecheck.fuzz.strategies import compiler_for
+
+
+@dataclass(frozen=True)
+class Entry:
+    kind: str
+    message: Any
+    mutant: Mutant | None = None
+
+    @property
+    def expect(self) -> str:
+        return "accept" if self.mutant is None else "reject"
+
+    def as_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind, "expect": self.expect, "message": self.message}
+        if self.mutant is not None:
+            out["breaks"] = self.mutant.as_json()
+        return out
+
+
+def fuzzable_kinds(release: ContractRelease, only: Iterable[str] = ()) -> list[MessageKind]:
+    """Kinds with a message schema (a bodiless request has nothing to generate), optionally narrowed."""
+    wanted = set(only)
+    unknown = wanted - {k.id for k in release.kinds}
+    if unknown:
+        raise KeyError(f"unknown kind(s) {', '.join(sorted(unknown))} in {release.name}")
+    return [k for k in release.kinds if k.schema is not None and k.body == "json" and (not wanted or k.id in wanted)]
+
+
+def _seed_for(seed: int, kind_index: int) -> int:
+    return seed * 1_000_003 + kind_index
+
+
+def valid_entries(release: ContractRelease, kind: MessageKind, count: int, seed: int) -> list[Entry]:
+    assert kind.schema is not None
+    strategy = compiler_for(release).for_uri(kind.schema.uri)
+    index = [k.id for k in release.kinds].index(kind.id)
+    return [Entry(kind.id, value) for value in draw_examples(strategy, count, _seed_for(seed, index))]
+
+
+def mutant_entries(release: ContractRelease, kind: MessageKind, count: int, seed: int) -> list[Entry]:
+    """`count` mutants, spread over labels: every distinct (keyword, place) before any repeats."""
+    assert kind.schema is not None
+    factory = MutantFactory(compiler_for(release).schemas, kind.schema.uri, kind=kind.id)
+    by_label: dict[str, list[Mutant]] = {}
+    for entry in valid_entries(release, kind, max(count, 10), seed):
+        for mutant in factory.mutants(entry.message):
+            by_label.setdefault(mutant.label, []).append(mutant)
+    chosen: list[Mutant] = []
+    round_ = 0
+    while len(chosen) < count and any(len(ms) > round_ for ms in by_label.values()):
+        chosen += [ms[round_] for ms in by_label.values() if len(ms) > round_]
+        round_ += 1
+    return [Entry(kind.id, m.instance, m) for m in chosen[:count]]
+
+
+def corpus(
+    release: ContractRelease, *, kinds: Iterable[str] = (), count: int = 10, seed: int = 0, invalid: bool = False
+) -> Iterator[Entry]:
+    make = mutant_entries if invalid else valid_entries
+    for kind in fuzzable_kinds(release, kinds):
+        yield from make(release, kind, count, seed)
