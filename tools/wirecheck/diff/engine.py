@@ -1,0 +1,293 @@
+"""The diff of two contract releases (or two raw schemas): kinds matched, schemas compared, findings explained.
+
+Pipeline per matched kind and surface (schema, reply, headers):
+  1. semantic verdicts (jsonschema-rs covers) per direction and consumer model;
+     all safe → nothing to report (equivalent refactors end here);
+  2. structural changes from the node rules, each with probes;
+  3. witnesses built from the probes and re-checked by both validators;
+  4. per change: breaking where a witness exists or the semantics prove a break the rule predicts, unknown where
+     the rule predicts a break nobody could prove or refute, dropped where the semantics prove it safe;
+  5. a safety net: a direction the semantics call breaking/unknown that no change explains gets its own finding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from wirecheck.contracts.model import ContractRelease, MessageKind, SchemaLink
+from wirecheck.diff import semantic
+from wirecheck.diff.catalogue import diff_rule_catalogue
+from wirecheck.diff.fingerprints import fingerprint
+from wirecheck.diff.flat import short_location
+from wirecheck.diff.instances import NoExample, example
+from wirecheck.diff.model import (
+    BACKWARD,
+    BREAKING,
+    DIRECTIONS,
+    FORWARD,
+    SAFE,
+    STRICT,
+    TOLERANT,
+    UNKNOWN,
+    VIEWS,
+    Change,
+    DiffFinding,
+    DiffResult,
+    KindVerdict,
+    Witness,
+    format_path,
+)
+from wirecheck.diff.options import DiffOptions
+from wirecheck.diff.rules.kinds import describe_selector, kind_changes, match_kinds
+from wirecheck.diff.side import Side
+from wirecheck.diff.walk import structural_changes
+from wirecheck.diff.witness import candidates, from_difference, judge
+
+
+class _Pair:
+    """The release pair being diffed: names for findings, both sides, the options."""
+
+    def __init__(self, package: str, old_version: str, new_version: str, old: Side, new: Side,
+                 options: DiffOptions):
+        self.package, self.old_version, self.new_version = package, old_version, new_version
+        self.old, self.new, self.options = old, new, options
+
+    def finding(self, rule: str, kind: str, surface: str, params: dict[str, Any], *, path: str = "",
+                old_location: str | None = None, new_location: str | None = None,
+                verdicts: dict[tuple[str, str], str] | None = None,
+                witnesses: Iterable[Witness] = (), key: str = "") -> DiffFinding:
+        info = diff_rule_catalogue()[rule]
+        triples = tuple(sorted((d, m, v) for (d, m), v in (verdicts or {}).items() if v != SAFE))
+        old_short, new_short = short_location(old_location), short_location(new_location)
+        return DiffFinding(
+            rule=rule,
+            severity=self.options.severity(triples),
+            package=self.package,
+            old_version=self.old_version,
+            new_version=self.new_version,
+            kind=kind,
+            surface=surface,
+            message=info.render({"path": path or "/", "kind": kind, "surface": surface, **params}),
+            path=path,
+            old_location=old_short,
+            new_location=new_short,
+            verdicts=triples,
+            witnesses=tuple(sorted(witnesses, key=lambda w: (w.direction, w.view))),
+            fingerprint=fingerprint(self.package, rule, kind, surface, path, old_short, new_short, key),
+            params=tuple(sorted((k, v) for k, v in params.items() if isinstance(v, str | int | float | bool))),
+        )
+
+
+def diff_releases(old: ContractRelease, new: ContractRelease, options: DiffOptions | None = None) -> DiffResult:
+    from wirecheck.diff.verdict.semver import version_findings
+
+    options = options or DiffOptions()
+    pair = _Pair(new.package, old.version, new.version, Side("old", old.resources, old.name),
+                 Side("new", new.resources, new.name), options)
+    findings: list[DiffFinding] = []
+    verdicts: list[KindVerdict] = []
+    match = match_kinds(old, new)
+    for kind in match.added:
+        findings.append(_kind_added(pair, kind))
+    for kind in match.removed:
+        findings.append(_kind_removed(pair, kind))
+    for old_kind, new_kind in match.matched:
+        for rule, params in kind_changes(old_kind, new_kind):
+            info = diff_rule_catalogue()[rule]
+            declared = {dv: (BREAKING if rule in ("SELECTOR_CHANGED", "BODY_CHANGED") else UNKNOWN)
+                        for dv in info.breaks}
+            findings.append(pair.finding(rule, new_kind.id, "kind", params, verdicts=declared,
+                                         key=str(sorted(params.items()))))
+        for surface, old_link, new_link in _surfaces(old_kind, new_kind):
+            if old_link is None or new_link is None:
+                rule = "SCHEMA_ATTACHED" if old_link is None else "SCHEMA_DETACHED"
+                info = diff_rule_catalogue()[rule]
+                findings.append(pair.finding(
+                    rule, new_kind.id, surface,
+                    {"old": old_link.ref if old_link else "", "new": new_link.ref if new_link else ""},
+                    old_location=old_link.uri if old_link else None, new_location=new_link.uri if new_link else None,
+                    verdicts={dv: UNKNOWN for dv in info.breaks},
+                ))
+                continue
+            surface_findings, kind_verdict = compare_surface(pair, new_kind.id, surface, old_link.uri, new_link.uri,
+                                                             old_kind.id)
+            findings += surface_findings
+            verdicts.append(kind_verdict)
+    extra, version = version_findings(old, new, findings, pair.finding)
+    findings += extra
+    return DiffResult(new.package, old.version, new.version, tuple(_ordered(findings)), tuple(verdicts), version)
+
+
+def _ordered(findings: list[DiffFinding]) -> list[DiffFinding]:
+    return sorted(findings, key=lambda f: (-f.severity.rank, f.kind, f.surface, f.path, f.rule, f.fingerprint))
+
+
+def _surfaces(old: MessageKind, new: MessageKind) -> list[tuple[str, SchemaLink | None, SchemaLink | None]]:
+    out = []
+    for surface, get in (("schema", lambda k: k.schema), ("reply", lambda k: k.reply.schema if k.reply else None),
+                         ("headers", lambda k: k.headers)):
+        a, b = get(old), get(new)
+        if a is not None or b is not None:
+            out.append((surface, a, b))
+    return out
+
+
+def _kind_added(pair: _Pair, kind: MessageKind) -> DiffFinding:
+    witnesses = []
+    if kind.schema is not None and pair.options.witnesses:
+        try:
+            payload = example(pair.new, kind.schema.uri)
+            accepted, _ = pair.new.judge(kind.schema.uri, STRICT, payload)
+            if accepted:
+                witnesses.append(Witness(payload, FORWARD, STRICT, "old",
+                                         f"no kind of {pair.old.label} has the selector {describe_selector(kind)}"))
+        except (NoExample, Exception):
+            pass
+    return pair.finding(
+        "MESSAGE_KIND_ADDED", kind.id, "kind",
+        {"selector": describe_selector(kind), "producer": kind.producer, "consumer": kind.consumer},
+        new_location=kind.schema.uri if kind.schema else None,
+        verdicts={(FORWARD, STRICT): BREAKING}, witnesses=witnesses,
+    )
+
+
+def _kind_removed(pair: _Pair, kind: MessageKind) -> DiffFinding:
+    witnesses = []
+    if kind.schema is not None and pair.options.witnesses:
+        try:
+            payload = example(pair.old, kind.schema.uri)
+            accepted, _ = pair.old.judge(kind.schema.uri, STRICT, payload)
+            if accepted:
+                for view in VIEWS:
+                    witnesses.append(Witness(payload, BACKWARD, view, "new",
+                                             f"no kind of {pair.new.label} has the selector {describe_selector(kind)}"))
+        except (NoExample, Exception):
+            pass
+    return pair.finding(
+        "MESSAGE_KIND_REMOVED", kind.id, "kind",
+        {"selector": describe_selector(kind), "producer": kind.producer, "consumer": kind.consumer},
+        old_location=kind.schema.uri if kind.schema else None,
+        verdicts={(BACKWARD, STRICT): BREAKING, (BACKWARD, TOLERANT): BREAKING}, witnesses=witnesses,
+    )
+
+
+def compare_surface(pair: _Pair, kind: str, surface: str, old_location: str, new_location: str,
+                    old_kind: str | None = None) -> tuple[list[DiffFinding], KindVerdict]:
+    proven = semantic.compare(pair.old, old_location, pair.new, new_location)
+    verdict = KindVerdict(kind, surface, old_kind, kind, tuple(sorted((d, m, v) for (d, m), v in proven.items())))
+    if all(v == SAFE for v in proven.values()):
+        return [], verdict
+    old_end, new_end = (pair.old, old_location), (pair.new, new_location)
+    baseline = _baseline(pair, old_end, new_end) if pair.options.witnesses else {}
+    findings = []
+    for change in structural_changes(pair.old, old_location, pair.new, new_location):
+        findings.append(_explain(pair, kind, surface, change, proven, baseline, old_end, new_end))
+    findings = [f for f in findings if f is not None]
+    findings += _safety_net(pair, kind, surface, proven, findings, old_end, new_end, baseline)
+    return findings, verdict
+
+
+def _baseline(pair: _Pair, old_end: tuple[Side, str], new_end: tuple[Side, str]) -> dict[str, tuple[Any, set]]:
+    """The plain minimal payload of each side and the (direction, view) pairs it already witnesses."""
+    out: dict[str, tuple[Any, set]] = {}
+    for name, (side, location) in (("old", old_end), ("new", new_end)):
+        try:
+            payload = example(side, location)
+        except Exception:
+            continue
+        out[name] = (payload, set(judge([payload], old_end, new_end)))
+    return out
+
+
+def _explain(pair: _Pair, kind: str, surface: str, change: Change, proven: dict[tuple[str, str], str],
+             baseline: dict[str, tuple[Any, set]], old_end: tuple[Side, str],
+             new_end: tuple[Side, str]) -> DiffFinding:
+    info = diff_rule_catalogue()[change.rule]
+    witnesses: dict[tuple[str, str], Witness] = {}
+    if pair.options.witnesses and change.probes:
+        found = judge(candidates(change.probes, old_end, new_end), old_end, new_end)
+        for dv, witness in found.items():
+            side = "new" if witness.direction == FORWARD else "old"
+            base = baseline.get(side)
+            # a payload that differs from the plain minimal one of its side proves this change only when the
+            # plain one does not already break in the same way (else another change is the cause)
+            if base is not None and dv in base[1] and witness.payload != base[0]:
+                continue
+            witnesses[dv] = witness
+    # With witness search, "breaking" needs a witness; without it, a break the semantics prove and the rule
+    # predicts is attributed to the rule. A predicted break nobody proved or refuted stays "unknown".
+    verdicts: dict[tuple[str, str], str] = {}
+    for dv in set(info.breaks) | set(witnesses):
+        if dv in witnesses:
+            verdicts[dv] = BREAKING
+        elif proven.get(dv) == SAFE:
+            continue
+        elif proven.get(dv) == BREAKING and not pair.options.witnesses:
+            verdicts[dv] = BREAKING
+        else:
+            verdicts[dv] = UNKNOWN
+    return pair.finding(
+        change.rule, kind, surface, dict(change.params), path=format_path(change.path),
+        old_location=change.old_location, new_location=change.new_location, verdicts=verdicts,
+        witnesses=witnesses.values(), key=change.key,
+    )
+
+
+def _safety_net(pair: _Pair, kind: str, surface: str, proven: dict[tuple[str, str], str],
+                findings: list[DiffFinding], old_end: tuple[Side, str], new_end: tuple[Side, str],
+                baseline: dict[str, tuple[Any, set]]) -> list[DiffFinding]:
+    out = []
+    for direction in DIRECTIONS:
+        open_views = [
+            view for view in VIEWS
+            if proven[(direction, view)] != SAFE
+            and not any(d == direction and m == view and v == BREAKING for f in findings for d, m, v in f.verdicts)
+            and not (proven[(direction, view)] == UNKNOWN
+                     and any(d == direction and m == view for f in findings for d, m, _ in f.verdicts))
+        ]
+        if not open_views:
+            continue
+        witnesses: dict[tuple[str, str], Witness] = {}
+        if pair.options.witnesses:
+            writer, reader = (new_end, old_end) if direction == FORWARD else (old_end, new_end)
+            for view in open_views:
+                rest = semantic.difference(writer[0], writer[1], reader[0], reader[1], view)
+                found = from_difference(rest, writer, old_end, new_end)
+                if (direction, view) in found:
+                    witnesses[(direction, view)] = found[(direction, view)]
+            for name, (payload, dvs) in baseline.items():
+                for dv in dvs:
+                    if dv[0] == direction and dv[1] in open_views and dv not in witnesses:
+                        witnesses[dv] = judge([payload], old_end, new_end)[dv]
+        verdicts = {}
+        for view in open_views:
+            if (direction, view) in witnesses or proven[(direction, view)] == BREAKING:
+                verdicts[(direction, view)] = BREAKING
+            else:
+                verdicts[(direction, view)] = UNKNOWN
+        if all(v == UNKNOWN for v in verdicts.values()):
+            rule = "SCHEMA_CHANGE_UNDECIDED"
+        else:
+            rule = "SCHEMA_WIDENED" if direction == FORWARD else "SCHEMA_NARROWED"
+        out.append(pair.finding(rule, kind, surface, {"direction": direction}, old_location=old_end[1],
+                                new_location=new_end[1], verdicts=verdicts, witnesses=witnesses.values(),
+                                key=direction))
+    return out
+
+
+def diff_schemas(old_schema: Any, new_schema: Any, options: DiffOptions | None = None, *,
+                 old_name: str = "old", new_name: str = "new",
+                 old_resources: dict[str, Any] | None = None,
+                 new_resources: dict[str, Any] | None = None) -> DiffResult:
+    """Two raw JSON Schemas (users outside the catalog): one pseudo-kind `schema`, producer → consumer."""
+    options = options or DiffOptions()
+    old_id = old_schema.get("$id") if isinstance(old_schema, dict) else None
+    new_id = new_schema.get("$id") if isinstance(new_schema, dict) else None
+    old_id = old_id or "urn:wirecheck:old"
+    new_id = new_id or "urn:wirecheck:new"
+    old_side = Side("old", {**(old_resources or {}), old_id: old_schema}, old_name)
+    new_side = Side("new", {**(new_resources or {}), new_id: new_schema}, new_name)
+    pair = _Pair("schema", old_name, new_name, old_side, new_side, options)
+    findings, verdict = compare_surface(pair, "schema", "schema", old_id + "#", new_id + "#")
+    return DiffResult("schema", old_name, new_name, tuple(_ordered(findings)), (verdict,), None)

@@ -1,0 +1,136 @@
+"""A schema node made walkable: `$ref`s followed and `allOf` merged, every subschema keeping its location.
+
+The structural rules compare two `Flat` nodes; the semantic layer (canonical covers) has the last word on
+whether a difference matters, so this only needs to be a faithful *explanation* of common shapes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urldefrag
+
+from wirecheck.diff.side import Side, join
+from wirecheck.pointer import format_pointer, parse_pointer
+
+_TYPES = ("null", "boolean", "object", "array", "number", "integer", "string")
+
+
+@dataclass
+class Flat:
+    location: str  # where the node (or the first of its merged parts) is written
+    keywords: dict[str, Any] = field(default_factory=dict)  # scalar keywords, merged
+    types: tuple[str, ...] | None = None  # None: unconstrained
+    properties: dict[str, str] = field(default_factory=dict)  # name → location
+    required: set[str] = field(default_factory=set)
+    closed: bool = False  # additionalProperties:false or unevaluatedProperties:false
+    additional: str | None = None  # location of a non-boolean additionalProperties schema
+    items: str | None = None
+    prefix_items: list[str] = field(default_factory=list)
+    union: str | None = None  # "oneOf" | "anyOf"
+    branches: list[str] = field(default_factory=list)
+    enum: list[Any] | None = None  # enum or [const]
+    is_const: bool = False
+    refs: tuple[str, ...] = ()  # the $ref chain followed, for cycle detection
+    false: bool = False
+
+
+def _child(location: str, *tokens: Any) -> str:
+    base, fragment = urldefrag(location)
+    return f"{base}#{fragment}{format_pointer(tokens)}"
+
+
+def flatten(side: Side, location: str, depth: int = 0) -> Flat:
+    node = side.node(location)
+    flat = Flat(location)
+    _merge(side, flat, node, location, depth)
+    if flat.types is None and flat.enum is not None:
+        flat.types = tuple(sorted({_type_of(v) for v in flat.enum}))
+    if flat.types is None and (flat.properties or flat.required or flat.closed):
+        flat.types = ("object",)
+    if flat.types is None and (flat.items or flat.prefix_items):
+        flat.types = ("array",)
+    return flat
+
+
+def _type_of(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "integer" if value.is_integer() else "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def _merge(side: Side, flat: Flat, node: Any, location: str, depth: int) -> None:
+    if depth > 32:
+        return
+    if node is False:
+        flat.false = True
+        return
+    if not isinstance(node, dict):
+        return
+    if "$ref" in node:
+        target = join(location, node["$ref"])
+        if target not in flat.refs and side.has(target):
+            flat.refs = (*flat.refs, target)
+            if flat.location == location:
+                flat.location = target if len(node) == 1 else location
+            _merge(side, flat, side.node(target), target, depth + 1)
+    for index, part in enumerate(node.get("allOf", [])):
+        _merge(side, flat, part, _child(location, "allOf", index), depth + 1)
+    if "type" in node:
+        types = tuple(node["type"]) if isinstance(node["type"], list) else (node["type"],)
+        if "integer" in types or "number" in types:
+            pass
+        flat.types = types if flat.types is None else tuple(t for t in flat.types if t in types)
+    if "const" in node:
+        flat.enum, flat.is_const = [node["const"]], True
+    elif "enum" in node:
+        flat.enum = list(node["enum"]) if flat.enum is None else [v for v in flat.enum if v in node["enum"]]
+    for name in node.get("properties", {}):
+        flat.properties.setdefault(name, _child(location, "properties", name))
+    flat.required |= set(node.get("required", []))
+    if node.get("additionalProperties") is False or node.get("unevaluatedProperties") is False:
+        flat.closed = True
+    elif isinstance(node.get("additionalProperties"), dict):
+        flat.additional = _child(location, "additionalProperties")
+    if "items" in node and node["items"] is not False:
+        flat.items = _child(location, "items")
+    if "prefixItems" in node:
+        flat.prefix_items = [_child(location, "prefixItems", i) for i in range(len(node["prefixItems"]))]
+    for word in ("oneOf", "anyOf"):
+        if word in node:
+            branches = node[word]
+            simple = [b.get("type") for b in branches if isinstance(b, dict) and set(b) == {"type"}]
+            if len(simple) == len(branches) and all(isinstance(t, str) for t in simple):
+                # `anyOf: [{type: a}, {type: b}]` is `type: [a, b]`: an equivalent refactor, not a union
+                types = tuple(simple)
+                flat.types = types if flat.types is None else tuple(t for t in flat.types if t in types)
+            elif flat.union is None:
+                flat.union = word
+                flat.branches = [_child(location, word, i) for i in range(len(branches))]
+    for word in (
+        "minLength", "maxLength", "pattern", "format", "minimum", "maximum", "exclusiveMinimum",
+        "exclusiveMaximum", "multipleOf", "minItems", "maxItems", "uniqueItems", "minProperties",
+        "maxProperties", "contentEncoding", "contentMediaType", "dependentRequired",
+    ):
+        if word in node:
+            flat.keywords[word] = node[word]
+
+
+def location_pointer(location: str) -> tuple[str, ...]:
+    return parse_pointer(urldefrag(location)[1])
+
+
+def short_location(location: str | None) -> str | None:
+    """`https://contracts.wirecheck.invalid/xopc/0.0.253/events.json#/$defs/X` → `events.json#/$defs/X`."""
+    if location is None:
+        return None
+    base, fragment = urldefrag(location)
+    return f"{base.rsplit('/', 1)[-1]}#{fragment}"

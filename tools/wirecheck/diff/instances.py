@@ -1,0 +1,211 @@
+"""Minimal payloads for a schema location, with values planted at chosen instance paths.
+
+This is how witnesses are built by construction: "the smallest message the new release accepts, with the added
+enum value at /agent_type". Generation is best effort (a heuristic over common keywords); every payload is
+re-validated by both validators before it is shown, so a wrong guess costs a witness, never a wrong claim.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from wirecheck.diff.flat import Flat, flatten
+from wirecheck.diff.model import ABSENT, ITEM
+from wirecheck.diff.regex_example import regex_example
+from wirecheck.diff.side import Side
+
+FORMAT_SAMPLES = {
+    "date-time": "2026-01-01T00:00:00Z",
+    "date": "2026-01-01",
+    "time": "00:00:00Z",
+    "duration": "P1D",
+    "email": "a@example.com",
+    "idn-email": "a@example.com",
+    "hostname": "example.com",
+    "idn-hostname": "example.com",
+    "ipv4": "127.0.0.1",
+    "ipv6": "::1",
+    "uri": "https://example.com/",
+    "uri-reference": "https://example.com/",
+    "iri": "https://example.com/",
+    "iri-reference": "https://example.com/",
+    "url": "https://example.com/",
+    "uuid": "00000000-0000-4000-8000-000000000000",
+    "json-pointer": "/a",
+    "relative-json-pointer": "0",
+    "regex": "a",
+    "uri-template": "https://example.com/{a}",
+}
+
+_MAX_DEPTH = 24
+
+
+class NoExample(Exception):
+    """No payload could be built (recursion too deep, contradictory keywords)."""
+
+
+def example(side: Side, location: str, plants: dict[tuple[Any, ...], Any] | None = None) -> Any:
+    """A small payload valid (we hope; callers re-check) against `location`, with `plants` at their paths."""
+    return _example(side, location, (), dict(plants or {}), 0)
+
+
+def _under(plants: dict[tuple[Any, ...], Any], path: tuple[Any, ...]) -> dict[tuple[Any, ...], Any]:
+    n = len(path)
+    return {p: v for p, v in plants.items() if len(p) > n and p[:n] == path}
+
+
+def _example(side: Side, location: str, path: tuple[Any, ...], plants: dict, depth: int) -> Any:
+    if path in plants:
+        return plants[path]
+    if depth > _MAX_DEPTH:
+        raise NoExample(f"schema nests deeper than {_MAX_DEPTH} at {location}")
+    flat = flatten(side, location)
+    if flat.false:
+        raise NoExample(f"{location} admits nothing")
+    if flat.union:
+        return _from_union(side, flat, path, plants, depth)
+    if flat.enum is not None:
+        if not flat.enum:
+            raise NoExample(f"{location}: empty enum")
+        return flat.enum[0]
+    below = _under(plants, path)
+    types = flat.types or (("object",) if below and not any(p[len(path)] == ITEM for p in below) else None)
+    if types is None:
+        types = ("array",) if below else ("null",)
+    kind = _pick_type(types, below, path)
+    return _of_type(side, flat, kind, path, plants, depth)
+
+
+def _pick_type(types: tuple[str, ...], below: dict, path: tuple[Any, ...]) -> str:
+    if below:
+        first = next(iter(below))[len(path)]
+        wanted = "array" if first == ITEM or isinstance(first, int) else "object"
+        if wanted in types:
+            return wanted
+    for preferred in ("object", "string", "integer", "number", "boolean", "array", "null"):
+        if preferred in types:
+            return preferred
+    return types[0]
+
+
+def _from_union(side: Side, flat: Flat, path: tuple[Any, ...], plants: dict, depth: int) -> Any:
+    first: Any = None
+    found = False
+    for branch in flat.branches:
+        try:
+            candidate = _example(side, branch, path, plants, depth + 1)
+        except NoExample:
+            continue
+        if not found:
+            first, found = candidate, True
+        if side.validator(branch).is_valid(candidate) and side.validator(flat.location).is_valid(candidate):
+            return candidate
+    if not found:
+        raise NoExample(f"no branch of {flat.location} gives an example")
+    return first
+
+
+def _of_type(side: Side, flat: Flat, kind: str, path: tuple[Any, ...], plants: dict, depth: int) -> Any:
+    kw = flat.keywords
+    if kind == "object":
+        value: dict[str, Any] = {}
+        below = _under(plants, path)
+        names = sorted(flat.required) + sorted(
+            {p[len(path)] for p in below} - set(flat.required), key=str
+        )
+        required = set(flat.required)
+        for name, deps in (kw.get("dependentRequired") or {}).items():
+            if name in names:
+                required |= set(deps)
+                names += [d for d in deps if d not in names]
+        minimum = kw.get("minProperties", 0)
+        for name in flat.properties:
+            if len(names) >= minimum:
+                break
+            if name not in names:
+                names.append(name)
+        for name in names:
+            child = (*path, name)
+            if plants.get(child, None) is ABSENT:
+                continue
+            if name in flat.properties:
+                value[name] = _example(side, flat.properties[name], child, plants, depth + 1)
+            elif flat.additional is not None:
+                value[name] = _example(side, flat.additional, child, plants, depth + 1)
+            elif child in plants:
+                value[name] = plants[child]
+            else:
+                value[name] = _planted_or_default(child, plants)
+        return value
+    if kind == "array":
+        below = _under(plants, path)
+        count = max(kw.get("minItems", 0), len(flat.prefix_items) if kw.get("minItems", 0) > 0 else 0)
+        if below:
+            count = max(count, 1, *(p[len(path)] + 1 for p in below if isinstance(p[len(path)], int)))
+        items = []
+        for index in range(count):
+            location = flat.prefix_items[index] if index < len(flat.prefix_items) else flat.items
+            child = (*path, index) if (*path, index) in plants or _under(plants, (*path, index)) else (*path, ITEM)
+            if location is None:
+                items.append(_planted_or_default(child, plants))
+            else:
+                items.append(_example(side, location, child, plants, depth + 1))
+        return items
+    if kind == "string":
+        fmt = kw.get("format")
+        low, high = kw.get("minLength", 0), kw.get("maxLength")
+        if "pattern" in kw:
+            text = regex_example(kw["pattern"], low, high)
+            if text is None:
+                raise NoExample(f"no string matches {kw['pattern']!r}")
+            return text
+        if fmt in FORMAT_SAMPLES:
+            return FORMAT_SAMPLES[fmt]
+        if kw.get("contentEncoding") == "base64":
+            return "AAAA"[: max(low, 4)] if low <= 4 else "A" * (low + (-low) % 4)
+        return "a" * low if low else ""
+    if kind in ("integer", "number"):
+        return _number(kw, kind)
+    if kind == "boolean":
+        return False
+    return None
+
+
+def _planted_or_default(child: tuple[Any, ...], plants: dict) -> Any:
+    below = _under(plants, child)
+    if not below:
+        return plants.get(child)
+    first = next(iter(below))[len(child)]
+    if first == ITEM or isinstance(first, int):
+        return [_planted_or_default((*child, ITEM), plants)]
+    result = {}
+    for p in below:
+        name = p[len(child)]
+        result[name] = _planted_or_default((*child, name), plants) if (*child, name) not in plants else plants[(*child, name)]
+    return {k: v for k, v in result.items() if v is not ABSENT}
+
+
+def _number(kw: dict[str, Any], kind: str) -> int | float:
+    low = kw.get("minimum")
+    if "exclusiveMinimum" in kw:
+        ex = kw["exclusiveMinimum"]
+        low = max(low, ex + 1) if low is not None else ex + 1
+        if kind == "number" and isinstance(ex, float):
+            low = ex + 0.5
+    high = kw.get("maximum")
+    if "exclusiveMaximum" in kw:
+        ex = kw["exclusiveMaximum"]
+        high = min(high, ex - 1) if high is not None else ex - 1
+    value = 0 if (low is None or low <= 0) and (high is None or high >= 0) else (low if low is not None else high)
+    step = kw.get("multipleOf")
+    if step:
+        import math
+
+        value = math.ceil(value / step) * step
+        if isinstance(step, int) and kind == "integer":
+            value = int(value)
+    if kind == "integer":
+        import math
+
+        value = math.ceil(value) if low is not None and value == low else int(value)
+    return value

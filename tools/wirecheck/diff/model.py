@@ -1,0 +1,197 @@
+"""Frozen values of the contract diff: changes, witnesses, findings, per-kind verdicts, the result of a diff.
+
+Vocabulary (Confluent's, applied per message kind):
+- FORWARD  = old consumers reading what new producers write: breaks when new ⊄ old.
+- BACKWARD = new consumers reading what old producers wrote: breaks when old ⊄ new.
+- consumer model: `strict` consumers validate the schema as authored (closed objects reject unknown fields),
+  `tolerant` consumers ignore unknown fields (the tolerant view: closing keywords dropped).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from wirecheck.findings import Severity
+
+FORWARD = "forward"
+BACKWARD = "backward"
+DIRECTIONS = (FORWARD, BACKWARD)
+STRICT = "strict"
+TOLERANT = "tolerant"
+VIEWS = (STRICT, TOLERANT)
+
+# Verdict for one (direction, consumer model): proven breaking, proven safe, or undecided.
+BREAKING = "breaking"
+SAFE = "safe"
+UNKNOWN = "unknown"
+
+ITEM = "*"  # instance-path token for "any array item"
+
+
+class _Absent:
+    """Planted where a property must be left out of a generated payload."""
+
+    _instance: _Absent | None = None
+
+    def __new__(cls) -> _Absent:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+ABSENT = _Absent()
+
+
+def format_path(path: tuple[Any, ...]) -> str:
+    """An instance path for humans and fingerprints: JSON-pointer style, `*` for any array item."""
+    return "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in path)
+
+
+@dataclass(frozen=True)
+class Probe:
+    """A payload to try as a witness: a minimal instance of `side` with `value` planted at `path`."""
+
+    side: str  # "old" | "new": the schema that should accept the payload
+    path: tuple[Any, ...] = ()
+    value: Any = None
+    planted: bool = False  # False: the plain minimal instance of `side`
+
+
+@dataclass(frozen=True)
+class Change:
+    """One structural difference found by a rule at one place of a kind's schema."""
+
+    rule: str
+    path: tuple[Any, ...]  # instance path inside the message
+    old_location: str | None  # schema location in the old release: `<file>#<pointer>`
+    new_location: str | None
+    params: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    probes: tuple[Probe, ...] = ()
+    key: str = ""  # extra identity for the fingerprint (e.g. the enum value added)
+
+
+@dataclass(frozen=True)
+class Witness:
+    """A payload one side accepts and the other rejects, re-checked by jsonschema-rs and python-jsonschema."""
+
+    payload: Any
+    direction: str  # forward: new accepts, old rejects; backward: old accepts, new rejects
+    view: str  # consumer model the witness is for
+    rejected_by: str  # "old" | "new"
+    reason: str  # the rejecting validator's message
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "payload": self.payload,
+            "direction": self.direction,
+            "consumer": self.view,
+            "accepted_by": "old" if self.rejected_by == "new" else "new",
+            "rejected_by": self.rejected_by,
+            "reason": self.reason,
+            "checked_by": ["jsonschema-rs", "python-jsonschema"],
+        }
+
+
+@dataclass(frozen=True)
+class DiffFinding:
+    rule: str
+    severity: Severity
+    package: str
+    old_version: str
+    new_version: str
+    kind: str  # message kind id (the new one when renamed, the old one when removed)
+    surface: str  # schema | reply | headers | kind | release
+    message: str
+    path: str = ""  # instance path inside the message
+    old_location: str | None = None
+    new_location: str | None = None
+    # (direction, consumer model) → breaking | unknown; pairs absent are safe (or not applicable)
+    verdicts: tuple[tuple[str, str, str], ...] = ()
+    witnesses: tuple[Witness, ...] = ()
+    fingerprint: str = ""
+    waived: str | None = None  # the waiver's reason, when one applies
+    params: tuple[tuple[str, Any], ...] = ()
+
+    def breaks(self, direction: str | None = None, view: str | None = None) -> bool:
+        return any(
+            v == BREAKING and (direction in (None, d)) and (view in (None, m)) for d, m, v in self.verdicts
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "rule": self.rule,
+            "severity": self.severity.value,
+            "fingerprint": self.fingerprint,
+            "package": self.package,
+            "old_version": self.old_version,
+            "new_version": self.new_version,
+            "kind": self.kind,
+            "surface": self.surface,
+            "message": self.message,
+            "path": self.path,
+            "verdicts": [{"direction": d, "consumer": m, "verdict": v} for d, m, v in self.verdicts],
+            "witnesses": [w.to_json() for w in self.witnesses],
+        }
+        if self.old_location:
+            data["old_location"] = self.old_location
+        if self.new_location:
+            data["new_location"] = self.new_location
+        if self.waived is not None:
+            data["waived"] = self.waived
+        return data
+
+
+@dataclass(frozen=True)
+class KindVerdict:
+    """The semantic answer for one kind surface: per direction and consumer model, breaking/safe/unknown."""
+
+    kind: str
+    surface: str
+    old_kind: str | None
+    new_kind: str | None
+    verdicts: tuple[tuple[str, str, str], ...]  # (direction, view, verdict)
+
+    def get(self, direction: str, view: str) -> str:
+        for d, m, v in self.verdicts:
+            if d == direction and m == view:
+                return v
+        return SAFE
+
+
+@dataclass(frozen=True)
+class VersionVerdict:
+    """What the change set requires of the version bump, and what the release did."""
+
+    declared_bump: str  # major | minor | patch | none | downgrade
+    required_bump: str  # major | minor | patch | none
+    old_wire: str | None
+    new_wire: str | None
+    required_wire_bump: str
+
+
+@dataclass(frozen=True)
+class DiffResult:
+    package: str
+    old_version: str
+    new_version: str
+    findings: tuple[DiffFinding, ...]
+    kinds: tuple[KindVerdict, ...]
+    version: VersionVerdict | None
+    problems: tuple[str, ...] = ()  # e.g. waiver-file problems (usage errors)
+
+    @property
+    def name(self) -> str:
+        return f"{self.package}@{self.old_version} → {self.package}@{self.new_version}"
+
+    def worst(self) -> Severity | None:
+        active = [f.severity for f in self.findings if f.waived is None]
+        return max(active, key=lambda s: s.rank) if active else None
+
+    def compatibility(self, direction: str, view: str) -> str:
+        """The pair's verdict in one direction for one consumer model: the worst over its findings."""
+        verdicts = {v for f in self.findings if f.waived is None for d, m, v in f.verdicts if d == direction and m == view}
+        return BREAKING if BREAKING in verdicts else UNKNOWN if UNKNOWN in verdicts else SAFE

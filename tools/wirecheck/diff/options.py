@@ -1,0 +1,30 @@
+"""What a diff run protects: which directions count, which consumer model, whether to search for witnesses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from wirecheck.diff.model import BACKWARD, BREAKING, DIRECTIONS, FORWARD, STRICT, TOLERANT, UNKNOWN
+from wirecheck.findings import Severity
+
+COMPATIBILITY = {"forward": (FORWARD,), "backward": (BACKWARD,), "full": DIRECTIONS}
+
+
+@dataclass(frozen=True)
+class DiffOptions:
+    witnesses: bool = True
+    directions: tuple[str, ...] = DIRECTIONS  # --compat forward|backward|full
+    # --consumers: `tolerant` (default) makes breaks that only strict (closed-model) consumers see warnings;
+    # `strict` protects closed-model consumers too, so those become errors.
+    consumers: str = TOLERANT
+
+    def severity(self, verdicts: tuple[tuple[str, str, str], ...]) -> Severity:
+        """A finding's severity from its verdicts: error = breaks a protected consumer, warning = may break one
+        (undecided) or breaks only closed-model consumers we were not asked to protect, info = breaks nobody."""
+        protected = [(d, m, v) for d, m, v in verdicts if d in self.directions]
+        views = (STRICT, TOLERANT) if self.consumers == STRICT else (TOLERANT,)
+        if any(v == BREAKING and m in views for _, m, v in protected):
+            return Severity.ERROR
+        if any(v in (BREAKING, UNKNOWN) for _, _, v in protected):
+            return Severity.WARNING
+        return Severity.INFO

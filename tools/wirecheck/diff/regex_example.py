@@ -1,0 +1,133 @@
+"""The shortest string a regex accepts, read off the parse tree (fast path), else found by Hypothesis.
+
+Contract patterns are ECMA-262; the result is always re-checked with `regress` (ECMA semantics), so a pattern the
+Python parser reads differently can only cost a witness, never produce a wrong one.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+import regress
+
+try:  # Python ≥ 3.11
+    from re import _constants as C  # type: ignore[attr-defined]
+    from re import _parser as P  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover
+    import sre_constants as C  # type: ignore[no-redef]
+    import sre_parse as P  # type: ignore[no-redef]
+
+_CATEGORY_SAMPLE = {
+    C.CATEGORY_DIGIT: "0",
+    C.CATEGORY_NOT_DIGIT: "a",
+    C.CATEGORY_SPACE: " ",
+    C.CATEGORY_NOT_SPACE: "a",
+    C.CATEGORY_WORD: "a",
+    C.CATEGORY_NOT_WORD: "-",
+}
+
+
+def _from_in(items: list[tuple[Any, Any]]) -> str | None:
+    negate = any(op is C.NEGATE for op, _ in items)
+    if negate:
+        excluded = set()
+        for op, arg in items:
+            if op is C.LITERAL:
+                excluded.add(chr(arg))
+            elif op is C.RANGE:
+                excluded |= {chr(c) for c in range(arg[0], min(arg[1], arg[0] + 200) + 1)}
+        return next((c for c in "a0A-_ .x" if c not in excluded), None)
+    for op, arg in items:
+        if op is C.LITERAL:
+            return chr(arg)
+        if op is C.RANGE:
+            return chr(arg[0])
+        if op is C.CATEGORY:
+            return _CATEGORY_SAMPLE.get(arg)
+    return None
+
+
+def _walk(parsed: Any) -> str | None:
+    out = []
+    for op, arg in parsed:
+        if op is C.LITERAL:
+            out.append(chr(arg))
+        elif op is C.NOT_LITERAL:
+            out.append("a" if chr(arg) != "a" else "b")
+        elif op is C.ANY:
+            out.append("a")
+        elif op is C.IN:
+            char = _from_in(arg)
+            if char is None:
+                return None
+            out.append(char)
+        elif op in (C.MAX_REPEAT, C.MIN_REPEAT, getattr(C, "POSSESSIVE_REPEAT", None)):
+            low, _high, sub = arg
+            part = _walk(sub)
+            if part is None:
+                return None
+            out.append(part * low)
+        elif op is C.SUBPATTERN:
+            part = _walk(arg[-1])
+            if part is None:
+                return None
+            out.append(part)
+        elif op is C.BRANCH:
+            options = [_walk(b) for b in arg[1]]
+            options = [o for o in options if o is not None]
+            if not options:
+                return None
+            out.append(min(options, key=len))
+        elif op is C.AT:
+            continue
+        else:
+            return None
+    return "".join(out)
+
+
+@lru_cache(maxsize=2048)
+def regex_example(pattern: str, min_length: int = 0, max_length: int | None = None) -> str | None:
+    """A short string matching `pattern` (ECMA search semantics) within the length bounds, or None."""
+    ecma = regress.Regex(pattern, flags="u")
+
+    def ok(text: str) -> bool:
+        return (
+            ecma.find(text) is not None
+            and len(text) >= min_length
+            and (max_length is None or len(text) <= max_length)
+        )
+
+    candidate = None
+    try:
+        candidate = _walk(P.parse(pattern))
+    except (re.error, TypeError, ValueError, OverflowError):
+        candidate = None
+    if candidate is not None:
+        if ok(candidate):
+            return candidate
+        padded = candidate + "a" * max(0, min_length - len(candidate))
+        if ok(padded):
+            return padded
+        # anchored patterns: grow the last repeatable character
+        for filler in "a0A-":
+            padded = candidate + filler * max(0, min_length - len(candidate))
+            if ok(padded):
+                return padded
+    return _hypothesis_example(pattern, min_length, max_length, ok)
+
+
+def _hypothesis_example(pattern: str, min_length: int, max_length: int | None, ok: Any) -> str | None:
+    from hypothesis import HealthCheck, find, settings
+    from hypothesis import strategies as st
+    from hypothesis.errors import NoSuchExample, Unsatisfiable
+
+    try:
+        return find(
+            st.from_regex(pattern, fullmatch=False),
+            ok,
+            settings=settings(database=None, max_examples=200, suppress_health_check=list(HealthCheck)),
+        )
+    except (NoSuchExample, Unsatisfiable, re.error, Exception):
+        return None

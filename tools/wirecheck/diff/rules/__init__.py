@@ -1,0 +1,74 @@
+"""Structural diff rules: each is a small function over a pair of schema nodes, registered under its ids.
+
+A rule explains *what* changed and proposes probes (payloads to try as witnesses); whether the change breaks
+anyone is decided afterwards by the witnesses and the semantic layer (see diff/engine.py). The texts of every
+rule — level, directions, purpose, rationale, message — are data in diff/rules.yaml.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from wirecheck.diff.flat import Flat
+from wirecheck.diff.model import Change, Probe
+from wirecheck.diff.side import Side
+
+
+@dataclass(frozen=True)
+class Pair:
+    """What a node rule sees: the two flattened nodes at one instance path, and both sides."""
+
+    old: Flat
+    new: Flat
+    path: tuple[Any, ...]
+    old_side: Side
+    new_side: Side
+
+    def change(self, rule: str, *, path: tuple[Any, ...] | None = None, old_location: str | None = "",
+               new_location: str | None = "", probes: Iterable[Probe] = (), key: str = "",
+               **params: Any) -> Change:
+        return Change(
+            rule=rule,
+            path=self.path if path is None else path,
+            old_location=self.old.location if old_location == "" else old_location,
+            new_location=self.new.location if new_location == "" else new_location,
+            params=params,
+            probes=tuple(probes),
+            key=key,
+        )
+
+
+NodeRule = Callable[[Pair], Iterable[Change]]
+NODE_RULES: dict[str, NodeRule] = {}  # function name → rule
+RULE_IDS: dict[str, str] = {}  # rule id → the module that emits it
+
+
+def node_rule(*rule_ids: str) -> Callable[[NodeRule], NodeRule]:
+    """Register a function run at every pair of nodes the walk visits; it may emit any of `rule_ids`."""
+
+    def register(function: NodeRule) -> NodeRule:
+        NODE_RULES[f"{function.__module__}.{function.__name__}"] = function
+        declare(*rule_ids, module=function.__module__)
+        return function
+
+    return register
+
+
+def declare(*rule_ids: str, module: str) -> None:
+    """Declare ids emitted outside the node walk (kind-level, semantic, version and waiver rules)."""
+    for rule_id in rule_ids:
+        if RULE_IDS.get(rule_id, module) != module:
+            raise ValueError(f"diff rule {rule_id} declared by {RULE_IDS[rule_id]} and {module}")
+        RULE_IDS[rule_id] = module
+
+
+def load_rule_modules() -> None:
+    """Import every module of this package (one per rule family) so their registrations run."""
+    import wirecheck.diff.rules as package
+
+    for info in pkgutil.iter_modules(package.__path__):
+        importlib.import_module(f"wirecheck.diff.rules.{info.name}")

@@ -1,0 +1,101 @@
+"""Facets of scalars and arrays: length, range and item-count bounds, patterns and formats."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from wirecheck.diff.instances import FORMAT_SAMPLES, NoExample, example
+from wirecheck.diff.model import Change, Probe
+from wirecheck.diff.regex_example import regex_example
+from wirecheck.diff.rules import Pair, node_rule
+
+# keyword → (lower bound?, facet family)
+_BOUNDS = {
+    "minLength": (True, "LENGTH"),
+    "maxLength": (False, "LENGTH"),
+    "minimum": (True, "RANGE"),
+    "exclusiveMinimum": (True, "RANGE"),
+    "maximum": (False, "RANGE"),
+    "exclusiveMaximum": (False, "RANGE"),
+    "minItems": (True, "ITEMS"),
+    "maxItems": (False, "ITEMS"),
+}
+
+
+def _narrowed(keyword: str, old: Any, new: Any) -> bool:
+    lower, _ = _BOUNDS[keyword]
+    if old is None:
+        return True
+    if new is None:
+        return False
+    return new > old if lower else new < old
+
+
+def _probe_values(family: str, values: list[Any], pair: Pair, side: str) -> list[Any]:
+    out: list[Any] = []
+    for n in values:
+        if n is None:
+            continue
+        if family == "RANGE":
+            out += [n, n - 1, n + 1]
+        elif family == "LENGTH":
+            out += ["a" * max(0, int(k)) for k in (n, n - 1, n + 1) if k >= 0]
+        else:
+            flat = pair.old if side == "old" else pair.new
+            item: Any = None
+            if flat.items is not None:
+                try:
+                    item = example(pair.old_side if side == "old" else pair.new_side, flat.items)
+                except NoExample:
+                    item = None
+            out += [[item] * max(0, int(k)) for k in (n, n - 1, n + 1) if k >= 0]
+    return out
+
+
+@node_rule("LENGTH_RANGE_NARROWED", "LENGTH_RANGE_WIDENED", "RANGE_NARROWED", "RANGE_WIDENED",
+           "ITEMS_RANGE_NARROWED", "ITEMS_RANGE_WIDENED")
+def bounds(pair: Pair) -> Iterator[Change]:
+    for keyword, (_, family) in _BOUNDS.items():
+        before, after = pair.old.keywords.get(keyword), pair.new.keywords.get(keyword)
+        if before == after:
+            continue
+        values = [before, after]
+        if _narrowed(keyword, before, after):
+            rule = f"{family}_RANGE_NARROWED" if family != "RANGE" else "RANGE_NARROWED"
+            probes = [Probe("old", pair.path, v, True) for v in _probe_values(family, values, pair, "old")]
+        else:
+            rule = f"{family}_RANGE_WIDENED" if family != "RANGE" else "RANGE_WIDENED"
+            probes = [Probe("new", pair.path, v, True) for v in _probe_values(family, values, pair, "new")]
+        yield pair.change(rule, probes=probes, keyword=keyword, old=before, new=after, key=keyword)
+
+
+@node_rule("PATTERN_CHANGED", "PATTERN_ADDED", "PATTERN_REMOVED")
+def patterns(pair: Pair) -> Iterator[Change]:
+    before, after = pair.old.keywords.get("pattern"), pair.new.keywords.get("pattern")
+    if before == after:
+        return
+    probes: list[Probe] = []
+    samples = []
+    for pattern in (before, after):
+        if pattern is not None:
+            for low in (0, 1, 8):
+                text = regex_example(pattern, low)
+                if text is not None:
+                    samples.append(text)
+    samples += ["", "a", "A", "0", "-", "a b", "x" * 200]
+    for text in dict.fromkeys(samples):
+        probes += [Probe("old", pair.path, text, True), Probe("new", pair.path, text, True)]
+    rule = "PATTERN_ADDED" if before is None else "PATTERN_REMOVED" if after is None else "PATTERN_CHANGED"
+    yield pair.change(rule, probes=probes, old=before, new=after)
+
+
+@node_rule("FORMAT_ADDED", "FORMAT_REMOVED", "FORMAT_CHANGED")
+def formats(pair: Pair) -> Iterator[Change]:
+    before, after = pair.old.keywords.get("format"), pair.new.keywords.get("format")
+    if before == after:
+        return
+    samples = ["not a formatted value", FORMAT_SAMPLES.get(before or "", ""), FORMAT_SAMPLES.get(after or "", "")]
+    probes = [Probe(side, pair.path, s, True) for s in samples for side in ("old", "new")]
+    rule = "FORMAT_ADDED" if before is None else "FORMAT_REMOVED" if after is None else "FORMAT_CHANGED"
+    yield pair.change(rule, probes=probes, old=before, new=after)

@@ -1,0 +1,87 @@
+"""Object members: properties added or removed, required or optional, models opened or closed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from wirecheck.diff.instances import NoExample, example
+from wirecheck.diff.model import ABSENT, Change, Probe
+from wirecheck.diff.rules import Pair, node_rule
+
+EXTRA_FIELD = "x_wirecheck_unknown_field"
+
+
+def _sample(side, location):  # type: ignore[no-untyped-def]
+    try:
+        return example(side, location)
+    except NoExample:
+        return "x"
+
+
+@node_rule(
+    "PROPERTY_ADDED",
+    "PROPERTY_ADDED_TO_CLOSED_MODEL",
+    "REQUIRED_PROPERTY_ADDED",
+    "PROPERTY_REMOVED",
+    "PROPERTY_REMOVED_FROM_CLOSED_MODEL",
+    "REQUIRED_PROPERTY_REMOVED",
+)
+def added_or_removed(pair: Pair) -> Iterator[Change]:
+    old, new = pair.old, pair.new
+    if "object" not in (old.types or ()) or "object" not in (new.types or ()):
+        return
+    for name in sorted(set(new.properties) - set(old.properties)):
+        child = (*pair.path, name)
+        value = _sample(pair.new_side, new.properties[name])
+        probes = [Probe("new", child, value, True)]
+        if name in new.required:
+            probes.append(Probe("old", child, ABSENT, True))
+            rule = "REQUIRED_PROPERTY_ADDED"
+        else:
+            rule = "PROPERTY_ADDED_TO_CLOSED_MODEL" if old.closed else "PROPERTY_ADDED"
+        yield pair.change(rule, path=child, new_location=new.properties[name], probes=probes, property=name,
+                          key=name)
+    for name in sorted(set(old.properties) - set(new.properties)):
+        child = (*pair.path, name)
+        value = _sample(pair.old_side, old.properties[name])
+        probes = [Probe("old", child, value, True), Probe("new", child, ABSENT, True)]
+        if not new.closed:
+            # an open new model accepts any value under the removed name, including ones the old type refused
+            probes += [Probe("new", child, v, True) for v in _other_values(value)]
+        if name in old.required:
+            rule = "REQUIRED_PROPERTY_REMOVED"
+        else:
+            rule = "PROPERTY_REMOVED_FROM_CLOSED_MODEL" if new.closed else "PROPERTY_REMOVED"
+        yield pair.change(rule, path=child, old_location=old.properties[name], probes=probes, property=name,
+                          key=name)
+
+
+def _other_values(value: object) -> list[object]:
+    samples: list[object] = [None, 0, "x", True, {}, []]
+    return [s for s in samples if type(s) is not type(value)][:3]
+
+
+@node_rule("PROPERTY_BECAME_REQUIRED", "PROPERTY_BECAME_OPTIONAL")
+def requiredness(pair: Pair) -> Iterator[Change]:
+    old, new = pair.old, pair.new
+    both = set(old.properties) & set(new.properties)
+    for name in sorted((new.required - old.required) & both):
+        child = (*pair.path, name)
+        yield pair.change("PROPERTY_BECAME_REQUIRED", path=child, probes=[Probe("old", child, ABSENT, True)],
+                          property=name, key=name)
+    for name in sorted((old.required - new.required) & both):
+        child = (*pair.path, name)
+        yield pair.change("PROPERTY_BECAME_OPTIONAL", path=child, probes=[Probe("new", child, ABSENT, True)],
+                          property=name, key=name)
+
+
+@node_rule("MODEL_CLOSED", "MODEL_OPENED")
+def openness(pair: Pair) -> Iterator[Change]:
+    old, new = pair.old, pair.new
+    if "object" not in (old.types or ()) or "object" not in (new.types or ()) or old.closed == new.closed:
+        return
+    child = (*pair.path, EXTRA_FIELD)
+    if new.closed:
+        yield pair.change("MODEL_CLOSED", probes=[Probe("old", child, "x", True)])
+    else:
+        yield pair.change("MODEL_OPENED", probes=[Probe("new", child, "x", True)])

@@ -1,0 +1,117 @@
+"""Unions (`oneOf`/`anyOf`): branches matched by discriminator value, else by shape; added, removed, re-keyed."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+
+from wirecheck.diff.flat import Flat, flatten
+from wirecheck.diff.instances import NoExample, example
+from wirecheck.diff.model import Change, Probe
+from wirecheck.diff.rules import Pair, node_rule
+from wirecheck.diff.side import Side
+
+
+def discriminator(side: Side, branches: list[str]) -> tuple[str | None, dict[str, Any]]:
+    """The property every branch fixes to a const (or one-value enum), and branch location → that value."""
+    flats = [flatten(side, b) for b in branches]
+    candidates: set[str] | None = None
+    for flat in flats:
+        names = {name for name in flat.properties if _const(side, flat, name) is not None}
+        candidates = names if candidates is None else candidates & names
+    if not candidates or len(branches) < 2:
+        return None, {}
+    # prefer the conventional names, then alphabetical, for a stable answer
+    for name in ("type", "kind", "subtype", "event", "method", *sorted(candidates)):
+        if name in candidates:
+            values = {b: _const(side, f, name) for b, f in zip(branches, flats, strict=True)}
+            keys = [orjson.dumps(v[0]) for v in values.values() if v]
+            if len(set(keys)) == len(keys):
+                return name, {b: v[0] for b, v in values.items() if v}
+    return None, {}
+
+
+def _const(side: Side, flat: Flat, name: str) -> tuple[Any] | None:
+    prop = flatten(side, flat.properties[name])
+    if prop.enum is not None and len(prop.enum) == 1:
+        return (prop.enum[0],)
+    return None
+
+
+def _signature(side: Side, location: str) -> str:
+    try:
+        from wirecheck.diff.model import STRICT
+
+        return orjson.dumps(side.canonical(location, STRICT).to_json_schema(), option=orjson.OPT_SORT_KEYS).decode()
+    except Exception:
+        return location
+
+
+def match_branches(pair: Pair) -> tuple[list[tuple[str, str]], list[str], list[str], tuple[str | None, str | None]]:
+    """(matched pairs, only-old branches, only-new branches, (old discriminator, new discriminator))."""
+    old_b, new_b = pair.old.branches, pair.new.branches
+    old_d, old_values = discriminator(pair.old_side, old_b)
+    new_d, new_values = discriminator(pair.new_side, new_b)
+    matched: list[tuple[str, str]] = []
+    if old_d is not None and old_d == new_d:
+        by_value = {orjson.dumps(v): b for b, v in new_values.items()}
+        left_new = list(new_b)
+        left_old = []
+        for b in old_b:
+            target = by_value.get(orjson.dumps(old_values[b])) if b in old_values else None
+            if target is not None and target in left_new:
+                matched.append((b, target))
+                left_new.remove(target)
+            else:
+                left_old.append(b)
+        return matched, left_old, left_new, (old_d, new_d)
+    # no shared discriminator: equal canonical forms first, then the same JSON type, in order
+    left_new = list(new_b)
+    left_old = []
+    new_sigs = {b: _signature(pair.new_side, b) for b in new_b}
+    for b in old_b:
+        sig = _signature(pair.old_side, b)
+        twin = next((n for n in left_new if new_sigs[n] == sig), None)
+        if twin is not None:
+            matched.append((b, twin))
+            left_new.remove(twin)
+        else:
+            left_old.append(b)
+    for b in list(left_old):
+        types = flatten(pair.old_side, b).types
+        twin = next((n for n in left_new if flatten(pair.new_side, n).types == types), None)
+        if twin is not None:
+            matched.append((b, twin))
+            left_new.remove(twin)
+            left_old.remove(b)
+    return matched, left_old, left_new, (old_d, new_d)
+
+
+def _example(side: Side, location: str) -> Any:
+    try:
+        return example(side, location)
+    except NoExample:
+        return None
+
+
+@node_rule("UNION_BRANCH_ADDED", "UNION_BRANCH_REMOVED", "DISCRIMINATOR_CHANGED")
+def branches(pair: Pair) -> Iterator[Change]:
+    if not pair.old.union or not pair.new.union:
+        return
+    _, only_old, only_new, (old_d, new_d) = match_branches(pair)
+    if old_d != new_d and old_d is not None and new_d is not None:
+        yield pair.change("DISCRIMINATOR_CHANGED", old=old_d, new=new_d, key=f"{old_d}->{new_d}")
+    _, new_values = discriminator(pair.new_side, pair.new.branches)
+    _, old_values = discriminator(pair.old_side, pair.old.branches)
+    for b in only_new:
+        value = _example(pair.new_side, b)
+        label = new_values.get(b, b.rsplit("/", 1)[-1])
+        yield pair.change("UNION_BRANCH_ADDED", new_location=b, probes=[Probe("new", pair.path, value, True)],
+                          branch=label, key=orjson.dumps(label).decode())
+    for b in only_old:
+        value = _example(pair.old_side, b)
+        label = old_values.get(b, b.rsplit("/", 1)[-1])
+        yield pair.change("UNION_BRANCH_REMOVED", old_location=b, probes=[Probe("old", pair.path, value, True)],
+                          branch=label, key=orjson.dumps(label).decode())

@@ -1,0 +1,101 @@
+"""One side of a diff: the schema resources of a release, its two views, and the validators over them.
+
+A location is `<resource $id>#<JSON pointer>`; any location can be validated against, canonicalised, or walked,
+because every check here goes through `{"$ref": location}` resolved offline in the side's own registry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urljoin, urldefrag
+
+import jsonschema_rs
+
+from wirecheck.contracts.reference import reference_validator
+from wirecheck.contracts.views import tolerant_view
+from wirecheck.diff.model import STRICT, TOLERANT
+from wirecheck.pointer import parse_pointer, resolve
+
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+@dataclass
+class Side:
+    name: str  # "old" | "new"
+    resources: Mapping[str, Any]
+    label: str = ""  # e.g. xopc@0.0.251, for messages
+    _views: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+    _registries: dict[str, Any] = field(default_factory=dict, repr=False)
+    _validators: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
+    _references: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
+    _canonical: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
+
+    def view(self, view: str) -> dict[str, Any]:
+        if view not in self._views:
+            self._views[view] = (
+                dict(self.resources) if view == STRICT else {k: tolerant_view(v) for k, v in self.resources.items()}
+            )
+        return self._views[view]
+
+    def registry(self, view: str) -> Any:
+        if view not in self._registries:
+            self._registries[view] = jsonschema_rs.Registry(list(self.view(view).items()))
+        return self._registries[view]
+
+    def node(self, location: str) -> Any:
+        """The schema node at `location` as authored (strict view)."""
+        base, fragment = urldefrag(location)
+        return resolve(self.resources[base], parse_pointer(fragment))
+
+    def has(self, location: str) -> bool:
+        base, fragment = urldefrag(location)
+        if base not in self.resources:
+            return False
+        return resolve(self.resources[base], parse_pointer(fragment), None) is not None
+
+    def validator(self, location: str, view: str = STRICT) -> Any:
+        key = (location, view)
+        if key not in self._validators:
+            self._validators[key] = jsonschema_rs.validator_for(
+                {"$schema": DIALECT, "$ref": location}, registry=self.registry(view), validate_formats=True
+            )
+        return self._validators[key]
+
+    def reference(self, location: str, view: str = STRICT) -> Any:
+        key = (location, view)
+        if key not in self._references:
+            self._references[key] = reference_validator({"$ref": location}, self.view(view))
+        return self._references[key]
+
+    def canonical(self, location: str, view: str) -> Any:
+        key = (location, view)
+        if key not in self._canonical:
+            self._canonical[key] = jsonschema_rs.canonicalize(
+                {"$schema": DIALECT, "$ref": location}, registry=self.registry(view), validate_formats=True
+            )
+        return self._canonical[key]
+
+    def judge(self, location: str, view: str, payload: Any) -> tuple[bool | None, str]:
+        """(accepted?, reason) by both validators; None when they disagree (never shown as a witness)."""
+        fast = self.validator(location, view).is_valid(payload)
+        reference = self.reference(location, view)
+        error = next(iter(reference.iter_errors(payload)), None)
+        if fast != (error is None):
+            return None, "validators disagree"
+        return fast, "" if error is None else _describe(error)
+
+
+def _describe(error: Any) -> str:
+    where = "/" + "/".join(str(p) for p in error.absolute_path) if error.absolute_path else "(root)"
+    return f"{where}: {error.message}"
+
+
+def join(base: str, ref: str) -> str:
+    """Resolve a `$ref` against the location of the schema object that holds it."""
+    return urljoin(base, ref)
+
+
+def side_from_release(name: str, release: Any) -> Side:
+    return Side(name, release.resources, label=release.name)

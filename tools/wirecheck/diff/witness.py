@@ -1,0 +1,84 @@
+"""Witnesses: minimal payloads one release accepts and the other rejects, checked by both validators.
+
+Candidates come from a change's probes (built by construction: the smallest payload of one side with the changed
+value planted where the change is) and, for changes the rules cannot explain, from `old − new` / `new − old`
+computed by jsonschema-rs. A candidate is kept only if jsonschema-rs and python-jsonschema agree on both sides;
+of those, the shortest serialisation wins, per direction and consumer model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import orjson
+
+from wirecheck.diff.instances import NoExample, example
+from wirecheck.diff.model import BACKWARD, FORWARD, STRICT, VIEWS, Probe, Witness
+from wirecheck.diff.side import Side
+
+SUBTRACT_ID = "urn:wirecheck:difference"
+
+
+def _size(payload: Any) -> int:
+    return len(orjson.dumps(payload, option=orjson.OPT_SORT_KEYS))
+
+
+def candidates(probes: Iterable[Probe], old: tuple[Side, str], new: tuple[Side, str]) -> list[Any]:
+    payloads: list[Any] = []
+    seen: set[bytes] = set()
+    for probe in probes:
+        side, location = old if probe.side == "old" else new
+        try:
+            payload = example(side, location, {probe.path: probe.value} if probe.planted else None)
+        except (NoExample, RecursionError):
+            continue
+        except Exception:  # a generator gap must cost a witness, never the diff
+            continue
+        try:
+            key = orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)
+        except TypeError:
+            continue
+        if key not in seen:
+            seen.add(key)
+            payloads.append(payload)
+    return payloads
+
+
+def judge(payloads: Iterable[Any], old: tuple[Side, str], new: tuple[Side, str]) -> dict[tuple[str, str], Witness]:
+    """The shortest verified witness per (direction, view) among `payloads`."""
+    best: dict[tuple[str, str], Witness] = {}
+    for payload in payloads:
+        verdict = {}
+        for view in VIEWS:
+            verdict[("old", view)] = old[0].judge(old[1], view, payload)
+            verdict[("new", view)] = new[0].judge(new[1], view, payload)
+        for view in VIEWS:
+            # producers write their strict contract; the consumer on the other side reads with `view`
+            for direction, writer, reader in ((FORWARD, "new", "old"), (BACKWARD, "old", "new")):
+                written, _ = verdict[(writer, STRICT)]
+                read, why = verdict[(reader, view)]
+                if written is not True or read is not False:
+                    continue
+                witness = Witness(payload, direction, view, reader, why)
+                current = best.get((direction, view))
+                if current is None or _size(payload) < _size(current.payload):
+                    best[(direction, view)] = witness
+    return best
+
+
+def from_difference(schema: Any, accepting: tuple[Side, str], old: tuple[Side, str],
+                    new: tuple[Side, str]) -> dict[tuple[str, str], Witness]:
+    """Witnesses drawn from a difference schema (jsonschema-rs `subtract` output), and from `accepting` itself."""
+    if schema is None:
+        return {}
+    if isinstance(schema, dict):
+        schema = {**schema, "$id": SUBTRACT_ID}
+    scratch = Side("difference", {SUBTRACT_ID: schema})
+    payloads = []
+    for side, location in ((scratch, SUBTRACT_ID + "#"), accepting):
+        try:
+            payloads.append(example(side, location))
+        except Exception:
+            continue
+    return judge(payloads, old, new)
