@@ -49,7 +49,9 @@ def artifact_message(document: Any, file: str, line: int | None, where: str | No
         env = document.get("env")
         if not (isinstance(env, dict) and all(isinstance(v, str) for v in env.values())):
             return bad("an env artifact needs env: an object of strings")
-        return Message(value=env, file=file, line=line, where=where, artifact=ArtifactInfo("env"))
+        # optional "program": whose environment it is, so an env kind can select it with `program:`
+        program = document.get("program") if isinstance(document.get("program"), str) else None
+        return Message(value=env, file=file, line=line, where=where, artifact=ArtifactInfo("env", program=program))
     return bad(f"unknown artifact channel {channel!r}; expected file, argv or env")
 
 
