@@ -42,7 +42,7 @@ def test_bad_line_is_located_and_reading_continues(demo, tmp_path, name, data, e
 
 
 def test_duplicate_key_message_names_the_key_and_the_last_value_is_checked(demo, tmp_path):
-    findings, result = run(demo, tmp_path, b'{"type":"hello","version":"1.0.0","version":"bad"}\n')
+    _, result = run(demo, tmp_path, b'{"type":"hello","version":"1.0.0","version":"bad"}\n')
     assert [f.message for f in result.findings if f.code == "DUPLICATE_KEY"] == ["duplicate key 'version' in an object"]
     assert ("SCHEMA_VIOLATION" in {f.code for f in result.findings})  # orjson keeps the last value, "bad"
 

@@ -60,8 +60,10 @@ def test_tolerant_violation_is_an_error_with_expected_and_found(demo, write_line
 
 def test_error_and_unknown_field_in_one_message_are_both_reported(demo, write_lines):
     result = check_captures(demo, [write_lines([{"type": "hello", "version": 1, "zz": 0}])])
-    assert sorted(brief(result)) == [(1, "error", "SCHEMA_VIOLATION", "hello", "/version"),
-                                     (1, "warning", "UNKNOWN_FIELD", "hello", "/zz")]
+    assert sorted(brief(result)) == [
+        (1, "error", "SCHEMA_VIOLATION", "hello", "/version"),
+        (1, "warning", "UNKNOWN_FIELD", "hello", "/zz"),
+    ]
 
 
 def test_failed_union_is_reported_through_the_branch_the_discriminator_chose(demo, write_lines):
@@ -72,10 +74,13 @@ def test_failed_union_is_reported_through_the_branch_the_discriminator_chose(dem
 
 
 def test_pattern_digits_are_ascii_and_dollar_is_end_of_string(demo, write_lines):
-    result = check_captures(demo, [write_lines([{"type": "hello", "version": "١.٢.٣"},
-                                                {"type": "hello", "version": "1.2.3\n"}])])
+    result = check_captures(
+        demo, [write_lines([{"type": "hello", "version": "١.٢.٣"}, {"type": "hello", "version": "1.2.3\n"}])]
+    )
     assert [(f.line, f.code, f.pointer) for f in result.findings] == [
-        (1, "SCHEMA_VIOLATION", "/version"), (2, "SCHEMA_VIOLATION", "/version")]
+        (1, "SCHEMA_VIOLATION", "/version"),
+        (2, "SCHEMA_VIOLATION", "/version"),
+    ]
 
 
 def test_unknown_kind_is_a_warning_and_counted(demo, write_lines):
@@ -130,7 +135,7 @@ def test_framed_capture_checks_both_directions(demo, write_lines):
 
 
 def test_framed_lines_must_be_frames(demo, write_lines):
-    result = check_captures(demo, [write_lines(framed(("server", HELLO)) + [HELLO])])
+    result = check_captures(demo, [write_lines([*framed(("server", HELLO)), HELLO])])
     assert brief(result) == [(3, "error", "CAPTURE_FORMAT", None, None)]
 
 
@@ -154,6 +159,7 @@ def test_rules_start_fresh_for_each_capture(demo, write_lines):
 
 # -- HTTP ---------------------------------------------------------------------------------------------
 
+
 def har(*entries):
     def entry(method, url, status, body=None, headers=(), response_body=None):
         request = {"method": method, "url": url, "headers": [{"name": k, "value": v} for k, v in headers]}
@@ -164,7 +170,9 @@ def har(*entries):
             content["text"] = response_body if isinstance(response_body, str) else orjson.dumps(response_body).decode()
         return {"request": request, "response": {"status": status, "headers": [], "content": content}}
 
-    return {"log": {"version": "1.2", "creator": {"name": "test", "version": "1"}, "entries": [entry(*e) for e in entries]}}
+    return {
+        "log": {"version": "1.2", "creator": {"name": "test", "version": "1"}, "entries": [entry(*e) for e in entries]}
+    }
 
 
 AUTH = (("Authorization", "Bearer demo_1"),)
@@ -186,13 +194,25 @@ def test_har_with_discovery_sets_the_base_without_flags(demo, tmp_path):
     result = check_captures(demo, [write_har(tmp_path, document)])
     assert result.findings == []
     assert {k: c.seen for k, c in result.coverage.items() if c.seen} == {
-        "discovery.request": 1, "discovery.response": 1, "item.request": 2, "item.response": 1, "item.none": 1}
+        "discovery.request": 1,
+        "discovery.response": 1,
+        "item.request": 2,
+        "item.response": 1,
+        "item.none": 1,
+    }
 
 
 def test_http_findings_are_located_in_the_har(demo, tmp_path):
     document = har(
         ("GET", "http://h/.well-known/demo", 200, None, (), {"api": "http://h/api"}),
-        ("GET", "http://h/api/items/abc", 200, None, (("authorization", "Basic x"),), {**ITEM, "created": "2026-01-01T00:00:00+01:00"}),
+        (
+            "GET",
+            "http://h/api/items/abc",
+            200,
+            None,
+            (("authorization", "Basic x"),),
+            {**ITEM, "created": "2026-01-01T00:00:00+01:00"},
+        ),
         ("GET", "http://h/api/items/zzz", 204, None, AUTH, {"unexpected": True}),
         ("GET", "http://h/other/items/abc", 200, None, AUTH, ITEM),
     )
@@ -207,8 +227,10 @@ def test_http_findings_are_located_in_the_har(demo, tmp_path):
 
 
 def test_exchange_jsonl_with_base_url_option(demo, write_lines):
-    exchange = {"request": {"method": "GET", "url": "http://h/x/y/items/abc", "headers": {"authorization": "Bearer demo_1"}},
-                "response": {"status": 200, "headers": {}, "body": ITEM}}
+    exchange = {
+        "request": {"method": "GET", "url": "http://h/x/y/items/abc", "headers": {"authorization": "Bearer demo_1"}},
+        "response": {"status": 200, "headers": {}, "body": ITEM},
+    }
     path = write_lines([exchange, {**exchange, "request": {**exchange["request"], "url": "http://h/items/abc"}}])
     with_base = check_captures(demo, [path], CheckOptions(base_urls={"api": "http://h/x/y"}))
     assert [(f.line, f.code) for f in with_base.findings] == [(2, "UNKNOWN_MESSAGE_KIND"), (2, "UNKNOWN_MESSAGE_KIND")]
@@ -226,8 +248,12 @@ def test_json_route_without_body(demo, write_lines):
 def test_har_structure_problems_are_located_and_the_rest_is_checked(demo, tmp_path):
     document = har(("GET", "http://h/.well-known/demo", 200, None, (), {"api": "http://h/api"}))
     document["log"]["entries"].insert(0, {"request": {"url": "http://h/"}})
-    document["log"]["entries"].append({"request": {"method": "GET", "url": "http://h/.well-known/demo"},
-                                       "response": {"status": 200, "content": {"text": "{not json"}}})
+    document["log"]["entries"].append(
+        {
+            "request": {"method": "GET", "url": "http://h/.well-known/demo"},
+            "response": {"status": 200, "content": {"text": "{not json"}},
+        }
+    )
     result = check_captures(demo, [write_har(tmp_path, document)])
     assert [(f.where, f.code) for f in result.findings] == [
         ("/log/entries/0/request", "CAPTURE_FORMAT"),
@@ -239,14 +265,19 @@ def test_har_structure_problems_are_located_and_the_rest_is_checked(demo, tmp_pa
 
 # -- artifacts ----------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("artifact", "expected"),
     [
         ({"wirecheck_artifact": 1, "channel": "file", "path": "/tmp/s.demo.json", "content": {"name": "n"}}, []),
-        ({"wirecheck_artifact": 1, "channel": "file", "path": "s.demo.json", "text": '{"name": 3}'},
-         [("SCHEMA_VIOLATION", "/name")]),
-        ({"wirecheck_artifact": 1, "channel": "file", "path": "other.json", "content": {}},
-         [("UNKNOWN_MESSAGE_KIND", None)]),
+        (
+            {"wirecheck_artifact": 1, "channel": "file", "path": "s.demo.json", "text": '{"name": 3}'},
+            [("SCHEMA_VIOLATION", "/name")],
+        ),
+        (
+            {"wirecheck_artifact": 1, "channel": "file", "path": "other.json", "content": {}},
+            [("UNKNOWN_MESSAGE_KIND", None)],
+        ),
         ({"wirecheck_artifact": 1, "channel": "tape"}, [("CAPTURE_FORMAT", None)]),
     ],
 )

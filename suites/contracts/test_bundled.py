@@ -46,8 +46,14 @@ def test_release_has_expectations_file_valid_against_its_schema(spec):
 
 
 def _matches(expected: dict, finding) -> bool:
-    actual = {"code": finding.code, "severity": finding.severity.value, "line": finding.line,
-              "where": finding.where, "pointer": finding.pointer, "kind": finding.kind}
+    actual = {
+        "code": finding.code,
+        "severity": finding.severity.value,
+        "line": finding.line,
+        "where": finding.where,
+        "pointer": finding.pointer,
+        "kind": finding.kind,
+    }
     return all(actual[key] == value for key, value in expected.items())
 
 
@@ -56,8 +62,10 @@ def run_case(spec: str, expectations: Path, case: dict):
     result = check_captures(
         REGISTRY.load(spec),
         [str(expectations.parent / case["capture"])],
-        CheckOptions(base_urls=options.get("base_url", {}),
-                     **({"max_line_bytes": options["max_line_bytes"]} if "max_line_bytes" in options else {})),
+        CheckOptions(
+            base_urls=options.get("base_url", {}),
+            **({"max_line_bytes": options["max_line_bytes"]} if "max_line_bytes" in options else {}),
+        ),
     )
     return result
 
@@ -73,7 +81,9 @@ def test_fixture_case(spec, expectations, case):
             missing.append(expected)
         else:
             unmatched.remove(hit)
-    shown = "\n".join(f"  {f.location} {f.severity.value} {f.code} [{f.kind}] {f.pointer} {f.message}" for f in unmatched)
+    shown = "\n".join(
+        f"  {f.location} {f.severity.value} {f.code} [{f.kind}] {f.pointer} {f.message}" for f in unmatched
+    )
     assert not missing and not unmatched, f"missing: {missing}\nunexpected:\n{shown}"
     assert ("fails" if result.fails(Severity.ERROR) else "conforms") == case["verdict"]
 

@@ -58,12 +58,23 @@ def test_demo_loads_with_kinds_rules_and_provenance(demo):
         (lambda c: c["kinds"][1].update(id="hello"), ("catalog.yaml", "/kinds/1/id", "duplicate kind id 'hello'")),
         (lambda c: c["kinds"][0].update(producer="martian"), ("catalog.yaml", "/kinds/0/producer", None)),
         (lambda c: c["kinds"][0].update(schema="nope.json#/$defs/X"), ("catalog.yaml", "/kinds/0/schema", None)),
-        (lambda c: c["kinds"][0].update(schema="stream.json#/$defs/Missing"), ("catalog.yaml", "/kinds/0/schema", None)),
-        (lambda c: c["kinds"][1].update(selector={"fields": {"/type": "hello"}}),
-         ("catalog.yaml", "/kinds/1/selector", "same selector as kind 'hello'")),
-        (lambda c: c["rules"][0].update(id="NO_SUCH_RULE"), ("catalog.yaml", "/rules/0/id", "unknown rule 'NO_SUCH_RULE'")),
+        (
+            lambda c: c["kinds"][0].update(schema="stream.json#/$defs/Missing"),
+            ("catalog.yaml", "/kinds/0/schema", None),
+        ),
+        (
+            lambda c: c["kinds"][1].update(selector={"fields": {"/type": "hello"}}),
+            ("catalog.yaml", "/kinds/1/selector", "same selector as kind 'hello'"),
+        ),
+        (
+            lambda c: c["rules"][0].update(id="NO_SUCH_RULE"),
+            ("catalog.yaml", "/rules/0/id", "unknown rule 'NO_SUCH_RULE'"),
+        ),
         (lambda c: c["kinds"][3].update(answers="zzz.*"), ("catalog.yaml", "/kinds/3/answers", None)),
-        (lambda c: c["kinds"][0]["provenance"].update(source="rumour"), ("catalog.yaml", "/kinds/0/provenance/source", None)),
+        (
+            lambda c: c["kinds"][0]["provenance"].update(source="rumour"),
+            ("catalog.yaml", "/kinds/0/provenance/source", None),
+        ),
         (lambda c: c.update(version="9.9.9"), ("catalog.yaml", "/version", "expected '1.0.0', found '9.9.9'")),
     ],
 )
@@ -76,7 +87,7 @@ def test_malformed_catalog_is_located(contracts, change, expected):
 
 def test_catalog_that_is_not_yaml(contracts):
     (contracts / "demo/1.0.0/catalog.yaml").write_text("kinds: [unclosed\n")
-    ((file, pointer, message),) = problems(contracts)
+    ((file, _, message),) = problems(contracts)
     assert file == "catalog.yaml" and "not valid YAML: line 2" in message
 
 
@@ -101,17 +112,20 @@ def test_schema_file_that_is_not_json(contracts):
 
 
 def test_ref_to_the_network_is_never_fetched(contracts):
-    edit_schema(contracts, "stream.json",
-                lambda s: s["$defs"]["Hello"]["properties"].update(x={"$ref": "https://example.com/s.json"}))
+    edit_schema(
+        contracts,
+        "stream.json",
+        lambda s: s["$defs"]["Hello"]["properties"].update(x={"$ref": "https://example.com/s.json"}),
+    )
     found = problems(contracts)
     assert any(p == "/kinds/0/schema" and "does not resolve" in m for _, p, m in found), found
 
 
 def test_registry_resolves_npm_names_and_reports_unknowns(demo_registry):
     assert demo_registry.resolve("demo@1.0.0") == ("demo", "1.0.0")
-    with pytest.raises(ContractError, match="unknown release '2.0.0' of demo; known: 1.0.0"):
+    with pytest.raises(ContractError, match=r"unknown release '2\.0\.0' of demo; known: 1\.0\.0"):
         demo_registry.resolve("demo@2.0.0")
-    with pytest.raises(ContractError, match="unknown package 'nope'; known: demo"):
+    with pytest.raises(ContractError, match=r"unknown package 'nope'; known: demo"):
         demo_registry.resolve("nope@1.0.0")
     with pytest.raises(ContractError, match="expected <package>@<version>"):
         demo_registry.resolve("demo")
@@ -127,7 +141,13 @@ def test_registry_file_is_validated(tmp_path):
 
 
 def test_tolerant_view_drops_only_closing_keywords():
-    schema = {"type": "object", "additionalProperties": False, "properties": {
-        "a": {"unevaluatedProperties": False, "additionalProperties": {"type": "string"}}}}
-    assert tolerant_view(schema) == {"type": "object", "properties": {"a": {"additionalProperties": {"type": "string"}}}}
+    schema = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {"a": {"unevaluatedProperties": False, "additionalProperties": {"type": "string"}}},
+    }
+    assert tolerant_view(schema) == {
+        "type": "object",
+        "properties": {"a": {"additionalProperties": {"type": "string"}}},
+    }
     assert schema["additionalProperties"] is False  # not modified

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 
-class Severity(str, Enum):
+class Severity(StrEnum):
     ERROR = "error"  # the message breaks the contract (tolerant view) or a protocol rule
     WARNING = "warning"  # breaks only the strict view (unknown fields), or cannot be judged
     INFO = "info"  # worth knowing, never fails a run

@@ -46,7 +46,7 @@ def iter_lines(
             yield capture_finding("BYTE_ORDER_MARK", "capture starts with a UTF-8 byte order mark", file, 1)
             raw = raw[3:]
         data = raw.rstrip(b"\r\n")
-        if not data.strip():
+        if not data or data.isspace():
             continue
         value, problem = parse_json(data)
         if problem is not None:

@@ -79,6 +79,8 @@ class _FieldIndex:
 
 
 def _pick(candidates: list[Candidate], sender: str | None) -> MessageKind | None:
+    if len(candidates) == 1:
+        return candidates[0][1]
     if not candidates:
         return None
     best = max(c[0] for c in candidates)

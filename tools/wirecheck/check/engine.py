@@ -82,9 +82,13 @@ class _CaptureRun:
         self.capture = capture
         self.pending: dict[Any, _Pending] = {}
         self.bases = {name: base_prefix(url) for name, url in engine.options.base_urls.items()}
-        self.rules: list[tuple[frozenset[str] | None, Rule]] = [
-            (frozenset(use.kinds) or None, instantiate(use, engine.release)) for use in engine.release.rules
-        ]
+        self.rules: list[Rule] = []
+        self.rules_by_kind: dict[str, list[Rule]] = {kind.id: [] for kind in engine.release.kinds}
+        for use in engine.release.rules:
+            rule = instantiate(use, engine.release)
+            self.rules.append(rule)
+            for kind_id in use.kinds or self.rules_by_kind:
+                self.rules_by_kind[kind_id].append(rule)
 
 
 class Engine:
@@ -168,10 +172,9 @@ class Engine:
                 run.bases[base.name] = base_prefix(url)
         if self._request_kinds or kind.correlate is not None:
             self._correlate(message, kind, run, emit)
-        for kinds, rule in run.rules:
-            if kinds is None or kind.id in kinds:
-                for finding in rule.on_message(message):
-                    emit(finding)
+        for rule in run.rules_by_kind[kind.id]:
+            for finding in rule.on_message(message):
+                emit(finding)
         if self.release.consumers:
             self._check_consumers(message, kind, emit)
         return kind
@@ -257,7 +260,7 @@ class Engine:
                 if not pending.answered:
                     emit(pending.message.finding("REQUEST_WITHOUT_RESPONSE",
                                                  f"request {short_repr(request_id)} got no response"))
-        for _, rule in run.rules:
+        for rule in run.rules:
             for finding in rule.finish():
                 emit(finding)
 

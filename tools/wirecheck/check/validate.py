@@ -39,7 +39,7 @@ class Problem:
 class SchemaPair:
     """The strict and tolerant validators of one schema reference."""
 
-    __slots__ = ("link", "strict", "tolerant", "_resources")
+    __slots__ = ("_resources", "link", "strict", "tolerant")
 
     def __init__(self, link: SchemaLink, strict: Any, tolerant: Any, resources: Any):
         self.link, self.strict, self.tolerant, self._resources = link, strict, tolerant, resources

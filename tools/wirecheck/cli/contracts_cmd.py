@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -99,7 +100,8 @@ def register(app: typer.Typer) -> None:
             external = " (external)" if package.external else ""
             typer.echo(f"{package.name}{external}  {package.npm or package.pypi or ''}  — {package.title}")
             for version in package.releases:
-                release = guarded(lambda v=version: reg.load(f"{package.name}@{v}"))
+                spec = f"{package.name}@{version}"
+                release = guarded(partial(reg.load, spec))
                 channels = sorted({k.channel for k in release.kinds})
                 typer.echo(f"  {version:<12} {len(release.kinds):>3} kinds  {', '.join(channels)}")
 

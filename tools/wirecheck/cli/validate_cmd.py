@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -25,7 +26,8 @@ def parse_base_urls(values: list[str], known: list[str]) -> dict[str, str]:
         name, sep, url = value.partition("=")
         if not sep or "://" in name:
             if len(known) != 1:
-                raise fail_usage(f"--base-url {value!r}: give NAME=URL; this release's bases: {', '.join(known) or 'none'}")
+                names = ", ".join(known) or "none"
+                raise fail_usage(f"--base-url {value!r}: give NAME=URL; this release's bases: {names}")
             name, url = known[0], value
         if name not in known:
             raise fail_usage(f"--base-url: unknown base {name!r}; this release's bases: {', '.join(known) or 'none'}")
@@ -61,10 +63,8 @@ class _Progress:
                     continue
                 if capture.path not in tasks:
                     tasks[capture.path] = self._progress.add_task(capture.path, total=os.path.getsize(capture.path))
-                try:
+                with contextlib.suppress(ValueError, OSError):  # closed between the check and tell()
                     self._progress.update(tasks[capture.path], completed=handle.tell())
-                except (ValueError, OSError):
-                    pass
 
     def __exit__(self, *exc: object) -> None:
         self._stop.set()

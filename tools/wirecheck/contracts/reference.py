@@ -46,7 +46,7 @@ FORMAT_CHECKER = jsonschema.Draft202012Validator.FORMAT_CHECKER
 
 
 def _refuse_retrieval(uri: str) -> referencing.Resource:
-    raise referencing.exceptions.NoSuchResource(ref=uri)
+    raise referencing.exceptions.NoSuchResource(ref=uri)  # type: ignore[call-arg]
 
 
 def build_registry(resources: Mapping[str, Any]) -> referencing.Registry:

@@ -9,22 +9,32 @@ from wirecheck.check.message import Message
 from wirecheck.contracts.model import ContractRelease
 from wirecheck.findings import Finding, short_repr
 from wirecheck.pointer import MISSING, parse_pointer, resolve
-from wirecheck.rules.registry import message_rule, rule
+from wirecheck.rules.registry import rule
 
 
-@message_rule("FIELDS_EQUAL")
-def fields_equal(message: Message, params: Mapping[str, Any]) -> Iterable[Finding]:
-    left = resolve(message.value, parse_pointer(params["left"]), MISSING)
-    right = resolve(message.value, parse_pointer(params["right"]), MISSING)
-    if left is MISSING or right is MISSING or left == right:
-        return  # absence is the schema's business, not this rule's
-    yield message.finding(
-        "FIELDS_EQUAL",
-        f"{params['right']} must equal {params['left']}",
-        pointer=params["right"],
-        expected=short_repr(left),
-        found=short_repr(right),
-    )
+@rule("FIELDS_EQUAL")
+class FieldsEqual:
+    """params: left, right (JSON pointers into the message)."""
+
+    def __init__(self, params: Mapping[str, Any], release: ContractRelease):
+        self._left, self._right = params["left"], params["right"]
+        self._left_tokens, self._right_tokens = parse_pointer(self._left), parse_pointer(self._right)
+
+    def on_message(self, message: Message) -> Iterable[Finding]:
+        left = resolve(message.value, self._left_tokens, MISSING)
+        right = resolve(message.value, self._right_tokens, MISSING)
+        if left is MISSING or right is MISSING or left == right:
+            return  # absence is the schema's business, not this rule's
+        yield message.finding(
+            "FIELDS_EQUAL",
+            f"{self._right} must equal {self._left}",
+            pointer=self._right,
+            expected=short_repr(left),
+            found=short_repr(right),
+        )
+
+    def finish(self) -> Iterable[Finding]:
+        return ()
 
 
 @rule("FIRST_MESSAGE_IS")
@@ -47,12 +57,12 @@ class FirstMessageIs:
         if message.file in self._seen_first_in:
             return
         self._seen_first_in.add(message.file)
-        if message.kind.id != self._kind:
+        if kind.id != self._kind:
             yield message.finding(
                 "FIRST_MESSAGE_IS",
-                f"the first message from {message.kind.producer} must be {self._kind}",
+                f"the first message from {kind.producer} must be {self._kind}",
                 expected=self._kind,
-                found=message.kind.id,
+                found=kind.id,
             )
 
     def finish(self) -> Iterable[Finding]:
