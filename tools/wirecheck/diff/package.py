@@ -1,0 +1,45 @@
+"""A whole package: every consecutive release pair, and the transitive matrix (every earlier → every later)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from wirecheck.contracts import PackageRegistry
+from wirecheck.diff.engine import diff_releases
+from wirecheck.diff.model import BACKWARD, BREAKING, FORWARD, SAFE, UNKNOWN, DiffResult
+from wirecheck.diff.options import DiffOptions
+
+
+@dataclass(frozen=True)
+class PackageDiff:
+    package: str
+    releases: tuple[str, ...]
+    matrix: dict[tuple[str, str], DiffResult]  # (older, newer) → diff, for every older < newer
+
+    @property
+    def consecutive(self) -> list[DiffResult]:
+        return [self.matrix[(a, b)] for a, b in zip(self.releases, self.releases[1:], strict=False)]
+
+    def transitive(self, direction: str, view: str) -> str:
+        """FORWARD_TRANSITIVE / BACKWARD_TRANSITIVE over all releases: the worst verdict of every pair."""
+        return _worst(r.compatibility(direction, view) for r in self.matrix.values())
+
+    def full(self, view: str, transitive: bool = False) -> str:
+        pairs = list(self.matrix.values()) if transitive else self.consecutive
+        return _worst(r.compatibility(d, view) for r in pairs for d in (FORWARD, BACKWARD))
+
+
+def _worst(verdicts) -> str:  # type: ignore[no-untyped-def]
+    found = set(verdicts)
+    return BREAKING if BREAKING in found else UNKNOWN if UNKNOWN in found else SAFE
+
+
+def diff_package(registry: PackageRegistry, package: str, options: DiffOptions | None = None,
+                 transitive: bool = True) -> PackageDiff:
+    releases = registry.packages[package].releases
+    loaded = {version: registry.load(f"{package}@{version}") for version in releases}
+    matrix = {}
+    for i, older in enumerate(releases):
+        for newer in releases[i + 1:] if transitive else releases[i + 1:i + 2]:
+            matrix[(older, newer)] = diff_releases(loaded[older], loaded[newer], options)
+    return PackageDiff(package, tuple(releases), matrix)

@@ -1,0 +1,79 @@
+"""A self-contained HTML page: per package, a compatibility matrix (older release × newer release) readable at a
+glance, then the findings of every consecutive pair with their witnesses. No scripts, no external assets."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import TextIO
+
+from wirecheck.diff.model import BACKWARD, FORWARD, STRICT, TOLERANT
+from wirecheck.diff.report.common import breaks_text, payload_text, unique_witnesses
+
+_MARK = {"breaking": "✗", "unknown": "?", "safe": "✓"}
+_CLASS = {"breaking": "bad", "unknown": "maybe", "safe": "ok"}
+_STYLE = """
+body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
+table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.35em .6em;vertical-align:top}
+th{background:#f4f4f4}.ok{background:#dff5e1}.maybe{background:#fff4cc}.bad{background:#fbdada}.none{background:#fafafa}
+code{font-size:12px}.sev-error{color:#b00020;font-weight:600}.sev-warning{color:#8a6d00}.sev-info{color:#555}
+small{color:#555}
+"""
+
+
+def _worst(*verdicts: str) -> str:
+    return "breaking" if "breaking" in verdicts else "unknown" if "unknown" in verdicts else "safe"
+
+
+def _cell(result) -> str:  # type: ignore[no-untyped-def]
+    f_t, b_t = result.compatibility(FORWARD, TOLERANT), result.compatibility(BACKWARD, TOLERANT)
+    f_s, b_s = result.compatibility(FORWARD, STRICT), result.compatibility(BACKWARD, STRICT)
+    worst = _worst(f_t, b_t)
+    if worst == "safe" and _worst(f_s, b_s) != "safe":
+        worst = "unknown"
+    errors = sum(1 for f in result.findings if f.severity.value == "error" and not f.waived)
+    return (f'<td class="{_CLASS[worst]}" title="forward/backward for tolerant consumers; strict in brackets">'
+            f"F {_MARK[f_t]} [{_MARK[f_s]}] · B {_MARK[b_t]} [{_MARK[b_s]}]<br><small>{errors} breaking</small></td>")
+
+
+def write(run, out: TextIO) -> None:  # type: ignore[no-untyped-def]
+    out.write(f"<!doctype html><html><head><meta charset='utf-8'><title>wirecheck contract diff</title>"
+              f"<style>{_STYLE}</style></head><body><h1>wirecheck contract diff</h1>\n")
+    out.write("<p>F = forward (old consumers read what new producers write), B = backward (new consumers read what "
+              "old producers wrote). ✓ proven safe, ✗ breaking (with a witness payload), ? undecided. The mark is "
+              "for tolerant consumers, the bracket for strict (closed-model) consumers.</p>\n")
+    for package in run.packages:
+        releases = package.releases
+        out.write(f"<h2>{escape(package.package)}</h2>\n<table><tr><th>older ↓ / newer →</th>")
+        out.write("".join(f"<th>{escape(v)}</th>" for v in releases[1:]) + "</tr>\n")
+        for older in releases[:-1]:
+            out.write(f"<tr><th>{escape(older)}</th>")
+            for newer in releases[1:]:
+                result = package.matrix.get((older, newer))
+                out.write(_cell(result) if result is not None else '<td class="none"></td>')
+            out.write("</tr>\n")
+        out.write("</table>\n")
+        transitive = ", ".join(
+            f"{d} {m}: {package.transitive(d, m)}" for d in (FORWARD, BACKWARD) for m in (TOLERANT, STRICT))
+        out.write(f"<p><b>Transitive</b> ({escape(transitive)}); <b>full</b>: tolerant {package.full(TOLERANT)}, "
+                  f"strict {package.full(STRICT)}.</p>\n")
+    for result in run.results:
+        out.write(f"<h3>{escape(result.name)}</h3>\n")
+        if result.version is not None:
+            v = result.version
+            out.write(f"<p>Version bump {escape(v.declared_bump)}; changes require {escape(v.required_bump)}"
+                      f"{'; wire ' + escape(str(v.old_wire)) + ' → ' + escape(str(v.new_wire)) if v.old_wire else ''}.</p>\n")
+        if not result.findings:
+            out.write("<p>No changes on the wire.</p>\n")
+            continue
+        out.write("<table><tr><th>severity</th><th>rule</th><th>kind</th><th>where</th><th>change</th>"
+                  "<th>verdict</th><th>witness</th></tr>\n")
+        for f in result.findings:
+            witnesses = "<br>".join(
+                f"{escape(w.direction)}/{escape(w.view)}: <code>{escape(payload_text(w.payload, 160))}</code>"
+                for w in unique_witnesses(f))
+            out.write(f"<tr><td class='sev-{f.severity.value}'>{f.severity.value}{' (waived)' if f.waived else ''}"
+                      f"</td><td><code>{escape(f.rule)}</code></td><td><code>{escape(f.kind)}</code></td>"
+                      f"<td><code>{escape(f.path or '/')}</code></td><td>{escape(f.message)}</td>"
+                      f"<td>{escape(breaks_text(f))}</td><td>{witnesses}</td></tr>\n")
+        out.write("</table>\n")
+    out.write("</body></html>\n")

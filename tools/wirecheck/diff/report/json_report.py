@@ -1,0 +1,58 @@
+"""JSON: the whole run, validated in tests by tools/wirecheck/schemas/diff-report.schema.json."""
+
+from __future__ import annotations
+
+from typing import Any, TextIO
+
+import orjson
+
+from wirecheck import __version__
+from wirecheck.diff.model import DIRECTIONS, VIEWS
+
+
+def result_json(result) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    data: dict[str, Any] = {
+        "package": result.package,
+        "old_version": result.old_version,
+        "new_version": result.new_version,
+        "compatibility": {d: {m: result.compatibility(d, m) for m in VIEWS} for d in DIRECTIONS},
+        "kinds": [
+            {"kind": k.kind, "surface": k.surface, "old_kind": k.old_kind,
+             "verdicts": {d: {m: k.get(d, m) for m in VIEWS} for d in DIRECTIONS}}
+            for k in result.kinds
+        ],
+        "findings": [f.to_json() for f in result.findings],
+    }
+    if result.version is not None:
+        v = result.version
+        data["version"] = {"declared_bump": v.declared_bump, "required_bump": v.required_bump,
+                           "old_wire_version": v.old_wire, "new_wire_version": v.new_wire}
+    return data
+
+
+def run_json(run) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    data: dict[str, Any] = {
+        "wirecheck_diff": 1,
+        "tool": {"name": "wirecheck", "version": __version__},
+        "options": {"compat": "full" if len(run.options.directions) == 2 else run.options.directions[0],
+                    "consumers": run.options.consumers, "witnesses": run.options.witnesses,
+                    "fail_on": run.fail_on},
+        "pairs": [result_json(r) for r in run.results],
+        "waivers": [f.to_json() for f in run.waiver_findings],
+        "summary": {**run.counts(), "exit_code": run.exit_code()},
+    }
+    if run.packages:
+        data["packages"] = [
+            {"package": p.package, "releases": list(p.releases),
+             "transitive": {d: {m: p.transitive(d, m) for m in VIEWS} for d in DIRECTIONS},
+             "full": {m: p.full(m) for m in VIEWS}, "full_transitive": {m: p.full(m, True) for m in VIEWS},
+             "matrix": [{"old_version": a, "new_version": b,
+                         "compatibility": {d: {m: r.compatibility(d, m) for m in VIEWS} for d in DIRECTIONS}}
+                        for (a, b), r in p.matrix.items()]}
+            for p in run.packages
+        ]
+    return data
+
+
+def write(run, out: TextIO) -> None:  # type: ignore[no-untyped-def]
+    out.write(orjson.dumps(run_json(run), option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode() + "\n")

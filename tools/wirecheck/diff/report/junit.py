@@ -1,0 +1,48 @@
+"""JUnit XML: one test suite per release pair, one test case per message kind; errors are failures."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from typing import TextIO
+
+from wirecheck.diff.report.common import breaks_text, unique_witnesses, witness_text
+from wirecheck.findings import Severity
+
+
+def _line(f) -> str:  # type: ignore[no-untyped-def]
+    lines = [f"{f.rule} {f.path or '/'}: {f.message} [{breaks_text(f)}] #{f.fingerprint}"]
+    lines += [f"  witness {witness_text(w)}" for w in unique_witnesses(f)]
+    return "\n".join(lines)
+
+
+def write(run, out: TextIO) -> None:  # type: ignore[no-untyped-def]
+    root = ET.Element("testsuites", name="wirecheck diff")
+    for result in run.results:
+        by_kind: dict[str, list] = {}
+        for finding in result.findings:
+            by_kind.setdefault(finding.kind, []).append(finding)
+        for verdict in result.kinds:
+            by_kind.setdefault(verdict.kind, [])
+        suite = ET.SubElement(root, "testsuite", name=result.name, tests=str(len(by_kind)),
+                              failures=str(sum(1 for fs in by_kind.values() if _errors(fs))))
+        for kind, findings in sorted(by_kind.items()):
+            case = ET.SubElement(suite, "testcase", classname=f"{result.package}.{result.new_version}", name=kind)
+            errors = _errors(findings)
+            if errors:
+                failure = ET.SubElement(case, "failure", message=f"{len(errors)} breaking change(s)",
+                                        type=errors[0].rule)
+                failure.text = "\n".join(_line(f) for f in errors)
+            rest = [f for f in findings if f not in errors]
+            if rest:
+                ET.SubElement(case, "system-out").text = "\n".join(_line(f) for f in rest)
+    if run.waiver_findings:
+        suite = ET.SubElement(root, "testsuite", name="waivers", tests="1", failures="1")
+        case = ET.SubElement(suite, "testcase", classname="wirecheck", name="waivers")
+        failure = ET.SubElement(case, "failure", message="stale or expired waivers", type="WAIVER")
+        failure.text = "\n".join(f"{f.rule}: {f.message}" for f in run.waiver_findings)
+    ET.indent(root)
+    out.write('<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n")
+
+
+def _errors(findings):  # type: ignore[no-untyped-def]
+    return [f for f in findings if f.severity is Severity.ERROR and f.waived is None]

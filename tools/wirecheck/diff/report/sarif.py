@@ -1,0 +1,91 @@
+"""SARIF 2.1.0 for code-scanning annotations: each finding points at the schema file and line it is about."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, TextIO
+from urllib.parse import unquote
+
+import orjson
+
+from wirecheck import __version__
+from wirecheck.diff.catalogue import diff_rule_catalogue
+from wirecheck.diff.report.common import breaks_text, unique_witnesses, witness_text
+from wirecheck.pointer import parse_pointer
+
+_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+
+
+def pointer_line(text: str, pointer: str) -> int:
+    """The 1-based line where the value at `pointer` starts in a pretty-printed JSON file (best effort)."""
+    position = 0
+    for token in parse_pointer(pointer):
+        if token.isdigit():
+            continue
+        found = text.find(f'"{token}"', position)
+        if found < 0:
+            break
+        position = found
+    return text.count("\n", 0, position) + 1
+
+
+def _location(finding, contracts: Path, root: Path) -> dict[str, Any] | None:  # type: ignore[no-untyped-def]
+    for location, version in ((finding.new_location, finding.new_version), (finding.old_location, finding.old_version)):
+        if not location or not finding.package:
+            continue
+        file, _, pointer = location.partition("#")
+        path = contracts / finding.package / version / file
+        line = 1
+        if path.is_file():
+            line = pointer_line(path.read_text(encoding="utf-8"), unquote(pointer))
+        try:
+            uri = path.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            uri = path.as_posix()
+        return {"physicalLocation": {"artifactLocation": {"uri": uri}, "region": {"startLine": line}},
+                "logicalLocations": [{"fullyQualifiedName": f"{finding.kind}{finding.path}"}]}
+    return None
+
+
+def write(run, out: TextIO, contracts: Path | None = None, root: Path | None = None) -> None:  # type: ignore[no-untyped-def]
+    from wirecheck.contracts import default_contracts_dir
+
+    contracts = contracts or default_contracts_dir()
+    root = root or contracts.parent
+    catalogue = diff_rule_catalogue()
+    findings = run.findings()
+    used = sorted({f.rule for f in findings})
+    rules = [
+        {"id": rule_id, "shortDescription": {"text": catalogue[rule_id].purpose},
+         "fullDescription": {"text": catalogue[rule_id].rationale},
+         "defaultConfiguration": {"level": _LEVEL[catalogue[rule_id].level.value]},
+         "properties": {"breaks": [f"{d}/{m}" for d, m in catalogue[rule_id].breaks], "group": catalogue[rule_id].group}}
+        for rule_id in used
+    ]
+    results = []
+    for f in findings:
+        text = f"{f.package} {f.old_version} → {f.new_version}: {f.kind} {f.path or '/'}: {f.message} [{breaks_text(f)}]"
+        witnesses = unique_witnesses(f)
+        if witnesses:
+            text += "\nWitness: " + witness_text(witnesses[0])
+        result: dict[str, Any] = {
+            "ruleId": f.rule,
+            "ruleIndex": used.index(f.rule),
+            "level": _LEVEL[f.severity.value],
+            "message": {"text": text},
+            "partialFingerprints": {"wirecheckFingerprint/v1": f.fingerprint},
+        }
+        location = _location(f, contracts, root)
+        if location:
+            result["locations"] = [location]
+        if f.waived:
+            result["suppressions"] = [{"kind": "external", "justification": f.waived}]
+        results.append(result)
+    sarif = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{"tool": {"driver": {"name": "wirecheck", "version": __version__,
+                                      "informationUri": "https://wirecheck.invalid/", "rules": rules}},
+                  "results": results}],
+    }
+    out.write(orjson.dumps(sarif, option=orjson.OPT_INDENT_2).decode() + "\n")
