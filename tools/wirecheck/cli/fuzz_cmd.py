@@ -13,6 +13,11 @@ from wirecheck.cli.common import CONTRACTS_OPTION, fail_usage, guarded, registry
 
 
 def register(app: typer.Typer) -> None:
+    _register_corpus(app)
+    register_consumer(app)
+
+
+def _register_corpus(app: typer.Typer) -> None:
     @app.command("fuzz")
     def fuzz_command(
         spec: str = typer.Argument(..., metavar="PACKAGE@VERSION", help="e.g. qoder-agent-sdk@1.0.23"),
@@ -49,3 +54,72 @@ def register(app: typer.Typer) -> None:
             if output is not None:
                 handle.close()
         raise typer.Exit(exitcodes.CONFORMS)
+
+
+def register_consumer(app: typer.Typer) -> None:
+    @app.command("fuzz-consumer")
+    def fuzz_consumer_command(
+        spec: str = typer.Argument(..., metavar="PACKAGE@VERSION"),
+        command: list[str] = typer.Argument(None, metavar="[-- COMMAND...]", help="A line-protocol process."),
+        python: str | None = typer.Option(None, "--python", help="A callable module:function taking one message."),
+        reject: list[str] = typer.Option(
+            [], "--reject-exception", help="module:Class raised to refuse a message (default ValueError)."
+        ),
+        kind: list[str] = typer.Option([], "--kind", "-k", help="Only this kind (repeatable)."),
+        role: str | None = typer.Option(None, "--role", help="Only kinds this role consumes (the catalog's roles)."),
+        count: int = typer.Option(50, "--count", "-n", min=1, help="Valid messages (and mutants) per kind."),
+        seed: int = typer.Option(0, "--seed"),
+        invalid: bool = typer.Option(True, "--invalid/--valid-only", help="Also feed labelled mutants."),
+        shrink: bool = typer.Option(True, "--shrink/--no-shrink", help="Shrink each failure to a minimal example."),
+        timeout: float = typer.Option(5.0, "--timeout", min=0.01, help="Seconds per message before a hang."),
+        json_out: Path | None = typer.Option(None, "--json", help="Write the JSON report here."),
+        markdown_out: Path | None = typer.Option(None, "--markdown", help="Write the Markdown report here."),
+        contracts: Path | None = CONTRACTS_OPTION,
+    ) -> None:
+        """Feed generated valid messages and mutants to a real consumer; report what it gets wrong.
+
+        The consumer is a Python callable (--python module:function; returning None means "ignored", raising a
+        --reject-exception means "rejected", any other exception is a crash) or a process after `--` that reads
+        one JSON message per line and answers one line per message: `accept`, `ignore` or `reject [reason]`.
+        It runs with a scratch HOME, XDG_CONFIG_HOME and TMPDIR, no shell. Exit 1 when it rejects valid
+        messages, accepts invalid ones, crashes or hangs.
+        """
+        from wirecheck.fuzz.consumer import ProcessConsumer, PythonConsumer, fuzz_consumer
+        from wirecheck.fuzz.consumer_report import render_markdown
+        from wirecheck.fuzz.corpus import fuzzable_kinds
+
+        if bool(python) == bool(command):
+            raise fail_usage("give exactly one consumer: --python module:function, or -- COMMAND...")
+        release = guarded(lambda: registry(contracts).load(spec))
+        if role is not None:
+            if role not in release.roles:
+                raise fail_usage(f"--role {role!r}: this release's roles: {', '.join(release.roles)}")
+            kind = kind or [k.id for k in fuzzable_kinds(release) if k.consumer == role]
+        try:
+            fuzzable_kinds(release, kind)
+        except KeyError as exc:
+            raise fail_usage(str(exc.args[0])) from None
+        try:
+            consumer = (
+                PythonConsumer(python, rejects=reject, timeout=timeout)
+                if python
+                else ProcessConsumer(command, timeout=timeout)
+            )
+        except (ImportError, AttributeError, ValueError) as exc:
+            raise fail_usage(f"cannot load the consumer: {exc}") from None
+        try:
+            report = fuzz_consumer(
+                release, consumer, kinds=kind, count=count, seed=seed, invalid=invalid, shrink=shrink,
+                description=consumer.describe(), progress=lambda text: typer.echo(f"… {text}", err=True),
+            )
+        finally:
+            consumer.close()
+        markdown = render_markdown(report)
+        for path, text in ((json_out, orjson.dumps(report.as_json(), option=orjson.OPT_INDENT_2).decode() + "\n"),
+                           (markdown_out, markdown)):
+            if path is not None:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+        if markdown_out is None:
+            typer.echo(markdown)
+        raise typer.Exit(exitcodes.FINDINGS if report.failed else exitcodes.CONFORMS)

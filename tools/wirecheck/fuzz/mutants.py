@@ -118,6 +118,17 @@ class MutantFactory:
                     self.discarded += 1
         return found
 
+    def mutants_at(self, instance: Any, pointer: str) -> list[Mutant]:
+        """Only the mutants whose label is at `pointer` (cheaper, for shrinking one finding)."""
+        found: list[Mutant] = []
+        for path, node in self._places({"$ref": self.uri}, instance, ()):
+            if format_pointer(path) != pointer:
+                continue
+            for candidate, keyword, description in self._candidates(instance, path, node):
+                if self.confirm(candidate, keyword, pointer):
+                    found.append(Mutant(candidate, keyword, pointer, description, self.kind))
+        return found
+
     # -- confirmation -------------------------------------------------------------------------------------------
     def confirm(self, candidate: Any, keyword: str, pointer: str) -> bool:
         if self.fast.is_valid(candidate):

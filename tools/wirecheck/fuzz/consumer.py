@@ -1,0 +1,437 @@
+"""Consumer fuzzing: feed generated valid messages and labelled mutants to a real consumer, report where it
+disagrees with the contract, and shrink each disagreement to a minimal example.
+
+A consumer is either
+- a Python callable `module:function` taking one parsed message: returning a value = accept, returning `None`
+  = ignore (skipped, as forward-compatible parsers do with unknown types), raising one of the declared
+  rejection exceptions = reject, raising anything else = crash, running past the timeout = hang; or
+- a process (argv, never a shell) speaking the line protocol below, started with a scratch HOME,
+  XDG_CONFIG_HOME and TMPDIR.
+
+Line protocol (the process's stdin/stdout, UTF-8):
+    wirecheck → consumer:  one JSON message per line
+    consumer → wirecheck:  one line per message, in order: `accept`, `ignore`, or `reject` optionally followed
+                           by a space and a reason (`reject missing field "uuid"`)
+    Any other answer is a protocol error (reported as a crash); no answer within the timeout is a hang; the
+    process exiting is a crash. After a crash or a hang the process is restarted for the next message.
+
+Findings, by category: `valid-rejected` (a message the contract allows is refused), `invalid-accepted` (a
+mutant that breaks a labelled constraint is accepted), `crash`, `hang`. Valid messages the consumer ignores are
+counted per kind, not reported as failures: ignoring a kind can be a deliberate forward-compatibility choice.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import importlib
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import traceback
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from hypothesis import HealthCheck, Phase, find, settings
+from hypothesis import strategies as st
+from hypothesis.errors import NoSuchExample, Unsatisfiable
+
+from wirecheck.contracts.model import ContractRelease, MessageKind
+from wirecheck.fuzz.corpus import fuzzable_kinds, mutant_entries, valid_entries
+from wirecheck.fuzz.mutants import MutantFactory
+from wirecheck.fuzz.strategies import compiler_for
+
+ACCEPT, IGNORE, REJECT, CRASH, HANG = "accept", "ignore", "reject", "crash", "hang"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    outcome: str  # accept | ignore | reject | crash | hang
+    detail: str = ""  # the reason, the exception (type, message, where raised), the protocol error
+
+    @property
+    def signature(self) -> str:
+        """What makes two failures the same failure: the exception type and where it was raised."""
+        if self.outcome == CRASH:
+            head = self.detail.split(":", 1)[0]
+            where = self.detail.rsplit(" at ", 1)[-1] if " at " in self.detail else ""
+            return f"{head} at {where}" if where else head
+        return self.outcome
+
+
+class ConsumerTimeout(Exception):
+    pass
+
+
+class PythonConsumer:
+    """A callable `module:function`; `rejects` are the exception types that mean a deliberate refusal."""
+
+    def __init__(self, target: str, *, rejects: Sequence[str] = (), timeout: float = 5.0):
+        self.target = target
+        self.function = load_object(target)
+        self.rejects = tuple(load_object(name) for name in rejects) or (ValueError,)
+        self.timeout = timeout
+
+    def describe(self) -> str:
+        names = ", ".join(f"{r.__module__}.{r.__qualname__}" for r in self.rejects)
+        return f"python callable {self.target} (rejects: {names})"
+
+    def __call__(self, message: Any) -> Verdict:
+        with _alarm(self.timeout):
+            try:
+                result = self.function(copy.deepcopy(message))
+            except ConsumerTimeout:
+                return Verdict(HANG, f"no answer within {self.timeout:g} s")
+            except self.rejects as exc:
+                return Verdict(REJECT, f"{type(exc).__name__}: {_first_line(exc)}")
+            except Exception as exc:
+                return Verdict(CRASH, f"{type(exc).__name__}: {_first_line(exc)} at {_raised_at(exc)}")
+        return Verdict(IGNORE if result is None else ACCEPT, type(result).__name__)
+
+    def close(self) -> None:
+        pass
+
+
+class ProcessConsumer:
+    """A long-running process that speaks the line protocol; restarted after a crash or a hang."""
+
+    def __init__(self, argv: Sequence[str], *, timeout: float = 5.0, cwd: str | None = None):
+        if not argv:
+            raise ValueError("no command given")
+        if shutil.which(argv[0]) is None:
+            raise ValueError(f"{argv[0]!r}: no such executable")
+        self.argv = list(argv)
+        self.timeout = timeout
+        self.cwd = cwd
+        self._scratch = tempfile.TemporaryDirectory(prefix="wirecheck-consumer-")
+        self._process: subprocess.Popen[bytes] | None = None
+        self._buffer = b""
+
+    def describe(self) -> str:
+        return f"process {' '.join(self.argv)} (line protocol, timeout {self.timeout:g} s)"
+
+    def _env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        home = self._scratch.name
+        for name, sub in (("HOME", "home"), ("XDG_CONFIG_HOME", "config"), ("TMPDIR", "tmp")):
+            path = os.path.join(home, sub)
+            os.makedirs(path, exist_ok=True)
+            env[name] = path
+        return env
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        if self._process is None or self._process.poll() is not None:
+            self._process = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=self._env(),
+                cwd=self.cwd,
+                start_new_session=True,
+            )
+            self._buffer = b""
+        return self._process
+
+    def _stop(self) -> str:
+        process, self._process = self._process, None
+        if process is None:
+            return ""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        try:
+            _, stderr = process.communicate(timeout=5)
+        except (subprocess.TimeoutExpired, ValueError, OSError):
+            stderr = b""
+        tail = (stderr or b"").decode("utf-8", "replace").strip().splitlines()[-1:]
+        return tail[0][:200] if tail else ""
+
+    def __call__(self, message: Any) -> Verdict:
+        process = self._start()
+        assert process.stdin is not None and process.stdout is not None
+        try:
+            process.stdin.write(orjson.dumps(message) + b"\n")
+            process.stdin.flush()
+        except (BrokenPipeError, OSError):
+            code = process.poll()
+            return Verdict(CRASH, f"exited ({code}) before reading the message: {self._stop()}")
+        line = self._read_line(process)
+        if line is None:
+            if process.poll() is None:
+                self._stop()
+                return Verdict(HANG, f"no answer within {self.timeout:g} s")
+            code = process.poll()
+            return Verdict(CRASH, f"exited with status {code}: {self._stop()}")
+        text = line.decode("utf-8", "replace").strip()
+        word, _, reason = text.partition(" ")
+        if word in (ACCEPT, IGNORE) and not reason:
+            return Verdict(word)
+        if word == REJECT:
+            return Verdict(REJECT, reason)
+        self._stop()
+        return Verdict(CRASH, f"protocol error: answered {text[:120]!r}")
+
+    def _read_line(self, process: subprocess.Popen[bytes]) -> bytes | None:
+        assert process.stdout is not None
+        deadline = time.monotonic() + self.timeout
+        fd = process.stdout.fileno()
+        with selectors.DefaultSelector() as selector:
+            selector.register(fd, selectors.EVENT_READ)
+            while b"\n" not in self._buffer:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not selector.select(remaining):
+                    return None
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    return None
+                self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line
+
+    def close(self) -> None:
+        if self._process is not None:
+            with contextlib.suppress(Exception):
+                assert self._process.stdin is not None
+                self._process.stdin.close()
+                self._process.wait(timeout=2)
+            if self._process is not None and self._process.poll() is None:
+                self._stop()
+        self._scratch.cleanup()
+
+
+# -- the run -----------------------------------------------------------------------------------------------------
+VALID_REJECTED, INVALID_ACCEPTED = "valid-rejected", "invalid-accepted"
+# A consumer that reads past unknown keys follows the tolerant-reader rule; the closed contract binds producers.
+# Reported apart, not as a failure.
+UNKNOWN_ACCEPTED = "unknown-field-accepted"
+CATEGORIES = (VALID_REJECTED, INVALID_ACCEPTED, CRASH, HANG, UNKNOWN_ACCEPTED)
+FAILING = (VALID_REJECTED, INVALID_ACCEPTED, CRASH, HANG)
+_CLOSING = ("additionalProperties", "unevaluatedProperties")
+
+
+@dataclass
+class Failure:
+    """One distinct way the consumer disagrees with the contract, with the places it was seen and a minimal example."""
+
+    category: str
+    kind: str
+    signature: str  # the broken constraint (keyword), the exception and where, or the rejection
+    example: Any
+    verdict: Verdict
+    label: str | None = None  # for mutants: keyword at pointer of the example
+    places: dict[str, int] = field(default_factory=dict)  # label or pointer → how often
+    count: int = 0
+    shrunk: bool = False
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "category": self.category,
+            "kind": self.kind,
+            "signature": self.signature,
+            "count": self.count,
+            "places": dict(sorted(self.places.items())),
+            "example": self.example,
+            "example_label": self.label,
+            "verdict": {"outcome": self.verdict.outcome, "detail": self.verdict.detail},
+            "shrunk": self.shrunk,
+        }
+
+
+@dataclass
+class KindTally:
+    valid: dict[str, int] = field(default_factory=dict)  # outcome → count
+    invalid: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class FuzzReport:
+    release: str
+    consumer: str
+    seed: int
+    count: int
+    kinds: dict[str, KindTally]
+    failures: list[Failure]
+
+    @property
+    def failed(self) -> bool:
+        return any(f.category in FAILING for f in self.failures)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "wirecheck_consumer_fuzz": 1,
+            "release": self.release,
+            "consumer": self.consumer,
+            "seed": self.seed,
+            "count_per_kind": self.count,
+            "kinds": {k: {"valid": t.valid, "invalid": t.invalid} for k, t in self.kinds.items()},
+            "totals": {c: sum(f.count for f in self.failures if f.category == c) for c in CATEGORIES},
+            "failures": [f.as_json() for f in self.failures],
+        }
+
+
+def _category(expect_valid: bool, verdict: Verdict, keyword: str | None = None) -> str | None:
+    if verdict.outcome in (CRASH, HANG):
+        return verdict.outcome
+    if expect_valid and verdict.outcome == REJECT:
+        return VALID_REJECTED
+    if not expect_valid and verdict.outcome == ACCEPT:
+        return UNKNOWN_ACCEPTED if keyword in _CLOSING else INVALID_ACCEPTED
+    return None
+
+
+def fuzz_consumer(
+    release: ContractRelease,
+    consumer: Callable[[Any], Verdict],
+    *,
+    kinds: Iterable[str] = (),
+    count: int = 50,
+    seed: int = 0,
+    invalid: bool = True,
+    shrink: bool = True,
+    shrink_budget: int = 150,
+    description: str = "",
+    progress: Callable[[str], None] | None = None,
+) -> FuzzReport:
+    tallies: dict[str, KindTally] = {}
+    groups: dict[tuple[str, str, str], Failure] = {}
+    selected = fuzzable_kinds(release, kinds)
+    for kind in selected:
+        if progress:
+            progress(kind.id)
+        tally = tallies.setdefault(kind.id, KindTally())
+        entries = valid_entries(release, kind, count, seed)
+        if invalid:
+            entries += mutant_entries(release, kind, count, seed)
+        for entry in entries:
+            expect_valid = entry.mutant is None
+            verdict = consumer(entry.message)
+            side = tally.valid if expect_valid else tally.invalid
+            side[verdict.outcome] = side.get(verdict.outcome, 0) + 1
+            category = _category(expect_valid, verdict, entry.mutant.keyword if entry.mutant else None)
+            if category is None:
+                continue
+            accepted = category in (INVALID_ACCEPTED, UNKNOWN_ACCEPTED)
+            signature = entry.mutant.keyword if accepted and entry.mutant else verdict.signature
+            place = entry.mutant.label if entry.mutant else "valid"
+            failure = groups.get((category, kind.id, signature))
+            if failure is None:
+                label = entry.mutant.label if entry.mutant else None
+                failure = Failure(category, kind.id, signature, entry.message, verdict, label)
+                groups[(category, kind.id, signature)] = failure
+            failure.count += 1
+            failure.places[place] = failure.places.get(place, 0) + 1
+    failures = sorted(groups.values(), key=lambda f: (CATEGORIES.index(f.category), f.kind, f.signature))
+    if shrink:
+        for failure in failures:
+            if progress:
+                progress(f"shrinking {failure.category} {failure.kind} {failure.signature}")
+            _shrink(release, release.kind(failure.kind), consumer, failure, shrink_budget, seed)
+    return FuzzReport(release.name, description, seed, count, tallies, failures)
+
+
+def _shrink(
+    release: ContractRelease, kind: MessageKind, consumer: Callable[[Any], Verdict], failure: Failure,
+    budget: int, seed: int,
+) -> None:
+    """Replace the failure's example by the smallest message that fails the same way (Hypothesis `find`)."""
+    assert kind.schema is not None
+    valid = compiler_for(release).for_uri(kind.schema.uri)
+    if failure.category == HANG:
+        budget = min(budget, 10)
+
+    accepted = failure.category in (INVALID_ACCEPTED, UNKNOWN_ACCEPTED)
+
+    def same_failure(expect_valid: bool, message: Any) -> bool:
+        verdict = consumer(message)
+        keyword = failure.signature if accepted else None
+        return _category(expect_valid, verdict, keyword) == failure.category and (
+            accepted or verdict.signature == failure.signature
+        )
+
+    options = settings(
+        max_examples=budget,
+        database=None,
+        derandomize=True,
+        deadline=None,
+        phases=[Phase.generate, Phase.shrink],
+        suppress_health_check=list(HealthCheck),
+    )
+    try:
+        if failure.label is None:
+            found = find(valid, lambda m: same_failure(True, m), settings=options)
+            failure.example, failure.verdict = found, consumer(found)
+        else:
+            keyword, _, pointer = failure.label.partition(" at ")
+            pointer = "" if pointer == "/" else pointer
+            factory = MutantFactory(compiler_for(release).schemas, kind.schema.uri, kind=kind.id)
+
+            @st.composite
+            def mutants(draw: Any) -> Any:
+                base = draw(valid)
+                found = [m for m in factory.mutants_at(base, pointer) if m.keyword == keyword]
+                if not found:
+                    found = [m for m in factory.mutants(base) if m.keyword == keyword]
+                return draw(st.sampled_from(found)) if found else None
+
+            shrunk = find(mutants(), lambda m: m is not None and same_failure(False, m.instance), settings=options)
+            failure.example, failure.label, failure.verdict = shrunk.instance, shrunk.label, consumer(shrunk.instance)
+        failure.shrunk = True
+    except (NoSuchExample, Unsatisfiable):
+        pass  # the unshrunk example stays: it is real, just not minimal
+
+
+# -- helpers -------------------------------------------------------------------------------------------------------
+def load_object(target: str) -> Any:
+    """`package.module:attribute` (a dotted attribute path is allowed after the colon)."""
+    module_name, sep, attribute = target.partition(":")
+    if not sep or not module_name or not attribute:
+        raise ValueError(f"expected module:attribute, got {target!r}")
+    value: Any = importlib.import_module(module_name)
+    for part in attribute.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:200] if text else ""
+
+
+def _raised_at(exc: BaseException) -> str:
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return "?"
+    frame = frames[-1]
+    return f"{os.path.basename(frame.filename)}:{frame.lineno}"
+
+
+@contextlib.contextmanager
+def _alarm(seconds: float) -> Any:
+    """A timeout for a Python callable (main thread on POSIX only; elsewhere no timeout)."""
+    usable = hasattr(signal, "setitimer") and _in_main_thread()
+    if not usable:
+        yield
+        return
+
+    def on_alarm(signum: int, frame: Any) -> None:
+        raise ConsumerTimeout()
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _in_main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()

@@ -1,0 +1,61 @@
+"""The consumer-fuzz report as Markdown (the JSON form is `FuzzReport.as_json()`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from wirecheck.fuzz.consumer import CATEGORIES, FAILING, FuzzReport
+
+_TITLES = {
+    "valid-rejected": "Valid messages the consumer rejects",
+    "invalid-accepted": "Invalid messages the consumer accepts",
+    "crash": "Crashes (an exception other than the declared rejection)",
+    "hang": "Hangs (no answer within the timeout)",
+    "unknown-field-accepted": "Unknown fields tolerated (tolerant reader; not a failure)",
+}
+
+
+def _json(value: Any) -> str:
+    return orjson.dumps(value).decode()
+
+
+def render_markdown(report: FuzzReport) -> str:
+    data = report.as_json()
+    lines = [
+        f"# Consumer fuzz report: {report.release}",
+        "",
+        f"- consumer: {report.consumer}",
+        f"- seed {report.seed}, {report.count} valid messages and up to {report.count} mutants per kind",
+        f"- verdict: **{'FAILS' if report.failed else 'AGREES WITH THE CONTRACT'}**",
+        "",
+        "| category | messages | distinct |",
+        "|---|---:|---:|",
+    ]
+    for category in CATEGORIES:
+        distinct = sum(1 for f in report.failures if f.category == category)
+        lines.append(f"| {category} | {data['totals'][category]} | {distinct} |")
+    lines += ["", "## Outcomes per kind", "", "| kind | valid: outcome × n | mutants: outcome × n |", "|---|---|---|"]
+    for kind, tally in report.kinds.items():
+        valid = ", ".join(f"{k} × {v}" for k, v in sorted(tally.valid.items()))
+        invalid = ", ".join(f"{k} × {v}" for k, v in sorted(tally.invalid.items())) or "—"
+        lines.append(f"| `{kind}` | {valid} | {invalid} |")
+    for category in CATEGORIES:
+        group = [f for f in report.failures if f.category == category]
+        if not group:
+            continue
+        lines += ["", f"## {_TITLES[category]}", ""]
+        for failure in group:
+            shrunk = "minimal example" if failure.shrunk else "example (not shrunk)"
+            lines += [
+                f"### `{failure.kind}`: {failure.signature} ({failure.count}×)",
+                "",
+            ]
+            if failure.label:
+                lines.append(f"- breaks: `{failure.label}`")
+            if failure.verdict.detail and category in FAILING:
+                lines.append(f"- consumer said: {failure.verdict.outcome} — `{failure.verdict.detail}`")
+            places = ", ".join(f"`{p}` × {n}" for p, n in sorted(failure.places.items()))
+            lines += [f"- seen at: {places}", f"- {shrunk}:", "", "```json", _json(failure.example), "```", ""]
+    return "\n".join(lines).rstrip() + "\n"
