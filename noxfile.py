@@ -8,7 +8,8 @@ nox.options.default_venv_backend = "venv"
 nox.options.sessions = ["tests", "lint"]
 nox.options.reuse_existing_virtualenvs = True
 
-PYTHON = "3.11"
+# Sessions run on the interpreter that runs nox (CI and fresh machines have one Python; 3.11+).
+PYTHON = None
 
 
 @nox.session(python=PYTHON)
