@@ -268,3 +268,56 @@ class NoRenewAfterTerminal:
 
     def finish(self) -> Iterable[Finding]:
         return ()
+
+
+# ---- side chat routes --------------------------------------------------------------------------------
+
+# What JavaScript's String#trim removes (ECMA-262 WhiteSpace and LineTerminator); Python's str.strip differs
+# (it strips U+001C..U+001F, keeps U+FEFF), and the gateway trims with JavaScript.
+_JS_WHITESPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \
+                 "\u2028\u2029\u202f\u205f\u3000\ufeff"
+
+
+def js_trim(text: str) -> str:
+    return text.strip(_JS_WHITESPACE)
+
+
+@message_rule("XOPC_ERROR_CODE_STATUS")
+def error_code_status(message: Message, params: Mapping[str, Any]) -> Iterable[Finding]:
+    """params: code (pointer to the error code; default /code), statuses (code → HTTP status)."""
+    if message.http is None or message.http.status is None:
+        return
+    at = params.get("code", "/code")
+    code = resolve(message.value, parse_pointer(at), None)
+    statuses = params["statuses"]
+    if not isinstance(code, str) or code not in statuses or statuses[code] == message.http.status:
+        return  # an unknown code is the schema's finding
+    yield message.finding(
+        "XOPC_ERROR_CODE_STATUS",
+        f"error code {code} is sent with HTTP {message.http.status}; the gateway sends it with {statuses[code]}",
+        pointer=at,
+        expected=f"HTTP {statuses[code]}",
+        found=f"HTTP {message.http.status}",
+    )
+
+
+@message_rule("XOPC_CLIENT_INSTANCE_ID")
+def client_instance_id(message: Message, params: Mapping[str, Any]) -> Iterable[Finding]:
+    """params: header (name, lower case), body (pointer of the body fallback), header_only (kind ids without it)."""
+    if message.http is None:
+        return
+    header = params["header"]
+    if js_trim(message.http.headers.get(header, "")):
+        return
+    body_allowed = message.kind is None or message.kind.id not in params.get("header_only", ())
+    if body_allowed:
+        value = resolve(message.value, parse_pointer(params["body"]), None)
+        if isinstance(value, str) and js_trim(value):
+            return
+    where = f"header {header}" + (f" or body {params['body']}" if body_allowed else "")
+    yield message.finding(
+        "XOPC_CLIENT_INSTANCE_ID",
+        f"this side chat request does not name its client ({where})",
+        expected=f"a non-blank {where}",
+        found="none" if header not in message.http.headers else "a blank header",
+    )
