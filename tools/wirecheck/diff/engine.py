@@ -59,10 +59,12 @@ class _Pair:
                 witnesses: Iterable[Witness] = (), key: str = "") -> DiffFinding:
         info = diff_rule_catalogue()[rule]
         triples = tuple(sorted((d, m, v) for (d, m), v in (verdicts or {}).items() if v != SAFE))
+        # version and waiver findings are not about a direction: their level is the catalogue's
+        severity = info.level if info.group in ("versions", "waivers") else self.options.severity(triples)
         old_short, new_short = short_location(old_location), short_location(new_location)
         return DiffFinding(
             rule=rule,
-            severity=self.options.severity(triples),
+            severity=severity,
             package=self.package,
             old_version=self.old_version,
             new_version=self.new_version,
@@ -206,15 +208,8 @@ def _explain(pair: _Pair, kind: str, surface: str, change: Change, proven: dict[
     info = diff_rule_catalogue()[change.rule]
     witnesses: dict[tuple[str, str], Witness] = {}
     if pair.options.witnesses and change.probes:
-        found = judge(candidates(change.probes, old_end, new_end), old_end, new_end)
-        for dv, witness in found.items():
-            side = "new" if witness.direction == FORWARD else "old"
-            base = baseline.get(side)
-            # a payload that differs from the plain minimal one of its side proves this change only when the
-            # plain one does not already break in the same way (else another change is the cause)
-            if base is not None and dv in base[1] and witness.payload != base[0]:
-                continue
-            witnesses[dv] = witness
+        # only rejections at or around the change's path count, so no change is credited with another's break
+        witnesses = judge(candidates(change.probes, old_end, new_end), old_end, new_end, about=change.path)
     # With witness search, "breaking" needs a witness; without it, a break the semantics prove and the rule
     # predicts is attributed to the rule. A predicted break nobody proved or refuted stays "unknown".
     verdicts: dict[tuple[str, str], str] = {}

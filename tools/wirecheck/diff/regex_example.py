@@ -131,3 +131,55 @@ def _hypothesis_example(pattern: str, min_length: int, max_length: int | None, o
         )
     except (NoSuchExample, Unsatisfiable, re.error, Exception):
         return None
+
+
+def _walk_all(parsed: Any, limit: int) -> list[str] | None:
+    """Several short matches: every alternative of every branch, zero and one repetition (capped at `limit`)."""
+    results = [""]
+    for op, arg in parsed:
+        if op is C.LITERAL:
+            options = [chr(arg)]
+        elif op is C.NOT_LITERAL:
+            options = ["a" if chr(arg) != "a" else "b"]
+        elif op is C.ANY:
+            options = ["a"]
+        elif op is C.IN:
+            char = _from_in(arg)
+            if char is None:
+                return None
+            options = [char]
+        elif op in (C.MAX_REPEAT, C.MIN_REPEAT, getattr(C, "POSSESSIVE_REPEAT", None)):
+            low, _high, sub = arg
+            parts = _walk_all(sub, limit)
+            if parts is None:
+                return None
+            options = [p * low for p in parts]
+            if low == 0:
+                options += parts
+        elif op is C.SUBPATTERN:
+            options = _walk_all(arg[-1], limit)
+            if options is None:
+                return None
+        elif op is C.BRANCH:
+            options = []
+            for branch in arg[1]:
+                options += _walk_all(branch, limit) or []
+            if not options:
+                return None
+        elif op is C.AT:
+            continue
+        else:
+            return None
+        results = [r + o for r in results for o in dict.fromkeys(options)][:limit]
+    return results
+
+
+@lru_cache(maxsize=2048)
+def regex_examples(pattern: str, limit: int = 24) -> tuple[str, ...]:
+    """Distinct short strings matching `pattern` (ECMA-checked), covering its alternatives; may be empty."""
+    ecma = regress.Regex(pattern, flags="u")
+    try:
+        found = _walk_all(P.parse(pattern), limit) or []
+    except (re.error, TypeError, ValueError, OverflowError, RecursionError):
+        found = []
+    return tuple(t for t in dict.fromkeys(found) if ecma.find(t) is not None)

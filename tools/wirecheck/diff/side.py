@@ -77,19 +77,49 @@ class Side:
             )
         return self._canonical[key]
 
-    def judge(self, location: str, view: str, payload: Any) -> tuple[bool | None, str]:
-        """(accepted?, reason) by both validators; None when they disagree (never shown as a witness)."""
+    def judge(self, location: str, view: str, payload: Any) -> tuple[bool | None, list[tuple[tuple[Any, ...], str]]]:
+        """(accepted?, errors) by both validators; None when they disagree (never shown as a witness).
+
+        Each error is (instance path it is about, message); a missing or unexpected property is about the
+        property's own path, so a witness can be tied to the change that caused it.
+        """
         fast = self.validator(location, view).is_valid(payload)
-        reference = self.reference(location, view)
-        error = next(iter(reference.iter_errors(payload)), None)
-        if fast != (error is None):
-            return None, "validators disagree"
-        return fast, "" if error is None else _describe(error)
+        errors = [] if fast else list(self.reference(location, view).iter_errors(payload))
+        if not fast and not errors:
+            return None, []
+        if fast and self.reference(location, view).is_valid(payload) is False:
+            return None, []
+        return fast, [item for error in errors for item in _about(error)]
 
 
-def _describe(error: Any) -> str:
-    where = "/" + "/".join(str(p) for p in error.absolute_path) if error.absolute_path else "(root)"
-    return f"{where}: {error.message}"
+def _about(error: Any) -> list[tuple[tuple[Any, ...], str]]:
+    base = tuple(error.absolute_path)
+    where = "/" + "/".join(str(p) for p in base) if base else "(root)"
+    message = f"{where}: {error.message}"
+    if error.validator == "required" and isinstance(error.instance, dict):
+        # python-jsonschema reports one error per missing name, each message starting with the name's repr
+        missing = [name for name in error.validator_value
+                   if name not in error.instance and error.message.startswith(repr(name))]
+        return [((*base, name), message) for name in missing] or [(base, message)]
+    if error.validator in ("additionalProperties", "unevaluatedProperties") and isinstance(error.instance, dict):
+        declared = set((error.schema or {}).get("properties", {}))
+        extra = [name for name in error.instance if name not in declared]
+        return [((*base, name), message) for name in extra] or [(base, message)]
+    found = [(base, message)]
+    for sub in error.context or ():  # oneOf/anyOf: the branch errors say where it really failed
+        found += [(path, message) for path, _ in _about(sub)]
+    return found
+
+
+def related(error_path: tuple[Any, ...], change_path: tuple[Any, ...]) -> bool:
+    """Whether an error at `error_path` can be caused by a change at `change_path` (`*` = any array index)."""
+    for a, b in zip(error_path, change_path, strict=False):
+        if a == b or "*" in (a, b) or (isinstance(a, int) and b == "*") or str(a) == str(b):
+            continue
+        if b == "{name}":
+            continue
+        return False
+    return True
 
 
 def join(base: str, ref: str) -> str:

@@ -15,7 +15,7 @@ import orjson
 
 from wirecheck.diff.instances import NoExample, example
 from wirecheck.diff.model import BACKWARD, FORWARD, STRICT, VIEWS, Probe, Witness
-from wirecheck.diff.side import Side
+from wirecheck.diff.side import Side, related
 
 SUBTRACT_ID = "urn:wirecheck:difference"
 
@@ -45,8 +45,10 @@ def candidates(probes: Iterable[Probe], old: tuple[Side, str], new: tuple[Side, 
     return payloads
 
 
-def judge(payloads: Iterable[Any], old: tuple[Side, str], new: tuple[Side, str]) -> dict[tuple[str, str], Witness]:
-    """The shortest verified witness per (direction, view) among `payloads`."""
+def judge(payloads: Iterable[Any], old: tuple[Side, str], new: tuple[Side, str],
+          about: tuple[Any, ...] | None = None) -> dict[tuple[str, str], Witness]:
+    """The shortest verified witness per (direction, view) among `payloads`; with `about`, only witnesses whose
+    rejection is at or around that instance path (so a change is never credited with another change's break)."""
     best: dict[tuple[str, str], Witness] = {}
     for payload in payloads:
         verdict = {}
@@ -57,10 +59,14 @@ def judge(payloads: Iterable[Any], old: tuple[Side, str], new: tuple[Side, str])
             # producers write their strict contract; the consumer on the other side reads with `view`
             for direction, writer, reader in ((FORWARD, "new", "old"), (BACKWARD, "old", "new")):
                 written, _ = verdict[(writer, STRICT)]
-                read, why = verdict[(reader, view)]
+                read, errors = verdict[(reader, view)]
                 if written is not True or read is not False:
                     continue
-                witness = Witness(payload, direction, view, reader, why)
+                if about is not None:
+                    errors = [e for e in errors if related(e[0], about)]
+                    if not errors:
+                        continue
+                witness = Witness(payload, direction, view, reader, errors[0][1] if errors else "rejected")
                 current = best.get((direction, view))
                 if current is None or _size(payload) < _size(current.payload):
                     best[(direction, view)] = witness

@@ -7,7 +7,7 @@ from typing import Any
 
 from wirecheck.diff.instances import FORMAT_SAMPLES, NoExample, example
 from wirecheck.diff.model import Change, Probe
-from wirecheck.diff.regex_example import regex_example
+from wirecheck.diff.regex_example import regex_example, regex_examples
 from wirecheck.diff.rules import Pair, node_rule
 
 # keyword → (lower bound?, facet family)
@@ -79,6 +79,7 @@ def patterns(pair: Pair) -> Iterator[Change]:
     samples = []
     for pattern in (before, after):
         if pattern is not None:
+            samples += regex_examples(pattern)
             for low in (0, 1, 8):
                 text = regex_example(pattern, low)
                 if text is not None:

@@ -1,0 +1,213 @@
+"""`wirecheck diff`, `wirecheck diff-schemas`, `wirecheck rules`: the contract diff as commands (thin shell)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+import typer
+import yaml
+
+from wirecheck import exitcodes
+from wirecheck.cli.common import CONTRACTS_OPTION, fail_usage, guarded, registry
+
+FORMAT_NAMES = ["text", "markdown", "json", "junit", "sarif", "html"]
+
+
+def _options(compat: str, consumers: str, witnesses: bool):  # type: ignore[no-untyped-def]
+    from wirecheck.diff.options import COMPATIBILITY, DiffOptions
+
+    if compat not in COMPATIBILITY:
+        raise fail_usage(f"--compat must be one of {', '.join(COMPATIBILITY)}, got {compat!r}")
+    if consumers not in ("tolerant", "strict"):
+        raise fail_usage(f"--consumers must be tolerant or strict, got {consumers!r}")
+    return DiffOptions(witnesses=witnesses, directions=COMPATIBILITY[compat], consumers=consumers)
+
+
+def _emit(run: Any, output_format: str, output: Path | None, contracts: Path | None) -> None:
+    from wirecheck.diff import report
+
+    if output_format not in FORMAT_NAMES:
+        raise fail_usage(f"--format must be one of {', '.join(FORMAT_NAMES)}, got {output_format!r}")
+    extra = {"contracts": contracts} if output_format == "sarif" and contracts else {}
+    if output is None:
+        report.write(output_format, run, sys.stdout, **extra)
+    else:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        with output.open("w", encoding="utf-8") as out:
+            report.write(output_format, run, out, **extra)
+
+
+def _finish(results: list[Any], options: Any, fail_on: str, waivers: Path | None, packages=()) -> Any:  # type: ignore[no-untyped-def]
+    from wirecheck.diff.run import DiffRun
+    from wirecheck.diff.waivers import WaiverFileError, apply_waivers, load_waivers
+
+    if fail_on not in ("breaking", "warning", "never"):
+        raise fail_usage(f"--fail-on must be breaking, warning or never, got {fail_on!r}")
+    waiver_findings: list[Any] = []
+    if waivers is not None:
+        try:
+            loaded = load_waivers(waivers)
+        except WaiverFileError as exc:
+            raise fail_usage(str(exc)) from None
+        results, waiver_findings = apply_waivers(results, loaded)
+    return DiffRun(tuple(results), options, fail_on, tuple(waiver_findings), tuple(packages))
+
+
+def _load_schema(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise fail_usage(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        return orjson.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except (orjson.JSONDecodeError, yaml.YAMLError) as exc:
+        raise fail_usage(f"{path}: not valid JSON/YAML: {exc}") from None
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("diff")
+    def diff_command(
+        specs: list[str] = typer.Argument(None, metavar="[SPEC...]", help=(
+            "OLD NEW (pkg@a pkg@b); one pkg@v (against its previous release); a package (all its pairs and the "
+            "transitive matrix); nothing (every package). With --against: the working tree's releases.")),
+        against: str = typer.Option(None, "--against", help="Diff against the contracts at this git ref."),
+        output_format: str = typer.Option("text", "--format", "-f", help=f"One of: {', '.join(FORMAT_NAMES)}."),
+        output: Path = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
+        fail_on: str = typer.Option("breaking", "--fail-on", help="breaking (errors) | warning | never."),
+        waivers: Path = typer.Option(None, "--waivers", help="YAML waivers: fingerprint, reason, who, expires."),
+        compat: str = typer.Option("full", "--compat", help="Directions that count: forward | backward | full."),
+        consumers: str = typer.Option("tolerant", "--consumers", help=(
+            "Consumer model to protect: tolerant (closed-model breaks are warnings) | strict (they are errors).")),
+        witnesses: bool = typer.Option(True, "--witnesses/--no-witnesses", help="Search for witness payloads."),
+        contracts: Path = CONTRACTS_OPTION,
+    ) -> None:
+        """Diff contract releases: whom each change breaks (forward/backward, strict/tolerant consumers), with
+        witness payloads, rule ids, fingerprints, and semver/wire-version verdicts. Exit 0 / 1 / 2."""
+        from wirecheck.diff.against import AgainstError, contracts_at, pairs_against
+        from wirecheck.diff.engine import diff_releases
+        from wirecheck.diff.package import diff_package
+
+        options = _options(compat, consumers, witnesses)
+        reg = registry(contracts)
+        specs = specs or []
+        results: list[Any] = []
+        packages: list[Any] = []
+        if against:
+            try:
+                old_root = contracts_at(against, reg.root)
+            except AgainstError as exc:
+                raise fail_usage(str(exc)) from None
+            old_reg = registry(old_root)
+            pairs, notes = guarded(lambda: pairs_against(old_reg, reg, specs))
+            for note in notes:
+                typer.echo(f"wirecheck: note: {note}", err=True)
+            for package, old_v, new_v in pairs:
+                old_release = guarded(lambda p=package, v=old_v: old_reg.load(f"{p}@{v}"))
+                new_release = guarded(lambda p=package, v=new_v: reg.load(f"{p}@{v}"))
+                result = diff_releases(old_release, new_release, options)
+                if old_v == new_v:
+                    import dataclasses
+
+                    result = dataclasses.replace(result, old_version=f"{old_v} ({against})")
+                results.append(result)
+        elif len(specs) == 2:
+            old_release, new_release = guarded(lambda: (reg.load(specs[0]), reg.load(specs[1])))
+            if old_release.package != new_release.package:
+                typer.echo(f"wirecheck: note: diffing two packages ({old_release.package}, "
+                           f"{new_release.package}); kinds are matched by id and selector", err=True)
+            results.append(diff_releases(old_release, new_release, options))
+        elif len(specs) == 1 and "@" in specs[0][1:]:
+            package, version = guarded(lambda: reg.resolve(specs[0]))
+            previous = reg.previous(package, version)
+            if previous is None:
+                raise fail_usage(f"{package}@{version} is the first release; give OLD NEW")
+            results.append(diff_releases(guarded(lambda: reg.load(f"{package}@{previous}")),
+                                         guarded(lambda: reg.load(f"{package}@{version}")), options))
+        elif len(specs) <= 1:
+            names = [guarded(lambda: reg.package(specs[0])).name] if specs else list(reg.packages)
+            for name in names:
+                package_diff = guarded(lambda n=name: diff_package(reg, n, options))
+                packages.append(package_diff)
+                results += package_diff.consecutive
+        else:
+            raise fail_usage("give OLD NEW, one PACKAGE@VERSION, one PACKAGE, or nothing")
+        run = _finish(results, options, fail_on, waivers, packages)
+        _emit(run, output_format, output, reg.root)
+        raise typer.Exit(run.exit_code())
+
+    @app.command("diff-schemas")
+    def diff_schemas_command(
+        old: Path = typer.Argument(..., help="The old JSON Schema (JSON or YAML)."),
+        new: Path = typer.Argument(..., help="The new JSON Schema (JSON or YAML)."),
+        output_format: str = typer.Option("text", "--format", "-f", help=f"One of: {', '.join(FORMAT_NAMES)}."),
+        output: Path = typer.Option(None, "--output", "-o"),
+        fail_on: str = typer.Option("breaking", "--fail-on", help="breaking | warning | never."),
+        waivers: Path = typer.Option(None, "--waivers"),
+        compat: str = typer.Option("full", "--compat", help="forward | backward | full."),
+        consumers: str = typer.Option("tolerant", "--consumers", help="tolerant | strict."),
+        witnesses: bool = typer.Option(True, "--witnesses/--no-witnesses"),
+    ) -> None:
+        """Diff two raw JSON Schema files (for schemas outside the catalog): producer writes, consumer reads."""
+        import jsonschema
+
+        from wirecheck.diff.engine import diff_schemas
+
+        options = _options(compat, consumers, witnesses)
+        old_schema, new_schema = _load_schema(old), _load_schema(new)
+        for path, schema in ((old, old_schema), (new, new_schema)):
+            try:
+                jsonschema.Draft202012Validator.check_schema(schema)
+            except jsonschema.SchemaError as exc:
+                pointer = "/" + "/".join(str(p) for p in exc.absolute_path)
+                raise fail_usage(f"{path}#{pointer}: not a valid 2020-12 schema: {exc.message}") from None
+        result = diff_schemas(old_schema, new_schema, options, old_name=str(old), new_name=str(new))
+        run = _finish([result], options, fail_on, waivers)
+        _emit(run, output_format, output, None)
+        raise typer.Exit(run.exit_code())
+
+    @app.command("rules")
+    def rules_command(
+        output_format: str = typer.Option("text", "--format", "-f", help="text | markdown | json."),
+        section: str = typer.Option("all", "--section", help="all | checks | diff."),
+    ) -> None:
+        """Print the rule catalogues: conformance checks (validate) and diff rules (diff), as data."""
+        from wirecheck.diff.catalogue import diff_rule_catalogue
+        from wirecheck.rules.catalogue import rule_catalogue
+
+        if output_format not in ("text", "markdown", "json") or section not in ("all", "checks", "diff"):
+            raise fail_usage("--format text|markdown|json, --section all|checks|diff")
+        checks = rule_catalogue() if section in ("all", "checks") else {}
+        diffs = diff_rule_catalogue() if section in ("all", "diff") else {}
+        if output_format == "json":
+            data = {
+                "checks": [{"id": c.id, "level": c.level.value, "group": c.group, "purpose": c.purpose,
+                            "rationale": c.rationale} for c in checks.values()],
+                "diff": [{"id": r.id, "level": r.level.value, "group": r.group,
+                          "breaks": [f"{d}/{m}" for d, m in r.breaks], "bump": r.bump, "purpose": r.purpose,
+                          "rationale": r.rationale} for r in diffs.values()],
+            }
+            typer.echo(orjson.dumps(data, option=orjson.OPT_INDENT_2).decode())
+            raise typer.Exit(exitcodes.CONFORMS)
+        md = output_format == "markdown"
+        if checks:
+            typer.echo(f"{'## ' if md else ''}Conformance checks (wirecheck validate): {len(checks)}")
+            if md:
+                typer.echo("\n| id | level | group | purpose |\n|---|---|---|---|")
+            for c in sorted(checks.values(), key=lambda c: (c.group, c.id)):
+                typer.echo(f"| `{c.id}` | {c.level.value} | {c.group} | {c.purpose} |" if md else
+                           f"  {c.id:<34} {c.level.value:<8} {c.group:<10} {c.purpose}")
+            typer.echo("")
+        if diffs:
+            typer.echo(f"{'## ' if md else ''}Diff rules (wirecheck diff): {len(diffs)}")
+            if md:
+                typer.echo("\n| id | level | breaks | bump | purpose |\n|---|---|---|---|---|")
+            for r in sorted(diffs.values(), key=lambda r: (r.group, r.id)):
+                breaks = ", ".join(f"{d}/{m}" for d, m in r.breaks) or "nobody"
+                typer.echo(f"| `{r.id}` | {r.level.value} | {breaks} | {r.bump} | {r.purpose} |" if md else
+                           f"  {r.id:<34} {r.level.value:<8} {r.group:<9} bump {r.bump:<6} breaks {breaks}\n"
+                           f"  {'':<34} {r.purpose}")
+        raise typer.Exit(exitcodes.CONFORMS)
+
