@@ -14,6 +14,7 @@ COMMAND_MODULES = [
     "wirecheck.cli.contracts_cmd",
     "wirecheck.cli.validate_cmd",
     "wirecheck.cli.fuzz_cmd",
+    "wirecheck.cli.diff_cmd",
 ]
 
 app = typer.Typer(
