@@ -52,6 +52,12 @@ def test_stdin(good):
     assert code == 0 and "-" in out.splitlines()[0]
 
 
+def test_progress_bar_goes_to_stderr_and_leaves_the_report_intact(write_lines):
+    path = write_lines([{"type": "hello", "version": "1.0.0"}] * 20_000)
+    code, out, _ = wirecheck("validate", "demo@1.0.0", path, "--format", "json", "--progress")
+    assert code == 0 and orjson.loads(out)["summary"]["messages"] == 20_000
+
+
 def test_json_output_to_file(tmp_path, bad):
     target = tmp_path / "out" / "report.json"
     code, out, _ = wirecheck("validate", "demo@1.0.0", bad, "--format", "json", "-o", str(target))

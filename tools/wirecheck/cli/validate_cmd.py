@@ -43,11 +43,12 @@ class _Progress:
         self._stop = threading.Event()
 
     def __enter__(self) -> _Progress:
+        from rich.console import Console
         from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
 
         self._progress = Progress(
             "[progress.description]{task.description}", BarColumn(), DownloadColumn(), TimeRemainingColumn(),
-            transient=True, console=None,
+            transient=True, console=Console(stderr=True),
         )
         self._progress.start()
         self._thread = threading.Thread(target=self._poll, daemon=True)
