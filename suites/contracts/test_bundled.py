@@ -102,6 +102,12 @@ def test_every_kind_has_a_valid_and_an_invalid_fixture(spec):
             valid.update(k for k, c in result.coverage.items() if c.seen)
         else:
             invalid.update(f.kind for f in result.findings if f.severity is Severity.ERROR and f.kind)
+            # A kind that holds under its own contract but that a declared consumer refuses (only
+            # CROSS_CONTRACT_VIOLATION errors) is exercised validly too: e.g. the OpenCode config Navarch 0.1.53
+            # writes is correct for Navarch and OpenCode V2, and no file it writes can satisfy OpenCode V1.
+            own_errors = {f.kind for f in result.findings
+                          if f.severity is Severity.ERROR and f.code != "CROSS_CONTRACT_VIOLATION"}
+            valid.update(k for k, c in result.coverage.items() if c.seen and k not in own_errors)
     kinds = {k.id for k in release.kinds}
     assert not kinds - set(valid), f"kinds never exercised by a conforming fixture: {sorted(kinds - set(valid))}"
     assert not kinds - set(invalid), f"kinds with no failing fixture: {sorted(kinds - set(invalid))}"
