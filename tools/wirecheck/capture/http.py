@@ -59,6 +59,52 @@ def _path_of(url: str) -> str:
     return path or "/"
 
 
+def _har_text(part: dict[str, Any], side: str, where: str) -> tuple[str | None, str]:
+    """The raw body of a HAR request (postData.text) or response (content.text, maybe base64)."""
+    if side == "request":
+        return (part.get("postData") or {}).get("text"), f"{where}/postData/text"
+    content = part.get("content") or {}
+    text = content.get("text")
+    if text is not None and content.get("encoding") == "base64":
+        try:
+            text = base64.b64decode(text).decode("utf-8")
+        except ValueError:
+            raise _Bad("CAPTURE_FORMAT", "content.text is not base64 of UTF-8", f"{where}/content/text") from None
+    return text, f"{where}/content/text"
+
+
+def _side(
+    side: str,
+    part: dict[str, Any],
+    http: HttpInfo,
+    exchange: int,
+    file: str,
+    line: int | None,
+    where: str | None,
+    har: bool,
+) -> Iterator[Message | Finding]:
+    """One message of an exchange: the request or the response, with its headers and body."""
+    pwhere = f"{where}/{side}" if where is not None else None
+    local = pwhere or f"/{side}"  # exchange JSONL: a pointer into the line
+    headers = _headers(part.get("headers"), f"{local}/headers")
+    if har:
+        text, text_where = _har_text(part, side, local)
+        body, problems = _body_from_text(text, text_where, file, line)
+    elif "body" in part:
+        body, problems = part["body"], []
+    else:
+        body, problems = _body_from_text(part.get("text"), f"{local}/text", file, line)
+    yield from problems
+    yield Message(
+        value=None if body is EMPTY else body,
+        file=file,
+        line=line,
+        where=pwhere,
+        http=HttpInfo(method=http.method, url=http.url, path=http.path, status=http.status, headers=headers),
+        exchange=exchange,
+    )
+
+
 def _messages(
     exchange: int,
     request: dict[str, Any],
@@ -68,60 +114,20 @@ def _messages(
     where: str | None,
     har: bool,
 ) -> Iterator[Message | Finding]:
-    rwhere = f"{where}/request" if where is not None else None
-    method = request.get("method")
-    url = request.get("url")
+    method, url = request.get("method"), request.get("url")
     if not isinstance(method, str) or not isinstance(url, str):
-        raise _Bad("CAPTURE_FORMAT", "a request needs a string method and url", rwhere or "")
-    req_headers = _headers(request.get("headers"), f"{rwhere}/headers" if rwhere else "/request/headers")
-    if har:
-        post = request.get("postData") or {}
-        body, problems = _body_from_text(post.get("text"), f"{rwhere}/postData/text", file, line)
-    elif "body" in request:
-        body, problems = request["body"], []
-    else:
-        body, problems = _body_from_text(request.get("text"), f"{rwhere}/text" if rwhere else "/request/text",
-                                         file, line)
-    yield from problems
-    yield Message(
-        value=None if body is EMPTY else body,
-        file=file,
-        line=line,
-        where=rwhere,
-        http=HttpInfo(method=method.upper(), url=url, path=_path_of(url), status=None, headers=req_headers),
-        exchange=exchange,
-    )
+        raise _Bad("CAPTURE_FORMAT", "a request needs a string method and url", f"{where or ''}/request")
+    http = HttpInfo(method=method.upper(), url=url, path=_path_of(url), status=None)
+    yield from _side("request", request, http, exchange, file, line, where, har)
     if response is None:
         return
-    swhere = f"{where}/response" if where is not None else None
     status = response.get("status")
     if not isinstance(status, int) or isinstance(status, bool):
-        raise _Bad("CAPTURE_FORMAT", "a response needs an integer status", swhere or "/response/status")
+        raise _Bad("CAPTURE_FORMAT", "a response needs an integer status", f"{where or ''}/response/status")
     if har and status == 0:  # HAR: no response was received
         return
-    res_headers = _headers(response.get("headers"), f"{swhere}/headers" if swhere else "/response/headers")
-    if har:
-        content = response.get("content") or {}
-        text = content.get("text")
-        if text is not None and content.get("encoding") == "base64":
-            try:
-                text = base64.b64decode(text).decode("utf-8")
-            except ValueError:
-                raise _Bad("CAPTURE_FORMAT", "content.text is not base64 of UTF-8", f"{swhere}/content/text") from None
-        body, problems = _body_from_text(text, f"{swhere}/content/text", file, line)
-    elif "body" in response:
-        body, problems = response["body"], []
-    else:
-        body, problems = _body_from_text(response.get("text"), "/response/text", file, line)
-    yield from problems
-    yield Message(
-        value=None if body is EMPTY else body,
-        file=file,
-        line=line,
-        where=swhere,
-        http=HttpInfo(method=method.upper(), url=url, path=_path_of(url), status=status, headers=res_headers),
-        exchange=exchange,
-    )
+    http = HttpInfo(method=http.method, url=url, path=http.path, status=status)
+    yield from _side("response", response, http, exchange, file, line, where, har)
 
 
 def read_har(document: Any, file: str) -> Iterator[Message | Finding]:
