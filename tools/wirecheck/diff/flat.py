@@ -13,7 +13,8 @@ from urllib.parse import urldefrag
 from wirecheck.diff.side import Side, join
 from wirecheck.pointer import format_pointer, parse_pointer
 
-_TYPES = ("null", "boolean", "object", "array", "number", "integer", "string")
+_ANNOTATIONS = {"$ref", "$schema", "$id", "$defs", "definitions", "title", "description", "$comment", "examples",
+                "x-provenance", "deprecated", "readOnly", "writeOnly", "default"}
 
 
 @dataclass
@@ -79,8 +80,8 @@ def _merge(side: Side, flat: Flat, node: Any, location: str, depth: int) -> None
         target = join(location, node["$ref"])
         if target not in flat.refs and side.has(target):
             flat.refs = (*flat.refs, target)
-            if flat.location == location:
-                flat.location = target if len(node) == 1 else location
+            if flat.location == location and not (set(node) - _ANNOTATIONS):
+                flat.location = target  # a bare $ref is its target: compare (and de-duplicate) it there
             _merge(side, flat, side.node(target), target, depth + 1)
     for index, part in enumerate(node.get("allOf", [])):
         _merge(side, flat, part, _child(location, "allOf", index), depth + 1)

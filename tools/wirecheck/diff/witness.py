@@ -17,7 +17,7 @@ from wirecheck.diff.instances import NoExample, example
 from wirecheck.diff.model import BACKWARD, FORWARD, STRICT, VIEWS, Probe, Witness
 from wirecheck.diff.side import Side, related
 
-SUBTRACT_ID = "urn:wirecheck:difference"
+SUBTRACT_ID = "https://schemas.wirecheck.invalid/difference.json"  # hierarchical, so "#/..." refs resolve
 
 
 def _size(payload: Any) -> int:

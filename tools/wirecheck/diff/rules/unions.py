@@ -102,7 +102,9 @@ def branches(pair: Pair) -> Iterator[Change]:
         return
     _, only_old, only_new, (old_d, new_d) = match_branches(pair)
     if old_d != new_d and old_d is not None and new_d is not None:
-        yield pair.change("DISCRIMINATOR_CHANGED", old=old_d, new=new_d, key=f"{old_d}->{new_d}")
+        probes = [Probe("old", pair.path, _example(pair.old_side, b), True) for b in pair.old.branches]
+        probes += [Probe("new", pair.path, _example(pair.new_side, b), True) for b in pair.new.branches]
+        yield pair.change("DISCRIMINATOR_CHANGED", probes=probes, old=old_d, new=new_d, key=f"{old_d}->{new_d}")
     _, new_values = discriminator(pair.new_side, pair.new.branches)
     _, old_values = discriminator(pair.old_side, pair.old.branches)
     for b in only_new:
