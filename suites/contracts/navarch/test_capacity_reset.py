@@ -10,11 +10,25 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from wirecheck.rules.navarch import capacity_detail, parse_capacity_reset
 from wirecheck.check.message import Message
+from wirecheck.contracts import load_registry
+from wirecheck.rules.navarch import capacity_detail, parse_capacity_reset
 
 NOW = datetime(2026, 12, 2, 18, 0, tzinfo=UTC)  # 10:00 in Los Angeles (PST, UTC-8)
-FORMS = {"0.1.51": ("clock",), "0.1.53": ("relative", "clock")}
+
+
+def _forms(version: str) -> tuple[str, ...]:
+    """The reset forms the release's catalog turns on: the table below is checked against the contract data."""
+    release = load_registry().load(f"navarch-runtime@{version}")
+    (use,) = [u for u in release.rules if u.id == "NAVARCH_CAPACITY_RESET"]
+    return tuple(use.params["forms"])
+
+
+FORMS = {"0.1.51": _forms("0.1.51"), "0.1.53": _forms("0.1.53")}
+
+
+def test_catalog_forms_per_release():
+    assert FORMS == {"0.1.51": ("clock",), "0.1.53": ("relative", "clock")}
 
 # (detail, release, expected form, expected pause from NOW)
 CASES = [
@@ -76,7 +90,8 @@ def _message(value):
 @pytest.mark.parametrize(
     "value, expected",
     [
-        ({"type": "result", "api_error_status": 429, "result": "Rate limit reached"}, ("/result", "Rate limit reached")),
+        ({"type": "result", "api_error_status": 429, "result": "Rate limit reached"},
+         ("/result", "Rate limit reached")),
         ({"type": "result", "api_error_status": 429, "result": "overloaded"}, None),  # not a capacity text
         ({"type": "result", "result": "Rate limit reached"}, None),  # the gate needs 429
         ({"type": "error", "error": "Too many requests"}, ("/error", "Too many requests")),

@@ -208,7 +208,10 @@ class RejectionRemediationRule:
         if not isinstance(code, str):
             return
         if code in self._codes:
-            text = f"{self._release} treats rejection {code!r} as remediable: it runs another agent turn in the same worktree"
+            text = (
+                f"{self._release} treats rejection {code!r} as remediable: "
+                "it runs another agent turn in the same worktree"
+            )
         else:
             text = f"{self._release} does not remediate rejection {code!r}: the session ends rejected"
         yield message.finding(
