@@ -1,0 +1,125 @@
+"""Release pairs from suites/diff/catalogs: kinds added/removed/renamed, reply schemas, semver and wire-version
+verdicts, the transitive matrix, and a pure refactor (1.0.1 → 2.0.0) that must produce no finding at all."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from wirecheck.contracts import load_registry
+from wirecheck.diff import DiffOptions, diff_releases
+from wirecheck.diff.package import diff_package
+from wirecheck.diff.rules.kinds import kind_changes, match_kinds
+
+CATALOGS = Path(__file__).parent / "catalogs"
+
+
+@pytest.fixture(scope="module")
+def registry():  # type: ignore[no-untyped-def]
+    return load_registry(CATALOGS)
+
+
+@pytest.fixture(scope="module")
+def patch_diff(registry):  # type: ignore[no-untyped-def]
+    return diff_releases(registry.load("shop@1.0.0"), registry.load("shop@1.0.1"))
+
+
+def _by_rule(result, rule):  # type: ignore[no-untyped-def]
+    return [f for f in result.findings if f.rule == rule]
+
+
+def test_kinds_matched_by_id_then_selector(registry) -> None:  # type: ignore[no-untyped-def]
+    match = match_kinds(registry.load("shop@1.0.0"), registry.load("shop@1.0.1"))
+    assert {(a.id, b.id) for a, b in match.matched} == {
+        ("event.hello", "event.greeting"), ("control.get_usage", "control.get_usage")}
+    assert {k.id for k in match.added} == {"event.status", "clarification.respond"}
+    assert {k.id for k in match.removed} == {"event.bye", "clarify.request"}
+
+
+def test_kind_level_findings(patch_diff) -> None:  # type: ignore[no-untyped-def]
+    removed = {f.kind: f for f in _by_rule(patch_diff, "MESSAGE_KIND_REMOVED")}
+    assert set(removed) == {"event.bye", "clarify.request"}
+    assert removed["event.bye"].severity.value == "error"
+    assert removed["event.bye"].breaks("backward", "tolerant") and not removed["event.bye"].breaks("forward")
+    assert removed["event.bye"].witnesses[0].payload == {"type": "bye"}
+    added = {f.kind: f for f in _by_rule(patch_diff, "MESSAGE_KIND_ADDED")}
+    assert set(added) == {"event.status", "clarification.respond"}
+    assert all(f.severity.value == "warning" and f.breaks("forward", "strict") for f in added.values())
+    renamed = _by_rule(patch_diff, "MESSAGE_KIND_RENAMED")
+    assert [(f.kind, f.severity.value) for f in renamed] == [("event.greeting", "info")]
+
+
+def test_reply_reshaped_breaks_both_directions_with_witnesses(patch_diff) -> None:  # type: ignore[no-untyped-def]
+    reply = [f for f in patch_diff.findings if f.kind == "control.get_usage" and f.surface == "reply"]
+    rules = {(f.rule, f.path) for f in reply}
+    assert {("REQUIRED_PROPERTY_REMOVED", "/totalTokens"), ("REQUIRED_PROPERTY_ADDED", "/contextWindow"),
+            ("PROPERTY_ADDED_TO_CLOSED_MODEL", "/policy/task_id")} <= rules
+    removed = next(f for f in reply if f.path == "/totalTokens")
+    assert removed.breaks("forward", "tolerant") and removed.witnesses
+    added = next(f for f in reply if f.path == "/contextWindow")
+    assert added.breaks("backward", "tolerant")
+    task = next(f for f in reply if f.path == "/policy/task_id")
+    assert task.breaks("forward", "strict") and not task.breaks("forward", "tolerant")
+    assert not task.breaks("backward")
+    assert task.severity.value == "warning"
+
+
+def test_semver_and_wire_version_findings(patch_diff) -> None:  # type: ignore[no-untyped-def]
+    assert patch_diff.version.declared_bump == "patch"
+    assert patch_diff.version.required_bump == "major"
+    assert [f.severity.value for f in _by_rule(patch_diff, "SEMVER_BUMP_TOO_SMALL")] == ["error"]
+    assert [f.severity.value for f in _by_rule(patch_diff, "WIRE_VERSION_NOT_BUMPED")] == ["error"]
+
+
+def test_pure_refactor_has_no_finding(registry) -> None:  # type: ignore[no-untyped-def]
+    result = diff_releases(registry.load("shop@1.0.1"), registry.load("shop@2.0.0"))
+    assert result.findings == ()
+    assert all(v == "safe" for k in result.kinds for _, _, v in k.verdicts)
+
+
+def test_transitive_matrix(registry) -> None:  # type: ignore[no-untyped-def]
+    package = diff_package(registry, "shop", DiffOptions(witnesses=False))
+    assert set(package.matrix) == {("1.0.0", "1.0.1"), ("1.0.0", "2.0.0"), ("1.0.1", "2.0.0")}
+    assert [r.new_version for r in package.consecutive] == ["1.0.1", "2.0.0"]
+    assert package.transitive("backward", "tolerant") == "breaking"
+    assert package.matrix[("1.0.1", "2.0.0")].compatibility("backward", "tolerant") == "safe"
+    assert package.full("tolerant") == "breaking"
+
+
+def test_without_witnesses_same_rules_no_payloads(registry, patch_diff) -> None:  # type: ignore[no-untyped-def]
+    fast = diff_releases(registry.load("shop@1.0.0"), registry.load("shop@1.0.1"), DiffOptions(witnesses=False))
+    assert {f.fingerprint for f in fast.findings} == {f.fingerprint for f in patch_diff.findings}
+    assert all(not f.witnesses for f in fast.findings)
+
+
+def test_fingerprints_ignore_versions_and_wording(registry, patch_diff) -> None:  # type: ignore[no-untyped-def]
+    again = diff_releases(registry.load("shop@1.0.0"), registry.load("shop@1.0.1"))
+    assert [f.fingerprint for f in again.findings] == [f.fingerprint for f in patch_diff.findings]
+    assert len({f.fingerprint for f in patch_diff.findings}) == len(patch_diff.findings)
+
+
+@pytest.mark.parametrize(("field", "value", "rule"), [
+    ("producer", "sdk", "ROLES_CHANGED"),
+    ("body", "empty", "BODY_CHANGED"),
+    ("deprecated", True, "KIND_DEPRECATED"),
+    ("path_glob", "*.json", "SELECTOR_CHANGED"),
+])
+def test_kind_changes(registry, field, value, rule) -> None:  # type: ignore[no-untyped-def]
+    kind = registry.load("shop@1.0.0").kind("event.bye")
+    changed = dataclasses.replace(kind, **{field: value})
+    assert rule in [r for r, _ in kind_changes(kind, changed)]
+    assert list(kind_changes(kind, kind)) == []
+
+
+def test_compat_and_consumer_options_change_severity(registry) -> None:  # type: ignore[no-untyped-def]
+    old, new = registry.load("shop@1.0.0"), registry.load("shop@1.0.1")
+    strict = diff_releases(old, new, DiffOptions(consumers="strict"))
+    task = next(f for f in strict.findings if f.path == "/policy/task_id")
+    assert task.severity.value == "error"  # closed-model consumers protected
+    backward_only = diff_releases(old, new, DiffOptions(directions=("backward",)))
+    removed = next(f for f in backward_only.findings if f.path == "/totalTokens")
+    assert removed.severity.value == "warning"  # breaks forward for everyone, backward only for strict readers
+    added = next(f for f in backward_only.findings if f.rule == "MESSAGE_KIND_ADDED")
+    assert added.severity.value == "info"

@@ -1,0 +1,64 @@
+"""Equivalent refactors produce no finding (users' top complaint about diff tools)."""
+
+from __future__ import annotations
+
+import pytest
+
+from wirecheck.diff import diff_schemas
+
+D = "https://json-schema.org/draft/2020-12/schema"
+OBJ = {"type": "object", "properties": {"id": {"type": "string", "minLength": 1}}, "required": ["id"],
+       "additionalProperties": False}
+
+CASES = {
+    "inline to $ref": (
+        {"$schema": D, **OBJ},
+        {"$schema": D, "$defs": {"Id": {"type": "string", "minLength": 1}}, "type": "object",
+         "properties": {"id": {"$ref": "#/$defs/Id"}}, "required": ["id"], "additionalProperties": False},
+    ),
+    "whole schema behind a $ref": ({"$schema": D, **OBJ}, {"$schema": D, "$defs": {"M": OBJ}, "$ref": "#/$defs/M"}),
+    "anyOf of types to a type list": (
+        {"$schema": D, "anyOf": [{"type": "string"}, {"type": "integer"}]},
+        {"$schema": D, "type": ["integer", "string"]},
+    ),
+    "reordered oneOf": (
+        {"$schema": D, "oneOf": [{"type": "object", "properties": {"k": {"const": "a"}}, "required": ["k"]},
+                                 {"type": "object", "properties": {"k": {"const": "b"}}, "required": ["k"]}]},
+        {"$schema": D, "oneOf": [{"type": "object", "properties": {"k": {"const": "b"}}, "required": ["k"]},
+                                 {"type": "object", "properties": {"k": {"const": "a"}}, "required": ["k"]}]},
+    ),
+    "reordered enum and required": (
+        {"$schema": D, "type": "object", "properties": {"a": {"enum": ["x", "y"]}, "b": {}}, "required": ["a", "b"]},
+        {"$schema": D, "type": "object", "properties": {"b": {}, "a": {"enum": ["y", "x"]}}, "required": ["b", "a"]},
+    ),
+    "allOf composition of the same object": (
+        {"$schema": D, "type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}},
+         "required": ["a", "b"]},
+        {"$schema": D, "allOf": [{"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
+                                 {"type": "object", "properties": {"b": {"type": "integer"}}, "required": ["b"]}]},
+    ),
+    "description and title edits": (
+        {"$schema": D, "type": "string", "description": "old words"},
+        {"$schema": D, "type": "string", "description": "new words", "title": "T"},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_equivalent_refactor_has_no_finding(name: str) -> None:
+    old, new = CASES[name]
+    result = diff_schemas(old, new)
+    assert result.findings == (), [f"{f.rule} {f.path}" for f in result.findings]
+    assert result.kinds[0].verdicts and all(v == "safe" for _, _, v in result.kinds[0].verdicts)
+
+
+def test_recursive_change_is_never_safe() -> None:
+    old = {"$schema": D, "$defs": {"T": {"type": "object", "properties": {
+        "kids": {"type": "array", "items": {"$ref": "#/$defs/T"}}, "n": {"type": "integer"}}}}, "$ref": "#/$defs/T"}
+    new = {"$schema": D, "$defs": {"T": {"type": "object", "properties": {
+        "kids": {"type": "array", "items": {"$ref": "#/$defs/T"}}, "n": {"type": "string"}}}}, "$ref": "#/$defs/T"}
+    result = diff_schemas(old, new)
+    assert result.findings
+    changed = [f for f in result.findings if f.rule == "TYPE_CHANGED" and f.path == "/n"]
+    assert changed and changed[0].breaks("forward") and changed[0].breaks("backward")
+    assert all(f.verdicts for f in result.findings)
