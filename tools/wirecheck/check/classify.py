@@ -20,6 +20,7 @@ from wirecheck.contracts.model import ContractRelease, FieldConditions, MessageK
 
 _ABSENT = object()
 Candidate = tuple[int, MessageKind, FieldConditions]  # (specificity, kind, conditions still to test)
+_SUFFIX_MATCH_PENALTY = 10  # larger than any selector's specificity
 
 
 def _lookup(value: Any, tokens: tuple[str, ...]) -> Any:
@@ -138,10 +139,11 @@ class Classifier:
             if selector.base is not None:
                 prefix = bases.get(selector.base)
                 if prefix is None:
-                    # base unknown: the template may sit under any prefix
+                    # base unknown: the template may sit under any prefix. Such a suffix match ranks below every
+                    # whole-path match, so `/api/side-chats/x/heartbeat` is not taken for a runtime `/heartbeat`.
                     if not re.fullmatch(r"(?:/.*)?" + regex.pattern, path):
                         continue
-                    candidates.append((kind.specificity, kind, ()))
+                    candidates.append((kind.specificity - _SUFFIX_MATCH_PENALTY, kind, ()))
                     continue
                 if not path.startswith(prefix):
                     continue
