@@ -331,6 +331,7 @@ def platform_cases() -> list[Case]:
 
 
 VERSIONS = {
+    "0.0.251": cases_0_0_251,
     "0.0.253": lambda: [*platform_cases(), *sidechat_cases_0_0_253()],
 }
 

@@ -197,10 +197,11 @@ def modified(value: Any, path: str, new: Any = ..., delete: bool = False) -> Any
 @dataclass
 class Case:
     name: str  # capture path without suffix, relative to the version folder: valid/x, invalid/y
+    # exchanges: HTTP exchanges for the forms har and jsonl (exchange JSONL); stream events for ndjson
     description: str
     exchanges: list[Exchange]
     findings: list[dict[str, Any]] = field(default_factory=list)
-    forms: tuple[str, ...] = ("jsonl",)
+    forms: tuple[str, ...] = ("jsonl",)  # har | jsonl | ndjson
     options: dict[str, Any] | None = None
 
     @property
@@ -269,7 +270,7 @@ def _har(exchanges: list[Exchange]) -> str:
 
 def _expected(finding: dict[str, Any], form: str) -> dict[str, Any]:
     out = {k: v for k, v in finding.items() if not k.startswith("_")}
-    if form == "jsonl":
+    if form in ("jsonl", "ndjson"):
         out = {"code": out.pop("code"), "line": finding["_at"] + 1, **out}
     else:
         out = {"code": out.pop("code"), "where": f"/log/entries/{finding['_at']}/{finding['_side']}", **out}
@@ -282,10 +283,10 @@ def render(version: str, cases: Iterable[Case]) -> dict[str, str]:
     entries = []
     for case in cases:
         for form in case.forms:
-            path = f"{case.name}.{'har' if form == 'har' else 'jsonl'}"
+            path = f"{case.name}.{form}"
             if path in files:
                 raise ValueError(f"{version}: two cases write {path}")
-            files[path] = _har(case.exchanges) if form == "har" else _jsonl(case.exchanges)
+            files[path] = _har(case.exchanges) if form == "har" else _jsonl(case.exchanges)  # ndjson: one event a line
             entry: dict[str, Any] = {"capture": path, "description": case.description, "verdict": case.verdict}
             if case.options:
                 entry["options"] = case.options
