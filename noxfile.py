@@ -32,3 +32,11 @@ def bench(session: nox.Session) -> None:
     """Throughput and memory against the orjson + jsonschema-rs floor; writes reports/bench/."""
     session.install("-e", ".")
     session.run("python", "-m", "wirecheck.bench", *session.posargs)
+
+
+@nox.session(name="diff-versions", python=PYTHON)
+def diff_versions(session: nox.Session) -> None:
+    """Diff every consecutive release pair of every package and the transitive matrix; writes reports/diff/
+    (Markdown per pair, diff.json, index.html with a compatibility matrix per package) and prints a summary."""
+    session.install("-e", ".")
+    session.run("python", "-m", "wirecheck.diff.versions", *session.posargs)
