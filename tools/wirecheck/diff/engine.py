@@ -45,6 +45,9 @@ from wirecheck.diff.walk import structural_changes
 from wirecheck.diff.witness import candidates, from_difference, judge
 
 
+_SURFACE_WORD = {"schema": "message", "reply": "reply", "headers": "headers"}
+
+
 class _Pair:
     """The release pair being diffed: names for findings, both sides, the options."""
 
@@ -70,7 +73,8 @@ class _Pair:
             new_version=self.new_version,
             kind=kind,
             surface=surface,
-            message=info.render({"path": path or "/", "kind": kind, "surface": surface, **params}),
+            message=info.render({"path": path or "/", "kind": kind, "surface": _SURFACE_WORD.get(surface, surface),
+                                 **params}),
             path=path,
             old_location=old_short,
             new_location=new_short,
@@ -185,7 +189,10 @@ def compare_surface(pair: _Pair, kind: str, surface: str, old_location: str, new
     findings = []
     for change in structural_changes(pair.old, old_location, pair.new, new_location):
         findings.append(_explain(pair, kind, surface, change, proven, baseline, old_end, new_end))
-    findings = [f for f in findings if f is not None]
+    unique: dict[tuple[str, str, tuple], DiffFinding] = {}
+    for finding in findings:  # a union walked branch by branch can report one change twice
+        unique.setdefault((finding.rule, finding.path, finding.params), finding)
+    findings = list(unique.values())
     findings += _safety_net(pair, kind, surface, proven, findings, old_end, new_end, baseline)
     return findings, verdict
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from wirecheck.diff.flat import Flat, flatten
 from wirecheck.diff.model import ABSENT, ITEM
-from wirecheck.diff.regex_example import regex_example
+from wirecheck.diff.regex_example import regex_example, regex_examples
 from wirecheck.diff.side import Side
 
 FORMAT_SAMPLES = {
@@ -155,10 +155,7 @@ def _of_type(side: Side, flat: Flat, kind: str, path: tuple[Any, ...], plants: d
         fmt = kw.get("format")
         low, high = kw.get("minLength", 0), kw.get("maxLength")
         if "pattern" in kw:
-            text = regex_example(kw["pattern"], low, high)
-            if text is None:
-                raise NoExample(f"no string matches {kw['pattern']!r}")
-            return text
+            return _patterned(kw["pattern"], fmt, low, high)
         if fmt in FORMAT_SAMPLES:
             return FORMAT_SAMPLES[fmt]
         if kw.get("contentEncoding") == "base64":
@@ -169,6 +166,24 @@ def _of_type(side: Side, flat: Flat, kind: str, path: tuple[Any, ...], plants: d
     if kind == "boolean":
         return False
     return None
+
+
+def _patterned(pattern: str, fmt: str | None, low: int, high: int | None) -> str:
+    """A string matching `pattern`, the length bounds and, when given, the asserted format."""
+    import regress
+
+    from wirecheck.contracts.reference import FORMAT_CHECKER
+
+    ecma = regress.Regex(pattern, flags="u")
+    candidates = [FORMAT_SAMPLES.get(fmt or ""), regex_example(pattern, low, high), *regex_examples(pattern)]
+    for text in candidates:
+        if (isinstance(text, str) and ecma.find(text) is not None and len(text) >= low
+                and (high is None or len(text) <= high) and (fmt is None or FORMAT_CHECKER.conforms(text, fmt))):
+            return text
+    first = regex_example(pattern, low, high)
+    if first is None:
+        raise NoExample(f"no string matches {pattern!r}")
+    return first
 
 
 def _planted_or_default(child: tuple[Any, ...], plants: dict) -> Any:
