@@ -65,8 +65,8 @@ def _renewed_command_id(message: Message) -> str | None:
 
 @message_rule("XOPC_RUN_EVENT_HAS_SEQUENCE")
 def run_event_has_sequence(message: Message, params: Mapping[str, Any]) -> Iterable[Finding]:
-    """params: event (pointer to the PlatformEvent in the message; default `/event`)."""
-    at = params.get("event", "/event")
+    """params: at (pointer to the PlatformEvent in the message; default `/event`)."""
+    at = params.get("at", "/event")
     event = resolve(message.value, parse_pointer(at), None)
     # zod: `if (event.runId && event.sequence === undefined)`: a present, non-empty runId and no sequence member.
     if isinstance(event, dict) and event.get("runId") and "sequence" not in event:

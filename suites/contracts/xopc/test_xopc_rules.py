@@ -1,0 +1,287 @@
+"""Unit tests of the xopc protocol rules (tools/wirecheck/rules/xopc.py), message by message.
+
+The fixtures (fixtures/xopc/) show each rule once through the whole engine; these tests pin the edges: what a
+rule ignores, what it reports once, and what it must never print (lease tokens).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from wirecheck.check.message import HttpInfo, Message
+from wirecheck.contracts import load_registry
+from wirecheck.rules import xopc
+from wirecheck.rules.registry import RULES, instantiate
+
+ROOT = Path(__file__).resolve().parents[3]
+RELEASE = load_registry(ROOT / "contracts").load("xopc@0.0.253")
+OLD = load_registry(ROOT / "contracts").load("xopc@0.0.251")
+API = "https://runtime.test/api/v1/runtime"
+TERMINAL = ["xopc.run.succeeded", "xopc.run.failed", "xopc.run.cancelled"]
+
+
+def rule(rule_id: str):
+    return instantiate(next(use for use in RELEASE.rules if use.id == rule_id), RELEASE)
+
+
+def message(kind: str, value: Any, path: str = "/", status: int | None = None, line: int = 1,
+            headers: dict[str, str] | None = None, release=RELEASE) -> Message:
+    method = "GET" if kind.endswith(("get.request", "messages.request")) else "POST"
+    return Message(value=value, file="capture.jsonl", line=line, kind=release.kind(kind),
+                   http=HttpInfo(method, f"{API}{path}", f"/api/v1/runtime{path}", status, headers or {}))
+
+
+def lease(run: str = "run-1", cid: str = "command-1", token: str = "secret-lease-token-1", line: int = 1):
+    command = {"id": cid, "runId": run, "leaseToken": token, "type": "run.start", "leaseExpiresAt": 1, "payload": {}}
+    return message("lease.response", {"command": command}, "/lease", 200, line)
+
+
+def event(type_: str, sequence: int | None = None, run: str | None = "run-1", token: str | None = "secret-lease-token-1",
+          event_id: str | None = None, line: int = 1):
+    ev: dict[str, Any] = {"type": type_, "eventId": event_id or f"event_{type_}_{sequence}"}
+    if run is not None:
+        ev["runId"] = run
+    if sequence is not None:
+        ev["sequence"] = sequence
+    body: dict[str, Any] = {"event": ev}
+    if token is not None:
+        body["leaseToken"] = token
+    return message("events.request", body, "/events", None, line)
+
+
+def renew(cid: str = "command-1", token: Any = "secret-lease-token-1", line: int = 1):
+    return message("renew.request", {"leaseToken": token, "leaseSeconds": 60}, f"/commands/{cid}/renew", None, line)
+
+
+def run(rule_obj, *messages: Message):
+    findings = [f for m in messages for f in rule_obj.on_message(m)]
+    return findings + list(rule_obj.finish())
+
+
+# ---- rule texts and registration --------------------------------------------------------------------
+
+TEXTS = yaml.safe_load((ROOT / "tools/wirecheck/rules/texts/xopc.yaml").read_text(encoding="utf-8"))
+
+
+def test_every_xopc_rule_has_its_text_and_every_text_its_rule():
+    registered = {rule_id for rule_id in RULES if rule_id.startswith("XOPC_")}
+    assert registered == set(TEXTS)
+
+
+@pytest.mark.parametrize("rule_id", sorted(TEXTS))
+def test_rule_text_follows_the_house_style(rule_id):
+    text = TEXTS[rule_id]
+    assert rule_id.startswith("XOPC_") and rule_id == rule_id.upper()
+    assert text["purpose"].startswith("Checks that") and text["purpose"].endswith(".")
+    assert text["level"] in {"error", "warning"} and text["group"] == "protocol" and text["rationale"]
+
+
+@pytest.mark.parametrize("release", [OLD, RELEASE], ids=lambda r: r.version)
+def test_catalog_rule_uses_name_kinds_of_their_release(release):
+    ids = {k.id for k in release.kinds}
+    for use in release.rules:
+        for key in ("lease", "event", "renew"):
+            if key in use.params:
+                assert use.params[key] in ids, (use.id, key)
+        assert set(use.params.get("header_only", ())) <= ids
+
+
+# ---- XOPC_RUN_EVENT_HAS_SEQUENCE --------------------------------------------------------------------
+
+
+def test_a_run_event_without_sequence_is_reported_at_the_sequence():
+    [finding] = run(rule("XOPC_RUN_EVENT_HAS_SEQUENCE"), event("xopc.run.started"))
+    assert (finding.code, finding.pointer, finding.kind) == ("XOPC_RUN_EVENT_HAS_SEQUENCE", "/event/sequence",
+                                                             "events.request")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"event": {"type": "xopc.runtime.health"}},  # not a run event
+        {"event": {"type": "xopc.run.started", "runId": "", "eventId": "e"}},  # zod: `event.runId &&` is falsy
+        {"event": {"type": "xopc.run.started", "runId": "run-1", "sequence": None}},  # null is the schema's finding
+        {"event": "not an object"},
+        {},
+    ],
+)
+def test_what_the_sequence_rule_leaves_to_the_schema(body):
+    assert run(rule("XOPC_RUN_EVENT_HAS_SEQUENCE"), message("events.request", body, "/events")) == []
+
+
+# ---- XOPC_RUN_LIFECYCLE -----------------------------------------------------------------------------
+
+
+def lifecycle(*events: Message):
+    return [(f.pointer, f.found) for f in run(rule("XOPC_RUN_LIFECYCLE"), *events)]
+
+
+@pytest.mark.parametrize("terminal", TERMINAL)
+def test_started_then_one_terminal_event_conforms(terminal):
+    assert lifecycle(event("xopc.run.started", 1), event(terminal, 2)) == []
+
+
+def test_a_second_terminal_event_is_reported_once():
+    assert lifecycle(event("xopc.run.started", 1), event("xopc.run.succeeded", 2),
+                     event("xopc.run.failed", 2)) == [("/event/type", '"xopc.run.failed"')]
+
+
+def test_the_first_event_must_be_started_and_only_the_type_is_reported():
+    assert lifecycle(event("xopc.run.succeeded", 2)) == [("/event/type", '"xopc.run.succeeded"')]
+
+
+@pytest.mark.parametrize(("started", "terminal", "expected"), [(0, 2, [("/event/sequence", "0")]),
+                                                                (1, 3, [("/event/sequence", "3")])])
+def test_sequences_are_one_and_two(started, terminal, expected):
+    assert lifecycle(event("xopc.run.started", started), event("xopc.run.cancelled", terminal)) == expected
+
+
+def test_a_missing_sequence_is_left_to_the_sequence_rule():
+    assert lifecycle(event("xopc.run.started", None), event("xopc.run.succeeded", 2)) == []
+
+
+def test_an_intermediate_event_takes_the_terminal_events_place():
+    assert lifecycle(event("xopc.run.started", 1), event("xopc.run.progress", 2),
+                     event("xopc.run.succeeded", 3)) == [("/event/type", '"xopc.run.progress"'),
+                                                         ("/event/type", '"xopc.run.succeeded"')]
+
+
+def test_a_redelivered_event_is_counted_once():
+    started = event("xopc.run.started", 1, event_id="event_a")
+    assert lifecycle(started, event("xopc.run.started", 1, event_id="event_a"), event("xopc.run.failed", 2)) == []
+
+
+def test_runs_are_followed_independently():
+    assert lifecycle(event("xopc.run.started", 1, run="a"), event("xopc.run.started", 1, run="b"),
+                     event("xopc.run.succeeded", 2, run="b"), event("xopc.run.failed", 2, run="a")) == []
+
+
+def test_events_without_run_are_not_part_of_a_lifecycle():
+    assert lifecycle(event("xopc.runtime.health", None, run=None), event("xopc.runtime.health", None, run=None)) == []
+
+
+# ---- XOPC_RUN_TERMINATES ----------------------------------------------------------------------------
+
+
+def test_a_leased_run_without_terminal_event_is_reported_at_its_lease_when_the_capture_ends():
+    r = rule("XOPC_RUN_TERMINATES")
+    assert list(r.on_message(lease(line=3))) == []
+    assert list(r.on_message(event("xopc.run.started", 1, line=4))) == []
+    [finding] = list(r.finish())
+    assert (finding.code, finding.line, finding.kind, finding.severity.value) == (
+        "XOPC_RUN_TERMINATES", 3, "lease.response", "warning")
+
+
+def test_a_run_seen_only_through_its_events_is_reported_at_its_first_event():
+    [finding] = run(rule("XOPC_RUN_TERMINATES"), event("xopc.run.started", 1, run="r9", line=7))
+    assert finding.line == 7
+
+
+def test_a_terminated_run_is_not_reported():
+    assert run(rule("XOPC_RUN_TERMINATES"), lease(), event("xopc.run.started", 1), event("xopc.run.failed", 2)) == []
+
+
+# ---- XOPC_LEASE_TOKEN_MATCHES -----------------------------------------------------------------------
+
+
+def test_events_and_renewals_with_the_leased_token_conform():
+    assert run(rule("XOPC_LEASE_TOKEN_MATCHES"), lease(), event("xopc.run.started", 1), renew(),
+               event("xopc.run.succeeded", 2)) == []
+
+
+@pytest.mark.parametrize(
+    ("offender", "found"),
+    [
+        (event("xopc.run.started", 1, token="secret-other-token"), "a different token"),
+        (event("xopc.run.started", 1, token=None), "no leaseToken"),
+        (renew(token="secret-other-token"), "a different token"),
+        (renew(token=7), "a different token"),
+    ],
+)
+def test_another_or_no_token_is_reported_without_printing_tokens(offender, found):
+    [finding] = run(rule("XOPC_LEASE_TOKEN_MATCHES"), lease(), offender)
+    assert (finding.pointer, finding.found) == ("/leaseToken", found)
+    shown = " ".join(str(x) for x in (finding.message, finding.expected, finding.found))
+    assert "secret" not in shown
+
+
+def test_a_renewal_path_is_percent_decoded_like_encodeURIComponent():
+    leased = lease(cid="command:2")
+    assert run(rule("XOPC_LEASE_TOKEN_MATCHES"), leased, renew(cid="command%3A2")) == []
+    assert len(run(rule("XOPC_LEASE_TOKEN_MATCHES"), leased, renew(cid="command%3A2", token="x"))) == 1
+
+
+def test_runs_and_commands_never_leased_in_the_capture_are_not_judged():
+    assert run(rule("XOPC_LEASE_TOKEN_MATCHES"), event("xopc.run.started", 1, token="x"), renew(token="y")) == []
+
+
+def test_a_later_lease_of_the_same_run_replaces_the_token():
+    assert run(rule("XOPC_LEASE_TOKEN_MATCHES"), lease(token="t1"), lease(cid="command-2", token="t2"),
+               event("xopc.run.started", 1, token="t2")) == []
+
+
+# ---- XOPC_NO_RENEW_AFTER_TERMINAL -------------------------------------------------------------------
+
+
+def test_a_renewal_after_the_terminal_event_is_reported():
+    findings = run(rule("XOPC_NO_RENEW_AFTER_TERMINAL"), lease(), event("xopc.run.started", 1), renew(line=3),
+                   event("xopc.run.cancelled", 2), renew(line=5))
+    assert [(f.code, f.line) for f in findings] == [("XOPC_NO_RENEW_AFTER_TERMINAL", 5)]
+
+
+def test_another_commands_renewal_is_not_affected():
+    assert run(rule("XOPC_NO_RENEW_AFTER_TERMINAL"), lease(), lease(run="run-2", cid="command-2"),
+               event("xopc.run.succeeded", 2), renew(cid="command-2")) == []
+
+
+# ---- side chat rules --------------------------------------------------------------------------------
+
+STATUSES = {"EXPIRED": 410, "NOT_FOUND": 404, "PARENT_NOT_FOUND": 404, "CONFLICT": 409, "LIMIT_REACHED": 429,
+            "CAPACITY_REACHED": 503, "INVALID_REQUEST": 400, "INTERNAL_ERROR": 500}
+
+
+@pytest.mark.parametrize(("code", "status"), sorted(STATUSES.items()))
+def test_each_error_code_with_its_status_conforms_and_with_another_is_reported(code, status):
+    r = rule("XOPC_ERROR_CODE_STATUS")
+    body = {"ok": False, "error": "x", "code": code}
+    assert list(r.on_message(message("sidechat.action.error", body, "/x", status))) == []
+    [finding] = r.on_message(message("sidechat.action.error", body, "/x", 418))
+    assert (finding.pointer, finding.expected, finding.found) == ("/code", f"HTTP {status}", "HTTP 418")
+
+
+def test_the_catalog_mapping_is_the_notes():
+    use = next(u for u in RELEASE.rules if u.id == "XOPC_ERROR_CODE_STATUS")
+    assert dict(use.params["statuses"]) == STATUSES
+
+
+def test_an_unknown_error_code_is_left_to_the_schema():
+    body = {"ok": False, "error": "x", "code": "GONE"}
+    assert list(rule("XOPC_ERROR_CODE_STATUS").on_message(message("sidechat.action.error", body, "/x", 410))) == []
+
+
+@pytest.mark.parametrize(
+    ("kind", "headers", "body", "reported"),
+    [
+        ("sidechat.inputs.request", {"x-xopc-client-instance-id": "client-a"}, {}, False),
+        ("sidechat.inputs.request", {}, {"clientInstanceId": "client-a"}, False),
+        ("sidechat.inputs.request", {"x-xopc-client-instance-id": "\ufeff\u3000"}, {}, True),  # JS trim: blank
+        ("sidechat.inputs.request", {"x-xopc-client-instance-id": "\x1c"}, {}, False),  # JS trim keeps U+001C
+        ("sidechat.inputs.request", {}, {"clientInstanceId": " "}, True),
+        ("sidechat.inputs.request", {}, {"clientInstanceId": 7}, True),
+        ("sidechat.heartbeat.request", {}, {"clientInstanceId": "client-a"}, True),  # header only
+        ("sidechat.get.request", {}, None, True),
+    ],
+)
+def test_client_instance_id(kind, headers, body, reported):
+    findings = list(rule("XOPC_CLIENT_INSTANCE_ID").on_message(message(kind, body, "/x", None, headers=headers)))
+    assert bool(findings) is reported
+
+
+@pytest.mark.parametrize(("text", "trimmed"), [(" a ", "a"), ("\ufeffa\u2029", "a"), ("\x1ca", "\x1ca"),
+                                               ("\u00a0\u1680\u202f\u205fa", "a"), ("\u200ba", "\u200ba")])
+def test_js_trim_is_javascripts_not_pythons(text, trimmed):
+    assert xopc.js_trim(text) == trimmed
