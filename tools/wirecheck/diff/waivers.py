@@ -60,7 +60,9 @@ def load_waivers(path: Path) -> list[Waiver]:
     errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(data), key=lambda e: list(e.absolute_path))
     if errors:
         pointer = "/" + "/".join(str(p) for p in errors[0].absolute_path)
-        raise WaiverFileError(f"{path}#{pointer}: {errors[0].message}")
+        hint = " (quote it: YAML reads an all-digit fingerprint as a number)" if (
+            pointer.endswith("/fingerprint") and not isinstance(errors[0].instance, str)) else ""
+        raise WaiverFileError(f"{path}#{pointer}: {errors[0].message}{hint}")
     waivers = []
     for index, entry in enumerate(data.get("waivers", [])):
         expires = dt.date.fromisoformat(entry["expires"]) if entry.get("expires") else None

@@ -1,0 +1,99 @@
+"""Every diff report format: JSON valid against its own schema, SARIF 2.1.0 shape with located results, JUnit
+parseable with failures per kind, Markdown/text/HTML carrying verdicts, witnesses and fingerprints."""
+
+from __future__ import annotations
+
+import io
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from wirecheck.contracts import load_registry
+from wirecheck.diff import DiffOptions
+from wirecheck.diff.package import diff_package
+from wirecheck.diff.report import FORMATS, write
+from wirecheck.diff.report.sarif import pointer_line
+from wirecheck.diff.run import DiffRun
+
+CATALOGS = Path(__file__).parent / "catalogs"
+SCHEMA = Path(__file__).resolve().parents[2] / "tools" / "wirecheck" / "schemas" / "diff-report.schema.json"
+
+
+@pytest.fixture(scope="module")
+def run():  # type: ignore[no-untyped-def]
+    package = diff_package(load_registry(CATALOGS), "shop", DiffOptions())
+    return DiffRun(tuple(package.consecutive), DiffOptions(), "breaking", (), (package,))
+
+
+def _render(name, run, **extra):  # type: ignore[no-untyped-def]
+    out = io.StringIO()
+    write(name, run, out, **extra)
+    return out.getvalue()
+
+
+def test_json_matches_its_schema(run) -> None:  # type: ignore[no-untyped-def]
+    data = json.loads(_render("json", run))
+    jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text())).validate(data)
+    assert data["summary"]["exit_code"] == 1
+    first = data["pairs"][0]
+    assert first["compatibility"]["backward"]["tolerant"] == "breaking"
+    assert data["pairs"][1]["findings"] == []
+    witnessed = [f for f in first["findings"] if f["witnesses"]]
+    assert witnessed and witnessed[0]["witnesses"][0]["checked_by"] == ["jsonschema-rs", "python-jsonschema"]
+    assert data["packages"][0]["matrix"][1]["old_version"] == "1.0.0"
+
+
+def test_json_schema_rejects_a_broken_report(run) -> None:  # type: ignore[no-untyped-def]
+    data = json.loads(_render("json", run))
+    data["pairs"][0]["findings"][0]["fingerprint"] = "nope"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text())).validate(data)
+
+
+def test_sarif(run) -> None:  # type: ignore[no-untyped-def]
+    data = json.loads(_render("sarif", run, contracts=CATALOGS, root=CATALOGS.parent))
+    assert data["version"] == "2.1.0"
+    driver = data["runs"][0]["tool"]["driver"]
+    ids = [r["id"] for r in driver["rules"]]
+    results = data["runs"][0]["results"]
+    assert all(ids[r["ruleIndex"]] == r["ruleId"] for r in results)
+    assert {r["level"] for r in results} <= {"error", "warning", "note"}
+    located = [r for r in results if r["ruleId"] == "REQUIRED_PROPERTY_REMOVED"][0]
+    physical = located["locations"][0]["physicalLocation"]
+    # annotations go on the new file, at the object that lost the property
+    assert physical["artifactLocation"]["uri"] == "catalogs/shop/1.0.1/stream.json"
+    text = (CATALOGS / "shop/1.0.1/stream.json").read_text().splitlines()
+    assert '"Usage"' in text[physical["region"]["startLine"] - 1]
+    assert located["partialFingerprints"]["wirecheckFingerprint/v1"]
+
+
+def test_pointer_line() -> None:
+    text = '{\n  "$defs": {\n    "A": {\n      "properties": {\n        "x": {}\n      }\n    }\n  }\n}\n'
+    assert pointer_line(text, "/$defs/A/properties/x") == 5
+
+
+def test_junit(run) -> None:  # type: ignore[no-untyped-def]
+    root = ET.fromstring(_render("junit", run))
+    suites = root.findall("testsuite")
+    assert len(suites) == 2
+    failures = {c.get("name") for c in suites[0].iter("testcase") if c.find("failure") is not None}
+    assert {"event.bye", "control.get_usage", "clarify.request"} <= failures
+    assert not any(c.find("failure") is not None for c in suites[1].iter("testcase"))
+
+
+def test_markdown_text_html(run) -> None:  # type: ignore[no-untyped-def]
+    md = _render("markdown", run)
+    assert "| backward: new consumers read old producers | ❌ breaking | ❌ breaking |" in md
+    assert "### Witnesses" in md and "`REQUIRED_PROPERTY_REMOVED`" in md
+    text = _render("text", run)
+    assert "witness backward/strict:" in text and "fail-on breaking: FAIL" in text
+    html = _render("html", run)
+    assert "<table>" in html and "older ↓ / newer →" in html and html.count("<td class=") >= 3
+    assert "<script" not in html
+
+
+def test_every_format_registered() -> None:
+    assert set(FORMATS) == {"text", "markdown", "json", "junit", "sarif", "html"}
