@@ -1,0 +1,73 @@
+"""Expected-failures baselines: known failures a vendor has accepted for now, each with a reason.
+
+```yaml
+expected_failures:
+  - id: QODER-1.0.23-CLOSED-FIELDS
+    reason: qodercli 1.1.23 sends system/init.betas, which the 1.0.23 types lack
+```
+
+A listed requirement that fails does not fail the run; one that *passes* does (the entry is stale and must be
+removed), so a baseline never hides a fixed problem or outlives it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from wirecheck.contracts.errors import ContractError, ContractProblem
+
+
+@dataclass(frozen=True)
+class ExpectedFailure:
+    id: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Baseline:
+    path: Path | None
+    entries: tuple[ExpectedFailure, ...] = ()
+
+    def reason(self, requirement_id: str) -> str | None:
+        return next((e.reason for e in self.entries if e.id == requirement_id), None)
+
+    @property
+    def ids(self) -> set[str]:
+        return {e.id for e in self.entries}
+
+
+EMPTY = Baseline(None)
+
+
+def load_baseline(path: Path, known_ids: set[str]) -> Baseline:
+    file = str(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ContractError(ContractProblem(file, "", "baseline file not found")) from None
+    except yaml.YAMLError as exc:
+        raise ContractError(ContractProblem(file, "", f"not valid YAML: {exc}")) from None
+    problems: list[ContractProblem] = []
+    if not isinstance(data, dict) or not isinstance(data.get("expected_failures"), list):
+        raise ContractError(ContractProblem(file, "", "expected a mapping with a list `expected_failures`"))
+    entries = []
+    seen: set[str] = set()
+    for index, entry in enumerate(data["expected_failures"]):
+        where = f"/expected_failures/{index}"
+        if not isinstance(entry, dict) or not isinstance(entry.get("id"), str) or not isinstance(
+            entry.get("reason"), str
+        ) or not entry["reason"].strip():
+            problems.append(ContractProblem(file, where, "each entry needs `id` and a non-empty `reason`"))
+            continue
+        if entry["id"] not in known_ids:
+            problems.append(ContractProblem(file, f"{where}/id", f"no requirement {entry['id']!r} in this set"))
+        elif entry["id"] in seen:
+            problems.append(ContractProblem(file, f"{where}/id", f"{entry['id']} is listed twice"))
+        seen.add(entry["id"])
+        entries.append(ExpectedFailure(entry["id"], entry["reason"].strip()))
+    if problems:
+        raise ContractError(problems)
+    return Baseline(path, tuple(entries))

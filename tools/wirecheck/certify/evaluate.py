@@ -1,0 +1,179 @@
+"""Judge an engine result against a requirement set: per requirement pass / fail / not exercised, scores per level,
+a verdict and a compatibility badge. Pure: values in, a `Certification` out."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from wirecheck.certify.baseline import EMPTY, Baseline
+from wirecheck.certify.requirements import LEVELS, Requirement, RequirementSet
+from wirecheck.check.engine import CheckResult, KindCoverage
+from wirecheck.findings import Finding, Severity
+
+# Statuses. "Not exercised" counts as not passed; a baselined failure does not fail the run, a baselined
+# requirement that passes does (the baseline entry is stale).
+PASS, FAIL, NOT_EXERCISED = "pass", "fail", "not_exercised"
+EXPECTED_FAIL, UNEXPECTED_PASS = "expected_fail", "unexpected_pass"
+STATUSES = (PASS, FAIL, NOT_EXERCISED, EXPECTED_FAIL, UNEXPECTED_PASS)
+
+
+@dataclass(frozen=True)
+class RequirementResult:
+    requirement: Requirement
+    status: str
+    exercised: int  # how many messages exercised it
+    failures: tuple[Finding, ...] = ()  # the findings that fail it
+    notes: tuple[Finding, ...] = ()  # matched findings below its failing severity (e.g. unknown fields on a kind)
+    baseline_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class LevelScore:
+    level: str
+    total: int = 0
+    passed: int = 0
+    failed: int = 0
+    not_exercised: int = 0
+    expected_failures: int = 0
+    unexpected_passes: int = 0
+
+    @property
+    def score(self) -> float:
+        return self.passed / self.total if self.total else 1.0
+
+    def as_json(self) -> dict[str, Any]:
+        return {"level": self.level, "total": self.total, "passed": self.passed, "failed": self.failed,
+                "not_exercised": self.not_exercised, "expected_failures": self.expected_failures,
+                "unexpected_passes": self.unexpected_passes, "score": round(self.score, 4)}
+
+
+@dataclass(frozen=True)
+class Badge:
+    label: str
+    message: str
+    color: str  # a CSS colour (shields.io palette)
+
+
+@dataclass
+class Certification:
+    contract: str
+    role: str | None
+    fail_on: str  # the lowest level whose failures fail the run
+    results: list[RequirementResult]
+    coverage: Mapping[str, KindCoverage]
+    unmapped: list[Finding]  # findings (in scope) that no requirement links to
+    identity: dict[str, Any] = field(default_factory=dict)
+    run: dict[str, Any] | None = None  # live runs: what happened (exit code, scenario steps); "ok" False fails
+    messages: int = 0
+
+    @property
+    def scores(self) -> list[LevelScore]:
+        out = []
+        for level in LEVELS:
+            mine = [r for r in self.results if r.requirement.level == level]
+            out.append(LevelScore(
+                level, len(mine),
+                sum(r.status == PASS for r in mine), sum(r.status == FAIL for r in mine),
+                sum(r.status == NOT_EXERCISED for r in mine), sum(r.status == EXPECTED_FAIL for r in mine),
+                sum(r.status == UNEXPECTED_PASS for r in mine),
+            ))
+        return out
+
+    def failing_levels(self) -> tuple[str, ...]:
+        return LEVELS[: LEVELS.index(self.fail_on) + 1]
+
+    def blocking(self) -> list[RequirementResult]:
+        """The results that fail the run: failures and gaps at a failing level, and stale baseline entries."""
+        levels = self.failing_levels()
+        return [r for r in self.results if r.status == UNEXPECTED_PASS
+                or (r.requirement.level in levels and r.status in (FAIL, NOT_EXERCISED))]
+
+    @property
+    def run_ok(self) -> bool:
+        return self.run is None or bool(self.run.get("ok", True))
+
+    @property
+    def passed(self) -> bool:
+        return not self.blocking() and self.run_ok
+
+    @property
+    def verdict(self) -> str:
+        return "certified" if self.passed else "not certified"
+
+    @property
+    def badge(self) -> Badge:
+        must = [r for r in self.results if r.requirement.level == "MUST"]
+        should = [r for r in self.results if r.requirement.level == "SHOULD"]
+        passed = sum(r.status == PASS for r in must)
+        label = f"wirecheck {self.contract}"
+        if not self.run_ok:
+            return Badge(label, "run failed", "#e05d44")
+        if any(r.status in (FAIL, EXPECTED_FAIL) for r in must):
+            return Badge(label, f"incompatible ({passed}/{len(must)} MUST)", "#e05d44")
+        if any(r.status != PASS for r in must):
+            return Badge(label, f"incomplete ({passed}/{len(must)} MUST)", "#fe7d37")
+        if any(r.status != PASS for r in should):
+            return Badge(label, f"compatible (MUST {passed}/{len(must)})", "#a4a61d")
+        return Badge(label, "compatible", "#4c1")
+
+
+def _in_scope(finding: Finding, role: str | None, producers: Mapping[str, str]) -> bool:
+    """Under a role, a finding counts when its message was sent by that role (unclassified ones always count)."""
+    return role is None or finding.kind is None or producers.get(finding.kind) == role
+
+
+def evaluate(
+    result: CheckResult,
+    requirements: RequirementSet,
+    *,
+    baseline: Baseline = EMPTY,
+    role: str | None = None,
+    fail_on: str = "MUST",
+) -> Certification:
+    release = result.release
+    producers = {k.id: k.producer for k in release.kinds}
+    correlated = {k.id for k in release.kinds if k.correlate is not None}
+    rule_kinds: dict[str, set[str]] = {}
+    for use in release.rules:
+        rule_kinds.setdefault(use.id, set()).update(use.kinds or producers)
+    seen = {kind_id: cov.seen for kind_id, cov in result.coverage.items()}
+
+    def seen_in_scope(kind_ids: set[str] | list[str]) -> int:
+        return sum(seen.get(k, 0) for k in kind_ids if role is None or producers.get(k) == role)
+
+    findings = [f for f in result.findings if _in_scope(f, role, producers)]
+    scoped = [r for r in requirements if role is None or r.subject in (role, "any")]
+    results = []
+    matched: set[int] = set()
+    for requirement in scoped:
+        link = requirement.link
+        mine = [(i, f) for i, f in enumerate(findings) if requirement.matches(f)]
+        matched.update(i for i, _ in mine)
+        if link.kind is not None:
+            failing = [f for _, f in mine if f.severity is Severity.ERROR]
+            exercised = seen.get(link.kind, 0)
+        else:
+            failing = [f for _, f in mine if f.severity.rank >= Severity.WARNING.rank]
+            if link.rule is not None:
+                exercised = seen_in_scope(set(link.kinds) or rule_kinds.get(link.rule, set()))
+            elif link.exercised_by == "correlated_message":
+                exercised = seen_in_scope(correlated) + len(mine)
+            else:
+                exercised = (result.messages if role is None else seen_in_scope(producers) + result.unclassified)
+                exercised += len(mine)
+        notes = tuple(f for _, f in mine if f not in failing)
+        reason = baseline.reason(requirement.id)
+        if failing:
+            status = EXPECTED_FAIL if reason is not None else FAIL
+        elif not exercised:
+            status = NOT_EXERCISED
+        else:
+            status = UNEXPECTED_PASS if reason is not None else PASS
+        results.append(RequirementResult(requirement, status, exercised, tuple(failing), notes, reason))
+    unmapped = [f for i, f in enumerate(findings) if i not in matched and f.severity is not Severity.INFO]
+    return Certification(
+        contract=release.name, role=role, fail_on=fail_on, results=results, coverage=result.coverage,
+        unmapped=unmapped, messages=result.messages,
+    )

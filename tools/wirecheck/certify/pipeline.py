@@ -1,0 +1,66 @@
+"""Certify captures against a release: load the requirement set (and baseline), run the engine, evaluate, stamp
+the identity block. The one entry point the CLI, the live harness, the xopc stub/probe and the pytest plugin share."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from wirecheck.capture import CaptureFile
+from wirecheck.certify.baseline import EMPTY, Baseline, load_baseline
+from wirecheck.certify.evaluate import Certification, evaluate
+from wirecheck.certify.identity import identity, sha256_file
+from wirecheck.certify.requirements import LEVELS, RequirementSet, default_requirements_path, load_requirements
+from wirecheck.check.engine import CheckOptions, Engine
+from wirecheck.contracts.errors import ContractError, ContractProblem
+from wirecheck.contracts.model import ContractRelease
+
+
+def load_set(release: ContractRelease, path: Path | None = None) -> RequirementSet:
+    return load_requirements(path or default_requirements_path(release), release)
+
+
+def certify_captures(
+    release: ContractRelease,
+    captures: Sequence[str | Path],
+    *,
+    requirements: RequirementSet | Path | None = None,
+    baseline: Baseline | Path | None = None,
+    role: str | None = None,
+    fail_on: str = "MUST",
+    options: CheckOptions | None = None,
+    load_release: Callable[[str], ContractRelease] | None = None,
+    run: dict[str, Any] | None = None,
+    timestamp: str | None = None,
+) -> Certification:
+    """Raises ContractError (located) for a broken requirement set, baseline, unknown role or level."""
+    if fail_on not in LEVELS:
+        raise ContractError(f"--fail-on {fail_on!r}: expected one of {', '.join(LEVELS)}")
+    if role is not None and role not in release.roles:
+        raise ContractError(ContractProblem(str(release.root / "catalog.yaml"), "/roles",
+                                            f"no role {role!r} in {release.name}; roles: {', '.join(release.roles)}"))
+    reqs = requirements if isinstance(requirements, RequirementSet) else load_set(release, requirements)
+    base = baseline if isinstance(baseline, Baseline) else (
+        EMPTY if baseline is None else load_baseline(baseline, {r.id for r in reqs}))
+    files = [CaptureFile(str(p)) for p in captures]
+    result = Engine(release, options, load_release).run(files)
+    certification = evaluate(result, reqs, baseline=base, role=role, fail_on=fail_on)
+    summaries = {s.file: s for s in result.captures}
+    capture_block = []
+    for capture in files:
+        path = Path(capture.path)
+        summary = summaries.get(capture.label)
+        capture_block.append({
+            "path": capture.path,
+            "sha256": sha256_file(path),
+            "bytes": path.stat().st_size,
+            "form": summary.form if summary else None,
+            "messages": summary.messages if summary else 0,
+        })
+    certification.identity = identity(
+        contract=release.name, release_root=release.root, requirements_path=reqs.path, captures=capture_block,
+        baseline_path=base.path, role=role, run=run and run.get("identity"), timestamp=timestamp,
+    )
+    certification.run = run and run.get("outcome")
+    return certification

@@ -1,0 +1,102 @@
+"""A self-contained HTML page a vendor can publish: badge (inline SVG), scores, requirements, findings, coverage,
+identity. No external resources: no scripts, fonts, images or stylesheets are fetched."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import TextIO
+
+from wirecheck.certify.evaluate import Badge, Certification
+from wirecheck.report.summary import finding_line
+
+STATUS_TEXT = {"pass": "pass", "fail": "fail", "not_exercised": "not exercised",
+               "expected_fail": "expected failure", "unexpected_pass": "passes (stale baseline)"}
+
+CSS = """
+body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;color:#222}
+h1{font-size:1.5rem;margin-bottom:.3rem} h2{font-size:1.15rem;margin-top:2rem}
+table{border-collapse:collapse;width:100%;margin:.5rem 0} th,td{border:1px solid #ddd;padding:.3rem .5rem;text-align:left;vertical-align:top}
+th{background:#f5f5f5} td.num{text-align:right} code{font-size:12px}
+.pass{color:#2a7a2a}.fail,.unexpected_pass{color:#b00020;font-weight:600}.not_exercised{color:#777}.expected_fail{color:#8a6d00}
+details{margin:.4rem 0} pre{white-space:pre-wrap;background:#fafafa;border:1px solid #eee;padding:.5rem;font-size:12px}
+.verdict{font-size:1.1rem;margin:.5rem 0 1rem}
+"""
+
+
+def _text_width(text: str) -> int:
+    return 7 * len(text) + 10
+
+
+def badge_svg(badge: Badge) -> str:
+    """A shields.io-style flat badge as standalone SVG."""
+    left, right = _text_width(badge.label), _text_width(badge.message)
+    total = left + right
+    label, message = escape(badge.label), escape(badge.message)
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{total}" height="20" role="img" '
+        f'aria-label="{label}: {message}"><title>{label}: {message}</title>'
+        f'<rect width="{left}" height="20" fill="#555"/><rect x="{left}" width="{right}" height="20" '
+        f'fill="{escape(badge.color)}"/><g fill="#fff" text-anchor="middle" '
+        f'font-family="Verdana,DejaVu Sans,sans-serif" font-size="11">'
+        f'<text x="{left / 2}" y="14">{label}</text><text x="{left + right / 2}" y="14">{message}</text></g></svg>'
+    )
+
+
+def write(cert: Certification, out: TextIO) -> None:
+    ident = cert.identity
+    w = out.write
+    w("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
+    w(f"<title>wirecheck certification: {escape(cert.contract)}</title><style>{CSS}</style></head><body>\n")
+    w(f"<h1>Certification: {escape(cert.contract)}</h1>\n{badge_svg(cert.badge)}\n")
+    scope = f" for role <code>{escape(cert.role)}</code>" if cert.role else ""
+    w(f'<p class="verdict"><strong>{escape(cert.verdict)}</strong>{scope}: {escape(cert.badge.message)}</p>\n')
+    if cert.run is not None:
+        outcome = "completed" if cert.run.get("ok") else f"failed: {cert.run.get('problem')}"
+        w(f"<p>Live run {escape(outcome)} (exit status {escape(str(cert.run.get('exit_code')))}).</p>\n")
+    w("<h2>Scores</h2><table><tr><th>level</th><th>passed</th><th>failed</th><th>not exercised</th>"
+      "<th>expected failures</th><th>stale baseline</th><th>score</th></tr>\n")
+    for s in cert.scores:
+        w(f"<tr><td>{s.level}</td><td class=num>{s.passed}/{s.total}</td><td class=num>{s.failed}</td>"
+          f"<td class=num>{s.not_exercised}</td><td class=num>{s.expected_failures}</td>"
+          f"<td class=num>{s.unexpected_passes}</td><td class=num>{s.score:.0%}</td></tr>\n")
+    w("</table>\n<h2>Requirements</h2><table><tr><th>id</th><th>level</th><th>status</th><th>requirement</th>"
+      "<th>exercised</th></tr>\n")
+    for r in cert.results:
+        req = r.requirement
+        detail = ""
+        if r.failures:
+            lines = "\n".join(finding_line(f) for f in r.failures[:50])
+            detail = (f"<details><summary>{len(r.failures)} finding(s)</summary><pre>{escape(lines)}</pre>"
+                      "</details>")
+        if r.baseline_reason:
+            detail += f"<div>baseline: {escape(r.baseline_reason)}</div>"
+        w(f'<tr id="{escape(req.id)}"><td><code>{escape(req.id)}</code></td><td>{req.level}</td>'
+          f'<td class="{r.status}">{STATUS_TEXT[r.status]}</td><td>{escape(req.text)}'
+          f"<div><small>checks {escape(req.link.element)}</small></div>{detail}</td>"
+          f"<td class=num>{r.exercised}</td></tr>\n")
+    w("</table>\n")
+    if cert.unmapped:
+        lines = "\n".join(finding_line(f) for f in cert.unmapped[:50])
+        w(f"<h2>Findings no requirement covers</h2><pre>{escape(lines)}</pre>\n")
+    w("<h2>Coverage</h2><table><tr><th>kind</th><th>producer</th><th>seen</th><th>errors</th><th>warnings</th></tr>\n")
+    for kind_id, c in cert.coverage.items():
+        w(f"<tr><td><code>{escape(kind_id)}</code></td><td>{escape(c.kind.producer)}</td><td class=num>{c.seen}</td>"
+          f"<td class=num>{c.errors}</td><td class=num>{c.warnings}</td></tr>\n")
+    w("</table>\n<h2>Identity</h2><table>\n")
+    contract = ident.get("contract", {})
+    rows = [
+        ("wirecheck", str(ident.get("wirecheck_version"))),
+        ("timestamp", str(ident.get("timestamp"))),
+        ("contract", f"{contract.get('name')} sha256 {contract.get('sha256')}"),
+        ("requirements", f"{ident.get('requirements', {}).get('path')} sha256 "
+                         f"{ident.get('requirements', {}).get('sha256')}"),
+    ]
+    if ident.get("baseline"):
+        rows.append(("baseline", f"{ident['baseline']['path']} sha256 {ident['baseline']['sha256']}"))
+    for capture in ident.get("captures", []):
+        rows.append(("capture", f"{capture['path']} sha256 {capture['sha256']} ({capture['messages']} messages)"))
+    if "run" in ident:
+        rows.append(("command", " ".join(ident["run"]["argv"])))
+    for name, value in rows:
+        w(f"<tr><th>{escape(name)}</th><td><code>{escape(value)}</code></td></tr>\n")
+    w("</table>\n</body></html>\n")

@@ -1,0 +1,61 @@
+"""JSONL: a header (identity), one record per requirement, a footer (verdict, scores, badge, coverage).
+
+Every line validates against tools/wirecheck/schemas/certification.schema.json (tested)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, TextIO
+
+import orjson
+
+from wirecheck.certify.evaluate import Certification, RequirementResult
+
+FORMAT, FORMAT_VERSION = "wirecheck-certification", 1
+MAX_FINDINGS = 50
+
+
+def requirement_record(r: RequirementResult) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "record": "requirement",
+        "id": r.requirement.id,
+        "level": r.requirement.level,
+        "subject": r.requirement.subject,
+        "text": r.requirement.text,
+        "checks": r.requirement.link.as_json(),
+        "status": r.status,
+        "exercised": r.exercised,
+        "findings": [f.to_json() for f in r.failures[:MAX_FINDINGS]],
+        "findings_total": len(r.failures),
+        "notes_total": len(r.notes),
+    }
+    if r.baseline_reason is not None:
+        record["baseline_reason"] = r.baseline_reason
+    return record
+
+
+def records(cert: Certification) -> Iterator[dict[str, Any]]:
+    yield {"record": "header", "format": FORMAT, "format_version": FORMAT_VERSION, "contract": cert.contract,
+           "role": cert.role, "fail_on": cert.fail_on, "identity": cert.identity}
+    for result in cert.results:
+        yield requirement_record(result)
+    badge = cert.badge
+    yield {
+        "record": "footer",
+        "verdict": cert.verdict,
+        "passed": cert.passed,
+        "badge": {"label": badge.label, "message": badge.message, "color": badge.color},
+        "scores": [s.as_json() for s in cert.scores],
+        "blocking": [r.requirement.id for r in cert.blocking()],
+        "coverage": [{"kind": k, "producer": c.kind.producer, "seen": c.seen, "errors": c.errors,
+                      "warnings": c.warnings} for k, c in cert.coverage.items()],
+        "messages": cert.messages,
+        "unmapped_findings": [f.to_json() for f in cert.unmapped[:MAX_FINDINGS]],
+        "unmapped_total": len(cert.unmapped),
+        "run": cert.run,
+    }
+
+
+def write(cert: Certification, out: TextIO) -> None:
+    for record in records(cert):
+        out.write(orjson.dumps(record).decode() + "\n")

@@ -1,0 +1,47 @@
+"""JUnit XML: one test case per requirement. Failures fail; not exercised fails at a failing level and is skipped
+below it; expected failures are skipped with the baseline's reason; stale baseline entries fail."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from typing import TextIO
+
+from wirecheck.certify.evaluate import EXPECTED_FAIL, FAIL, NOT_EXERCISED, UNEXPECTED_PASS, Certification
+from wirecheck.report.summary import finding_line
+
+
+def write(cert: Certification, out: TextIO) -> None:
+    failing_levels = cert.failing_levels()
+    suite = ET.Element("testsuite", name=f"wirecheck certify {cert.contract}")
+    failures = skipped = 0
+    for r in cert.results:
+        req = r.requirement
+        case = ET.SubElement(suite, "testcase", classname=f"{cert.contract}.{req.level}", name=req.id)
+        if r.status == FAIL:
+            failures += 1
+            node = ET.SubElement(case, "failure", message=f"{len(r.failures)} finding(s)", type=r.failures[0].code)
+            node.text = req.text + "\n" + "\n".join(finding_line(f) for f in r.failures[:50])
+        elif r.status == UNEXPECTED_PASS:
+            failures += 1
+            ET.SubElement(case, "failure", message="passes but is listed as an expected failure; remove it "
+                                                   "from the baseline", type="STALE_BASELINE")
+        elif r.status == NOT_EXERCISED and req.level in failing_levels:
+            failures += 1
+            ET.SubElement(case, "failure", message="not exercised by the captures", type="NOT_EXERCISED")
+        elif r.status in (NOT_EXERCISED, EXPECTED_FAIL):
+            skipped += 1
+            reason = "not exercised" if r.status == NOT_EXERCISED else f"expected failure: {r.baseline_reason}"
+            ET.SubElement(case, "skipped", message=reason)
+    if cert.run is not None and not cert.run.get("ok", True):
+        case = ET.SubElement(suite, "testcase", classname=f"{cert.contract}.run", name="live run")
+        ET.SubElement(case, "failure", message=str(cert.run.get("problem", "the live run failed")), type="RUN")
+        failures += 1
+    tests = len(suite)
+    suite.set("tests", str(tests))
+    suite.set("failures", str(failures))
+    suite.set("skipped", str(skipped))
+    suites = ET.Element("testsuites", name="wirecheck certify", tests=str(tests), failures=str(failures))
+    suites.append(suite)
+    ET.indent(suites)
+    out.write('<?xml version="1.0" encoding="utf-8"?>\n')
+    out.write(ET.tostring(suites, encoding="unicode") + "\n")

@@ -1,0 +1,194 @@
+"""Requirement sets: `contracts/<package>/<version>/requirements.yaml`, loaded, validated and linked to the release.
+
+Each requirement links to exactly one contract element, and that link decides which findings fail it and which
+messages exercise it (see `Requirement.matches` and `Requirement.exercised_in`). The file format is
+`tools/wirecheck/schemas/requirements.schema.json`; a problem is a located `ContractError` (exit code 2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from wirecheck.contracts.errors import ContractError, ContractProblem
+from wirecheck.contracts.loader import own_schema
+from wirecheck.contracts.model import ContractRelease
+from wirecheck.findings import Finding
+from wirecheck.pointer import format_pointer
+from wirecheck.rules.catalogue import rule_catalogue
+
+LEVELS = ("MUST", "SHOULD", "MAY")
+REQUIREMENTS_FILE = "requirements.yaml"
+
+# The built-in checks that judge one message against its kind's schema (or its headers, body, reply payload).
+# UNKNOWN_FIELD is not among them: closed-model strictness is its own (SHOULD) requirement.
+KIND_CODES = frozenset(
+    {"SCHEMA_VIOLATION", "UNEXPECTED_BODY", "HEADER_VIOLATION", "REPLY_VIOLATION", "CROSS_CONTRACT_VIOLATION"}
+)
+
+
+@dataclass(frozen=True)
+class Link:
+    """The contract element a requirement checks: exactly one of kind, rule or builtin."""
+
+    kind: str | None = None
+    rule: str | None = None
+    kinds: tuple[str, ...] = ()  # narrows a rule to the findings on these kinds
+    builtin: tuple[str, ...] = ()
+    exercised_by: str = "any_message"  # builtin only: any_message | correlated_message
+
+    @property
+    def element(self) -> str:
+        if self.kind is not None:
+            return f"kind {self.kind}"
+        if self.rule is not None:
+            return f"rule {self.rule}" + (f" on {', '.join(self.kinds)}" if self.kinds else "")
+        return "built-in " + ", ".join(self.builtin)
+
+    def as_json(self) -> dict[str, Any]:
+        if self.kind is not None:
+            return {"kind": self.kind}
+        if self.rule is not None:
+            return {"rule": self.rule, **({"kinds": list(self.kinds)} if self.kinds else {})}
+        out: dict[str, Any] = {"builtin": list(self.builtin)}
+        if self.exercised_by != "any_message":
+            out["exercised_by"] = self.exercised_by
+        return out
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> Link:
+        return Link(
+            kind=data.get("kind"),
+            rule=data.get("rule"),
+            kinds=tuple(data.get("kinds", ())),
+            builtin=tuple(data.get("builtin", ())),
+            exercised_by=data.get("exercised_by", "any_message"),
+        )
+
+
+@dataclass(frozen=True)
+class Requirement:
+    id: str
+    level: str  # MUST | SHOULD | MAY
+    subject: str  # a role of the release, or "any"
+    text: str
+    link: Link
+    line: int | None = None  # where it starts in requirements.yaml
+    reviewed: bool = True
+
+    def matches(self, finding: Finding) -> bool:
+        """Does this finding count against this requirement?"""
+        link = self.link
+        if link.kind is not None:
+            return finding.kind == link.kind and finding.code in KIND_CODES
+        if link.rule is not None:
+            return finding.code == link.rule and (not link.kinds or finding.kind in link.kinds)
+        return finding.code in link.builtin
+
+
+@dataclass(frozen=True)
+class RequirementSet:
+    contract: str
+    path: Path
+    requirements: tuple[Requirement, ...]
+    description: str | None = None
+
+    def __iter__(self):
+        return iter(self.requirements)
+
+    def __len__(self) -> int:
+        return len(self.requirements)
+
+    def get(self, requirement_id: str) -> Requirement | None:
+        return next((r for r in self.requirements if r.id == requirement_id), None)
+
+
+def default_requirements_path(release: ContractRelease) -> Path:
+    return release.root / REQUIREMENTS_FILE
+
+
+class _LineLoader(yaml.SafeLoader):
+    """Keeps the line of every mapping so a requirement can be located in its file."""
+
+
+def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict[str, Any]:
+    mapping = loader.construct_mapping(node, deep=True)
+    mapping["__line__"] = node.start_mark.line + 1
+    return mapping
+
+
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def _strip_lines(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _strip_lines(v) for k, v in value.items() if k != "__line__"}
+    if isinstance(value, list):
+        return [_strip_lines(v) for v in value]
+    return value
+
+
+def load_requirements(path: Path, release: ContractRelease) -> RequirementSet:
+    """Load and check a requirement set against the release it certifies; every problem is located."""
+    file = str(path)
+    try:
+        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_LineLoader)  # noqa: S506 (a SafeLoader subclass)
+    except FileNotFoundError:
+        raise ContractError(ContractProblem(file, "", f"no requirement set for {release.name} (file not found)")) from None
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise ContractError(ContractProblem(file, "", f"not valid YAML: {exc}")) from None
+    data = _strip_lines(raw)
+    validator = jsonschema.Draft202012Validator(own_schema("requirements.schema.json"))
+    problems = [
+        ContractProblem(file, format_pointer(e.absolute_path), e.message)
+        for e in sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
+    ]
+    if problems:
+        raise ContractError(problems)
+    if data["contract"] != release.name:
+        raise ContractError(ContractProblem(file, "/contract", f"expected {release.name}, found {data['contract']}"))
+
+    kinds = {k.id for k in release.kinds}
+    rules = {use.id for use in release.rules}
+    builtins = {cid for cid, info in rule_catalogue().items() if info.group == "built-in"}
+    roles = {*release.roles, "any"}
+    seen_ids: dict[str, int] = {}
+    seen_links: dict[Link, str] = {}
+    requirements: list[Requirement] = []
+    for index, entry in enumerate(raw["requirements"]):
+        where = f"/requirements/{index}"
+        link = Link.from_json(_strip_lines(entry["checks"]))
+        requirement = Requirement(
+            id=entry["id"], level=entry["level"], subject=entry["subject"], text=entry["text"].strip(),
+            link=link, line=entry.get("__line__"), reviewed=entry.get("reviewed", True),
+        )
+        if requirement.id in seen_ids:
+            problems.append(ContractProblem(file, f"{where}/id", f"duplicate id {requirement.id} (also at "
+                                                                 f"/requirements/{seen_ids[requirement.id]})"))
+        seen_ids.setdefault(requirement.id, index)
+        requirements.append(requirement)
+        if link in seen_links:
+            problems.append(ContractProblem(file, f"{where}/checks", f"{link.element} is already checked by "
+                                                                     f"{seen_links[link]}"))
+        seen_links.setdefault(link, requirement.id)
+        if requirement.subject not in roles:
+            problems.append(ContractProblem(file, f"{where}/subject", f"unknown role {requirement.subject!r}; "
+                                                                      f"roles: {', '.join(sorted(roles))}"))
+        if link.kind is not None and link.kind not in kinds:
+            problems.append(ContractProblem(file, f"{where}/checks/kind", f"{release.name} has no kind {link.kind!r}"))
+        if link.rule is not None and link.rule not in rules:
+            problems.append(ContractProblem(file, f"{where}/checks/rule",
+                                            f"{release.name}'s catalog does not turn on rule {link.rule!r}"))
+        for i, kind in enumerate(link.kinds):
+            if kind not in kinds:
+                problems.append(ContractProblem(file, f"{where}/checks/kinds/{i}", f"{release.name} has no kind {kind!r}"))
+        for i, code in enumerate(link.builtin):
+            if code not in builtins:
+                problems.append(ContractProblem(file, f"{where}/checks/builtin/{i}", f"{code!r} is not a built-in check"))
+    if problems:
+        raise ContractError(problems)
+    return RequirementSet(data["contract"], path, tuple(requirements), data.get("description"))
