@@ -43,6 +43,8 @@ class Mutant:
     pointer: str  # where that keyword applies: the object for required/additionalProperties, else the value
     description: str
     kind: str | None = None
+    via: tuple[str, ...] = ()  # the applicators on the schema path to the broken keyword (e.g. "then", "oneOf")
+    beside: tuple[str, ...] = ()  # the other keywords of the subschema that holds the broken one
 
     @property
     def label(self) -> str:
@@ -106,14 +108,15 @@ class MutantFactory:
     def mutants(self, instance: Any) -> list[Mutant]:
         found: list[Mutant] = []
         seen: set[tuple[str, str]] = set()
-        for path, node in self._places({"$ref": self.uri}, instance, ()):
+        for path, node, via in self._places({"$ref": self.uri}, instance, ()):
             for candidate, keyword, description in self._candidates(instance, path, node):
                 label = (keyword, format_pointer(path))
                 if label in seen:
                     continue
                 if self.confirm(candidate, keyword, label[1]):
                     seen.add(label)
-                    found.append(Mutant(candidate, keyword, label[1], description, self.kind))
+                    beside = tuple(sorted(k for k in node if k != keyword))
+                    found.append(Mutant(candidate, keyword, label[1], description, self.kind, via, beside))
                 else:
                     self.discarded += 1
         return found
@@ -121,12 +124,13 @@ class MutantFactory:
     def mutants_at(self, instance: Any, pointer: str) -> list[Mutant]:
         """Only the mutants whose label is at `pointer` (cheaper, for shrinking one finding)."""
         found: list[Mutant] = []
-        for path, node in self._places({"$ref": self.uri}, instance, ()):
+        for path, node, via in self._places({"$ref": self.uri}, instance, ()):
             if format_pointer(path) != pointer:
                 continue
             for candidate, keyword, description in self._candidates(instance, path, node):
                 if self.confirm(candidate, keyword, pointer):
-                    found.append(Mutant(candidate, keyword, pointer, description, self.kind))
+                    beside = tuple(sorted(k for k in node if k != keyword))
+                    found.append(Mutant(candidate, keyword, pointer, description, self.kind, via, beside))
         return found
 
     # -- confirmation -------------------------------------------------------------------------------------------
@@ -137,45 +141,48 @@ class MutantFactory:
         return len(leaves) == 1 and _matches(leaves[0], keyword, pointer)
 
     # -- walking the schema along the instance ------------------------------------------------------------------
-    def _places(self, schema: Any, instance: Any, path: Path, depth: int = 0) -> Iterator[tuple[Path, dict]]:
-        if not isinstance(schema, dict) or depth > 200:
+    def _places(
+        self, schema: Any, instance: Any, path: Path, via: tuple[str, ...] = ()
+    ) -> Iterator[tuple[Path, dict, tuple[str, ...]]]:
+        if not isinstance(schema, dict) or len(via) > 200:
             return
         value = _at(instance, path)
-        yield path, schema
+        yield path, schema, via
         if "$ref" in schema:
-            yield from self._places(self.schemas.resolve(schema["$ref"]), instance, path, depth + 1)
+            yield from self._places(self.schemas.resolve(schema["$ref"]), instance, path, (*via, "$ref"))
         for sub in schema.get("allOf", ()):
-            yield from self._places(sub, instance, path, depth + 1)
+            yield from self._places(sub, instance, path, (*via, "allOf"))
         for union in ("oneOf", "anyOf"):
             for branch in schema.get(union, ()):
                 if self.schemas.validator(branch).is_valid(value):
-                    yield from self._places(branch, instance, path, depth + 1)
+                    yield from self._places(branch, instance, path, (*via, union))
                     break
         if "if" in schema:
             taken = "then" if self.schemas.validator(schema["if"]).is_valid(value) else "else"
             if taken in schema:
-                yield from self._places(schema[taken], instance, path, depth + 1)
+                yield from self._places(schema[taken], instance, path, (*via, taken))
         if isinstance(value, dict):
             properties = schema.get("properties", {})
             for key in value:
                 if key in properties:
-                    yield from self._places(properties[key], instance, (*path, key), depth + 1)
+                    yield from self._places(properties[key], instance, (*path, key), (*via, "properties"))
                     continue
                 matched = False
                 for pattern, sub in schema.get("patternProperties", {}).items():
                     if regex.matches(pattern, key):
                         matched = True
-                        yield from self._places(sub, instance, (*path, key), depth + 1)
+                        yield from self._places(sub, instance, (*path, key), (*via, "patternProperties"))
                 extra = schema.get("additionalProperties")
                 if not matched and isinstance(extra, dict):
-                    yield from self._places(extra, instance, (*path, key), depth + 1)
+                    yield from self._places(extra, instance, (*path, key), (*via, "additionalProperties"))
         if isinstance(value, list):
             prefix = schema.get("prefixItems", [])
             items = schema.get("items")
             for index in range(len(value)):
                 sub = prefix[index] if index < len(prefix) else items
                 if isinstance(sub, dict):
-                    yield from self._places(sub, instance, (*path, index), depth + 1)
+                    step = "prefixItems" if index < len(prefix) else "items"
+                    yield from self._places(sub, instance, (*path, index), (*via, step))
 
     # -- single edits ---------------------------------------------------------------------------------------
     def _candidates(self, instance: Any, path: Path, schema: dict) -> Iterator[tuple[Any, str, str]]:

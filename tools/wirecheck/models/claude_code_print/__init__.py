@@ -1,0 +1,1 @@
+"""Generated models of claude-code-print, one subpackage per release."""

@@ -1,0 +1,1 @@
+"""Generated models of navarch-runtime, one subpackage per release."""

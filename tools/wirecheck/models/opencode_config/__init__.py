@@ -1,0 +1,1 @@
+"""Generated models of opencode-config, one subpackage per release."""

@@ -1,0 +1,1 @@
+"""Generated models of opencode-run, one subpackage per release."""

@@ -1,0 +1,1 @@
+"""Generated models of qoder-print, one subpackage per release."""

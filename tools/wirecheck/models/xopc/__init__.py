@@ -1,0 +1,1 @@
+"""Generated models of xopc, one subpackage per release."""
