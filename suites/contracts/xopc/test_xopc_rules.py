@@ -40,8 +40,8 @@ def lease(run: str = "run-1", cid: str = "command-1", token: str = "secret-lease
     return message("lease.response", {"command": command}, "/lease", 200, line)
 
 
-def event(type_: str, sequence: int | None = None, run: str | None = "run-1", token: str | None = "secret-lease-token-1",
-          event_id: str | None = None, line: int = 1):
+def event(type_: str, sequence: int | None = None, run: str | None = "run-1",
+          token: str | None = "secret-lease-token-1", event_id: str | None = None, line: int = 1):
     ev: dict[str, Any] = {"type": type_, "eventId": event_id or f"event_{type_}_{sequence}"}
     if run is not None:
         ev["runId"] = run

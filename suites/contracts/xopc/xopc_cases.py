@@ -107,7 +107,6 @@ def runtime_cases() -> list[Case]:
         return Case(f"invalid/{name}", description, run_with(cmd),
                     [at(0, "response", code, pointer, "lease.response", severity)], options=BASE)
 
-    m = manifest()
     no_auth = {k: v for k, v in RUNTIME_HEADERS.items() if k != "authorization"}
     return [
         Case("invalid/runtime-token-prefix", "runtime calls carry `Authorization: Bearer xopc_rt_…`",
@@ -150,7 +149,8 @@ def runtime_cases() -> list[Case]:
         cmd_case("command-unknown-member", "RuntimeCommand is strict: an unknown member is a warning",
                  command(priority=5), "/command/priority", W),
         cmd_case("manifest-schema-version", "the manifest schemaVersion is '1' (as in client.test.ts)",
-                 modified(command(), "/payload/manifest/schemaVersion", "2"), "/command/payload/manifest/schemaVersion"),
+                 modified(command(), "/payload/manifest/schemaVersion", "2"),
+                 "/command/payload/manifest/schemaVersion"),
         cmd_case("manifest-execution-empty", "runtime.execution has at least one entry",
                  modified(command(), "/payload/manifest/runtime/execution", []),
                  "/command/payload/manifest/runtime/execution"),
@@ -158,7 +158,8 @@ def runtime_cases() -> list[Case]:
                  modified(command(), "/payload/manifest/runtime/engine", "other"),
                  "/command/payload/manifest/runtime/engine"),
         cmd_case("manifest-version-build", "exactVersion has no build metadata",
-                 modified(command(), "/payload/manifest/version", "1.0.0+build.1"), "/command/payload/manifest/version"),
+                 modified(command(), "/payload/manifest/version", "1.0.0+build.1"),
+                 "/command/payload/manifest/version"),
         cmd_case("manifest-sha256-uppercase", "sha256 is lower-case hex",
                  modified(command(), "/payload/manifest/dependencies/skills",
                           [{"id": "skill.a", "version": "1.2.3", "sha256": "A" * 64}]),
