@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urljoin, urldefrag
+from urllib.parse import urldefrag, urljoin, urlsplit, urlunsplit
 
 import jsonschema_rs
 
@@ -70,10 +70,23 @@ class Side:
         return self._references[key]
 
     def canonical(self, location: str, view: str) -> Any:
+        """The canonical form of `location` in `view`, under URIs no other side or view shares.
+
+        Canonical schemas name their definitions by URI; comparing two sides (or two views) whose resources share
+        an `$id` (the same release edited in place, a strict and a tolerant view) would mix up their definitions.
+        """
         key = (location, view)
         if key not in self._canonical:
+            tag = f"{self.name}-{view}-{id(self):x}"
+            registry_key = f"canonical:{view}"
+            if registry_key not in self._registries:
+                self._registries[registry_key] = jsonschema_rs.Registry([
+                    (_retag(uri, tag), {**schema, "$id": _retag(uri, tag)} if isinstance(schema, dict) else schema)
+                    for uri, schema in self.view(view).items()
+                ])
             self._canonical[key] = jsonschema_rs.canonicalize(
-                {"$schema": DIALECT, "$ref": location}, registry=self.registry(view), validate_formats=True
+                {"$schema": DIALECT, "$ref": _retag(location, tag)}, registry=self._registries[registry_key],
+                validate_formats=True,
             )
         return self._canonical[key]
 
@@ -90,6 +103,14 @@ class Side:
         if fast and self.reference(location, view).is_valid(payload) is False:
             return None, []
         return fast, [item for error in errors for item in _about(error)]
+
+
+def _retag(uri: str, tag: str) -> str:
+    """`https://host/path#frag` → `https://<tag>.host/path#frag` (relative $refs inside keep resolving)."""
+    parts = urlsplit(uri)
+    if not parts.netloc:
+        return uri
+    return urlunsplit((parts.scheme, f"{tag}.{parts.netloc}", parts.path, parts.query, parts.fragment))
 
 
 def _about(error: Any) -> list[tuple[tuple[Any, ...], str]]:

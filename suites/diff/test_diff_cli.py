@@ -1,0 +1,101 @@
+"""`wirecheck diff`, `diff-schemas` and `rules` as a CI gate runs them: exit codes 0/1/2, waivers, --against."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CATALOGS = Path(__file__).parent / "catalogs"
+PAIRS = Path(__file__).parent / "pairs"
+
+
+def wirecheck(*args: str, contracts: Path = CATALOGS, cwd: Path | None = None):  # type: ignore[no-untyped-def]
+    env = {**os.environ, "WIRECHECK_CONTRACTS": str(contracts)}
+    proc = subprocess.run([sys.executable, "-m", "wirecheck", *args], capture_output=True, env=env, timeout=120,
+                          cwd=cwd)
+    assert b"Traceback" not in proc.stderr, proc.stderr.decode()
+    return proc.returncode, proc.stdout.decode(), proc.stderr.decode()
+
+
+def test_exit_codes() -> None:
+    code, out, _ = wirecheck("diff", "shop@1.0.0", "shop@1.0.1")
+    assert code == 1 and "REQUIRED_PROPERTY_REMOVED" in out and "SEMVER_BUMP_TOO_SMALL" in out
+    code, out, _ = wirecheck("diff", "shop@2.0.0")  # against its previous release: a pure refactor
+    assert code == 0 and "no changes on the wire" in out
+    code, _, err = wirecheck("diff", "shop@9.9.9")
+    assert code == 2 and "unknown release" in err
+    code, _, err = wirecheck("diff", "shop@1.0.0", "shop@1.0.1", "--fail-on", "sometimes")
+    assert code == 2 and "--fail-on" in err
+
+
+def test_waivers_file_gates_the_run(tmp_path: Path) -> None:
+    code, out, _ = wirecheck("diff", "shop@1.0.0", "shop@1.0.1", "--format", "json")
+    errors = [f["fingerprint"] for f in json.loads(out)["pairs"][0]["findings"] if f["severity"] == "error"]
+    waivers = tmp_path / "waivers.yaml"
+    waivers.write_text("waivers:\n" + "".join(
+        f"  - {{fingerprint: '{fp}', reason: announced in the 1.0.1 notes, who: release-bot, expires: 2999-12-31}}\n"
+        for fp in errors), encoding="utf-8")
+    code, out, _ = wirecheck("diff", "shop@1.0.0", "shop@1.0.1", "--waivers", str(waivers))
+    assert code == 0, out
+    assert f"{len(errors)} waived" in out
+    code, out, _ = wirecheck("diff", "shop@1.0.0", "shop@1.0.1", "--waivers", str(waivers), "--fail-on", "warning")
+    assert code == 1  # the warnings are not waived
+    waivers.write_text(waivers.read_text() + "  - {fingerprint: 'abcdefabcdef', reason: old, who: me}\n")
+    code, out, _ = wirecheck("diff", "shop@1.0.0", "shop@1.0.1", "--waivers", str(waivers))
+    assert code == 1 and "WAIVER_STALE" in out
+    waivers.write_text("waivers: [{fingerprint: 12, reason: r, who: w}]\n")
+    code, _, err = wirecheck("diff", "shop@1.0.0", "shop@1.0.1", "--waivers", str(waivers))
+    assert code == 2 and "waivers.yaml#/waivers/0/fingerprint" in err
+
+
+def test_diff_schemas(tmp_path: Path) -> None:
+    import yaml
+
+    case = yaml.safe_load((PAIRS / "ENUM_VALUE_ADDED.yaml").read_text())
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text(json.dumps(case["before"]))
+    new.write_text(json.dumps(case["after"]))
+    code, out, _ = wirecheck("diff-schemas", str(old), str(new), "--format", "sarif")
+    assert code == 1 and json.loads(out)["runs"][0]["results"][0]["ruleId"] == "ENUM_VALUE_ADDED"
+    code, out, _ = wirecheck("diff-schemas", str(old), str(old))
+    assert code == 0
+    code, _, _ = wirecheck("diff-schemas", str(old), str(new), "--compat", "backward")
+    assert code == 0  # an added enum value breaks only forward
+    new.write_text(json.dumps({"type": "object", "properties": {"a": {"type": 12}}}))
+    code, _, err = wirecheck("diff-schemas", str(old), str(new))
+    assert code == 2 and "new.json#/properties/a/type" in err
+
+
+def test_rules_prints_both_catalogues() -> None:
+    code, out, _ = wirecheck("rules")
+    assert code == 0
+    assert "Conformance checks (wirecheck validate)" in out and "Diff rules (wirecheck diff)" in out
+    assert "SCHEMA_VIOLATION" in out and "PROPERTY_ADDED_TO_CLOSED_MODEL" in out
+    code, out, _ = wirecheck("rules", "--format", "json", "--section", "diff")
+    data = json.loads(out)
+    assert data["checks"] == [] and {"id", "breaks", "bump"} <= set(data["diff"][0])
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_against_a_git_ref(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(CATALOGS, repo / "contracts")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "contracts"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "contracts"], check=True)
+    stream = repo / "contracts/shop/2.0.0/stream.json"
+    stream.write_text(stream.read_text().replace('"enum": ["busy", "idle"]', '"enum": ["busy", "idle", "paused"]'))
+    contracts = repo / "contracts"
+    code, out, _ = wirecheck("diff", "--against", "HEAD", "shop@2.0.0", contracts=contracts)
+    assert code == 1 and "ENUM_VALUE_ADDED" in out and '"state":"paused"' in out
+    code, out, _ = wirecheck("diff", "--against", "HEAD", "shop@1.0.1", contracts=contracts)
+    assert code == 0
+    code, _, err = wirecheck("diff", "--against", "no-such-ref", contracts=contracts)
+    assert code == 2 and "no-such-ref" in err
