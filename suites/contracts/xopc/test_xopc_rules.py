@@ -238,6 +238,39 @@ def test_another_commands_renewal_is_not_affected():
                event("xopc.run.succeeded", 2), renew(cid="command-2")) == []
 
 
+# ---- XOPC_EVENT_IDENTITY_MATCHES_LEASE ---------------------------------------------------------------
+
+IDENTITY = {"organizationId": "org-1", "workspaceId": "ws-1", "traceId": "trace-1", "runtimeId": "rt-1"}
+
+
+def leased_with_identity():
+    value = lease().value
+    value["command"]["payload"] = dict(IDENTITY)
+    return message("lease.response", value, "/lease", 200)
+
+
+def identified_event(**changes: str):
+    ev = event("xopc.run.started", 1)
+    ev.value["event"].update({"organizationId": "org-1", "workspaceId": "ws-1", "traceId": "trace-1",
+                              "producer": "rt-1", **changes})
+    return ev
+
+
+def test_events_stamped_with_the_commands_identity_conform():
+    assert run(rule("XOPC_EVENT_IDENTITY_MATCHES_LEASE"), leased_with_identity(), identified_event()) == []
+
+
+@pytest.mark.parametrize("member", ["organizationId", "workspaceId", "traceId", "producer"])
+def test_each_identity_member_is_compared(member):
+    findings = run(rule("XOPC_EVENT_IDENTITY_MATCHES_LEASE"), leased_with_identity(),
+                   identified_event(**{member: "other"}))
+    assert [(f.pointer, f.found) for f in findings] == [(f"/event/{member}", '"other"')]
+
+
+def test_an_event_of_a_run_not_leased_here_is_not_judged():
+    assert run(rule("XOPC_EVENT_IDENTITY_MATCHES_LEASE"), identified_event(workspaceId="x")) == []
+
+
 # ---- side chat rules --------------------------------------------------------------------------------
 
 STATUSES = {"EXPIRED": 410, "NOT_FOUND": 404, "PARENT_NOT_FOUND": 404, "CONFLICT": 409, "LIMIT_REACHED": 429,

@@ -238,6 +238,46 @@ class LeaseTokenMatches:
         return ()
 
 
+# event member → the leased command's payload member it copies (worker.ts `event()`)
+_IDENTITY = (("organizationId", "organizationId"), ("workspaceId", "workspaceId"), ("traceId", "traceId"),
+             ("producer", "runtimeId"))
+
+
+@rule("XOPC_EVENT_IDENTITY_MATCHES_LEASE")
+class EventIdentityMatchesLease:
+    """params: lease, event (kind ids). One finding per member that differs from the leased command's payload."""
+
+    def __init__(self, params: Mapping[str, Any], release: ContractRelease):
+        self._lease, self._event = params["lease"], params["event"]
+        self._payloads: dict[str, tuple[str, dict[str, Any]]] = {}  # run id → (command id, payload)
+
+    def on_message(self, message: Message) -> Iterable[Finding]:
+        kind = _kind_id(message)
+        if kind == self._lease and (command := _leased_command(message)):
+            payload = message.value["command"].get("payload")
+            if isinstance(payload, dict):
+                self._payloads[command[1]] = (command[0], payload)
+        elif kind == self._event and (event := _event_of(message)) and (run_id := _run_id(event)):
+            if run_id not in self._payloads:
+                return
+            command_id, payload = self._payloads[run_id]
+            for member, source in _IDENTITY:
+                wanted = payload.get(source, _ABSENT)
+                found = event.get(member, _ABSENT)
+                if wanted is _ABSENT or found is _ABSENT or wanted == found:
+                    continue  # absence is the schemas' business
+                yield message.finding(
+                    "XOPC_EVENT_IDENTITY_MATCHES_LEASE",
+                    f"event of run {short_repr(run_id)}: {member} must be the leased command's payload.{source}",
+                    pointer=f"/event/{member}",
+                    expected=f"{short_repr(wanted)} (command {short_repr(command_id)})",
+                    found=short_repr(found),
+                )
+
+    def finish(self) -> Iterable[Finding]:
+        return ()
+
+
 @rule("XOPC_NO_RENEW_AFTER_TERMINAL")
 class NoRenewAfterTerminal:
     """params: lease, event, renew (kind ids), terminal (types)."""
