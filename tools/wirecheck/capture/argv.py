@@ -40,6 +40,7 @@ class _Flag:
     takes_value: bool
     repeatable: bool
     parse: re.Pattern[str] | None
+    parse_source: str | None  # the pattern as the catalog writes it (ECMA-262), for messages
 
 
 def _ecma_named_groups(pattern: str) -> str:
@@ -62,6 +63,7 @@ def _flags(grammar: Mapping[str, Any]) -> dict[str, _Flag]:
             takes_value=bool(entry.get("value", False)),
             repeatable=bool(entry.get("repeatable", False)),
             parse=_compile(entry["parse"]) if "parse" in entry else None,
+            parse_source=entry.get("parse"),
         )
         for alias in (spelling, *entry.get("aliases", ())):
             table[alias] = flag
@@ -77,7 +79,7 @@ def _parsed_value(flag: _Flag, raw: str, pointer: str, problems: list[Problem]) 
         return raw
     match = flag.parse.fullmatch(raw)
     if match is None:
-        problems.append((pointer, f"{flag.spelling} value {raw!r} does not match {flag.parse.pattern!r}"))
+        problems.append((pointer, f"{flag.spelling} value {raw!r} does not match {flag.parse_source!r}"))
         return {"value": raw}
     parts = {k: v for k, v in match.groupdict().items() if v is not None}
     return {"value": raw, **parts}

@@ -270,7 +270,10 @@ class Engine:
         for contract, consumer_kind, validators in self._consumer_validators(kind.id):
             if consumer_kind.schema is None:
                 continue
-            for problem in validators.pair(consumer_kind.schema).problems(message.value):
+            value = message.value
+            if consumer_kind.argv_grammar is not None:  # the consumer reads argv by its own grammar
+                value = self._decode_for_consumer(message, contract, consumer_kind, emit)
+            for problem in validators.pair(consumer_kind.schema).problems(value):
                 what = "unknown to" if problem.unknown_field else "rejected by"
                 emit(message.finding(
                     "CROSS_CONTRACT_VIOLATION",
@@ -281,6 +284,18 @@ class Engine:
                     expected=problem.expected,
                     found=problem.found,
                 ))
+
+    def _decode_for_consumer(
+        self, message: Message, contract: str, consumer_kind: MessageKind, emit: Callable[[Finding], None]
+    ) -> Any:
+        from wirecheck.capture.argv import decode_argv
+
+        decoded, problems = decode_argv(list(message.value), consumer_kind.argv_grammar or {})
+        for pointer, text in problems:
+            emit(message.finding("CROSS_CONTRACT_VIOLATION",
+                                 f"rejected by consumer {contract} ({consumer_kind.id}): {text}",
+                                 pointer=pointer, found=short_repr(message.value)))
+        return decoded
 
     def _consumer_validators(self, kind_id: str) -> list[tuple[str, MessageKind, Validators]]:
         if kind_id not in self._consumers:
