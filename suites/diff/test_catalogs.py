@@ -123,3 +123,37 @@ def test_compat_and_consumer_options_change_severity(registry) -> None:  # type:
     assert removed.severity.value == "warning"  # breaks forward for everyone, backward only for strict readers
     added = next(f for f in backward_only.findings if f.rule == "MESSAGE_KIND_ADDED")
     assert added.severity.value == "info"
+
+
+def test_protocol_rule_changes(registry, patch_diff) -> None:  # type: ignore[no-untyped-def]
+    from types import MappingProxyType
+
+    from wirecheck.contracts.model import RuleUse
+    from wirecheck.diff.rules.protocol import rule_changes
+
+    added = [f for f in patch_diff.findings if f.rule == "PROTOCOL_RULE_ADDED"]
+    assert [(f.kind, f.severity.value) for f in added] == [("FIELDS_EQUAL", "warning")]
+    new = registry.load("shop@1.0.1")
+    widened = dataclasses.replace(new, rules=(RuleUse("FIELDS_EQUAL", ("control.get_usage",), MappingProxyType(
+        {"left": "/request_id", "right": "/request_id", "codes": ["a", "b"]})),))
+    narrowed = dataclasses.replace(new, rules=(RuleUse("FIELDS_EQUAL", ("control.get_usage",), MappingProxyType(
+        {"left": "/request_id", "right": "/request_id", "codes": ["a"]})),))
+    [(rule, _, params)] = list(rule_changes(narrowed, widened))
+    assert rule == "PROTOCOL_RULE_CHANGED" and params["changes"] == "codes: +b"
+
+
+def test_every_rule_is_registered_and_described() -> None:
+    """The catalogue (rules.yaml) and the code agree: every id emitted is described, every description is used."""
+    from wirecheck.diff.catalogue import diff_rule_catalogue
+    from wirecheck.diff.rules import RULE_IDS, load_rule_modules
+
+    import wirecheck.diff.verdict.semver  # noqa: F401  (declares the version rules)
+    import wirecheck.diff.waivers  # noqa: F401
+    from wirecheck.diff import semantic  # noqa: F401
+
+    load_rule_modules()
+    catalogue = diff_rule_catalogue()
+    assert set(RULE_IDS) == set(catalogue)
+    for info in catalogue.values():
+        assert info.purpose.startswith("Checks "), info.id
+        assert info.id.isupper() and info.rationale and info.message

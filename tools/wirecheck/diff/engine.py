@@ -40,6 +40,7 @@ from wirecheck.diff.model import (
 )
 from wirecheck.diff.options import DiffOptions
 from wirecheck.diff.rules.kinds import describe_selector, kind_changes, match_kinds
+from wirecheck.diff.rules.protocol import rule_changes
 from wirecheck.diff.side import Side
 from wirecheck.diff.walk import structural_changes
 from wirecheck.diff.witness import candidates, from_difference, judge
@@ -120,6 +121,10 @@ def diff_releases(old: ContractRelease, new: ContractRelease, options: DiffOptio
                                                              old_kind.id)
             findings += surface_findings
             verdicts.append(kind_verdict)
+    for rule, protocol_rule, params in rule_changes(old, new):
+        info = diff_rule_catalogue()[rule]
+        findings.append(pair.finding(rule, protocol_rule, "release", params,
+                                     verdicts={dv: UNKNOWN for dv in info.breaks}, key=protocol_rule))
     extra, version = version_findings(old, new, findings, pair.finding)
     findings += extra
     return DiffResult(new.package, old.version, new.version, tuple(_ordered(findings)), tuple(verdicts), version)

@@ -12,7 +12,10 @@ from typing import Any
 import jsonschema_rs
 
 from wirecheck.diff.model import BACKWARD, BREAKING, FORWARD, SAFE, STRICT, UNKNOWN, VIEWS
+from wirecheck.diff.rules import declare
 from wirecheck.diff.side import Side
+
+declare("SCHEMA_NARROWED", "SCHEMA_WIDENED", "SCHEMA_CHANGE_UNDECIDED", module=__name__)
 
 _CONTAINMENT = {"yes": SAFE, "no": BREAKING, "unknown": UNKNOWN}
 
