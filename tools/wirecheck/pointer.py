@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 _MISSING = object()
+_NO_DEFAULT = object()  # distinct from MISSING, so `resolve(doc, tokens, MISSING)` returns MISSING instead of raising
 
 
 def parse_pointer(pointer: str) -> tuple[str, ...]:
@@ -20,7 +21,7 @@ def format_pointer(tokens: Iterable[str | int]) -> str:
     return "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in tokens)
 
 
-def resolve(document: Any, tokens: tuple[str, ...], default: Any = _MISSING) -> Any:
+def resolve(document: Any, tokens: tuple[str, ...], default: Any = _NO_DEFAULT) -> Any:
     """The value at `tokens`, or `default` (raises KeyError when no default is given)."""
     node = document
     for token in tokens:
@@ -34,7 +35,7 @@ def resolve(document: Any, tokens: tuple[str, ...], default: Any = _MISSING) -> 
             break
     else:
         return node
-    if default is _MISSING:
+    if default is _NO_DEFAULT:
         raise KeyError(format_pointer(tokens))
     return default
 
