@@ -127,12 +127,10 @@ def runtime_cases() -> list[Case]:
         Case("invalid/lease-empty-with-body", "204 (no work) has no body",
              [runtime("/lease", {"leaseSeconds": 30}, status=204, response={"command": None})],
              [at(0, "response", "UNEXPECTED_BODY", kind="lease.empty")], options=BASE),
-        # Held back: FIELDS_EQUAL passes pointer.MISSING as resolve()'s default, which resolve() reads as "no
-        # default", so a lease answer without `command` raises KeyError('/command/runId') in the engine
-        # (reported to the lead). Restore this case when that is fixed.
-        # Case("invalid/lease-response-no-command", "a 200 lease answer carries {command}",
-        #      [runtime("/lease", {"leaseSeconds": 30}, response={})],
-        #      [at(0, "response", "SCHEMA_VIOLATION", "", "lease.response")], options=BASE),
+        Case("invalid/lease-response-no-command", "a 200 lease answer carries {command} (FIELDS_EQUAL leaves the "
+             "missing members to the schema)",
+             [runtime("/lease", {"leaseSeconds": 30}, response={})],
+             [at(0, "response", "SCHEMA_VIOLATION", "", "lease.response")], options=BASE),
         cmd_case("command-lease-token-empty", "leaseToken has 1..512 characters", command(token=""),
                  "/command/leaseToken"),
         cmd_case("command-lease-token-too-long", "leaseToken has 1..512 characters", command(token="t" * 513),
