@@ -27,7 +27,7 @@ from wirecheck.rules.registry import message_rule, rule
 DEFAULT_STARTED = "xopc.run.started"
 DEFAULT_TERMINAL = ("xopc.run.succeeded", "xopc.run.failed", "xopc.run.cancelled")
 _RENEW_PATH = re.compile(r"/commands/([^/]+)/renew/?$")
-_ABSENT = object()  # pointer.MISSING would not do: resolve() reads it as "no default" and raises
+_ABSENT = object()  # an absent member (no JSON value is this object)
 
 
 def _kind_id(message: Message) -> str | None:
