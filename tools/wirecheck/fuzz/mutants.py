@@ -135,8 +135,13 @@ class MutantFactory:
 
     # -- confirmation -------------------------------------------------------------------------------------------
     def confirm(self, candidate: Any, keyword: str, pointer: str) -> bool:
+        """Both validators reject it, and its only error (in the nearest union branch) is the labelled one.
+        jsonschema-rs answers first (fast); python-jsonschema decides whenever the two readings could differ."""
         if self.fast.is_valid(candidate):
             return False
+        fast_leaves = _rs_leaf_errors(list(self.fast.iter_errors(candidate)), (keyword, pointer))
+        if len(fast_leaves) == 1 and _rs_matches(fast_leaves[0], keyword, pointer):
+            return True
         leaves = _leaf_errors(list(self.reference.iter_errors(candidate)), (keyword, pointer))
         return len(leaves) == 1 and _matches(leaves[0], keyword, pointer)
 
@@ -314,6 +319,27 @@ def _leaf_errors(errors: list[Any], label: tuple[str, str] | None = None) -> lis
         else:
             leaves.append(error)
     return leaves
+
+
+def _rs_leaf_errors(errors: list[Any], label: tuple[str, str]) -> list[Any]:
+    """`_leaf_errors` over jsonschema-rs errors (union branches are in `error.kind.context`)."""
+    leaves: list[Any] = []
+    for error in errors:
+        context = getattr(error.kind, "context", None)
+        if error.kind.name in ("oneOf", "anyOf") and context:
+            options = sorted((_rs_leaf_errors(list(branch), label) for branch in context), key=len)
+            with_label = [o for o in options if any(_rs_matches(e, *label) for e in o)]
+            leaves.extend((with_label or options)[0])
+        else:
+            leaves.append(error)
+    return leaves
+
+
+def _rs_matches(error: Any, keyword: str, pointer: str) -> bool:
+    # jsonschema-rs names some errors by what failed rather than the keyword (dependentRequired → "required",
+    # items: false → "falseSchema"); the schema path still ends at the keyword
+    named = error.kind.name == keyword or keyword in [str(p) for p in error.schema_path[-2:]]
+    return named and format_pointer(error.instance_path) == pointer
 
 
 def _matches(error: Any, keyword: str, pointer: str) -> bool:

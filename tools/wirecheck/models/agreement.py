@@ -81,6 +81,8 @@ def _accepted_reason(keyword: str, via: tuple[str, ...], beside: tuple[str, ...]
         return via[-1]
     if keyword == "pattern" and "format" in beside:
         return "pattern beside format"
+    if "allOf" in via and ({"oneOf", "anyOf"} & set(via)):
+        return "unions composed by allOf"
     return keyword
 
 

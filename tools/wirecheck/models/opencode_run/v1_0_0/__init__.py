@@ -21,6 +21,7 @@ KINDS: dict[str, str] = {
     'tool_use': 'ToolUse',
     'step_finish': 'StepFinish',
     'error': 'Error',
+    'argv.run': 'ArgvRun',
 }
 
 

@@ -7,7 +7,11 @@ from typing import Any
 
 from pydantic import RootModel
 
-from . import events
+from . import cli, events
+
+
+class ArgvRun(RootModel[cli.Run]):
+    root: cli.Run
 
 
 class Error(RootModel[events.Error]):

@@ -12,7 +12,7 @@ class DateTimeZ(RootModel[AwareDatetime]):
     root: Annotated[
         AwareDatetime,
         Field(
-            description="zod: z.string().datetime() with no options: UTC `Z` only, no offsets, upper-case T and Z, any fraction. Seconds are required as in zod >= 4.5 (zod 4.4.3 also accepted `T00:00Z`); the pattern adds what `format: date-time` (RFC 3339) allows and zod does not: offsets, lower case, leap second 60."
+            description="zod: z.string().datetime() with no options: UTC `Z` only, no offsets, upper-case T and Z, any fraction. Seconds are required as in zod >= 4.5 (colinhacks/zod#6457; zod 4.4.3 also accepted `T00:00Z`, RFC 3339 never did); the pattern adds what `format: date-time` (RFC 3339) allows and zod does not: offsets, lower case, leap second 60."
         ),
     ]
 

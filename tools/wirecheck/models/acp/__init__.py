@@ -1,0 +1,1 @@
+"""Generated models of acp, one subpackage per release."""
