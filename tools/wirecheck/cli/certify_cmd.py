@@ -1,0 +1,131 @@
+"""`wirecheck certify PACKAGE@VERSION CAPTURE...` and `... --run --scenario S -- COMMAND...`: a certification
+report (per requirement pass / fail / not exercised, scores per level, identity, badge)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+
+from wirecheck import exitcodes
+from wirecheck.capture import DEFAULT_MAX_LINE_BYTES
+from wirecheck.certify.evaluate import Certification
+from wirecheck.certify.pipeline import certify_captures
+from wirecheck.certify.report import FORMATS, SUFFIXES
+from wirecheck.certify.report.html import badge_svg
+from wirecheck.check.engine import CheckOptions
+from wirecheck.cli.common import CONTRACTS_OPTION, fail_usage, guarded, registry
+from wirecheck.cli.validate_cmd import parse_base_urls
+
+
+def write_reports(cert: Certification, output_format: str, output: Path | None, out_dir: Path | None) -> None:
+    """One format to stdout/--output, and with --out-dir every format plus badge.svg."""
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        for name, writer in FORMATS.items():
+            with (out_dir / f"certification{SUFFIXES[name]}").open("w", encoding="utf-8") as handle:
+                writer(cert, handle)
+        (out_dir / "badge.svg").write_text(badge_svg(cert.badge) + "\n", encoding="utf-8")
+    if output is not None:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        with output.open("w", encoding="utf-8") as handle:
+            FORMATS[output_format](cert, handle)
+    elif out_dir is None or output_format != "text":
+        FORMATS[output_format](cert, sys.stdout)
+    else:
+        FORMATS["text"](cert, sys.stdout)
+
+
+def _env_pairs(values: list[str]) -> dict[str, str]:
+    env = {}
+    for value in values:
+        name, sep, text = value.partition("=")
+        if not sep or not name:
+            raise fail_usage(f"--env {value!r}: expected NAME=VALUE")
+        env[name] = text
+    return env
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("certify", context_settings={"allow_interspersed_args": True})
+    def certify_command(
+        spec: str = typer.Argument(..., metavar="PACKAGE@VERSION", help="e.g. qoder-agent-sdk@1.0.23"),
+        captures: list[str] = typer.Argument(None, metavar="CAPTURE... | -- COMMAND...",
+                                             help="Capture files; with --run, the command to start (after --)."),
+        run: bool = typer.Option(False, "--run", help="Start the command after -- and drive --scenario live."),
+        scenario: str | None = typer.Option(None, "--scenario", "-s",
+                                            help="Scenario file, or the name of a shipped one (with --run)."),
+        capture_out: Path | None = typer.Option(None, "--capture-out",
+                                                help="Where --run records both directions (framed NDJSON)."),
+        requirements: Path | None = typer.Option(None, "--requirements",
+                                                 help="Requirement set (default: the release's requirements.yaml)."),
+        baseline: Path | None = typer.Option(None, "--baseline", help="Expected failures (YAML: id + reason)."),
+        role: str | None = typer.Option(None, "--role", help="Certify only the requirements on this role."),
+        fail_on: str = typer.Option("MUST", "--fail-on", help="MUST | SHOULD | MAY: lowest level that fails."),
+        output_format: str = typer.Option("text", "--format", "-f", help=f"One of: {', '.join(FORMATS)}."),
+        output: Path | None = typer.Option(None, "--output", "-o", help="Write the report here."),
+        out_dir: Path | None = typer.Option(None, "--out-dir",
+                                            help="Write every format and badge.svg into this folder."),
+        base_url: list[str] = typer.Option([], "--base-url", help="NAME=URL of an HTTP base."),
+        env: list[str] = typer.Option([], "--env", help="NAME=VALUE for the live command's environment."),
+        pass_env: list[str] = typer.Option([], "--pass-env", help="Pass this variable through to the command."),
+        timeout: float | None = typer.Option(None, "--timeout", help="Override the scenario's timeout (s)."),
+        max_line_bytes: int = typer.Option(DEFAULT_MAX_LINE_BYTES, "--max-line-bytes", min=1024),
+        max_output_bytes: int = typer.Option(64 << 20, "--max-output-bytes", min=1024),
+        keep_scratch: bool = typer.Option(False, "--keep-scratch", help="Keep the scratch HOME for inspection."),
+        contracts: Path | None = CONTRACTS_OPTION,
+    ) -> None:
+        """Certify captures, or a live command, against a release's requirement set.
+
+        Exit codes: 0 certified, 1 not certified (a requirement at or above --fail-on failed or was not exercised,
+        a baseline entry went stale, or the live run failed), 2 usage or contract error.
+        """
+        if output_format not in FORMATS:
+            raise fail_usage(f"--format {output_format!r}: expected one of {', '.join(FORMATS)}")
+        fail_on = fail_on.upper()
+        reg = registry(contracts)
+        release = guarded(lambda: reg.load(spec))
+        options = CheckOptions(parse_base_urls(base_url, list(release.bases)), max_line_bytes)
+        positionals = list(captures or [])
+        run_info = None
+        if run:
+            if not positionals:
+                raise fail_usage("--run needs a command after --, e.g. --run -- qodercli --print ...")
+            if scenario is None:
+                raise fail_usage("--run needs --scenario FILE (or a shipped name)")
+            import dataclasses
+
+            from wirecheck.harness.process import Limits
+            from wirecheck.harness.runner import find_scenario, run_scenario
+            from wirecheck.harness.scenario import load_scenario
+
+            loaded = guarded(lambda: load_scenario(find_scenario(scenario)))
+            if timeout is not None:
+                loaded = dataclasses.replace(loaded, timeout=timeout)
+            if loaded.implementation_role not in release.roles:
+                raise fail_usage(f"scenario role {loaded.implementation_role!r} is not a role of {release.name} "
+                                 f"({', '.join(release.roles)})")
+            target = capture_out or ((out_dir or Path(".")) / "capture.framed.ndjson")
+            record = run_scenario(positionals, loaded, target,
+                                  limits=Limits(max_line_bytes, max_output_bytes), env=_env_pairs(env),
+                                  pass_env=pass_env, keep_scratch=keep_scratch)
+            for step in record.steps:
+                typer.echo(f"  step {step.index + 1:>2} {step.action:<11} {step.status:<7} {step.detail}", err=True)
+            paths = [str(target)]
+            run_info = record.as_run()
+            role = role or loaded.implementation_role
+        else:
+            if scenario is not None:
+                raise fail_usage("--scenario needs --run")
+            if not positionals:
+                raise fail_usage("give capture files, or --run --scenario S -- COMMAND")
+            missing = [p for p in positionals if not Path(p).is_file()]
+            if missing:
+                raise fail_usage(f"capture not found: {', '.join(missing)}")
+            paths = positionals
+        cert = guarded(lambda: certify_captures(
+            release, paths, requirements=requirements, baseline=baseline, role=role, fail_on=fail_on,
+            options=options, load_release=reg.load, run=run_info))
+        write_reports(cert, output_format, output, out_dir)
+        raise typer.Exit(exitcodes.CONFORMS if cert.passed else exitcodes.FINDINGS)

@@ -1,0 +1,218 @@
+"""Start an implementation for a live run: no shell, a scratch HOME/XDG/TMPDIR, bounded buffers, a hard deadline.
+
+Stdout is read line by line on a thread (a line longer than `max_line_bytes` is cut and flagged; more than
+`max_output_bytes` in total stops the run); stderr keeps only its last `stderr_tail_bytes`. Every received line is
+handed to `on_line` with the time it arrived. The whole process group is killed on close, so a CLI's children
+do not outlive the run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_MAX_LINE_BYTES = 1 << 20
+DEFAULT_MAX_OUTPUT_BYTES = 64 << 20
+DEFAULT_STDERR_TAIL = 16 << 10
+PASSED_ENV = ("PATH", "LANG", "LC_ALL", "SYSTEMROOT")
+
+
+@dataclass
+class Scratch:
+    """A private folder standing in for the user's home, config, cache and temp directories."""
+
+    root: Path
+    keep: bool = False
+
+    @classmethod
+    def create(cls, keep: bool = False) -> Scratch:
+        root = Path(tempfile.mkdtemp(prefix="wirecheck-run-"))
+        for name in ("home", "config", "cache", "data", "state", "tmp", "work"):
+            (root / name).mkdir()
+        return cls(root, keep)
+
+    def env(self, extra: Mapping[str, str] = {}, pass_through: Sequence[str] = ()) -> dict[str, str]:
+        env = {name: os.environ[name] for name in (*PASSED_ENV, *pass_through) if name in os.environ}
+        env.setdefault("LANG", "C.UTF-8")
+        env.update({
+            "HOME": str(self.root / "home"),
+            "XDG_CONFIG_HOME": str(self.root / "config"),
+            "XDG_CACHE_HOME": str(self.root / "cache"),
+            "XDG_DATA_HOME": str(self.root / "data"),
+            "XDG_STATE_HOME": str(self.root / "state"),
+            "TMPDIR": str(self.root / "tmp"),
+            "TMP": str(self.root / "tmp"),
+            "TEMP": str(self.root / "tmp"),
+        })
+        env.update(extra)
+        return env
+
+    def remove(self) -> None:
+        if not self.keep:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+
+@dataclass
+class Limits:
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES
+    stderr_tail_bytes: int = DEFAULT_STDERR_TAIL
+
+
+@dataclass
+class Line:
+    data: bytes  # without the line end
+    at: float  # monotonic seconds since start
+    truncated: bool = False  # longer than max_line_bytes: `data` holds only the first bytes
+
+
+@dataclass
+class Problems:
+    """What went wrong with the process itself (not the protocol): reported in the run outcome."""
+
+    items: list[str] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, text: str) -> None:
+        with self.lock:
+            self.items.append(text)
+
+
+class LiveProcess:
+    def __init__(self, argv: Sequence[str], scratch: Scratch, *, env: Mapping[str, str], limits: Limits,
+                 on_line: Callable[[Line], None]):
+        if not argv:
+            raise ValueError("no command to run")
+        self.argv = list(argv)
+        self.limits = limits
+        self.problems = Problems()
+        self.lines: queue.Queue[Line | None] = queue.Queue()
+        self._on_line = on_line
+        self._stderr: deque[bytes] = deque()
+        self._stderr_size = 0
+        self.started = time.monotonic()
+        self.output_bytes = 0
+        self.flooded = threading.Event()
+        self.proc = subprocess.Popen(  # noqa: S603 (argv list, no shell, by design)
+            self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            cwd=scratch.root / "work", env=dict(env), start_new_session=True, close_fds=True,
+        )
+        self._threads = [threading.Thread(target=self._read_stdout, daemon=True, name="wirecheck-stdout"),
+                         threading.Thread(target=self._read_stderr, daemon=True, name="wirecheck-stderr")]
+        for thread in self._threads:
+            thread.start()
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    # -- reading --------------------------------------------------------------------------------------
+
+    def _read_stdout(self) -> None:
+        stream = self.proc.stdout
+        assert stream is not None
+        limit = self.limits.max_line_bytes
+        try:
+            while True:
+                chunk = stream.readline(limit + 1)
+                if not chunk:
+                    break
+                self.output_bytes += len(chunk)
+                truncated = False
+                if len(chunk) > limit and not chunk.endswith(b"\n"):
+                    truncated = True
+                    # drain the rest of the over-long line without keeping it
+                    while True:
+                        rest = stream.readline(limit)
+                        self.output_bytes += len(rest)
+                        if not rest or rest.endswith(b"\n") or self.output_bytes > self.limits.max_output_bytes:
+                            break
+                    self.problems.add(f"a stdout line exceeded {limit} bytes; only its first {limit} bytes "
+                                      "were kept")
+                if self.output_bytes > self.limits.max_output_bytes:
+                    self.problems.add(f"stdout exceeded {self.limits.max_output_bytes} bytes; the run was stopped")
+                    self.flooded.set()
+                    break
+                data = chunk[:limit] if truncated else chunk.rstrip(b"\r\n")
+                if not data.strip():
+                    continue
+                line = Line(data, self.elapsed(), truncated)
+                self._on_line(line)
+                self.lines.put(line)
+        except (OSError, ValueError):
+            pass
+        finally:
+            self.lines.put(None)
+
+    def _read_stderr(self) -> None:
+        stream = self.proc.stderr
+        assert stream is not None
+        with contextlib.suppress(OSError, ValueError):
+            for chunk in iter(lambda: stream.read1(65536), b""):
+                self._stderr.append(chunk)
+                self._stderr_size += len(chunk)
+                while self._stderr_size > self.limits.stderr_tail_bytes and len(self._stderr) > 1:
+                    self._stderr_size -= len(self._stderr.popleft())
+
+    def stderr_tail(self) -> str:
+        data = b"".join(self._stderr)[-self.limits.stderr_tail_bytes:]
+        return data.decode("utf-8", "replace")
+
+    # -- writing --------------------------------------------------------------------------------------
+
+    def write_line(self, data: bytes) -> bool:
+        stdin = self.proc.stdin
+        if stdin is None or stdin.closed:
+            return False
+        try:
+            stdin.write(data + b"\n")
+            stdin.flush()
+            return True
+        except (BrokenPipeError, OSError, ValueError):
+            return False
+
+    def close_stdin(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            if self.proc.stdin is not None:
+                self.proc.stdin.close()
+
+    # -- ending ---------------------------------------------------------------------------------------
+
+    def wait(self, timeout: float) -> int | None:
+        try:
+            return self.proc.wait(timeout=max(timeout, 0.0))
+        except subprocess.TimeoutExpired:
+            return None
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGTERM)
+            if self.wait(2.0) is None:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                self.wait(5.0)
+        else:
+            # the leader exited; its group may still hold children
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+
+    def close(self) -> None:
+        self.close_stdin()
+        self.kill()
+        for thread in self._threads:
+            thread.join(timeout=5)
+        for stream in (self.proc.stdout, self.proc.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                if stream is not None:
+                    stream.close()

@@ -1,0 +1,241 @@
+"""Drive a live implementation through a scenario and record both directions as a framed NDJSON capture.
+
+The capture is the evidence: every line the harness wrote and every line the implementation printed, in the order
+they happened, as `{"from": <role>, "message": <the line's bytes, verbatim>}`. Received lines are spliced in
+byte for byte (not re-encoded), so a broken line stays broken in the capture and the checker reports it where it
+is (PARSE_ERROR, INVALID_UTF8, DUPLICATE_KEY), exactly as for a capture recorded any other way.
+"""
+
+from __future__ import annotations
+
+import queue
+import shutil
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import orjson
+
+from wirecheck.certify.identity import sha256_file
+from wirecheck.harness.process import Limits, Line, LiveProcess, Scratch
+from wirecheck.harness.scenario import Scenario, Step, matches
+
+FRAMED_HEADER = b'{"wirecheck_capture": 1, "framing": "directed"}\n'
+
+
+class FramedRecorder:
+    """Writes the framed capture as the run goes (a crash of the harness still leaves what was recorded)."""
+
+    def __init__(self, stream: BinaryIO, harness_role: str, implementation_role: str):
+        self._stream = stream
+        self._lock = threading.Lock()
+        self._sent_prefix = b'{"from": ' + orjson.dumps(harness_role) + b', "message": '
+        self._received_prefix = b'{"from": ' + orjson.dumps(implementation_role) + b', "message": '
+        stream.write(FRAMED_HEADER)
+        self.lines = 1
+
+    def _write(self, prefix: bytes, data: bytes) -> None:
+        with self._lock:
+            self._stream.write(prefix + data + b"}\n")
+            self._stream.flush()
+            self.lines += 1
+
+    def sent(self, data: bytes) -> None:
+        self._write(self._sent_prefix, data)
+
+    def received(self, line: Line) -> None:
+        self._write(self._received_prefix, line.data.replace(b"\n", b" ").replace(b"\r", b" "))
+
+
+@dataclass
+class StepResult:
+    index: int
+    action: str
+    status: str  # ok | failed | not_run
+    detail: str = ""
+    at: float = 0.0  # seconds since start
+
+    def as_json(self) -> dict[str, Any]:
+        return {"index": self.index, "action": self.action, "status": self.status, "detail": self.detail,
+                "at": round(self.at, 3)}
+
+
+@dataclass
+class RunRecord:
+    capture: Path
+    argv: list[str]
+    scenario: Scenario
+    steps: list[StepResult] = field(default_factory=list)
+    exit_code: int | None = None
+    problems: list[str] = field(default_factory=list)
+    stderr_tail: str = ""
+    duration: float = 0.0
+    output_bytes: int = 0
+    stopped: bool = False  # the harness stopped it (it had not exited by the end of the scenario)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and all(s.status == "ok" for s in self.steps)
+
+    def as_run(self) -> dict[str, Any]:
+        """The `run` argument of certify_captures: identity (what ran) and outcome (what happened)."""
+        program = shutil.which(self.argv[0])
+        identity = {
+            "argv": self.argv,
+            "scenario": None if self.scenario.path is None else {
+                "path": str(self.scenario.path), "sha256": sha256_file(self.scenario.path)},
+            "program_sha256": sha256_file(Path(program)) if program else None,
+        }
+        failed = next((s for s in self.steps if s.status == "failed"), None)
+        problem = None
+        if failed is not None:
+            problem = f"scenario step {failed.index + 1} ({failed.action}) failed: {failed.detail}"
+        elif self.problems:
+            problem = self.problems[0]
+        outcome = {
+            "ok": self.ok, "problem": problem, "exit_code": self.exit_code, "stopped_by_harness": self.stopped, "problems": self.problems,
+            "steps": [s.as_json() for s in self.steps], "duration_seconds": round(self.duration, 3),
+            "output_bytes": self.output_bytes, "stderr_tail": self.stderr_tail[-4000:],
+        }
+        return {"identity": identity, "outcome": outcome}
+
+
+def _parse(line: Line) -> Any:
+    try:
+        return orjson.loads(line.data)
+    except orjson.JSONDecodeError:
+        return None
+
+
+def run_scenario(
+    argv: Sequence[str],
+    scenario: Scenario,
+    capture: Path,
+    *,
+    limits: Limits | None = None,
+    env: Mapping[str, str] | None = None,
+    pass_env: Sequence[str] = (),
+    keep_scratch: bool = False,
+) -> RunRecord:
+    limits = limits or Limits()
+    record = RunRecord(capture, list(argv), scenario)
+    capture.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Scratch.create(keep_scratch)
+    started = time.monotonic()
+    deadline = started + scenario.timeout
+    with capture.open("wb") as stream:
+        recorder = FramedRecorder(stream, scenario.harness_role, scenario.implementation_role)
+        try:
+            proc = LiveProcess(argv, scratch, env=scratch.env(env or {}, pass_env), limits=limits,
+                               on_line=recorder.received)
+        except OSError as exc:
+            record.problems.append(f"cannot start {argv[0]!r}: {exc.strerror or exc}")
+            scratch.remove()
+            return record
+        try:
+            _drive(proc, scenario, recorder, record, deadline)
+            remaining = max(deadline - time.monotonic(), 0.0)
+            proc.close_stdin()
+            record.exit_code = None if proc.flooded.is_set() else proc.wait(min(remaining, 5.0))
+            if record.exit_code is None:
+                # still running after the scenario: stopped by the harness, which is not the implementation's
+                # fault unless a step failed (reported there)
+                record.stopped = True
+            elif record.exit_code < 0:
+                record.problems.append(f"the process died of signal {-record.exit_code}")
+        finally:
+            proc.close()
+            if record.exit_code is None:
+                record.exit_code = proc.proc.returncode
+            record.problems.extend(proc.problems.items)
+            record.stderr_tail = proc.stderr_tail()
+            record.output_bytes = proc.output_bytes
+            record.duration = time.monotonic() - started
+            scratch.remove()
+    return record
+
+
+def _drive(proc: LiveProcess, scenario: Scenario, recorder: FramedRecorder, record: RunRecord,
+           deadline: float) -> None:
+    for index, step in enumerate(scenario.steps):
+        result = StepResult(index, step.action, "ok", at=proc.elapsed())
+        record.steps.append(result)
+        if proc.flooded.is_set():
+            result.status, result.detail = "failed", "the output limit was exceeded"
+        elif time.monotonic() >= deadline:
+            result.status, result.detail = "failed", f"the scenario's {scenario.timeout:g}s timeout was reached"
+        else:
+            _do(proc, step, recorder, result, deadline)
+        if result.status == "failed":
+            for later in range(index + 1, len(scenario.steps)):
+                record.steps.append(StepResult(later, scenario.steps[later].action, "not_run"))
+            return
+
+
+def _do(proc: LiveProcess, step: Step, recorder: FramedRecorder, result: StepResult, deadline: float) -> None:
+    if step.action in ("send", "send_raw"):
+        data = orjson.dumps(step.value) if step.action == "send" else step.value.encode("utf-8")
+        recorder.sent(data)
+        if not proc.write_line(data):
+            result.status = "failed"
+            result.detail = "stdin is closed (the process exited?)"
+        else:
+            result.detail = step.describe()
+    elif step.action == "expect":
+        limit = min(time.monotonic() + (step.timeout or 30.0), deadline)
+        while True:
+            wait = limit - time.monotonic()
+            if wait <= 0:
+                result.status = "failed"
+                result.detail = f"no line matching {step.describe()[7:]} within {step.timeout:g}s"
+                return
+            try:
+                line = proc.lines.get(timeout=min(wait, 0.5))
+            except queue.Empty:
+                if proc.flooded.is_set():
+                    result.status, result.detail = "failed", "the output limit was exceeded"
+                    return
+                continue
+            if line is None:
+                proc.lines.put(None)  # keep the end-of-output marker for later steps
+                result.status = "failed"
+                if proc.flooded.is_set():
+                    result.detail = "the output limit was exceeded"
+                    return
+                result.detail = f"stdout closed (exit status {proc.proc.poll()}) before a line matching " \
+                                f"{step.describe()[7:]}"
+                return
+            value = _parse(line)
+            if value is not None and matches(step.value, value):
+                result.detail = f"matched at {line.at:.3f}s"
+                return
+    elif step.action == "sleep":
+        time.sleep(max(min(step.value, deadline - time.monotonic()), 0.0))
+    elif step.action == "close_stdin":
+        proc.close_stdin()
+    elif step.action == "wait_exit":
+        code = proc.wait(min(step.timeout or 10.0, max(deadline - time.monotonic(), 0.0)))
+        if code is None:
+            result.status = "failed"
+            result.detail = f"the process did not exit within {step.timeout:g}s"
+        else:
+            result.detail = f"exit status {code}"
+
+
+SHIPPED_SCENARIOS = Path(__file__).parent / "scenarios"
+
+
+def find_scenario(name_or_path: str) -> Path:
+    """A scenario file path, or the name of a shipped one (tools/wirecheck/harness/scenarios/<name>.yaml)."""
+    path = Path(name_or_path)
+    if path.is_file():
+        return path
+    shipped = SHIPPED_SCENARIOS / f"{name_or_path}.yaml"
+    return shipped if shipped.is_file() else path
+
+
+def shipped_scenarios() -> list[str]:
+    return sorted(p.stem for p in SHIPPED_SCENARIOS.glob("*.yaml"))
