@@ -15,6 +15,7 @@ COMMAND_MODULES = [
     "wirecheck.cli.validate_cmd",
     "wirecheck.cli.fuzz_cmd",
     "wirecheck.cli.diff_cmd",
+    "wirecheck.cli.certify_cmd",
 ]
 
 app = typer.Typer(
