@@ -1,0 +1,11 @@
+"""Import pipeline for TypeScript-typed releases (issue 4), and the qodercli recorder.
+
+Node is needed only here: `npm pack` fetches a release, `ts-json-schema-generator` (run through `npx`) turns its
+protocol `.d.ts` into draft-07 JSON Schema, and the pure normaliser (`normalise.py`) rewrites that into the
+contract dialect (2020-12, `$defs`, `$id`, stable names, const discriminators). The generated contracts are
+committed, so nothing else in wirecheck needs Node.
+
+Modules: `npm.py` (pack + extract, no shell), `tsgen.py` (the generator run), `normalise.py` (pure),
+`catalog.py` (pure: kinds from the wire unions), `release.py` (writes the draft folder + provenance),
+`record_qodercli.py` (records the real CLI bundled in the PyPI wheel).
+"""

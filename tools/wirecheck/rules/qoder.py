@@ -1,0 +1,113 @@
+"""Qoder stream-json protocol rules (texts in rules/texts/qoder.yaml)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from wirecheck.check.message import Message
+from wirecheck.contracts.model import ContractRelease
+from wirecheck.findings import Finding, short_repr
+from wirecheck.pointer import parse_pointer, resolve
+from wirecheck.rules.registry import rule
+
+_ABSENT = object()  # pointer.MISSING means "raise" to resolve(), so absence needs its own marker
+_SEMVER = re.compile(r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:[-+].*)?$")
+
+
+@rule("QODER_PROTOCOL_MAJOR")
+class ProtocolMajor:
+    """params: pointer (where the handshake carries the version; default /protocol_version).
+
+    The SDK refuses a peer whose wire protocol major differs from its own (`dist/protocol/version.d.ts`); the
+    release's own version is the catalog's `wire_version`. An absent field is the schema's business (optional
+    since older CLIs predate the handshake)."""
+
+    def __init__(self, params: Mapping[str, Any], release: ContractRelease):
+        self._pointer = params.get("pointer", "/protocol_version")
+        self._tokens = parse_pointer(self._pointer)
+        self._wire = release.wire_version
+        match = _SEMVER.match(self._wire or "")
+        self._major = match.group(1) if match else None
+
+    def on_message(self, message: Message) -> Iterable[Finding]:
+        if self._major is None:
+            return
+        found = resolve(message.value, self._tokens, _ABSENT)
+        if found is _ABSENT:
+            return
+        match = _SEMVER.match(found) if isinstance(found, str) else None
+        if match is None:
+            yield message.finding("QODER_PROTOCOL_MAJOR", f"{self._pointer} is not a semantic version",
+                                  pointer=self._pointer, expected=f"{self._major}.x.y", found=short_repr(found))
+        elif match.group(1) != self._major:
+            yield message.finding(
+                "QODER_PROTOCOL_MAJOR",
+                f"protocol major {match.group(1)} differs from this release's wire version {self._wire}: "
+                "the SDK refuses the session",
+                pointer=self._pointer, expected=f"{self._major}.x.y", found=short_repr(found))
+
+    def finish(self) -> Iterable[Finding]:
+        return ()
+
+
+class _Turns:
+    """Turn bookkeeping per capture file: which kinds are turn output, which end a turn, which start one."""
+
+    def __init__(self, params: Mapping[str, Any], release: ContractRelease):
+        self._results = frozenset(params.get("results", ("result.success", "result.error")))
+        self._turn = frozenset(params.get("turn", ("assistant", "stream_event")))
+        self._prompt = frozenset(params.get("prompt", ("sdk.user",)))
+        self._restart = frozenset(params.get("restart", ("system.task_notification",)))
+        self.open: dict[str, Message] = {}  # file → last turn output not yet followed by a result
+        self.ended: dict[str, Message] = {}  # file → the result that ended the last turn (framed captures)
+
+    def step(self, message: Message) -> str | None:
+        """'after_result' when turn output follows a result with no new prompt (only knowable with senders)."""
+        kind = message.kind.id if message.kind else None
+        file = message.file
+        if kind in self._prompt or kind in self._restart:
+            self.ended.pop(file, None)
+        elif kind in self._results:
+            self.open.pop(file, None)
+            if message.sender is not None:
+                self.ended[file] = message
+        elif kind in self._turn:
+            self.open[file] = message
+            if file in self.ended:
+                return "after_result"
+        return None
+
+
+@rule("QODER_RESULT_ENDS_TURN")
+class ResultEndsTurn(_Turns):
+    """params: results, turn, prompt, restart (kind ids). Framed captures only: after a `result`, the CLI writes
+    no turn output until the SDK sends the next prompt (or a background task notification starts a turn)."""
+
+    def on_message(self, message: Message) -> Iterable[Finding]:
+        if self.step(message) == "after_result":
+            ended = self.ended[message.file]
+            yield message.finding(
+                "QODER_RESULT_ENDS_TURN",
+                f"turn output after the result on line {ended.line} and before a new prompt",
+                expected="a new prompt (user message) first", found=message.kind.id if message.kind else None)
+
+    def finish(self) -> Iterable[Finding]:
+        return ()
+
+
+@rule("QODER_TURN_UNFINISHED")
+class TurnUnfinished(_Turns):
+    """params as QODER_RESULT_ENDS_TURN. The capture ends inside a turn: turn output with no `result` after it."""
+
+    def on_message(self, message: Message) -> Iterable[Finding]:
+        self.step(message)
+        return ()
+
+    def finish(self) -> Iterable[Finding]:
+        for message in self.open.values():
+            yield message.finding("QODER_TURN_UNFINISHED",
+                                  "the stream ends inside a turn: no result follows this message",
+                                  expected="a result message", found="end of stream")
+        self.open.clear()
