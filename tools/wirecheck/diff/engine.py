@@ -185,7 +185,10 @@ def _kind_removed(pair: _Pair, kind: MessageKind) -> DiffFinding:
 
 def compare_surface(pair: _Pair, kind: str, surface: str, old_location: str, new_location: str,
                     old_kind: str | None = None) -> tuple[list[DiffFinding], KindVerdict]:
-    proven = semantic.compare(pair.old, old_location, pair.new, new_location)
+    if semantic.same_shape(pair.old, old_location, pair.new, new_location):
+        proven = {(d, m): SAFE for d in DIRECTIONS for m in VIEWS}
+    else:
+        proven = semantic.compare(pair.old, old_location, pair.new, new_location)
     verdict = KindVerdict(kind, surface, old_kind, kind, tuple(sorted((d, m, v) for (d, m), v in proven.items())))
     if all(v == SAFE for v in proven.values()):
         return [], verdict

@@ -63,3 +63,49 @@ def difference(producer: Side, producer_location: str, consumer: Side, consumer_
         return rest.to_json_schema()
     except (jsonschema_rs.canonical.CanonicalizationError, ValueError):
         return None
+
+
+_IGNORED = {"$id", "$schema", "$comment", "title", "description", "examples", "x-provenance", "$defs",
+            "definitions", "deprecated", "default"}
+
+
+def same_shape(old: Side, old_location: str, new: Side, new_location: str) -> bool:
+    """Whether two schemas are written the same, following `$ref`s pairwise (annotations ignored).
+
+    Set containment over recursive schemas is often UNKNOWN even when nothing changed; a schema copied from
+    one release to the next unchanged is equivalent by construction, and needs no canonical form to say so.
+    """
+    from urllib.parse import urldefrag
+
+    from wirecheck.diff.side import join
+    from wirecheck.pointer import format_pointer
+
+    seen: set[tuple[str, str]] = set()
+
+    def at(location: str, *tokens: Any) -> str:
+        base, fragment = urldefrag(location)
+        return f"{base}#{fragment}{format_pointer(tokens)}"
+
+    def equal(a: Any, b: Any, a_loc: str, b_loc: str) -> bool:
+        if isinstance(a, dict) and isinstance(b, dict):
+            if "$ref" in a or "$ref" in b:
+                if "$ref" not in a or "$ref" not in b:
+                    return False
+                ta, tb = join(a_loc, a["$ref"]), join(b_loc, b["$ref"])
+                if (ta, tb) not in seen:
+                    seen.add((ta, tb))
+                    if not (old.has(ta) and new.has(tb)) or not equal(old.node(ta), new.node(tb), ta, tb):
+                        return False
+            keys_a, keys_b = set(a) - _IGNORED - {"$ref"}, set(b) - _IGNORED - {"$ref"}
+            if keys_a != keys_b:
+                return False
+            return all(equal(a[k], b[k], at(a_loc, k), at(b_loc, k)) for k in keys_a)
+        if isinstance(a, list) and isinstance(b, list):
+            return len(a) == len(b) and all(
+                equal(x, y, at(a_loc, i), at(b_loc, i)) for i, (x, y) in enumerate(zip(a, b, strict=True)))
+        return type(a) is type(b) and a == b
+
+    try:
+        return equal(old.node(old_location), new.node(new_location), old_location, new_location)
+    except (KeyError, RecursionError):
+        return False

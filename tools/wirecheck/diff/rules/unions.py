@@ -96,8 +96,50 @@ def _example(side: Side, location: str) -> Any:
         return None
 
 
+def _label(side: Side, location: str) -> str:
+    return flatten(side, location).location.rsplit("/", 1)[-1]
+
+
+def mutants(value: Any) -> list[Any]:
+    """Near misses of a valid object: each member dropped, each member's value of the wrong type."""
+    if not isinstance(value, dict):
+        return [None, "x_wirecheck_other", 987654]
+    out: list[Any] = []
+    for name in value:
+        out.append({k: v for k, v in value.items() if k != name})
+        out.append({**value, name: None if value[name] is not None else "x"})
+    return out
+
+
+def _introduced(pair: Pair) -> Iterator[Change]:
+    """A plain node became a union (or the reverse): each branch the other side has no like of is reported."""
+    if pair.new.union and not pair.old.union:
+        for b in pair.new.branches:
+            if flatten(pair.new_side, b).types == pair.old.types:
+                continue
+            value = _example(pair.new_side, b)
+            probes = [Probe("new", pair.path, value, True)]
+            probes += [Probe("old", pair.path, m, True) for m in mutants(value)]
+            label = _label(pair.new_side, b)
+            yield pair.change("UNION_BRANCH_ADDED", new_location=b, probes=probes, branch=label,
+                              key=orjson.dumps(label).decode())
+    elif pair.old.union and not pair.new.union:
+        for b in pair.old.branches:
+            if flatten(pair.old_side, b).types == pair.new.types:
+                continue
+            value = _example(pair.old_side, b)
+            probes = [Probe("old", pair.path, value, True)]
+            probes += [Probe("new", pair.path, m, True) for m in mutants(value)]
+            label = _label(pair.old_side, b)
+            yield pair.change("UNION_BRANCH_REMOVED", old_location=b, probes=probes, branch=label,
+                              key=orjson.dumps(label).decode())
+
+
 @node_rule("UNION_BRANCH_ADDED", "UNION_BRANCH_REMOVED", "DISCRIMINATOR_CHANGED")
 def branches(pair: Pair) -> Iterator[Change]:
+    if bool(pair.old.union) != bool(pair.new.union):
+        yield from _introduced(pair)
+        return
     if not pair.old.union or not pair.new.union:
         return
     _, only_old, only_new, (old_d, new_d) = match_branches(pair)
@@ -109,11 +151,11 @@ def branches(pair: Pair) -> Iterator[Change]:
     _, old_values = discriminator(pair.old_side, pair.old.branches)
     for b in only_new:
         value = _example(pair.new_side, b)
-        label = new_values.get(b, b.rsplit("/", 1)[-1])
+        label = new_values.get(b, _label(pair.new_side, b))
         yield pair.change("UNION_BRANCH_ADDED", new_location=b, probes=[Probe("new", pair.path, value, True)],
                           branch=label, key=orjson.dumps(label).decode())
     for b in only_old:
         value = _example(pair.old_side, b)
-        label = old_values.get(b, b.rsplit("/", 1)[-1])
+        label = old_values.get(b, _label(pair.old_side, b))
         yield pair.change("UNION_BRANCH_REMOVED", old_location=b, probes=[Probe("old", pair.path, value, True)],
                           branch=label, key=orjson.dumps(label).decode())
