@@ -1,0 +1,162 @@
+"""`wirecheck stub xopc@0.0.253` (the platform side, certifies a runtime client) and
+`wirecheck probe xopc@0.0.253 URL` (the runtime client side, certifies a platform server)."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from pathlib import Path
+
+import typer
+
+from wirecheck import exitcodes
+from wirecheck.certify.pipeline import certify_captures
+from wirecheck.certify.report import FORMATS
+from wirecheck.cli.certify_cmd import write_reports
+from wirecheck.cli.common import CONTRACTS_OPTION, fail_usage, guarded, registry
+from wirecheck.contracts.model import ContractRelease
+
+NEEDED_KINDS = ("discovery.response", "lease.request", "lease.response", "lease.empty", "events.request",
+                "renew.request", "renew.response")
+
+
+def _xopc_release(spec: str, contracts: Path | None) -> tuple[ContractRelease, object]:
+    reg = registry(contracts)
+    release = guarded(lambda: reg.load(spec))
+    have = {k.id for k in release.kinds}
+    if release.package != "xopc" or not set(NEEDED_KINDS) <= have:
+        raise fail_usage(f"no stub/probe for {release.name}: it needs the xopc runtime API kinds "
+                         f"({', '.join(NEEDED_KINDS)})")
+    return release, reg
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("stub")
+    def stub_command(
+        spec: str = typer.Argument(..., metavar="xopc@VERSION"),
+        command: list[str] = typer.Argument(None, metavar="[-- COMMAND...]",
+                                            help="Optional runtime client to start; {url} is replaced by the "
+                                                 "stub's base URL (also in $WIRECHECK_STUB_URL)."),
+        port: int = typer.Option(0, "--port", min=0, max=65535, help="Port on 127.0.0.1 (0: any free port)."),
+        commands: int = typer.Option(1, "--commands", min=0, help="RuntimeCommands to lease before idling."),
+        seed: int = typer.Option(0, "--seed", help="Seed for the generated commands."),
+        cancel_after: int | None = typer.Option(None, "--cancel-after-renewals", min=1,
+                                                help="Ask for cancellation on the Nth renewal of a command."),
+        strict: bool = typer.Option(False, "--strict", help="Answer non-conforming requests with 400."),
+        max_seconds: float = typer.Option(300.0, "--max-seconds", min=0.1, help="Stop serving after this long."),
+        out_dir: Path = typer.Option(Path("wirecheck-stub"), "--out-dir", help="HAR capture and reports go here."),
+        output_format: str = typer.Option("text", "--format", "-f", help=f"Report on stdout: {', '.join(FORMATS)}."),
+        baseline: Path | None = typer.Option(None, "--baseline"),
+        requirements: Path | None = typer.Option(None, "--requirements"),
+        fail_on: str = typer.Option("MUST", "--fail-on"),
+        contracts: Path | None = CONTRACTS_OPTION,
+    ) -> None:
+        """Serve the xopc platform side on 127.0.0.1 and certify the runtime client that talks to it.
+
+        Serves until every generated command was leased and finished and the client leased once more (204), or
+        until the COMMAND exits, --max-seconds pass, or Ctrl-C. Writes stub.har and certification.* to --out-dir.
+        Exit codes: 0 certified, 1 not certified, 2 usage error.
+        """
+        from wirecheck.harness.process import Scratch
+        from wirecheck.stub.server import StubServer
+        from wirecheck.stub.xopc import XopcPlatformStub
+
+        if output_format not in FORMATS:
+            raise fail_usage(f"--format {output_format!r}: expected one of {', '.join(FORMATS)}")
+        release, reg = _xopc_release(spec, contracts)
+        platform = XopcPlatformStub(release, commands=commands, seed=seed, cancel_after_renewals=cancel_after,
+                                    strict=strict, on_problem=lambda text: typer.echo(f"  request: {text}", err=True))
+        try:
+            server = StubServer(platform, port)
+        except OSError as exc:
+            raise fail_usage(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}") from None
+        child = None
+        scratch = None
+        with server:
+            typer.echo(f"wirecheck stub {release.name} listening on {server.base_url} "
+                       f"(discovery: {server.base_url}/.well-known/xopc-platform)", err=True)
+            if command:
+                scratch = Scratch.create()
+                argv = [part.replace("{url}", server.base_url) for part in command]
+                env = scratch.env({"WIRECHECK_STUB_URL": server.base_url})
+                try:
+                    child = subprocess.Popen(argv, cwd=scratch.root / "work", env=env,  # noqa: S603 (no shell)
+                                             stdin=subprocess.DEVNULL, start_new_session=True)
+                except OSError as exc:
+                    scratch.remove()
+                    raise fail_usage(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from None
+            deadline = time.monotonic() + max_seconds
+            try:
+                while time.monotonic() < deadline and not platform.done.wait(0.1):
+                    if child is not None and child.poll() is not None:
+                        break
+            except KeyboardInterrupt:
+                typer.echo("stopping", err=True)
+            finally:
+                if child is not None and child.poll() is None and platform.done.is_set():
+                    # the client is idle: give it time to finish on its own (write its output, exit)
+                    try:
+                        child.wait(min(10.0, max(deadline - time.monotonic(), 0.1)))
+                    except subprocess.TimeoutExpired:
+                        pass
+                if child is not None and child.poll() is None:
+                    child.terminate()
+                    try:
+                        child.wait(5)
+                    except subprocess.TimeoutExpired:
+                        child.kill()
+                        child.wait(5)
+                if scratch is not None:
+                    scratch.remove()
+        har = server.recorder.write(out_dir / "stub.har")
+        typer.echo(f"recorded {len(server.recorder)} exchanges in {har}", err=True)
+        run = {"identity": {"argv": list(command or ["wirecheck", "stub", spec])},
+               "outcome": {"ok": bool(len(server.recorder)), "exit_code": None if child is None else child.returncode,
+                           "problem": None if len(server.recorder) else "no request reached the stub"}}
+        cert = guarded(lambda: certify_captures(release, [har], requirements=requirements, baseline=baseline,
+                                                role="runtime", fail_on=fail_on.upper(), load_release=reg.load,
+                                                run=run))
+        write_reports(cert, output_format, None, out_dir)
+        raise typer.Exit(exitcodes.CONFORMS if cert.passed else exitcodes.FINDINGS)
+
+    @app.command("probe")
+    def probe_command(
+        spec: str = typer.Argument(..., metavar="xopc@VERSION"),
+        base_url: str = typer.Argument(..., metavar="BASE_URL", help="The platform's base URL (discovery lives "
+                                                                      "at BASE_URL/.well-known/xopc-platform)."),
+        token: str = typer.Option("xopc_rt_wirecheck_probe_0000000000000000000000", "--token",
+                                  envvar="WIRECHECK_XOPC_TOKEN", help="Runtime bearer token (xopc_rt_…)."),
+        timeout: float = typer.Option(10.0, "--timeout", min=0.1, help="Seconds per HTTP call."),
+        max_leases: int = typer.Option(10, "--max-leases", min=1, help="Stop leasing after this many."),
+        out_dir: Path = typer.Option(Path("wirecheck-probe"), "--out-dir", help="HAR capture and reports go here."),
+        output_format: str = typer.Option("text", "--format", "-f", help=f"Report on stdout: {', '.join(FORMATS)}."),
+        baseline: Path | None = typer.Option(None, "--baseline"),
+        requirements: Path | None = typer.Option(None, "--requirements"),
+        fail_on: str = typer.Option("MUST", "--fail-on"),
+        contracts: Path | None = CONTRACTS_OPTION,
+    ) -> None:
+        """Play the xopc runtime client against a platform server and certify its responses (role platform).
+
+        Exit codes: 0 certified, 1 not certified, 2 usage error.
+        """
+        from wirecheck.stub.probe import XopcProbe
+
+        if output_format not in FORMATS:
+            raise fail_usage(f"--format {output_format!r}: expected one of {', '.join(FORMATS)}")
+        if not base_url.startswith(("http://", "https://")):
+            raise fail_usage(f"BASE_URL {base_url!r}: expected an http:// or https:// URL")
+        release, reg = _xopc_release(spec, contracts)
+        probe = XopcProbe(base_url, token=token, timeout=timeout, max_leases=max_leases,
+                          on_step=lambda text: typer.echo(f"  {text}", err=True))
+        outcome = probe.run()
+        for problem in outcome.problems:
+            typer.echo(f"  stopped: {problem}", err=True)
+        har = probe.recorder.write(out_dir / "probe.har")
+        run = {"identity": {"argv": ["wirecheck", "probe", spec, base_url]},
+               "outcome": {"ok": outcome.ok, "exit_code": None,
+                           "problem": outcome.problems[0] if outcome.problems else None, "steps": outcome.steps}}
+        cert = guarded(lambda: certify_captures(release, [har], requirements=requirements, baseline=baseline,
+                                                role="platform", fail_on=fail_on.upper(), load_release=reg.load,
+                                                run=run))
+        write_reports(cert, output_format, None, out_dir)
+        raise typer.Exit(exitcodes.CONFORMS if cert.passed else exitcodes.FINDINGS)

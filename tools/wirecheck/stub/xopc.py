@@ -1,0 +1,224 @@
+"""The platform side of the xopc runtime API (xopc@0.0.253), for certifying a runtime client.
+
+Serves discovery, heartbeat, leases of generated valid RuntimeCommands (then 204 when idle), event receipts
+(`duplicate` for a repeated eventId), renewals, and cancellation on demand (`cancel()`, or after N renewals).
+Every request is checked as it arrives (its kind's schema and headers; protocol rules run on the whole HAR at the
+end); the problems are reported through `on_problem` and, with `strict`, answered with 400.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+import orjson
+
+from wirecheck.check.classify import Classifier, base_prefix
+from wirecheck.check.message import HttpInfo, Message
+from wirecheck.check.validate import Validators
+from wirecheck.contracts.model import ContractRelease
+from wirecheck.stub.server import Reply
+
+JSON = {"content-type": "application/json"}
+AGENT_PATH = "/agent"
+_RENEW = re.compile(r"^/commands/([^/]+)/renew$")
+TERMINAL = ("xopc.run.succeeded", "xopc.run.failed", "xopc.run.cancelled")
+
+
+def _json(status: int, value: Any) -> Reply:
+    return Reply(status, orjson.dumps(value), dict(JSON))
+
+
+def discovery_document(base: str) -> dict[str, Any]:
+    capabilities = dict.fromkeys(("models", "connectors", "tunnels", "shares", "managedRuntime", "runtimeFleet",
+                                  "traceUpload", "a2a"), False)
+    capabilities["runtimeFleet"] = True
+    return {
+        "schemaVersion": "1", "platformId": "wirecheck-stub", "displayName": "wirecheck xopc platform stub",
+        "deploymentMode": "development", "region": "local",
+        "endpoints": {"authorizationServer": base, "controlApi": f"{base}/control", "agentApi": f"{base}{AGENT_PATH}"},
+        "capabilities": capabilities,
+        "protocols": {"xopc": {"min": "0.0.253", "max": "0.0.253"}, "mcp": [], "a2a": []},
+    }
+
+
+def generate_commands(release: ContractRelease, count: int, seed: int = 0) -> list[dict[str, Any]]:
+    """`count` RuntimeCommands drawn from the contract's own schema (the manifest and payload vary), with unique,
+    readable identities; each re-validated before it is served."""
+    from wirecheck.fuzz.corpus import valid_entries
+
+    kind = release.kind("lease.response")
+    assert kind.schema is not None
+    pair = Validators(release).pair(kind.schema)
+    commands: list[dict[str, Any]] = []
+    attempt = 0
+    while len(commands) < count and attempt < 10:
+        for entry in valid_entries(release, kind, max(count * 3, 5), seed + attempt):
+            command = entry.message["command"]
+            n = len(commands) + 1
+            command.update(id=f"wirecheck-command-{n}", runId=f"wirecheck-run-{n}", leaseToken=f"wirecheck-lease-{n}",
+                           leaseExpiresAt=int(time.time() * 1000) + 30_000)
+            command["payload"]["runId"] = command["runId"]
+            try:
+                orjson.dumps(command)  # drops strings with lone surrogates: no JSON encoder sends them
+            except TypeError:
+                continue
+            if pair.problems({"command": command}):
+                continue
+            commands.append(command)
+            if len(commands) == count:
+                break
+        attempt += 1
+    if len(commands) < count:
+        raise RuntimeError(f"could not generate {count} valid RuntimeCommands from {release.name}")
+    return commands
+
+
+@dataclass
+class CommandState:
+    command: dict[str, Any]
+    renewals: int = 0
+    cancel_requested: bool = False
+    terminal: str | None = None
+    events: list[str] = field(default_factory=list)
+
+
+class XopcPlatformStub:
+    def __init__(
+        self,
+        release: ContractRelease,
+        *,
+        commands: int = 1,
+        seed: int = 0,
+        cancel_after_renewals: int | None = None,
+        strict: bool = False,
+        on_problem: Callable[[str], None] | None = None,
+    ):
+        self.release = release
+        self.strict = strict
+        self.cancel_after_renewals = cancel_after_renewals
+        self.on_problem = on_problem or (lambda text: None)
+        self.classifier = Classifier(release)
+        self.validators = Validators(release)
+        self.pending: deque[dict[str, Any]] = deque(generate_commands(release, commands, seed) if commands else [])
+        self.leased: dict[str, CommandState] = {}
+        self.event_ids: set[str] = set()
+        self.problems: list[str] = []
+        self.requests = 0
+        self.done = threading.Event()  # every command served and finished, then an idle (204) lease
+        self._lock = threading.Lock()
+
+    # -- on demand ------------------------------------------------------------------------------------
+
+    def cancel(self, command_or_run_id: str) -> bool:
+        with self._lock:
+            for state in self.leased.values():
+                if command_or_run_id in (state.command["id"], state.command["runId"]):
+                    state.cancel_requested = True
+                    return True
+        return False
+
+    # -- live checking --------------------------------------------------------------------------------
+
+    def check_request(self, method: str, url: str, path: str, headers: Mapping[str, str], value: Any,
+                      base: str) -> list[str]:
+        message = Message(value=value, file="live", http=HttpInfo(method, url, path, None, dict(headers)))
+        kind = self.classifier.classify(message, {"agentApi": base_prefix(base + AGENT_PATH)})
+        if kind is None:
+            return [f"{method} {path}: no request kind of {self.release.name} matches"]
+        problems = []
+        if kind.body == "empty" and value is not None:
+            problems.append(f"{kind.id}: this request must have no body")
+        if kind.schema is not None:
+            problems += [f"{kind.id} {p.pointer or '/'}: {p.message}"
+                         for p in self.validators.pair(kind.schema).problems(value) if not p.unknown_field]
+        if kind.headers is not None:
+            problems += [f"{kind.id} header {p.pointer}: {p.message}"
+                         for p in self.validators.pair(kind.headers).problems(dict(headers))]
+        return problems
+
+    # -- the routes -----------------------------------------------------------------------------------
+
+    def handle(self, method: str, url: str, path: str, headers: Mapping[str, str], body: bytes | None) -> Reply:
+        parts = urlsplit(url)
+        base = f"{parts.scheme}://{parts.netloc}"
+        self.requests += 1
+        value: Any = None
+        if body:
+            try:
+                value = orjson.loads(body)
+            except orjson.JSONDecodeError:
+                return self._refuse(f"{method} {path}: the body is not JSON", 400)
+        problems = self.check_request(method, url, path, headers, value, base)
+        for text in problems:
+            self._problem(text)
+        if problems and self.strict:
+            return _json(400, {"error": "request does not conform to " + self.release.name, "problems": problems})
+        if method == "GET" and path.rstrip("/") == "/.well-known/xopc-platform":
+            return _json(200, discovery_document(base))
+        if method != "POST" or not path.startswith(AGENT_PATH + "/"):
+            return _json(404, {"error": "not found"})
+        route = path[len(AGENT_PATH):]
+        body_value = value if isinstance(value, dict) else {}
+        if route == "/heartbeat":
+            return _json(200, {"ok": True})
+        if route == "/lease":
+            return self._lease()
+        if route == "/events":
+            return self._event(body_value)
+        match = _RENEW.match(route)
+        if match:
+            return self._renew(match.group(1), body_value)
+        return _json(404, {"error": "not found"})
+
+    def _refuse(self, text: str, status: int) -> Reply:
+        self._problem(text)
+        return _json(status, {"error": text})
+
+    def _problem(self, text: str) -> None:
+        self.problems.append(text)
+        self.on_problem(text)
+
+    def _lease(self) -> Reply:
+        with self._lock:
+            if self.pending:
+                command = self.pending.popleft()
+                command["leaseExpiresAt"] = int(time.time() * 1000) + 30_000
+                self.leased[command["id"]] = CommandState(command)
+                return _json(200, {"command": command})
+            if all(state.terminal for state in self.leased.values()):
+                self.done.set()
+        return Reply(204)
+
+    def _event(self, body: dict[str, Any]) -> Reply:
+        event = body.get("event") if isinstance(body.get("event"), dict) else {}
+        event_id = event.get("eventId")
+        with self._lock:
+            if isinstance(event_id, str) and event_id in self.event_ids:
+                return _json(200, {"status": "duplicate"})
+            if isinstance(event_id, str):
+                self.event_ids.add(event_id)
+            for state in self.leased.values():
+                if state.command["runId"] == event.get("runId"):
+                    state.events.append(str(event.get("type")))
+                    if event.get("type") in TERMINAL:
+                        state.terminal = str(event.get("type"))
+        return _json(200, {"status": "accepted"})
+
+    def _renew(self, command_id: str, body: dict[str, Any]) -> Reply:
+        with self._lock:
+            state = self.leased.get(command_id)
+            if state is None:
+                return _json(404, {"error": f"no leased command {command_id}"})
+            state.renewals += 1
+            if self.cancel_after_renewals is not None and state.renewals >= self.cancel_after_renewals:
+                state.cancel_requested = True
+            seconds = body.get("leaseSeconds") if isinstance(body.get("leaseSeconds"), int | float) else 60
+            expires = int(time.time() * 1000 + max(float(seconds), 1.0) * 1000)
+            return _json(200, {"leaseExpiresAt": expires, "cancelRequested": state.cancel_requested})
