@@ -16,6 +16,7 @@ COMMAND_MODULES = [
     "wirecheck.cli.fuzz_cmd",
     "wirecheck.cli.diff_cmd",
     "wirecheck.cli.certify_cmd",
+    "wirecheck.cli.stub_cmd",
 ]
 
 app = typer.Typer(
