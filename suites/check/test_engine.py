@@ -284,3 +284,18 @@ def test_har_structure_problems_are_located_and_the_rest_is_checked(demo, tmp_pa
 def test_file_artifacts(demo, write_lines, artifact, expected):
     result = check_captures(demo, [write_lines([artifact])])
     assert [(f.code, f.pointer) for f in result.findings] == expected
+
+
+def test_route_declared_under_any_prefix(demo, tmp_path):
+    import dataclasses
+
+    from wirecheck.check.classify import Classifier
+    from wirecheck.check.message import HttpInfo, Message
+
+    kind = demo.kind("discovery.request")
+    anywhere = dataclasses.replace(kind, http=dataclasses.replace(kind.http, base="*"))
+    release = dataclasses.replace(demo, kinds=(anywhere,))
+    message = Message(value=None, file="f", http=HttpInfo("GET", "http://h/tenants/a/.well-known/demo",
+                                                          "/tenants/a/.well-known/demo", None))
+    assert Classifier(release).classify(message) is anywhere
+    assert Classifier(demo).classify(message) is None  # without base "*", the path must match whole

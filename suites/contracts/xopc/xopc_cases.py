@@ -311,6 +311,9 @@ def valid_platform_cases() -> list[Case]:
         Case("valid/worker-run", "discovery, heartbeat, an empty lease, then a full run: lease → started (1) → "
              "two renewals → succeeded (2); the runtime base comes from the discovery document",
              [discovery(), heartbeat(), lease_empty(), *worker_run()], forms=("har", "jsonl")),
+        Case("valid/discovery-under-prefix", "discovery served under a tenant path prefix (the client keeps the "
+             "base URL's path); the runtime base is still learned from it",
+             [discovery(base="https://platform.test/tenants/acme"), *worker_run()], forms=("har",)),
         Case("valid/worker-run-base-url", "the same run without the discovery exchange: --base-url agentApi=…",
              worker_run(), forms=("har", "jsonl"), options=BASE),
         Case("valid/worker-run-cancelled", "a renewal answers cancelRequested, the run ends xopc.run.cancelled; "

@@ -137,7 +137,7 @@ class Classifier:
                 continue
             path = http.path
             if selector.base is not None:
-                prefix = bases.get(selector.base)
+                prefix = None if selector.base == "*" else bases.get(selector.base)
                 if prefix is None:
                     # base unknown: the template may sit under any prefix. Such a suffix match ranks below every
                     # whole-path match, so `/api/side-chats/x/heartbeat` is not taken for a runtime `/heartbeat`.

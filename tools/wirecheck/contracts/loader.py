@@ -277,7 +277,7 @@ def _semantic_problems(release: ContractRelease, raw: dict[str, Any], file: str)
             problems += _check_link(kind.reply.schema, resources, file, f"{where}/reply/schema")
         if kind.answers is not None and not fnmatch.filter(ids, kind.answers):
             problems.append(ContractProblem(file, f"{where}/answers", f"no kind matches {kind.answers!r}"))
-        if kind.http is not None and kind.http.base is not None and kind.http.base not in release.bases:
+        if kind.http is not None and kind.http.base not in (None, "*", *release.bases):
             problems.append(ContractProblem(file, f"{where}/selector/http/base", f"no base {kind.http.base!r}"))
         key = _selector_key(kind)
         if key in seen_selectors:

@@ -1,0 +1,27 @@
+from __future__ import annotations
+
+import pytest
+
+from wirecheck.pointer import MISSING, format_pointer, parse_pointer, resolve
+
+DOC = {"a": {"b/c": [10, {"~x": 1}]}}
+
+
+def test_round_trip_with_escapes():
+    tokens = parse_pointer("/a/b~1c/1/~0x")
+    assert tokens == ("a", "b/c", "1", "~x")
+    assert format_pointer(tokens) == "/a/b~1c/1/~0x"
+    assert resolve(DOC, tokens) == 1
+
+
+def test_missing_with_and_without_default():
+    assert resolve(DOC, ("a", "nope"), None) is None
+    assert resolve(DOC, ("a", "nope"), MISSING) is MISSING  # MISSING as a default is returned, not raised
+    assert resolve(DOC, ("a", "b/c", "7"), MISSING) is MISSING
+    with pytest.raises(KeyError, match="/a/nope"):
+        resolve(DOC, ("a", "nope"))
+
+
+def test_bad_pointer():
+    with pytest.raises(ValueError, match="must be empty or start with '/'"):
+        parse_pointer("a/b")
