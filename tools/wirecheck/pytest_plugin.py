@@ -1,5 +1,203 @@
-"""pytest plugin entry point (`pytest11 = wirecheck`).
+"""pytest plugin (entry point `pytest11 = wirecheck`): gate an adapter's own pytest run on conformance.
 
-Reserved: the conformance gate for adapter test suites (`--wirecheck-contract`, `--wirecheck-capture`, issue 8)
-registers its options and test items here. Until then the plugin adds nothing to a pytest run.
+    pytest --wirecheck-contract qoder-agent-sdk@1.0.23 --wirecheck-capture out.jsonl [--wirecheck-role cli]
+
+adds one test item per requirement of the release's requirement set (or `--wirecheck-requirements`). The items
+run after the adapter's own tests, so those tests can write the capture; the captures are certified once, on
+the first item. A failed requirement fails its item with the findings behind it; a requirement not exercised
+fails at a failing level (`--wirecheck-fail-on`, default MUST) and is skipped below it; a baselined failure is an
+xfail; a baselined requirement that passes fails (the baseline entry is stale). Options may also be set in the
+ini file: `wirecheck_contract`, `wirecheck_captures` (one per line), `wirecheck_role`, `wirecheck_baseline`.
+Without a contract the plugin adds nothing.
 """
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+_STASH_CERT = pytest.StashKey[Any]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("wirecheck", "wire-protocol certification (wirecheck)")
+    group.addoption("--wirecheck-contract", metavar="PKG@VER", help="Certify captures against this release.")
+    group.addoption("--wirecheck-capture", action="append", default=[], metavar="PATH",
+                    help="A capture to certify (repeatable); may be written by the tests of this run.")
+    group.addoption("--wirecheck-requirements", metavar="PATH", help="Requirement set (default: the release's).")
+    group.addoption("--wirecheck-baseline", metavar="PATH", help="Expected failures (id + reason).")
+    group.addoption("--wirecheck-role", metavar="ROLE", help="Certify only the requirements on this role.")
+    group.addoption("--wirecheck-fail-on", default=None, metavar="LEVEL", help="MUST (default) | SHOULD | MAY.")
+    group.addoption("--wirecheck-contracts", metavar="DIR", help="Contracts folder (default: bundled).")
+    group.addoption("--wirecheck-report", metavar="DIR", help="Also write every report format here.")
+    parser.addini("wirecheck_contract", "release to certify against (PKG@VER)", default=None)
+    parser.addini("wirecheck_captures", "captures to certify, one per line", type="linelist", default=[])
+    parser.addini("wirecheck_role", "role to certify", default=None)
+    parser.addini("wirecheck_baseline", "expected-failures file", default=None)
+
+
+def _setting(config: pytest.Config, option: str, ini: str) -> Any:
+    value = config.getoption(option)
+    return value if value else (config.getini(ini) or None)
+
+
+class _Settings:
+    def __init__(self, config: pytest.Config):
+        root = Path(str(config.rootpath))
+        self.contract: str | None = _setting(config, "wirecheck_contract", "wirecheck_contract")
+        captures = config.getoption("wirecheck_capture") or config.getini("wirecheck_captures")
+        self.captures = [Path(c) if Path(c).is_absolute() else root / c for c in captures]
+        requirements = config.getoption("wirecheck_requirements")
+        self.requirements = Path(requirements) if requirements else None
+        baseline = _setting(config, "wirecheck_baseline", "wirecheck_baseline")
+        self.baseline = (Path(baseline) if Path(baseline).is_absolute() else root / baseline) if baseline else None
+        self.role: str | None = _setting(config, "wirecheck_role", "wirecheck_role")
+        self.fail_on = (config.getoption("wirecheck_fail_on") or "MUST").upper()
+        contracts = config.getoption("wirecheck_contracts")
+        self.contracts = Path(contracts).resolve() if contracts else None
+        report = config.getoption("wirecheck_report")
+        self.report = Path(report) if report else None
+
+
+class WirecheckError(Exception):
+    """A usage or contract problem: shown as one located message, not a traceback."""
+
+
+class _Session:
+    """What every item shares: the release, the requirement set, and (once computed) the certification."""
+
+    def __init__(self, settings: _Settings):
+        from wirecheck.certify.pipeline import load_set
+        from wirecheck.contracts import ContractError, load_registry
+
+        self.settings = settings
+        try:
+            self.registry = load_registry(settings.contracts)
+            self.release = self.registry.load(settings.contract)
+            self.requirements = load_set(self.release, settings.requirements)
+        except ContractError as exc:
+            raise pytest.UsageError("wirecheck: " + "; ".join(str(p) for p in exc.problems)) from None
+        if settings.role is not None and settings.role not in self.release.roles:
+            raise pytest.UsageError(f"wirecheck: no role {settings.role!r} in {self.release.name} "
+                                    f"(roles: {', '.join(self.release.roles)})")
+        self._certification: Any = None
+        self._error: str | None = None
+
+    def certification(self) -> Any:
+        if self._certification is None and self._error is None:
+            from wirecheck.certify.pipeline import certify_captures
+            from wirecheck.contracts import ContractError
+
+            missing = [str(p) for p in self.settings.captures if not p.is_file()]
+            if not self.settings.captures:
+                self._error = "no capture given (--wirecheck-capture PATH or the wirecheck_captures ini option)"
+            elif missing:
+                self._error = f"capture not found: {', '.join(missing)} (did the tests that write it run?)"
+            else:
+                try:
+                    self._certification = certify_captures(
+                        self.release, self.settings.captures, requirements=self.requirements,
+                        baseline=self.settings.baseline, role=self.settings.role, fail_on=self.settings.fail_on,
+                        load_release=self.registry.load)
+                except ContractError as exc:
+                    self._error = "; ".join(str(p) for p in exc.problems)
+                if self._certification is not None and self.settings.report is not None:
+                    from wirecheck.certify.report import FORMATS, SUFFIXES
+
+                    self.settings.report.mkdir(parents=True, exist_ok=True)
+                    for name, writer in FORMATS.items():
+                        with (self.settings.report / f"certification{SUFFIXES[name]}").open("w") as out:
+                            writer(self._certification, out)
+        if self._error is not None:
+            raise WirecheckError(self._error)
+        return self._certification
+
+
+class RequirementItem(pytest.Item):
+    def __init__(self, *, requirement: Any, session_state: _Session, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.requirement = requirement
+        self.state = session_state
+        self.add_marker(pytest.mark.wirecheck)
+        self.add_marker(getattr(pytest.mark, f"wirecheck_{requirement.level.lower()}"))
+
+    def runtest(self) -> None:
+        from wirecheck.certify.evaluate import EXPECTED_FAIL, FAIL, NOT_EXERCISED, UNEXPECTED_PASS
+
+        cert = self.state.certification()
+        result = next(r for r in cert.results if r.requirement.id == self.requirement.id)
+        level = self.requirement.level
+        if result.status == FAIL:
+            raise RequirementFailed(result, f"{level} requirement failed")
+        if result.status == UNEXPECTED_PASS:
+            raise RequirementFailed(result, "passes but is listed in the baseline as an expected failure; "
+                                            "remove the entry")
+        if result.status == EXPECTED_FAIL:
+            pytest.xfail(f"baseline: {result.baseline_reason}")
+        if result.status == NOT_EXERCISED:
+            if level in cert.failing_levels():
+                raise RequirementFailed(result, f"{level} requirement not exercised by the captures "
+                                                "(not exercised counts as not passed)")
+            pytest.skip(f"{level} requirement not exercised by the captures")
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, RequirementFailed):
+            return excinfo.value.render(self.requirement)
+        if isinstance(excinfo.value, WirecheckError):
+            return f"wirecheck: {excinfo.value}"
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        line = (self.requirement.line - 1) if self.requirement.line else None
+        return self.state.requirements.path, line, f"wirecheck {self.requirement.id}"
+
+
+class RequirementFailed(Exception):
+    def __init__(self, result: Any, headline: str):
+        super().__init__(headline)
+        self.result, self.headline = result, headline
+
+    def render(self, requirement: Any) -> str:
+        from wirecheck.report.summary import finding_line
+
+        lines = [f"{requirement.id}: {self.headline}", f"  {requirement.text}",
+                 f"  checks {requirement.link.element}"]
+        for finding in self.result.failures[:20]:
+            lines.append(f"  {finding_line(finding)}")
+        if len(self.result.failures) > 20:
+            lines.append(f"  … {len(self.result.failures) - 20} more")
+        return "\n".join(lines)
+
+
+class RequirementSetNode(pytest.Collector):
+    def __init__(self, *, session_state: _Session, **kwargs: Any):
+        super().__init__(**kwargs)
+        self.state = session_state
+
+    def collect(self) -> list[pytest.Item]:
+        role = self.state.settings.role
+        return [
+            RequirementItem.from_parent(self, name=req.id, requirement=req, session_state=self.state)
+            for req in self.state.requirements
+            if role is None or req.subject in (role, "any")
+        ]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "wirecheck: a wirecheck certification requirement")
+    for level in ("must", "should", "may"):
+        config.addinivalue_line("markers", f"wirecheck_{level}: a {level.upper()} wirecheck requirement")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    settings = _Settings(config)
+    if not settings.contract:
+        return
+    state = _Session(settings)
+    config.stash[_STASH_CERT] = state
+    name = f"wirecheck[{state.release.name}]"
+    node = RequirementSetNode.from_parent(session, name=name, nodeid=name, session_state=state)
+    items.extend(node.collect())
