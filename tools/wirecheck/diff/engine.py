@@ -149,7 +149,7 @@ def _kind_added(pair: _Pair, kind: MessageKind) -> DiffFinding:
     if kind.schema is not None and pair.options.witnesses:
         try:
             payload = example(pair.new, kind.schema.uri)
-            accepted, _ = pair.new.judge(kind.schema.uri, STRICT, payload)
+            accepted, _ = pair.new.judge(kind.schema.uri, STRICT, payload)  # both validators
             if accepted:
                 witnesses.append(Witness(payload, FORWARD, STRICT, "old",
                                          f"no kind of {pair.old.label} has the selector {describe_selector(kind)}"))

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urldefrag
 
 from wirecheck.diff.side import Side, join
 from wirecheck.pointer import format_pointer, parse_pointer
@@ -37,11 +36,16 @@ class Flat:
 
 
 def _child(location: str, *tokens: Any) -> str:
-    base, fragment = urldefrag(location)
+    base, _, fragment = location.partition("#")
     return f"{base}#{fragment}{format_pointer(tokens)}"
 
 
-def flatten(side: Side, location: str, depth: int = 0) -> Flat:
+def flatten(side: Side, location: str) -> Flat:
+    """The walkable form of the node at `location` (memoised per side; treat the result as read-only)."""
+    return side.flat(location)
+
+
+def flatten_uncached(side: Side, location: str, depth: int = 0) -> Flat:
     node = side.node(location)
     flat = Flat(location)
     _merge(side, flat, node, location, depth)
@@ -126,12 +130,12 @@ def _merge(side: Side, flat: Flat, node: Any, location: str, depth: int) -> None
 
 
 def location_pointer(location: str) -> tuple[str, ...]:
-    return parse_pointer(urldefrag(location)[1])
+    return parse_pointer(location.partition("#")[2])
 
 
 def short_location(location: str | None) -> str | None:
     """`https://contracts.wirecheck.invalid/xopc/0.0.253/events.json#/$defs/X` → `events.json#/$defs/X`."""
     if location is None:
         return None
-    base, fragment = urldefrag(location)
+    base, _, fragment = location.partition("#")
     return f"{base.rsplit('/', 1)[-1]}#{fragment}"

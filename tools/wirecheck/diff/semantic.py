@@ -75,15 +75,13 @@ def same_shape(old: Side, old_location: str, new: Side, new_location: str) -> bo
     Set containment over recursive schemas is often UNKNOWN even when nothing changed; a schema copied from
     one release to the next unchanged is equivalent by construction, and needs no canonical form to say so.
     """
-    from urllib.parse import urldefrag
-
     from wirecheck.diff.side import join
     from wirecheck.pointer import format_pointer
 
     seen: set[tuple[str, str]] = set()
 
     def at(location: str, *tokens: Any) -> str:
-        base, fragment = urldefrag(location)
+        base, _, fragment = location.partition("#")
         return f"{base}#{fragment}{format_pointer(tokens)}"
 
     def equal(a: Any, b: Any, a_loc: str, b_loc: str) -> bool:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
-from urllib.parse import urldefrag, urljoin, urlsplit, urlunsplit
+from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import jsonschema_rs
 
@@ -31,6 +32,7 @@ class Side:
     _validators: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
     _references: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
     _canonical: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
+    _flat: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def view(self, view: str) -> dict[str, Any]:
         if view not in self._views:
@@ -46,14 +48,23 @@ class Side:
 
     def node(self, location: str) -> Any:
         """The schema node at `location` as authored (strict view)."""
-        base, fragment = urldefrag(location)
+        base, _, fragment = location.partition("#")
         return resolve(self.resources[base], parse_pointer(fragment))
 
     def has(self, location: str) -> bool:
-        base, fragment = urldefrag(location)
+        base, _, fragment = location.partition("#")
         if base not in self.resources:
             return False
         return resolve(self.resources[base], parse_pointer(fragment), None) is not None
+
+    def flat(self, location: str) -> Any:
+        """`flatten(self, location)`, memoised: a release's schemas are shared by many kinds."""
+        found = self._flat.get(location)
+        if found is None:
+            from wirecheck.diff.flat import flatten_uncached
+
+            found = self._flat[location] = flatten_uncached(self, location)
+        return found
 
     def validator(self, location: str, view: str = STRICT) -> Any:
         key = (location, view)
@@ -90,19 +101,28 @@ class Side:
             )
         return self._canonical[key]
 
-    def judge(self, location: str, view: str, payload: Any) -> tuple[bool | None, list[tuple[tuple[Any, ...], str]]]:
-        """(accepted?, errors) by both validators; None when they disagree (never shown as a witness).
+    def accepts(self, location: str, view: str, payload: Any) -> bool:
+        """jsonschema-rs's answer (fast; every witness is confirmed with `confirms` before it is shown)."""
+        return bool(self.validator(location, view).is_valid(payload))
 
-        Each error is (instance path it is about, message); a missing or unexpected property is about the
-        property's own path, so a witness can be tied to the change that caused it.
-        """
-        fast = self.validator(location, view).is_valid(payload)
-        errors = [] if fast else list(self.reference(location, view).iter_errors(payload))
-        if not fast and not errors:
+    def confirms(self, location: str, view: str, payload: Any, accepted: bool) -> bool:
+        """Whether python-jsonschema (ECMA regexes, asserted formats) gives the same answer."""
+        return bool(self.reference(location, view).is_valid(payload)) == accepted
+
+    def errors(self, location: str, view: str, payload: Any) -> list[tuple[tuple[Any, ...], str]]:
+        """(instance path the error is about, message); a missing or unexpected property is about the property's
+        own path, so a witness can be tied to the change that caused it."""
+        found: list[tuple[tuple[Any, ...], str]] = []
+        for error in self.validator(location, view).iter_errors(payload):
+            found += _about(error)
+        return found
+
+    def judge(self, location: str, view: str, payload: Any) -> tuple[bool | None, list[tuple[tuple[Any, ...], str]]]:
+        """(accepted?, errors) by both validators; None when they disagree (never shown as a witness)."""
+        accepted = self.accepts(location, view, payload)
+        if not self.confirms(location, view, payload, accepted):
             return None, []
-        if fast and self.reference(location, view).is_valid(payload) is False:
-            return None, []
-        return fast, [item for error in errors for item in _about(error)]
+        return accepted, [] if accepted else self.errors(location, view, payload)
 
 
 def _retag(uri: str, tag: str) -> str:
@@ -113,22 +133,21 @@ def _retag(uri: str, tag: str) -> str:
     return urlunsplit((parts.scheme, f"{tag}.{parts.netloc}", parts.path, parts.query, parts.fragment))
 
 
-def _about(error: Any) -> list[tuple[tuple[Any, ...], str]]:
-    base = tuple(error.absolute_path)
+def _about(error: Any, depth: int = 0) -> list[tuple[tuple[Any, ...], str]]:
+    base = tuple(error.instance_path)
     where = "/" + "/".join(str(p) for p in base) if base else "(root)"
     message = f"{where}: {error.message}"
-    if error.validator == "required" and isinstance(error.instance, dict):
-        # python-jsonschema reports one error per missing name, each message starting with the name's repr
-        missing = [name for name in error.validator_value
-                   if name not in error.instance and error.message.startswith(repr(name))]
-        return [((*base, name), message) for name in missing] or [(base, message)]
-    if error.validator in ("additionalProperties", "unevaluatedProperties") and isinstance(error.instance, dict):
-        declared = set((error.schema or {}).get("properties", {}))
-        extra = [name for name in error.instance if name not in declared]
-        return [((*base, name), message) for name in extra] or [(base, message)]
+    kind = error.kind
+    if hasattr(kind, "property") and type(kind).__name__ == "Required":
+        return [((*base, kind.property), message)]
+    unexpected = getattr(kind, "unexpected", None)
+    if unexpected:
+        return [((*base, name), message) for name in unexpected]
     found = [(base, message)]
-    for sub in error.context or ():  # oneOf/anyOf: the branch errors say where it really failed
-        found += [(path, message) for path, _ in _about(sub)]
+    if depth < 4:  # anyOf/oneOf: the branch errors say where it really failed
+        for branch in getattr(kind, "context", None) or ():
+            for sub in branch:
+                found += [(path, message) for path, _ in _about(sub, depth + 1)]
     return found
 
 
@@ -143,8 +162,11 @@ def related(error_path: tuple[Any, ...], change_path: tuple[Any, ...]) -> bool:
     return True
 
 
+@lru_cache(maxsize=65536)
 def join(base: str, ref: str) -> str:
     """Resolve a `$ref` against the location of the schema object that holds it."""
+    if ref.startswith("#"):
+        return base.partition("#")[0] + ref
     return urljoin(base, ref)
 
 

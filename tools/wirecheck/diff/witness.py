@@ -48,28 +48,34 @@ def candidates(probes: Iterable[Probe], old: tuple[Side, str], new: tuple[Side, 
 def judge(payloads: Iterable[Any], old: tuple[Side, str], new: tuple[Side, str],
           about: tuple[Any, ...] | None = None) -> dict[tuple[str, str], Witness]:
     """The shortest verified witness per (direction, view) among `payloads`; with `about`, only witnesses whose
-    rejection is at or around that instance path (so a change is never credited with another change's break)."""
+    rejection is at or around that instance path (so a change is never credited with another change's break).
+
+    jsonschema-rs screens every candidate; python-jsonschema confirms a witness before it is kept."""
     best: dict[tuple[str, str], Witness] = {}
+    sides = {"old": old, "new": new}
     for payload in payloads:
-        verdict = {}
-        for view in VIEWS:
-            verdict[("old", view)] = old[0].judge(old[1], view, payload)
-            verdict[("new", view)] = new[0].judge(new[1], view, payload)
+        fast = {(name, view): side.accepts(location, view, payload)
+                for name, (side, location) in sides.items() for view in VIEWS}
         for view in VIEWS:
             # producers write their strict contract; the consumer on the other side reads with `view`
             for direction, writer, reader in ((FORWARD, "new", "old"), (BACKWARD, "old", "new")):
-                written, _ = verdict[(writer, STRICT)]
-                read, errors = verdict[(reader, view)]
-                if written is not True or read is not False:
+                if not fast[(writer, STRICT)] or fast[(reader, view)]:
                     continue
+                current = best.get((direction, view))
+                if current is not None and _size(payload) >= _size(current.payload):
+                    continue
+                reader_side, reader_location = sides[reader]
+                errors = reader_side.errors(reader_location, view, payload)
                 if about is not None:
                     errors = [e for e in errors if related(e[0], about)]
                     if not errors:
                         continue
-                witness = Witness(payload, direction, view, reader, errors[0][1] if errors else "rejected")
-                current = best.get((direction, view))
-                if current is None or _size(payload) < _size(current.payload):
-                    best[(direction, view)] = witness
+                writer_side, writer_location = sides[writer]
+                if not (writer_side.confirms(writer_location, STRICT, payload, True)
+                        and reader_side.confirms(reader_location, view, payload, False)):
+                    continue
+                best[(direction, view)] = Witness(payload, direction, view, reader,
+                                                  errors[0][1] if errors else "rejected")
     return best
 
 

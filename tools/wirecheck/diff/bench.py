@@ -1,0 +1,79 @@
+"""`bench_diff()`: time every bundled release pair (consecutive and transitive), with and without witness search.
+
+Called by the lead's `wirecheck.bench` (`nox -s bench`); `python -m wirecheck.diff.bench` prints the numbers.
+Targets (issue 6): all bundled pairs under 1 s without witnesses, under 15 s with. Loading contracts (YAML,
+metaschema validation) is timed separately: it is shared with every other command and cached per process.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from wirecheck.contracts import ContractError, load_registry
+from wirecheck.diff.engine import diff_releases
+from wirecheck.diff.options import DiffOptions
+
+TARGET_WITHOUT_WITNESSES_S = 1.0
+TARGET_WITH_WITNESSES_S = 15.0
+
+
+def bench_diff(contracts: Path | None = None, transitive: bool = True) -> dict[str, Any]:
+    """Timings in seconds: `load`, `without_witnesses`, `with_witnesses` (totals), per pair, and the targets."""
+    registry = load_registry(contracts)
+    started = time.perf_counter()
+    releases = {}
+    skipped = []
+    for name, info in registry.packages.items():
+        for version in info.releases:
+            try:
+                releases[(name, version)] = registry.load(f"{name}@{version}")
+            except ContractError as exc:
+                skipped.append(f"{name}@{version}: {exc.problems[0]}")
+    load_s = time.perf_counter() - started
+    pairs = []
+    for name, info in registry.packages.items():
+        versions = [v for v in info.releases if (name, v) in releases]
+        for i, older in enumerate(versions):
+            for newer in versions[i + 1:] if transitive else versions[i + 1:i + 2]:
+                pairs.append((name, older, newer))
+    timings: dict[str, Any] = {"pairs": [], "load_s": round(load_s, 4), "skipped": skipped}
+    for label, options in (("without_witnesses", DiffOptions(witnesses=False)),
+                           ("with_witnesses", DiffOptions(witnesses=True))):
+        total = 0.0
+        for index, (name, older, newer) in enumerate(pairs):
+            t0 = time.perf_counter()
+            result = diff_releases(releases[(name, older)], releases[(name, newer)], options)
+            elapsed = time.perf_counter() - t0
+            total += elapsed
+            if label == "without_witnesses":
+                timings["pairs"].append({"pair": f"{name}@{older}→{newer}", "findings": len(result.findings),
+                                         "without_witnesses_s": round(elapsed, 4)})
+            else:
+                timings["pairs"][index]["with_witnesses_s"] = round(elapsed, 4)
+                timings["pairs"][index]["witnesses"] = sum(len(f.witnesses) for f in result.findings)
+        timings[f"{label}_s"] = round(total, 4)
+    timings["pair_count"] = len(pairs)
+    timings["targets"] = {"without_witnesses_s": TARGET_WITHOUT_WITNESSES_S,
+                          "with_witnesses_s": TARGET_WITH_WITNESSES_S}
+    timings["meets_targets"] = (timings["without_witnesses_s"] < TARGET_WITHOUT_WITNESSES_S
+                                and timings["with_witnesses_s"] < TARGET_WITH_WITNESSES_S)
+    return timings
+
+
+def main() -> int:
+    result = bench_diff()
+    for row in result["pairs"]:
+        print(f"  {row['pair']:<48} {row['without_witnesses_s']:>7.3f} s  {row['with_witnesses_s']:>7.3f} s  "
+              f"{row['findings']:>4} findings {row['witnesses']:>4} witnesses")
+    print(f"{result['pair_count']} pairs: load {result['load_s']:.2f} s; without witnesses "
+          f"{result['without_witnesses_s']:.3f} s (target < {TARGET_WITHOUT_WITNESSES_S} s); with witnesses "
+          f"{result['with_witnesses_s']:.3f} s (target < {TARGET_WITH_WITNESSES_S} s)")
+    for line in result["skipped"]:
+        print(f"  skipped {line}")
+    return 0 if result["meets_targets"] else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
