@@ -119,9 +119,22 @@ class Certification:
         return Badge(label, "compatible", "#4c1")
 
 
-def _in_scope(finding: Finding, role: str | None, producers: Mapping[str, str]) -> bool:
-    """Under a role, a finding counts when its message was sent by that role (unclassified ones always count)."""
-    return role is None or finding.kind is None or producers.get(finding.kind) == role
+# Findings judged against the party that should have acted, not the one whose message carries them.
+_CONSUMER_FAULT = frozenset({"REQUEST_WITHOUT_RESPONSE"})  # the request is fine; its receiver never answered
+
+Locator = tuple[str, int | None, str | None]  # (file, line, where) of a finding
+
+
+def responsible_role(finding: Finding, release: Any, senders: Mapping[Locator, str]) -> str | None:
+    """The role a finding counts against: the kind's consumer for an unanswered request, else the kind's producer,
+    else (an unclassified message) the sender the capture records; None when nobody can tell."""
+    if finding.kind is not None:
+        try:
+            kind = release.kind(finding.kind)
+        except KeyError:
+            return None
+        return kind.consumer if finding.code in _CONSUMER_FAULT else kind.producer
+    return senders.get((finding.file, finding.line, finding.where))
 
 
 def evaluate(
@@ -131,7 +144,10 @@ def evaluate(
     baseline: Baseline = EMPTY,
     role: str | None = None,
     fail_on: str = "MUST",
+    senders: Mapping[Locator, str] | None = None,
 ) -> Certification:
+    """`senders`: who sent the message at a capture location, for findings on unclassified messages (framed
+    captures say it on every line; HAR says request or response)."""
     release = result.release
     producers = {k.id: k.producer for k in release.kinds}
     correlated = {k.id for k in release.kinds if k.correlate is not None}
@@ -143,7 +159,9 @@ def evaluate(
     def seen_in_scope(kind_ids: set[str] | list[str]) -> int:
         return sum(seen.get(k, 0) for k in kind_ids if role is None or producers.get(k) == role)
 
-    findings = [f for f in result.findings if _in_scope(f, role, producers)]
+    senders = senders or {}
+    findings = [f for f in result.findings
+                if role is None or responsible_role(f, release, senders) in (role, None)]
     scoped = [r for r in requirements if role is None or r.subject in (role, "any")]
     results = []
     matched: set[int] = set()

@@ -6,7 +6,7 @@ the catalog turns on, and per group of built-in checks.
     python -m wirecheck.certify.generate --all --check     # exit 1 when a file lacks a kind/rule or is missing
 
 Re-running keeps every existing requirement whose link still exists (its id, level, text and review state: a
-reviewer may rename or reword freely), adds drafts (`reviewed: false`) for new kinds and rules, and drops
+reviewer may rename or reword freely; drafts are refreshed from the contract, keeping their ids), adds drafts (`reviewed: false`) for new kinds and rules, and drops
 requirements whose kind or rule left the contract (printed, so the removal is reviewed in the diff).
 """
 
@@ -124,9 +124,11 @@ def rule_requirement(release: ContractRelease, use: RuleUse, duplicated: bool) -
     if use.id == "FIRST_MESSAGE_IS" and "kind" in use.params:
         producers = {release.kind(str(use.params["kind"])).producer}
     purpose = info.purpose
-    if purpose.startswith("Checks that "):
-        purpose = purpose[len("Checks that "):]
-        purpose = purpose[0].upper() + purpose[1:]
+    for opening in ("Checks that, ", "Checks that "):
+        if purpose.startswith(opening):
+            purpose = purpose[len(opening):]
+            purpose = purpose[0].upper() + purpose[1:]
+            break
     params = ", ".join(f"{k}={v}" for k, v in use.params.items())
     text = _sentence(purpose) + (f" Parameters: {params}." if params else "")
     if use.kinds:
@@ -168,6 +170,9 @@ def merge(release: ContractRelease, existing: list[dict[str, Any]]) -> tuple[lis
         if key in by_link:
             kept = dict(by_link[key])
             used.add(key)
+            if kept.get("reviewed") is False:
+                # still a draft: refresh its text from the contract, keep its (stable) id
+                kept = {**entry, "id": kept["id"], "reviewed": False}
             merged.append(kept)
         else:
             merged.append({**entry, "reviewed": False})

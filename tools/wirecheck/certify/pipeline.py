@@ -45,7 +45,8 @@ def certify_captures(
         EMPTY if baseline is None else load_baseline(baseline, {r.id for r in reqs}))
     files = [CaptureFile(str(p)) for p in captures]
     result = Engine(release, options, load_release).run(files)
-    certification = evaluate(result, reqs, baseline=base, role=role, fail_on=fail_on)
+    senders = unclassified_senders(release, result.findings) if role is not None else {}
+    certification = evaluate(result, reqs, baseline=base, role=role, fail_on=fail_on, senders=senders)
     summaries = {s.file: s for s in result.captures}
     capture_block = []
     for capture in files:
@@ -64,3 +65,49 @@ def certify_captures(
     )
     certification.run = run and run.get("outcome")
     return certification
+
+
+def unclassified_senders(release: ContractRelease, findings: Sequence[Any]) -> dict[tuple[str, int | None, str | None], str]:
+    """Who sent each unclassified message that has a finding: the `from` of a framed line, or for HAR the role that
+    produces the release's HTTP requests (or responses), when exactly one role does."""
+    import orjson
+
+    wanted = [f for f in findings if f.kind is None]
+    if not wanted:
+        return {}
+    out: dict[tuple[str, int | None, str | None], str] = {}
+    requesters = {k.producer for k in release.kinds if k.http is not None and k.http.is_request}
+    responders = {k.producer for k in release.kinds if k.http is not None and not k.http.is_request}
+    by_file: dict[str, set[int]] = {}
+    for f in wanted:
+        if f.where and f.where.endswith("/request") and len(requesters) == 1:
+            out[(f.file, f.line, f.where)] = next(iter(requesters))
+        elif f.where and f.where.endswith("/response") and len(responders) == 1:
+            out[(f.file, f.line, f.where)] = next(iter(responders))
+        elif f.line is not None:
+            by_file.setdefault(f.file, set()).add(f.line)
+    for file, lines in by_file.items():
+        try:
+            with open(file, "rb") as stream:
+                head = stream.readline()
+                if b'"wirecheck_capture"' not in head:
+                    continue
+                for number, raw in enumerate(stream, start=2):
+                    if number in lines:
+                        try:
+                            frame = orjson.loads(raw)
+                        except orjson.JSONDecodeError:
+                            frame = _sender_prefix(raw)
+                        if isinstance(frame, dict) and isinstance(frame.get("from"), str):
+                            out[(file, number, None)] = frame["from"]
+        except OSError:
+            continue
+    return out
+
+
+def _sender_prefix(raw: bytes) -> dict[str, str] | None:
+    """The `from` of a framed line whose message part is broken: `{"from": "cli", "message": <broken>}`."""
+    import re
+
+    match = re.match(rb'\s*\{\s*"from"\s*:\s*"([^"\\]+)"', raw)
+    return {"from": match.group(1).decode("utf-8", "replace")} if match else None

@@ -1,0 +1,138 @@
+"""Requirement sets: the shipped files cover their releases; broken files are reported where they break."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from wirecheck.certify.generate import draft, generate, main as generate_main
+from wirecheck.certify.requirements import KIND_CODES, Link, load_requirements
+from wirecheck.contracts import ContractError, load_registry
+from wirecheck.findings import Finding, Severity
+from wirecheck.rules.catalogue import rule_catalogue
+
+HARNESS_CONTRACTS = Path(__file__).parents[1] / "harness" / "data" / "contracts"
+
+
+def _releases():
+    registry = load_registry()
+    out = []
+    for package in registry.packages.values():
+        for version in package.releases:
+            try:
+                out.append(registry.load(f"{package.name}@{version}"))
+            except ContractError:
+                continue  # a release still being written; the contract self-tests report it
+    return out
+
+
+RELEASES = _releases()
+
+
+@pytest.mark.parametrize("release", RELEASES, ids=lambda r: r.name)
+def test_every_release_has_a_requirement_set_linking_every_kind_and_rule(release):
+    requirements = load_requirements(release.root / "requirements.yaml", release)
+    kinds = {r.link.kind for r in requirements if r.link.kind}
+    assert kinds == {k.id for k in release.kinds}
+    rules = {r.link.rule for r in requirements if r.link.rule}
+    assert rules == {use.id for use in release.rules}
+    builtins = {code for r in requirements for code in r.link.builtin}
+    assert {"PARSE_ERROR", "SCHEMA_VIOLATION"} - builtins == {"SCHEMA_VIOLATION"}  # schema is per kind
+    assert all(r.id.startswith(_prefix(release)) for r in requirements)
+
+
+def _prefix(release):
+    from wirecheck.certify.generate import prefix_of
+
+    return prefix_of(release)
+
+
+def test_shipped_requirement_files_are_current():
+    """`python -m wirecheck.certify.generate --all --check`: no kind or rule is missing a requirement."""
+    assert generate_main(["--all", "--check"]) == 0
+
+
+def test_generator_keeps_reviewed_entries_and_adds_drafts(tmp_path):
+    registry = load_registry(HARNESS_CONTRACTS)
+    release = registry.load("fakeqoder@1.0.0")
+    text, dropped = generate(release)
+    assert dropped == []
+    data = yaml.safe_load(text)
+    keep_alive = next(r for r in data["requirements"] if r["checks"] == {"kind": "keep_alive"})
+    assert keep_alive["level"] == "MAY" and "reviewed" not in keep_alive  # the reviewed edit survives
+    drafts = draft(release)
+    assert len(drafts) == len(data["requirements"])
+    rule = next(d for d in drafts if d["checks"] == {"rule": "FIRST_MESSAGE_IS"})
+    assert rule["id"] == "FAKEQODER-1.0.0-SYSTEM-INIT-FIRST" and rule["subject"] == "cli"
+
+
+def _write(tmp_path, requirements, contract="fakeqoder@1.0.0"):
+    path = tmp_path / "requirements.yaml"
+    path.write_text(yaml.safe_dump({"requirements_format": 1, "contract": contract, "requirements": requirements}))
+    return path
+
+
+GOOD = {"id": "FAKEQODER-1.0.0-X", "level": "MUST", "subject": "cli", "text": "the init is valid", "checks": {"kind": "system.init"}}
+
+
+@pytest.mark.parametrize(
+    ("change", "pointer", "text"),
+    [
+        ({"level": "SHALL"}, "/requirements/0/level", "is not one of"),
+        ({"id": "lower-case"}, "/requirements/0/id", "does not match"),
+        ({"checks": {"kind": "nope"}}, "/requirements/0/checks/kind", "has no kind 'nope'"),
+        ({"checks": {"rule": "FIELDS_EQUAL"}}, "/requirements/0/checks/rule", "does not turn on rule"),
+        ({"checks": {"builtin": ["FIELDS_EQUAL"]}}, "/requirements/0/checks/builtin/0", "is not a built-in check"),
+        ({"checks": {"rule": "FIRST_MESSAGE_IS", "kinds": ["nope"]}}, "/requirements/0/checks/kinds/0", "no kind"),
+        ({"subject": "server"}, "/requirements/0/subject", "unknown role 'server'"),
+        ({"checks": {"kind": "result", "rule": "FIRST_MESSAGE_IS"}}, "/requirements/0/checks", ""),
+    ],
+)
+def test_broken_requirement_files_are_located(tmp_path, change, pointer, text):
+    release = load_registry(HARNESS_CONTRACTS).load("fakeqoder@1.0.0")
+    path = _write(tmp_path, [{**GOOD, **change}])
+    with pytest.raises(ContractError) as info:
+        load_requirements(path, release)
+    problems = info.value.problems
+    assert any(p.file == str(path) and p.pointer == pointer and text in p.message for p in problems), problems
+
+
+def test_duplicate_ids_and_links_are_reported(tmp_path):
+    release = load_registry(HARNESS_CONTRACTS).load("fakeqoder@1.0.0")
+    path = _write(tmp_path, [GOOD, GOOD])
+    with pytest.raises(ContractError) as info:
+        load_requirements(path, release)
+    messages = [(p.pointer, p.message) for p in info.value.problems]
+    assert ("/requirements/1/id", "duplicate id FAKEQODER-1.0.0-X (also at /requirements/0)") in messages
+    assert any(p == "/requirements/1/checks" and "already checked by FAKEQODER-1.0.0-X" in m for p, m in messages)
+
+
+def test_contract_mismatch_and_missing_file(tmp_path):
+    release = load_registry(HARNESS_CONTRACTS).load("fakeqoder@1.0.0")
+    with pytest.raises(ContractError, match="/contract: expected fakeqoder@1.0.0, found xopc@0.0.253"):
+        load_requirements(_write(tmp_path, [GOOD], contract="xopc@0.0.253"), release)
+    with pytest.raises(ContractError, match="file not found"):
+        load_requirements(tmp_path / "none.yaml", release)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("requirements: [\n")
+    with pytest.raises(ContractError, match="not valid YAML"):
+        load_requirements(bad, release)
+
+
+def test_a_requirement_links_exactly_the_findings_of_its_element():
+    def finding(code, kind=None, severity=Severity.ERROR):
+        return Finding(code=code, severity=severity, message="m", file="f", kind=kind)
+
+    from wirecheck.certify.requirements import Requirement
+
+    kind_req = Requirement("A-1-X", "MUST", "cli", "t" * 10, Link(kind="result"))
+    assert all(kind_req.matches(finding(code, "result")) for code in KIND_CODES)
+    assert not kind_req.matches(finding("SCHEMA_VIOLATION", "assistant"))
+    assert not kind_req.matches(finding("UNKNOWN_FIELD", "result", Severity.WARNING))  # strictness is separate
+    rule_req = Requirement("A-1-Y", "MUST", "any", "t" * 10, Link(rule="FIELDS_EQUAL", kinds=("job",)))
+    assert rule_req.matches(finding("FIELDS_EQUAL", "job")) and not rule_req.matches(finding("FIELDS_EQUAL", "x"))
+    builtin_req = Requirement("A-1-Z", "MUST", "any", "t" * 10, Link(builtin=("PARSE_ERROR",)))
+    assert builtin_req.matches(finding("PARSE_ERROR")) and not builtin_req.matches(finding("NOT_AN_OBJECT"))
+    assert all(rule_catalogue()[code].group == "built-in" for code in KIND_CODES)
