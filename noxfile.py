@@ -40,3 +40,22 @@ def diff_versions(session: nox.Session) -> None:
     (Markdown per pair, diff.json, index.html with a compatibility matrix per package) and prints a summary."""
     session.install("-e", ".")
     session.run("python", "-m", "wirecheck.diff.versions", *session.posargs)
+
+
+@nox.session(name="import-release", python=PYTHON)
+def import_release(session: nox.Session) -> None:
+    """Import a TypeScript-typed release from npm (needs Node/npm and the registry):
+    `nox -s import-release -- qoder-agent-sdk@1.0.39 [--out DIR]`. With no arguments it re-imports
+    qoder-agent-sdk@1.0.39 and checks that the committed contract is reproduced byte for byte."""
+    session.install("-e", ".")
+    args = session.posargs or ["qoder-agent-sdk@1.0.39", "--check"]
+    session.run("wirecheck", "import", "npm", *args)
+
+
+@nox.session(name="record-qodercli", python=PYTHON)
+def record_qodercli(session: nox.Session) -> None:
+    """Re-record qodercli 1.1.23 (bundled in the PyPI wheel qoder-agent-sdk==1.0.13; downloads it) on the scripted
+    stdin, into fixtures/qoder-agent-sdk/1.0.23/real/ (see the README there). Never part of the default run."""
+    session.install("-e", ".")
+    session.run("python", "-m", "wirecheck.importer.record_qodercli",
+                "--out", "fixtures/qoder-agent-sdk/1.0.23/real", *session.posargs)

@@ -17,6 +17,7 @@ COMMAND_MODULES = [
     "wirecheck.cli.diff_cmd",
     "wirecheck.cli.certify_cmd",
     "wirecheck.cli.stub_cmd",
+    "wirecheck.cli.import_cmd",
 ]
 
 app = typer.Typer(

@@ -54,7 +54,7 @@ def example(schema: Any, resolver: Resolver, base: str, depth: int = 0) -> Any:
         rest["required"] = list(dict.fromkeys([*schema.get("required", []), *branches[0]["required"]]))
         return example(rest, resolver, base, depth + 1)
     if "anyOf" in schema or "oneOf" in schema:
-        branches = schema.get("anyOf") or schema.get("oneOf")
+        branches = schema.get("anyOf") or schema.get("oneOf") or []
         ranked = sorted(branches, key=lambda b: 1 if isinstance(b, dict) and b.get("type") == "null" else 0)
         return example(ranked[0], resolver, base, depth + 1)
     if "allOf" in schema:

@@ -174,15 +174,15 @@ def generate(release: ContractRelease) -> tuple[dict[str, str], list[dict[str, A
         framed += [(kind.producer, request), (kind.consumer, {"type": "control_response", "response": answer})]
     first_sdk = next((k for k in stream_kinds if k.id.startswith("control_request.") and k.producer == "sdk"), None)
     first_cli = next((k for k in stream_kinds if k.id.startswith("control_request.") and k.producer == "cli"), None)
-    for kind, answerer in ((first_sdk, "cli"), (first_cli, "sdk")):
-        if kind is None:
+    for asked, answerer in ((first_sdk, "cli"), (first_cli, "sdk")):
+        if asked is None or "control_response.error" not in examples:
             continue
         counter += 1
-        request = copy.deepcopy(examples[kind.id])
+        request = copy.deepcopy(examples[asked.id])
         request["request_id"] = f"req-{counter}"
-        error = copy.deepcopy(examples.get("control_response.error"))
+        error = copy.deepcopy(examples["control_response.error"])
         error["response"]["request_id"] = request["request_id"]
-        framed += [(kind.producer, request), (answerer, error)]
+        framed += [(asked.producer, request), (answerer, error)]
     for kind in stream_kinds:
         if kind.producer == "sdk" and not kind.id.startswith(("control_request.", "sdk.control_response.")):
             framed.append(("sdk", examples[kind.id]))
@@ -202,7 +202,7 @@ def generate(release: ContractRelease) -> tuple[dict[str, str], list[dict[str, A
 
     # invalid: one per kind
     for kind in release.kinds:
-        if kind.id not in examples:
+        if kind.id not in examples or kind.schema is None:
             continue
         value = examples[kind.id]
         if kind.channel == "file":

@@ -138,7 +138,8 @@ def normalise(
     description: str | None = None,
 ) -> dict[str, Any]:
     """The generator's draft-07 document → one 2020-12 resource with `$defs` (see the module docstring)."""
-    definitions = dict(generated.get("definitions", {}))
+    # keys are plain names, `$ref`s URI-encode them; read both decoded so either spelling is found
+    definitions = {unquote(name): schema for name, schema in generated.get("definitions", {}).items()}
     if root_patterns is not None:
         keep = reachable(definitions, select_roots(definitions, root_patterns))
         definitions = {name: definitions[name] for name in keep}

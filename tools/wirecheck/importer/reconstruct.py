@@ -206,8 +206,8 @@ def kind_sources(older: Mapping[str, Any], newer: Mapping[str, Any], plan: Mappi
     """A kind's provenance: both neighbours, or the newer one plus the evidence that puts it in this release."""
     rel = plan["releases"][version]
     o_members = {p for p, _ in catalog_builder.union_members(older, profile["message_union"])}
-    o_requests = {catalog_builder.request_value(m)[1]
-                  for _, m in catalog_builder.union_members(older, profile["request_union"])}
+    o_requests = {found[1] for _, m in catalog_builder.union_members(older, profile["request_union"])
+                  if (found := catalog_builder.request_value(m)) is not None}
     evidence = rel.get("requests", {}).get("evidence", {})
 
     def sources(what: str, name: str) -> list[str]:

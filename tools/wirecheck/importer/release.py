@@ -35,7 +35,7 @@ def load_profile(name: str) -> dict[str, Any]:
         profile = yaml.safe_load(path.read_text(encoding="utf-8"))
         if name in (profile["package"], profile.get("npm")):
             return profile
-    known = ", ".join(p.stem for p in sorted(PROFILES.glob("*.yaml")))
+    known = ", ".join(p.stem for p in sorted(PROFILES.glob("*.yaml")) if "." not in p.stem)
     raise KeyError(f"no import profile for {name!r} (known: {known})")
 
 
@@ -81,8 +81,12 @@ class ImportInput:
 
 
 def rule_uses(message_ids: set[str]) -> list[dict[str, Any]]:
-    uses: list[dict[str, Any]] = [{"id": "FIRST_MESSAGE_IS", "params": {"kind": "system.init", "from": "cli"}}]
-    uses.append({"id": "QODER_PROTOCOL_MAJOR", "kinds": ["system.init"], "params": {"pointer": "/protocol_version"}})
+    """The protocol rules a stream-json release turns on; a rule about a kind the release lacks is left out."""
+    uses: list[dict[str, Any]] = []
+    if "system.init" in message_ids:
+        uses.append({"id": "FIRST_MESSAGE_IS", "params": {"kind": "system.init", "from": "cli"}})
+        uses.append({"id": "QODER_PROTOCOL_MAJOR", "kinds": ["system.init"],
+                     "params": {"pointer": "/protocol_version"}})
     turn_kinds = sorted(k for k in message_ids if k == "result.success" or k == "result.error")
     turns = {"results": turn_kinds, "turn": ["assistant", "stream_event"], "prompt": ["sdk.user"],
              "restart": ["system.task_notification"]}

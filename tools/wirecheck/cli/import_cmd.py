@@ -1,0 +1,71 @@
+"""`wirecheck import npm <package>@<version>`: a draft release folder from a TypeScript-typed npm release.
+
+Thin shell over `wirecheck.importer.release.import_npm` (npm pack → ts-json-schema-generator via npx → normalise →
+assemble). Needs Node and the npm registry; nothing else in wirecheck does. `--check` imports into a temporary
+folder and compares it byte for byte with the committed one (exit 1 on any difference).
+"""
+
+from __future__ import annotations
+
+import filecmp
+import tempfile
+from pathlib import Path
+
+import typer
+
+from wirecheck import exitcodes
+from wirecheck.cli.common import fail_usage
+from wirecheck.contracts import default_contracts_dir
+
+import_app = typer.Typer(help="Import a release's contract from its published package (needs Node and npm).",
+                         no_args_is_help=True)
+
+
+@import_app.command("npm")
+def import_npm_command(
+    spec: str = typer.Argument(..., metavar="PACKAGE@VERSION",
+                               help="e.g. qoder-agent-sdk@1.0.39 or @qoder-ai/qoder-agent-sdk@1.0.39"),
+    out: Path = typer.Option(None, "--out", help="Folder to write (default: contracts/<package>/<version>)."),
+    check: bool = typer.Option(False, "--check",
+                               help="Import into a temporary folder and compare with --out (or the committed "
+                                    "folder) byte for byte; exit 1 when they differ."),
+) -> None:
+    """npm pack → ts-json-schema-generator (npx) → 2020-12 normalisation → a draft release folder with provenance."""
+    from wirecheck.importer.release import import_npm, load_profile
+
+    name, sep, version = spec.rpartition("@")
+    if not sep or not name or not version:
+        raise fail_usage(f"expected <package>@<version>, got {spec!r}")
+    try:
+        profile = load_profile(name)
+    except KeyError as exc:
+        raise fail_usage(str(exc.args[0])) from None
+    target = out or default_contracts_dir() / profile["package"] / version
+    try:
+        if check:
+            with tempfile.TemporaryDirectory(prefix="wirecheck-import-check-") as temp:
+                _, files = import_npm(spec, out=Path(temp) / version)
+                differing = [f.name for f in files
+                             if not (target / f.name).exists() or not filecmp.cmp(f, target / f.name, shallow=False)]
+                # a schema file the import does not produce would change the contract; other files (e.g. the
+                # certify requirement sets next to it) are not the import's business
+                extra = sorted({p.name for p in target.glob("*.json")} - {f.name for f in files})
+        else:
+            _, files = import_npm(spec, out=target)
+    except RuntimeError as exc:  # npm/npx missing, the registry unreachable, the generator failing
+        raise fail_usage(str(exc)) from None
+    if check:
+        if differing or extra:
+            for name_ in differing:
+                typer.echo(f"differs: {target / name_}")
+            for name_ in extra:
+                typer.echo(f"schema not produced by the import: {target / name_}")
+            raise typer.Exit(exitcodes.FINDINGS)
+        typer.echo(f"{target}: identical to a fresh import of {spec} ({len(files)} files)")
+        return
+    for path in files:
+        typer.echo(str(path))
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(import_app, name="import")
