@@ -1,0 +1,159 @@
+"""Statuses, scores, verdicts, badges and baselines: each case fails when the evaluation is wrong."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from wirecheck.certify.evaluate import EXPECTED_FAIL, FAIL, NOT_EXERCISED, PASS, UNEXPECTED_PASS
+from wirecheck.certify.pipeline import certify_captures
+from wirecheck.contracts import ContractError
+
+from .conftest import ASSISTANT, GOOD_RUN, INIT, INITIALIZE, RESULT, USER, answer
+
+
+def status(cert, requirement_id):
+    return next(r for r in cert.results if r.requirement.id == requirement_id)
+
+
+P = "FAKEQODER-1.0.0-"
+
+
+def test_a_complete_good_run_is_certified(fake, framed):
+    cert = certify_captures(fake, [framed(GOOD_RUN)], role="cli")
+    assert cert.passed and cert.verdict == "certified"
+    assert {r.status for r in cert.results if r.requirement.level != "MAY"} == {PASS}
+    assert status(cert, P + "KEEP-ALIVE-SCHEMA").status == NOT_EXERCISED  # MAY: does not block
+    must = next(s for s in cert.scores if s.level == "MUST")
+    assert (must.total, must.passed, must.failed, must.not_exercised) == (7, 7, 0, 0)
+    assert cert.badge.message == "compatible" and cert.badge.color == "#4c1"  # a MAY gap does not matter
+    # role cli: the SDK's own requirements are not in the certification
+    assert not any(r.requirement.subject == "sdk" for r in cert.results)
+
+
+def test_a_may_requirement_passes_when_exercised(fake, framed):
+    keep_alive = ("cli", {"type": "keep_alive"})
+    cert = certify_captures(fake, [framed([*GOOD_RUN, keep_alive])], role="cli")
+    assert status(cert, P + "KEEP-ALIVE-SCHEMA").status == PASS
+    assert next(s for s in cert.scores if s.level == "MAY").score == 1.0
+
+
+def test_a_schema_violation_fails_its_kind_and_lists_the_finding(fake, framed):
+    bad = {**RESULT, "is_error": "no"}
+    cert = certify_captures(fake, [framed([*GOOD_RUN[:-1], ("cli", bad)])], role="cli")
+    result = status(cert, P + "RESULT-SCHEMA")
+    assert result.status == FAIL
+    assert [(f.code, f.line, f.pointer) for f in result.failures] == [("SCHEMA_VIOLATION", 9, "/is_error")]
+    assert not cert.passed and cert.badge.message.startswith("incompatible")
+    assert [r.requirement.id for r in cert.blocking()] == [P + "RESULT-SCHEMA"]
+
+
+def test_not_exercised_counts_as_not_passed_at_must(fake, framed):
+    cert = certify_captures(fake, [framed([("cli", INIT)])], role="cli")
+    assert status(cert, P + "RESULT-SCHEMA").status == NOT_EXERCISED
+    assert not cert.passed
+    assert cert.badge.message == "incomplete (3/7 MUST)"  # init schema, INIT-FIRST, WELL-FORMED
+
+
+def test_a_protocol_rule_failure_fails_its_requirement(fake, framed):
+    cert = certify_captures(fake, [framed([("cli", ASSISTANT), *GOOD_RUN])], role="cli")
+    result = status(cert, P + "SYSTEM-INIT-FIRST")
+    assert result.status == FAIL and result.failures[0].code == "FIRST_MESSAGE_IS"
+
+
+def test_unknown_fields_fail_the_should_requirement_not_the_kind(fake, framed):
+    extra = {**INIT, "betas": ["x"]}
+    cert = certify_captures(fake, [framed([(r, extra if m is INIT else m) for r, m in GOOD_RUN])], role="cli")
+    kind = status(cert, P + "SYSTEM-INIT-SCHEMA")
+    assert kind.status == PASS and [f.code for f in kind.notes] == []
+    closed = status(cert, P + "CLOSED-FIELDS")
+    assert closed.status == FAIL and closed.failures[0].pointer == "/betas"
+    assert cert.passed  # SHOULD does not fail the run by default ...
+    assert cert.badge.message == "compatible (MUST 7/7)"
+    stricter = certify_captures(fake, [framed([(r, extra if m is INIT else m) for r, m in GOOD_RUN])], role="cli",
+                                fail_on="SHOULD")
+    assert not stricter.passed  # ... but does with --fail-on SHOULD
+
+
+def test_broken_lines_fail_well_formed_and_are_attributed_to_their_sender(fake, framed):
+    cert = certify_captures(fake, [framed([*GOOD_RUN, ("cli", b'{"type": "assistant", ')])], role="cli")
+    result = status(cert, P + "WELL-FORMED")
+    assert result.status == FAIL and result.failures[0].code == "PARSE_ERROR" and result.failures[0].line == 10
+    # the same broken line sent by the SDK is not the CLI's fault
+    cert = certify_captures(fake, [framed([*GOOD_RUN, ("sdk", b'{"type": "user", ')])], role="cli")
+    assert status(cert, P + "WELL-FORMED").status == PASS
+
+
+def test_an_unanswered_request_counts_against_the_receiver(fake, framed):
+    run = [("sdk", INITIALIZE), ("cli", INIT), ("sdk", USER), ("cli", ASSISTANT), ("cli", RESULT)]
+    cert = certify_captures(fake, [framed(run)], role="cli")
+    answered = status(cert, P + "REQUESTS-ANSWERED")
+    assert answered.status == FAIL and answered.failures[0].kind == "control_request.initialize"
+    as_sdk = certify_captures(fake, [framed(run)], role="sdk")
+    assert P + "REQUESTS-ANSWERED" not in {r.requirement.id for r in as_sdk.results if r.status == FAIL}
+
+
+def test_a_response_to_nothing_fails_correlation(fake, framed):
+    cert = certify_captures(fake, [framed([*GOOD_RUN, ("cli", answer("r9"))])], role="cli")
+    result = status(cert, P + "RESPONSES-CORRELATED")
+    assert result.status == FAIL and result.failures[0].code == "RESPONSE_WITHOUT_REQUEST"
+
+
+def _baseline(tmp_path, entries):
+    path = tmp_path / "baseline.yaml"
+    path.write_text(yaml.safe_dump({"expected_failures": entries}))
+    return path
+
+
+def test_baseline_turns_a_known_failure_into_an_expected_one(fake, framed, tmp_path):
+    bad = {**RESULT, "is_error": "no"}
+    capture = framed([*GOOD_RUN[:-1], ("cli", bad)])
+    baseline = _baseline(tmp_path, [{"id": P + "RESULT-SCHEMA", "reason": "vendor bug #12"}])
+    cert = certify_captures(fake, [capture], role="cli", baseline=baseline)
+    result = status(cert, P + "RESULT-SCHEMA")
+    assert result.status == EXPECTED_FAIL and result.baseline_reason == "vendor bug #12"
+    assert cert.passed  # known, so the run passes ...
+    assert cert.badge.message.startswith("incompatible")  # ... but the badge never hides it
+
+
+def test_a_baselined_requirement_that_passes_fails_the_run(fake, framed, tmp_path):
+    baseline = _baseline(tmp_path, [{"id": P + "RESULT-SCHEMA", "reason": "fixed since"}])
+    cert = certify_captures(fake, [framed(GOOD_RUN)], role="cli", baseline=baseline)
+    assert status(cert, P + "RESULT-SCHEMA").status == UNEXPECTED_PASS
+    assert not cert.passed and [r.requirement.id for r in cert.blocking()] == [P + "RESULT-SCHEMA"]
+
+
+@pytest.mark.parametrize(
+    ("entries", "text"),
+    [
+        ([{"id": "NOPE-1-X", "reason": "r"}], "no requirement 'NOPE-1-X'"),
+        ([{"id": P + "RESULT-SCHEMA"}], "needs `id` and a non-empty `reason`"),
+        ([{"id": P + "RESULT-SCHEMA", "reason": "a"}, {"id": P + "RESULT-SCHEMA", "reason": "b"}], "listed twice"),
+    ],
+)
+def test_broken_baselines_are_located(fake, framed, tmp_path, entries, text):
+    with pytest.raises(ContractError, match=text):
+        certify_captures(fake, [framed(GOOD_RUN)], baseline=_baseline(tmp_path, entries))
+
+
+def test_unknown_role_and_level_are_usage_errors(fake, framed):
+    with pytest.raises(ContractError, match="no role 'server'"):
+        certify_captures(fake, [framed(GOOD_RUN)], role="server")
+    with pytest.raises(ContractError, match="--fail-on 'SHALL'"):
+        certify_captures(fake, [framed(GOOD_RUN)], fail_on="SHALL")
+
+
+def test_findings_no_requirement_covers_are_listed(fake, framed, tmp_path):
+    path = tmp_path / "only-init.yaml"
+    path.write_text(yaml.safe_dump({"requirements_format": 1, "contract": "fakeqoder@1.0.0", "requirements": [
+        {"id": "F-1-INIT", "level": "MUST", "subject": "cli", "text": "init is valid", "checks": {"kind": "system.init"}}]}))
+    bad = {**RESULT, "is_error": "no"}
+    cert = certify_captures(fake, [framed([*GOOD_RUN[:-1], ("cli", bad)])], requirements=path)
+    assert [f.code for f in cert.unmapped] == ["SCHEMA_VIOLATION"]
+
+
+def test_a_failed_live_run_fails_the_certification(fake, framed):
+    cert = certify_captures(fake, [framed(GOOD_RUN)], role="cli",
+                            run={"identity": {"argv": ["x"]}, "outcome": {"ok": False, "problem": "hung"}})
+    assert not cert.passed and cert.badge.message == "run failed"
+    assert cert.identity["run"] == {"argv": ["x"]}

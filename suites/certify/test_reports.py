@@ -1,0 +1,154 @@
+"""Report writers: JSONL validates against its published schema (and the schema rejects broken records), identity
+digests are real, JUnit/Markdown/HTML say the same thing, the HTML page is self-contained."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from wirecheck.certify.identity import sha256_release
+from wirecheck.certify.pipeline import certify_captures
+from wirecheck.certify.report import FORMATS
+from wirecheck.certify.report.html import badge_svg
+from wirecheck.contracts.loader import own_schema
+
+from .conftest import GOOD_RUN, RESULT
+
+SCHEMA = own_schema("certification.schema.json")
+VALIDATOR = jsonschema.Draft202012Validator(SCHEMA, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+
+
+def render(cert, name):
+    out = io.StringIO()
+    FORMATS[name](cert, out)
+    return out.getvalue()
+
+
+@pytest.fixture
+def failing(fake, framed, tmp_path):
+    bad = {**RESULT, "is_error": "no"}
+    baseline = tmp_path / "baseline.yaml"
+    baseline.write_text(yaml.safe_dump({"expected_failures": [
+        {"id": "FAKEQODER-1.0.0-CLOSED-FIELDS", "reason": "<script>alert(1)</script> vendor extension"}]}))
+    frames = [*GOOD_RUN[:-1], ("cli", bad), ("cli", {"type": "system", "subtype": "init", "session_id": "s",
+                                                      "protocol_version": "1.2.0", "betas": []})]
+    return certify_captures(fake, [framed(frames)], role="cli", baseline=baseline)
+
+
+@pytest.fixture
+def passing(fake, framed):
+    return certify_captures(fake, [framed(GOOD_RUN)], role="cli")
+
+
+def test_jsonl_every_line_validates_header_records_footer(failing):
+    lines = [json.loads(line) for line in render(failing, "jsonl").splitlines()]
+    for line in lines:
+        VALIDATOR.validate(line)
+    assert lines[0]["record"] == "header" and lines[-1]["record"] == "footer"
+    assert [r["id"] for r in lines[1:-1]] == [r.requirement.id for r in failing.results]
+    footer = lines[-1]
+    assert footer["verdict"] == "not certified" and footer["blocking"] == ["FAKEQODER-1.0.0-RESULT-SCHEMA"]
+    by_id = {r["id"]: r for r in lines[1:-1]}
+    assert by_id["FAKEQODER-1.0.0-RESULT-SCHEMA"]["findings"][0]["pointer"] == "/is_error"
+    assert by_id["FAKEQODER-1.0.0-CLOSED-FIELDS"]["status"] == "expected_fail"
+    assert [s["level"] for s in footer["scores"]] == ["MUST", "SHOULD", "MAY"]
+
+
+@pytest.mark.parametrize(
+    ("index", "edit"),
+    [
+        (0, lambda r: r["identity"]["contract"].update(sha256="abc")),
+        (0, lambda r: r["identity"].update(timestamp="yesterday")),
+        (1, lambda r: r.update(status="passed")),
+        (1, lambda r: r.update(status="fail", findings=[])),  # a failure must show its findings
+        (1, lambda r: r.update(level="SHALL")),
+        (-1, lambda r: r.update(verdict="ok")),
+        (-1, lambda r: r["scores"].pop()),
+        (-1, lambda r: r.update(extra=1)),
+    ],
+)
+def test_the_schema_rejects_broken_records(passing, index, edit):
+    lines = [json.loads(line) for line in render(passing, "jsonl").splitlines()]
+    record = lines[index]
+    VALIDATOR.validate(record)
+    edit(record)
+    assert list(VALIDATOR.iter_errors(record))
+
+
+def test_expected_failure_records_need_their_reason(failing):
+    lines = [json.loads(line) for line in render(failing, "jsonl").splitlines()]
+    record = next(r for r in lines if r.get("status") == "expected_fail")
+    del record["baseline_reason"]
+    assert list(VALIDATOR.iter_errors(record))
+
+
+def test_identity_digests_are_the_real_digests(passing, fake):
+    identity = passing.identity
+    capture = identity["captures"][0]
+    assert capture["sha256"] == hashlib.sha256(Path(capture["path"]).read_bytes()).hexdigest()
+    assert capture["form"] == "framed" and capture["messages"] == len(GOOD_RUN)
+    assert identity["requirements"]["sha256"] == hashlib.sha256(
+        (fake.root / "requirements.yaml").read_bytes()).hexdigest()
+    assert identity["contract"]["sha256"] == sha256_release(fake.root)
+    assert identity["timestamp"].endswith("Z") and identity["role"] == "cli"
+
+
+def test_release_digest_covers_every_contract_file_but_not_the_requirements(tmp_path):
+    folder = tmp_path / "rel"
+    folder.mkdir()
+    (folder / "catalog.yaml").write_text("a")
+    (folder / "x.json").write_text("{}")
+    first = sha256_release(folder)
+    (folder / "requirements.yaml").write_text("reworded")
+    assert sha256_release(folder) == first
+    (folder / "x.json").write_text("{ }")
+    assert sha256_release(folder) != first
+    (folder / "x.json").write_text("{}")
+    (folder / "x.json").rename(folder / "y.json")  # a renamed file is a different release
+    assert sha256_release(folder) != first
+
+
+def test_junit_one_case_per_requirement(failing):
+    root = ET.fromstring(render(failing, "junit"))
+    suite = root.find("testsuite")
+    cases = suite.findall("testcase")
+    assert len(cases) == len(failing.results)
+    failed = [c.get("name") for c in cases if c.find("failure") is not None]
+    assert failed == ["FAKEQODER-1.0.0-RESULT-SCHEMA"]
+    skipped = {c.get("name"): c.find("skipped").get("message") for c in cases if c.find("skipped") is not None}
+    assert skipped["FAKEQODER-1.0.0-CLOSED-FIELDS"].startswith("expected failure: ")
+    assert skipped["FAKEQODER-1.0.0-KEEP-ALIVE-SCHEMA"] == "not exercised"  # MAY: skipped, not failed
+    assert suite.get("failures") == "1" and suite.get("tests") == str(len(cases))
+
+
+def test_markdown_lists_scores_requirements_findings_and_identity(failing):
+    text = render(failing, "markdown")
+    assert "**not certified**" in text
+    assert "| MUST | 6/7 | 1 | 0 |" in text
+    assert "| `FAKEQODER-1.0.0-RESULT-SCHEMA` | MUST | ❌ fail |" in text
+    assert "/is_error" in text and "sha256 `" in text
+
+
+def test_html_is_self_contained_escaped_and_carries_the_badge(failing):
+    page = render(failing, "html")
+    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+    lowered = page.lower()
+    for external in ("<script", "<link", " src=", "@import", "url("):
+        assert external not in lowered
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page  # baseline reasons are escaped
+    assert badge_svg(failing.badge) in page and "incompatible" in page
+    ET.fromstring(badge_svg(failing.badge))  # the badge is well-formed SVG on its own
+
+
+def test_text_shows_every_non_passing_requirement(failing):
+    text = render(failing, "text")
+    assert text.startswith("fakeqoder@1.0.0 (role cli): NOT CERTIFIED")
+    assert "FAIL            MUST   FAKEQODER-1.0.0-RESULT-SCHEMA" in text
+    assert "baseline: <script>" in text
