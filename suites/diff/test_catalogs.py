@@ -17,20 +17,20 @@ CATALOGS = Path(__file__).parent / "catalogs"
 
 
 @pytest.fixture(scope="module")
-def registry():  # type: ignore[no-untyped-def]
+def registry():
     return load_registry(CATALOGS)
 
 
 @pytest.fixture(scope="module")
-def patch_diff(registry):  # type: ignore[no-untyped-def]
+def patch_diff(registry):
     return diff_releases(registry.load("shop@1.0.0"), registry.load("shop@1.0.1"))
 
 
-def _by_rule(result, rule):  # type: ignore[no-untyped-def]
+def _by_rule(result, rule):
     return [f for f in result.findings if f.rule == rule]
 
 
-def test_kinds_matched_by_id_then_selector(registry) -> None:  # type: ignore[no-untyped-def]
+def test_kinds_matched_by_id_then_selector(registry) -> None:
     match = match_kinds(registry.load("shop@1.0.0"), registry.load("shop@1.0.1"))
     assert {(a.id, b.id) for a, b in match.matched} == {
         ("event.hello", "event.greeting"), ("control.get_usage", "control.get_usage")}
@@ -38,7 +38,7 @@ def test_kinds_matched_by_id_then_selector(registry) -> None:  # type: ignore[no
     assert {k.id for k in match.removed} == {"event.bye", "clarify.request"}
 
 
-def test_kind_level_findings(patch_diff) -> None:  # type: ignore[no-untyped-def]
+def test_kind_level_findings(patch_diff) -> None:
     removed = {f.kind: f for f in _by_rule(patch_diff, "MESSAGE_KIND_REMOVED")}
     assert set(removed) == {"event.bye", "clarify.request"}
     assert removed["event.bye"].severity.value == "error"
@@ -51,7 +51,7 @@ def test_kind_level_findings(patch_diff) -> None:  # type: ignore[no-untyped-def
     assert [(f.kind, f.severity.value) for f in renamed] == [("event.greeting", "info")]
 
 
-def test_reply_reshaped_breaks_both_directions_with_witnesses(patch_diff) -> None:  # type: ignore[no-untyped-def]
+def test_reply_reshaped_breaks_both_directions_with_witnesses(patch_diff) -> None:
     reply = [f for f in patch_diff.findings if f.kind == "control.get_usage" and f.surface == "reply"]
     rules = {(f.rule, f.path) for f in reply}
     assert {("REQUIRED_PROPERTY_REMOVED", "/totalTokens"), ("REQUIRED_PROPERTY_ADDED", "/contextWindow"),
@@ -66,20 +66,20 @@ def test_reply_reshaped_breaks_both_directions_with_witnesses(patch_diff) -> Non
     assert task.severity.value == "warning"
 
 
-def test_semver_and_wire_version_findings(patch_diff) -> None:  # type: ignore[no-untyped-def]
+def test_semver_and_wire_version_findings(patch_diff) -> None:
     assert patch_diff.version.declared_bump == "patch"
     assert patch_diff.version.required_bump == "major"
     assert [f.severity.value for f in _by_rule(patch_diff, "SEMVER_BUMP_TOO_SMALL")] == ["error"]
     assert [f.severity.value for f in _by_rule(patch_diff, "WIRE_VERSION_NOT_BUMPED")] == ["error"]
 
 
-def test_pure_refactor_has_no_finding(registry) -> None:  # type: ignore[no-untyped-def]
+def test_pure_refactor_has_no_finding(registry) -> None:
     result = diff_releases(registry.load("shop@1.0.1"), registry.load("shop@2.0.0"))
     assert result.findings == ()
     assert all(v == "safe" for k in result.kinds for _, _, v in k.verdicts)
 
 
-def test_transitive_matrix(registry) -> None:  # type: ignore[no-untyped-def]
+def test_transitive_matrix(registry) -> None:
     package = diff_package(registry, "shop", DiffOptions(witnesses=False))
     assert set(package.matrix) == {("1.0.0", "1.0.1"), ("1.0.0", "2.0.0"), ("1.0.1", "2.0.0")}
     assert [r.new_version for r in package.consecutive] == ["1.0.1", "2.0.0"]
@@ -88,13 +88,13 @@ def test_transitive_matrix(registry) -> None:  # type: ignore[no-untyped-def]
     assert package.full("tolerant") == "breaking"
 
 
-def test_without_witnesses_same_rules_no_payloads(registry, patch_diff) -> None:  # type: ignore[no-untyped-def]
+def test_without_witnesses_same_rules_no_payloads(registry, patch_diff) -> None:
     fast = diff_releases(registry.load("shop@1.0.0"), registry.load("shop@1.0.1"), DiffOptions(witnesses=False))
     assert {f.fingerprint for f in fast.findings} == {f.fingerprint for f in patch_diff.findings}
     assert all(not f.witnesses for f in fast.findings)
 
 
-def test_fingerprints_ignore_versions_and_wording(registry, patch_diff) -> None:  # type: ignore[no-untyped-def]
+def test_fingerprints_ignore_versions_and_wording(registry, patch_diff) -> None:
     again = diff_releases(registry.load("shop@1.0.0"), registry.load("shop@1.0.1"))
     assert [f.fingerprint for f in again.findings] == [f.fingerprint for f in patch_diff.findings]
     assert len({f.fingerprint for f in patch_diff.findings}) == len(patch_diff.findings)
@@ -106,14 +106,14 @@ def test_fingerprints_ignore_versions_and_wording(registry, patch_diff) -> None:
     ("deprecated", True, "KIND_DEPRECATED"),
     ("path_glob", "*.json", "SELECTOR_CHANGED"),
 ])
-def test_kind_changes(registry, field, value, rule) -> None:  # type: ignore[no-untyped-def]
+def test_kind_changes(registry, field, value, rule) -> None:
     kind = registry.load("shop@1.0.0").kind("event.bye")
     changed = dataclasses.replace(kind, **{field: value})
     assert rule in [r for r, _ in kind_changes(kind, changed)]
     assert list(kind_changes(kind, kind)) == []
 
 
-def test_compat_and_consumer_options_change_severity(registry) -> None:  # type: ignore[no-untyped-def]
+def test_compat_and_consumer_options_change_severity(registry) -> None:
     old, new = registry.load("shop@1.0.0"), registry.load("shop@1.0.1")
     strict = diff_releases(old, new, DiffOptions(consumers="strict"))
     task = next(f for f in strict.findings if f.path == "/policy/task_id")
@@ -125,7 +125,7 @@ def test_compat_and_consumer_options_change_severity(registry) -> None:  # type:
     assert added.severity.value == "info"
 
 
-def test_protocol_rule_changes(registry, patch_diff) -> None:  # type: ignore[no-untyped-def]
+def test_protocol_rule_changes(registry, patch_diff) -> None:
     from types import MappingProxyType
 
     from wirecheck.contracts.model import RuleUse
@@ -144,12 +144,11 @@ def test_protocol_rule_changes(registry, patch_diff) -> None:  # type: ignore[no
 
 def test_every_rule_is_registered_and_described() -> None:
     """The catalogue (rules.yaml) and the code agree: every id emitted is described, every description is used."""
-    from wirecheck.diff.catalogue import diff_rule_catalogue
-    from wirecheck.diff.rules import RULE_IDS, load_rule_modules
-
-    import wirecheck.diff.verdict.semver  # noqa: F401  (declares the version rules)
+    import wirecheck.diff.verdict.semver
     import wirecheck.diff.waivers  # noqa: F401
     from wirecheck.diff import semantic  # noqa: F401
+    from wirecheck.diff.catalogue import diff_rule_catalogue
+    from wirecheck.diff.rules import RULE_IDS, load_rule_modules
 
     load_rule_modules()
     catalogue = diff_rule_catalogue()

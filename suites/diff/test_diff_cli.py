@@ -15,7 +15,7 @@ CATALOGS = Path(__file__).parent / "catalogs"
 PAIRS = Path(__file__).parent / "pairs"
 
 
-def wirecheck(*args: str, contracts: Path = CATALOGS, cwd: Path | None = None):  # type: ignore[no-untyped-def]
+def wirecheck(*args: str, contracts: Path = CATALOGS, cwd: Path | None = None):
     env = {**os.environ, "WIRECHECK_CONTRACTS": str(contracts)}
     proc = subprocess.run([sys.executable, "-m", "wirecheck", *args], capture_output=True, env=env, timeout=120,
                           cwd=cwd)

@@ -23,18 +23,18 @@ SCHEMA = Path(__file__).resolve().parents[2] / "tools" / "wirecheck" / "schemas"
 
 
 @pytest.fixture(scope="module")
-def run():  # type: ignore[no-untyped-def]
+def run():
     package = diff_package(load_registry(CATALOGS), "shop", DiffOptions())
     return DiffRun(tuple(package.consecutive), DiffOptions(), "breaking", (), (package,))
 
 
-def _render(name, run, **extra):  # type: ignore[no-untyped-def]
+def _render(name, run, **extra):
     out = io.StringIO()
     write(name, run, out, **extra)
     return out.getvalue()
 
 
-def test_json_matches_its_schema(run) -> None:  # type: ignore[no-untyped-def]
+def test_json_matches_its_schema(run) -> None:
     data = json.loads(_render("json", run))
     jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text())).validate(data)
     assert data["summary"]["exit_code"] == 1
@@ -46,14 +46,14 @@ def test_json_matches_its_schema(run) -> None:  # type: ignore[no-untyped-def]
     assert data["packages"][0]["matrix"][1]["old_version"] == "1.0.0"
 
 
-def test_json_schema_rejects_a_broken_report(run) -> None:  # type: ignore[no-untyped-def]
+def test_json_schema_rejects_a_broken_report(run) -> None:
     data = json.loads(_render("json", run))
     data["pairs"][0]["findings"][0]["fingerprint"] = "nope"
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text())).validate(data)
 
 
-def test_sarif(run) -> None:  # type: ignore[no-untyped-def]
+def test_sarif(run) -> None:
     data = json.loads(_render("sarif", run, contracts=CATALOGS, root=CATALOGS.parent))
     assert data["version"] == "2.1.0"
     driver = data["runs"][0]["tool"]["driver"]
@@ -61,7 +61,7 @@ def test_sarif(run) -> None:  # type: ignore[no-untyped-def]
     results = data["runs"][0]["results"]
     assert all(ids[r["ruleIndex"]] == r["ruleId"] for r in results)
     assert {r["level"] for r in results} <= {"error", "warning", "note"}
-    located = [r for r in results if r["ruleId"] == "REQUIRED_PROPERTY_REMOVED"][0]
+    located = next(r for r in results if r["ruleId"] == "REQUIRED_PROPERTY_REMOVED")
     physical = located["locations"][0]["physicalLocation"]
     # annotations go on the new file, at the object that lost the property
     assert physical["artifactLocation"]["uri"] == "catalogs/shop/1.0.1/stream.json"
@@ -75,7 +75,7 @@ def test_pointer_line() -> None:
     assert pointer_line(text, "/$defs/A/properties/x") == 5
 
 
-def test_junit(run) -> None:  # type: ignore[no-untyped-def]
+def test_junit(run) -> None:
     root = ET.fromstring(_render("junit", run))
     suites = root.findall("testsuite")
     assert len(suites) == 2
@@ -84,7 +84,7 @@ def test_junit(run) -> None:  # type: ignore[no-untyped-def]
     assert not any(c.find("failure") is not None for c in suites[1].iter("testcase"))
 
 
-def test_markdown_text_html(run) -> None:  # type: ignore[no-untyped-def]
+def test_markdown_text_html(run) -> None:
     md = _render("markdown", run)
     assert "| backward: new consumers read old producers | ❌ breaking | ❌ breaking |" in md
     assert "### Witnesses" in md and "`REQUIRED_PROPERTY_REMOVED`" in md

@@ -32,13 +32,13 @@ def pair(package: str, old: str, new: str) -> DiffResult:
     return _diff(info.name, old, new)
 
 
-def find(result: DiffResult, rule: str | None = None, kind: str = ".*", path: str = ".*", surface: str | None = None):  # type: ignore[no-untyped-def]
+def find(result: DiffResult, rule: str | None = None, kind: str = ".*", path: str = ".*", surface: str | None = None):
     return [f for f in result.findings
             if (rule is None or f.rule == rule) and re.search(kind, f.kind) and re.search(path, f.path)
             and (surface is None or f.surface == surface)]
 
 
-def witnessed(finding, direction: str) -> bool:  # type: ignore[no-untyped-def]
+def witnessed(finding, direction: str) -> bool:
     return any(w.direction == direction for w in finding.witnesses)
 
 

@@ -16,7 +16,7 @@ CATALOGS = Path(__file__).parent / "catalogs"
 
 
 @pytest.fixture(scope="module")
-def result():  # type: ignore[no-untyped-def]
+def result():
     registry = load_registry(CATALOGS)
     return diff_releases(registry.load("shop@1.0.0"), registry.load("shop@1.0.1"))
 
@@ -27,7 +27,7 @@ def _write(tmp_path: Path, text: str) -> Path:
     return path
 
 
-def test_waiver_hides_its_finding_and_only_that(result, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_waiver_hides_its_finding_and_only_that(result, tmp_path) -> None:
     errors = [f for f in result.findings if f.severity.value == "error"]
     target = errors[0]
     waivers = load_waivers(_write(tmp_path, f"""
@@ -41,18 +41,18 @@ waivers:
     assert problems == []
     marked = [f for f in waived.findings if f.waived]
     assert [f.fingerprint for f in marked] == [target.fingerprint]
-    assert "known and announced (alice)" == marked[0].waived
+    assert marked[0].waived == "known and announced (alice)"
     assert DiffRun((waived,)).counts()["waived"] == 1
 
 
-def test_stale_waiver_fails_the_run(result, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_stale_waiver_fails_the_run(result, tmp_path) -> None:
     waivers = load_waivers(_write(tmp_path, "waivers:\n  - {fingerprint: '000000000000', reason: gone, who: bob}\n"))
     results, problems = apply_waivers([result], waivers)
     assert [p.rule for p in problems] == ["WAIVER_STALE"]
     assert DiffRun(tuple(results), fail_on="never", waiver_findings=tuple(problems)).exit_code() == 1
 
 
-def test_expired_waiver_no_longer_hides(result, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_expired_waiver_no_longer_hides(result, tmp_path) -> None:
     target = result.findings[0]
     waivers = load_waivers(_write(tmp_path, f"""
 waivers:
@@ -70,7 +70,7 @@ waivers:
     "nope: []\n",
     "waivers: [\n",
 ])
-def test_bad_waiver_file_is_a_located_usage_error(tmp_path, text) -> None:  # type: ignore[no-untyped-def]
+def test_bad_waiver_file_is_a_located_usage_error(tmp_path, text) -> None:
     with pytest.raises(WaiverFileError) as info:
         load_waivers(_write(tmp_path, text))
     assert "waivers.yaml" in str(info.value)

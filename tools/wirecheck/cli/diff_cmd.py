@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from wirecheck.cli.common import CONTRACTS_OPTION, fail_usage, guarded, registry
 FORMAT_NAMES = ["text", "markdown", "json", "junit", "sarif", "html"]
 
 
-def _options(compat: str, consumers: str, witnesses: bool):  # type: ignore[no-untyped-def]
+def _options(compat: str, consumers: str, witnesses: bool):
     from wirecheck.diff.options import COMPATIBILITY, DiffOptions
 
     if compat not in COMPATIBILITY:
@@ -40,7 +41,7 @@ def _emit(run: Any, output_format: str, output: Path | None, contracts: Path | N
             report.write(output_format, run, out, **extra)
 
 
-def _finish(results: list[Any], options: Any, fail_on: str, waivers: Path | None, packages=()) -> Any:  # type: ignore[no-untyped-def]
+def _finish(results: list[Any], options: Any, fail_on: str, waivers: Path | None, packages=()) -> Any:
     from wirecheck.diff.run import DiffRun
     from wirecheck.diff.waivers import WaiverFileError, apply_waivers, load_waivers
 
@@ -105,8 +106,8 @@ def register(app: typer.Typer) -> None:
             for note in notes:
                 typer.echo(f"wirecheck: note: {note}", err=True)
             for package, old_v, new_v in pairs:
-                old_release = guarded(lambda p=package, v=old_v: old_reg.load(f"{p}@{v}"))
-                new_release = guarded(lambda p=package, v=new_v: reg.load(f"{p}@{v}"))
+                old_release = guarded(partial(old_reg.load, f"{package}@{old_v}"))
+                new_release = guarded(partial(reg.load, f"{package}@{new_v}"))
                 result = diff_releases(old_release, new_release, options)
                 if old_v == new_v:
                     import dataclasses
@@ -129,7 +130,7 @@ def register(app: typer.Typer) -> None:
         elif len(specs) <= 1:
             names = [guarded(lambda: reg.package(specs[0])).name] if specs else list(reg.packages)
             for name in names:
-                package_diff = guarded(lambda n=name: diff_package(reg, n, options))
+                package_diff = guarded(partial(diff_package, reg, name, options))
                 packages.append(package_diff)
                 results += package_diff.consecutive
         else:

@@ -43,7 +43,7 @@ def _stderr(exc: Exception) -> str:
     return (err or str(exc)).strip().splitlines()[-1] if (err or str(exc)).strip() else str(exc)
 
 
-def pairs_against(old_registry, new_registry, specs: list[str]) -> tuple[list[tuple[str, str, str]], list[str]]:  # type: ignore[no-untyped-def]
+def pairs_against(old_registry, new_registry, specs: list[str]) -> tuple[list[tuple[str, str, str]], list[str]]:
     """(package, version at the ref, version in the working tree) for each spec (default: every release of the
     working tree), and notes for what has no counterpart at the ref. The same version on both sides means "this
     release was edited in place"; a release new in the working tree is diffed against the ref's latest."""

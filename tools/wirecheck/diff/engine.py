@@ -45,7 +45,6 @@ from wirecheck.diff.side import Side
 from wirecheck.diff.walk import structural_changes
 from wirecheck.diff.witness import candidates, from_difference, judge
 
-
 _SURFACE_WORD = {"schema": "message", "reply": "reply", "headers": "headers"}
 
 
@@ -56,6 +55,7 @@ class _Pair:
                  options: DiffOptions):
         self.package, self.old_version, self.new_version = package, old_version, new_version
         self.old, self.new, self.options = old, new, options
+        self.proven: dict[tuple[str, str], dict[tuple[str, str], str]] = {}
 
     def finding(self, rule: str, kind: str, surface: str, params: dict[str, Any], *, path: str = "",
                 old_location: str | None = None, new_location: str | None = None,
@@ -185,10 +185,13 @@ def _kind_removed(pair: _Pair, kind: MessageKind) -> DiffFinding:
 
 def compare_surface(pair: _Pair, kind: str, surface: str, old_location: str, new_location: str,
                     old_kind: str | None = None) -> tuple[list[DiffFinding], KindVerdict]:
-    if semantic.same_shape(pair.old, old_location, pair.new, new_location):
-        proven = {(d, m): SAFE for d in DIRECTIONS for m in VIEWS}
-    else:
-        proven = semantic.compare(pair.old, old_location, pair.new, new_location)
+    key = (old_location, new_location)
+    if key not in pair.proven:  # kinds share schemas (one payload type under several envelopes)
+        if semantic.same_shape(pair.old, old_location, pair.new, new_location):
+            pair.proven[key] = {(d, m): SAFE for d in DIRECTIONS for m in VIEWS}
+        else:
+            pair.proven[key] = semantic.compare(pair.old, old_location, pair.new, new_location)
+    proven = pair.proven[key]
     verdict = KindVerdict(kind, surface, old_kind, kind, tuple(sorted((d, m, v) for (d, m), v in proven.items())))
     if all(v == SAFE for v in proven.values()):
         return [], verdict
@@ -266,7 +269,7 @@ def _safety_net(pair: _Pair, kind: str, surface: str, proven: dict[tuple[str, st
                 found = from_difference(rest, writer, old_end, new_end)
                 if (direction, view) in found:
                     witnesses[(direction, view)] = found[(direction, view)]
-            for name, (payload, dvs) in baseline.items():
+            for payload, dvs in baseline.values():
                 for dv in dvs:
                     if dv[0] == direction and dv[1] in open_views and dv not in witnesses:
                         witnesses[dv] = judge([payload], old_end, new_end)[dv]

@@ -126,7 +126,7 @@ def _of_type(side: Side, flat: Flat, kind: str, path: tuple[Any, ...], plants: d
                 names.append(name)
         for name in names:
             child = (*path, name)
-            if plants.get(child, None) is ABSENT:
+            if plants.get(child) is ABSENT:
                 continue
             if name in flat.properties:
                 value[name] = _example(side, flat.properties[name], child, plants, depth + 1)
@@ -196,11 +196,12 @@ def _planted_or_default(child: tuple[Any, ...], plants: dict) -> Any:
     result = {}
     for p in below:
         name = p[len(child)]
-        result[name] = _planted_or_default((*child, name), plants) if (*child, name) not in plants else plants[(*child, name)]
+        key = (*child, name)
+        result[name] = plants[key] if key in plants else _planted_or_default(key, plants)
     return {k: v for k, v in result.items() if v is not ABSENT}
 
 
-def _number(kw: dict[str, Any], kind: str) -> int | float:
+def _number(kw: dict[str, Any], kind: str) -> Any:
     low = kw.get("minimum")
     if "exclusiveMinimum" in kw:
         ex = kw["exclusiveMinimum"]
@@ -222,5 +223,5 @@ def _number(kw: dict[str, Any], kind: str) -> int | float:
     if kind == "integer":
         import math
 
-        value = math.ceil(value) if low is not None and value == low else int(value)
+        value = math.ceil(value) if low is not None and value == low else int(value or 0)
     return value

@@ -193,5 +193,6 @@ class DiffResult:
 
     def compatibility(self, direction: str, view: str) -> str:
         """The pair's verdict in one direction for one consumer model: the worst over its findings."""
-        verdicts = {v for f in self.findings if f.waived is None for d, m, v in f.verdicts if d == direction and m == view}
+        verdicts = {v for f in self.findings if f.waived is None
+                    for d, m, v in f.verdicts if d == direction and m == view}
         return BREAKING if BREAKING in verdicts else UNKNOWN if UNKNOWN in verdicts else SAFE

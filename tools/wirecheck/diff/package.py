@@ -29,7 +29,7 @@ class PackageDiff:
         return _worst(r.compatibility(d, view) for r in pairs for d in (FORWARD, BACKWARD))
 
 
-def _worst(verdicts) -> str:  # type: ignore[no-untyped-def]
+def _worst(verdicts) -> str:
     found = set(verdicts)
     return BREAKING if BREAKING in found else UNKNOWN if UNKNOWN in found else SAFE
 

@@ -16,8 +16,8 @@ try:  # Python ≥ 3.11
     from re import _constants as C  # type: ignore[attr-defined]
     from re import _parser as P  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover
-    import sre_constants as C  # type: ignore[no-redef]
-    import sre_parse as P  # type: ignore[no-redef]
+    import sre_constants as C
+    import sre_parse as P
 
 _CATEGORY_SAMPLE = {
     C.CATEGORY_DIGIT: "0",
@@ -75,11 +75,10 @@ def _walk(parsed: Any) -> str | None:
                 return None
             out.append(part)
         elif op is C.BRANCH:
-            options = [_walk(b) for b in arg[1]]
-            options = [o for o in options if o is not None]
-            if not options:
+            found = [o for o in (_walk(b) for b in arg[1]) if o is not None]
+            if not found:
                 return None
-            out.append(min(options, key=len))
+            out.append(min(found, key=len))
         elif op is C.AT:
             continue
         else:
@@ -157,9 +156,10 @@ def _walk_all(parsed: Any, limit: int) -> list[str] | None:
             if low == 0:
                 options += parts
         elif op is C.SUBPATTERN:
-            options = _walk_all(arg[-1], limit)
-            if options is None:
+            inner = _walk_all(arg[-1], limit)
+            if inner is None:
                 return None
+            options = inner
         elif op is C.BRANCH:
             options = []
             for branch in arg[1]:

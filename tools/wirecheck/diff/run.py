@@ -16,7 +16,7 @@ FAIL_ON = {"breaking": Severity.ERROR, "warning": Severity.WARNING}
 @dataclass(frozen=True)
 class DiffRun:
     results: tuple[DiffResult, ...]
-    options: DiffOptions = DiffOptions()
+    options: DiffOptions = DiffOptions()  # noqa: RUF009  (frozen, so one shared default is safe)
     fail_on: str = "breaking"  # breaking | warning | never
     waiver_findings: tuple[DiffFinding, ...] = ()
     packages: tuple[PackageDiff, ...] = ()

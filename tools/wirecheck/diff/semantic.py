@@ -11,7 +11,7 @@ from typing import Any
 
 import jsonschema_rs
 
-from wirecheck.diff.model import BACKWARD, BREAKING, FORWARD, SAFE, STRICT, UNKNOWN, VIEWS
+from wirecheck.diff.model import BACKWARD, BREAKING, FORWARD, SAFE, STRICT, TOLERANT, UNKNOWN, VIEWS
 from wirecheck.diff.rules import declare
 from wirecheck.diff.side import Side
 
@@ -41,14 +41,21 @@ def compare(old: Side, old_location: str, new: Side, new_location: str) -> dict[
         old_written, new_written = old.canonical(old_location, STRICT), new.canonical(new_location, STRICT)
     except (jsonschema_rs.canonical.CanonicalizationError, ValueError, jsonschema_rs.ValidationError):
         return {(d, v): UNKNOWN for d in (FORWARD, BACKWARD) for v in VIEWS}
-    for view in VIEWS:
-        try:
-            old_read, new_read = old.canonical(old_location, view), new.canonical(new_location, view)
-        except (jsonschema_rs.canonical.CanonicalizationError, ValueError, jsonschema_rs.ValidationError):
-            verdicts[(FORWARD, view)] = verdicts[(BACKWARD, view)] = UNKNOWN
+    for direction, reader, reader_location, written in (
+        (FORWARD, old, old_location, new_written), (BACKWARD, new, new_location, old_written)
+    ):
+        strict = covers(reader.canonical(reader_location, STRICT), written)
+        verdicts[(direction, STRICT)] = strict
+        if strict == SAFE:  # the tolerant view of the reader admits a superset of its strict view
+            verdicts[(direction, TOLERANT)] = SAFE
             continue
-        verdicts[(FORWARD, view)] = covers(old_read, new_written)
-        verdicts[(BACKWARD, view)] = covers(new_read, old_written)
+        try:
+            tolerant = covers(reader.canonical(reader_location, TOLERANT), written)
+        except (jsonschema_rs.canonical.CanonicalizationError, ValueError, jsonschema_rs.ValidationError):
+            tolerant = UNKNOWN
+        verdicts[(direction, TOLERANT)] = tolerant
+        if tolerant == BREAKING:  # ... so what the tolerant reader refuses, the strict one refuses too
+            verdicts[(direction, STRICT)] = BREAKING
     return verdicts
 
 

@@ -16,7 +16,7 @@ import jsonschema_rs
 
 from wirecheck.contracts.reference import reference_validator
 from wirecheck.contracts.views import tolerant_view
-from wirecheck.diff.model import STRICT, TOLERANT
+from wirecheck.diff.model import STRICT
 from wirecheck.pointer import parse_pointer, resolve
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"

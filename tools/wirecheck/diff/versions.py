@@ -15,8 +15,8 @@ from wirecheck.diff.engine import diff_releases
 from wirecheck.diff.model import BACKWARD, FORWARD, STRICT, TOLERANT
 from wirecheck.diff.options import DiffOptions
 from wirecheck.diff.package import PackageDiff
-from wirecheck.diff.report import json_report, markdown
 from wirecheck.diff.report import html as html_report
+from wirecheck.diff.report import json_report, markdown
 from wirecheck.diff.run import DiffRun
 
 
@@ -64,7 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     for package in packages:
         for result in package.consecutive:
             single = DiffRun((result,), options, args.fail_on)
-            with (out / f"{result.package}-{result.old_version}-{result.new_version}.md").open("w", encoding="utf-8") as f:
+            name = f"{result.package}-{result.old_version}-{result.new_version}.md"
+            with (out / name).open("w", encoding="utf-8") as f:
                 markdown.write(single, f)
     with (out / "diff.json").open("w", encoding="utf-8") as f:
         json_report.write(run, f)

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import orjson
 
-from wirecheck.diff.model import BACKWARD, DIRECTIONS, FORWARD, STRICT, TOLERANT, VIEWS, DiffFinding, DiffResult, Witness
+from wirecheck.diff.model import (
+    BACKWARD,
+    DIRECTIONS,
+    FORWARD,
+    STRICT,
+    TOLERANT,
+    VIEWS,
+    DiffFinding,
+    DiffResult,
+    Witness,
+)
 
 DIRECTION_TEXT = {
     FORWARD: "forward (old consumers read new producers)",

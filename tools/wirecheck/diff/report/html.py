@@ -24,7 +24,7 @@ def _worst(*verdicts: str) -> str:
     return "breaking" if "breaking" in verdicts else "unknown" if "unknown" in verdicts else "safe"
 
 
-def _cell(result) -> str:  # type: ignore[no-untyped-def]
+def _cell(result) -> str:
     f_t, b_t = result.compatibility(FORWARD, TOLERANT), result.compatibility(BACKWARD, TOLERANT)
     f_s, b_s = result.compatibility(FORWARD, STRICT), result.compatibility(BACKWARD, STRICT)
     worst = _worst(f_t, b_t)
@@ -35,7 +35,7 @@ def _cell(result) -> str:  # type: ignore[no-untyped-def]
             f"F {_MARK[f_t]} [{_MARK[f_s]}] · B {_MARK[b_t]} [{_MARK[b_s]}]<br><small>{errors} breaking</small></td>")
 
 
-def write(run, out: TextIO) -> None:  # type: ignore[no-untyped-def]
+def write(run, out: TextIO) -> None:
     out.write(f"<!doctype html><html><head><meta charset='utf-8'><title>wirecheck contract diff</title>"
               f"<style>{_STYLE}</style></head><body><h1>wirecheck contract diff</h1>\n")
     out.write("<p>F = forward (old consumers read what new producers write), B = backward (new consumers read what "
@@ -60,8 +60,9 @@ def write(run, out: TextIO) -> None:  # type: ignore[no-untyped-def]
         out.write(f"<h3>{escape(result.name)}</h3>\n")
         if result.version is not None:
             v = result.version
+            wire = f"; wire {escape(str(v.old_wire))} → {escape(str(v.new_wire))}" if v.old_wire else ""
             out.write(f"<p>Version bump {escape(v.declared_bump)}; changes require {escape(v.required_bump)}"
-                      f"{'; wire ' + escape(str(v.old_wire)) + ' → ' + escape(str(v.new_wire)) if v.old_wire else ''}.</p>\n")
+                      f"{wire}.</p>\n")
         if not result.findings:
             out.write("<p>No changes on the wire.</p>\n")
             continue

@@ -10,7 +10,7 @@ from wirecheck import __version__
 from wirecheck.diff.model import DIRECTIONS, VIEWS
 
 
-def result_json(result) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+def result_json(result) -> dict[str, Any]:
     data: dict[str, Any] = {
         "package": result.package,
         "old_version": result.old_version,
@@ -30,7 +30,7 @@ def result_json(result) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     return data
 
 
-def run_json(run) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+def run_json(run) -> dict[str, Any]:
     data: dict[str, Any] = {
         "wirecheck_diff": 1,
         "tool": {"name": "wirecheck", "version": __version__},
@@ -54,5 +54,5 @@ def run_json(run) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     return data
 
 
-def write(run, out: TextIO) -> None:  # type: ignore[no-untyped-def]
+def write(run, out: TextIO) -> None:
     out.write(orjson.dumps(run_json(run), option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode() + "\n")

@@ -9,13 +9,13 @@ from wirecheck.diff.report.common import breaks_text, unique_witnesses, witness_
 from wirecheck.findings import Severity
 
 
-def _line(f) -> str:  # type: ignore[no-untyped-def]
+def _line(f) -> str:
     lines = [f"{f.rule} {f.path or '/'}: {f.message} [{breaks_text(f)}] #{f.fingerprint}"]
     lines += [f"  witness {witness_text(w)}" for w in unique_witnesses(f)]
     return "\n".join(lines)
 
 
-def write(run, out: TextIO) -> None:  # type: ignore[no-untyped-def]
+def write(run, out: TextIO) -> None:
     root = ET.Element("testsuites", name="wirecheck diff")
     for result in run.results:
         by_kind: dict[str, list] = {}
@@ -44,5 +44,5 @@ def write(run, out: TextIO) -> None:  # type: ignore[no-untyped-def]
     out.write('<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n")
 
 
-def _errors(findings):  # type: ignore[no-untyped-def]
+def _errors(findings):
     return [f for f in findings if f.severity is Severity.ERROR and f.waived is None]

@@ -13,7 +13,7 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def write_result(result, out: TextIO) -> None:  # type: ignore[no-untyped-def]
+def write_result(result, out: TextIO) -> None:
     out.write(f"## {result.package} {result.old_version} → {result.new_version}\n\n")
     out.write("| direction | " + " | ".join(VIEW_TEXT.values()) + " |\n|---|---|---|\n")
     for direction, label in (("forward", "forward: old consumers read new producers"),
@@ -49,7 +49,7 @@ def write_result(result, out: TextIO) -> None:  # type: ignore[no-untyped-def]
         out.write("\n")
 
 
-def write(run, out: TextIO) -> None:  # type: ignore[no-untyped-def]
+def write(run, out: TextIO) -> None:
     out.write("# wirecheck contract diff\n\n")
     counts = run.counts()
     out.write(f"{len(run.results)} release pair(s): {counts['error']} error(s), {counts['warning']} warning(s), "

@@ -29,7 +29,7 @@ def pointer_line(text: str, pointer: str) -> int:
     return text.count("\n", 0, position) + 1
 
 
-def _location(finding, contracts: Path, root: Path) -> dict[str, Any] | None:  # type: ignore[no-untyped-def]
+def _location(finding, contracts: Path, root: Path) -> dict[str, Any] | None:
     for location, version in ((finding.new_location, finding.new_version), (finding.old_location, finding.old_version)):
         if not location or not finding.package:
             continue
@@ -47,7 +47,7 @@ def _location(finding, contracts: Path, root: Path) -> dict[str, Any] | None:  #
     return None
 
 
-def write(run, out: TextIO, contracts: Path | None = None, root: Path | None = None) -> None:  # type: ignore[no-untyped-def]
+def write(run, out: TextIO, contracts: Path | None = None, root: Path | None = None) -> None:
     from wirecheck.contracts import default_contracts_dir
 
     contracts = contracts or default_contracts_dir()
@@ -59,12 +59,14 @@ def write(run, out: TextIO, contracts: Path | None = None, root: Path | None = N
         {"id": rule_id, "shortDescription": {"text": catalogue[rule_id].purpose},
          "fullDescription": {"text": catalogue[rule_id].rationale},
          "defaultConfiguration": {"level": _LEVEL[catalogue[rule_id].level.value]},
-         "properties": {"breaks": [f"{d}/{m}" for d, m in catalogue[rule_id].breaks], "group": catalogue[rule_id].group}}
+         "properties": {"breaks": [f"{d}/{m}" for d, m in catalogue[rule_id].breaks],
+                        "group": catalogue[rule_id].group}}
         for rule_id in used
     ]
     results = []
     for f in findings:
-        text = f"{f.package} {f.old_version} → {f.new_version}: {f.kind} {f.path or '/'}: {f.message} [{breaks_text(f)}]"
+        text = (f"{f.package} {f.old_version} → {f.new_version}: {f.kind} {f.path or '/'}: {f.message} "
+                f"[{breaks_text(f)}]")
         witnesses = unique_witnesses(f)
         if witnesses:
             text += "\nWitness: " + witness_text(witnesses[0])

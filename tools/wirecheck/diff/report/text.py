@@ -7,7 +7,7 @@ from typing import TextIO
 from wirecheck.diff.report.common import breaks_text, compatibility_rows, unique_witnesses, witness_text
 
 
-def write(run, out: TextIO, show_info: bool = True) -> None:  # type: ignore[no-untyped-def]
+def write(run, out: TextIO, show_info: bool = True) -> None:
     for result in run.results:
         out.write(f"{result.name}\n")
         verdicts = ", ".join(f"{d}/{m} {v}" for d, m, v in compatibility_rows(result))

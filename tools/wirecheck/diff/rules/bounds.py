@@ -76,7 +76,7 @@ def patterns(pair: Pair) -> Iterator[Change]:
     if before == after:
         return
     probes: list[Probe] = []
-    samples = []
+    samples: list[str] = []
     for pattern in (before, after):
         if pattern is not None:
             samples += regex_examples(pattern)

@@ -11,7 +11,7 @@ from wirecheck.diff.rules import Pair, node_rule
 EXTRA_FIELD = "x_wirecheck_unknown_field"
 
 
-def _sample(side, location):  # type: ignore[no-untyped-def]
+def _sample(side, location):
     try:
         return example(side, location)
     except NoExample:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 
 import orjson
@@ -41,16 +42,12 @@ def value_sets(pair: Pair) -> Iterator[Change]:
                               key=key)
     elif old.enum is None and new.enum is not None and old.types is not None:
         probes = []
-        try:
+        with contextlib.suppress(NoExample):
             probes.append(Probe("old", pair.path, example(pair.old_side, old.location), True))
-        except NoExample:
-            pass
         probes += [Probe("old", pair.path, v, True) for v in ("x_wirecheck_other", 987654)]
         yield pair.change("ENUM_CONSTRAINT_ADDED", probes=probes, values=new.enum)
     elif old.enum is not None and new.enum is None and new.types is not None:
         probes = [Probe("new", pair.path, v, True) for v in ("x_wirecheck_other", 987654)]
-        try:
+        with contextlib.suppress(NoExample):
             probes.append(Probe("new", pair.path, example(pair.new_side, new.location), True))
-        except NoExample:
-            pass
         yield pair.change("ENUM_CONSTRAINT_REMOVED", probes=probes, values=old.enum)
