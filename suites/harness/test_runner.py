@@ -1,0 +1,181 @@
+"""The live harness against a fake qodercli (suites/harness/fake_qoder.py) that behaves, hangs, floods, crashes,
+prints broken or huge lines, or dies of a signal. Every run is bounded; nothing is left running."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+
+from wirecheck.certify.pipeline import certify_captures
+from wirecheck.contracts import load_registry
+from wirecheck.harness.process import Limits, Scratch
+from wirecheck.harness.runner import find_scenario, run_scenario
+from wirecheck.harness.scenario import load_scenario
+
+HERE = Path(__file__).parent
+FAKE = str(HERE / "fake_qoder.py")
+CONTRACTS = HERE / "data" / "contracts"
+
+
+@pytest.fixture(scope="module")
+def fake_release():
+    return load_registry(CONTRACTS).load("fakeqoder@1.0.0")
+
+
+def scenario(timeout=20.0, expect_timeout=None, name="qoder-handshake"):
+    loaded = load_scenario(find_scenario(name))
+    steps = loaded.steps
+    if expect_timeout is not None:
+        steps = tuple(dataclasses.replace(s, timeout=expect_timeout) if s.action == "expect" else s for s in steps)
+    return dataclasses.replace(loaded, timeout=timeout, steps=steps)
+
+
+def run(tmp_path, mode, **kwargs):
+    limits = kwargs.pop("limits", Limits(max_line_bytes=100_000, max_output_bytes=2_000_000))
+    sc = kwargs.pop("scenario", None) or scenario(**kwargs)
+    capture = tmp_path / f"{mode}.framed.ndjson"
+    started = time.monotonic()
+    record = run_scenario([sys.executable, FAKE, "--mode", mode], sc, capture, limits=limits)
+    return record, capture, time.monotonic() - started
+
+
+def frames(capture):
+    lines = capture.read_bytes().splitlines()
+    assert orjson.loads(lines[0]) == {"wirecheck_capture": 1, "framing": "directed"}
+    return lines[1:]
+
+
+def test_a_good_cli_completes_the_scenario_and_is_certified(tmp_path, fake_release):
+    record, capture, _ = run(tmp_path, "ok")
+    assert record.ok, record.as_run()
+    assert [s.status for s in record.steps] == ["ok"] * len(record.steps)
+    assert record.exit_code == 0
+    senders = [orjson.loads(line)["from"] for line in frames(capture)]
+    assert senders == ["sdk", "cli", "cli", "sdk", "cli", "sdk", "cli", "cli"]  # both directions, in order
+    cert = certify_captures(fake_release, [capture], role="cli", run=record.as_run())
+    assert cert.passed, [(r.requirement.id, r.status) for r in cert.results]
+    assert cert.identity["run"]["argv"][-2:] == ["--mode", "ok"]
+    assert cert.identity["run"]["scenario"]["path"].endswith("qoder-handshake.yaml")
+    assert cert.run["ok"] is True and cert.run["exit_code"] == 0
+
+
+def test_the_cli_runs_in_a_scratch_home(tmp_path, monkeypatch):
+    seen = []
+    original = Scratch.create
+
+    def spy(keep=False):
+        scratch = original(keep)
+        seen.append(scratch)
+        return scratch
+
+    monkeypatch.setattr(Scratch, "create", staticmethod(spy))
+    record = run_scenario([sys.executable, FAKE], scenario(), tmp_path / "c.ndjson", keep_scratch=True)
+    assert record.ok
+    root = seen[0].root
+    try:
+        assert (root / "home" / ".qoder" / "fake.log").read_text() == "started\n"  # it wrote into the scratch HOME
+        env = seen[0].env()
+        for name in ("HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "TMPDIR"):
+            assert env[name].startswith(str(root))
+        assert "PYTEST_CURRENT_TEST" not in env  # nothing of the caller's environment leaks in unless passed
+    finally:
+        seen[0].keep = False
+        seen[0].remove()
+    run_scenario([sys.executable, FAKE], scenario(), tmp_path / "d.ndjson")
+    assert not seen[1].root.exists()  # removed after a normal run
+
+
+def test_a_hanging_cli_is_stopped_at_the_timeout(tmp_path):
+    record, _, elapsed = run(tmp_path, "hang", timeout=2.0)
+    assert not record.ok
+    failed = next(s for s in record.steps if s.status == "failed")
+    assert failed.action == "expect" and "within" in failed.detail
+    assert elapsed < 10  # 2 s scenario + bounded shutdown
+    assert record.exit_code is not None and record.exit_code < 0  # killed
+
+
+def test_a_crashing_cli_fails_the_step_it_broke_and_keeps_stderr(tmp_path, fake_release):
+    record, capture, _ = run(tmp_path, "crash")
+    assert not record.ok and record.exit_code == 3
+    failed = next(s for s in record.steps if s.status == "failed")
+    assert "stdout closed" in failed.detail
+    assert "simulated crash" in record.stderr_tail
+    assert [s.status for s in record.steps].count("not_run") > 0
+    cert = certify_captures(fake_release, [capture], role="cli", run=record.as_run())
+    assert not cert.passed and cert.badge.message == "run failed"
+    assert "scenario step 3 (expect) failed" in cert.run["problem"]
+
+
+def test_a_flooding_cli_is_cut_off_at_the_output_limit(tmp_path):
+    record, _, elapsed = run(tmp_path, "flood", timeout=30.0)
+    assert not record.ok
+    assert any("exceeded 2000000 bytes" in p for p in record.problems)
+    assert record.output_bytes < 3_000_000 and elapsed < 15
+
+
+def test_an_over_long_line_is_cut_and_reported_as_broken_json(tmp_path, fake_release):
+    record, capture, _ = run(tmp_path, "longline")
+    assert any("exceeded 100000 bytes" in p for p in record.problems)
+    cert = certify_captures(fake_release, [capture], role="cli")
+    well_formed = next(r for r in cert.results if r.requirement.id.endswith("WELL-FORMED"))
+    assert well_formed.status == "fail" and well_formed.failures[0].code == "PARSE_ERROR"
+
+
+def test_a_broken_line_is_kept_verbatim_and_located(tmp_path, fake_release):
+    record, capture, _ = run(tmp_path, "badline")
+    assert record.ok  # the scenario itself completes
+    cert = certify_captures(fake_release, [capture], role="cli")
+    well_formed = next(r for r in cert.results if r.requirement.id.endswith("WELL-FORMED"))
+    assert [(f.code, f.line) for f in well_formed.failures] == [("PARSE_ERROR", 4)]
+    assert frames(capture)[2] == b'{"from": "cli", "message": {"type": "assistant", "message": }'
+
+
+def test_a_cli_killed_by_a_signal(tmp_path):
+    record, _, _ = run(tmp_path, "signal")
+    assert not record.ok and record.exit_code == -9
+
+
+def test_a_cli_without_init_fails_the_expectation(tmp_path, fake_release):
+    record, capture, elapsed = run(tmp_path, "noinit", expect_timeout=1.0)
+    assert not record.ok and elapsed < 10
+    cert = certify_captures(fake_release, [capture], role="cli", run=record.as_run())
+    first = next(r for r in cert.results if r.requirement.id.endswith("SYSTEM-INIT-FIRST"))
+    assert first.status == "fail"  # the first CLI line was a control_response
+
+
+def test_a_wrong_request_id_is_uncorrelated(tmp_path, fake_release):
+    record, capture, _ = run(tmp_path, "wrongid", expect_timeout=1.0)
+    assert not record.ok
+    cert = certify_captures(fake_release, [capture], role="cli")
+    correlated = next(r for r in cert.results if r.requirement.id.endswith("RESPONSES-CORRELATED"))
+    assert correlated.status == "fail" and correlated.failures[0].code == "RESPONSE_WITHOUT_REQUEST"
+
+
+def test_a_missing_program_is_a_run_problem(tmp_path):
+    record = run_scenario(["/nonexistent/qodercli"], scenario(), tmp_path / "c.ndjson")
+    assert not record.ok and "cannot start" in record.problems[0]
+
+
+def test_certify_run_from_the_command_line(tmp_path):
+    from typer.testing import CliRunner
+
+    from wirecheck.cli.app import app
+
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, [
+        "certify", "fakeqoder@1.0.0", "--contracts", str(CONTRACTS), "--run", "--scenario", "qoder-handshake",
+        "--out-dir", str(out), "--timeout", "30", "--", sys.executable, FAKE, "--mode", "ok"])
+    assert result.exit_code == 0, result.output
+    assert (out / "capture.framed.ndjson").is_file() and (out / "certification.jsonl").is_file()
+    footer = orjson.loads((out / "certification.jsonl").read_text().splitlines()[-1])
+    assert footer["verdict"] == "certified" and footer["run"]["ok"] is True
+    failing = CliRunner().invoke(app, [
+        "certify", "fakeqoder@1.0.0", "--contracts", str(CONTRACTS), "--run", "--scenario", "qoder-handshake",
+        "--capture-out", str(tmp_path / "crash.ndjson"), "--", sys.executable, FAKE, "--mode", "crash"])
+    assert failing.exit_code == 1
+    assert "run: scenario step 3 (expect) failed" in failing.output
