@@ -21,6 +21,7 @@ from wirecheck.importer import catalog as catalog_builder
 from wirecheck.importer.normalise import DIALECT, dump, reachable, select_roots
 from wirecheck.importer.release import ID_BASE, PROFILES, ImportInput, assemble, load_profile, write_folder
 
+MERGED = "merged"  # the plan's source for a shape (not a presence) taken as the union of both neighbours
 _ANNOTATIONS = {"description", "title", "deprecated", "x-deprecated", "$comment", "x-provenance", "markdownDescription"}
 
 
@@ -95,8 +96,8 @@ def merge_types(old: Any, new: Any, older: str, newer: str, inferred: str) -> An
     if isinstance(old, dict) and isinstance(new, dict) and isinstance(old.get("enum"), list) \
             and isinstance(new.get("enum"), list):
         values = list(new["enum"]) + [v for v in old["enum"] if v not in new["enum"]]
-        return _mark({**copy.deepcopy(new), "enum": values}, inferred, f"the values of {older} and {newer} together")
-    return _mark({"anyOf": [copy.deepcopy(old), copy.deepcopy(new)]}, inferred, f"{older} and {newer} differ")
+        return _mark({**copy.deepcopy(new), "enum": values}, MERGED, f"the values of {older} and {newer} together")
+    return _mark({"anyOf": [copy.deepcopy(old), copy.deepcopy(new)]}, MERGED, f"{older} and {newer} differ")
 
 
 def _only_newer(schema: Any, always: set[str], newer: str, inferred: str) -> Any:
@@ -157,7 +158,8 @@ def reconstruct(older: Mapping[str, Any], newer: Mapping[str, Any], plan: Mappin
                 if source == "inferred":
                     kept[field] = _mark(prop, "inferred", why.partition(":")[2].strip() or "presence inferred")
                 else:
-                    kept[field] = _mark(prop, source, "shown by the seed" if source == "seed" else f"as in {source}")
+                    note = why.partition(":")[2].strip() or ("shown by the seed" if source == "seed" else f"as in {source}")
+                    kept[field] = _mark(prop, source, note)
                     if field in newer_required:
                         required.append(field)
             schema["properties"] = kept

@@ -1,0 +1,86 @@
+"""Qoder protocol rules (tools/wirecheck/rules/qoder.py), each shown failing and holding, on the 1.0.23 contract."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from wirecheck.check.engine import check_captures
+from wirecheck.contracts import load_registry
+
+ROOT = Path(__file__).resolve().parents[3]
+REAL = ROOT / "fixtures/qoder-agent-sdk/1.0.23/real/stdout.ndjson"
+INIT, ASSISTANT, RESULT = (json.loads(line) for line in REAL.read_text().splitlines())
+PROMPT = {"type": "user", "message": {"role": "user", "content": "hi"}, "parent_tool_use_id": None}
+NOTIFICATION = {"type": "system", "subtype": "task_notification", "task_id": "t1", "status": "completed",
+                "output_file": "/tmp/o", "summary": "done", "uuid": "u", "session_id": "s"}
+
+
+@pytest.fixture(scope="module")
+def release():
+    return load_registry(ROOT / "contracts").load("qoder-agent-sdk@1.0.23")
+
+
+def _framed(tmp_path, pairs):
+    lines = [{"wirecheck_capture": 1, "framing": "directed"}] + [{"from": f, "message": m} for f, m in pairs]
+    path = tmp_path / "capture.framed.ndjson"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return str(path)
+
+
+def _codes(release, path):
+    return [(f.code, f.line) for f in check_captures(release, [path]).findings]
+
+
+def _init(version):
+    return {**INIT, "protocol_version": version} if version is not None else \
+        {k: v for k, v in INIT.items() if k != "protocol_version"}
+
+
+@pytest.mark.parametrize(("version", "expected"), [
+    ("1.2.0", []), ("1.0.0", []), ("1.99.3", []), (None, []),  # absent: optional, older CLIs predate the handshake
+    ("2.0.0", [("QODER_PROTOCOL_MAJOR", 1)]), ("0.9.0", [("QODER_PROTOCOL_MAJOR", 1)]),
+    ("v1.2", [("QODER_PROTOCOL_MAJOR", 1)]),
+])
+def test_protocol_major_must_equal_the_wire_version_major(release, write_lines, version, expected):
+    assert _codes(release, write_lines([_init(version)])) == expected
+
+
+def test_protocol_major_finding_says_expected_and_found(release, write_lines):
+    finding = check_captures(release, [write_lines([_init("2.0.0")])]).findings[0]
+    assert (finding.pointer, finding.expected, finding.found) == ("/protocol_version", "1.x.y", '"2.0.0"')
+
+
+def test_system_init_must_come_first_from_the_cli(release, write_lines):
+    assert _codes(release, write_lines([ASSISTANT, INIT, RESULT])) == [("FIRST_MESSAGE_IS", 1)]
+
+
+def test_output_after_result_before_a_new_prompt_is_an_error(release, tmp_path):
+    path = _framed(tmp_path, [("cli", INIT), ("sdk", PROMPT), ("cli", ASSISTANT), ("cli", RESULT),
+                              ("cli", ASSISTANT), ("cli", RESULT)])
+    assert _codes(release, path) == [("QODER_RESULT_ENDS_TURN", 6)]
+
+
+def test_a_new_prompt_or_a_task_notification_opens_the_next_turn(release, tmp_path):
+    path = _framed(tmp_path, [("cli", INIT), ("sdk", PROMPT), ("cli", ASSISTANT), ("cli", RESULT),
+                              ("sdk", PROMPT), ("cli", ASSISTANT), ("cli", RESULT),
+                              ("cli", NOTIFICATION), ("cli", ASSISTANT), ("cli", RESULT)])
+    assert _codes(release, path) == []
+
+
+def test_one_stream_captures_cannot_see_prompts_so_output_after_result_is_not_judged(release, write_lines):
+    assert _codes(release, write_lines([INIT, ASSISTANT, RESULT, ASSISTANT, RESULT])) == []
+
+
+def test_a_stream_ending_inside_a_turn_is_a_warning(release, write_lines):
+    findings = check_captures(release, [write_lines([INIT, ASSISTANT])]).findings
+    assert [(f.code, f.severity.value, f.line) for f in findings] == [("QODER_TURN_UNFINISHED", "warning", 2)]
+
+
+def test_turn_rules_are_per_capture_file(release, write_lines, tmp_path):
+    first = write_lines([INIT, ASSISTANT], name="a.ndjson")
+    second = write_lines([INIT, ASSISTANT, RESULT], name="b.ndjson")
+    findings = check_captures(release, [first, second]).findings
+    assert [(Path(f.file).name, f.code) for f in findings] == [("a.ndjson", "QODER_TURN_UNFINISHED")]
