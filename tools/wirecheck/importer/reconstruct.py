@@ -158,7 +158,8 @@ def reconstruct(older: Mapping[str, Any], newer: Mapping[str, Any], plan: Mappin
                 if source == "inferred":
                     kept[field] = _mark(prop, "inferred", why.partition(":")[2].strip() or "presence inferred")
                 else:
-                    note = why.partition(":")[2].strip() or ("shown by the seed" if source == "seed" else f"as in {source}")
+                    default = "shown by the seed" if source == "seed" else f"as in {source}"
+                    note = why.partition(":")[2].strip() or default
                     kept[field] = _mark(prop, source, note)
                     if field in newer_required:
                         required.append(field)
