@@ -54,6 +54,13 @@ def bench_diff(contracts: Path | None = None, transitive: bool = True) -> dict[s
                 timings["pairs"][index]["with_witnesses_s"] = round(elapsed, 4)
                 timings["pairs"][index]["witnesses"] = sum(len(f.witnesses) for f in result.findings)
         timings[f"{label}_s"] = round(total, 4)
+    consecutive = {f"{n}@{a}→{b}" for n, info in registry.packages.items()
+                   for a, b in zip([v for v in info.releases if (n, v) in releases],
+                                   [v for v in info.releases if (n, v) in releases][1:], strict=False)}
+    for label in ("without_witnesses", "with_witnesses"):
+        timings[f"consecutive_{label}_s"] = round(
+            sum(row[f"{label}_s"] for row in timings["pairs"] if row["pair"] in consecutive), 4)
+    timings["consecutive_pair_count"] = len(consecutive)
     timings["pair_count"] = len(pairs)
     timings["targets"] = {"without_witnesses_s": TARGET_WITHOUT_WITNESSES_S,
                           "with_witnesses_s": TARGET_WITH_WITNESSES_S}
@@ -67,6 +74,9 @@ def main() -> int:
     for row in result["pairs"]:
         print(f"  {row['pair']:<48} {row['without_witnesses_s']:>7.3f} s  {row['with_witnesses_s']:>7.3f} s  "
               f"{row['findings']:>4} findings {row['witnesses']:>4} witnesses")
+    print(f"{result['consecutive_pair_count']} consecutive pairs (the diff-versions job): without witnesses "
+          f"{result['consecutive_without_witnesses_s']:.3f} s, with witnesses "
+          f"{result['consecutive_with_witnesses_s']:.3f} s")
     print(f"{result['pair_count']} pairs: load {result['load_s']:.2f} s; without witnesses "
           f"{result['without_witnesses_s']:.3f} s (target < {TARGET_WITHOUT_WITNESSES_S} s); with witnesses "
           f"{result['with_witnesses_s']:.3f} s (target < {TARGET_WITH_WITNESSES_S} s)")

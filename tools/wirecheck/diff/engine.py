@@ -186,20 +186,27 @@ def _kind_removed(pair: _Pair, kind: MessageKind) -> DiffFinding:
 def compare_surface(pair: _Pair, kind: str, surface: str, old_location: str, new_location: str,
                     old_kind: str | None = None) -> tuple[list[DiffFinding], KindVerdict]:
     key = (old_location, new_location)
-    if key not in pair.proven:  # kinds share schemas (one payload type under several envelopes)
-        if semantic.same_shape(pair.old, old_location, pair.new, new_location):
-            pair.proven[key] = {(d, m): SAFE for d in DIRECTIONS for m in VIEWS}
-        else:
-            pair.proven[key] = semantic.compare(pair.old, old_location, pair.new, new_location)
+    if key not in pair.proven and semantic.same_shape(pair.old, old_location, pair.new, new_location):
+        pair.proven[key] = {(d, m): SAFE for d in DIRECTIONS for m in VIEWS}
+    old_end, new_end = (pair.old, old_location), (pair.new, new_location)
+    changes: list[tuple[Change, dict[tuple[str, str], Witness]]] = []
+    baseline: dict[str, tuple[Any, set]] = {}
+    if key not in pair.proven:
+        baseline = _baseline(pair, old_end, new_end) if pair.options.witnesses else {}
+        for change in structural_changes(pair.old, old_location, pair.new, new_location):
+            changes.append((change, _witnesses(pair, change, old_end, new_end)))
+        # a verified witness already answers its (direction, consumer model): no set reasoning needed there
+        known = {dv for _, found in changes for dv in found} | {dv for _, dvs in baseline.values() for dv in dvs}
+        pair.proven[key] = semantic.compare(pair.old, old_location, pair.new, new_location, known=known)
     proven = pair.proven[key]
     verdict = KindVerdict(kind, surface, old_kind, kind, tuple(sorted((d, m, v) for (d, m), v in proven.items())))
     if all(v == SAFE for v in proven.values()):
         return [], verdict
-    old_end, new_end = (pair.old, old_location), (pair.new, new_location)
-    baseline = _baseline(pair, old_end, new_end) if pair.options.witnesses else {}
-    findings = []
-    for change in structural_changes(pair.old, old_location, pair.new, new_location):
-        findings.append(_explain(pair, kind, surface, change, proven, baseline, old_end, new_end))
+    if not changes and not baseline:  # the same schemas under another kind: walk them for this kind too
+        baseline = _baseline(pair, old_end, new_end) if pair.options.witnesses else {}
+        changes = [(c, _witnesses(pair, c, old_end, new_end))
+                   for c in structural_changes(pair.old, old_location, pair.new, new_location)]
+    findings = [_explain(pair, kind, surface, change, found, proven) for change, found in changes]
     unique: dict[tuple[str, str, tuple], DiffFinding] = {}
     for finding in findings:  # a union walked branch by branch can report one change twice
         unique.setdefault((finding.rule, finding.path, finding.params), finding)
@@ -220,14 +227,17 @@ def _baseline(pair: _Pair, old_end: tuple[Side, str], new_end: tuple[Side, str])
     return out
 
 
-def _explain(pair: _Pair, kind: str, surface: str, change: Change, proven: dict[tuple[str, str], str],
-             baseline: dict[str, tuple[Any, set]], old_end: tuple[Side, str],
-             new_end: tuple[Side, str]) -> DiffFinding:
+def _witnesses(pair: _Pair, change: Change, old_end: tuple[Side, str],
+               new_end: tuple[Side, str]) -> dict[tuple[str, str], Witness]:
+    if not pair.options.witnesses or not change.probes:
+        return {}
+    # only rejections at or around the change's path count, so no change is credited with another's break
+    return judge(candidates(change.probes, old_end, new_end), old_end, new_end, about=change.path)
+
+
+def _explain(pair: _Pair, kind: str, surface: str, change: Change, witnesses: dict[tuple[str, str], Witness],
+             proven: dict[tuple[str, str], str]) -> DiffFinding:
     info = diff_rule_catalogue()[change.rule]
-    witnesses: dict[tuple[str, str], Witness] = {}
-    if pair.options.witnesses and change.probes:
-        # only rejections at or around the change's path count, so no change is credited with another's break
-        witnesses = judge(candidates(change.probes, old_end, new_end), old_end, new_end, about=change.path)
     # With witness search, "breaking" needs a witness; without it, a break the semantics prove and the rule
     # predicts is attributed to the rule. A predicted break nobody proved or refuted stays "unknown".
     verdicts: dict[tuple[str, str], str] = {}

@@ -28,13 +28,15 @@ def covers(wide: Any, narrow: Any) -> str:
         return UNKNOWN
 
 
-def compare(old: Side, old_location: str, new: Side, new_location: str) -> dict[tuple[str, str], str]:
+def compare(old: Side, old_location: str, new: Side, new_location: str,
+            known: set[tuple[str, str]] | frozenset[tuple[str, str]] = frozenset()) -> dict[tuple[str, str], str]:
     """(direction, consumer model) → breaking | safe | unknown for one kind surface.
 
     Producers write what their contract declares (the authored, strict view); consumers read with the strict or
     the tolerant view. So FORWARD for consumer model V asks `new_strict ⊆ old_V`, BACKWARD asks `old_strict ⊆ new_V`.
     (Comparing tolerant with tolerant would call every optional field added to a closed type a backward break,
     because a tolerant reading of the old type admits that field with any value, which no old producer wrote.)
+    `known`: (direction, view) pairs a verified witness already shows breaking; they are not recomputed.
     """
     verdicts: dict[tuple[str, str], str] = {}
     try:
@@ -44,7 +46,13 @@ def compare(old: Side, old_location: str, new: Side, new_location: str) -> dict[
     for direction, reader, reader_location, written in (
         (FORWARD, old, old_location, new_written), (BACKWARD, new, new_location, old_written)
     ):
-        strict = covers(reader.canonical(reader_location, STRICT), written)
+        if (direction, TOLERANT) in known:  # a tolerant reader's refusal is a strict reader's refusal too
+            verdicts[(direction, TOLERANT)] = verdicts[(direction, STRICT)] = BREAKING
+            continue
+        if (direction, STRICT) in known:
+            strict = BREAKING
+        else:
+            strict = covers(reader.canonical(reader_location, STRICT), written)
         verdicts[(direction, STRICT)] = strict
         if strict == SAFE:  # the tolerant view of the reader admits a superset of its strict view
             verdicts[(direction, TOLERANT)] = SAFE
