@@ -11,6 +11,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from wirecheck.contracts.model import ContractRelease, MessageKind
 from wirecheck.fuzz.mutants import Mutant, MutantFactory
 from wirecheck.fuzz.sampling import draw_examples
@@ -51,7 +53,10 @@ def valid_entries(release: ContractRelease, kind: MessageKind, count: int, seed:
     assert kind.schema is not None
     strategy = compiler_for(release).for_uri(kind.schema.uri)
     index = [k.id for k in release.kinds].index(kind.id)
-    return [Entry(kind.id, value) for value in draw_examples(strategy, count, _seed_for(seed, index))]
+    unique: dict[bytes, Any] = {}  # a small value space repeats itself; each message once
+    for value in draw_examples(strategy, count, _seed_for(seed, index)):
+        unique.setdefault(orjson.dumps(value, option=orjson.OPT_SORT_KEYS), value)
+    return [Entry(kind.id, value) for value in unique.values()]
 
 
 def mutant_entries(release: ContractRelease, kind: MessageKind, count: int, seed: int) -> list[Entry]:
