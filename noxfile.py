@@ -59,3 +59,12 @@ def record_qodercli(session: nox.Session) -> None:
     session.install("-e", ".")
     session.run("python", "-m", "wirecheck.importer.record_qodercli",
                 "--out", "fixtures/qoder-agent-sdk/1.0.23/real", *session.posargs)
+
+
+@nox.session(name="certify-qodercli", python=PYTHON)
+def certify_qodercli(session: nox.Session) -> None:
+    """Certify the real qodercli 1.1.23 live (downloads the PyPI wheel qoder-agent-sdk==1.0.13 that bundles it)
+    through the shipped Qoder scenarios; reports in reports/certify/qodercli-1.1.23/. Opt-in, never in the default
+    run. Exit 1 means "not certified", which is a result, so the session reports it without failing."""
+    session.install("-e", ".")
+    session.run("python", "-m", "wirecheck.harness.qodercli", *session.posargs, success_codes=[0, 1])
