@@ -205,8 +205,9 @@ def _do(proc: LiveProcess, step: Step, recorder: FramedRecorder, result: StepRes
                 if proc.flooded.is_set():
                     result.detail = "the output limit was exceeded"
                     return
-                result.detail = f"stdout closed (exit status {proc.proc.poll()}) before a line matching " \
-                                f"{step.describe()[7:]}"
+                code = proc.wait(1.0)
+                status = f"exit status {code}" if code is not None else "still running"
+                result.detail = f"stdout closed ({status}) before a line matching {step.describe()[7:]}"
                 return
             value = _parse(line)
             if value is not None and matches(step.value, value):
