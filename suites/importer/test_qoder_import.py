@@ -285,3 +285,64 @@ def test_committed_imported_releases_say_where_they_came_from():
         protocol = orjson.loads((ROOT / "contracts/qoder-agent-sdk" / version / "protocol.json").read_bytes())
         assert normalise.dump(protocol) == (ROOT / "contracts/qoder-agent-sdk" / version / "protocol.json").read_text()
     assert copy.deepcopy(SAMPLE) == SAMPLE
+
+
+# -- the whole pipeline offline: npm pack and the generator replaced by the committed sample ---------------------------
+
+@pytest.fixture
+def offline_pipeline(monkeypatch, tmp_path):
+    """`import_npm` with `npm pack` and the generator stubbed: a tarball folder with a manifest and a version
+    module, and the sample as the generator's output."""
+    from wirecheck.importer import npm
+
+    def fake_pack(spec, dest):
+        root = dest / "unpacked"
+        dist = root / "package" / "dist"
+        (dist / "protocol").mkdir(parents=True)
+        (dist / "protocol" / "index.d.ts").write_text("export type { SDKMessage } from './messages.js';\n")
+        (dist / "protocol" / "index.js").write_text('var r="1.4.0";export{r as WIRE_PROTOCOL_VERSION};')
+        (dist / "runtime-manifest.json").write_text(json.dumps({"version": 1, "sdkVersion": "9.9.9"}))
+        return npm.PackedRelease("@qoder-ai/qoder-agent-sdk", "9.9.9", dest / "x.tgz", "sha512-AAAA", "abc", root)
+
+    monkeypatch.setattr(npm, "pack", fake_pack)
+    monkeypatch.setattr(tsgen, "generate", lambda *args, **kwargs: copy.deepcopy(SAMPLE))
+    return tmp_path
+
+
+def test_import_writes_a_draft_folder_with_provenance(offline_pipeline):
+    result = CliRunner().invoke(app, ["import", "npm", "@qoder-ai/qoder-agent-sdk@9.9.9",
+                                      "--out", str(offline_pipeline / "out")])
+    assert result.exit_code == 0, result.output
+    out = offline_pipeline / "out"
+    assert sorted(p.name for p in out.iterdir()) == [
+        "catalog.yaml", "import.yaml", "protocol.json", "runtime-manifest.schema.json", "wire.json"]
+    record = yaml.safe_load((out / "import.yaml").read_text())
+    assert record["imported"] == "@qoder-ai/qoder-agent-sdk@9.9.9" and record["integrity"] == "sha512-AAAA"
+    assert record["wire_protocol_version"] == "1.4.0"
+    catalog_data = yaml.safe_load((out / "catalog.yaml").read_text())
+    assert catalog_data["wire_version"] == "1.4.0"
+    assert "sha512-AAAA" in catalog_data["sources"]["release"]["ref"]
+
+
+def test_import_check_passes_on_a_reproduced_folder_and_fails_on_a_changed_one(offline_pipeline):
+    out = str(offline_pipeline / "out")
+    assert CliRunner().invoke(app, ["import", "npm", "qoder-agent-sdk@9.9.9", "--out", out]).exit_code == 0
+    same = CliRunner().invoke(app, ["import", "npm", "qoder-agent-sdk@9.9.9", "--out", out, "--check"])
+    assert same.exit_code == 0 and "identical" in same.output
+    (offline_pipeline / "out" / "wire.json").write_text("{}\n")
+    (offline_pipeline / "out" / "extra.json").write_text("{}\n")
+    changed = CliRunner().invoke(app, ["import", "npm", "qoder-agent-sdk@9.9.9", "--out", out, "--check"])
+    assert changed.exit_code == 1
+    assert "differs:" in changed.output and "wire.json" in changed.output
+    assert "schema not produced by the import:" in changed.output and "extra.json" in changed.output
+
+
+def test_import_reports_a_failing_npm_as_a_usage_error(monkeypatch, tmp_path):
+    from wirecheck.importer import npm
+
+    def broken(spec, dest):
+        raise RuntimeError("npm pack @qoder-ai/qoder-agent-sdk@0.0.0 failed: E404")
+
+    monkeypatch.setattr(npm, "pack", broken)
+    result = CliRunner().invoke(app, ["import", "npm", "qoder-agent-sdk@0.0.0", "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2 and "E404" in result.output
