@@ -326,7 +326,8 @@ def _rs_leaf_errors(errors: list[Any], label: tuple[str, str]) -> list[Any]:
     leaves: list[Any] = []
     for error in errors:
         context = getattr(error.kind, "context", None)
-        if error.kind.name in ("oneOf", "anyOf") and context:
+        # "valid under more than one branch" is itself the failure, not a branch's
+        if type(error.kind).__name__ in ("OneOfNotValid", "AnyOf") and context:
             options = sorted((_rs_leaf_errors(list(branch), label) for branch in context), key=len)
             with_label = [o for o in options if any(_rs_matches(e, *label) for e in o)]
             leaves.extend((with_label or options)[0])

@@ -9,6 +9,7 @@ speed (rejections) but never validity.
 from __future__ import annotations
 
 import re
+import string
 from functools import lru_cache
 
 import regress
@@ -44,13 +45,19 @@ def to_python(pattern: str) -> re.Pattern[str]:
 _TEXT = st.characters(codec="utf-8", exclude_categories=("Cs",))
 
 
-def strings_matching(pattern: str) -> st.SearchStrategy[str]:
+# For a pattern beside a `format` (uri, email, ...): characters a URI may carry literally, so that `[^/?#]+`
+# does not spend every draw on code points the format check then refuses.
+URI_SAFE = st.sampled_from(string.ascii_letters + string.digits + "-._~:/?#[]@!$&'()*+,;=")
+
+
+def strings_matching(pattern: str, alphabet: st.SearchStrategy[str] | None = None) -> st.SearchStrategy[str]:
     """Strings that match the ECMA pattern `pattern` (search semantics)."""
+    chars = alphabet if alphabet is not None else _TEXT
     try:
         compiled = to_python(pattern)
     except UnsupportedPattern:
-        return st.text(_TEXT, max_size=20).filter(lambda text: matches(pattern, text))
-    return st.from_regex(compiled, fullmatch=True, alphabet=_TEXT).filter(lambda text: matches(pattern, text))
+        return st.text(chars, max_size=20).filter(lambda text: matches(pattern, text))
+    return st.from_regex(compiled, fullmatch=True, alphabet=chars).filter(lambda text: matches(pattern, text))
 
 
 def strings_not_matching(pattern: str, like: str = "") -> list[str]:

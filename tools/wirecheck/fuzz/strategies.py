@@ -341,7 +341,7 @@ class Compiler:
         if pattern is not None and fmt in PROBES and all(regex.matches(pattern, p) for p in PROBES[fmt]):
             strategy = FORMATS[fmt].filter(lambda text: regex.matches(pattern, text))
         elif pattern is not None:
-            strategy = regex.strings_matching(pattern)
+            strategy = regex.strings_matching(pattern, regex.URI_SAFE if fmt is not None else None)
             if fmt is not None:  # both checkers: they disagree on corner cases such as year 0000
                 strategy = strategy.filter(lambda text: FORMAT_CHECKER.conforms(text, fmt))
         elif fmt in FORMATS:

@@ -1,0 +1,57 @@
+"""Every message kind of every release: a valid strategy whose values pass both validators, and mutants that
+both validators reject for the labelled reason."""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+
+import pytest
+
+from wirecheck.contracts import ContractError, load_registry
+from wirecheck.contracts.reference import reference_validator
+from wirecheck.fuzz.corpus import fuzzable_kinds
+from wirecheck.fuzz.mutants import MutantFactory, explain_rejection
+from wirecheck.fuzz.sampling import draw_examples
+from wirecheck.fuzz.strategies import compiler_for
+
+THOROUGH = os.environ.get("HYPOTHESIS_PROFILE") == "thorough"
+VALID, MUTATED = (100, 20) if THOROUGH else (6, 2)
+REGISTRY = load_registry()
+
+
+@cache
+def _release(spec: str):
+    return REGISTRY.load(spec)
+
+
+def _cases() -> list[tuple[str, str]]:
+    cases = []
+    for package, info in sorted(REGISTRY.packages.items()):
+        for version in info.releases:
+            try:
+                release = REGISTRY.load(f"{package}@{version}")
+            except ContractError:
+                continue  # the contract self-tests report a release that does not load
+            cases += [(release.name, kind.id) for kind in fuzzable_kinds(release)]
+    return cases
+
+
+@pytest.mark.parametrize(("spec", "kind_id"), _cases())
+def test_kind_generates_valid_messages_and_rejected_mutants(spec, kind_id):
+    release = _release(spec)
+    kind = release.kind(kind_id)
+    compiler = compiler_for(release)
+    values = draw_examples(compiler.for_uri(kind.schema.uri), VALID, seed=1)
+    assert values, f"{spec} {kind_id}: the strategy produced nothing"
+    fast = compiler.schemas.ref_validator(kind.schema.uri)
+    reference = reference_validator({"$ref": kind.schema.uri}, release.resources)
+    for value in values:
+        assert fast.is_valid(value), value
+        assert reference.is_valid(value), (value, [e.message for e in reference.iter_errors(value)][:3])
+    factory = MutantFactory(compiler.schemas, kind.schema.uri, kind=kind_id)
+    for value in values[:MUTATED]:
+        for mutant in factory.mutants(value):
+            label = (mutant.keyword, mutant.pointer)
+            assert not fast.is_valid(mutant.instance), mutant
+            assert explain_rejection(reference, mutant.instance, label) == [label], mutant
