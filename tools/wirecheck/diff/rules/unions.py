@@ -40,13 +40,19 @@ def _const(side: Side, flat: Flat, name: str) -> tuple[Any] | None:
     return None
 
 
-def _signature(side: Side, location: str) -> str:
-    try:
-        from wirecheck.diff.model import STRICT
+def _equivalent(pair: Pair, old_branch: str, new_branch: str) -> bool:
+    from wirecheck.diff.model import STRICT
+    from wirecheck.diff.semantic import same_shape
 
-        return orjson.dumps(side.canonical(location, STRICT).to_json_schema(), option=orjson.OPT_SORT_KEYS).decode()
+    if same_shape(pair.old_side, old_branch, pair.new_side, new_branch):
+        return True
+    if flatten(pair.old_side, old_branch).types != flatten(pair.new_side, new_branch).types:
+        return False
+    try:
+        a, b = pair.old_side.canonical(old_branch, STRICT), pair.new_side.canonical(new_branch, STRICT)
+        return bool(a.covers(b).value == "yes" and b.covers(a).value == "yes")
     except Exception:
-        return location
+        return False
 
 
 def match_branches(pair: Pair) -> tuple[list[tuple[str, str]], list[str], list[str], tuple[str | None, str | None]]:
@@ -67,26 +73,53 @@ def match_branches(pair: Pair) -> tuple[list[tuple[str, str]], list[str], list[s
             else:
                 left_old.append(b)
         return matched, left_old, left_new, (old_d, new_d)
-    # no shared discriminator: equal canonical forms first, then the same JSON type, in order
+    # no shared discriminator: branches written alike (refs followed), or proven equal, first
     left_new = list(new_b)
     left_old = []
-    new_sigs = {b: _signature(pair.new_side, b) for b in new_b}
     for b in old_b:
-        sig = _signature(pair.old_side, b)
-        twin = next((n for n in left_new if new_sigs[n] == sig), None)
+        twin = next((n for n in left_new if _equivalent(pair, b, n)), None)
         if twin is not None:
             matched.append((b, twin))
             left_new.remove(twin)
         else:
             left_old.append(b)
+    # then by a constant only one branch on each side has (a partial discriminator: `subtype: "get_usage"`)
+    old_marks = _unique_consts(pair.old_side, left_old)
+    new_marks = _unique_consts(pair.new_side, left_new)
+    by_mark = {mark: n for n, marks in new_marks.items() for mark in marks}
     for b in list(left_old):
-        types = flatten(pair.old_side, b).types
-        twin = next((n for n in left_new if flatten(pair.new_side, n).types == types), None)
-        if twin is not None:
+        twin = next((by_mark[m] for m in sorted(old_marks.get(b, ())) if m in by_mark), None)
+        if twin is not None and twin in left_new:
             matched.append((b, twin))
             left_new.remove(twin)
             left_old.remove(b)
+    # last, a lone remaining branch of the same JSON type on each side (never guessed among several)
+    for b in list(left_old):
+        types = flatten(pair.old_side, b).types
+        same_old = [o for o in left_old if flatten(pair.old_side, o).types == types]
+        same_new = [n for n in left_new if flatten(pair.new_side, n).types == types]
+        if len(same_old) == 1 and len(same_new) == 1:
+            matched.append((b, same_new[0]))
+            left_new.remove(same_new[0])
+            left_old.remove(b)
     return matched, left_old, left_new, (old_d, new_d)
+
+
+def _unique_consts(side: Side, branches: list[str]) -> dict[str, set[tuple[str, bytes]]]:
+    """Per branch, the (property, constant) pairs no other of the given branches shares."""
+    marks: dict[str, set[tuple[str, bytes]]] = {}
+    for b in branches:
+        flat = flatten(side, b)
+        marks[b] = set()
+        for name in flat.properties:
+            value = _const(side, flat, name)
+            if value is not None:
+                marks[b].add((name, orjson.dumps(value[0], option=orjson.OPT_SORT_KEYS)))
+    counts: dict[tuple[str, bytes], int] = {}
+    for found in marks.values():
+        for mark in found:
+            counts[mark] = counts.get(mark, 0) + 1
+    return {b: {m for m in found if counts[m] == 1} for b, found in marks.items()}
 
 
 def _example(side: Side, location: str) -> Any:
@@ -138,7 +171,11 @@ def _introduced(pair: Pair) -> Iterator[Change]:
 @node_rule("UNION_BRANCH_ADDED", "UNION_BRANCH_REMOVED", "DISCRIMINATOR_CHANGED")
 def branches(pair: Pair) -> Iterator[Change]:
     if bool(pair.old.union) != bool(pair.new.union):
-        yield from _introduced(pair)
+        refined = pair.new if pair.new.union else pair.old
+        if not (refined.properties or refined.required or refined.closed):
+            # a union of alternatives appeared (or went); a union *beside* an object's own properties only refines
+            # it (`anyOf: [{required: [type]}, {required: [subtype]}]`) and is left to the set reasoning
+            yield from _introduced(pair)
         return
     if not pair.old.union or not pair.new.union:
         return
