@@ -68,3 +68,33 @@ def certify_qodercli(session: nox.Session) -> None:
     run. Exit 1 means "not certified", which is a result, so the session reports it without failing."""
     session.install("-e", ".")
     session.run("python", "-m", "wirecheck.harness.qodercli", *session.posargs, success_codes=[0, 1])
+
+
+@nox.session(python=PYTHON)
+def models(session: nox.Session) -> None:
+    """Regenerate the pydantic models of every release into tools/wirecheck/models (datamodel-code-generator,
+    pinned in the `models` extra). `nox -s models -- --check` only reports stale models (exit 1)."""
+    session.install("-e", ".[models]")
+    session.run("python", "-m", "wirecheck.models.generate", *session.posargs)
+
+
+@nox.session(name="fuzz-consumer", python=PYTHON)
+def fuzz_consumer(session: nox.Session) -> None:
+    """Opt-in (downloads qoder-agent-sdk from PyPI): fuzz the real Python SDK parser
+    `qoder_agent_sdk._internal.message_parser.parse_message` (wheel 1.0.13, which bundles qodercli 1.1.23 and so
+    targets contract qoder-agent-sdk@1.0.23) with every message the CLI sends it; writes
+    fixtures/consumer-reports/qoder-agent-sdk-python-1.0.13.{json,md}. Exit 1 from wirecheck means "findings",
+    which is the result, so the session does not fail on it."""
+    session.install("-e", ".", "qoder-agent-sdk==1.0.13")
+    out = "fixtures/consumer-reports/qoder-agent-sdk-python-1.0.13"
+    session.run(
+        "wirecheck", "fuzz-consumer", "qoder-agent-sdk@1.0.23",
+        "--python", "qoder_agent_sdk._internal.message_parser:parse_message",
+        "--reject-exception", "qoder_agent_sdk._errors:MessageParseError",
+        # what reaches parse_message: the SDK's Query consumes control messages, keep-alives and mirrors first
+        "--role", "sdk", "--skip-kind", "control_*", "--skip-kind", "keep_alive", "--skip-kind", "transcript_mirror",
+        "--count", "100", "--seed", "0",
+        "--json", f"{out}.json", "--markdown", f"{out}.md",
+        *session.posargs,
+        success_codes=[0, 1],
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import sys
 from pathlib import Path
 
@@ -65,7 +66,8 @@ def register_consumer(app: typer.Typer) -> None:
         reject: list[str] = typer.Option(
             [], "--reject-exception", help="module:Class raised to refuse a message (default ValueError)."
         ),
-        kind: list[str] = typer.Option([], "--kind", "-k", help="Only this kind (repeatable)."),
+        kind: list[str] = typer.Option([], "--kind", "-k", help="Only kinds matching this glob (repeatable)."),
+        skip_kind: list[str] = typer.Option([], "--skip-kind", help="Leave out kinds matching this glob."),
         role: str | None = typer.Option(None, "--role", help="Only kinds this role consumes (the catalog's roles)."),
         count: int = typer.Option(50, "--count", "-n", min=1, help="Valid messages (and mutants) per kind."),
         seed: int = typer.Option(0, "--seed"),
@@ -91,14 +93,19 @@ def register_consumer(app: typer.Typer) -> None:
         if bool(python) == bool(command):
             raise fail_usage("give exactly one consumer: --python module:function, or -- COMMAND...")
         release = guarded(lambda: registry(contracts).load(spec))
-        if role is not None:
-            if role not in release.roles:
-                raise fail_usage(f"--role {role!r}: this release's roles: {', '.join(release.roles)}")
-            kind = kind or [k.id for k in fuzzable_kinds(release) if k.consumer == role]
-        try:
-            fuzzable_kinds(release, kind)
-        except KeyError as exc:
-            raise fail_usage(str(exc.args[0])) from None
+        if role is not None and role not in release.roles:
+            raise fail_usage(f"--role {role!r}: this release's roles: {', '.join(release.roles)}")
+        candidates = [k.id for k in fuzzable_kinds(release) if role is None or k.consumer == role]
+        unmatched = [g for g in kind if not fnmatch.filter(candidates, g)]
+        if unmatched:
+            raise fail_usage(f"--kind {', '.join(unmatched)}: matches no fuzzable kind; known: {', '.join(candidates)}")
+        kind = [
+            k for k in candidates
+            if (not kind or any(fnmatch.fnmatchcase(k, g) for g in kind))
+            and not any(fnmatch.fnmatchcase(k, g) for g in skip_kind)
+        ]
+        if not kind:
+            raise fail_usage("no kinds left to fuzz")
         try:
             consumer = (
                 PythonConsumer(python, rejects=reject, timeout=timeout)
