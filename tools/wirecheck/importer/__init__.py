@@ -6,6 +6,10 @@ contract dialect (2020-12, `$defs`, `$id`, stable names, const discriminators). 
 committed, so nothing else in wirecheck needs Node.
 
 Modules: `npm.py` (pack + extract, no shell), `tsgen.py` (the generator run), `normalise.py` (pure),
-`catalog.py` (pure: kinds from the wire unions), `release.py` (writes the draft folder + provenance),
-`record_qodercli.py` (records the real CLI bundled in the PyPI wheel).
+`catalog.py` (pure: kinds from the wire unions), `release.py` (assembles and writes the draft folder + provenance;
+the `wirecheck import npm` command and `nox -s import-release` wrap it), `profiles/` (per package: what the types
+cannot say), `reconstruct.py` (unpublished releases from their neighbours and a seed diff, plan in
+`profiles/<package>.reconstruct.yaml`), `examples.py` + `fixtures.py` (a valid and an invalid generated fixture per
+kind), `record_qodercli.py` (records the real CLI bundled in the PyPI wheel; `nox -s record-qodercli`).
+`acp.py` is the separate importer of the ACP JSON Schema (another package, another format).
 """
