@@ -146,7 +146,8 @@ def test_unknown_role_and_level_are_usage_errors(fake, framed):
 def test_findings_no_requirement_covers_are_listed(fake, framed, tmp_path):
     path = tmp_path / "only-init.yaml"
     path.write_text(yaml.safe_dump({"requirements_format": 1, "contract": "fakeqoder@1.0.0", "requirements": [
-        {"id": "F-1-INIT", "level": "MUST", "subject": "cli", "text": "init is valid", "checks": {"kind": "system.init"}}]}))
+        {"id": "F-1-INIT", "level": "MUST", "subject": "cli", "text": "init is valid",
+         "checks": {"kind": "system.init"}}]}))
     bad = {**RESULT, "is_error": "no"}
     cert = certify_captures(fake, [framed([*GOOD_RUN[:-1], ("cli", bad)])], requirements=path)
     assert [f.code for f in cert.unmapped] == ["SCHEMA_VIOLATION"]

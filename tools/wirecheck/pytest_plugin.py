@@ -73,6 +73,7 @@ class _Session:
         from wirecheck.contracts import ContractError, load_registry
 
         self.settings = settings
+        assert settings.contract is not None
         try:
             self.registry = load_registry(settings.contracts)
             self.release = self.registry.load(settings.contract)

@@ -3,7 +3,7 @@ a verdict and a compatibility badge. Pure: values in, a `Certification` out."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -156,7 +156,7 @@ def evaluate(
         rule_kinds.setdefault(use.id, set()).update(use.kinds or producers)
     seen = {kind_id: cov.seen for kind_id, cov in result.coverage.items()}
 
-    def seen_in_scope(kind_ids: set[str] | list[str]) -> int:
+    def seen_in_scope(kind_ids: Iterable[str]) -> int:
         return sum(seen.get(k, 0) for k in kind_ids if role is None or producers.get(k) == role)
 
     senders = senders or {}

@@ -6,7 +6,8 @@ the catalog turns on, and per group of built-in checks.
     python -m wirecheck.certify.generate --all --check     # exit 1 when a file lacks a kind/rule or is missing
 
 Re-running keeps every existing requirement whose link still exists (its id, level, text and review state: a
-reviewer may rename or reword freely; drafts are refreshed from the contract, keeping their ids), adds drafts (`reviewed: false`) for new kinds and rules, and drops
+reviewer may rename or reword freely; drafts are refreshed from the contract, keeping their ids), adds drafts
+(`reviewed: false`) for new kinds and rules, and drops
 requirements whose kind or rule left the contract (printed, so the removal is reviewed in the diff).
 """
 
@@ -181,7 +182,8 @@ def merge(release: ContractRelease, existing: list[dict[str, Any]]) -> tuple[lis
 
 
 def _quote(text: str) -> str:
-    return yaml.safe_dump(text, default_flow_style=True, width=10_000, allow_unicode=True).strip().removesuffix("...").strip()
+    dumped = yaml.safe_dump(text, default_flow_style=True, width=10_000, allow_unicode=True)
+    return dumped.strip().removesuffix("...").strip()
 
 
 def render(release: ContractRelease, requirements: list[dict[str, Any]]) -> str:
@@ -207,7 +209,7 @@ def render(release: ContractRelease, requirements: list[dict[str, Any]]) -> str:
 
 def generate(release: ContractRelease) -> tuple[str, list[str]]:
     path = release.root / REQUIREMENTS_FILE
-    existing = []
+    existing: list[dict[str, Any]] = []
     if path.is_file():
         existing = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("requirements") or []
     merged, dropped = merge(release, existing)

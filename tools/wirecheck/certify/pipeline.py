@@ -67,7 +67,9 @@ def certify_captures(
     return certification
 
 
-def unclassified_senders(release: ContractRelease, findings: Sequence[Any]) -> dict[tuple[str, int | None, str | None], str]:
+def unclassified_senders(
+    release: ContractRelease, findings: Sequence[Any]
+) -> dict[tuple[str, int | None, str | None], str]:
     """Who sent each unclassified message that has a finding: the `from` of a framed line, or for HAR the role that
     produces the release's HTTP requests (or responses), when exactly one role does."""
     import orjson

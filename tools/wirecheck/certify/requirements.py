@@ -116,7 +116,7 @@ class _LineLoader(yaml.SafeLoader):
 
 
 def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict[str, Any]:
-    mapping = loader.construct_mapping(node, deep=True)
+    mapping = {str(k): v for k, v in loader.construct_mapping(node, deep=True).items()}
     mapping["__line__"] = node.start_mark.line + 1
     return mapping
 
@@ -136,9 +136,10 @@ def load_requirements(path: Path, release: ContractRelease) -> RequirementSet:
     """Load and check a requirement set against the release it certifies; every problem is located."""
     file = str(path)
     try:
-        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_LineLoader)  # noqa: S506 (a SafeLoader subclass)
+        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_LineLoader)
     except FileNotFoundError:
-        raise ContractError(ContractProblem(file, "", f"no requirement set for {release.name} (file not found)")) from None
+        problem = ContractProblem(file, "", f"no requirement set for {release.name} (file not found)")
+        raise ContractError(problem) from None
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         raise ContractError(ContractProblem(file, "", f"not valid YAML: {exc}")) from None
     data = _strip_lines(raw)
@@ -185,10 +186,12 @@ def load_requirements(path: Path, release: ContractRelease) -> RequirementSet:
                                             f"{release.name}'s catalog does not turn on rule {link.rule!r}"))
         for i, kind in enumerate(link.kinds):
             if kind not in kinds:
-                problems.append(ContractProblem(file, f"{where}/checks/kinds/{i}", f"{release.name} has no kind {kind!r}"))
+                problems.append(ContractProblem(file, f"{where}/checks/kinds/{i}",
+                                                f"{release.name} has no kind {kind!r}"))
         for i, code in enumerate(link.builtin):
             if code not in builtins:
-                problems.append(ContractProblem(file, f"{where}/checks/builtin/{i}", f"{code!r} is not a built-in check"))
+                problems.append(ContractProblem(file, f"{where}/checks/builtin/{i}",
+                                                f"{code!r} is not a built-in check"))
     if problems:
         raise ContractError(problems)
     return RequirementSet(data["contract"], path, tuple(requirements), data.get("description"))

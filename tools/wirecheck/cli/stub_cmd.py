@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import time
 from pathlib import Path
@@ -14,13 +15,14 @@ from wirecheck.certify.pipeline import certify_captures
 from wirecheck.certify.report import FORMATS
 from wirecheck.cli.certify_cmd import write_reports
 from wirecheck.cli.common import CONTRACTS_OPTION, fail_usage, guarded, registry
+from wirecheck.contracts import PackageRegistry
 from wirecheck.contracts.model import ContractRelease
 
 NEEDED_KINDS = ("discovery.response", "lease.request", "lease.response", "lease.empty", "events.request",
                 "renew.request", "renew.response")
 
 
-def _xopc_release(spec: str, contracts: Path | None) -> tuple[ContractRelease, object]:
+def _xopc_release(spec: str, contracts: Path | None) -> tuple[ContractRelease, PackageRegistry]:
     reg = registry(contracts)
     release = guarded(lambda: reg.load(spec))
     have = {k.id for k in release.kinds}
@@ -80,7 +82,7 @@ def register(app: typer.Typer) -> None:
                 argv = [part.replace("{url}", server.base_url) for part in command]
                 env = scratch.env({"WIRECHECK_STUB_URL": server.base_url})
                 try:
-                    child = subprocess.Popen(argv, cwd=scratch.root / "work", env=env,  # noqa: S603 (no shell)
+                    child = subprocess.Popen(argv, cwd=scratch.root / "work", env=env,
                                              stdin=subprocess.DEVNULL, start_new_session=True)
                 except OSError as exc:
                     scratch.remove()
@@ -95,10 +97,8 @@ def register(app: typer.Typer) -> None:
             finally:
                 if child is not None and child.poll() is None and platform.done.is_set():
                     # the client is idle: give it time to finish on its own (write its output, exit)
-                    try:
+                    with contextlib.suppress(subprocess.TimeoutExpired):
                         child.wait(min(10.0, max(deadline - time.monotonic(), 0.1)))
-                    except subprocess.TimeoutExpired:
-                        pass
                 if child is not None and child.poll() is None:
                     child.terminate()
                     try:

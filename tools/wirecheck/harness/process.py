@@ -104,7 +104,7 @@ class LiveProcess:
         self.started = time.monotonic()
         self.output_bytes = 0
         self.flooded = threading.Event()
-        self.proc = subprocess.Popen(  # noqa: S603 (argv list, no shell, by design)
+        self.proc = subprocess.Popen(
             self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             cwd=scratch.root / "work", env=dict(env), start_new_session=True, close_fds=True,
         )
@@ -158,7 +158,8 @@ class LiveProcess:
         stream = self.proc.stderr
         assert stream is not None
         with contextlib.suppress(OSError, ValueError):
-            for chunk in iter(lambda: stream.read1(65536), b""):
+            read = getattr(stream, "read1", stream.read)  # read1: whatever is there, without waiting for 64 KiB
+            for chunk in iter(lambda: read(65536), b""):
                 self._stderr.append(chunk)
                 self._stderr_size += len(chunk)
                 while self._stderr_size > self.limits.stderr_tail_bytes and len(self._stderr) > 1:

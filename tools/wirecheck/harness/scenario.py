@@ -85,7 +85,7 @@ class _LineLoader(yaml.SafeLoader):
 
 
 def _mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict[str, Any]:
-    value = loader.construct_mapping(node, deep=True)
+    value = {str(k): v for k, v in loader.construct_mapping(node, deep=True).items()}
     value["__line__"] = node.start_mark.line + 1
     return value
 
@@ -104,7 +104,7 @@ def _clean(value: Any) -> Any:
 def load_scenario(path: Path) -> Scenario:
     file = str(path)
     try:
-        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_LineLoader)  # noqa: S506 (SafeLoader subclass)
+        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_LineLoader)
     except FileNotFoundError:
         raise ContractError(ContractProblem(file, "", "scenario file not found")) from None
     except yaml.YAMLError as exc:

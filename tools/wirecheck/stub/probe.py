@@ -41,6 +41,10 @@ class _Stop(Exception):
     pass
 
 
+def _object(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def discovery_url(base_url: str) -> str:
     parts = urlsplit(base_url)
     return urlunsplit((parts.scheme, parts.netloc, parts.path.rstrip("/") + "/.well-known/xopc-platform", "", ""))
@@ -73,7 +77,7 @@ class XopcProbe:
         response_headers: dict[str, str] = {}
         raw: bytes | None = None
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310 (http(s) only)
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
                 status, response_headers = response.status, {k.lower(): v for k, v in response.headers.items()}
                 raw = response.read(MAX_RESPONSE_BYTES + 1)
         except urllib.error.HTTPError as error:
@@ -114,8 +118,8 @@ class XopcProbe:
         status, discovery = self._call("GET", discovery_url(self.base_url), auth=False)
         if status is None or not 200 <= status < 300 or not isinstance(discovery, dict):
             raise _Stop(f"discovery answered {status} without a JSON document; nothing else can be probed")
-        endpoints = discovery.get("endpoints") if isinstance(discovery.get("endpoints"), dict) else {}
-        capabilities = discovery.get("capabilities") if isinstance(discovery.get("capabilities"), dict) else {}
+        endpoints = _object(discovery.get("endpoints"))
+        capabilities = _object(discovery.get("capabilities"))
         agent_api = endpoints.get("agentApi")
         if capabilities.get("runtimeFleet") is not True or not isinstance(agent_api, str):
             raise _Stop("the platform announces no runtime fleet (capabilities.runtimeFleet, endpoints.agentApi); "
@@ -136,7 +140,7 @@ class XopcProbe:
         self._step(f"stopped after {self.max_leases} leases without an idle (204) answer")
 
     def _run_command(self, agent: str, command: dict[str, Any]) -> None:
-        payload = command.get("payload") if isinstance(command.get("payload"), dict) else {}
+        payload = _object(command.get("payload"))
         needed = ("id", "runId", "leaseToken")
         if not all(isinstance(command.get(k), str) for k in needed):
             raise _Stop("the leased command lacks id/runId/leaseToken; the client cannot report on it")
@@ -157,7 +161,7 @@ class XopcProbe:
             self._call("POST", f"{agent}/events", {"event": value, "leaseToken": token})
 
         event("xopc.run.started", 1, {})
-        status, renewal = self._call("POST", f"{agent}/commands/{command['id']}/renew",
+        _, renewal = self._call("POST", f"{agent}/commands/{command['id']}/renew",
                                      {"leaseToken": token, "leaseSeconds": 60})
         cancelled = isinstance(renewal, dict) and renewal.get("cancelRequested") is True
         if cancelled:

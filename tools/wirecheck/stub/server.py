@@ -31,10 +31,19 @@ class _Handler(BaseHTTPRequestHandler):
     server: _Server
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (stdlib signature)
+    def log_message(self, format: str, *args: object) -> None:
         pass  # the HAR is the log
 
     def _serve(self) -> None:
+        with self.server.in_flight_lock:
+            self.server.in_flight += 1
+        try:
+            self._serve_one()
+        finally:
+            with self.server.in_flight_lock:
+                self.server.in_flight -= 1
+
+    def _serve_one(self) -> None:
         started, clock = now(), time.perf_counter()
         headers = {k.lower(): v for k, v in self.headers.items()}
         length = int(headers.get("content-length") or 0)
@@ -50,14 +59,14 @@ class _Handler(BaseHTTPRequestHandler):
         except Exception as exc:  # a bug in the stub must not kill the server; it is reported as a 500
             reply = Reply(500, f'{{"error": "stub failure: {type(exc).__name__}"}}'.encode(),
                           {"content-type": "application/json"})
-        self._send(reply)
         sent_headers = dict(reply.headers)
-        if reply.body is not None:
-            sent_headers["content-length"] = str(len(reply.body))
+        sent_headers["content-length"] = str(len(reply.body or b""))
+        # recorded before it is sent: once the client has the answer it may stop the server and read the HAR
         self.server.recorder.add(Exchange(
             self.command, url, headers, body, reply.status, sent_headers, reply.body, started,
             (time.perf_counter() - clock) * 1000,
         ))
+        self._send(reply)
 
     def _send(self, reply: Reply) -> None:
         self.send_response(reply.status)
@@ -68,7 +77,7 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.body:
             self.wfile.write(reply.body)
 
-    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _serve  # noqa: N815 (stdlib naming)
+    do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _serve
 
 
 class _Server(ThreadingHTTPServer):
@@ -79,7 +88,9 @@ class _Server(ThreadingHTTPServer):
         super().__init__((LOOPBACK, port), _Handler)
         self.app = app
         self.recorder = recorder
-        self.host, self.port = self.server_address[0], self.server_address[1]
+        self.in_flight = 0  # requests being handled: stop() lets them finish so the HAR is complete
+        self.in_flight_lock = threading.Lock()
+        self.host, self.port = str(self.server_address[0]), int(self.server_address[1])
 
 
 class StubServer:
@@ -99,7 +110,10 @@ class StubServer:
         self._thread.start()
         return self
 
-    def stop(self) -> None:
+    def stop(self, grace: float = 5.0) -> None:
+        deadline = time.monotonic() + grace
+        while self._server.in_flight and time.monotonic() < deadline:
+            time.sleep(0.01)
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)

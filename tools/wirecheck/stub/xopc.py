@@ -31,6 +31,10 @@ _RENEW = re.compile(r"^/commands/([^/]+)/renew$")
 TERMINAL = ("xopc.run.succeeded", "xopc.run.failed", "xopc.run.cancelled")
 
 
+def _object(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def _json(status: int, value: Any) -> Reply:
     return Reply(status, orjson.dumps(value), dict(JSON))
 
@@ -197,7 +201,7 @@ class XopcPlatformStub:
         return Reply(204)
 
     def _event(self, body: dict[str, Any]) -> Reply:
-        event = body.get("event") if isinstance(body.get("event"), dict) else {}
+        event = _object(body.get("event"))
         event_id = event.get("eventId")
         with self._lock:
             if isinstance(event_id, str) and event_id in self.event_ids:
@@ -219,6 +223,7 @@ class XopcPlatformStub:
             state.renewals += 1
             if self.cancel_after_renewals is not None and state.renewals >= self.cancel_after_renewals:
                 state.cancel_requested = True
-            seconds = body.get("leaseSeconds") if isinstance(body.get("leaseSeconds"), int | float) else 60
-            expires = int(time.time() * 1000 + max(float(seconds), 1.0) * 1000)
+            asked = body.get("leaseSeconds")
+            seconds = float(asked) if isinstance(asked, int | float) else 60.0
+            expires = int(time.time() * 1000 + max(seconds, 1.0) * 1000)
             return _json(200, {"leaseExpiresAt": expires, "cancelRequested": state.cancel_requested})

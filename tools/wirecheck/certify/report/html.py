@@ -13,9 +13,11 @@ STATUS_TEXT = {"pass": "pass", "fail": "fail", "not_exercised": "not exercised",
                "expected_fail": "expected failure", "unexpected_pass": "passes (stale baseline)"}
 
 CSS = """
-body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;color:#222}
+body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;
+color:#222}
 h1{font-size:1.5rem;margin-bottom:.3rem} h2{font-size:1.15rem;margin-top:2rem}
-table{border-collapse:collapse;width:100%;margin:.5rem 0} th,td{border:1px solid #ddd;padding:.3rem .5rem;text-align:left;vertical-align:top}
+table{border-collapse:collapse;width:100%;margin:.5rem 0}
+th,td{border:1px solid #ddd;padding:.3rem .5rem;text-align:left;vertical-align:top}
 th{background:#f5f5f5} td.num{text-align:right} code{font-size:12px}
 .pass{color:#2a7a2a}.fail,.unexpected_pass{color:#b00020;font-weight:600}.not_exercised{color:#777}.expected_fail{color:#8a6d00}
 details{margin:.4rem 0} pre{white-space:pre-wrap;background:#fafafa;border:1px solid #eee;padding:.5rem;font-size:12px}
