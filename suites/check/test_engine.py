@@ -145,6 +145,15 @@ def test_first_message_rule(demo, write_lines):
     assert (result.findings[0].expected, result.findings[0].found) == ("hello", "event")
 
 
+def test_first_message_rule_counts_the_frame_sender_not_the_kinds_producer(demo, write_lines):
+    # a kind both sides send (like Qoder's keep_alive) sent by the client first does not count as the server's
+    event = {"type": "event", "payload": {"kind": "count", "count": 1}}
+    result = check_captures(demo, [write_lines(framed(("client", event), ("server", HELLO)))])
+    assert result.findings == []
+    result = check_captures(demo, [write_lines(framed(("server", event), ("server", HELLO)))])
+    assert [f.code for f in result.findings] == ["FIRST_MESSAGE_IS"]
+
+
 def test_fields_equal_rule(demo, write_lines):
     result = check_captures(demo, [write_lines([HELLO, {"type": "job", "id": "a", "payload": {"id": "b"}}])])
     assert brief(result) == [(2, "error", "FIELDS_EQUAL", "job", "/payload/id")]

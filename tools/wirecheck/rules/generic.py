@@ -52,7 +52,10 @@ class FirstMessageIs:
 
     def on_message(self, message: Message) -> Iterable[Finding]:
         kind = message.kind
-        if kind is None or kind.channel != self._channel or (self._sender and kind.producer != self._sender):
+        if kind is None or kind.channel != self._channel:
+            return
+        sender = message.sender or kind.producer  # a framed capture says who sent it; else the kind does
+        if self._sender and sender != self._sender:
             return
         if message.file in self._seen_first_in:
             return
@@ -60,7 +63,7 @@ class FirstMessageIs:
         if kind.id != self._kind:
             yield message.finding(
                 "FIRST_MESSAGE_IS",
-                f"the first message from {kind.producer} must be {self._kind}",
+                f"the first message from {sender} must be {self._kind}",
                 expected=self._kind,
                 found=kind.id,
             )
