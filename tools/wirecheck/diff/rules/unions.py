@@ -40,12 +40,12 @@ def _const(side: Side, flat: Flat, name: str) -> tuple[Any] | None:
     return None
 
 
+_MAX_PROOFS = 16  # containment proofs per union; beyond that, unmatched branches are reported as such
+
+
 def _equivalent(pair: Pair, old_branch: str, new_branch: str) -> bool:
     from wirecheck.diff.model import STRICT
-    from wirecheck.diff.semantic import same_shape
 
-    if same_shape(pair.old_side, old_branch, pair.new_side, new_branch):
-        return True
     if flatten(pair.old_side, old_branch).types != flatten(pair.new_side, new_branch).types:
         return False
     try:
@@ -73,11 +73,13 @@ def match_branches(pair: Pair) -> tuple[list[tuple[str, str]], list[str], list[s
             else:
                 left_old.append(b)
         return matched, left_old, left_new, (old_d, new_d)
-    # no shared discriminator: branches written alike (refs followed), or proven equal, first
+    # no shared discriminator: branches written alike (refs followed) first
+    from wirecheck.diff.semantic import same_shape
+
     left_new = list(new_b)
     left_old = []
     for b in old_b:
-        twin = next((n for n in left_new if _equivalent(pair, b, n)), None)
+        twin = next((n for n in left_new if same_shape(pair.old_side, b, pair.new_side, n)), None)
         if twin is not None:
             matched.append((b, twin))
             left_new.remove(twin)
@@ -93,6 +95,14 @@ def match_branches(pair: Pair) -> tuple[list[tuple[str, str]], list[str], list[s
             matched.append((b, twin))
             left_new.remove(twin)
             left_old.remove(b)
+    # then proven equal (set containment both ways), among a few remaining branches of the same JSON type
+    if len(left_old) * len(left_new) <= _MAX_PROOFS:
+        for b in list(left_old):
+            twin = next((n for n in left_new if _equivalent(pair, b, n)), None)
+            if twin is not None:
+                matched.append((b, twin))
+                left_new.remove(twin)
+                left_old.remove(b)
     # last, a lone remaining branch of the same JSON type on each side (never guessed among several)
     for b in list(left_old):
         types = flatten(pair.old_side, b).types
