@@ -97,3 +97,36 @@ def test_markdown_text_html(run) -> None:
 
 def test_every_format_registered() -> None:
     assert set(FORMATS) == {"text", "markdown", "json", "junit", "sarif", "html"}
+
+
+def test_html_for_single_pairs_still_has_a_matrix() -> None:
+    from wirecheck.diff import diff_releases
+
+    registry = load_registry(CATALOGS)
+    result = diff_releases(registry.load("shop@1.0.0"), registry.load("shop@1.0.1"))
+    html = _render("html", DiffRun((result,)))
+    assert "<h2>shop</h2>" in html and "class=\"bad\"" in html
+
+
+def test_diff_versions_writes_every_report(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from wirecheck.diff.versions import main
+
+    code = main(["--contracts", str(CATALOGS), "--out", str(tmp_path), "--no-witnesses"])
+    assert code == 0  # a report, not a gate (--fail-on never by default)
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["README.md", "diff.json", "index.html", "shop-1.0.0-1.0.1.md", "shop-1.0.1-2.0.0.md"]
+    data = json.loads((tmp_path / "diff.json").read_text())
+    jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text())).validate(data)
+    assert len(data["packages"][0]["matrix"]) == 3
+    printed = capsys.readouterr().out
+    assert "1.0.0 → 1.0.1:" in printed and "bump patch (needs major)" in printed
+    assert main(["--contracts", str(CATALOGS), "--out", str(tmp_path), "--fail-on", "breaking"]) == 1
+
+
+def test_bench_diff_reports_both_modes() -> None:
+    from wirecheck.diff.bench import bench_diff
+
+    timings = bench_diff(CATALOGS)
+    assert timings["pair_count"] == 3 and timings["consecutive_pair_count"] == 2
+    assert timings["with_witnesses_s"] > 0 and timings["without_witnesses_s"] > 0
+    assert all({"with_witnesses_s", "without_witnesses_s", "witnesses"} <= set(row) for row in timings["pairs"])

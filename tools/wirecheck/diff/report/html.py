@@ -35,13 +35,28 @@ def _cell(result) -> str:
             f"F {_MARK[f_t]} [{_MARK[f_s]}] · B {_MARK[b_t]} [{_MARK[b_s]}]<br><small>{errors} breaking</small></td>")
 
 
+def _pairs_as_packages(results):
+    """A run of single pairs (`wirecheck diff a b --format html`) still gets its matrix: one cell per pair."""
+    from wirecheck.diff.package import PackageDiff
+
+    grouped: dict[str, dict] = {}
+    for result in results:
+        grouped.setdefault(result.package, {})[(result.old_version, result.new_version)] = result
+    out = []
+    for name, matrix in grouped.items():
+        versions = list(dict.fromkeys(v for pair in matrix for v in pair))
+        out.append(PackageDiff(name, tuple(versions), matrix))
+    return out
+
+
 def write(run, out: TextIO) -> None:
     out.write(f"<!doctype html><html><head><meta charset='utf-8'><title>wirecheck contract diff</title>"
               f"<style>{_STYLE}</style></head><body><h1>wirecheck contract diff</h1>\n")
     out.write("<p>F = forward (old consumers read what new producers write), B = backward (new consumers read what "
               "old producers wrote). ✓ proven safe, ✗ breaking (with a witness payload), ? undecided. The mark is "
               "for tolerant consumers, the bracket for strict (closed-model) consumers.</p>\n")
-    for package in run.packages:
+    packages = list(run.packages) or _pairs_as_packages(run.results)
+    for package in packages:
         releases = package.releases
         out.write(f"<h2>{escape(package.package)}</h2>\n<table><tr><th>older ↓ / newer →</th>")
         out.write("".join(f"<th>{escape(v)}</th>" for v in releases[1:]) + "</tr>\n")
