@@ -69,6 +69,7 @@ def register_consumer(app: typer.Typer) -> None:
         kind: list[str] = typer.Option([], "--kind", "-k", help="Only kinds matching this glob (repeatable)."),
         skip_kind: list[str] = typer.Option([], "--skip-kind", help="Leave out kinds matching this glob."),
         role: str | None = typer.Option(None, "--role", help="Only kinds this role consumes (the catalog's roles)."),
+        channel: str | None = typer.Option(None, "--channel", help="Only kinds on this channel (e.g. stdio-ndjson)."),
         count: int = typer.Option(50, "--count", "-n", min=1, help="Valid messages (and mutants) per kind."),
         seed: int = typer.Option(0, "--seed"),
         invalid: bool = typer.Option(True, "--invalid/--valid-only", help="Also feed labelled mutants."),
@@ -95,7 +96,10 @@ def register_consumer(app: typer.Typer) -> None:
         release = guarded(lambda: registry(contracts).load(spec))
         if role is not None and role not in release.roles:
             raise fail_usage(f"--role {role!r}: this release's roles: {', '.join(release.roles)}")
-        candidates = [k.id for k in fuzzable_kinds(release) if role is None or k.consumer == role]
+        candidates = [
+            k.id for k in fuzzable_kinds(release)
+            if (role is None or k.consumer == role) and (channel is None or k.channel == channel)
+        ]
         unmatched = [g for g in kind if not fnmatch.filter(candidates, g)]
         if unmatched:
             raise fail_usage(f"--kind {', '.join(unmatched)}: matches no fuzzable kind; known: {', '.join(candidates)}")

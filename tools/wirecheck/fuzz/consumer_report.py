@@ -17,6 +17,23 @@ _TITLES = {
 }
 
 
+# Many small groups: one table row each (the examples are in the JSON report).
+_AS_TABLE = ("invalid-accepted", "unknown-field-accepted")
+_INLINE_EXAMPLE = 160
+
+
+def _table(group: list[Any]) -> list[str]:
+    rows = ["| kind | breaks | n | seen at | minimal example |", "|---|---|---:|---|---|"]
+    for failure in group:
+        places = ", ".join(f"`{p.split(' at ', 1)[-1]}`" for p in sorted(failure.places)[:4])
+        if len(failure.places) > 4:
+            places += f" (+{len(failure.places) - 4})"
+        example = _json(failure.example)
+        shown = f"`{example}`".replace("|", "\\|") if len(example) <= _INLINE_EXAMPLE else "(in the JSON report)"
+        rows.append(f"| `{failure.kind}` | {failure.signature} | {failure.count} | {places} | {shown} |")
+    return rows
+
+
 def _json(value: Any) -> str:
     return orjson.dumps(value).decode()
 
@@ -41,11 +58,26 @@ def render_markdown(report: FuzzReport) -> str:
         valid = ", ".join(f"{k} × {v}" for k, v in sorted(tally.valid.items()))
         invalid = ", ".join(f"{k} × {v}" for k, v in sorted(tally.invalid.items())) or "—"
         lines.append(f"| `{kind}` | {valid} | {invalid} |")
+    ignored = [k for k, t in report.kinds.items() if t.valid and set(t.valid) == {"ignore"}]
+    if ignored:
+        lines += [
+            "",
+            "## Kinds the consumer ignores",
+            "",
+            "Every valid message of these kinds was skipped (the callable returned None). Not a failure by itself"
+            " (forward-compatible parsers skip what they do not know), but the contract says the consumer receives"
+            " them:",
+            "",
+            *[f"- `{k}`" for k in ignored],
+        ]
     for category in CATEGORIES:
         group = [f for f in report.failures if f.category == category]
         if not group:
             continue
         lines += ["", f"## {_TITLES[category]}", ""]
+        if category in _AS_TABLE:
+            lines += _table(group)
+            continue
         for failure in group:
             shrunk = "minimal example" if failure.shrunk else "example (not shrunk)"
             lines += [

@@ -57,6 +57,9 @@ EXACT = (
     | {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}
 )
 _TEXT = st.characters(codec="utf-8", exclude_categories=("Cs",))
+# Invented keys (additionalProperties schemas, minProperties) look like identifiers: map keys on these wires are
+# model names, tool names, paths; values keep the full Unicode range.
+_KEY_CHARS = st.sampled_from("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.:/")
 
 ANY_JSON: st.SearchStrategy[Any] = st.recursive(
     st.none()
@@ -471,7 +474,7 @@ class Compiler:
         if not closed and (isinstance(additional, dict) or schema.get("minProperties")):
             value = self.compile(additional, depth)
             if value is not EMPTY:
-                keys = st.text(_TEXT, min_size=1, max_size=12).filter(
+                keys = st.text(_KEY_CHARS, min_size=1, max_size=12).filter(
                     lambda k: k not in names and not any(regex.matches(p, k) for p in patterns)
                 )
                 options.append(st.tuples(keys, value))

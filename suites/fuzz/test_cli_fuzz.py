@@ -1,0 +1,96 @@
+"""`wirecheck fuzz` and `wirecheck fuzz-consumer` as a user runs them (a real subprocess)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from wirecheck.contracts import load_registry
+from wirecheck.contracts.reference import reference_validator
+from wirecheck.fuzz.mutants import explain_rejection
+
+DEMO = str(Path(__file__).resolve().parents[1] / "data" / "contracts")
+LINE_CONSUMER = str(Path(__file__).parent / "data" / "line_consumer.py")
+
+
+def wirecheck(*args, cwd=None):
+    env = {**os.environ, "WIRECHECK_CONTRACTS": DEMO}
+    proc = subprocess.run([sys.executable, "-m", "wirecheck", *args], capture_output=True, env=env, timeout=120,
+                          cwd=cwd)
+    assert b"Traceback" not in proc.stderr, proc.stderr.decode()
+    return proc.returncode, proc.stdout.decode(), proc.stderr.decode()
+
+
+def _lines(text):
+    return [orjson.loads(line) for line in text.splitlines() if line]
+
+
+def test_fuzz_corpus_is_reproducible_and_valid():
+    code, first, _ = wirecheck("fuzz", "demo@1.0.0", "--count", "5", "--seed", "3")
+    assert code == 0
+    assert wirecheck("fuzz", "demo@1.0.0", "--count", "5", "--seed", "3")[1] == first
+    assert wirecheck("fuzz", "demo@1.0.0", "--count", "5", "--seed", "4")[1] != first
+    release = load_registry(Path(DEMO)).load("demo@1.0.0")
+    entries = _lines(first)
+    assert {e["kind"] for e in entries} >= {"hello", "event", "job"}
+    for entry in entries:
+        assert entry["expect"] == "accept"
+        validator = reference_validator({"$ref": release.kind(entry["kind"]).schema.uri}, release.resources)
+        assert validator.is_valid(entry["message"]), entry
+
+
+def test_fuzz_invalid_entries_carry_the_broken_constraint():
+    code, out, _ = wirecheck("fuzz", "demo@1.0.0", "--kind", "event", "--count", "12", "--invalid")
+    assert code == 0
+    release = load_registry(Path(DEMO)).load("demo@1.0.0")
+    validator = reference_validator({"$ref": release.kind("event").schema.uri}, release.resources)
+    entries = _lines(out)
+    assert len(entries) == 12
+    assert len({(e["breaks"]["keyword"], e["breaks"]["pointer"]) for e in entries}) > 5  # spread over labels
+    for entry in entries:
+        label = (entry["breaks"]["keyword"], entry["breaks"]["pointer"])
+        assert entry["expect"] == "reject"
+        assert explain_rejection(validator, entry["message"], label) == [label]
+
+
+def test_fuzz_messages_only_is_a_capture_the_checker_reads(tmp_path):
+    capture = tmp_path / "corpus.ndjson"
+    code, _, _ = wirecheck("fuzz", "demo@1.0.0", "--kind", "event", "--kind", "hello", "--messages-only",
+                           "--output", str(capture))
+    assert code == 0
+    code, out, err = wirecheck("validate", "demo@1.0.0", str(capture))
+    assert code == 0, out + err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["fuzz", "demo@1.0.0", "--kind", "nope"], "unknown kind"),
+        (["fuzz", "demo@9.9.9"], "unknown release"),
+        (["fuzz-consumer", "demo@1.0.0"], "exactly one consumer"),
+        (["fuzz-consumer", "demo@1.0.0", "--python", "no_such_module_x:f"], "cannot load the consumer"),
+        (["fuzz-consumer", "demo@1.0.0", "--role", "nobody", "--", "true"], "roles"),
+        (["fuzz-consumer", "demo@1.0.0", "--kind", "zzz*", "--", "true"], "matches no fuzzable kind"),
+    ],
+)
+def test_usage_errors_exit_2(args, message):
+    code, _, err = wirecheck(*args)
+    assert code == 2 and message in err, err
+
+
+def test_fuzz_consumer_over_the_line_protocol(tmp_path):
+    report = tmp_path / "report.json"
+    code, out, _ = wirecheck(
+        "fuzz-consumer", "demo@1.0.0", "--kind", "hello", "--count", "8", "--json", str(report),
+        "--", sys.executable, LINE_CONSUMER,
+    )
+    assert code == 1  # it accepts everything, so it accepts the mutants
+    data = orjson.loads(report.read_bytes())
+    assert data["wirecheck_consumer_fuzz"] == 1 and data["totals"]["invalid-accepted"] > 0
+    assert data["kinds"]["hello"]["valid"] == {"accept": 8}
+    assert "Invalid messages the consumer accepts" in out
