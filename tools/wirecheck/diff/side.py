@@ -33,6 +33,7 @@ class Side:
     _references: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
     _canonical: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
     _flat: dict[str, Any] = field(default_factory=dict, repr=False)
+    memo: dict[Any, Any] = field(default_factory=dict, repr=False)  # per-side caches of the rule modules
 
     def view(self, view: str) -> dict[str, Any]:
         if view not in self._views:

@@ -55,8 +55,22 @@ def _equivalent(pair: Pair, old_branch: str, new_branch: str) -> bool:
         return False
 
 
-def match_branches(pair: Pair) -> tuple[list[tuple[str, str]], list[str], list[str], tuple[str | None, str | None]]:
-    """(matched pairs, only-old branches, only-new branches, (old discriminator, new discriminator))."""
+Matching = tuple[list[tuple[str, str]], list[str], list[str], tuple[str | None, str | None]]
+
+
+def match_branches(pair: Pair) -> Matching:
+    """(matched pairs, only-old branches, only-new branches, (old discriminator, new discriminator)).
+
+    Memoised per pair of union locations: many kinds share one union (e.g. every control request)."""
+    key = ("match_branches", id(pair.new_side), pair.old.location, pair.new.location)
+    found = pair.old_side.memo.get(key)
+    if found is None:
+        found = pair.old_side.memo[key] = _match_branches(pair)
+    matched, only_old, only_new, names = found
+    return list(matched), list(only_old), list(only_new), names
+
+
+def _match_branches(pair: Pair) -> Matching:
     old_b, new_b = pair.old.branches, pair.new.branches
     old_d, old_values = discriminator(pair.old_side, old_b)
     new_d, new_values = discriminator(pair.new_side, new_b)
