@@ -13,6 +13,7 @@ from typing import Protocol
 from wirecheck.stub.har import Exchange, HarRecorder, now
 
 MAX_BODY_BYTES = 1 << 20
+DRAIN_LIMIT_BYTES = 16 << 20
 LOOPBACK = "127.0.0.1"
 
 
@@ -48,6 +49,13 @@ class _Handler(BaseHTTPRequestHandler):
         headers = {k.lower(): v for k, v in self.headers.items()}
         length = int(headers.get("content-length") or 0)
         if length > MAX_BODY_BYTES:
+            # read (and drop) a bounded amount so the client gets the 413 instead of a broken pipe
+            remaining = min(length, DRAIN_LIMIT_BYTES)
+            while remaining > 0:
+                chunk = self.rfile.read(min(remaining, 65536))
+                if not chunk:
+                    break
+                remaining -= len(chunk)
             self._send(Reply(413, b'{"error":"body too large"}', {"content-type": "application/json"}))
             self.close_connection = True
             return
