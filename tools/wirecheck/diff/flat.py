@@ -91,15 +91,14 @@ def _merge(side: Side, flat: Flat, node: Any, location: str, depth: int) -> None
         _merge(side, flat, part, _child(location, "allOf", index), depth + 1)
     if "type" in node:
         types = tuple(node["type"]) if isinstance(node["type"], list) else (node["type"],)
-        if "integer" in types or "number" in types:
-            pass
         flat.types = types if flat.types is None else tuple(t for t in flat.types if t in types)
     if "const" in node:
         flat.enum, flat.is_const = [node["const"]], True
     elif "enum" in node:
         flat.enum = list(node["enum"]) if flat.enum is None else [v for v in flat.enum if v in node["enum"]]
     for name in node.get("properties", {}):
-        flat.properties.setdefault(name, _child(location, "properties", name))
+        # merged parts ($ref, allOf) come first, so the node's own, more specific, declaration wins
+        flat.properties[name] = _child(location, "properties", name)
     flat.required |= set(node.get("required", []))
     if node.get("additionalProperties") is False or node.get("unevaluatedProperties") is False:
         flat.closed = True
