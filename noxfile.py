@@ -92,7 +92,8 @@ def fuzz_consumer(session: nox.Session) -> None:
         "--python", "qoder_agent_sdk._internal.message_parser:parse_message",
         "--reject-exception", "qoder_agent_sdk._errors:MessageParseError",
         # what reaches parse_message: the SDK's Query consumes control messages, keep-alives and mirrors first
-        "--role", "sdk", "--channel", "stdio-ndjson", "--skip-kind", "control_*", "--skip-kind", "keep_alive", "--skip-kind", "transcript_mirror",
+        "--role", "sdk", "--channel", "stdio-ndjson",
+        "--skip-kind", "control_*", "--skip-kind", "keep_alive", "--skip-kind", "transcript_mirror",
         "--count", "100", "--seed", "0",
         "--json", f"{out}.json", "--markdown", f"{out}.md",
         *session.posargs,

@@ -110,7 +110,7 @@ def test_python_consumer_none_means_ignored(monkeypatch):
 
 @pytest.fixture
 def process():
-    consumer = ProcessConsumer([sys.executable, LINE_CONSUMER], timeout=1.0)
+    consumer = ProcessConsumer([sys.executable, LINE_CONSUMER], timeout=1.0, startup=2.0)
     yield consumer
     consumer.close()
 

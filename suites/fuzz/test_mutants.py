@@ -34,7 +34,8 @@ def test_every_mutant_is_rejected_for_its_label(name, schemas, compiler):
         for mutant in factory.mutants(value):
             assert not fast.is_valid(mutant.instance), mutant
             assert not reference.is_valid(mutant.instance), mutant
-            tree = {(e.validator, format_pointer(e.absolute_path)) for e in _all_errors(reference.iter_errors(mutant.instance))}
+            errors = _all_errors(reference.iter_errors(mutant.instance))
+            tree = {(e.validator, format_pointer(e.absolute_path)) for e in errors}
             assert (mutant.keyword, mutant.pointer) in tree, (mutant, tree)
             label = (mutant.keyword, mutant.pointer)
             assert explain_rejection(reference, mutant.instance, label) == [label], mutant

@@ -53,6 +53,10 @@ def union_kinds(release: ContractRelease, producer: str | None = None, channel: 
     ]
 
 
+def _tagger(kind_id: str) -> Any:
+    return lambda message: (kind_id, message)
+
+
 def bench_generation(
     release: ContractRelease,
     *,
@@ -66,7 +70,7 @@ def bench_generation(
         raise ValueError(f"no kinds in {release.name} for producer={producer!r} channel={channel!r}")
     started = time.perf_counter()
     compiler = compiler_for(release)
-    tagged = [compiler.for_uri(k.schema.uri).map(lambda m, kid=k.id: (kid, m)) for k in kinds]
+    tagged = [compiler.for_uri(k.schema.uri).map(_tagger(k.id)) for k in kinds]
     union = st.one_of(tagged)
     compiled = time.perf_counter()
     drawn = draw_examples(union, count, seed)

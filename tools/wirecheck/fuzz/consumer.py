@@ -13,7 +13,8 @@ Line protocol (the process's stdin/stdout, UTF-8):
     consumer → wirecheck:  one line per message, in order: `accept`, `ignore`, or `reject` optionally followed
                            by a space and a reason (`reject missing field "uuid"`)
     Any other answer is a protocol error (reported as a crash); no answer within the timeout is a hang; the
-    process exiting is a crash. After a crash or a hang the process is restarted for the next message.
+    process exiting is a crash. After a crash or a hang the process is restarted for the next message; the first
+    answer after a start may take `startup` seconds longer (interpreter start-up is not a hang).
 
 Findings, by category: `valid-rejected` (a message the contract allows is refused), `invalid-accepted` (a
 mutant that breaks a labelled constraint is accepted), `crash`, `hang`. Valid messages the consumer ignores are
@@ -65,6 +66,9 @@ class Verdict:
         return self.outcome
 
 
+_EOF = b"\x00wirecheck-eof"  # the consumer closed its stdout (a distinct object, compared by identity)
+
+
 class ConsumerTimeout(Exception):
     pass
 
@@ -101,14 +105,16 @@ class PythonConsumer:
 class ProcessConsumer:
     """A long-running process that speaks the line protocol; restarted after a crash or a hang."""
 
-    def __init__(self, argv: Sequence[str], *, timeout: float = 5.0, cwd: str | None = None):
+    def __init__(self, argv: Sequence[str], *, timeout: float = 5.0, cwd: str | None = None, startup: float = 10.0):
         if not argv:
             raise ValueError("no command given")
         if shutil.which(argv[0]) is None:
             raise ValueError(f"{argv[0]!r}: no such executable")
         self.argv = list(argv)
         self.timeout = timeout
+        self.startup = startup  # extra seconds for the first answer after a (re)start: interpreters load slowly
         self.cwd = cwd
+        self._fresh = False
         self._scratch = tempfile.TemporaryDirectory(prefix="wirecheck-consumer-")
         self._process: subprocess.Popen[bytes] | None = None
         self._buffer = b""
@@ -137,6 +143,7 @@ class ProcessConsumer:
                 start_new_session=True,
             )
             self._buffer = b""
+            self._fresh = True
         return self._process
 
     def _stop(self) -> str:
@@ -163,11 +170,14 @@ class ProcessConsumer:
             return Verdict(CRASH, f"exited ({code}) before reading the message: {self._stop()}")
         line = self._read_line(process)
         if line is None:
-            if process.poll() is None:
-                self._stop()
-                return Verdict(HANG, f"no answer within {self.timeout:g} s")
-            code = process.poll()
-            return Verdict(CRASH, f"exited with status {code}: {self._stop()}")
+            self._stop()
+            return Verdict(HANG, f"no answer within {self.timeout:g} s")
+        if line is _EOF:
+            try:
+                status: int | None = process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                status = None
+            return Verdict(CRASH, f"exited with status {status}: {self._stop()}")
         text = line.decode("utf-8", "replace").strip()
         word, _, reason = text.partition(" ")
         if word in (ACCEPT, IGNORE) and not reason:
@@ -179,7 +189,8 @@ class ProcessConsumer:
 
     def _read_line(self, process: subprocess.Popen[bytes]) -> bytes | None:
         assert process.stdout is not None
-        deadline = time.monotonic() + self.timeout
+        deadline = time.monotonic() + self.timeout + (self.startup if self._fresh else 0.0)
+        self._fresh = False
         fd = process.stdout.fileno()
         with selectors.DefaultSelector() as selector:
             selector.register(fd, selectors.EVENT_READ)
@@ -189,7 +200,7 @@ class ProcessConsumer:
                     return None
                 chunk = os.read(fd, 65536)
                 if not chunk:
-                    return None
+                    return _EOF
                 self._buffer += chunk
         line, _, self._buffer = self._buffer.partition(b"\n")
         return line

@@ -220,11 +220,12 @@ class MutantFactory:
         if types is not None:
             allowed = {types} if isinstance(types, str) else set(types)
             for wrong in _wrong_values(allowed, value):
-                yield _replaced(instance, path, wrong), "type", f"{_json_type(wrong)} where {sorted(allowed)} is required"
+                described = f"{_json_type(wrong)} where {sorted(allowed)} is required"
+                yield _replaced(instance, path, wrong), "type", described
         if "const" in schema:
             for wrong in _other_values(schema["const"], [schema["const"]]):
                 yield _replaced(instance, path, wrong), "const", f"{wrong!r} instead of the const {schema['const']!r}"
-        if "enum" in schema and schema["enum"]:
+        if schema.get("enum"):
             for wrong in _other_values(value, schema["enum"]):
                 yield _replaced(instance, path, wrong), "enum", f"{wrong!r} is not one of the enum values"
         if isinstance(value, str):
@@ -282,10 +283,9 @@ def _number_edits(instance: Any, path: Path, value: float, schema: dict) -> Iter
         high = schema["maximum"]
         above = math.floor(high) + 1 if integral else high + 1
         yield _replaced(instance, path, above), "maximum", f"{above} is above the maximum {high}"
-    if "exclusiveMinimum" in schema:
-        yield _replaced(instance, path, schema["exclusiveMinimum"]), "exclusiveMinimum", "equal to the exclusive minimum"
-    if "exclusiveMaximum" in schema:
-        yield _replaced(instance, path, schema["exclusiveMaximum"]), "exclusiveMaximum", "equal to the exclusive maximum"
+    for bound in ("exclusiveMinimum", "exclusiveMaximum"):
+        if bound in schema:
+            yield _replaced(instance, path, schema[bound]), bound, f"equal to the {bound} {schema[bound]}"
     step = schema.get("multipleOf")
     if step and step != 1:
         yield _replaced(instance, path, value + step / 2), "multipleOf", f"not a multiple of {step}"

@@ -10,6 +10,7 @@ generate phase only), which is slower but equally reproducible.
 
 from __future__ import annotations
 
+import contextlib
 import random
 from typing import Any
 
@@ -91,26 +92,29 @@ def _draw_with_engine(strategy: st.SearchStrategy[Any], count: int, seed: int) -
         wanted = count - len(found)
         if wanted <= 0:
             break
-        batch: list[Any] = []
-
-        @settings(
-            max_examples=wanted,
-            database=None,
-            phases=[Phase.generate],
-            deadline=None,
-            suppress_health_check=list(HealthCheck),
-            derandomize=False,
-        )
-        @hypothesis_seed(seed * 7919 + round_)
-        @given(strategy)
-        def collect(value: Any) -> None:
-            batch.append(value)
-
-        try:
-            collect()
-        except Unsatisfiable:
-            pass
+        batch = _engine_round(strategy, wanted, seed * 7919 + round_)
         if not batch:
             break
         found.extend(batch)
     return found[:count]
+
+
+def _engine_round(strategy: st.SearchStrategy[Any], wanted: int, round_seed: int) -> list[Any]:
+    batch: list[Any] = []
+
+    @settings(
+        max_examples=wanted,
+        database=None,
+        phases=[Phase.generate],
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        derandomize=False,
+    )
+    @hypothesis_seed(round_seed)
+    @given(strategy)
+    def collect(value: Any) -> None:
+        batch.append(value)
+
+    with contextlib.suppress(Unsatisfiable):
+        collect()
+    return batch

@@ -19,8 +19,8 @@ from typing import Any
 import orjson
 from hypothesis import strategies as st
 
-from wirecheck.fuzz import regex
 from wirecheck.contracts.reference import FORMAT_CHECKER
+from wirecheck.fuzz import regex
 from wirecheck.fuzz.formats import FORMATS, PROBES
 from wirecheck.fuzz.schemas import SchemaSet
 
@@ -56,7 +56,7 @@ EXACT = (
     | STRING_KEYWORDS
     | {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}
 )
-_TEXT = st.characters(codec="utf-8", exclude_categories=("Cs",))
+_TEXT = st.characters(codec="utf-8")  # utf-8 excludes lone surrogates
 # Invented keys (additionalProperties schemas, minProperties) look like identifiers: map keys on these wires are
 # model names, tool names, paths; values keep the full Unicode range.
 _KEY_CHARS = st.sampled_from("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.:/")

@@ -48,7 +48,7 @@ def _model_errors(model: Any, message: Any) -> list[dict[str, Any]]:
     try:
         model.model_validate_json(orjson.dumps(message), strict=True)
     except ValidationError as exc:
-        return list(exc.errors(include_url=False, include_input=False))
+        return [dict(e) for e in exc.errors(include_url=False, include_input=False)]
     return []
 
 

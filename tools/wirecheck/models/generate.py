@@ -97,7 +97,8 @@ def discriminator_of(schemas: SchemaSet, branches: list[Any], base: str) -> str 
     if len(branches) < 2 or any(c is None or not c for c in consts):
         return None
     common = set.intersection(*(set(c) for c in consts if c is not None))
-    candidates = sorted(common, key=lambda n: (DISCRIMINATOR_PREFERENCE + (n,)).index(n))
+    rank = {name: i for i, name in enumerate(DISCRIMINATOR_PREFERENCE)}
+    candidates = sorted(common, key=lambda n: (rank.get(n, len(rank)), n))
     for name in candidates:
         values = [orjson.dumps(c[name]) for c in consts if c is not None]
         if len(set(values)) == len(values) and all(isinstance(c[name], str) for c in consts if c is not None):

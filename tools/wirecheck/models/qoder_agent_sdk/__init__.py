@@ -1,0 +1,1 @@
+"""Generated models of qoder-agent-sdk, one subpackage per release."""
