@@ -288,3 +288,17 @@ def test_har_is_readable_by_the_engine(release, tmp_path):
     assert document["log"]["version"] == "1.2" and document["log"]["creator"]["name"] == "wirecheck stub"
     entry = document["log"]["entries"][0]
     assert entry["request"]["method"] == "GET" and entry["response"]["status"] == 200
+
+
+def test_the_har_never_holds_the_bearer_token(release, tmp_path):
+    from wirecheck.stub.har import redact
+
+    token = "xopc_rt_SECRET_0123456789abcdef"
+    _, server_har, client_har = probe_against(XopcPlatformStub(release, commands=1), tmp_path, token=token)
+    for har in (server_har, client_har):
+        text = har.read_text()
+        assert "SECRET_0123456789abcdef" not in text
+        assert "Bearer xopc_rt_<redacted 23 chars>" in text
+    assert certify(release, server_har, "runtime").passed  # what the contract checks survives the redaction
+    assert redact("authorization", "Bearer abc") == "Bearer <redacted 3 chars>"  # still not xopc_rt_: still fails
+    assert redact("accept", "application/json") == "application/json"

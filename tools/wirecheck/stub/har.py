@@ -27,8 +27,27 @@ class Exchange:
     elapsed_ms: float
 
 
+SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
+KEPT_TOKEN_PREFIXES = ("xopc_rt_",)  # the part of a token its contract checks; the rest is a secret
+
+
+def redact(name: str, value: str) -> str:
+    """A HAR is published with the report: secrets are cut, keeping what the contract checks (the scheme and a
+    known token prefix) and the length, so a malformed credential still shows as malformed."""
+    if name.lower() not in SECRET_HEADERS or not value:
+        return value
+    scheme, sep, token = value.partition(" ")
+    if not sep:
+        scheme, token = "", value
+    kept = next((p for p in KEPT_TOKEN_PREFIXES if token.startswith(p)), "")
+    secret = token[len(kept):]
+    if not secret:
+        return value
+    return f"{scheme}{sep}{kept}<redacted {len(secret)} chars>"
+
+
 def _headers(headers: Mapping[str, str]) -> list[dict[str, str]]:
-    return [{"name": k, "value": v} for k, v in headers.items()]
+    return [{"name": k, "value": redact(k, v)} for k, v in headers.items()]
 
 
 def _text(data: bytes | None) -> str | None:
