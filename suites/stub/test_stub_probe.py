@@ -302,3 +302,21 @@ def test_the_har_never_holds_the_bearer_token(release, tmp_path):
     assert certify(release, server_har, "runtime").passed  # what the contract checks survives the redaction
     assert redact("authorization", "Bearer abc") == "Bearer <redacted 3 chars>"  # still not xopc_rt_: still fails
     assert redact("accept", "application/json") == "application/json"
+
+
+def test_cancel_on_demand_over_http_is_not_recorded(release, tmp_path):
+    class CancelsBeforeRenewing(XopcProbe):
+        def _run_command(self, agent, command):
+            base = self.base_url
+            request = urllib.request.Request(f"{base}/_wirecheck/cancel/{command['runId']}", data=b"", method="POST")
+            with urllib.request.urlopen(request, timeout=5) as response:
+                assert response.status == 200
+            super()._run_command(agent, command)
+
+    stub = XopcPlatformStub(release, commands=1)
+    _, server_har, _ = probe_against(stub, tmp_path, CancelsBeforeRenewing)
+    assert next(iter(stub.leased.values())).terminal == "xopc.run.cancelled"
+    assert "_wirecheck" not in server_har.read_text()
+    assert certify(release, server_har, "runtime").passed
+    unknown = stub.admin("POST", "cancel/nothing")
+    assert unknown.status == 404

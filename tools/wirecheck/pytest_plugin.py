@@ -8,7 +8,8 @@ the first item. A failed requirement fails its item with the findings behind it;
 fails at a failing level (`--wirecheck-fail-on`, default MUST) and is skipped below it; a baselined failure is an
 xfail; a baselined requirement that passes fails (the baseline entry is stale). Options may also be set in the
 ini file: `wirecheck_contract`, `wirecheck_captures` (one per line), `wirecheck_role`, `wirecheck_baseline`.
-Without a contract the plugin adds nothing.
+Without a contract the plugin adds nothing. Under pytest-xdist every worker certifies on its own: write the
+capture in a session-scoped fixture (or run the gate without -n) so it exists on every worker.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ from typing import Protocol
 from wirecheck.stub.har import Exchange, HarRecorder, now
 
 MAX_BODY_BYTES = 1 << 20
+ADMIN_PREFIX = "/_wirecheck/"
 DRAIN_LIMIT_BYTES = 16 << 20
 LOOPBACK = "127.0.0.1"
 
@@ -62,6 +63,11 @@ class _Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(length) if length else None
         url = f"http://{self.server.host}:{self.server.port}{self.path}"
         path = self.path.split("?", 1)[0]
+        if path.startswith(ADMIN_PREFIX):
+            # the stub's own control routes (e.g. cancel on demand): answered, never recorded or certified
+            admin = getattr(self.server.app, "admin", None)
+            self._send(admin(self.command, path[len(ADMIN_PREFIX):]) if admin else Reply(404))
+            return
         try:
             reply = self.server.app.handle(self.command, url, path, headers, body)
         except Exception as exc:  # a bug in the stub must not kill the server; it is reported as a 500

@@ -128,6 +128,15 @@ class XopcPlatformStub:
                     return True
         return False
 
+    def admin(self, method: str, route: str) -> Reply:
+        """`POST /_wirecheck/cancel/<command or run id>`: the next renewal of that command asks for cancellation."""
+        if method == "POST" and route.startswith("cancel/"):
+            target = route[len("cancel/"):]
+            if self.cancel(target):
+                return _json(200, {"cancelRequested": target})
+            return _json(404, {"error": f"no leased command or run {target}"})
+        return _json(404, {"error": "admin routes: POST /_wirecheck/cancel/<command or run id>"})
+
     # -- live checking --------------------------------------------------------------------------------
 
     def check_request(self, method: str, url: str, path: str, headers: Mapping[str, str], value: Any,
