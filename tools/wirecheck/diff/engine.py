@@ -192,7 +192,7 @@ def compare_surface(pair: _Pair, kind: str, surface: str, old_location: str, new
     changes: list[tuple[Change, dict[tuple[str, str], Witness]]] = []
     baseline: dict[str, tuple[Any, set]] = {}
     if key not in pair.proven:
-        baseline = _baseline(pair, old_end, new_end) if pair.options.witnesses else {}
+        baseline = _baseline(pair, old_end, new_end)
         for change in structural_changes(pair.old, old_location, pair.new, new_location):
             changes.append((change, _witnesses(pair, change, old_end, new_end)))
         # a verified witness already answers its (direction, consumer model): no set reasoning needed there
@@ -203,7 +203,7 @@ def compare_surface(pair: _Pair, kind: str, surface: str, old_location: str, new
     if all(v == SAFE for v in proven.values()):
         return [], verdict
     if not changes and not baseline:  # the same schemas under another kind: walk them for this kind too
-        baseline = _baseline(pair, old_end, new_end) if pair.options.witnesses else {}
+        baseline = _baseline(pair, old_end, new_end)
         changes = [(c, _witnesses(pair, c, old_end, new_end))
                    for c in structural_changes(pair.old, old_location, pair.new, new_location)]
     findings = [_explain(pair, kind, surface, change, found, proven) for change, found in changes]
@@ -223,16 +223,19 @@ def _baseline(pair: _Pair, old_end: tuple[Side, str], new_end: tuple[Side, str])
             payload = example(side, location)
         except Exception:
             continue
-        out[name] = (payload, set(judge([payload], old_end, new_end)))
+        out[name] = (payload, set(judge([payload], old_end, new_end, confirm=pair.options.witnesses)))
     return out
 
 
 def _witnesses(pair: _Pair, change: Change, old_end: tuple[Side, str],
                new_end: tuple[Side, str]) -> dict[tuple[str, str], Witness]:
-    if not pair.options.witnesses or not change.probes:
+    """Payloads proving the change breaks someone. Without witness search they are jsonschema-rs's answer only:
+    evidence for the verdict (and a reason to skip set reasoning), stripped before anything is shown."""
+    if not change.probes:
         return {}
     # only rejections at or around the change's path count, so no change is credited with another's break
-    return judge(candidates(change.probes, old_end, new_end), old_end, new_end, about=change.path)
+    return judge(candidates(change.probes, old_end, new_end), old_end, new_end, about=change.path,
+                 confirm=pair.options.witnesses)
 
 
 def _explain(pair: _Pair, kind: str, surface: str, change: Change, witnesses: dict[tuple[str, str], Witness],
@@ -253,7 +256,7 @@ def _explain(pair: _Pair, kind: str, surface: str, change: Change, witnesses: di
     return pair.finding(
         change.rule, kind, surface, dict(change.params), path=format_path(change.path),
         old_location=change.old_location, new_location=change.new_location, verdicts=verdicts,
-        witnesses=witnesses.values(), key=change.key,
+        witnesses=witnesses.values() if pair.options.witnesses else (), key=change.key,
     )
 
 

@@ -46,11 +46,12 @@ def candidates(probes: Iterable[Probe], old: tuple[Side, str], new: tuple[Side, 
 
 
 def judge(payloads: Iterable[Any], old: tuple[Side, str], new: tuple[Side, str],
-          about: tuple[Any, ...] | None = None) -> dict[tuple[str, str], Witness]:
+          about: tuple[Any, ...] | None = None, confirm: bool = True) -> dict[tuple[str, str], Witness]:
     """The shortest verified witness per (direction, view) among `payloads`; with `about`, only witnesses whose
     rejection is at or around that instance path (so a change is never credited with another change's break).
 
-    jsonschema-rs screens every candidate; python-jsonschema confirms a witness before it is kept."""
+    jsonschema-rs screens every candidate; python-jsonschema confirms a witness before it is kept (`confirm`;
+    without it the answer is jsonschema-rs's alone: used as evidence, never shown as a witness)."""
     best: dict[tuple[str, str], Witness] = {}
     sides = {"old": old, "new": new}
     for payload in payloads:
@@ -71,8 +72,8 @@ def judge(payloads: Iterable[Any], old: tuple[Side, str], new: tuple[Side, str],
                     if not errors:
                         continue
                 writer_side, writer_location = sides[writer]
-                if not (writer_side.confirms(writer_location, STRICT, payload, True)
-                        and reader_side.confirms(reader_location, view, payload, False)):
+                if confirm and not (writer_side.confirms(writer_location, STRICT, payload, True)
+                                    and reader_side.confirms(reader_location, view, payload, False)):
                     continue
                 best[(direction, view)] = Witness(payload, direction, view, reader,
                                                   errors[0][1] if errors else "rejected")
