@@ -320,3 +320,19 @@ def test_cancel_on_demand_over_http_is_not_recorded(release, tmp_path):
     assert certify(release, server_har, "runtime").passed
     unknown = stub.admin("POST", "cancel/nothing")
     assert unknown.status == 404
+
+
+def test_a_runtime_that_never_ends_its_run_is_blamed_for_it(release, tmp_path):
+    """The missing terminal event is reported at the lease (a platform message), yet ending the run is the
+    runtime's duty: the requirement's subject decides whom it judges."""
+
+    class Abandons(XopcProbe):
+        def _run_command(self, agent, command):
+            self.outcome.commands += 1  # leases the command and walks away
+
+    stub = XopcPlatformStub(release, commands=1)
+    _, server_har, client_har = probe_against(stub, tmp_path, Abandons)
+    runtime = certify(release, server_har, "runtime")
+    assert status_of(runtime, P + "RUN-TERMINATES").status == "fail"
+    platform = certify(release, client_har, "platform")
+    assert P + "RUN-TERMINATES" not in {r.requirement.id for r in platform.results}

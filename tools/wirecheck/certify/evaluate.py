@@ -160,14 +160,17 @@ def evaluate(
         return sum(seen.get(k, 0) for k in kind_ids if role is None or producers.get(k) == role)
 
     senders = senders or {}
-    findings = [f for f in result.findings
-                if role is None or responsible_role(f, release, senders) in (role, None)]
+    in_scope = [role is None or responsible_role(f, release, senders) in (role, None) for f in result.findings]
+    findings = list(result.findings)
     scoped = [r for r in requirements if role is None or r.subject in (role, "any")]
     results = []
     matched: set[int] = set()
     for requirement in scoped:
         link = requirement.link
-        mine = [(i, f) for i, f in enumerate(findings) if requirement.matches(f)]
+        # a protocol rule whose requirement names the role judges that role, whichever message carries the
+        # finding (a run that never ends is reported at its lease, but ending it is the runtime's duty)
+        owned = link.rule is not None and role is not None and requirement.subject == role
+        mine = [(i, f) for i, f in enumerate(findings) if (owned or in_scope[i]) and requirement.matches(f)]
         matched.update(i for i, _ in mine)
         if link.kind is not None:
             failing = [f for _, f in mine if f.severity is Severity.ERROR]
@@ -190,7 +193,8 @@ def evaluate(
         else:
             status = UNEXPECTED_PASS if reason is not None else PASS
         results.append(RequirementResult(requirement, status, exercised, tuple(failing), notes, reason))
-    unmapped = [f for i, f in enumerate(findings) if i not in matched and f.severity is not Severity.INFO]
+    unmapped = [f for i, f in enumerate(findings)
+                if in_scope[i] and i not in matched and f.severity is not Severity.INFO]
     return Certification(
         contract=release.name, role=role, fail_on=fail_on, results=results, coverage=result.coverage,
         unmapped=unmapped, messages=result.messages,
