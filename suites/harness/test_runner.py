@@ -172,8 +172,17 @@ def test_certify_run_from_the_command_line(tmp_path):
         "--out-dir", str(out), "--timeout", "30", "--", sys.executable, FAKE, "--mode", "ok"])
     assert result.exit_code == 0, result.output
     assert (out / "capture.framed.ndjson").is_file() and (out / "certification.jsonl").is_file()
-    footer = orjson.loads((out / "certification.jsonl").read_text().splitlines()[-1])
+    lines = [orjson.loads(line) for line in (out / "certification.jsonl").read_text().splitlines()]
+    footer = lines[-1]
     assert footer["verdict"] == "certified" and footer["run"]["ok"] is True
+    import jsonschema
+
+    from wirecheck.contracts.loader import own_schema
+
+    validator = jsonschema.Draft202012Validator(own_schema("certification.schema.json"))
+    for line in lines:
+        validator.validate(line)
+    assert lines[0]["identity"]["run"]["scenario"]["path"].endswith("qoder-handshake.yaml")
     failing = CliRunner().invoke(app, [
         "certify", "fakeqoder@1.0.0", "--contracts", str(CONTRACTS), "--run", "--scenario", "qoder-handshake",
         "--capture-out", str(tmp_path / "crash.ndjson"), "--", sys.executable, FAKE, "--mode", "crash"])

@@ -260,6 +260,14 @@ def test_stub_command_runs_the_probe_as_its_client(tmp_path):
     assert "(role runtime): CERTIFIED" in result.output
     footer = orjson.loads((out / "certification.jsonl").read_text().splitlines()[-1])
     assert footer["verdict"] == "certified"
+    import jsonschema
+
+    from wirecheck.contracts.loader import own_schema
+
+    validator = jsonschema.Draft202012Validator(own_schema("certification.schema.json"))
+    for report in (out / "certification.jsonl", probe_out / "certification.jsonl"):
+        for line in report.read_text().splitlines():
+            validator.validate(orjson.loads(line))
     probe_footer = orjson.loads((probe_out / "certification.jsonl").read_text().splitlines()[-1])
     assert probe_footer["verdict"] == "certified"
 
