@@ -83,6 +83,7 @@ def test_qoder_runtime_manifest_url_becomes_url_template() -> None:
     assert find(result, kind="manifest", path="/url$"), "url removal not reported"
     added = find(result, kind="manifest", path="/urlTemplate$")
     assert added and any(f.breaks("backward") or f.breaks("forward") for f in added)
+    assert any(dict(f.params).get("old") == "url" for f in find(result, "PROPERTY_RENAMED", kind="manifest"))
 
 
 def test_qoder_patch_bump_and_unchanged_wire_version() -> None:

@@ -85,3 +85,25 @@ def openness(pair: Pair) -> Iterator[Change]:
         yield pair.change("MODEL_CLOSED", probes=[Probe("old", child, "x", True)])
     else:
         yield pair.change("MODEL_OPENED", probes=[Probe("new", child, "x", True)])
+
+
+def _similar(a: str, b: str) -> bool:
+    a, b = a.lower(), b.lower()
+    return a.startswith(b) or b.startswith(a) or a.replace("_", "") == b.replace("_", "")
+
+
+@node_rule("PROPERTY_RENAMED")
+def renamed(pair: Pair) -> Iterator[Change]:
+    """A removed and an added property of one object whose names say they are the same field (`url` →
+    `urlTemplate`): an explanation tying the removal and the addition together; they carry the verdicts."""
+    old, new = pair.old, pair.new
+    if "object" not in (old.types or ()) or "object" not in (new.types or ()):
+        return
+    removed = sorted(set(old.properties) - set(new.properties))
+    added = sorted(set(new.properties) - set(old.properties))
+    for name in removed:
+        twins = [a for a in added if _similar(name, a)]
+        if len(twins) == 1:
+            yield pair.change("PROPERTY_RENAMED", path=(*pair.path, twins[0]), old_location=old.properties[name],
+                              new_location=new.properties[twins[0]], old=name, new=twins[0],
+                              key=f"{name}->{twins[0]}")
