@@ -12,8 +12,9 @@ from wirecheck.contracts import ContractError, load_registry
 from wirecheck.contracts.reference import reference_validator
 from wirecheck.fuzz.corpus import fuzzable_kinds
 from wirecheck.fuzz.mutants import MutantFactory, explain_rejection
+from wirecheck.fuzz.rules import KindRules
 from wirecheck.fuzz.sampling import draw_examples
-from wirecheck.fuzz.strategies import compiler_for
+from wirecheck.fuzz.strategies import compiler_for, kind_strategy
 
 THOROUGH = os.environ.get("HYPOTHESIS_PROFILE") == "thorough"
 VALID, MUTATED = (100, 20) if THOROUGH else (6, 2)
@@ -42,16 +43,22 @@ def test_kind_generates_valid_messages_and_rejected_mutants(spec, kind_id):
     release = _release(spec)
     kind = release.kind(kind_id)
     compiler = compiler_for(release)
-    values = draw_examples(compiler.for_uri(kind.schema.uri), VALID, seed=1)
+    rules = KindRules(release, kind)
+    values = draw_examples(kind_strategy(release, kind_id), VALID, seed=1)
     assert values, f"{spec} {kind_id}: the strategy produced nothing"
     fast = compiler.schemas.ref_validator(kind.schema.uri)
     reference = reference_validator({"$ref": kind.schema.uri}, release.resources)
     for value in values:
         assert fast.is_valid(value), value
         assert reference.is_valid(value), (value, [e.message for e in reference.iter_errors(value)][:3])
-    factory = MutantFactory(compiler.schemas, kind.schema.uri, kind=kind_id)
+        assert rules.findings(value) == [], value  # single-message protocol rules hold too
+    factory = MutantFactory(compiler.schemas, kind.schema.uri, kind=kind_id, rules=rules)
     for value in values[:MUTATED]:
         for mutant in factory.mutants(value):
+            if mutant.via == ("rule",):  # breaks a protocol rule: schema-valid, flagged by the engine's rule
+                assert fast.is_valid(mutant.instance) and reference.is_valid(mutant.instance), mutant
+                assert rules.findings(mutant.instance) == [mutant.keyword], mutant
+                continue
             label = (mutant.keyword, mutant.pointer)
             assert not fast.is_valid(mutant.instance), mutant
             assert explain_rejection(reference, mutant.instance, label) == [label], mutant

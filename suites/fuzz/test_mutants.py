@@ -70,3 +70,25 @@ def test_mutant_labels_name_keyword_and_place(schemas):
     factory = MutantFactory(schemas, def_uri("Stop"), kind="stop")
     labels = {m.label for m in factory.mutants({"type": "stop", "reason": "done"})}
     assert {"required at /", "const at /type", "enum at /reason", "additionalProperties at /"} <= labels
+
+
+def test_protocol_rules_hold_in_valid_messages_and_rule_mutants_break_one(demo):
+    from wirecheck.fuzz.rules import KindRules
+    from wirecheck.fuzz.strategies import compiler_for, kind_strategy
+
+    kind = demo.kind("job")  # the demo catalog turns FIELDS_EQUAL on: /payload/id must equal /id
+    rules = KindRules(demo, kind)
+    assert [use.id for use in rules.uses] == ["FIELDS_EQUAL"]
+    values = draw_examples(kind_strategy(demo, "job"), 20, 2)
+    assert all(v["payload"]["id"] == v["id"] for v in values)
+    assert all(rules.findings(v) == [] for v in values)
+    factory = MutantFactory(compiler_for(demo).schemas, kind.schema.uri, kind="job", rules=rules)
+    rule_mutants = [m for v in values for m in factory.mutants(v) if m.keyword == "FIELDS_EQUAL"]
+    assert rule_mutants
+    for mutant in rule_mutants:
+        assert mutant.pointer == "/payload/id"
+        assert compiler_for(demo).schemas.ref_validator(kind.schema.uri).is_valid(mutant.instance)
+        assert rules.findings(mutant.instance) == ["FIELDS_EQUAL"]
+    # a schema mutant must not break the rule as well (that would be two constraints)
+    for mutant in (m for v in values for m in factory.mutants(v) if m.keyword != "FIELDS_EQUAL"):
+        assert rules.holds(mutant.instance), mutant

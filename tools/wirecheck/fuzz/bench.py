@@ -21,7 +21,7 @@ from wirecheck.contracts import load_registry
 from wirecheck.contracts.model import ContractRelease
 from wirecheck.fuzz.corpus import fuzzable_kinds
 from wirecheck.fuzz.sampling import draw_examples
-from wirecheck.fuzz.strategies import compiler_for
+from wirecheck.fuzz.strategies import compiler_for, kind_strategy
 
 TARGET_PER_SECOND = 200.0
 
@@ -70,7 +70,7 @@ def bench_generation(
         raise ValueError(f"no kinds in {release.name} for producer={producer!r} channel={channel!r}")
     started = time.perf_counter()
     compiler = compiler_for(release)
-    tagged = [compiler.for_uri(k.schema.uri).map(_tagger(k.id)) for k in kinds]
+    tagged = [kind_strategy(release, k.id).map(_tagger(k.id)) for k in kinds]
     union = st.one_of(tagged)
     compiled = time.perf_counter()
     drawn = draw_examples(union, count, seed)

@@ -46,7 +46,8 @@ from hypothesis.errors import NoSuchExample, Unsatisfiable
 from wirecheck.contracts.model import ContractRelease, MessageKind
 from wirecheck.fuzz.corpus import fuzzable_kinds, mutant_entries, valid_entries
 from wirecheck.fuzz.mutants import MutantFactory
-from wirecheck.fuzz.strategies import compiler_for
+from wirecheck.fuzz.rules import KindRules
+from wirecheck.fuzz.strategies import compiler_for, kind_strategy
 
 ACCEPT, IGNORE, REJECT, CRASH, HANG = "accept", "ignore", "reject", "crash", "hang"
 
@@ -352,7 +353,7 @@ def _shrink(
 ) -> None:
     """Replace the failure's example by the smallest message that fails the same way (Hypothesis `find`)."""
     assert kind.schema is not None
-    valid = compiler_for(release).for_uri(kind.schema.uri)
+    valid = kind_strategy(release, kind.id)
     if failure.category == HANG:
         budget = min(budget, 10)
 
@@ -380,7 +381,9 @@ def _shrink(
         else:
             keyword, _, pointer = failure.label.partition(" at ")
             pointer = "" if pointer == "/" else pointer
-            factory = MutantFactory(compiler_for(release).schemas, kind.schema.uri, kind=kind.id)
+            factory = MutantFactory(
+                compiler_for(release).schemas, kind.schema.uri, kind=kind.id, rules=KindRules(release, kind)
+            )
 
             @st.composite
             def mutants(draw: Any) -> Any:

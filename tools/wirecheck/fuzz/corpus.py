@@ -1,7 +1,8 @@
 """A reproducible fuzz corpus for a release: valid messages per kind, or labelled single-constraint mutants.
 
 Same release, kinds, count and seed → the same entries in the same order (with the same Hypothesis version).
-An entry is `{"kind", "expect": "accept"|"reject", "message", "breaks"?: {"keyword", "pointer", "description"}}`;
+An entry is `{"kind", "expect": "accept"|"reject", "message", "breaks"?: {"keyword", "pointer", "description"}}`
+(`keyword` is a JSON Schema keyword, or a protocol rule id such as FIELDS_EQUAL for a rule mutant);
 for an HTTP kind the message is the body.
 """
 
@@ -15,8 +16,9 @@ import orjson
 
 from wirecheck.contracts.model import ContractRelease, MessageKind
 from wirecheck.fuzz.mutants import Mutant, MutantFactory
+from wirecheck.fuzz.rules import KindRules
 from wirecheck.fuzz.sampling import draw_examples
-from wirecheck.fuzz.strategies import compiler_for
+from wirecheck.fuzz.strategies import compiler_for, kind_strategy
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,7 @@ def _seed_for(seed: int, kind_index: int) -> int:
 
 def valid_entries(release: ContractRelease, kind: MessageKind, count: int, seed: int) -> list[Entry]:
     assert kind.schema is not None
-    strategy = compiler_for(release).for_uri(kind.schema.uri)
+    strategy = kind_strategy(release, kind.id)
     index = [k.id for k in release.kinds].index(kind.id)
     unique: dict[bytes, Any] = {}  # a small value space repeats itself; each message once
     for value in draw_examples(strategy, count, _seed_for(seed, index)):
@@ -62,7 +64,8 @@ def valid_entries(release: ContractRelease, kind: MessageKind, count: int, seed:
 def mutant_entries(release: ContractRelease, kind: MessageKind, count: int, seed: int) -> list[Entry]:
     """`count` mutants, spread over labels: every distinct (keyword, place) before any repeats."""
     assert kind.schema is not None
-    factory = MutantFactory(compiler_for(release).schemas, kind.schema.uri, kind=kind.id)
+    schemas = compiler_for(release).schemas
+    factory = MutantFactory(schemas, kind.schema.uri, kind=kind.id, rules=KindRules(release, kind))
     by_label: dict[str, list[Mutant]] = {}
     for entry in valid_entries(release, kind, max(count, 10), seed):
         for mutant in factory.mutants(entry.message):

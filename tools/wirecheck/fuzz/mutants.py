@@ -97,10 +97,11 @@ def _json_type(value: Any) -> str:
 class MutantFactory:
     """Mutants of valid instances of one schema (`uri`) of a release."""
 
-    def __init__(self, schemas: SchemaSet, uri: str, *, kind: str | None = None):
+    def __init__(self, schemas: SchemaSet, uri: str, *, kind: str | None = None, rules: Any = None):
         self.schemas = schemas
         self.uri = uri
         self.kind = kind
+        self.rules = rules  # a fuzz.rules.KindRules: single-message protocol rules that must keep holding
         self.fast = schemas.ref_validator(uri)
         self.reference = reference_validator({"$ref": uri}, schemas.original)
         self.discarded = 0  # candidates another branch accepted, or that broke more than the labelled keyword
@@ -119,7 +120,21 @@ class MutantFactory:
                     found.append(Mutant(candidate, keyword, label[1], description, self.kind, via, beside))
                 else:
                     self.discarded += 1
+        if self.rules:
+            for candidate, rule_id, pointer, description in self.rules.breaking_edits(instance):
+                if self.confirm_rule(candidate, rule_id):
+                    found.append(Mutant(candidate, rule_id, pointer, description, self.kind, ("rule",)))
+                else:
+                    self.discarded += 1
         return found
+
+    def confirm_rule(self, candidate: Any, rule_id: str) -> bool:
+        """Schema-valid under both validators, and the one rule the engine flags is `rule_id`."""
+        return (
+            self.fast.is_valid(candidate)
+            and self.reference.is_valid(candidate)
+            and self.rules.findings(candidate) == [rule_id]
+        )
 
     def mutants_at(self, instance: Any, pointer: str) -> list[Mutant]:
         """Only the mutants whose label is at `pointer` (cheaper, for shrinking one finding)."""
@@ -139,6 +154,8 @@ class MutantFactory:
         jsonschema-rs answers first (fast); python-jsonschema decides whenever the two readings could differ."""
         if self.fast.is_valid(candidate):
             return False
+        if self.rules and not self.rules.holds(candidate):
+            return False  # it breaks a protocol rule as well: two constraints, not one
         fast_leaves = _rs_leaf_errors(list(self.fast.iter_errors(candidate)), (keyword, pointer))
         if len(fast_leaves) == 1 and _rs_matches(fast_leaves[0], keyword, pointer):
             return True

@@ -504,8 +504,18 @@ def _bounds(schema: dict[str, Any]) -> tuple[int, int]:
 
 
 def kind_strategy(release: Any, kind_id: str, *, max_recursion: int = 2) -> st.SearchStrategy[Any]:
-    """Valid messages of one kind of a `ContractRelease`."""
-    return compiler_for(release, max_recursion=max_recursion).for_uri(release.kind(kind_id).schema.uri)
+    """Valid messages of one kind of a `ContractRelease`: the schema, and the single-message protocol rules the
+    catalog turns on for the kind (FIELDS_EQUAL), checked by the engine's own rule implementations."""
+    from wirecheck.fuzz.rules import KindRules
+
+    kind = release.kind(kind_id)
+    compiler = compiler_for(release, max_recursion=max_recursion)
+    strategy = compiler.for_uri(kind.schema.uri)
+    rules = KindRules(release, kind)
+    if not rules or strategy is EMPTY:
+        return strategy
+    validator = compiler.schemas.ref_validator(kind.schema.uri)
+    return strategy.map(rules.repair).filter(lambda value: validator.is_valid(value) and rules.holds(value))
 
 
 _COMPILERS: dict[tuple[str, int, int], Compiler] = {}
