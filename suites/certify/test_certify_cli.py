@@ -88,3 +88,14 @@ def test_usage_errors_exit_2(framed, args, message):
 def test_unknown_release_exits_2():
     result = runner.invoke(app, ["certify", "fakeqoder@9.9.9", "--contracts", str(CONTRACTS), "x"])
     assert result.exit_code == 2
+
+
+def test_requirements_command_lists_what_is_judged():
+    result = runner.invoke(app, ["requirements", "fakeqoder@1.0.0", "--contracts", str(CONTRACTS), "--role", "cli",
+                                 "--level", "must"])
+    assert result.exit_code == 0, result.output
+    assert "FAKEQODER-1.0.0-SYSTEM-INIT-FIRST  MUST  cli  rule FIRST_MESSAGE_IS" in result.output
+    assert "FAKEQODER-1.0.0-USER-SCHEMA" not in result.output  # the SDK's
+    assert "FAKEQODER-1.0.0-KEEP-ALIVE-SCHEMA" not in result.output  # MAY
+    bad = runner.invoke(app, ["requirements", "fakeqoder@1.0.0", "--contracts", str(CONTRACTS), "--role", "x"])
+    assert bad.exit_code == 2 and "no role 'x'" in bad.output

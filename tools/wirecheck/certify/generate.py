@@ -152,8 +152,9 @@ def draft(release: ContractRelease) -> list[dict[str, Any]]:
         link: dict[str, Any] = {"builtin": group["builtin"]}
         if group in CORRELATED_GROUPS:
             link["exercised_by"] = "correlated_message"
+        # built-in groups carry texts written here once (reviewed), not drafts derived from the contract
         drafts.append({"id": f"{prefix_of(release)}-{group['name']}", "level": group["level"], "subject": "any",
-                       "text": group["text"], "checks": link})
+                       "text": group["text"], "checks": link, "authored": True})
     return drafts
 
 
@@ -168,15 +169,18 @@ def merge(release: ContractRelease, existing: list[dict[str, Any]]) -> tuple[lis
     used = set()
     for entry in draft(release):
         key = _link_key(entry["checks"])
+        authored = entry.pop("authored", False)
         if key in by_link:
             kept = dict(by_link[key])
             used.add(key)
             if kept.get("reviewed") is False:
                 # still a draft: refresh its text from the contract, keep its (stable) id
-                kept = {**entry, "id": kept["id"], "reviewed": False}
+                kept = {**entry, "id": kept["id"]}
+                if not authored:
+                    kept["reviewed"] = False
             merged.append(kept)
         else:
-            merged.append({**entry, "reviewed": False})
+            merged.append(entry if authored else {**entry, "reviewed": False})
     dropped = [r["id"] for k, r in by_link.items() if k not in used]
     return merged, dropped
 

@@ -48,6 +48,31 @@ def _env_pairs(values: list[str]) -> dict[str, str]:
 
 
 def register(app: typer.Typer) -> None:
+    @app.command("requirements")
+    def requirements_command(
+        spec: str = typer.Argument(..., metavar="PACKAGE@VERSION"),
+        role: str | None = typer.Option(None, "--role", help="Only the requirements on this role."),
+        level: str | None = typer.Option(None, "--level", help="Only MUST, SHOULD or MAY."),
+        requirements: Path | None = typer.Option(None, "--requirements", help="Another requirement set file."),
+        contracts: Path | None = CONTRACTS_OPTION,
+    ) -> None:
+        """List what `wirecheck certify` judges for a release: id, level, subject role, linked element, text."""
+        from wirecheck.certify.pipeline import load_set
+
+        reg = registry(contracts)
+        release = guarded(lambda: reg.load(spec))
+        if role is not None and role not in release.roles:
+            raise fail_usage(f"no role {role!r} in {release.name}; roles: {', '.join(release.roles)}")
+        if level is not None and level.upper() not in ("MUST", "SHOULD", "MAY"):
+            raise fail_usage(f"--level {level!r}: expected MUST, SHOULD or MAY")
+        reqs = guarded(lambda: load_set(release, requirements))
+        shown = [r for r in reqs if (role is None or r.subject in (role, "any"))
+                 and (level is None or r.level == level.upper())]
+        for req in shown:
+            draft = "  (draft text)" if not req.reviewed else ""
+            typer.echo(f"{req.id}  {req.level}  {req.subject}  {req.link.element}{draft}\n    {req.text}")
+        typer.echo(f"{len(shown)} of {len(reqs)} requirements ({reqs.path})", err=True)
+
     @app.command("certify", context_settings={"allow_interspersed_args": True})
     def certify_command(
         spec: str = typer.Argument(..., metavar="PACKAGE@VERSION", help="e.g. qoder-agent-sdk@1.0.23"),
