@@ -62,3 +62,17 @@ def test_recursive_change_is_never_safe() -> None:
     changed = [f for f in result.findings if f.rule == "TYPE_CHANGED" and f.path == "/n"]
     assert changed and changed[0].breaks("forward") and changed[0].breaks("backward")
     assert all(f.verdicts for f in result.findings)
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    # a property *named* like an annotation keyword is data, not an annotation
+    ({"type": "object", "properties": {"description": {"type": "string"}}},
+     {"type": "object", "properties": {"description": {"type": "integer"}}}),
+    ({"type": "object", "properties": {"title": {"type": "string"}}}, {"type": "object", "properties": {}}),
+    # const values are data, whatever their keys
+    ({"const": {"description": "a"}}, {"const": {"description": "b"}}),
+    ({"enum": [1, True]}, {"enum": [1, 1]}),
+])
+def test_changes_hidden_in_annotation_names_are_found(old, new) -> None:  # type: ignore[no-untyped-def]
+    result = diff_schemas({"$schema": D, **old}, {"$schema": D, **new})
+    assert result.findings, "a real change was taken for an annotation"

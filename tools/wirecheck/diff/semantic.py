@@ -80,8 +80,14 @@ def difference(producer: Side, producer_location: str, consumer: Side, consumer_
         return None
 
 
-_IGNORED = {"$id", "$schema", "$comment", "title", "description", "examples", "x-provenance", "$defs",
-            "definitions", "deprecated", "default"}
+_ANNOTATIONS = {"$id", "$schema", "$comment", "title", "description", "examples", "x-provenance", "$defs",
+                "definitions", "deprecated", "default", "readOnly", "writeOnly"}
+# keywords whose value is a map from a name to a subschema (names are data: compared exactly)
+_SCHEMA_MAPS = {"properties", "patternProperties", "dependentSchemas", "$defs", "definitions"}
+# keywords whose value is a subschema, or a list of subschemas
+_SCHEMA_VALUES = {"items", "additionalProperties", "unevaluatedProperties", "unevaluatedItems", "not", "if", "then",
+                  "else", "contains", "propertyNames", "additionalItems"}
+_SCHEMA_LISTS = {"allOf", "anyOf", "oneOf", "prefixItems"}
 
 
 def same_shape(old: Side, old_location: str, new: Side, new_location: str) -> bool:
@@ -89,6 +95,7 @@ def same_shape(old: Side, old_location: str, new: Side, new_location: str) -> bo
 
     Set containment over recursive schemas is often UNKNOWN even when nothing changed; a schema copied from
     one release to the next unchanged is equivalent by construction, and needs no canonical form to say so.
+    Only annotation keywords of schema objects are ignored; names (properties) and values (const, enum) are data.
     """
     from wirecheck.diff.side import join
     from wirecheck.pointer import format_pointer
@@ -99,26 +106,54 @@ def same_shape(old: Side, old_location: str, new: Side, new_location: str) -> bo
         base, _, fragment = location.partition("#")
         return f"{base}#{fragment}{format_pointer(tokens)}"
 
-    def equal(a: Any, b: Any, a_loc: str, b_loc: str) -> bool:
-        if isinstance(a, dict) and isinstance(b, dict):
-            if "$ref" in a or "$ref" in b:
-                if "$ref" not in a or "$ref" not in b:
-                    return False
-                ta, tb = join(a_loc, a["$ref"]), join(b_loc, b["$ref"])
-                if (ta, tb) not in seen:
-                    seen.add((ta, tb))
-                    if not (old.has(ta) and new.has(tb)) or not equal(old.node(ta), new.node(tb), ta, tb):
-                        return False
-            keys_a, keys_b = set(a) - _IGNORED - {"$ref"}, set(b) - _IGNORED - {"$ref"}
-            if keys_a != keys_b:
+    def schema_equal(a: Any, b: Any, a_loc: str, b_loc: str) -> bool:
+        if not (isinstance(a, dict) and isinstance(b, dict)):
+            return type(a) is type(b) and a == b  # boolean schemas
+        if "$ref" in a or "$ref" in b:
+            if "$ref" not in a or "$ref" not in b:
                 return False
-            return all(equal(a[k], b[k], at(a_loc, k), at(b_loc, k)) for k in keys_a)
-        if isinstance(a, list) and isinstance(b, list):
-            return len(a) == len(b) and all(
-                equal(x, y, at(a_loc, i), at(b_loc, i)) for i, (x, y) in enumerate(zip(a, b, strict=True)))
-        return type(a) is type(b) and a == b
+            ta, tb = join(a_loc, a["$ref"]), join(b_loc, b["$ref"])
+            if (ta, tb) not in seen:
+                seen.add((ta, tb))
+                if not (old.has(ta) and new.has(tb)) or not schema_equal(old.node(ta), new.node(tb), ta, tb):
+                    return False
+        keys = set(a) - _ANNOTATIONS - {"$ref"}
+        if keys != set(b) - _ANNOTATIONS - {"$ref"}:
+            return False
+        for key in keys:
+            x, y = a[key], b[key]
+            if key in _SCHEMA_MAPS:
+                if not (isinstance(x, dict) and isinstance(y, dict)) or set(x) != set(y):
+                    return False
+                if not all(schema_equal(x[n], y[n], at(a_loc, key, n), at(b_loc, key, n)) for n in x):
+                    return False
+            elif key in _SCHEMA_VALUES:
+                if not schema_equal(x, y, at(a_loc, key), at(b_loc, key)):
+                    return False
+            elif key in _SCHEMA_LISTS:
+                if not (isinstance(x, list) and isinstance(y, list)) or len(x) != len(y):
+                    return False
+                if not all(schema_equal(p, q, at(a_loc, key, i), at(b_loc, key, i))
+                           for i, (p, q) in enumerate(zip(x, y, strict=True))):
+                    return False
+            elif not _json_equal(x, y):
+                return False
+        return True
 
     try:
-        return equal(old.node(old_location), new.node(new_location), old_location, new_location)
+        return schema_equal(old.node(old_location), new.node(new_location), old_location, new_location)
     except (KeyError, RecursionError):
         return False
+
+
+def _json_equal(a: Any, b: Any) -> bool:
+    """JSON equality: `1` and `1.0` are the same number, `true` and `1` are not."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a == b
+    return type(a) is type(b) and a == b
