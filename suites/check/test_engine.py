@@ -308,3 +308,9 @@ def test_route_declared_under_any_prefix(demo, tmp_path):
                                                           "/tenants/a/.well-known/demo", None))
     assert Classifier(release).classify(message) is anywhere
     assert Classifier(demo).classify(message) is None  # without base "*", the path must match whole
+
+
+def test_stream_message_with_a_request_member_is_not_taken_for_an_http_exchange(demo, write_lines):
+    result = check_captures(demo, [write_lines([PING, HELLO])])
+    assert result.captures[0].form == "stream"
+    assert result.findings == [] and result.coverage["request.ping"].seen == 1

@@ -88,12 +88,18 @@ def read_capture(
             capture.form = "artifacts"
             yield artifact_message(head, file, first[0], None)
             yield from read_artifacts(lines, file)
-        elif isinstance(head, dict) and isinstance(head.get("request"), dict):
+        elif _is_exchange(head):
             capture.form = "exchanges"
             yield from read_exchanges(_prepend(first, lines), file)
         else:
             capture.form = "stream"
             yield from read_stream(first, lines, file)
+
+
+def _is_exchange(value: object) -> bool:
+    """An exchange line: {"request": {"method", "url", ...}, ...} (a stream message may have a `request` too)."""
+    request = value.get("request") if isinstance(value, dict) else None
+    return isinstance(request, dict) and isinstance(request.get("method"), str) and isinstance(request.get("url"), str)
 
 
 def _prepend(first, rest):
