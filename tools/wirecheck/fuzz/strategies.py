@@ -75,6 +75,15 @@ ANY_JSON: st.SearchStrategy[Any] = st.recursive(
 class Unmergeable(Exception):
     """Two schemas whose conjunction is not a single schema the generators handle exactly."""
 
+    def __init__(self, reason: str, *, impossible: bool = False):
+        super().__init__(reason)
+        self.impossible = impossible  # the conjunction provably has no instance (two consts, no common type)
+
+
+def assertions(schema: dict[str, Any]) -> set[str]:
+    """The keywords of a subschema that constrain values (annotations and `x-` extensions do not)."""
+    return {k for k in schema if k not in ANNOTATIONS and not k.startswith("x-")}
+
 
 def _types(schema: dict[str, Any]) -> tuple[str, ...] | None:
     declared = schema.get("type")
@@ -89,6 +98,10 @@ def _same(a: Any, b: Any) -> bool:
 
 def merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     """The conjunction of two schemas as one schema (best effort; the caller re-validates); or Unmergeable."""
+    if "if" in a and "if" in b:  # two conditionals: keep b's whole, nested, for the compiler to take in turn
+        conditional = {k: b[k] for k in ("if", "then", "else") if k in b}
+        b = {k: v for k, v in b.items() if k not in conditional}
+        b["allOf"] = [*b.get("allOf", []), conditional]
     out = dict(a)
     for key, value in b.items():
         if key not in out or key in ANNOTATIONS:
@@ -103,7 +116,7 @@ def merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
             common = [t for t in ta if t in tb or (t == "integer" and "number" in tb)]
             common += [t for t in tb if t == "integer" and "number" in ta and t not in common]
             if not common:
-                raise Unmergeable("no common type")
+                raise Unmergeable("no common type", impossible=True)
             out[key] = common
         elif key == "properties":
             merged = dict(mine)
@@ -120,8 +133,10 @@ def merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
             out[key] = min(mine, value)
         elif key == "enum":
             out[key] = [v for v in mine if any(_same(v, w) for w in value)]
+            if not out[key]:
+                raise Unmergeable("no common enum value", impossible=True)
         elif key == "const":
-            raise Unmergeable("different consts")
+            raise Unmergeable("different consts", impossible=True)
         elif key == "allOf":
             out[key] = [*mine, *value]
         elif key in ("items", "additionalProperties", "unevaluatedProperties", "contains"):
@@ -137,7 +152,7 @@ def merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
             raise Unmergeable(f"both sides constrain {key!r} differently")
     if "const" in out and "enum" in out:
         if not any(_same(out["const"], v) for v in out["enum"]):
-            raise Unmergeable("const outside enum")
+            raise Unmergeable("const outside enum", impossible=True)
         del out["enum"]
     return out
 
@@ -172,19 +187,24 @@ class Compiler:
 
     # -- composition ----------------------------------------------------------------------------------------
     def _compile(self, schema: dict[str, Any], depth: int) -> st.SearchStrategy[Any]:
+        if not assertions(schema):
+            return ANY_JSON
+        if "not" in schema and (schema["not"] is True or (isinstance(schema["not"], dict)
+                                                          and not assertions(schema["not"]))):
+            return EMPTY  # `not: {}`: nothing is valid here (a key the contract refuses)
         if "$ref" in schema:
             rest = {k: v for k, v in schema.items() if k != "$ref"}
-            if not set(rest) - ANNOTATIONS:
+            if not assertions(rest):
                 return self._ref(schema["$ref"], depth)
             return self._conjunction(rest, [{"$ref": schema["$ref"]}], depth, schema)
+        if "if" in schema:  # before allOf: merging an allOf of conditionals nests them here, one per level
+            return self._conditional(schema, depth)
         if "allOf" in schema:
             rest = {k: v for k, v in schema.items() if k != "allOf"}
             return self._conjunction(rest, schema["allOf"], depth, schema)
         for union in ("oneOf", "anyOf"):
             if union in schema:
                 return self._union(schema, union, depth)
-        if "if" in schema:
-            return self._conditional(schema, depth)
         if "not" in schema or "dependentSchemas" in schema:
             rest = {k: v for k, v in schema.items() if k not in ("not", "dependentSchemas")}
             return self._filtered(self.compile(rest, depth), schema)
@@ -219,7 +239,9 @@ class Compiler:
                 if part is True:
                     continue
                 merged = merge(merged, part)
-        except Unmergeable:
+        except Unmergeable as exc:
+            if exc.impossible:
+                return EMPTY
             first = next(iter(parts), True)
             return self._filtered(self.compile(merge_or(rest, self._expand(first)), depth), whole)
         except RecursionError:  # a ref chain that only refers to itself
@@ -247,7 +269,8 @@ class Compiler:
     def _conditional(self, schema: dict[str, Any], depth: int) -> st.SearchStrategy[Any]:
         rest = {k: v for k, v in schema.items() if k not in ("if", "then", "else")}
         options = []
-        for parts in ([schema["if"], schema.get("then", True)], [schema.get("else", True)]):
+        otherwise = _negated_condition(schema["if"], rest)
+        for parts in ([schema["if"], schema.get("then", True)], [otherwise, schema.get("else", True)]):
             try:
                 merged = rest
                 for part in parts:
@@ -255,9 +278,11 @@ class Compiler:
                     if isinstance(part, dict):
                         merged = merge(merged, part)
                 options.append(self.compile(merged, depth))
-            except Unmergeable:
-                options.append(self.compile(rest, depth))
-        return self._filtered(st.one_of([o for o in options if o is not EMPTY] or [EMPTY]), schema)
+            except Unmergeable as exc:
+                if not exc.impossible:
+                    options.append(self.compile(rest, depth))
+        options = [o for o in options if o is not EMPTY]
+        return self._filtered(st.one_of(options), schema) if options else EMPTY
 
     def _filtered(self, strategy: st.SearchStrategy[Any], schema: Any) -> st.SearchStrategy[Any]:
         if strategy is EMPTY:
@@ -269,12 +294,12 @@ class Compiler:
         if "const" in schema or "enum" in schema:
             values = [schema["const"]] if "const" in schema else list(schema["enum"])
             strategy: st.SearchStrategy[Any] = st.sampled_from(values) if values else EMPTY
-            if set(schema) - ANNOTATIONS - {"const", "enum"}:
+            if assertions(schema) - {"const", "enum"}:
                 strategy = self._filtered(strategy, schema)
             return strategy
         types = _types(schema) or self._inferred_types(schema)
         if not types:
-            return self._filtered(ANY_JSON, schema) if set(schema) - ANNOTATIONS else ANY_JSON
+            return self._filtered(ANY_JSON, schema) if assertions(schema) else ANY_JSON
         makers: dict[str, Callable[[dict[str, Any], int], st.SearchStrategy[Any]]] = {
             "null": lambda s, d: st.none(),
             "boolean": lambda s, d: st.booleans(),
@@ -291,7 +316,7 @@ class Compiler:
         if not options:
             return EMPTY
         strategy = options[0] if len(options) == 1 else st.one_of(options)
-        if set(schema) - EXACT:
+        if assertions(schema) - EXACT:
             strategy = self._filtered(strategy, schema)
         return strategy
 
@@ -479,6 +504,26 @@ class Compiler:
                 )
                 options.append(st.tuples(keys, value))
         return st.one_of(options) if options else None
+
+
+def _negated_condition(condition: Any, rest: dict[str, Any]) -> Any:
+    """A schema under which `condition` fails, for the common `if: {properties: {p: {const: c}}}` form: `p`
+    present with another value (an absent `p` makes such an `if` true). Other conditions: no hint (True), and
+    the validator filter sorts the values out."""
+    if not isinstance(condition, dict) or set(assertions(condition)) != {"properties"}:
+        return True
+    tests = condition["properties"]
+    if len(tests) != 1:
+        return True
+    (name, test), = tests.items()
+    if not isinstance(test, dict) or "const" not in test or set(assertions(test)) - {"const", "type"}:
+        return True
+    current = rest.get("properties", {}).get(name, {})
+    if isinstance(current, dict) and "enum" in current:
+        narrowed = {"enum": [v for v in current["enum"] if not _same(v, test["const"])]}
+    else:
+        narrowed = {"not": {"const": test["const"]}}
+    return {"required": [name], "properties": {name: narrowed}}
 
 
 def merge_or(a: dict[str, Any], b: Any) -> Any:
