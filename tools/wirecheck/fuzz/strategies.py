@@ -519,6 +519,7 @@ def _negated_condition(condition: Any, rest: dict[str, Any]) -> Any:
     if not isinstance(test, dict) or "const" not in test or set(assertions(test)) - {"const", "type"}:
         return True
     current = rest.get("properties", {}).get(name, {})
+    narrowed: dict[str, Any]
     if isinstance(current, dict) and "enum" in current:
         narrowed = {"enum": [v for v in current["enum"] if not _same(v, test["const"])]}
     else:
