@@ -37,6 +37,8 @@ def test_pair(name: str) -> None:
     case = load_pair(name)
     before, after = with_dialect(case["before"]), with_dialect(case["after"])
     result = diff_schemas(before, after)
+    if not case["expect"]:
+        assert result.findings == (), [f"{f.rule} {f.path}" for f in result.findings]
     for expected in case["expect"]:
         matches = [f for f in result.findings if f.rule == expected["rule"] and f.path == expected["path"]]
         assert matches, f"{name}: no {expected['rule']} at {expected['path']!r}; got " + ", ".join(

@@ -43,14 +43,19 @@ def compare(old: Side, old_location: str, new: Side, new_location: str,
         old_written, new_written = old.canonical(old_location, STRICT), new.canonical(new_location, STRICT)
     except (jsonschema_rs.canonical.CanonicalizationError, ValueError, jsonschema_rs.ValidationError):
         return {(d, v): UNKNOWN for d in (FORWARD, BACKWARD) for v in VIEWS}
-    for direction, reader, reader_location, written in (
-        (FORWARD, old, old_location, new_written), (BACKWARD, new, new_location, old_written)
+    from wirecheck.diff.prove import prove_subset
+
+    for direction, reader, reader_location, writer, writer_location, written in (
+        (FORWARD, old, old_location, new, new_location, new_written),
+        (BACKWARD, new, new_location, old, old_location, old_written),
     ):
         if (direction, TOLERANT) in known:  # a tolerant reader's refusal is a strict reader's refusal too
             verdicts[(direction, TOLERANT)] = verdicts[(direction, STRICT)] = BREAKING
             continue
         if (direction, STRICT) in known:
             strict = BREAKING
+        elif prove_subset(writer, writer_location, STRICT, reader, reader_location, STRICT):
+            strict = SAFE  # proven part by part (prove.py), no canonical form needed
         else:
             strict = covers(reader.canonical(reader_location, STRICT), written)
         verdicts[(direction, STRICT)] = strict
@@ -58,7 +63,10 @@ def compare(old: Side, old_location: str, new: Side, new_location: str,
             verdicts[(direction, TOLERANT)] = SAFE
             continue
         try:
-            tolerant = covers(reader.canonical(reader_location, TOLERANT), written)
+            if prove_subset(writer, writer_location, STRICT, reader, reader_location, TOLERANT):
+                tolerant = SAFE
+            else:
+                tolerant = covers(reader.canonical(reader_location, TOLERANT), written)
         except (jsonschema_rs.canonical.CanonicalizationError, ValueError, jsonschema_rs.ValidationError):
             tolerant = UNKNOWN
         verdicts[(direction, TOLERANT)] = tolerant

@@ -34,6 +34,8 @@ def added_or_removed(pair: Pair) -> Iterator[Change]:
         child = (*pair.path, name)
         value = _sample(pair.new_side, new.properties[name])
         probes = [Probe("new", child, value, True)]
+        if not old.closed:  # the open old model let producers put anything under that name
+            probes += [Probe("old", child, v, True) for v in _other_values(value)]
         if name in new.required:
             probes.append(Probe("old", child, ABSENT, True))
             rule = "REQUIRED_PROPERTY_ADDED"
