@@ -1,0 +1,67 @@
+"""The structural containment prover answers "proven" only when containment holds: checked against jsonschema-rs
+set reasoning and against the witnesses of every before/after pair, plus cases where proof must be refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from wirecheck.diff import diff_schemas
+from wirecheck.diff.prove import prove_subset
+from wirecheck.diff.semantic import covers
+from wirecheck.diff.side import Side
+
+D = "https://json-schema.org/draft/2020-12/schema"
+PAIRS = Path(__file__).parent / "pairs"
+
+
+def sides(old, new):  # type: ignore[no-untyped-def]
+    a, b = "https://t.invalid/old.json", "https://t.invalid/new.json"
+    old_side = Side("old", {a: {"$schema": D, "$id": a, **old}})
+    new_side = Side("new", {b: {"$schema": D, "$id": b, **new}})
+    return (old_side, a + "#"), (new_side, b + "#")
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in PAIRS.glob("*.yaml")))
+def test_never_proves_what_a_witness_refutes(name: str) -> None:
+    case = yaml.safe_load((PAIRS / f"{name}.yaml").read_text(encoding="utf-8"))
+    (old, old_loc), (new, new_loc) = sides(case["before"], case["after"])
+    result = diff_schemas({"$schema": D, **case["before"]}, {"$schema": D, **case["after"]})
+    for direction, (writer, w_loc, reader, r_loc) in {"forward": (new, new_loc, old, old_loc),
+                                                      "backward": (old, old_loc, new, new_loc)}.items():
+        for view in ("strict", "tolerant"):
+            if prove_subset(writer, w_loc, "strict", reader, r_loc, view):
+                assert covers(reader.canonical(r_loc, view), writer.canonical(w_loc, "strict")) != "breaking"
+                assert not any(f.breaks(direction, view) for f in result.findings), (name, direction, view)
+
+
+OBJ = {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"], "additionalProperties": False}
+
+
+@pytest.mark.parametrize(("narrow", "wide", "proven"), [
+    (OBJ, OBJ, True),
+    (OBJ, {**OBJ, "additionalProperties": True}, True),  # a closed model inside an open one
+    ({**OBJ, "additionalProperties": True}, OBJ, False),  # extras refused by the wide side
+    ({"enum": ["x", "y"]}, {"type": "string", "pattern": "^[xy]$"}, True),  # finite sides checked value by value
+    ({"enum": ["x", "z"]}, {"type": "string", "pattern": "^[xy]$"}, False),
+    ({"type": "integer"}, {"type": "number"}, True),
+    ({"type": "number"}, {"type": "integer"}, False),
+    ({"type": "string"}, {"oneOf": [{"type": "string"}, {"type": "integer"}]}, False),  # oneOf is never assumed
+    ({"type": "string"}, {"anyOf": [{"type": "string"}, {"type": "integer"}]}, True),
+    ({"type": "string", "minLength": 2}, {"type": "string", "minLength": 1}, True),
+    ({"type": "string", "minLength": 1}, {"type": "string", "minLength": 2}, False),
+    ({"type": "string", "pattern": "^a+$"}, {"type": "string", "pattern": "^a*$"}, False),  # regexes: not tried
+    ({"type": "array", "items": {"type": "integer"}}, {"type": "array", "items": {"type": "number"}}, True),
+    ({"type": "array"}, {"type": "array", "items": {"type": "number"}}, False),
+    ({"$defs": {"T": {"type": "object", "properties": {"k": {"type": "array", "items": {"$ref": "#/$defs/T"}}}}},
+      "$ref": "#/$defs/T"},
+     {"$defs": {"T": {"type": "object", "properties": {"k": {"type": "array", "items": {"$ref": "#/$defs/T"}}}}},
+      "$ref": "#/$defs/T"}, True),  # recursion, coinductively
+    ({"type": "object", "properties": {"description": {"type": "integer"}}},
+     {"type": "object", "properties": {"description": {"type": "string"}}}, False),
+])
+def test_cases(narrow, wide, proven) -> None:  # type: ignore[no-untyped-def]
+    (n, n_loc), (w, w_loc) = sides(narrow, wide)
+    assert prove_subset(n, n_loc, "strict", w, w_loc, "strict") is proven
