@@ -26,6 +26,7 @@ class DiffRuleInfo:
     purpose: str
     rationale: str
     message: str
+    ceiling: Severity | None = None
 
     def render(self, params: dict[str, Any]) -> str:
         values: defaultdict[str, str] = defaultdict(lambda: "?")
@@ -59,5 +60,6 @@ def diff_rule_catalogue() -> dict[str, DiffRuleInfo]:
         catalogue[rule_id] = DiffRuleInfo(
             rule_id, Severity(entry["level"]), entry["group"], tuple(breaks), entry["bump"],
             entry["purpose"], entry["rationale"], entry["message"],
+            Severity(entry["ceiling"]) if "ceiling" in entry else None,
         )
     return catalogue

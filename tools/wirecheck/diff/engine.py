@@ -65,6 +65,8 @@ class _Pair:
         triples = tuple(sorted((d, m, v) for (d, m), v in (verdicts or {}).items() if v != SAFE))
         # version and waiver findings are not about a direction: their level is the catalogue's
         severity = info.level if info.group in ("versions", "waivers") else self.options.severity(triples)
+        if info.ceiling is not None and severity.rank > info.ceiling.rank:
+            severity = info.ceiling
         old_short, new_short = short_location(old_location), short_location(new_location)
         return DiffFinding(
             rule=rule,
