@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
 import io
+import shutil
 import subprocess
 import tarfile
 import tempfile
@@ -28,6 +30,7 @@ def contracts_at(ref: str, contracts: Path) -> Path:
     except subprocess.CalledProcessError as exc:
         raise AgainstError(f"--against {ref}: git archive failed: {_stderr(exc)}") from None
     target = Path(tempfile.mkdtemp(prefix="wirecheck-against-"))
+    atexit.register(shutil.rmtree, target, True)  # the extracted copy lives as long as the process
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(target, filter="data")
     folder = target / relative
