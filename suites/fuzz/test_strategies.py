@@ -139,3 +139,10 @@ def test_the_input_schemas_are_not_modified():
 def test_regex_strings_match_under_ecma_semantics(data):
     pattern = data.draw(st.sampled_from([r"^[a-z]+\d$", r"^\w{2,3}$", r"x|y", r"^(?<n>\d)\.\d$"]))
     assert regex.matches(pattern, data.draw(regex.strings_matching(pattern)))
+
+
+def test_numeric_formats_stay_in_the_range_a_consumer_decodes(compiler):
+    for value in _sample(compiler, "NumericFormats", 200):
+        assert 0 <= value["u"] < 2**32
+        assert -5 <= value["i"] < 2**7
+        assert value.get("n") is None or 0 <= value["n"] < 2**16

@@ -346,6 +346,8 @@ class Compiler:
 
     def _number(self, schema: dict[str, Any], depth: int) -> st.SearchStrategy[Any]:
         integers = self._integer(schema, depth)
+        if schema.get("format") in NUMERIC_FORMATS:
+            return integers
         low, high = schema.get("minimum"), schema.get("maximum")
         xlow, xhigh = schema.get("exclusiveMinimum"), schema.get("exclusiveMaximum")
         floats = st.floats(
@@ -536,8 +538,18 @@ def merge_or(a: dict[str, Any], b: Any) -> Any:
         return b
 
 
+# Numeric formats (from Rust/OpenAPI generators, e.g. ACP's schemars output): validators ignore them, but a
+# consumer decodes into that type, so a "valid" uint32 of -5 would be a false valid-rejected finding.
+NUMERIC_FORMATS: dict[str, tuple[int, int]] = {
+    "int8": (-(2**7), 2**7 - 1), "uint8": (0, 2**8 - 1),
+    "int16": (-(2**15), 2**15 - 1), "uint16": (0, 2**16 - 1),
+    "int32": (-(2**31), 2**31 - 1), "uint32": (0, 2**32 - 1),
+    "int64": (-SAFE_INT, SAFE_INT), "uint64": (0, SAFE_INT), "uint": (0, SAFE_INT),
+}
+
+
 def _bounds(schema: dict[str, Any]) -> tuple[int, int]:
-    low, high = -SAFE_INT, SAFE_INT
+    low, high = NUMERIC_FORMATS.get(schema.get("format", ""), (-SAFE_INT, SAFE_INT))
     if "minimum" in schema:
         low = max(low, math.ceil(schema["minimum"]))
     if "exclusiveMinimum" in schema:
