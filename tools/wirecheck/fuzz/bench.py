@@ -13,7 +13,10 @@ import argparse
 import sys
 import time
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
+
+import orjson
 
 from hypothesis import strategies as st
 
@@ -97,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--channel", help="only kinds on this channel (e.g. stdio-ndjson)")
     parser.add_argument("--count", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", help="also write the result as JSON here (e.g. reports/bench/generation.json)")
     args = parser.parse_args(argv)
     result = bench_generation(
         load_registry().load(args.spec), producer=args.producer, channel=args.channel, count=args.count,
@@ -104,6 +108,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     for key, value in result.as_json().items():
         print(f"{key:16} {value}")
+    if args.json:
+        path = Path(args.json)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(orjson.dumps(result.as_json(), option=orjson.OPT_INDENT_2) + b"\n")
     return 0 if result.meets_target else 1
 
 
