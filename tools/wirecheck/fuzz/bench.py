@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-
 from hypothesis import strategies as st
 
 from wirecheck.contracts import load_registry
