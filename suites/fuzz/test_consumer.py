@@ -127,8 +127,13 @@ def test_line_protocol_hang_exit_and_restart(process):
     assert process({"do": "hang"}).outcome == HANG
     assert process({"a": 1}).outcome == ACCEPT  # restarted
     verdict = process({"do": "exit"})
-    assert verdict.outcome == CRASH and "status 3" in verdict.detail
+    assert verdict.outcome == CRASH and "status 3" in verdict.detail and "consumer gives up" in verdict.detail
     assert process({"a": 1}).outcome == ACCEPT
+
+
+def test_a_consumer_that_logs_a_lot_to_stderr_does_not_block(process):
+    for _ in range(3):
+        assert process({"do": "chatty"}).outcome == ACCEPT
 
 
 def test_the_process_runs_with_a_scratch_home(process):

@@ -11,7 +11,12 @@ for line in sys.stdin:
     if action == "hang":
         time.sleep(30)
     elif action == "exit":
+        print("consumer gives up", file=sys.stderr, flush=True)
         sys.exit(3)
+    elif action == "chatty":
+        sys.stderr.write("log line\n" * 50_000)
+        sys.stderr.flush()
+        print("accept", flush=True)
     elif action == "garble":
         print("maybe", flush=True)
     elif action == "home":

@@ -118,6 +118,7 @@ class ProcessConsumer:
         self._fresh = False
         self._scratch = tempfile.TemporaryDirectory(prefix="wirecheck-consumer-")
         self._process: subprocess.Popen[bytes] | None = None
+        self._stderr: Any = None
         self._buffer = b""
 
     def describe(self) -> str:
@@ -134,11 +135,13 @@ class ProcessConsumer:
 
     def _start(self) -> subprocess.Popen[bytes]:
         if self._process is None or self._process.poll() is not None:
+            # stderr goes to a file, not a pipe: a chatty consumer must not block on a full pipe nobody reads
+            self._stderr = open(os.path.join(self._scratch.name, "stderr.log"), "w+b")  # noqa: SIM115
             self._process = subprocess.Popen(
                 self.argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
+                stderr=self._stderr,
                 env=self._env(),
                 cwd=self.cwd,
                 start_new_session=True,
@@ -153,11 +156,16 @@ class ProcessConsumer:
             return ""
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
-        try:
-            _, stderr = process.communicate(timeout=5)
-        except (subprocess.TimeoutExpired, ValueError, OSError):
-            stderr = b""
-        tail = (stderr or b"").decode("utf-8", "replace").strip().splitlines()[-1:]
+        with contextlib.suppress(subprocess.TimeoutExpired, ValueError, OSError):
+            process.communicate(timeout=5)
+        stderr = b""
+        if self._stderr is not None:
+            with contextlib.suppress(OSError, ValueError):
+                self._stderr.seek(0)
+                stderr = self._stderr.read()
+                self._stderr.close()
+            self._stderr = None
+        tail = stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
         return tail[0][:200] if tail else ""
 
     def __call__(self, message: Any) -> Verdict:
@@ -212,8 +220,7 @@ class ProcessConsumer:
                 assert self._process.stdin is not None
                 self._process.stdin.close()
                 self._process.wait(timeout=2)
-            if self._process is not None and self._process.poll() is None:
-                self._stop()
+            self._stop()
         self._scratch.cleanup()
 
 

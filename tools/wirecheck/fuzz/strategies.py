@@ -576,12 +576,15 @@ def kind_strategy(release: Any, kind_id: str, *, max_recursion: int = 2) -> st.S
     return strategy.map(rules.repair).filter(lambda value: validator.is_valid(value) and rules.holds(value))
 
 
-_COMPILERS: dict[tuple[str, int, int], Compiler] = {}
+_COMPILERS: dict[tuple[str, int], tuple[Any, Compiler]] = {}
 
 
 def compiler_for(release: Any, *, max_recursion: int = 2) -> Compiler:
-    """One compiler (and one prepared SchemaSet) per release, shared by every kind of it."""
-    key = (release.name, id(release.resources), max_recursion)
-    if key not in _COMPILERS:
-        _COMPILERS[key] = Compiler(SchemaSet(release.resources), max_recursion=max_recursion)
-    return _COMPILERS[key]
+    """One compiler (and one prepared SchemaSet) per release, shared by every kind of it. A release loaded
+    again (another object with other resources) gets a new one."""
+    key = (release.name, max_recursion)
+    cached = _COMPILERS.get(key)
+    if cached is None or cached[0] is not release.resources:
+        cached = (release.resources, Compiler(SchemaSet(release.resources), max_recursion=max_recursion))
+        _COMPILERS[key] = cached
+    return cached[1]
