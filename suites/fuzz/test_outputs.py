@@ -1,4 +1,4 @@
-"""The formats fuzzing writes match their published schemas (tools/wirecheck/fuzz/formats.schema.yaml)."""
+"""The formats fuzzing writes match their published schemas (tools/wirecheck/fuzz/outputs.schema.yaml)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import wirecheck.fuzz
 from wirecheck.fuzz.consumer import PythonConsumer, fuzz_consumer
 from wirecheck.fuzz.corpus import corpus
 
-SCHEMAS = yaml.safe_load((Path(wirecheck.fuzz.__file__).parent / "formats.schema.yaml").read_text())
+SCHEMAS = yaml.safe_load((Path(wirecheck.fuzz.__file__).parent / "outputs.schema.yaml").read_text())
 REPORTS = Path(__file__).resolve().parents[2] / "fixtures" / "consumer-reports"
 
 
