@@ -46,7 +46,8 @@ def test_every_mutant_is_rejected_for_its_label(name, schemas, compiler):
 def test_mutants_cover_the_constraints_of_the_schema(schemas, compiler):
     """The kinds of single edits the factory knows: a regression here means a constraint went untested."""
     keywords: Counter[str] = Counter()
-    for name in ("Scalars", "Formats", "Patterns", "Closed", "Arrays", "Event", "Composed"):
+    for name in ("Scalars", "Formats", "Patterns", "Closed", "Arrays", "Event", "Composed", "Refusing",
+                 "OpenAndPatterned"):
         uri = def_uri(name)
         factory = MutantFactory(schemas, uri)
         for value in draw_examples(compiler.for_uri(uri), 30, 1):
@@ -54,7 +55,8 @@ def test_mutants_cover_the_constraints_of_the_schema(schemas, compiler):
     expected = {
         "required", "type", "const", "enum", "additionalProperties", "unevaluatedProperties", "pattern",
         "format", "minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-        "multipleOf", "minItems", "maxItems", "items", "uniqueItems", "dependentRequired",
+        "multipleOf", "minItems", "maxItems", "items", "uniqueItems", "dependentRequired", "not",
+        "minProperties", "maxProperties",
     }
     assert expected <= set(keywords), expected - set(keywords)
 

@@ -111,7 +111,7 @@ class MutantFactory:
         seen: set[tuple[str, str]] = set()
         for path, node, via in self._places({"$ref": self.uri}, instance, ()):
             for candidate, keyword, description in self._candidates(instance, path, node):
-                label = (keyword, format_pointer(path))
+                label = (keyword, format_pointer(_label_path(path, keyword, description)))
                 if label in seen:
                     continue
                 if self.confirm(candidate, keyword, label[1]):
@@ -140,9 +140,11 @@ class MutantFactory:
         """Only the mutants whose label is at `pointer` (cheaper, for shrinking one finding)."""
         found: list[Mutant] = []
         for path, node, via in self._places({"$ref": self.uri}, instance, ()):
-            if format_pointer(path) != pointer:
+            if not pointer.startswith(format_pointer(path)):
                 continue
             for candidate, keyword, description in self._candidates(instance, path, node):
+                if format_pointer(_label_path(path, keyword, description)) != pointer:
+                    continue
                 if self.confirm(candidate, keyword, pointer):
                     beside = tuple(sorted(k for k in node if k != keyword))
                     found.append(Mutant(candidate, keyword, pointer, description, self.kind, via, beside))
@@ -230,9 +232,29 @@ class MutantFactory:
                                 "dependentRequired",
                                 f"drop {name!r}, which {trigger!r} requires",
                             )
+            for name, sub in schema.get("properties", {}).items():
+                refused = isinstance(sub, dict) and "not" in sub and _always_true(sub["not"])
+                if name not in value and refused:
+                    yield (
+                        _edited(instance, path, lambda o, n=name: o.__setitem__(n, 1)),
+                        "not",
+                        f"{_REFUSED}{name}",
+                    )
+            low = schema.get("minProperties", 0)
+            optional = [k for k in value if k not in schema.get("required", ())]
+            if low and len(value) - len(optional) < low <= len(value):
+                surplus = optional[: len(value) - low + 1]
+                yield (
+                    _edited(instance, path, lambda o, ks=surplus: [o.pop(k) for k in ks]),
+                    "minProperties",
+                    f"{low - 1} keys where {low} are required",
+                )
             if "maxProperties" in schema:
-                extra = {f"{UNKNOWN_KEY}{i}": 1 for i in range(schema["maxProperties"] + 1 - len(value))}
-                yield _edited(instance, path, lambda o: o.update(extra)), "maxProperties", "too many keys"
+                # fillers must be valid where they land (an additionalProperties schema may type them)
+                fillers: tuple[Any, ...] = (True, 1, "x", None, {})
+                for filler in fillers:
+                    extra = {f"{UNKNOWN_KEY}{i}": filler for i in range(schema["maxProperties"] + 1 - len(value))}
+                    yield _edited(instance, path, lambda o, e=extra: o.update(e)), "maxProperties", "too many keys"
         types = schema.get("type")
         if types is not None:
             allowed = {types} if isinstance(types, str) else set(types)
@@ -265,6 +287,25 @@ class MutantFactory:
         if "format" in schema:
             for wrong in (f"not-a-{schema['format']}", "", "2026-13-45T99:99:99Z", "::"):
                 yield _replaced(instance, path, wrong), "format", f"{wrong!r} is not a {schema['format']}"
+
+
+_REFUSED = "the refused key "
+
+
+def _label_path(path: Path, keyword: str, description: str) -> Path:
+    """Where the broken keyword's error is located: the object, except for an added refused key."""
+    if keyword == "not" and description.startswith(_REFUSED):
+        return (*path, description[len(_REFUSED):])
+    return path
+
+
+def _always_true(schema: Any) -> bool:
+    if schema is True:
+        return True
+    return isinstance(schema, dict) and all(
+        k in ("title", "description", "$comment", "examples", "default", "deprecated") or k.startswith("x-")
+        for k in schema
+    )
 
 
 def _wrong_values(allowed: set[str], value: Any) -> list[Any]:
