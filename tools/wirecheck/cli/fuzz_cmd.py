@@ -83,7 +83,8 @@ def register_consumer(app: typer.Typer) -> None:
 
         The consumer is a Python callable (--python module:function; returning None means "ignored", raising a
         --reject-exception means "rejected", any other exception is a crash) or a process after `--` that reads
-        one JSON message per line and answers one line per message: `accept`, `ignore` or `reject [reason]`.
+        one JSON message per line and answers one line per message: `accept`, `ignore`, or `reject` and an
+        optional reason after a space.
         It runs with a scratch HOME, XDG_CONFIG_HOME and TMPDIR, no shell. Exit 1 when it rejects valid
         messages, accepts invalid ones, crashes or hangs.
         """
