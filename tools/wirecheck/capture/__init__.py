@@ -6,6 +6,7 @@ for it. Nothing here classifies or validates.
 
 from __future__ import annotations
 
+import itertools
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -57,8 +58,11 @@ _WHOLE_DOCUMENT_SUFFIXES = (".har", ".json")
 
 
 def read_capture(
-    capture: CaptureFile, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    capture: CaptureFile, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, raw_stream: bool = False
 ) -> Iterator[Message | Finding]:
+    """Messages and findings in capture order. With `raw_stream`, a plain NDJSON stream yields (line, value) pairs
+    instead of Messages, for a consumer that builds Messages only when it needs them and reports values that are
+    not objects itself (`ndjson.not_an_object`)."""
     file = capture.label
     with capture.open() as stream:
         if capture.path != "-" and Path(capture.path).suffix.lower() in _WHOLE_DOCUMENT_SUFFIXES:
@@ -93,7 +97,10 @@ def read_capture(
             yield from read_exchanges(_prepend(first, lines), file)
         else:
             capture.form = "stream"
-            yield from read_stream(first, lines, file)
+            if raw_stream:  # no generator between the line reader and the engine: this is the hot path
+                yield from itertools.chain((first,), lines)
+            else:
+                yield from read_stream(first, lines, file)
 
 
 def _is_exchange(value: object) -> bool:

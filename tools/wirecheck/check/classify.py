@@ -1,7 +1,7 @@
 """classify_message: which message kind of a release a raw message is, from its selector alone.
 
-Field selectors are indexed by the pointer most kinds share (usually `/type`), so classifying a stream message is
-one dictionary lookup plus a few equality tests. HTTP selectors match method, path template (under a base URL
+Field selectors are indexed as a decision tree over the pointers kinds share (usually `/type`, then a subtype), so
+classifying a stream message is a few dictionary lookups. HTTP selectors match method, path template (under a base URL
 prefix) and status. The most specific match wins; ties between kinds of different producers are broken by the
 message's sender when the capture says who sent it.
 """
@@ -46,40 +46,88 @@ def _holds(value: Any, conditions: FieldConditions) -> bool:
 
 
 class _FieldIndex:
-    def __init__(self, kinds: list[MessageKind]):
-        alternatives = [(kind, alt) for kind in kinds for alt in kind.fields]
-        counts = Counter(tokens for _, alt in alternatives for tokens, _ in alt)
-        self.primary: tuple[str, ...] | None = counts.most_common(1)[0][0] if counts else None
-        self.by_value: dict[Any, list[Candidate]] = {}
-        self.others: list[Candidate] = []
-        for kind, alt in alternatives:
-            specificity = len(alt)
-            primary = [values for tokens, values in alt if tokens == self.primary]
-            if primary:
-                rest = tuple(c for c in alt if c[0] != self.primary)
-                for value in primary[0]:
-                    self.by_value.setdefault(value, []).append((specificity, kind, rest))
-            else:
-                self.others.append((specificity, kind, alt))
-        for bucket in self.by_value.values():
-            bucket.sort(key=lambda c: -c[0])
-        self.others.sort(key=lambda c: -c[0])
+    """A decision tree over selector conditions: each node tests the pointer most of its candidates share.
 
-    def matches(self, value: Any) -> list[Candidate]:
-        found: list[Candidate] = []
-        if self.primary is not None:
-            key = _lookup(value, self.primary)
+    A message walks one path (usually `/type`, then `/subtype` or `/request/subtype`), so classifying costs a
+    few dictionary lookups however many kinds a release has.
+    """
+
+    def __init__(self, candidates: list[Candidate]):
+        self.done = [c for c in candidates if not c[2]]  # no conditions left: matched on the way here
+        pending = [c for c in candidates if c[2]]
+        self.pointer: tuple[str, ...] | None = None
+        self.branches: dict[Any, _FieldIndex] = {}
+        self.rest: list[Candidate] = []
+        self.others: _FieldIndex | None = None
+        counts = Counter(tokens for c in pending for tokens, _ in c[2])
+        if len(pending) <= 2 or not counts or counts.most_common(1)[0][1] < 2:
+            self.rest = pending
+            self._finish_node()
+            return
+        self.pointer = counts.most_common(1)[0][0]
+        groups: dict[Any, list[Candidate]] = {}
+        for specificity, kind, conditions in pending:
+            accepted = [values for tokens, values in conditions if tokens == self.pointer]
+            if not accepted:
+                self.rest.append((specificity, kind, conditions))
+                continue
+            remaining = tuple(c for c in conditions if c[0] != self.pointer)
+            for value in accepted[0]:
+                groups.setdefault(value, []).append((specificity, kind, remaining))
+        self.branches = {value: _FieldIndex(group) for value, group in groups.items()}
+        # Candidates without this pointer (e.g. requests discriminated by `type` instead of `subtype`) get a
+        # tree of their own; each level removes a pointer, so this ends.
+        self.others = _FieldIndex(self.rest) if len(self.rest) > 2 else None
+        if self.others is not None:
+            self.rest = []
+        self._finish_node()
+
+    def _finish_node(self) -> None:
+        # a node that only routes (one pointer, no other candidates) is walked without building lists
+        self.routes_only = self.pointer is not None and not self.done and not self.rest and self.others is None
+        self.key = self.pointer[0] if self.pointer is not None and len(self.pointer) == 1 else None
+        self.single = self.done if len(self.done) == 1 and self.pointer is None and not self.rest else None
+
+    @classmethod
+    def of(cls, kinds: list[MessageKind]) -> _FieldIndex:
+        return cls([(len(alt), kind, alt) for kind in kinds for alt in kind.fields])
+
+    def walk(self, value: Any) -> list[Candidate]:
+        """All matching candidates; routing nodes are walked in a loop (the hot path)."""
+        node = self
+        while node.routes_only:
+            key = node.key
             try:
-                bucket = self.by_value.get(key, ())
-            except TypeError:
-                bucket = ()
-            found = [c for c in bucket if _holds(value, c[2])]
-        if self.others:
-            found += [c for c in self.others if _holds(value, c[2])]
+                if key is not None and type(value) is dict:  # a top-level discriminator such as /type
+                    node = node.branches.get(value.get(key, _ABSENT))  # type: ignore[assignment]
+                else:
+                    node = node.branches.get(_lookup(value, node.pointer))  # type: ignore[arg-type,assignment]
+            except TypeError:  # an object or array where a discriminator value was expected
+                return []
+            if node is None:
+                return []
+        return node.single if node.single is not None else node.matches(value)
+
+    def matches(self, value: Any, found: list[Candidate] | None = None) -> list[Candidate]:
+        found = [] if found is None else found
+        found += self.done
+        if self.pointer is not None:
+            key = _lookup(value, self.pointer)
+            try:
+                branch = self.branches.get(key)
+            except TypeError:  # an object or array where a discriminator value was expected
+                branch = None
+            if branch is not None:
+                branch.matches(value, found)
+            if self.others is not None:
+                self.others.matches(value, found)
+        for candidate in self.rest:
+            if _holds(value, candidate[2]):
+                found.append(candidate)
         return found
 
 
-def _pick(candidates: list[Candidate], sender: str | None) -> MessageKind | None:
+def pick_candidate(candidates: list[Candidate], sender: str | None) -> MessageKind | None:
     if len(candidates) == 1:
         return candidates[0][1]
     if not candidates:
@@ -109,7 +157,8 @@ class Classifier:
 
     def __init__(self, release: ContractRelease):
         self.release = release
-        self._stream = _FieldIndex([k for k in release.kinds if k.channel == "stdio-ndjson"])
+        self._stream = _FieldIndex.of([k for k in release.kinds if k.channel == "stdio-ndjson"])
+        self.walk_stream = self._stream.walk  # candidates for a stream message's value (the engine's fast path)
         self._artifacts = {
             channel: [k for k in release.kinds if k.channel == channel] for channel in ("file", "argv", "env")
         }
@@ -124,7 +173,7 @@ class Classifier:
             return self._classify_http(message, bases or {})
         if message.artifact is not None:
             return self._classify_artifact(message)
-        return _pick(self._stream.matches(message.value), message.sender)
+        return pick_candidate(self._stream.walk(message.value), message.sender)
 
     def _classify_http(self, message: Message, bases: Mapping[str, str]) -> MessageKind | None:
         http = message.http
@@ -150,7 +199,7 @@ class Classifier:
                 path = path[len(prefix):]
             if regex.fullmatch(path):
                 candidates.append((kind.specificity, kind, ()))
-        return _pick(candidates, message.sender)
+        return pick_candidate(candidates, message.sender)
 
     def _classify_artifact(self, message: Message) -> MessageKind | None:
         artifact = message.artifact
@@ -166,7 +215,7 @@ class Classifier:
             if kind.fields and not any(_holds(message.value, alt) for alt in kind.fields):
                 continue
             candidates.append((kind.specificity, kind, ()))
-        return _pick(candidates, message.sender)
+        return pick_candidate(candidates, message.sender)
 
 
 def base_prefix(url: str) -> str:

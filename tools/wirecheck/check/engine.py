@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wirecheck.capture import DEFAULT_MAX_LINE_BYTES, CaptureFile, read_capture
-from wirecheck.check.classify import Classifier, base_prefix
+from wirecheck.capture.ndjson import not_an_object
+from wirecheck.check.classify import Classifier, base_prefix, pick_candidate
 from wirecheck.check.message import Message
 from wirecheck.check.validate import Problem, Validators
 from wirecheck.contracts.model import ContractRelease, MessageKind
 from wirecheck.findings import Finding, Severity, short_repr
 from wirecheck.pointer import MISSING, format_pointer, resolve
-from wirecheck.rules.registry import Rule, instantiate
+from wirecheck.rules.registry import Rule, SettlingRule, instantiate
 
 
 @dataclass
@@ -87,8 +88,16 @@ class _CaptureRun:
         for use in engine.release.rules:
             rule = instantiate(use, engine.release)
             self.rules.append(rule)
-            for kind_id in use.kinds or self.rules_by_kind:
-                self.rules_by_kind[kind_id].append(rule)
+            # the catalog's `kinds:` narrows a rule; else the rule may say which kinds it watches; else all
+            for kind_id in use.kinds or getattr(rule, "watches", None) or self.rules_by_kind:
+                if kind_id in self.rules_by_kind:
+                    self.rules_by_kind[kind_id].append(rule)
+
+    def drop_settled_rules(self) -> None:
+        """Stop showing messages to rules that need no more (their finish() still runs)."""
+        for kind_id, rules in self.rules_by_kind.items():
+            self.rules_by_kind[kind_id] = [rule for rule in rules if not getattr(rule, "settled", False)]
+
 
 
 class Engine:
@@ -103,7 +112,14 @@ class Engine:
         self.classifier = Classifier(release)
         self.validators = Validators(release)
         self._load_release = load_release
-        self._request_kinds = self._answered_kinds()
+        self.answered_kinds = self._answered_kinds()
+        self._correlated = frozenset(self.answered_kinds) | {k.id for k in release.kinds if k.correlate is not None}
+        self._has_consumers = frozenset(c.kind for c in release.consumers)
+        self._plain_pairs = {  # kinds whose body check is their schema alone
+            k.id: self.validators.pair(k.schema)
+            for k in release.kinds
+            if k.schema is not None and k.body == "json" and k.argv_grammar is None
+        }
         self._consumers: dict[str, list[tuple[str, MessageKind, Validators]]] = {}
         self._base_kinds = {base.kind: base for base in release.bases.values()}
 
@@ -138,30 +154,79 @@ class Engine:
             summary = CaptureSummary(capture.label, None)
             result.captures.append(summary)
             run = _CaptureRun(self, capture)
-            for item in read_capture(capture, self.options.max_line_bytes):
+            # Fast path: a plain stream message of a kind that needs nothing but its schema, and is strictly valid,
+            # is counted without building a Message. Everything else takes the general path below.
+            fast = self._fast_validators(run)
+            settling: list[SettlingRule] = [r for r in run.rules if getattr(r, "settled", True) is False]  # type: ignore[misc]
+            walk, pick = self.classifier.walk_stream, pick_candidate
+            seen: dict[str, int] = {k.id: 0 for k in self.release.kinds}
+            for item in read_capture(capture, self.options.max_line_bytes, raw_stream=True):
+                known: MessageKind | None = None
+                if type(item) is tuple:
+                    line_no, value = item
+                    if type(value) is not dict:
+                        emit(not_an_object(value, capture.label, line_no))
+                        continue
+                    candidates = walk(value)
+                    if candidates:
+                        known = candidates[0][1] if len(candidates) == 1 else pick(candidates, None)
+                        is_valid = fast.get(known.id)
+                        if is_valid is not None and is_valid(value):
+                            seen[known.id] += 1
+                            continue
+                    item = Message(value=value, file=capture.label, line=line_no)
                 if isinstance(item, Finding):
                     emit(item)
                     continue
                 summary.messages += 1
                 result.messages += 1
-                kind = self.check_message(item, run, emit)
+                kind = self.check_message(item, run, emit, known)
                 if kind is None:
                     result.unclassified += 1
                 else:
                     result.coverage[kind.id].seen += 1
+                if settling and any(rule.settled for rule in settling):  # no more messages needed: widen the fast path
+                    settling = [rule for rule in settling if not rule.settled]
+                    run.drop_settled_rules()
+                    fast = self._fast_validators(run)
+            for kind_id, count in seen.items():
+                result.coverage[kind_id].seen += count
+                summary.messages += count
+                result.messages += count
             summary.form = capture.form
             self._finish(run, emit)
         return result
 
+    def _fast_validators(self, run: _CaptureRun) -> dict[str, Callable[[Any], bool]]:
+        """kind id → strict `is_valid`, for stream kinds whose check is their schema alone in this capture run."""
+        return {
+            kind.id: self.validators.pair(kind.schema).strict.is_valid
+            for kind in self.release.kinds
+            if kind.channel == "stdio-ndjson" and kind.schema is not None and kind.body == "json"
+            and kind.argv_grammar is None and kind.headers is None and kind.id not in self._correlated
+            and kind.id not in self._has_consumers and kind.id not in self._base_kinds
+            and not run.rules_by_kind[kind.id]
+        }
+
     # -- per message ---------------------------------------------------------------------------------
 
-    def check_message(self, message: Message, run: _CaptureRun, emit: Callable[[Finding], None]) -> MessageKind | None:
-        kind = self.classifier.classify(message, run.bases)
+    def check_message(
+        self, message: Message, run: _CaptureRun, emit: Callable[[Finding], None], kind: MessageKind | None = None
+    ) -> MessageKind | None:
+        """Check one message; `kind` when the caller has already classified it."""
+        if kind is None:
+            kind = self.classifier.classify(message, run.bases)
         if kind is None:
             emit(message.finding("UNKNOWN_MESSAGE_KIND", self._unknown_text(message), found=self._shape(message)))
             return None
         message.kind = kind
-        self._check_body(message, kind, emit)
+        pair = self._plain_pairs.get(kind.id)
+        if pair is not None and message.http is None:  # the common case: a stream message checked by its schema
+            if not pair.strict.is_valid(message.value):
+                for problem in pair.problems(message.value):
+                    emit(self._finding(message, problem, "SCHEMA_VIOLATION"))
+        else:
+            self._check_body(message, kind, emit)
         if kind.headers is not None and message.http is not None:
             for problem in self.validators.pair(kind.headers).problems(message.http.headers):
                 emit(self._finding(message, problem, "HEADER_VIOLATION", prefix_note="header "))
@@ -170,12 +235,12 @@ class Engine:
             url = resolve(message.value, base.pointer, None)
             if isinstance(url, str) and base.name not in self.options.base_urls:
                 run.bases[base.name] = base_prefix(url)
-        if self._request_kinds or kind.correlate is not None:
+        if kind.id in self._correlated:
             self._correlate(message, kind, run, emit)
         for rule in run.rules_by_kind[kind.id]:
             for finding in rule.on_message(message):
                 emit(finding)
-        if self.release.consumers:
+        if kind.id in self._has_consumers:
             self._check_consumers(message, kind, emit)
         return kind
 
@@ -222,7 +287,7 @@ class Engine:
     # -- correlation ----------------------------------------------------------------------------------
 
     def _correlate(self, message: Message, kind: MessageKind, run: _CaptureRun, emit: Callable[[Finding], None]):
-        response_kind = self._request_kinds.get(kind.id)
+        response_kind = self.answered_kinds.get(kind.id)
         if response_kind is not None and response_kind.correlate is not None:
             request_id = resolve(message.value, response_kind.correlate[0], None)
             if request_id is not None and _hashable(request_id):

@@ -49,24 +49,27 @@ class FirstMessageIs:
         self._channel = release.kind(self._kind).channel
         self._sender = params.get("from")
         self._seen_first_in: set[str] = set()
+        self.settled = False  # rules are instantiated per capture: after its first message, this one is done
 
     def on_message(self, message: Message) -> Iterable[Finding]:
+        if message.file in self._seen_first_in:  # the common case, decided before anything else
+            return ()
         kind = message.kind
         if kind is None or kind.channel != self._channel:
-            return
+            return ()
         sender = message.sender or kind.producer  # a framed capture says who sent it; else the kind does
         if self._sender and sender != self._sender:
-            return
-        if message.file in self._seen_first_in:
-            return
+            return ()
         self._seen_first_in.add(message.file)
-        if kind.id != self._kind:
-            yield message.finding(
-                "FIRST_MESSAGE_IS",
-                f"the first message from {sender} must be {self._kind}",
-                expected=self._kind,
-                found=kind.id,
-            )
+        self.settled = True
+        if kind.id == self._kind:
+            return ()
+        return [message.finding(
+            "FIRST_MESSAGE_IS",
+            f"the first message from {sender} must be {self._kind}",
+            expected=self._kind,
+            found=kind.id,
+        )]
 
     def finish(self) -> Iterable[Finding]:
         return ()

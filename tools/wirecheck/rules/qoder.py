@@ -60,6 +60,7 @@ class _Turns:
         self._turn = frozenset(params.get("turn", ("assistant", "stream_event")))
         self._prompt = frozenset(params.get("prompt", ("sdk.user",)))
         self._restart = frozenset(params.get("restart", ("system.task_notification",)))
+        self.watches = self._results | self._turn | self._prompt | self._restart
         self.open: dict[str, Message] = {}  # file → last turn output not yet followed by a result
         self.ended: dict[str, Message] = {}  # file → the result that ended the last turn (framed captures)
 
@@ -85,13 +86,19 @@ class ResultEndsTurn(_Turns):
     """params: results, turn, prompt, restart (kind ids). Framed captures only: after a `result`, the CLI writes
     no turn output until the SDK sends the next prompt (or a background task notification starts a turn)."""
 
+    settled = False  # a capture without senders (one stream) cannot show this: the rule settles at once
+
     def on_message(self, message: Message) -> Iterable[Finding]:
-        if self.step(message) == "after_result":
-            ended = self.ended[message.file]
-            yield message.finding(
-                "QODER_RESULT_ENDS_TURN",
-                f"turn output after the result on line {ended.line} and before a new prompt",
-                expected="a new prompt (user message) first", found=message.kind.id if message.kind else None)
+        if message.sender is None:
+            self.settled = True
+            return ()
+        if self.step(message) != "after_result":
+            return ()
+        ended = self.ended[message.file]
+        return [message.finding(
+            "QODER_RESULT_ENDS_TURN",
+            f"turn output after the result on line {ended.line} and before a new prompt",
+            expected="a new prompt (user message) first", found=message.kind.id if message.kind else None)]
 
     def finish(self) -> Iterable[Finding]:
         return ()

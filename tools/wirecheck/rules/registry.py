@@ -16,9 +16,17 @@ from wirecheck.findings import Finding
 
 
 class Rule(Protocol):
+    """A rule instance may also set `watches` (a set of kind ids) to be shown only those kinds, when the catalog's
+    `kinds:` does not narrow it: the engine then skips it for every other message. A rule that has seen all it
+    needs may set `settled = True`; messages that no unsettled rule watches take the engine's fast path."""
+
     def on_message(self, message: Message) -> Iterable[Finding]: ...
 
     def finish(self) -> Iterable[Finding]: ...
+
+
+class SettlingRule(Rule, Protocol):
+    settled: bool
 
 
 RuleFactory = Callable[[Mapping[str, Any], ContractRelease], Rule]

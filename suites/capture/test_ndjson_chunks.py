@@ -1,0 +1,44 @@
+"""Chunked line reading: the result must not depend on where chunk boundaries fall."""
+
+from __future__ import annotations
+
+import io
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from wirecheck.capture import ndjson
+from wirecheck.findings import Finding
+
+LINES = st.lists(
+    st.one_of(
+        st.sampled_from([b'{"type":"hello"}', b'{"a":1,"a":2}', b"", b"  ", b"[1]", b"nope", b'{"x":"\xff"}',
+                         b'{"type":"x"}\r', b"\xef\xbb\xbf{}", b'{"s":"' + b"y" * 90 + b'"}']),
+        st.binary(max_size=30),
+    ),
+    max_size=12,
+)
+
+
+def outcome(data: bytes, chunk: int, limit: int):
+    ndjson.CHUNK_BYTES, saved = chunk, ndjson.CHUNK_BYTES
+    try:
+        items = list(ndjson.iter_lines(io.BytesIO(data), "f", limit))
+    finally:
+        ndjson.CHUNK_BYTES = saved
+    return [(i.line, i.code) if isinstance(i, Finding) else i for i in items]
+
+
+@given(LINES, st.booleans(), st.integers(min_value=1, max_value=40))
+def test_chunk_size_does_not_change_the_result(lines, final_newline, chunk):
+    data = b"\n".join(lines) + (b"\n" if final_newline and lines else b"")
+    assert outcome(data, chunk, 64) == outcome(data, 1 << 20, 64)
+
+
+def test_long_line_across_chunks_is_dropped_and_counted():
+    data = b'{"a":"' + b"z" * 100 + b'"}\n{"b":1}\n' + b"q" * 70
+    assert outcome(data, 8, 64) == [(1, "LINE_TOO_LONG"), (2, {"b": 1}), (3, "LINE_TOO_LONG")]
+
+
+def test_last_line_without_newline_is_read():
+    assert outcome(b'{"a":1}\n{"b":2}', 3, 64) == [(1, {"a": 1}), (2, {"b": 2})]
