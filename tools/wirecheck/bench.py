@@ -179,7 +179,42 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--memory-lines", default="10000,100000,1000000")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--out", type=Path, default=Path("reports/bench"))
+    parser.add_argument("--skip-others", action="store_true",
+                        help="only the conformance bench (not generation and diff)")
     args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    conformance_ok = conformance(args)
+    if args.skip_others:
+        return 0 if conformance_ok else 1
+    return 0 if conformance_ok & generation(args.out) & diff(args.out) else 1
+
+
+def generation(out: Path) -> bool:
+    """Valid messages generated per second for the Qoder CLI → SDK union (issue 7's target: >= 200/s)."""
+    from wirecheck.fuzz.bench import bench_generation
+
+    result = bench_generation(load_registry().load("qoder-agent-sdk@1.0.23"), producer="cli",
+                              channel="stdio-ndjson", count=2000).as_json()
+    (out / "generation.json").write_text(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n")
+    print(f"\ngeneration: {result['per_second']:.0f} valid messages/s for {result['release']} CLI → SDK "
+          f"({result['invalid']} invalid; target {result['target']:.0f}/s): "
+          f"{'met' if result['meets_target'] else 'MISSED'}")
+    return bool(result["meets_target"])
+
+
+def diff(out: Path) -> bool:
+    """Time to diff every bundled release pair, without and with witness payloads (issue 6's targets)."""
+    from wirecheck.diff.bench import bench_diff
+
+    result = bench_diff()
+    (out / "diff.json").write_text(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n")
+    print(f"diff: {result['pair_count']} release pairs in {result['without_witnesses_s']:.2f} s without witnesses "
+          f"(target < {result['targets']['without_witnesses_s']} s), {result['with_witnesses_s']:.2f} s with "
+          f"(target < {result['targets']['with_witnesses_s']} s): {'met' if result['meets_targets'] else 'MISSED'}")
+    return bool(result["meets_targets"])
+
+
+def conformance(args: argparse.Namespace) -> bool:
 
     registry = load_registry(args.contracts)
     release, samples = None, []
@@ -193,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
             break
     if release is None or not samples:
         print("bench: no contract with conforming stream fixtures found", file=sys.stderr)
-        return 2
+        return False
 
     work = args.out / "work"
     work.mkdir(parents=True, exist_ok=True)
@@ -204,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     if real["findings"] > 10 or as_is["findings"] > 10:
         print(f"bench: captures of valid messages drew findings ({real['findings']}, {as_is['findings']}); "
               "the corpus is not clean", file=sys.stderr)
-        return 2
+        return False
     met = real["ratio"] >= THROUGHPUT_TARGET
 
     memory = []
@@ -254,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
     ]
     (args.out / "conformance.md").write_text("\n".join(text) + "\n")
     print("\n".join(text))
-    return 0 if met and flat else 1
+    return met and flat
 
 
 if __name__ == "__main__":

@@ -8,16 +8,17 @@ from __future__ import annotations
 
 import itertools
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from wirecheck.capture.artifacts import artifact_message, read_artifacts
 from wirecheck.capture.http import read_exchanges, read_har
 from wirecheck.capture.json_text import parse_json
 from wirecheck.capture.ndjson import (
     DEFAULT_MAX_LINE_BYTES,
+    LineSink,
     capture_finding,
     iter_lines,
     read_framed,
@@ -58,17 +59,20 @@ _WHOLE_DOCUMENT_SUFFIXES = (".har", ".json")
 
 
 def read_capture(
-    capture: CaptureFile, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, raw_stream: bool = False
+    capture: CaptureFile, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, raw_stream: bool = False,
+    fast: Callable[[dict[str, Any]], bool] | None = None,
 ) -> Iterator[Message | Finding]:
     """Messages and findings in capture order. With `raw_stream`, a plain NDJSON stream yields (line, value) pairs
     instead of Messages, for a consumer that builds Messages only when it needs them and reports values that are
-    not objects itself (`ndjson.not_an_object`)."""
+    not objects itself (`ndjson.not_an_object`); `fast` may then take objects straight from the line loop (it
+    returns True for those it has dealt with, which are not yielded)."""
     file = capture.label
     with capture.open() as stream:
         if capture.path != "-" and Path(capture.path).suffix.lower() in _WHOLE_DOCUMENT_SUFFIXES:
             yield from _read_document(stream.read(), capture, file)
             return
-        lines = iter_lines(stream, file, max_line_bytes)
+        sink = LineSink()
+        lines = iter_lines(stream, file, max_line_bytes, sink)
         first: tuple[int, object] | None = None
         for item in lines:
             if isinstance(item, Finding):
@@ -98,6 +102,7 @@ def read_capture(
         else:
             capture.form = "stream"
             if raw_stream:  # no generator between the line reader and the engine: this is the hot path
+                sink.accept = fast
                 yield from itertools.chain((first,), lines)
             else:
                 yield from read_stream(first, lines, file)

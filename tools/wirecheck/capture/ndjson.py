@@ -6,7 +6,7 @@ capture's length. Every bad line becomes a located finding and reading goes on.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 import orjson
@@ -27,10 +27,21 @@ def capture_finding(code: str, message: str, file: str, line: int | None = None,
 CHUNK_BYTES = 1 << 20
 
 
+class LineSink:
+    """Lets a consumer take well-formed objects straight from the line loop (`accept` returns True when it has
+    dealt with the value), so the common case costs no generator round trip. Set `accept` once the form is known."""
+
+    __slots__ = ("accept",)
+
+    def __init__(self) -> None:
+        self.accept: Callable[[dict[str, Any]], bool] | None = None
+
+
 def iter_lines(
-    stream: IO[bytes], file: str, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    stream: IO[bytes], file: str, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, sink: LineSink | None = None
 ) -> Iterator[tuple[int, Any] | Finding]:
     """(line number, parsed value) for every non-blank line that parses; a Finding for every line that does not.
+    Objects that `sink.accept` takes are not yielded.
 
     Reads 1 MiB chunks and splits them in C; a line longer than `max_line_bytes` is counted and dropped piece by
     piece, so memory stays within a chunk plus one line however long the capture or its lines are.
@@ -41,9 +52,11 @@ def iter_lines(
     pending_size = 0
     skipped = -1  # >= 0 while dropping an over-long line: the bytes dropped so far
     read = getattr(stream, "read1", stream.read)  # read1: what a pipe has now, without waiting for a full chunk
+    # No chunk is longer than the line limit, so only a line joined from several chunks can exceed it.
+    chunk_bytes = min(CHUNK_BYTES, max_line_bytes)
     ended = False
     while not ended:
-        chunk = read(CHUNK_BYTES)
+        chunk = read(chunk_bytes)
         if chunk:
             lines = chunk.split(b"\n")
             tail = lines.pop()
@@ -58,23 +71,31 @@ def iter_lines(
         elif lines and pending:
             lines[0] = b"".join((*pending, lines[0]))
             pending, pending_size = [], 0
+        # Only a line joined from several chunks can exceed the limit, and only the first line of the capture can
+        # carry a byte order mark: both are settled here, not for every line.
+        if lines and len(lines[0]) > max_line_bytes:
+            line_no += 1
+            yield capture_finding("LINE_TOO_LONG", f"line of {len(lines[0])} bytes exceeds --max-line-bytes "
+                                  f"{max_line_bytes}", file, line_no)
+            lines = lines[1:]
+        if line_no == 0 and lines and lines[0].startswith(BOM):
+            yield capture_finding("BYTE_ORDER_MARK", "capture starts with a UTF-8 byte order mark", file, 1)
+            lines[0] = lines[0][3:]
         for data in lines:
             line_no += 1
-            if len(data) > max_line_bytes:
-                yield capture_finding("LINE_TOO_LONG", f"line of {len(data)} bytes exceeds --max-line-bytes "
-                                      f"{max_line_bytes}", file, line_no)
-                continue
-            if line_no == 1 and data.startswith(BOM):
-                yield capture_finding("BYTE_ORDER_MARK", "capture starts with a UTF-8 byte order mark", file, 1)
-                data = data[3:]
             if data.endswith(b"\r"):
                 data = data[:-1]
             if not data or data.isspace():
                 continue
             try:  # the fast path of parse_json, inlined: this loop runs once per line
                 value = loads(data)
-                if type(value) is not dict or dumps(value) == data:
+                if type(value) is not dict:
                     yield line_no, value
+                    continue
+                if dumps(value) == data:  # canonical, so no duplicate key can hide in it
+                    accept = sink.accept if sink is not None else None
+                    if accept is None or not accept(value):
+                        yield line_no, value
                     continue
             except JSONDecodeError:
                 pass

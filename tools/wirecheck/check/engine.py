@@ -151,51 +151,64 @@ class Engine:
                 on_finding(finding)
 
         for capture in captures:
-            summary = CaptureSummary(capture.label, None)
-            result.captures.append(summary)
-            run = _CaptureRun(self, capture)
-            # Fast path: a plain stream message of a kind that needs nothing but its schema, and is strictly valid,
-            # is counted without building a Message. Everything else takes the general path below.
-            fast = self._fast_validators(run)
-            settling: list[SettlingRule] = [r for r in run.rules if getattr(r, "settled", True) is False]  # type: ignore[misc]
-            walk, pick = self.classifier.walk_stream, pick_candidate
-            seen: dict[str, int] = {k.id: 0 for k in self.release.kinds}
-            for item in read_capture(capture, self.options.max_line_bytes, raw_stream=True):
-                known: MessageKind | None = None
-                if type(item) is tuple:
-                    line_no, value = item
-                    if type(value) is not dict:
-                        emit(not_an_object(value, capture.label, line_no))
-                        continue
-                    candidates = walk(value)
-                    if candidates:
-                        known = candidates[0][1] if len(candidates) == 1 else pick(candidates, None)
-                        is_valid = fast.get(known.id)
-                        if is_valid is not None and is_valid(value):
-                            seen[known.id] += 1
-                            continue
-                    item = Message(value=value, file=capture.label, line=line_no)
-                if isinstance(item, Finding):
-                    emit(item)
-                    continue
-                summary.messages += 1
-                result.messages += 1
-                kind = self.check_message(item, run, emit, known)
-                if kind is None:
-                    result.unclassified += 1
-                else:
-                    result.coverage[kind.id].seen += 1
-                if settling and any(rule.settled for rule in settling):  # no more messages needed: widen the fast path
-                    settling = [rule for rule in settling if not rule.settled]
-                    run.drop_settled_rules()
-                    fast = self._fast_validators(run)
-            for kind_id, count in seen.items():
-                result.coverage[kind_id].seen += count
-                summary.messages += count
-                result.messages += count
-            summary.form = capture.form
-            self._finish(run, emit)
+            self._run_capture(capture, result, emit)
         return result
+
+    def _run_capture(self, capture: CaptureFile, result: CheckResult, emit: Callable[[Finding], None]) -> None:
+        summary = CaptureSummary(capture.label, None)
+        result.captures.append(summary)
+        run = _CaptureRun(self, capture)
+        # Fast path: a plain stream message of a kind that needs nothing but its schema, and is strictly valid, is
+        # counted in the line loop itself, without building a Message. Everything else comes back here.
+        fast = self._fast_validators(run)
+        seen: dict[str, int] = {k.id: 0 for k in self.release.kinds}
+        settling: list[SettlingRule] = [r for r in run.rules if getattr(r, "settled", True) is False]  # type: ignore[misc]
+        accept = self._acceptor(fast, seen)
+        for item in read_capture(capture, self.options.max_line_bytes, raw_stream=True, fast=accept):
+            if type(item) is tuple:
+                line_no, value = item
+                if type(value) is not dict:
+                    emit(not_an_object(value, capture.label, line_no))
+                    continue
+                item = Message(value=value, file=capture.label, line=line_no)
+            if isinstance(item, Finding):
+                emit(item)
+                continue
+            summary.messages += 1
+            result.messages += 1
+            kind = self.check_message(item, run, emit)
+            if kind is None:
+                result.unclassified += 1
+            else:
+                result.coverage[kind.id].seen += 1
+            if settling and any(rule.settled for rule in settling):  # no more messages needed: widen the fast path
+                settling = [rule for rule in settling if not rule.settled]
+                run.drop_settled_rules()
+                fast.clear()
+                fast.update(self._fast_validators(run))
+        for kind_id, count in seen.items():
+            result.coverage[kind_id].seen += count
+            summary.messages += count
+            result.messages += count
+        summary.form = capture.form
+        self._finish(run, emit)
+
+    def _acceptor(self, fast: dict[str, Callable[[Any], bool]], seen: dict[str, int]) -> Callable[[Any], bool]:
+        """The fast path, called from the line loop: True when the message is of a fast kind and strictly valid."""
+        walk, pick = self.classifier.walk_stream, pick_candidate
+
+        def accept(value: dict[str, Any]) -> bool:
+            candidates = walk(value)
+            if not candidates:
+                return False
+            kind = candidates[0][1] if len(candidates) == 1 else pick(candidates, None)
+            is_valid = fast.get(kind.id)  # type: ignore[union-attr]
+            if is_valid is not None and is_valid(value):
+                seen[kind.id] += 1  # type: ignore[union-attr]
+                return True
+            return False
+
+        return accept
 
     def _fast_validators(self, run: _CaptureRun) -> dict[str, Callable[[Any], bool]]:
         """kind id → strict `is_valid`, for stream kinds whose check is their schema alone in this capture run."""
