@@ -25,3 +25,14 @@ def test_missing_with_and_without_default():
 def test_bad_pointer():
     with pytest.raises(ValueError, match="must be empty or start with '/'"):
         parse_pointer("a/b")
+
+
+@pytest.mark.parametrize(
+    ("value", "name"),
+    [(None, "null"), (True, "boolean"), (3, "integer"), (3.0, "number"), ("x", "string"), ([], "array"),
+     ({}, "object")],
+)
+def test_json_type(value, name):
+    from wirecheck.json_types import json_type
+
+    assert json_type(value) == name

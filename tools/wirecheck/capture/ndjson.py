@@ -14,6 +14,7 @@ import orjson
 from wirecheck.capture.json_text import parse_json
 from wirecheck.check.message import Message
 from wirecheck.findings import Finding
+from wirecheck.json_types import json_type
 from wirecheck.rules.catalogue import level_of
 
 BOM = b"\xef\xbb\xbf"
@@ -116,7 +117,7 @@ def iter_lines(
 
 
 def not_an_object(value: Any, file: str, line: int) -> Finding:
-    return capture_finding("NOT_AN_OBJECT", f"a message must be a JSON object, found {_json_type(value)}", file, line)
+    return capture_finding("NOT_AN_OBJECT", f"a message must be a JSON object, found {json_type(value)}", file, line)
 
 
 def read_stream(first: tuple[int, Any] | None, rest: Iterator[tuple[int, Any] | Finding], file: str):
@@ -152,15 +153,3 @@ def read_framed(rest: Iterator[tuple[int, Any] | Finding], file: str):
 def _chain(first: tuple[int, Any], rest: Iterator[tuple[int, Any] | Finding]):
     yield first
     yield from rest
-
-
-def _json_type(value: Any) -> str:
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, bool):
-        return "a boolean"
-    if value is None:
-        return "null"
-    return "a number"

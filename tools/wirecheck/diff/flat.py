@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wirecheck.diff.side import Side, join
+from wirecheck.json_types import json_type
 from wirecheck.pointer import format_pointer, parse_pointer
 
 _ANNOTATIONS = {"$ref", "$schema", "$id", "$defs", "definitions", "title", "description", "$comment", "examples",
@@ -59,17 +60,9 @@ def flatten_uncached(side: Side, location: str, depth: int = 0) -> Flat:
 
 
 def _type_of(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "integer" if value.is_integer() else "number"
-    if isinstance(value, str):
-        return "string"
-    return "array" if isinstance(value, list) else "object"
+    """The narrowest JSON Schema type accepting an enum value (2.0 is an integer to a validator)."""
+    kind = json_type(value)
+    return "integer" if kind == "number" and float(value).is_integer() else kind
 
 
 def _merge(side: Side, flat: Flat, node: Any, location: str, depth: int) -> None:

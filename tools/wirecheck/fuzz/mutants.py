@@ -19,6 +19,7 @@ from typing import Any
 from wirecheck.contracts.reference import reference_validator
 from wirecheck.fuzz import regex
 from wirecheck.fuzz.schemas import SchemaSet
+from wirecheck.json_types import json_type
 from wirecheck.pointer import format_pointer
 
 UNKNOWN_KEY = "wirecheckUnknownField"
@@ -76,22 +77,6 @@ def _edited(document: Any, path: Path, edit: Any) -> Any:
     copied = copy.deepcopy(document)
     edit(_at(copied, path))
     return copied
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
 
 
 class MutantFactory:
@@ -259,7 +244,7 @@ class MutantFactory:
         if types is not None:
             allowed = {types} if isinstance(types, str) else set(types)
             for wrong in _wrong_values(allowed, value):
-                described = f"{_json_type(wrong)} where {sorted(allowed)} is required"
+                described = f"{json_type(wrong)} where {sorted(allowed)} is required"
                 yield _replaced(instance, path, wrong), "type", described
         if "const" in schema:
             for wrong in _other_values(schema["const"], [schema["const"]]):
@@ -311,8 +296,8 @@ def _always_true(schema: Any) -> bool:
 def _wrong_values(allowed: set[str], value: Any) -> list[Any]:
     if "number" in allowed:
         allowed = allowed | {"integer"}
-    preferred = _WRONG_TYPE_VALUE.get(_json_type(value), "wirecheck")
-    out = [preferred] if _json_type(preferred) not in allowed else []
+    preferred = _WRONG_TYPE_VALUE.get(json_type(value), "wirecheck")
+    out = [preferred] if json_type(preferred) not in allowed else []
     out += [v for t, v in _SAMPLES.items() if t not in allowed and not out]
     return out[:1]
 
