@@ -60,7 +60,7 @@ _WHOLE_DOCUMENT_SUFFIXES = (".har", ".json")
 
 def read_capture(
     capture: CaptureFile, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, raw_stream: bool = False,
-    fast: Callable[[dict[str, Any]], bool] | None = None,
+    fast: Callable[[dict[str, Any], int], bool] | None = None,
 ) -> Iterator[Message | Finding]:
     """Messages and findings in capture order. With `raw_stream`, a plain NDJSON stream yields (line, value) pairs
     instead of Messages, for a consumer that builds Messages only when it needs them and reports values that are

@@ -29,13 +29,14 @@ CHUNK_BYTES = 1 << 20
 
 
 class LineSink:
-    """Lets a consumer take well-formed objects straight from the line loop (`accept` returns True when it has
-    dealt with the value), so the common case costs no generator round trip. Set `accept` once the form is known."""
+    """Lets a consumer take well-formed objects straight from the line loop (`accept(value, line)` returns True when
+    it has dealt with the value), so the common case costs no generator round trip. Set `accept` once the form is
+    known."""
 
     __slots__ = ("accept",)
 
     def __init__(self) -> None:
-        self.accept: Callable[[dict[str, Any]], bool] | None = None
+        self.accept: Callable[[dict[str, Any], int], bool] | None = None
 
 
 def iter_lines(
@@ -82,6 +83,7 @@ def iter_lines(
         if line_no == 0 and lines and lines[0].startswith(BOM):
             yield capture_finding("BYTE_ORDER_MARK", "capture starts with a UTF-8 byte order mark", file, 1)
             lines[0] = lines[0][3:]
+        accept = sink.accept if sink is not None else None  # read per chunk: it is set after the first line
         for data in lines:
             line_no += 1
             if data.endswith(b"\r"):
@@ -94,8 +96,7 @@ def iter_lines(
                     yield line_no, value
                     continue
                 if dumps(value) == data:  # canonical, so no duplicate key can hide in it
-                    accept = sink.accept if sink is not None else None
-                    if accept is None or not accept(value):
+                    if accept is None or not accept(value, line_no):
                         yield line_no, value
                     continue
             except JSONDecodeError:

@@ -85,6 +85,8 @@ class _FieldIndex:
     def _finish_node(self) -> None:
         # a node that only routes (one pointer, no other candidates) is walked without building lists
         self.routes_only = self.pointer is not None and not self.done and not self.rest and self.others is None
+        # a leaf whose candidates need no more tests: its kind when the sender is unknown, decided once
+        self.resolved = pick_candidate(self.done, None) if self.pointer is None and not self.rest else None
         self.key = self.pointer[0] if self.pointer is not None and len(self.pointer) == 1 else None
         self.single = self.done if len(self.done) == 1 and self.pointer is None and not self.rest else None
 
@@ -92,8 +94,14 @@ class _FieldIndex:
     def of(cls, kinds: list[MessageKind]) -> _FieldIndex:
         return cls([(len(alt), kind, alt) for kind in kinds for alt in kind.fields])
 
-    def walk(self, value: Any) -> list[Candidate]:
-        """All matching candidates; routing nodes are walked in a loop (the hot path)."""
+    def kind_of(self, value: Any) -> MessageKind | None:
+        """The kind of a message whose sender is unknown (a plain stream): the engine's fast path."""
+        node = self._route(value)
+        if node is None:
+            return None
+        return node.resolved if node.resolved is not None else pick_candidate(node.matches(value), None)
+
+    def _route(self, value: Any) -> _FieldIndex | None:
         node = self
         while node.routes_only:
             key = node.key
@@ -103,9 +111,16 @@ class _FieldIndex:
                 else:
                     node = node.branches.get(_lookup(value, node.pointer))  # type: ignore[arg-type,assignment]
             except TypeError:  # an object or array where a discriminator value was expected
-                return []
+                return None
             if node is None:
-                return []
+                return None
+        return node
+
+    def walk(self, value: Any) -> list[Candidate]:
+        """All matching candidates (for a caller that knows the sender and picks among them)."""
+        node = self._route(value)
+        if node is None:
+            return []
         return node.single if node.single is not None else node.matches(value)
 
     def matches(self, value: Any, found: list[Candidate] | None = None) -> list[Candidate]:
@@ -158,7 +173,7 @@ class Classifier:
     def __init__(self, release: ContractRelease):
         self.release = release
         self._stream = _FieldIndex.of([k for k in release.kinds if k.channel == "stdio-ndjson"])
-        self.walk_stream = self._stream.walk  # candidates for a stream message's value (the engine's fast path)
+        self.stream_kind = self._stream.kind_of  # a plain stream message's kind (the engine's fast path)
         self._artifacts = {
             channel: [k for k in release.kinds if k.channel == channel] for channel in ("file", "argv", "env")
         }

@@ -14,13 +14,16 @@ from typing import Any
 
 from wirecheck.capture import DEFAULT_MAX_LINE_BYTES, CaptureFile, read_capture
 from wirecheck.capture.ndjson import not_an_object
-from wirecheck.check.classify import Classifier, base_prefix, pick_candidate
+from wirecheck.check.classify import Classifier, base_prefix
 from wirecheck.check.message import Message
 from wirecheck.check.validate import Problem, Validators
 from wirecheck.contracts.model import ContractRelease, MessageKind
 from wirecheck.findings import Finding, Severity, short_repr
 from wirecheck.pointer import MISSING, format_pointer, resolve
 from wirecheck.rules.registry import Rule, SettlingRule, instantiate
+
+# The fast path's view of a kind: its strict validator, and the rules that observe it without a Message.
+_FastEntry = tuple[Callable[[Any], bool], tuple[Any, ...]]
 
 
 @dataclass
@@ -163,20 +166,24 @@ class Engine:
         fast = self._fast_validators(run)
         seen: dict[str, int] = {k.id: 0 for k in self.release.kinds}
         settling: list[SettlingRule] = [r for r in run.rules if getattr(r, "settled", True) is False]  # type: ignore[misc]
-        accept = self._acceptor(fast, seen)
+        last: list[Any] = [None, None]  # the fast path's last refusal: (value, its kind), not to classify it twice
+        accept = self._acceptor(fast, seen, last, capture.label)
         for item in read_capture(capture, self.options.max_line_bytes, raw_stream=True, fast=accept):
+            known = None
             if type(item) is tuple:
                 line_no, value = item
                 if type(value) is not dict:
                     emit(not_an_object(value, capture.label, line_no))
                     continue
+                if last[0] is value:
+                    known = last[1]
                 item = Message(value=value, file=capture.label, line=line_no)
             if isinstance(item, Finding):
                 emit(item)
                 continue
             summary.messages += 1
             result.messages += 1
-            kind = self.check_message(item, run, emit)
+            kind = self.check_message(item, run, emit, known)
             if kind is None:
                 result.unclassified += 1
             else:
@@ -193,32 +200,38 @@ class Engine:
         summary.form = capture.form
         self._finish(run, emit)
 
-    def _acceptor(self, fast: dict[str, Callable[[Any], bool]], seen: dict[str, int]) -> Callable[[Any], bool]:
-        """The fast path, called from the line loop: True when the message is of a fast kind and strictly valid."""
-        walk, pick = self.classifier.walk_stream, pick_candidate
+    def _acceptor(
+        self, fast: dict[str, _FastEntry], seen: dict[str, int], last: list[Any], file: str
+    ) -> Callable[[Any, int], bool]:
+        """The fast path, called from the line loop: True when the message is of a fast kind and strictly valid
+        (its kind's observing rules have then seen it). A refused message's kind is left in `last`."""
+        kind_of = self.classifier.stream_kind
 
-        def accept(value: dict[str, Any]) -> bool:
-            candidates = walk(value)
-            if not candidates:
+        def accept(value: dict[str, Any], line: int) -> bool:
+            kind = kind_of(value)
+            if kind is None:
                 return False
-            kind = candidates[0][1] if len(candidates) == 1 else pick(candidates, None)
-            is_valid = fast.get(kind.id)  # type: ignore[union-attr]
-            if is_valid is not None and is_valid(value):
-                seen[kind.id] += 1  # type: ignore[union-attr]
+            entry = fast.get(kind.id)
+            if entry is not None and entry[0](value):
+                seen[kind.id] += 1
+                for rule in entry[1]:
+                    rule.observe(kind, value, file, line)
                 return True
+            last[0], last[1] = value, kind
             return False
 
         return accept
 
-    def _fast_validators(self, run: _CaptureRun) -> dict[str, Callable[[Any], bool]]:
-        """kind id → strict `is_valid`, for stream kinds whose check is their schema alone in this capture run."""
+    def _fast_validators(self, run: _CaptureRun) -> dict[str, _FastEntry]:
+        """kind id → (strict `is_valid`, observing rules), for stream kinds whose check is their schema alone in
+        this capture run, apart from rules that only observe (see rules/registry.py)."""
         return {
-            kind.id: self.validators.pair(kind.schema).strict.is_valid
+            kind.id: (self.validators.pair(kind.schema).strict.is_valid, tuple(run.rules_by_kind[kind.id]))
             for kind in self.release.kinds
             if kind.channel == "stdio-ndjson" and kind.schema is not None and kind.body == "json"
             and kind.argv_grammar is None and kind.headers is None and kind.id not in self._correlated
             and kind.id not in self._has_consumers and kind.id not in self._base_kinds
-            and not run.rules_by_kind[kind.id]
+            and all(hasattr(rule, "observe") for rule in run.rules_by_kind[kind.id])
         }
 
     # -- per message ---------------------------------------------------------------------------------

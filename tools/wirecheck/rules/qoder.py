@@ -7,9 +7,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from wirecheck.check.message import Message
-from wirecheck.contracts.model import ContractRelease
+from wirecheck.contracts.model import ContractRelease, MessageKind
 from wirecheck.findings import Finding, short_repr
 from wirecheck.pointer import parse_pointer, resolve
+from wirecheck.rules.catalogue import level_of
 from wirecheck.rules.registry import rule
 
 _ABSENT = object()  # pointer.MISSING means "raise" to resolve(), so absence needs its own marker
@@ -61,21 +62,20 @@ class _Turns:
         self._prompt = frozenset(params.get("prompt", ("sdk.user",)))
         self._restart = frozenset(params.get("restart", ("system.task_notification",)))
         self.watches = self._results | self._turn | self._prompt | self._restart
-        self.open: dict[str, Message] = {}  # file → last turn output not yet followed by a result
-        self.ended: dict[str, Message] = {}  # file → the result that ended the last turn (framed captures)
+        # file → (line, where, kind) of the last turn output not yet followed by a result
+        self.open: dict[str, tuple[int | None, str | None, str]] = {}
+        self.ended: dict[str, int | None] = {}  # file → line of the result that ended the last turn (framed)
 
-    def step(self, message: Message) -> str | None:
+    def step(self, kind: str, file: str, line: int | None, where: str | None, sender: str | None) -> str | None:
         """'after_result' when turn output follows a result with no new prompt (only knowable with senders)."""
-        kind = message.kind.id if message.kind else None
-        file = message.file
         if kind in self._prompt or kind in self._restart:
             self.ended.pop(file, None)
         elif kind in self._results:
             self.open.pop(file, None)
-            if message.sender is not None:
-                self.ended[file] = message
+            if sender is not None:
+                self.ended[file] = line
         elif kind in self._turn:
-            self.open[file] = message
+            self.open[file] = (line, where, kind)
             if file in self.ended:
                 return "after_result"
         return None
@@ -92,13 +92,13 @@ class ResultEndsTurn(_Turns):
         if message.sender is None:
             self.settled = True
             return ()
-        if self.step(message) != "after_result":
+        kind = message.kind.id if message.kind else ""
+        if self.step(kind, message.file, message.line, message.where, message.sender) != "after_result":
             return ()
-        ended = self.ended[message.file]
         return [message.finding(
             "QODER_RESULT_ENDS_TURN",
-            f"turn output after the result on line {ended.line} and before a new prompt",
-            expected="a new prompt (user message) first", found=message.kind.id if message.kind else None)]
+            f"turn output after the result on line {self.ended[message.file]} and before a new prompt",
+            expected="a new prompt (user message) first", found=kind or None)]
 
     def finish(self) -> Iterable[Finding]:
         return ()
@@ -106,15 +106,23 @@ class ResultEndsTurn(_Turns):
 
 @rule("QODER_TURN_UNFINISHED")
 class TurnUnfinished(_Turns):
-    """params as QODER_RESULT_ENDS_TURN. The capture ends inside a turn: turn output with no `result` after it."""
+    """params as QODER_RESULT_ENDS_TURN. The capture ends inside a turn: turn output with no `result` after it.
+    It only keeps state until the end, so valid messages reach it on the engine's fast path (`observe`)."""
 
     def on_message(self, message: Message) -> Iterable[Finding]:
-        self.step(message)
+        self.step(message.kind.id if message.kind else "", message.file, message.line, message.where, message.sender)
         return ()
 
+    def observe(self, kind: MessageKind, value: Any, file: str, line: int) -> None:
+        self.step(kind.id, file, line, None, None)
+
     def finish(self) -> Iterable[Finding]:
-        for message in self.open.values():
-            yield message.finding("QODER_TURN_UNFINISHED",
-                                  "the stream ends inside a turn: no result follows this message",
-                                  expected="a result message", found="end of stream")
+        for file, (line, where, kind) in self.open.items():
+            yield Finding(
+                code="QODER_TURN_UNFINISHED",
+                severity=level_of("QODER_TURN_UNFINISHED"),
+                message="the stream ends inside a turn: no result follows this message",
+                file=file, line=line, where=where, kind=kind,
+                expected="a result message", found="end of stream",
+            )
         self.open.clear()

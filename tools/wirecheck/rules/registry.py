@@ -18,7 +18,11 @@ from wirecheck.findings import Finding
 class Rule(Protocol):
     """A rule instance may also set `watches` (a set of kind ids) to be shown only those kinds, when the catalog's
     `kinds:` does not narrow it: the engine then skips it for every other message. A rule that has seen all it
-    needs may set `settled = True`; messages that no unsettled rule watches take the engine's fast path."""
+    needs may set `settled = True`; messages that no unsettled rule watches take the engine's fast path.
+
+    A rule that never reports from `on_message` for a valid message (it only keeps state for `finish`) may also
+    define `observe(kind, value, file, line)`: the engine's fast path then calls that instead of building a
+    Message, and valid messages of the kinds it watches stay on the fast path."""
 
     def on_message(self, message: Message) -> Iterable[Finding]: ...
 
