@@ -84,11 +84,12 @@ def iter_lines(
             yield capture_finding("BYTE_ORDER_MARK", "capture starts with a UTF-8 byte order mark", file, 1)
             lines[0] = lines[0][3:]
         accept = sink.accept if sink is not None else None  # read per chunk: it is set after the first line
+        crlf = b"\r" in chunk or (lines and lines[0].endswith(b"\r"))  # one scan per chunk, not a test per line
         for data in lines:
             line_no += 1
-            if data.endswith(b"\r"):
+            if crlf and data.endswith(b"\r"):
                 data = data[:-1]
-            if not data or data.isspace():
+            if not data or (data[0] <= 32 and data.isspace()):  # blank: only a line starting with whitespace can be
                 continue
             try:  # the fast path of parse_json, inlined: this loop runs once per line
                 value = loads(data)

@@ -94,11 +94,21 @@ class _FieldIndex:
     def of(cls, kinds: list[MessageKind]) -> _FieldIndex:
         return cls([(len(alt), kind, alt) for kind in kinds for alt in kind.fields])
 
-    def kind_of(self, value: Any) -> MessageKind | None:
-        """The kind of a message whose sender is unknown (a plain stream): the engine's fast path."""
-        node = self._route(value)
-        if node is None:
-            return None
+    def kind_of(self, value: dict[str, Any]) -> MessageKind | None:
+        """The kind of a message whose sender is unknown (a plain stream): the engine's fast path, so the common
+        routing step (a top-level discriminator such as /type) is inlined rather than a call to _route."""
+        node = self
+        while node.routes_only and node.key is not None:
+            try:
+                node = node.branches.get(value.get(node.key, _ABSENT))  # type: ignore[assignment]
+            except TypeError:  # an object or array where a discriminator value was expected
+                return None
+            if node is None:
+                return None
+        if node.routes_only:
+            node = node._route(value)  # type: ignore[assignment]
+            if node is None:
+                return None
         return node.resolved if node.resolved is not None else pick_candidate(node.matches(value), None)
 
     def _route(self, value: Any) -> _FieldIndex | None:

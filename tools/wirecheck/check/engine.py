@@ -214,8 +214,9 @@ class Engine:
             entry = fast.get(kind.id)
             if entry is not None and entry[0](value):
                 seen[kind.id] += 1
-                for rule in entry[1]:
-                    rule.observe(kind, value, file, line)
+                if entry[1]:
+                    for rule in entry[1]:
+                        rule.observe(kind, value, file, line)
                 return True
             last[0], last[1] = value, kind
             return False
