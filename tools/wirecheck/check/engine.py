@@ -102,7 +102,6 @@ class _CaptureRun:
             self.rules_by_kind[kind_id] = [rule for rule in rules if not getattr(rule, "settled", False)]
 
 
-
 class Engine:
     def __init__(
         self,
@@ -249,9 +248,8 @@ class Engine:
         message.kind = kind
         pair = self._plain_pairs.get(kind.id)
         if pair is not None and message.http is None:  # the common case: a stream message checked by its schema
-            if not pair.strict.is_valid(message.value):
-                for problem in pair.problems(message.value):
-                    emit(self._finding(message, problem, "SCHEMA_VIOLATION"))
+            for problem in pair.problems(message.value):
+                emit(self._finding(message, problem, "SCHEMA_VIOLATION"))
         else:
             self._check_body(message, kind, emit)
         if kind.headers is not None and message.http is not None:
@@ -288,8 +286,6 @@ class Engine:
         value = message.value
         if kind.argv_grammar is not None:
             value = self._decode_argv(message, kind, emit)
-            if value is MISSING:
-                return
         for problem in self.validators.pair(kind.schema).problems(value):
             emit(self._finding(message, problem, "SCHEMA_VIOLATION"))
 
