@@ -88,6 +88,8 @@ class _FieldIndex:
         # a leaf whose candidates need no more tests: its kind when the sender is unknown, decided once
         self.resolved = pick_candidate(self.done, None) if self.pointer is None and not self.rest else None
         self.key = self.pointer[0] if self.pointer is not None and len(self.pointer) == 1 else None
+        # a routing step on a top-level field, as one tuple: the hot loop in kind_of reads one attribute per level
+        self.step = (self.key, self.branches) if self.routes_only and self.key is not None else None
         self.single = self.done if len(self.done) == 1 and self.pointer is None and not self.rest else None
 
     @classmethod
@@ -98,13 +100,15 @@ class _FieldIndex:
         """The kind of a message whose sender is unknown (a plain stream): the engine's fast path, so the common
         routing step (a top-level discriminator such as /type) is inlined rather than a call to _route."""
         node = self
-        while node.routes_only and node.key is not None:
+        step = node.step
+        while step is not None:
             try:
-                node = node.branches.get(value.get(node.key, _ABSENT))  # type: ignore[assignment]
+                node = step[1].get(value.get(step[0], _ABSENT))  # type: ignore[assignment]
             except TypeError:  # an object or array where a discriminator value was expected
                 return None
             if node is None:
                 return None
+            step = node.step
         if node.routes_only:
             node = node._route(value)  # type: ignore[assignment]
             if node is None:
