@@ -314,3 +314,22 @@ def test_stream_message_with_a_request_member_is_not_taken_for_an_http_exchange(
     result = check_captures(demo, [write_lines([PING, HELLO])])
     assert result.captures[0].form == "stream"
     assert result.findings == [] and result.coverage["request.ping"].seen == 1
+
+
+def test_a_boolean_selector_value_is_not_matched_by_a_number(demo, write_lines):
+    import dataclasses
+
+    from wirecheck.check.classify import Classifier
+    from wirecheck.check.message import Message
+    from wirecheck.contracts.model import MessageKind
+
+    def kind(kind_id, flag):
+        return MessageKind(id=kind_id, title=kind_id, channel="stdio-ndjson", producer="server", consumer="client",
+                           provenance=demo.kind("hello").provenance,
+                           fields=(((("type",), frozenset({"m"})), (("flag",), frozenset({flag}))),))
+
+    release = dataclasses.replace(demo, kinds=(kind("m.true", True), kind("m.one", 1), kind("m.false", False)))
+    classifier = Classifier(release)
+    for value, expected in ((True, "m.true"), (1, "m.one"), (1.0, "m.one"), (False, "m.false"), (0, None)):
+        found = classifier.classify(Message(value={"type": "m", "flag": value}, file="f"))
+        assert (found.id if found else None) == expected, value

@@ -44,9 +44,11 @@ def _headers(raw: Any, where: str) -> dict[str, str]:
     raise _Bad("CAPTURE_FORMAT", "headers must be an object or a HAR header list", where)
 
 
-def _body_from_text(text: str | None, where: str, file: str, line: int | None) -> tuple[Any, list[Finding]]:
+def _body_from_text(text: Any, where: str, file: str, line: int | None) -> tuple[Any, list[Finding]]:
     if text is None or text == "":
         return EMPTY, []
+    if not isinstance(text, str):
+        raise _Bad("CAPTURE_FORMAT", "a body text must be a string", where)
     value, problem = parse_json(text.encode("utf-8", "surrogatepass"))
     if problem is not None:
         finding = capture_finding(problem.code, f"body: {problem.message}", file, line, where)
@@ -54,21 +56,34 @@ def _body_from_text(text: str | None, where: str, file: str, line: int | None) -
     return value, []
 
 
-def _path_of(url: str) -> str:
-    path = urlsplit(url).path
+def _path_of(url: str, where: str) -> str:
+    try:
+        path = urlsplit(url).path
+    except ValueError as exc:  # e.g. an unclosed IPv6 bracket
+        raise _Bad("CAPTURE_FORMAT", f"not a URL: {exc}", where) from None
     return path or "/"
+
+
+def _object(part: dict[str, Any], key: str, where: str) -> dict[str, Any]:
+    """An optional HAR member that must be an object when present."""
+    value = part.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise _Bad("CAPTURE_FORMAT", f"{key} must be an object", f"{where}/{key}")
+    return value
 
 
 def _har_text(part: dict[str, Any], side: str, where: str) -> tuple[str | None, str]:
     """The raw body of a HAR request (postData.text) or response (content.text, maybe base64)."""
     if side == "request":
-        return (part.get("postData") or {}).get("text"), f"{where}/postData/text"
-    content = part.get("content") or {}
+        return _object(part, "postData", where).get("text"), f"{where}/postData/text"
+    content = _object(part, "content", where)
     text = content.get("text")
     if text is not None and content.get("encoding") == "base64":
         try:
             text = base64.b64decode(text).decode("utf-8")
-        except ValueError:
+        except (ValueError, TypeError):
             raise _Bad("CAPTURE_FORMAT", "content.text is not base64 of UTF-8", f"{where}/content/text") from None
     return text, f"{where}/content/text"
 
@@ -117,7 +132,7 @@ def _messages(
     method, url = request.get("method"), request.get("url")
     if not isinstance(method, str) or not isinstance(url, str):
         raise _Bad("CAPTURE_FORMAT", "a request needs a string method and url", f"{where or ''}/request")
-    http = HttpInfo(method=method.upper(), url=url, path=_path_of(url), status=None)
+    http = HttpInfo(method=method.upper(), url=url, path=_path_of(url, f"{where or ''}/request/url"), status=None)
     yield from _side("request", request, http, exchange, file, line, where, har)
     if response is None:
         return
@@ -131,7 +146,8 @@ def _messages(
 
 
 def read_har(document: Any, file: str) -> Iterator[Message | Finding]:
-    entries = document.get("log", {}).get("entries") if isinstance(document, dict) else None
+    log = document.get("log") if isinstance(document, dict) else None
+    entries = log.get("entries") if isinstance(log, dict) else None
     if not isinstance(entries, list):
         yield capture_finding("CAPTURE_FORMAT", "a HAR file needs log.entries (an array)", file, where="/log")
         return
@@ -140,10 +156,14 @@ def read_har(document: Any, file: str) -> Iterator[Message | Finding]:
         try:
             if not isinstance(entry, dict) or not isinstance(entry.get("request"), dict):
                 raise _Bad("CAPTURE_FORMAT", "an entry needs a request object", where)
-            response = entry.get("response") if isinstance(entry.get("response"), dict) else None
+            response = entry.get("response")
+            if response is not None and not isinstance(response, dict):
+                raise _Bad("CAPTURE_FORMAT", "response must be an object", f"{where}/response")
             yield from _messages(index, entry["request"], response, file, None, where, har=True)
         except _Bad as bad:
             yield capture_finding(bad.code, bad.message, file, where=bad.where)
+        except (AttributeError, TypeError, ValueError) as exc:  # a shape no check above foresaw: still located
+            yield capture_finding("CAPTURE_FORMAT", f"malformed entry: {exc}", file, where=where)
 
 
 def read_exchanges(items: Iterator[tuple[int, Any] | Finding], file: str) -> Iterator[Message | Finding]:
@@ -161,3 +181,5 @@ def read_exchanges(items: Iterator[tuple[int, Any] | Finding], file: str) -> Ite
             yield from _messages(line_no, exchange["request"], response, file, line_no, None, har=False)
         except _Bad as bad:
             yield capture_finding(bad.code, f"{bad.message} (at {bad.where or '/'})", file, line_no)
+        except (AttributeError, TypeError, ValueError) as exc:  # a shape no check above foresaw: still located
+            yield capture_finding("CAPTURE_FORMAT", f"malformed exchange: {exc}", file, line_no)

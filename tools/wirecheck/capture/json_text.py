@@ -7,6 +7,7 @@ only case in which duplicate keys can hide), the standard library decides what e
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,8 +39,16 @@ def _pairs_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+def _finite_float(text: str) -> float:
+    number = float(text)
+    if math.isinf(number):
+        raise ValueError(f"number {text} is out of the range of a double")
+    return number
+
+
 def _slow_parse(text: str) -> Any:
-    return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_pairs_without_duplicates)
+    return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
+                      object_pairs_hook=_pairs_without_duplicates)
 
 
 def parse_json(data: bytes) -> tuple[Any, JsonProblem | None]:
@@ -73,7 +82,7 @@ def _diagnose(data: bytes, exc: orjson.JSONDecodeError) -> tuple[Any, JsonProble
     except RecursionError:
         return None, JsonProblem("PARSE_ERROR", "nesting too deep to parse")
     except ValueError as slow:
-        message = str(slow) if "NaN" in str(slow) or "Infinity" in str(slow) else str(exc)
+        message = str(slow) if any(w in str(slow) for w in ("NaN", "Infinity", "out of the range")) else str(exc)
         if "recursion limit" in message:
             message = "nesting too deep: more than 1024 levels"
         return None, JsonProblem("PARSE_ERROR", f"not valid JSON: {message}")

@@ -23,6 +23,28 @@ Candidate = tuple[int, MessageKind, FieldConditions]  # (specificity, kind, cond
 _SUFFIX_MATCH_PENALTY = 10  # larger than any selector's specificity
 
 
+class _Bool:
+    """JSON true and false as selector keys: Python's True == 1 == 1.0 would let `"isReplay": 1` select a kind
+    that wants `true`. Selector values and looked-up values are both passed through _key."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+_TRUE, _FALSE = _Bool("true"), _Bool("false")
+
+
+def _key(value: Any) -> Any:
+    return _TRUE if value is True else _FALSE if value is False else value
+
+
+def _keyed(conditions: FieldConditions) -> FieldConditions:
+    return tuple((tokens, frozenset(map(_key, values))) for tokens, values in conditions)
+
+
 def _lookup(value: Any, tokens: tuple[str, ...]) -> Any:
     for token in tokens:
         if type(value) is dict:
@@ -36,7 +58,7 @@ def _lookup(value: Any, tokens: tuple[str, ...]) -> Any:
 
 def _holds(value: Any, conditions: FieldConditions) -> bool:
     for tokens, accepted in conditions:
-        found = _lookup(value, tokens)
+        found = _key(_lookup(value, tokens))
         try:
             if found is _ABSENT or found not in accepted:
                 return False
@@ -89,12 +111,14 @@ class _FieldIndex:
         self.resolved = pick_candidate(self.done, None) if self.pointer is None and not self.rest else None
         self.key = self.pointer[0] if self.pointer is not None and len(self.pointer) == 1 else None
         # a routing step on a top-level field, as one tuple: the hot loop in kind_of reads one attribute per level
-        self.step = (self.key, self.branches) if self.routes_only and self.key is not None else None
+        # (not for boolean discriminators: those need _key, which _route applies)
+        booleans = any(isinstance(k, _Bool) for k in self.branches)
+        self.step = (self.key, self.branches) if self.routes_only and self.key is not None and not booleans else None
         self.single = self.done if len(self.done) == 1 and self.pointer is None and not self.rest else None
 
     @classmethod
     def of(cls, kinds: list[MessageKind]) -> _FieldIndex:
-        return cls([(len(alt), kind, alt) for kind in kinds for alt in kind.fields])
+        return cls([(len(alt), kind, _keyed(alt)) for kind in kinds for alt in kind.fields])
 
     def kind_of(self, value: dict[str, Any]) -> MessageKind | None:
         """The kind of a message whose sender is unknown (a plain stream): the engine's fast path, so the common
@@ -121,9 +145,9 @@ class _FieldIndex:
             key = node.key
             try:
                 if key is not None and type(value) is dict:  # a top-level discriminator such as /type
-                    node = node.branches.get(value.get(key, _ABSENT))  # type: ignore[assignment]
+                    node = node.branches.get(_key(value.get(key, _ABSENT)))  # type: ignore[assignment]
                 else:
-                    node = node.branches.get(_lookup(value, node.pointer))  # type: ignore[arg-type,assignment]
+                    node = node.branches.get(_key(_lookup(value, node.pointer)))  # type: ignore[arg-type,assignment]
             except TypeError:  # an object or array where a discriminator value was expected
                 return None
             if node is None:
@@ -141,7 +165,7 @@ class _FieldIndex:
         found = [] if found is None else found
         found += self.done
         if self.pointer is not None:
-            key = _lookup(value, self.pointer)
+            key = _key(_lookup(value, self.pointer))
             try:
                 branch = self.branches.get(key)
             except TypeError:  # an object or array where a discriminator value was expected
@@ -241,7 +265,7 @@ class Classifier:
                 continue
             if kind.program is not None and kind.program != artifact.program:
                 continue
-            if kind.fields and not any(_holds(message.value, alt) for alt in kind.fields):
+            if kind.fields and not any(_holds(message.value, _keyed(alt)) for alt in kind.fields):
                 continue
             candidates.append((kind.specificity, kind, ()))
         return pick_candidate(candidates, message.sender)

@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wirecheck.capture import DEFAULT_MAX_LINE_BYTES, CaptureFile, read_capture
-from wirecheck.capture.ndjson import not_an_object
+from wirecheck.capture.ndjson import capture_finding, not_an_object
 from wirecheck.check.classify import Classifier, base_prefix
 from wirecheck.check.message import Message
 from wirecheck.check.validate import Problem, Validators
+from wirecheck.contracts.errors import ContractError, ContractProblem
 from wirecheck.contracts.model import ContractRelease, MessageKind
 from wirecheck.findings import Finding, Severity, short_repr
 from wirecheck.pointer import MISSING, format_pointer, resolve
@@ -124,6 +125,20 @@ class Engine:
         }
         self._consumers: dict[str, list[tuple[str, MessageKind, Validators]]] = {}
         self._base_kinds = {base.kind: base for base in release.bases.values()}
+        self._check_rule_params()
+
+    def _check_rule_params(self) -> None:
+        """Build every rule once now, so bad parameters in a catalog are a located contract error before any
+        capture is read, not a traceback in the middle of one."""
+        problems = []
+        for index, use in enumerate(self.release.rules):
+            try:
+                instantiate(use, self.release)
+            except (KeyError, ValueError, TypeError, AttributeError) as exc:
+                problems.append(ContractProblem(str(self.release.root / "catalog.yaml"), f"/rules/{index}/params",
+                                                f"{use.id}: parameters not usable: {exc!r}"))
+        if problems:
+            raise ContractError(problems)
 
     def _answered_kinds(self) -> dict[str, MessageKind]:
         """request kind id → the response kind that answers it (by `answers`, a kind id or a glob)."""
@@ -159,6 +174,7 @@ class Engine:
     def _run_capture(self, capture: CaptureFile, result: CheckResult, emit: Callable[[Finding], None]) -> None:
         summary = CaptureSummary(capture.label, None)
         result.captures.append(summary)
+        findings_before = len(result.findings)
         run = _CaptureRun(self, capture)
         # Fast path: a plain stream message of a kind that needs nothing but its schema, and is strictly valid, is
         # counted in the line loop itself, without building a Message. Everything else comes back here.
@@ -197,6 +213,8 @@ class Engine:
             summary.messages += count
             result.messages += count
         summary.form = capture.form
+        if summary.messages == 0 and len(result.findings) == findings_before:  # e.g. a HAR with no entries
+            emit(capture_finding("EMPTY_CAPTURE", "the capture holds no messages", capture.label))
         self._finish(run, emit)
 
     def _acceptor(

@@ -55,7 +55,9 @@ class SchemaPair:
                 found += self._unknown_fields(error, prefix)
             else:
                 mixed = True
-        if mixed:
+        # Closing keywords can be all the strict view objects to and still not be all that is wrong: opening an
+        # object can make it match two `oneOf` branches. The tolerant view has the last word.
+        if mixed or not self.tolerant.is_valid(value):
             found += [
                 self._problem(leaf, prefix, note)
                 for error in self.tolerant.iter_errors(value)

@@ -1,0 +1,112 @@
+"""Defects found in review, each with the input that showed it."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import jsonschema_rs
+import orjson
+import pytest
+import yaml
+
+from wirecheck.capture.json_text import parse_json
+from wirecheck.check.engine import check_captures
+from wirecheck.check.validate import SchemaPair
+from wirecheck.contracts import ContractError, load_registry, load_release
+from wirecheck.contracts.model import SchemaLink
+from wirecheck.contracts.views import tolerant_view
+
+DEMO = Path(__file__).resolve().parents[1] / "data" / "contracts"
+ITEM = {"id": "abc", "created": "2026-01-01T00:00:00Z"}
+
+
+def _har(entries):
+    return {"log": {"version": "1.2", "entries": entries}}
+
+
+def _entry(request=None, response=None):
+    entry = {"request": request or {"method": "GET", "url": "http://h/.well-known/demo", "headers": []}}
+    if response is not None:
+        entry["response"] = response
+    return entry
+
+
+@pytest.mark.parametrize(
+    ("document", "where"),
+    [
+        ({"log": 5}, "/log"),
+        (_har([_entry({"method": "POST", "url": "http://h/x", "postData": "abc"})]), "/log/entries/0/request/postData"),
+        (_har([_entry(response={"status": 200, "content": "x"})]), "/log/entries/0/response/content"),
+        (_har([_entry(response={"status": 200, "content": {"text": 5}})]), "/log/entries/0/response/content/text"),
+        (_har([_entry(response={"status": 200, "content": {"text": 5, "encoding": "base64"}})]),
+         "/log/entries/0/response/content/text"),
+        (_har([_entry({"method": "GET", "url": "http://[::1/a"})]), "/log/entries/0/request/url"),
+        (_har([_entry(response=5)]), "/log/entries/0/response"),
+    ],
+)
+def test_malformed_har_is_a_located_finding(demo, tmp_path, document, where):
+    path = tmp_path / "bad.har"
+    path.write_bytes(orjson.dumps(document))
+    result = check_captures(demo, [str(path)])
+    assert [(f.code, f.where) for f in result.findings if f.code == "CAPTURE_FORMAT"] == [("CAPTURE_FORMAT", where)]
+
+
+@pytest.mark.parametrize(
+    "exchange",
+    [{"request": {"method": "GET", "url": "http://x/a", "text": 5}}, {"request": {"method": "GET", "url": "http://[::1/a"}}],
+)
+def test_malformed_exchange_is_a_located_finding(demo, write_lines, exchange):
+    result = check_captures(demo, [write_lines([exchange])])
+    assert [(f.code, f.line) for f in result.findings] == [("CAPTURE_FORMAT", 1)]
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [("none.har", orjson.dumps(_har([]))), ("none.json", b"[]"),
+     ("header.jsonl", b'{"wirecheck_capture": 1, "framing": "directed"}\n')],
+)
+def test_captures_without_messages_in_every_form_are_empty(demo, tmp_path, name, data):
+    path = tmp_path / name
+    path.write_bytes(data)
+    result = check_captures(demo, [str(path)])
+    assert [f.code for f in result.findings] == ["EMPTY_CAPTURE"]
+
+
+def test_a_number_out_of_range_is_a_parse_error_not_a_null():
+    value, problem = parse_json(b'{"duration_ms": 1e400}')
+    assert value is None and problem is not None and "out of the range" in problem.message
+
+
+def test_tolerant_errors_are_not_lost_when_the_strict_errors_are_all_closing():
+    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "https://x.invalid/s.json",
+              "oneOf": [{"type": "object", "required": ["a"], "properties": {"a": {}}, "additionalProperties": False},
+                        {"type": "object", "required": ["b"], "properties": {"b": {}}, "additionalProperties": False}]}
+    root = {"$ref": "https://x.invalid/s.json"}
+    strict = jsonschema_rs.validator_for(root, registry=jsonschema_rs.Registry([("https://x.invalid/s.json", schema)]))
+    tolerant = jsonschema_rs.validator_for(
+        root, registry=jsonschema_rs.Registry([("https://x.invalid/s.json", tolerant_view(schema))]))
+    pair = SchemaPair(SchemaLink("s.json", "https://x.invalid/s.json"), strict, tolerant, {})
+    problems = pair.problems({"a": 1, "b": 2})  # open objects match both branches: oneOf fails
+    assert any(not p.unknown_field for p in problems), problems
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [({"left": "/id"}, "KeyError"), ({"left": "id", "right": "/payload/id"}, "ValueError")],
+)
+def test_unusable_rule_parameters_are_a_contract_error_with_a_pointer(tmp_path, params, message):
+    root = tmp_path / "contracts"
+    shutil.copytree(DEMO, root)
+    catalog = root / "demo/1.0.0/catalog.yaml"
+    data = yaml.safe_load(catalog.read_text())
+    data["rules"][1]["params"] = params
+    catalog.write_text(yaml.safe_dump(data, sort_keys=False))
+    load_release.cache_clear()
+    release = load_registry(root).load("demo@1.0.0")
+    capture = tmp_path / "c.jsonl"
+    capture.write_text('{"type":"hello","version":"1.0.0"}\n')
+    with pytest.raises(ContractError) as info:
+        check_captures(release, [str(capture)])
+    (problem,) = info.value.problems
+    assert problem.pointer == "/rules/1/params" and message in problem.message
