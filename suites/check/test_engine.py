@@ -134,6 +134,11 @@ def test_framed_capture_checks_both_directions(demo, write_lines):
     assert result.coverage["response.server"].seen == 1 and result.coverage["response.client"].seen == 1
 
 
+def test_frame_sender_must_be_a_role_of_the_release(demo, write_lines):
+    result = check_captures(demo, [write_lines(framed(("server", HELLO), ("nobody", HELLO)))])
+    assert [(f.line, f.code, f.found) for f in result.findings] == [(3, "CAPTURE_FORMAT", "nobody")]
+
+
 def test_framed_lines_must_be_frames(demo, write_lines):
     result = check_captures(demo, [write_lines([*framed(("server", HELLO)), HELLO])])
     assert brief(result) == [(3, "error", "CAPTURE_FORMAT", None, None)]

@@ -258,6 +258,10 @@ class Engine:
         self, message: Message, run: _CaptureRun, emit: Callable[[Finding], None], kind: MessageKind | None = None
     ) -> MessageKind | None:
         """Check one message; `kind` when the caller has already classified it."""
+        if message.sender is not None and message.sender not in self.release.roles:
+            emit(message.finding("CAPTURE_FORMAT", f"frame sender {message.sender!r} is not a role of "
+                                 f"{self.release.name} ({', '.join(self.release.roles)})",
+                                 expected=" | ".join(self.release.roles), found=message.sender))
         if kind is None:
             kind = self.classifier.classify(message, run.bases)
         if kind is None:
