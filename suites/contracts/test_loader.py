@@ -151,3 +151,16 @@ def test_tolerant_view_drops_only_closing_keywords():
         "properties": {"a": {"additionalProperties": {"type": "string"}}},
     }
     assert schema["additionalProperties"] is False  # not modified
+
+
+@pytest.mark.parametrize(
+    ("consumer", "pointer", "message"),
+    [
+        ({"kind": "config.file", "contract": "nopkg@1.0.0", "as": "x"}, "/consumers/0/contract", "unknown package"),
+        ({"kind": "config.file", "contract": "demo@1.0.0", "as": "nothing"}, "/consumers/0/as", "has no kind"),
+    ],
+)
+def test_consumer_contracts_are_checked_at_load(contracts, consumer, pointer, message):
+    edit_catalog(contracts, lambda c: c.update(consumers=[consumer]))
+    found = problems(contracts)
+    assert any(p == pointer and message in m for _, p, m in found), found

@@ -301,7 +301,26 @@ def _semantic_problems(release: ContractRelease, raw: dict[str, Any], file: str)
     for index, consumer in enumerate(release.consumers):
         if consumer.kind not in ids:
             problems.append(ContractProblem(file, f"/consumers/{index}/kind", f"no kind {consumer.kind!r}"))
+        problems += _consumer_problems(release, consumer.contract, consumer.as_kind, file, f"/consumers/{index}")
     return problems
+
+
+def _consumer_problems(
+    release: ContractRelease, contract: str, as_kind: str, file: str, where: str
+) -> list[ContractProblem]:
+    """The consumer's release must exist and name the kind; its catalog is only read, not loaded (no cycles)."""
+    try:
+        package, version = load_registry(release.root.parent.parent).resolve(contract)
+    except ContractError as exc:
+        return [ContractProblem(file, f"{where}/contract", exc.problems[0].message)]
+    try:
+        other = yaml.safe_load((release.root.parent.parent / package / version / "catalog.yaml").read_text())
+        kinds = {kind.get("id") for kind in other.get("kinds", [])}
+    except (OSError, yaml.YAMLError, AttributeError):
+        return [ContractProblem(file, f"{where}/contract", f"the catalog of {contract} cannot be read")]
+    if as_kind not in kinds:
+        return [ContractProblem(file, f"{where}/as", f"{contract} has no kind {as_kind!r}")]
+    return []
 
 
 @cache
