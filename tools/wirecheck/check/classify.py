@@ -110,10 +110,10 @@ class _FieldIndex:
         # a leaf whose candidates need no more tests: its kind when the sender is unknown, decided once
         self.resolved = pick_candidate(self.done, None) if self.pointer is None and not self.rest else None
         self.key = self.pointer[0] if self.pointer is not None and len(self.pointer) == 1 else None
-        # a routing step on a top-level field, as one tuple: the hot loop in kind_of reads one attribute per level
-        # (not for boolean discriminators: those need _key, which _route applies)
+        # a routing step on a top-level field, as one tuple: the hot loop in kind_of reads one attribute per level;
+        # the flag says whether the branches are JSON true/false, whose looked-up values need _key
         booleans = any(isinstance(k, _Bool) for k in self.branches)
-        self.step = (self.key, self.branches) if self.routes_only and self.key is not None and not booleans else None
+        self.step = (self.key, self.branches, booleans) if self.routes_only and self.key is not None else None
         self.single = self.done if len(self.done) == 1 and self.pointer is None and not self.rest else None
 
     @classmethod
@@ -126,8 +126,9 @@ class _FieldIndex:
         node = self
         step = node.step
         while step is not None:
+            found = value.get(step[0], _ABSENT)
             try:
-                node = step[1].get(value.get(step[0], _ABSENT))  # type: ignore[assignment]
+                node = step[1].get(_key(found) if step[2] else found)  # type: ignore[assignment]
             except TypeError:  # an object or array where a discriminator value was expected
                 return None
             if node is None:
