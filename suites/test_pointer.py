@@ -36,3 +36,11 @@ def test_json_type(value, name):
     from wirecheck.json_types import json_type
 
     assert json_type(value) == name
+
+
+def test_yaml_keeps_and_strips_lines():
+    from wirecheck.yaml_lines import load_with_lines, strip_lines
+
+    data = load_with_lines("a: 1\nitems:\n  - b: 2\n")
+    assert data["__line__"] == 1 and data["items"][0]["__line__"] == 3
+    assert strip_lines(data) == {"a": 1, "items": [{"b": 2}]}

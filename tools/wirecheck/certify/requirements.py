@@ -20,6 +20,7 @@ from wirecheck.contracts.model import ContractRelease
 from wirecheck.findings import Finding
 from wirecheck.pointer import format_pointer
 from wirecheck.rules.catalogue import rule_catalogue
+from wirecheck.yaml_lines import load_with_lines, strip_lines
 
 LEVELS = ("MUST", "SHOULD", "MAY")
 REQUIREMENTS_FILE = "requirements.yaml"
@@ -111,38 +112,17 @@ def default_requirements_path(release: ContractRelease) -> Path:
     return release.root / REQUIREMENTS_FILE
 
 
-class _LineLoader(yaml.SafeLoader):
-    """Keeps the line of every mapping so a requirement can be located in its file."""
-
-
-def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict[str, Any]:
-    mapping = {str(k): v for k, v in loader.construct_mapping(node, deep=True).items()}
-    mapping["__line__"] = node.start_mark.line + 1
-    return mapping
-
-
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-
-
-def _strip_lines(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _strip_lines(v) for k, v in value.items() if k != "__line__"}
-    if isinstance(value, list):
-        return [_strip_lines(v) for v in value]
-    return value
-
-
 def load_requirements(path: Path, release: ContractRelease) -> RequirementSet:
     """Load and check a requirement set against the release it certifies; every problem is located."""
     file = str(path)
     try:
-        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_LineLoader)
+        raw = load_with_lines(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         problem = ContractProblem(file, "", f"no requirement set for {release.name} (file not found)")
         raise ContractError(problem) from None
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         raise ContractError(ContractProblem(file, "", f"not valid YAML: {exc}")) from None
-    data = _strip_lines(raw)
+    data = strip_lines(raw)
     validator = jsonschema.Draft202012Validator(own_schema("requirements.schema.json"))
     problems = [
         ContractProblem(file, format_pointer(e.absolute_path), e.message)
@@ -162,7 +142,7 @@ def load_requirements(path: Path, release: ContractRelease) -> RequirementSet:
     requirements: list[Requirement] = []
     for index, entry in enumerate(raw["requirements"]):
         where = f"/requirements/{index}"
-        link = Link.from_json(_strip_lines(entry["checks"]))
+        link = Link.from_json(strip_lines(entry["checks"]))
         requirement = Requirement(
             id=entry["id"], level=entry["level"], subject=entry["subject"], text=entry["text"].strip(),
             link=link, line=entry.get("__line__"), reviewed=entry.get("reviewed", True),

@@ -27,6 +27,7 @@ from typing import Any
 import yaml
 
 from wirecheck.contracts.errors import ContractError, ContractProblem
+from wirecheck.yaml_lines import load_with_lines, strip_lines
 
 ACTIONS = ("send", "send_raw", "expect", "sleep", "close_stdin", "wait_exit")
 DEFAULT_EXPECT_TIMEOUT = 30.0
@@ -80,31 +81,10 @@ def matches(pattern: Any, value: Any) -> bool:
     )
 
 
-class _LineLoader(yaml.SafeLoader):
-    pass
-
-
-def _mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict[str, Any]:
-    value = {str(k): v for k, v in loader.construct_mapping(node, deep=True).items()}
-    value["__line__"] = node.start_mark.line + 1
-    return value
-
-
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
-
-
-def _clean(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _clean(v) for k, v in value.items() if k != "__line__"}
-    if isinstance(value, list):
-        return [_clean(v) for v in value]
-    return value
-
-
 def load_scenario(path: Path) -> Scenario:
     file = str(path)
     try:
-        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_LineLoader)
+        raw = load_with_lines(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ContractError(ContractProblem(file, "", "scenario file not found")) from None
     except yaml.YAMLError as exc:
@@ -141,7 +121,7 @@ def load_scenario(path: Path) -> Scenario:
             if not isinstance(body, dict):
                 problem(f"{where}/send", "expected a JSON object (the message)")
                 continue
-            steps.append(Step("send", _clean(body), line=line))
+            steps.append(Step("send", strip_lines(body), line=line))
         elif action == "send_raw":
             if not isinstance(body, str):
                 problem(f"{where}/send_raw", "expected a string")
@@ -151,7 +131,7 @@ def load_scenario(path: Path) -> Scenario:
             if not isinstance(body, dict) or not isinstance(body.get("match"), dict):
                 problem(f"{where}/expect", "expected {match: {...}, timeout?: seconds}")
                 continue
-            steps.append(Step("expect", _clean(body["match"]), float(body.get("timeout", DEFAULT_EXPECT_TIMEOUT)),
+            steps.append(Step("expect", strip_lines(body["match"]), float(body.get("timeout", DEFAULT_EXPECT_TIMEOUT)),
                               line))
         elif action == "sleep":
             if not isinstance(body, int | float) or body < 0:

@@ -14,7 +14,6 @@ there), so the recording touches nothing of the machine's own configuration. The
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import subprocess
 import sys
@@ -23,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from wirecheck.certify.identity import sha256_file
 
 WHEEL = "qoder-agent-sdk"
 WHEEL_VERSION = "1.0.13"  # its wheel bundles qodercli 1.1.23, the CLI paired with SDK 1.0.23
@@ -51,14 +52,6 @@ SCRIPT: list[dict[str, Any]] = [
         "request": {"subtype": "wirecheck_unknown_request"},
     },
 ]
-
-
-def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def download_wheel(dest: Path, version: str = WHEEL_VERSION) -> Path:
@@ -124,8 +117,8 @@ def record(out: Path, work: Path | None = None) -> dict[str, Any]:
         (out / "stdout.ndjson").write_bytes(completed.stdout)
         (out / "both.framed.ndjson").write_text(framed(SCRIPT, completed.stdout), encoding="utf-8")
         meta = {
-            "wheel": {"name": wheel.name, "sha256": sha256(wheel)},
-            "binary": {"path_in_wheel": "qoder_agent_sdk/_bundled/qodercli", "sha256": sha256(binary)},
+            "wheel": {"name": wheel.name, "sha256": sha256_file(wheel)},
+            "binary": {"path_in_wheel": "qoder_agent_sdk/_bundled/qodercli", "sha256": sha256_file(binary)},
             "argv": ["qodercli", *ARGV_FLAGS],
             "env": {k: ("<scratch>/" + Path(v).name if k != "PATH" and k != "LANG" else v) for k, v in env.items()},
             "timeout_seconds": TIMEOUT_SECONDS,
