@@ -20,7 +20,7 @@ from wirecheck.diff import semantic
 from wirecheck.diff.catalogue import diff_rule_catalogue
 from wirecheck.diff.fingerprints import fingerprint
 from wirecheck.diff.flat import short_location
-from wirecheck.diff.instances import NoExample, example
+from wirecheck.diff.instances import example
 from wirecheck.diff.model import (
     BACKWARD,
     BREAKING,
@@ -147,16 +147,9 @@ def _surfaces(old: MessageKind, new: MessageKind) -> list[tuple[str, SchemaLink 
 
 
 def _kind_added(pair: _Pair, kind: MessageKind) -> DiffFinding:
-    witnesses = []
-    if kind.schema is not None and pair.options.witnesses:
-        try:
-            payload = example(pair.new, kind.schema.uri)
-            accepted, _ = pair.new.judge(kind.schema.uri, STRICT, payload)  # both validators
-            if accepted:
-                witnesses.append(Witness(payload, FORWARD, STRICT, "old",
-                                         f"no kind of {pair.old.label} has the selector {describe_selector(kind)}"))
-        except (NoExample, Exception):
-            pass
+    witnesses = [Witness(payload, FORWARD, STRICT, "old",
+                         f"no kind of {pair.old.label} has the selector {describe_selector(kind)}")
+                 for payload in _kind_examples(pair.new, kind, pair.options.witnesses)]
     return pair.finding(
         "MESSAGE_KIND_ADDED", kind.id, "kind",
         {"selector": describe_selector(kind), "producer": kind.producer, "consumer": kind.consumer},
@@ -166,23 +159,28 @@ def _kind_added(pair: _Pair, kind: MessageKind) -> DiffFinding:
 
 
 def _kind_removed(pair: _Pair, kind: MessageKind) -> DiffFinding:
-    witnesses = []
-    if kind.schema is not None and pair.options.witnesses:
-        try:
-            payload = example(pair.old, kind.schema.uri)
-            accepted, _ = pair.old.judge(kind.schema.uri, STRICT, payload)
-            if accepted:
-                for view in VIEWS:
-                    witnesses.append(Witness(payload, BACKWARD, view, "new",
-                                             f"no kind of {pair.new.label} has the selector {describe_selector(kind)}"))
-        except (NoExample, Exception):
-            pass
+    witnesses = [Witness(payload, BACKWARD, view, "new",
+                         f"no kind of {pair.new.label} has the selector {describe_selector(kind)}")
+                 for payload in _kind_examples(pair.old, kind, pair.options.witnesses) for view in VIEWS]
     return pair.finding(
         "MESSAGE_KIND_REMOVED", kind.id, "kind",
         {"selector": describe_selector(kind), "producer": kind.producer, "consumer": kind.consumer},
         old_location=kind.schema.uri if kind.schema else None,
         verdicts={(BACKWARD, STRICT): BREAKING, (BACKWARD, TOLERANT): BREAKING}, witnesses=witnesses,
     )
+
+
+def _kind_examples(side: Any, kind: MessageKind, wanted: bool) -> list[Any]:
+    """[a message of `kind` its own release accepts (both validators)], or [] when none is wanted or can be built
+    (a list, since a witness may itself be falsy: {} or 0)."""
+    if not wanted or kind.schema is None:
+        return []
+    try:
+        payload = example(side, kind.schema.uri)
+        accepted, _ = side.judge(kind.schema.uri, STRICT, payload)
+    except Exception:  # no example for this schema (NoExample, or a construct the generator cannot build)
+        return []
+    return [payload] if accepted else []
 
 
 def compare_surface(pair: _Pair, kind: str, surface: str, old_location: str, new_location: str,
