@@ -170,26 +170,21 @@ def mutants(value: Any) -> list[Any]:
 
 def _introduced(pair: Pair) -> Iterator[Change]:
     """A plain node became a union (or the reverse): each branch the other side has no like of is reported."""
-    if pair.new.union and not pair.old.union:
-        for b in pair.new.branches:
-            if flatten(pair.new_side, b).types == pair.old.types:
+    for union, side, plain, here, there, code in (
+        (pair.new, pair.new_side, pair.old, "new", "old", "UNION_BRANCH_ADDED"),
+        (pair.old, pair.old_side, pair.new, "old", "new", "UNION_BRANCH_REMOVED"),
+    ):
+        if not union.union or plain.union:
+            continue
+        for b in union.branches:
+            if flatten(side, b).types == plain.types:
                 continue
-            value = _example(pair.new_side, b)
-            probes = [Probe("new", pair.path, value, True)]
-            probes += [Probe("old", pair.path, m, True) for m in mutants(value)]
-            label = _label(pair.new_side, b)
-            yield pair.change("UNION_BRANCH_ADDED", new_location=b, probes=probes, branch=label,
-                              key=orjson.dumps(label).decode())
-    elif pair.old.union and not pair.new.union:
-        for b in pair.old.branches:
-            if flatten(pair.old_side, b).types == pair.new.types:
-                continue
-            value = _example(pair.old_side, b)
-            probes = [Probe("old", pair.path, value, True)]
-            probes += [Probe("new", pair.path, m, True) for m in mutants(value)]
-            label = _label(pair.old_side, b)
-            yield pair.change("UNION_BRANCH_REMOVED", old_location=b, probes=probes, branch=label,
-                              key=orjson.dumps(label).decode())
+            value = _example(side, b)
+            probes = [Probe(here, pair.path, value, True)]
+            probes += [Probe(there, pair.path, m, True) for m in mutants(value)]
+            label = _label(side, b)
+            yield pair.change(code, probes=probes, branch=label, key=orjson.dumps(label).decode(),
+                              old_location=b if here == "old" else "", new_location=b if here == "new" else "")
 
 
 @node_rule("UNION_BRANCH_ADDED", "UNION_BRANCH_REMOVED", "DISCRIMINATOR_CHANGED")
