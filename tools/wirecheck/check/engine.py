@@ -118,11 +118,6 @@ class Engine:
         self.answered_kinds = self._answered_kinds()
         self._correlated = frozenset(self.answered_kinds) | {k.id for k in release.kinds if k.correlate is not None}
         self._has_consumers = frozenset(c.kind for c in release.consumers)
-        self._plain_pairs = {  # kinds whose body check is their schema alone
-            k.id: self.validators.pair(k.schema)
-            for k in release.kinds
-            if k.schema is not None and k.body == "json" and k.argv_grammar is None
-        }
         self._consumers: dict[str, list[tuple[str, MessageKind, Validators]]] = {}
         self._base_kinds = {base.kind: base for base in release.bases.values()}
         self._check_rule_params()
@@ -268,12 +263,7 @@ class Engine:
             emit(message.finding("UNKNOWN_MESSAGE_KIND", self._unknown_text(message), found=self._shape(message)))
             return None
         message.kind = kind
-        pair = self._plain_pairs.get(kind.id)
-        if pair is not None and message.http is None:  # the common case: a stream message checked by its schema
-            for problem in pair.problems(message.value):
-                emit(self._finding(message, problem, "SCHEMA_VIOLATION"))
-        else:
-            self._check_body(message, kind, emit)
+        self._check_body(message, kind, emit)
         if kind.headers is not None and message.http is not None:
             for problem in self.validators.pair(kind.headers).problems(message.http.headers):
                 emit(self._finding(message, problem, "HEADER_VIOLATION", prefix_note="header "))
