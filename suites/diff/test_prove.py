@@ -65,3 +65,43 @@ OBJ = {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["
 def test_cases(narrow, wide, proven) -> None:  # type: ignore[no-untyped-def]
     (n, n_loc), (w, w_loc) = sides(narrow, wide)
     assert prove_subset(n, n_loc, "strict", w, w_loc, "strict") is proven
+
+
+# Qoder's control requests: a closed object where at least one of `type`/`subtype` must be present
+ALT = {"type": "object", "additionalProperties": False,
+       "properties": {"type": {"const": "x"}, "subtype": {"const": "x"}, "a": {"type": "string"}},
+       "anyOf": [{"required": ["type"]}, {"required": ["subtype"]}]}
+ALT_OPEN = {k: v for k, v in ALT.items() if k != "anyOf"}
+OTHER = {"type": "object", "properties": {"b": {"type": "integer"}}, "required": ["b"], "additionalProperties": False}
+
+
+@pytest.mark.parametrize(("narrow", "wide", "proven"), [
+    (ALT, {**ALT, "anyOf": [{"required": ["subtype"]}, {"required": ["type"]}]}, True),  # alternatives reordered
+    (ALT, {**ALT, "anyOf": [{"required": ["type"]}]}, False),  # narrow may send `subtype` alone
+    ({**ALT, "required": ["type"]}, {**ALT, "anyOf": [{"required": ["type"]}]}, True),  # ... unless it requires it
+    (ALT, ALT_OPEN, True),  # the alternatives only narrow the narrow side
+    (ALT_OPEN, ALT, False),  # {} is accepted by the open side only
+    ({"anyOf": [ALT, OTHER]}, {"anyOf": [OTHER, ALT]}, True),  # a union of such objects, members reordered
+    ({"anyOf": [ALT, OTHER]}, {"anyOf": [ALT]}, False),
+])
+def test_required_alternatives(narrow, wide, proven) -> None:  # type: ignore[no-untyped-def]
+    (n, n_loc), (w, w_loc) = sides(narrow, wide)
+    assert prove_subset(n, n_loc, "strict", w, w_loc, "strict") is proven
+    if not proven:  # and the refusal is real: jsonschema-rs finds the narrow side accepting more
+        assert covers(w.canonical(w_loc, "strict"), n.canonical(n_loc, "strict")) == "breaking"
+
+
+def test_covers_budget_answers_unknown_never_safe(monkeypatch: pytest.MonkeyPatch) -> None:
+    from wirecheck.diff import semantic
+
+    # too large for the budget, and beyond the prover (the wide side's regex): covers could say "breaking"
+    props = {f"p{i}": {"type": "integer", "minimum": i} for i in range(200)}
+    wide = {"type": "object", "properties": {**props, "s": {"type": "string", "pattern": "^a"}}}
+    narrow = {"type": "object", "properties": {**props, "s": {"type": "string"}}}
+    (n, n_loc), (w, w_loc) = sides(narrow, wide)
+    assert w.canonical_size(w_loc, "strict") > semantic.COVERS_BUDGET_BYTES
+    assert semantic.contained(n, n_loc, w, w_loc, "strict") == "unknown"
+    monkeypatch.setattr(semantic, "COVERS_BUDGET_BYTES", 10**9)
+    assert semantic.contained(n, n_loc, w, w_loc, "strict") == "breaking"
+    # and a containment the prover shows is safe whatever the size
+    assert semantic.contained(w, w_loc, n, n_loc, "strict") == "safe"

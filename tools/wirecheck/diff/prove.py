@@ -104,9 +104,11 @@ class _Prover:
             values = [n["const"]] if "const" in n else list(n["enum"])
             validator = self.wide.validator(w_loc, self.wide_view)
             return all(validator.is_valid(v) for v in values)
-        # a union on the narrow side that the wide side does not share: each member must be contained
+        n_alternatives = _required_alternatives(n)
+        # a union on the narrow side that the wide side does not share: each member must be contained. (An anyOf
+        # of `required` lists only refines the object it sits in: it stays a constraint, matched below.)
         for word in ("anyOf", "oneOf"):
-            if word in n and not self.shared(n, n_loc, w, w_loc, word):
+            if word in n and not (word == "anyOf" and n_alternatives) and not self.shared(n, n_loc, w, w_loc, word):
                 return all(self.sub(_at(n_loc, word, i), w_loc) for i in range(len(n[word])))
         # the wide side's intersectands: each must contain the narrow side (unless both share it)
         for index in range(len(w.get("allOf", []))):
@@ -119,8 +121,15 @@ class _Prover:
             if word in w and not self.shared(n, n_loc, w, w_loc, word):
                 return False
         if "anyOf" in w and not self.shared(n, n_loc, w, w_loc, "anyOf"):
-            # the narrow side, without the wide union, inside one member of it
             w_rest = {k: v for k, v in w.items() if k != "anyOf"}
+            w_alternatives = _required_alternatives(w)
+            if w_alternatives:  # every way the narrow side has of being present names all of one wide list
+                present = set(n.get("required", []))
+                if not all(any(wide <= narrow | present for wide in w_alternatives)
+                           for narrow in n_alternatives or [set()]):
+                    return False
+                return self.plain(n, n_loc, w_rest, w_loc)
+            # the narrow side, without the wide union, inside one member of it
             if not any(self.attempt(n_loc, _at(w_loc, "anyOf", i)) for i in range(len(w["anyOf"]))):
                 return False
             return self.plain(n, n_loc, w_rest, w_loc)
@@ -240,6 +249,16 @@ class _Prover:
             if word in w and not (word in n and tighter(n[word], w[word])):
                 return False
         return True
+
+
+def _required_alternatives(node: dict[str, Any]) -> list[set[str]]:
+    """`anyOf: [{required: [a]}, {required: [b]}]` (at least one of these present) as [{a}, {b}]; else []."""
+    members = node.get("anyOf")
+    if not isinstance(members, list) or not members:
+        return []
+    if not all(isinstance(m, dict) and set(m) - _ANNOTATIONS == {"required"} for m in members):
+        return []
+    return [set(m["required"]) for m in members]
 
 
 def _no_refs(value: Any) -> bool:

@@ -11,7 +11,7 @@ from typing import Any
 
 import jsonschema_rs
 
-from wirecheck.diff.model import BACKWARD, BREAKING, FORWARD, SAFE, STRICT, TOLERANT, UNKNOWN, VIEWS
+from wirecheck.diff.model import BACKWARD, BREAKING, FORWARD, SAFE, STRICT, TOLERANT, UNKNOWN
 from wirecheck.diff.rules import declare
 from wirecheck.diff.side import Side
 
@@ -20,11 +20,37 @@ declare("SCHEMA_NARROWED", "SCHEMA_WIDENED", "SCHEMA_CHANGE_UNDECIDED", module=_
 _CONTAINMENT = {"yes": SAFE, "no": BREAKING, "unknown": UNKNOWN}
 
 
+# Canonical forms larger than this (serialised, bytes) are not handed to `covers`. Measured on the bundled
+# contracts: every decisive answer came from forms under 4 KB (once the prover handles `required` alternatives);
+# above it every answer was UNKNOWN and cost 5-100 ms each, half of the whole diff time. Beyond the budget the
+# answer is UNKNOWN, which is never reported as safe; the part-by-part prover and the witnesses still decide.
+COVERS_BUDGET_BYTES = 4096
+
+
 def covers(wide: Any, narrow: Any) -> str:
     """SAFE when `wide` provably admits every value `narrow` does, BREAKING when provably not, else UNKNOWN."""
     try:
         return _CONTAINMENT[wide.covers(narrow).value]
     except jsonschema_rs.canonical.CanonicalizationError:
+        return UNKNOWN
+
+
+def contained(narrow: Side, narrow_location: str, wide: Side, wide_location: str, wide_view: str) -> str:
+    """Does `wide` (read in `wide_view`) accept everything `narrow` writes (its strict view)?
+
+    SAFE when proven part by part (prove.py) or by canonical `covers`, BREAKING when `covers` proves not, else
+    UNKNOWN (including canonical forms over `COVERS_BUDGET_BYTES`, and schemas canonical forms cannot express).
+    """
+    from wirecheck.diff.prove import prove_subset
+
+    if prove_subset(narrow, narrow_location, STRICT, wide, wide_location, wide_view):
+        return SAFE
+    try:
+        if max(wide.canonical_size(wide_location, wide_view),
+               narrow.canonical_size(narrow_location, STRICT)) > COVERS_BUDGET_BYTES:
+            return UNKNOWN
+        return covers(wide.canonical(wide_location, wide_view), narrow.canonical(narrow_location, STRICT))
+    except (jsonschema_rs.canonical.CanonicalizationError, ValueError, jsonschema_rs.ValidationError):
         return UNKNOWN
 
 
@@ -39,36 +65,20 @@ def compare(old: Side, old_location: str, new: Side, new_location: str,
     `known`: (direction, view) pairs a verified witness already shows breaking; they are not recomputed.
     """
     verdicts: dict[tuple[str, str], str] = {}
-    try:
-        old_written, new_written = old.canonical(old_location, STRICT), new.canonical(new_location, STRICT)
-    except (jsonschema_rs.canonical.CanonicalizationError, ValueError, jsonschema_rs.ValidationError):
-        return {(d, v): UNKNOWN for d in (FORWARD, BACKWARD) for v in VIEWS}
-    from wirecheck.diff.prove import prove_subset
-
-    for direction, reader, reader_location, writer, writer_location, written in (
-        (FORWARD, old, old_location, new, new_location, new_written),
-        (BACKWARD, new, new_location, old, old_location, old_written),
+    for direction, reader, reader_location, writer, writer_location in (
+        (FORWARD, old, old_location, new, new_location),
+        (BACKWARD, new, new_location, old, old_location),
     ):
         if (direction, TOLERANT) in known:  # a tolerant reader's refusal is a strict reader's refusal too
             verdicts[(direction, TOLERANT)] = verdicts[(direction, STRICT)] = BREAKING
             continue
-        if (direction, STRICT) in known:
-            strict = BREAKING
-        elif prove_subset(writer, writer_location, STRICT, reader, reader_location, STRICT):
-            strict = SAFE  # proven part by part (prove.py), no canonical form needed
-        else:
-            strict = covers(reader.canonical(reader_location, STRICT), written)
+        strict = BREAKING if (direction, STRICT) in known else contained(
+            writer, writer_location, reader, reader_location, STRICT)
         verdicts[(direction, STRICT)] = strict
         if strict == SAFE:  # the tolerant view of the reader admits a superset of its strict view
             verdicts[(direction, TOLERANT)] = SAFE
             continue
-        try:
-            if prove_subset(writer, writer_location, STRICT, reader, reader_location, TOLERANT):
-                tolerant = SAFE
-            else:
-                tolerant = covers(reader.canonical(reader_location, TOLERANT), written)
-        except (jsonschema_rs.canonical.CanonicalizationError, ValueError, jsonschema_rs.ValidationError):
-            tolerant = UNKNOWN
+        tolerant = contained(writer, writer_location, reader, reader_location, TOLERANT)
         verdicts[(direction, TOLERANT)] = tolerant
         if tolerant == BREAKING:  # ... so what the tolerant reader refuses, the strict one refuses too
             verdicts[(direction, STRICT)] = BREAKING

@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import jsonschema_rs
+import orjson
 
 from wirecheck.contracts.reference import reference_validator
 from wirecheck.contracts.views import tolerant_view
@@ -101,6 +102,13 @@ class Side:
                 validate_formats=True,
             )
         return self._canonical[key]
+
+    def canonical_size(self, location: str, view: str) -> int:
+        """Bytes of the canonical form serialised: what `covers` on it will cost, roughly."""
+        key = ("canonical_size", location, view)
+        if key not in self.memo:
+            self.memo[key] = len(orjson.dumps(self.canonical(location, view).to_json_schema()))
+        return int(self.memo[key])
 
     def accepts(self, location: str, view: str, payload: Any) -> bool:
         """jsonschema-rs's answer (fast; every witness is confirmed with `confirms` before it is shown)."""

@@ -44,15 +44,13 @@ _MAX_PROOFS = 16  # containment proofs per union; beyond that, unmatched branche
 
 
 def _equivalent(pair: Pair, old_branch: str, new_branch: str) -> bool:
-    from wirecheck.diff.model import STRICT
+    from wirecheck.diff.model import SAFE, STRICT
+    from wirecheck.diff.semantic import contained
 
     if flatten(pair.old_side, old_branch).types != flatten(pair.new_side, new_branch).types:
         return False
-    try:
-        a, b = pair.old_side.canonical(old_branch, STRICT), pair.new_side.canonical(new_branch, STRICT)
-        return bool(a.covers(b).value == "yes" and b.covers(a).value == "yes")
-    except Exception:
-        return False
+    return (contained(pair.new_side, new_branch, pair.old_side, old_branch, STRICT) == SAFE
+            and contained(pair.old_side, old_branch, pair.new_side, new_branch, STRICT) == SAFE)
 
 
 Matching = tuple[list[tuple[str, str]], list[str], list[str], tuple[str | None, str | None]]
