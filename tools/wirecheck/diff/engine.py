@@ -41,7 +41,7 @@ from wirecheck.diff.model import (
 from wirecheck.diff.options import DiffOptions
 from wirecheck.diff.rules.kinds import describe_selector, kind_changes, match_kinds
 from wirecheck.diff.rules.protocol import rule_changes
-from wirecheck.diff.side import Side
+from wirecheck.diff.side import Side, Sides
 from wirecheck.diff.walk import structural_changes
 from wirecheck.diff.witness import candidates, from_difference, judge
 
@@ -88,12 +88,14 @@ class _Pair:
         )
 
 
-def diff_releases(old: ContractRelease, new: ContractRelease, options: DiffOptions | None = None) -> DiffResult:
+def diff_releases(old: ContractRelease, new: ContractRelease, options: DiffOptions | None = None,
+                  sides: Sides | None = None) -> DiffResult:
+    """`sides`: shared by every pair of a matrix (`diff.package.diff_matrix`); a fresh one by default."""
     from wirecheck.diff.verdict.semver import version_findings
 
     options = options or DiffOptions()
-    pair = _Pair(new.package, old.version, new.version, Side("old", old.resources, old.name),
-                 Side("new", new.resources, new.name), options)
+    sides = sides or Sides()
+    pair = _Pair(new.package, old.version, new.version, sides.of(old), sides.of(new), options)
     findings: list[DiffFinding] = []
     verdicts: list[KindVerdict] = []
     match = match_kinds(old, new)

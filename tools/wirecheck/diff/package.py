@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from wirecheck.contracts import PackageRegistry
+from wirecheck.contracts.model import ContractRelease
 from wirecheck.diff.engine import diff_releases
 from wirecheck.diff.model import BACKWARD, BREAKING, FORWARD, SAFE, UNKNOWN, DiffResult
 from wirecheck.diff.options import DiffOptions
+from wirecheck.diff.side import Sides
 
 
 @dataclass(frozen=True)
@@ -37,9 +39,16 @@ def _worst(verdicts) -> str:
 def diff_package(registry: PackageRegistry, package: str, options: DiffOptions | None = None,
                  transitive: bool = True) -> PackageDiff:
     releases = registry.packages[package].releases
-    loaded = {version: registry.load(f"{package}@{version}") for version in releases}
+    return diff_matrix(package, [registry.load(f"{package}@{version}") for version in releases], options, transitive)
+
+
+def diff_matrix(package: str, releases: list[ContractRelease], options: DiffOptions | None = None,
+                transitive: bool = True) -> PackageDiff:
+    """Every earlier → later pair of `releases` (in release order), or the consecutive ones only. Each release's
+    side of the diff (validators, canonical forms, flattened nodes) is built once and shared by all its pairs."""
+    sides = Sides()
     matrix = {}
     for i, older in enumerate(releases):
         for newer in releases[i + 1:] if transitive else releases[i + 1:i + 2]:
-            matrix[(older, newer)] = diff_releases(loaded[older], loaded[newer], options)
-    return PackageDiff(package, tuple(releases), matrix)
+            matrix[(older.version, newer.version)] = diff_releases(older, newer, options, sides)
+    return PackageDiff(package, tuple(r.version for r in releases), matrix)

@@ -22,7 +22,7 @@ from typing import Any
 
 from wirecheck.diff.semantic import _ANNOTATIONS, _json_equal
 from wirecheck.diff.side import Side, join
-from wirecheck.pointer import format_pointer, parse_pointer, resolve
+from wirecheck.pointer import format_pointer
 
 _APPLICATORS = {"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref", "dependentSchemas"}
 _OBJECT = {"properties", "required", "additionalProperties", "patternProperties", "propertyNames", "minProperties",
@@ -67,8 +67,7 @@ class _Prover:
         self.steps = 0
 
     def node(self, side: Side, view: str, location: str) -> Any:
-        base, _, fragment = location.partition("#")
-        return resolve(side.view(view)[base], parse_pointer(fragment))
+        return side.node(location, view)
 
     def deref(self, side: Side, view: str, location: str) -> tuple[Any, str]:
         node = self.node(side, view, location)

@@ -21,6 +21,7 @@ from wirecheck.diff.model import STRICT
 from wirecheck.pointer import parse_pointer, resolve
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
+_MISSING = object()
 
 
 @dataclass
@@ -34,6 +35,7 @@ class Side:
     _references: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
     _canonical: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
     _flat: dict[str, Any] = field(default_factory=dict, repr=False)
+    _nodes: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
     memo: dict[Any, Any] = field(default_factory=dict, repr=False)  # per-side caches of the rule modules
 
     def view(self, view: str) -> dict[str, Any]:
@@ -48,10 +50,14 @@ class Side:
             self._registries[view] = jsonschema_rs.Registry(list(self.view(view).items()))
         return self._registries[view]
 
-    def node(self, location: str) -> Any:
-        """The schema node at `location` as authored (strict view)."""
-        base, _, fragment = location.partition("#")
-        return resolve(self.resources[base], parse_pointer(fragment))
+    def node(self, location: str, view: str = STRICT) -> Any:
+        """The schema node at `location` (as authored: the strict view). Raises KeyError when there is none."""
+        key = (location, view)
+        found = self._nodes.get(key, _MISSING)
+        if found is _MISSING:  # memoised: the walkers and the prover ask for the same locations many times
+            base, _, fragment = location.partition("#")
+            found = self._nodes[key] = resolve(self.view(view)[base], parse_pointer(fragment))
+        return found
 
     def has(self, location: str) -> bool:
         base, _, fragment = location.partition("#")
@@ -179,5 +185,16 @@ def join(base: str, ref: str) -> str:
     return urljoin(base, ref)
 
 
-def side_from_release(name: str, release: Any) -> Side:
-    return Side(name, release.resources, label=release.name)
+class Sides:
+    """One Side per release for a run of several pairs (a package's matrix), so each release's validators,
+    canonical forms and flattened nodes are built once. Keyed by the release object, not its name: `--against`
+    diffs two releases of the same name."""
+
+    def __init__(self) -> None:
+        self._by_release: dict[int, tuple[Any, Side]] = {}  # id → (release, kept alive so the id stays its own)
+
+    def of(self, release: Any) -> Side:
+        found = self._by_release.get(id(release))
+        if found is None:
+            found = self._by_release[id(release)] = (release, Side("release", release.resources, release.name))
+        return found[1]

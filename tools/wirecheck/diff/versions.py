@@ -11,10 +11,9 @@ from pathlib import Path
 
 from wirecheck import exitcodes
 from wirecheck.contracts import ContractError, load_registry
-from wirecheck.diff.engine import diff_releases
 from wirecheck.diff.model import BACKWARD, FORWARD, STRICT, TOLERANT
 from wirecheck.diff.options import DiffOptions
-from wirecheck.diff.package import PackageDiff
+from wirecheck.diff.package import PackageDiff, diff_matrix
 from wirecheck.diff.report import html as html_report
 from wirecheck.diff.report import json_report, markdown
 from wirecheck.diff.run import DiffRun
@@ -31,12 +30,7 @@ def build(contracts: Path | None, options: DiffOptions) -> tuple[list[PackageDif
             except ContractError as exc:
                 problems.append(f"{name}@{version} skipped: {exc.problems[0]}"
                                 + (f" (+{len(exc.problems) - 1} more)" if len(exc.problems) > 1 else ""))
-        versions = [v for v in info.releases if v in loaded]
-        matrix = {}
-        for i, older in enumerate(versions):
-            for newer in versions[i + 1:]:
-                matrix[(older, newer)] = diff_releases(loaded[older], loaded[newer], options)
-        packages.append(PackageDiff(name, tuple(versions), matrix))
+        packages.append(diff_matrix(name, [loaded[v] for v in info.releases if v in loaded], options))
     return packages, problems
 
 
