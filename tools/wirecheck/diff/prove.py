@@ -64,6 +64,7 @@ class _Prover:
     def __init__(self, narrow: Side, narrow_view: str, wide: Side, wide_view: str):
         self.narrow, self.narrow_view, self.wide, self.wide_view = narrow, narrow_view, wide, wide_view
         self.assumed: set[tuple[str, str]] = set()
+        self.order: list[tuple[str, str]] = []  # `assumed` in the order added, so a failed attempt can undo its own
         self.steps = 0
 
     def node(self, side: Side, view: str, location: str) -> Any:
@@ -95,6 +96,7 @@ class _Prover:
         if key in self.assumed:
             return True
         self.assumed.add(key)
+        self.order.append(key)
         return self.objects(n, n_loc, w, w_loc)
 
     def objects(self, n: dict[str, Any], n_loc: str, w: dict[str, Any], w_loc: str) -> bool:
@@ -129,17 +131,34 @@ class _Prover:
                     return False
                 return self.plain(n, n_loc, w_rest, w_loc)
             # the narrow side, without the wide union, inside one member of it
-            if not any(self.attempt(n_loc, _at(w_loc, "anyOf", i)) for i in range(len(w["anyOf"]))):
+            marks = self.marks(self.narrow, self.narrow_view, n_loc)
+            members = [_at(w_loc, "anyOf", i) for i in range(len(w["anyOf"]))]
+            if not any(self.attempt(n_loc, member) for member in members
+                       if not _conflict(marks, self.marks(self.wide, self.wide_view, member))):
                 return False
             return self.plain(n, n_loc, w_rest, w_loc)
         return self.plain(n, n_loc, w, w_loc)
 
+    def marks(self, side: Side, view: str, location: str) -> dict[str, Any]:
+        """Property → the constant it is fixed to (a discriminator, usually), for the node at `location`."""
+        key = ("marks", view, location)
+        if key not in side.memo:
+            node, at = self.deref(side, view, location)
+            found = {}
+            for name in node.get("properties", {}) if isinstance(node, dict) else ():
+                prop, _ = self.deref(side, view, _at(at, "properties", name))
+                if isinstance(prop, dict) and "const" in prop:
+                    found[name] = prop["const"]
+            side.memo[key] = found
+        return dict(side.memo[key])
+
     def attempt(self, n_loc: str, w_loc: str) -> bool:
         """One alternative of several: its coinductive assumptions are kept only if it succeeds."""
-        saved = set(self.assumed)
+        mark = len(self.order)
         if self.sub(n_loc, w_loc):
             return True
-        self.assumed = saved
+        self.assumed.difference_update(self.order[mark:])
+        del self.order[mark:]
         return False
 
     def shared(self, n: dict[str, Any], n_loc: str, w: dict[str, Any], w_loc: str, word: str) -> bool:
@@ -248,6 +267,11 @@ class _Prover:
             if word in w and not (word in n and tighter(n[word], w[word])):
                 return False
         return True
+
+
+def _conflict(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Both fix one property to different constants: no member of one can be in the other (skipped unproven)."""
+    return any(name in b and not _json_equal(value, b[name]) for name, value in a.items())
 
 
 def _required_alternatives(node: dict[str, Any]) -> list[set[str]]:
