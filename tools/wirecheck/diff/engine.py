@@ -12,6 +12,7 @@ Pipeline per matched kind and surface (schema, reply, headers):
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
@@ -52,10 +53,11 @@ class _Pair:
     """The release pair being diffed: names for findings, both sides, the options."""
 
     def __init__(self, package: str, old_version: str, new_version: str, old: Side, new: Side,
-                 options: DiffOptions):
+                 options: DiffOptions, sides: Sides | None = None):
         self.package, self.old_version, self.new_version = package, old_version, new_version
         self.old, self.new, self.options = old, new, options
         self.proven: dict[tuple[str, str], dict[tuple[str, str], str]] = {}
+        self.surfaces = (sides or Sides()).surfaces
 
     def finding(self, rule: str, kind: str, surface: str, params: dict[str, Any], *, path: str = "",
                 old_location: str | None = None, new_location: str | None = None,
@@ -95,7 +97,7 @@ def diff_releases(old: ContractRelease, new: ContractRelease, options: DiffOptio
 
     options = options or DiffOptions()
     sides = sides or Sides()
-    pair = _Pair(new.package, old.version, new.version, sides.of(old), sides.of(new), options)
+    pair = _Pair(new.package, old.version, new.version, sides.of(old), sides.of(new), options, sides)
     findings: list[DiffFinding] = []
     verdicts: list[KindVerdict] = []
     match = match_kinds(old, new)
@@ -187,6 +189,21 @@ def _kind_examples(side: Any, kind: MessageKind, wanted: bool) -> list[Any]:
 
 def compare_surface(pair: _Pair, kind: str, surface: str, old_location: str, new_location: str,
                     old_kind: str | None = None) -> tuple[list[DiffFinding], KindVerdict]:
+    """The findings and verdict for one kind surface. Schemas written identically to a pair another diff of the
+    same matrix compared already (by digest: the transitive pairs repeat most of them) reuse its answer."""
+    old_digest, new_digest = pair.old.digest(old_location), pair.new.digest(new_location)
+    key = (pair.package, kind, surface, old_kind, pair.options, old_digest, new_digest)
+    if key not in pair.surfaces:
+        if old_digest == new_digest:
+            pair.proven[(old_location, new_location)] = {(d, m): SAFE for d in DIRECTIONS for m in VIEWS}
+        pair.surfaces[key] = _compare_surface(pair, kind, surface, old_location, new_location, old_kind)
+    findings, verdict = pair.surfaces[key]
+    return [dataclasses.replace(f, old_version=pair.old_version, new_version=pair.new_version)
+            for f in findings], verdict
+
+
+def _compare_surface(pair: _Pair, kind: str, surface: str, old_location: str, new_location: str,
+                     old_kind: str | None) -> tuple[list[DiffFinding], KindVerdict]:
     key = (old_location, new_location)
     if key not in pair.proven and semantic.same_shape(pair.old, old_location, pair.new, new_location):
         pair.proven[key] = {(d, m): SAFE for d in DIRECTIONS for m in VIEWS}

@@ -6,6 +6,7 @@ because every check here goes through `{"$ref": location}` resolved offline in t
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -109,6 +110,37 @@ class Side:
             )
         return self._canonical[key]
 
+    def digest(self, location: str) -> str:
+        """What the schema at `location` says, as a digest: its node and every node its `$ref`s reach, each under
+        its location within the release (`file#pointer`), annotations included. Equal digests in two releases
+        mean the schema is written identically in both, so a matrix compares such a pair of schemas once."""
+        key = ("digest", location)
+        if key not in self.memo:
+            seen: set[str] = set()
+            todo, parts = [location], []
+            while todo:
+                at = todo.pop()
+                if at not in seen:
+                    seen.add(at)
+                    text, refs = self._text_and_refs(at)
+                    parts.append(text)
+                    todo += refs
+            self.memo[key] = hashlib.sha256(b"\n".join(sorted(parts))).hexdigest()
+        return str(self.memo[key])
+
+    def _text_and_refs(self, location: str) -> tuple[bytes, list[str]]:
+        key = ("text", location)
+        if key not in self.memo:
+            node = self.node(location)
+            if isinstance(node, dict) and "$id" in node:  # a resource's own URI names the release
+                node = {k: v for k, v in node.items() if k != "$id"}
+            base, _, fragment = location.partition("#")
+            where = f"{base.rsplit('/', 1)[-1]}#{fragment} ".encode()
+            text = where + orjson.dumps(node, option=orjson.OPT_SORT_KEYS)
+            self.memo[key] = (text, [join(location, ref) for ref in _refs(node)])
+        found: tuple[bytes, list[str]] = self.memo[key]
+        return found
+
     def canonical_size(self, location: str, view: str) -> int:
         """Bytes of the canonical form serialised: what `covers` on it will cost, roughly."""
         key = ("canonical_size", location, view)
@@ -138,6 +170,21 @@ class Side:
         if not self.confirms(location, view, payload, accepted):
             return None, []
         return accepted, [] if accepted else self.errors(location, view, payload)
+
+
+def _refs(node: Any) -> list[str]:
+    """Every `$ref` string inside `node`."""
+    found, todo = [], [node]
+    while todo:
+        value = todo.pop()
+        if isinstance(value, dict):
+            ref = value.get("$ref")
+            if isinstance(ref, str):
+                found.append(ref)
+            todo += value.values()
+        elif isinstance(value, list):
+            todo += value
+    return found
 
 
 def _retag(uri: str, tag: str) -> str:
@@ -192,6 +239,8 @@ class Sides:
 
     def __init__(self) -> None:
         self._by_release: dict[int, tuple[Any, Side]] = {}  # id → (release, kept alive so the id stays its own)
+        # (package, kind, surface, old kind, options, old digest, new digest) → what comparing them found
+        self.surfaces: dict[tuple[Any, ...], Any] = {}
 
     def of(self, release: Any) -> Side:
         found = self._by_release.get(id(release))

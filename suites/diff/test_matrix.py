@@ -1,0 +1,51 @@
+"""A package's matrix shares work between its pairs (one side per release, surfaces compared once per pair of
+digests); sharing must never change what a pair reports."""
+
+from __future__ import annotations
+
+import copy
+
+from wirecheck.contracts import load_registry
+from wirecheck.diff import diff_releases
+from wirecheck.diff.package import diff_matrix
+from wirecheck.diff.side import Side
+
+D = "https://json-schema.org/draft/2020-12/schema"
+SCHEMA = {"$schema": D, "type": "object", "properties": {"a": {"$ref": "defs.json#/$defs/A"}},
+          "additionalProperties": False}
+DEFS = {"$schema": D, "$defs": {"A": {"type": "array", "items": {"$ref": "#/$defs/B"}}, "B": {"type": "string"}}}
+
+
+def side(version: str, schema: dict, defs: dict) -> tuple[Side, str]:
+    base = f"https://contracts.wirecheck.invalid/pkg/{version}/"
+    resources = {base + "wire.json": {**schema, "$id": base + "wire.json"},
+                 base + "defs.json": {**defs, "$id": base + "defs.json"}}
+    return Side("release", resources), base + "wire.json#"
+
+
+def test_digest_names_what_is_written_not_the_release() -> None:
+    (one, at_one), (two, at_two) = side("1.0.0", SCHEMA, DEFS), side("2.0.0", SCHEMA, DEFS)
+    assert one.digest(at_one) == two.digest(at_two)  # only the release's URIs differ
+    deep = copy.deepcopy(DEFS)
+    deep["$defs"]["B"]["minLength"] = 1  # two references away from the root
+    (three, at_three) = side("3.0.0", SCHEMA, deep)
+    assert three.digest(at_three) != one.digest(at_one)
+    unused = copy.deepcopy(DEFS)
+    unused["$defs"]["C"] = {"type": "integer"}  # not reachable from the root: not part of what it says
+    (four, at_four) = side("4.0.0", SCHEMA, unused)
+    assert four.digest(at_four + "/properties/a") == one.digest(at_one + "/properties/a")
+
+
+def test_a_matrix_reports_each_pair_as_a_lone_diff_would() -> None:
+    registry = load_registry()
+    releases = [registry.load(f"qoder-agent-sdk@{v}") for v in ("1.0.13", "1.0.21", "1.0.23")]
+    matrix = diff_matrix("qoder-agent-sdk", releases).matrix
+    assert len(matrix) == 3
+    reused = 0
+    for (older, newer), shared in matrix.items():
+        alone = diff_releases(*[r for r in releases if r.version in (older, newer)])
+        assert [f.to_json() for f in shared.findings] == [f.to_json() for f in alone.findings]
+        assert shared.kinds == alone.kinds
+        assert all(f.old_version == older and f.new_version == newer for f in shared.findings)
+        reused += len(shared.findings)
+    assert reused > 100  # the pairs do have findings to get wrong
