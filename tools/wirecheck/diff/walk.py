@@ -24,8 +24,8 @@ def _walk(
     old_side: Side, old_loc: str, new_side: Side, new_loc: str, path: tuple[Any, ...],
     out: list[Change], seen: set[tuple[str, str]], depth: int,
 ) -> None:
-    if depth > _MAX_DEPTH:
-        return
+    if depth > _MAX_DEPTH or old_side.digest(old_loc) == new_side.digest(new_loc):
+        return  # too deep, or written identically (refs followed): no rule finds a change there
     old, new = flatten(old_side, old_loc), flatten(new_side, new_loc)
     key = (old.location, new.location)
     if key in seen:  # recursive schemas: each pair of locations is compared once
