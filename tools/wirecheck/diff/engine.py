@@ -47,6 +47,10 @@ from wirecheck.diff.walk import structural_changes
 from wirecheck.diff.witness import candidates, from_difference, judge
 
 _SURFACE_WORD = {"schema": "message", "reply": "reply", "headers": "headers"}
+_ALL_SAFE = {(d, m): SAFE for d in DIRECTIONS for m in VIEWS}
+# (direction, view) → verdict; the structural changes with their witnesses; the baseline payloads
+Compared = tuple[dict[tuple[str, str], str], list[tuple[Change, dict[tuple[str, str], Witness]]],
+                 dict[str, tuple[Any, set]]]
 
 
 class _Pair:
@@ -56,7 +60,7 @@ class _Pair:
                  options: DiffOptions, sides: Sides | None = None):
         self.package, self.old_version, self.new_version = package, old_version, new_version
         self.old, self.new, self.options = old, new, options
-        self.proven: dict[tuple[str, str], dict[tuple[str, str], str]] = {}
+        self.compared: dict[tuple[str, str], Compared] = {}  # (old location, new location) → compared
         self.surfaces = (sides or Sides()).surfaces
 
     def finding(self, rule: str, kind: str, surface: str, params: dict[str, Any], *, path: str = "",
@@ -195,7 +199,7 @@ def compare_surface(pair: _Pair, kind: str, surface: str, old_location: str, new
     key = (pair.package, kind, surface, old_kind, pair.options, old_digest, new_digest)
     if key not in pair.surfaces:
         if old_digest == new_digest:
-            pair.proven[(old_location, new_location)] = {(d, m): SAFE for d in DIRECTIONS for m in VIEWS}
+            pair.compared[(old_location, new_location)] = (_ALL_SAFE, [], {})
         pair.surfaces[key] = _compare_surface(pair, kind, surface, old_location, new_location, old_kind)
     findings, verdict = pair.surfaces[key]
     return [dataclasses.replace(f, old_version=pair.old_version, new_version=pair.new_version)
@@ -205,26 +209,13 @@ def compare_surface(pair: _Pair, kind: str, surface: str, old_location: str, new
 def _compare_surface(pair: _Pair, kind: str, surface: str, old_location: str, new_location: str,
                      old_kind: str | None) -> tuple[list[DiffFinding], KindVerdict]:
     key = (old_location, new_location)
-    if key not in pair.proven and semantic.same_shape(pair.old, old_location, pair.new, new_location):
-        pair.proven[key] = {(d, m): SAFE for d in DIRECTIONS for m in VIEWS}
+    if key not in pair.compared:  # kinds of one release may share a schema (an alias, a reply): compared once
+        pair.compared[key] = _compare_schemas(pair, old_location, new_location)
+    proven, changes, baseline = pair.compared[key]
     old_end, new_end = (pair.old, old_location), (pair.new, new_location)
-    changes: list[tuple[Change, dict[tuple[str, str], Witness]]] = []
-    baseline: dict[str, tuple[Any, set]] = {}
-    if key not in pair.proven:
-        baseline = _baseline(pair, old_end, new_end)
-        for change in structural_changes(pair.old, old_location, pair.new, new_location):
-            changes.append((change, _witnesses(pair, change, old_end, new_end)))
-        # a verified witness already answers its (direction, consumer model): no set reasoning needed there
-        known = {dv for _, found in changes for dv in found} | {dv for _, dvs in baseline.values() for dv in dvs}
-        pair.proven[key] = semantic.compare(pair.old, old_location, pair.new, new_location, known=known)
-    proven = pair.proven[key]
     verdict = KindVerdict(kind, surface, old_kind, kind, tuple(sorted((d, m, v) for (d, m), v in proven.items())))
     if all(v == SAFE for v in proven.values()):
         return [], verdict
-    if not changes and not baseline:  # the same schemas under another kind: walk them for this kind too
-        baseline = _baseline(pair, old_end, new_end)
-        changes = [(c, _witnesses(pair, c, old_end, new_end))
-                   for c in structural_changes(pair.old, old_location, pair.new, new_location)]
     findings = [_explain(pair, kind, surface, change, found, proven) for change, found in changes]
     unique: dict[tuple[str, str, tuple], DiffFinding] = {}
     for finding in findings:  # a union walked branch by branch can report one change twice
@@ -232,6 +223,19 @@ def _compare_surface(pair: _Pair, kind: str, surface: str, old_location: str, ne
     findings = list(unique.values())
     findings += _safety_net(pair, kind, surface, proven, findings, old_end, new_end, baseline)
     return findings, verdict
+
+
+def _compare_schemas(pair: _Pair, old_location: str, new_location: str) -> Compared:
+    """The semantic verdicts, the structural changes (each with its witnesses) and the baseline payloads."""
+    if semantic.same_shape(pair.old, old_location, pair.new, new_location):
+        return _ALL_SAFE, [], {}
+    old_end, new_end = (pair.old, old_location), (pair.new, new_location)
+    baseline = _baseline(pair, old_end, new_end)
+    changes = [(change, _witnesses(pair, change, old_end, new_end))
+               for change in structural_changes(pair.old, old_location, pair.new, new_location)]
+    # a verified witness already answers its (direction, consumer model): no set reasoning needed there
+    known = {dv for _, found in changes for dv in found} | {dv for _, dvs in baseline.values() for dv in dvs}
+    return semantic.compare(pair.old, old_location, pair.new, new_location, known=known), changes, baseline
 
 
 def _baseline(pair: _Pair, old_end: tuple[Side, str], new_end: tuple[Side, str]) -> dict[str, tuple[Any, set]]:
