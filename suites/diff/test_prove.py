@@ -105,3 +105,20 @@ def test_covers_budget_answers_unknown_never_safe(monkeypatch: pytest.MonkeyPatc
     assert semantic.contained(n, n_loc, w, w_loc, "strict") == "breaking"
     # and a containment the prover shows is safe whatever the size
     assert semantic.contained(w, w_loc, n, n_loc, "strict") == "safe"
+
+
+def test_source_budget_skips_canonical_forms(monkeypatch: pytest.MonkeyPatch) -> None:
+    from wirecheck.diff import semantic
+
+    props = {f"p{i}": {"type": "integer", "minimum": i} for i in range(600)}
+    wide = {"type": "object", "properties": {**props, "s": {"type": "string", "pattern": "^a"}}}
+    narrow = {"type": "object", "properties": {**props, "s": {"type": "string"}}}
+    (n, n_loc), (w, w_loc) = sides(narrow, wide)
+    assert w.source_size(w_loc) > semantic.SOURCE_BUDGET_BYTES
+
+    def no_canonical(*args: object) -> None:
+        raise AssertionError("canonicalised a schema over the source budget")
+
+    monkeypatch.setattr(Side, "canonical", no_canonical)
+    assert semantic.contained(n, n_loc, w, w_loc, "strict") == "unknown"
+    assert semantic.contained(w, w_loc, n, n_loc, "strict") == "safe"  # the prover needs no canonical form

@@ -18,6 +18,7 @@ The rules it uses, each sound on its own (narrow = N, wide = W):
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from wirecheck.diff.semantic import _ANNOTATIONS, _json_equal
@@ -48,6 +49,7 @@ def prove_subset(narrow: Side, narrow_location: str, narrow_view: str, wide: Sid
         return False
 
 
+@lru_cache(maxsize=1 << 16)
 def _at(location: str, *tokens: Any) -> str:
     base, _, fragment = location.partition("#")
     return f"{base}#{fragment}{format_pointer(tokens)}"
@@ -132,7 +134,7 @@ class _Prover:
                 return self.plain(n, n_loc, w_rest, w_loc)
             # the narrow side, without the wide union, inside one member of it
             marks = self.marks(self.narrow, self.narrow_view, n_loc)
-            members = [_at(w_loc, "anyOf", i) for i in range(len(w["anyOf"]))]
+            members = (_at(w_loc, "anyOf", i) for i in range(len(w["anyOf"])))
             if not any(self.attempt(n_loc, member) for member in members
                        if not _conflict(marks, self.marks(self.wide, self.wide_view, member))):
                 return False

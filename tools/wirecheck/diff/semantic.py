@@ -20,11 +20,13 @@ declare("SCHEMA_NARROWED", "SCHEMA_WIDENED", "SCHEMA_CHANGE_UNDECIDED", module=_
 _CONTAINMENT = {"yes": SAFE, "no": BREAKING, "unknown": UNKNOWN}
 
 
-# Canonical forms larger than this (serialised, bytes) are not handed to `covers`. Measured on the bundled
-# contracts: every decisive answer came from forms under 4 KB (once the prover handles `required` alternatives);
-# above it every answer was UNKNOWN and cost 5-100 ms each, half of the whole diff time. Beyond the budget the
-# answer is UNKNOWN, which is never reported as safe; the part-by-part prover and the witnesses still decide.
+# `covers` is asked only about schemas small enough for it to decide. Measured on the bundled contracts: every
+# decisive answer came from schemas written in under 4 KB (refs followed) whose canonical forms were under 4 KB
+# too; above that every answer was UNKNOWN and cost 5-100 ms, half the whole diff time before this budget.
+# Beyond it the answer is UNKNOWN, never safe; the part-by-part prover and the witnesses still decide.
 COVERS_BUDGET_BYTES = 4096
+# Schemas written in more than this are not even canonicalised (that alone costs milliseconds for large ones).
+SOURCE_BUDGET_BYTES = 4 * COVERS_BUDGET_BYTES
 
 
 def covers(wide: Any, narrow: Any) -> str:
@@ -39,12 +41,14 @@ def contained(narrow: Side, narrow_location: str, wide: Side, wide_location: str
     """Does `wide` (read in `wide_view`) accept everything `narrow` writes (its strict view)?
 
     SAFE when proven part by part (prove.py) or by canonical `covers`, BREAKING when `covers` proves not, else
-    UNKNOWN (including canonical forms over `COVERS_BUDGET_BYTES`, and schemas canonical forms cannot express).
+    UNKNOWN (including schemas over the budgets below, and schemas canonical forms cannot express).
     """
     from wirecheck.diff.prove import prove_subset
 
     if prove_subset(narrow, narrow_location, STRICT, wide, wide_location, wide_view):
         return SAFE
+    if max(wide.source_size(wide_location), narrow.source_size(narrow_location)) > SOURCE_BUDGET_BYTES:
+        return UNKNOWN
     try:
         if max(wide.canonical_size(wide_location, wide_view),
                narrow.canonical_size(narrow_location, STRICT)) > COVERS_BUDGET_BYTES:

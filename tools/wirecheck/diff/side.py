@@ -114,7 +114,14 @@ class Side:
         """What the schema at `location` says, as a digest: its node and every node its `$ref`s reach, each under
         its location within the release (`file#pointer`), annotations included. Equal digests in two releases
         mean the schema is written identically in both, so a matrix compares such a pair of schemas once."""
-        key = ("digest", location)
+        return self._closure(location)[0]
+
+    def source_size(self, location: str) -> int:
+        """Bytes of JSON the schema at `location` is written in, every node its `$ref`s reach included."""
+        return self._closure(location)[1]
+
+    def _closure(self, location: str) -> tuple[str, int]:
+        key = ("closure", location)
         if key not in self.memo:
             seen: set[str] = set()
             todo, parts = [location], []
@@ -125,8 +132,9 @@ class Side:
                     text, refs = self._text_and_refs(at)
                     parts.append(text)
                     todo += refs
-            self.memo[key] = hashlib.sha256(b"\n".join(sorted(parts))).hexdigest()
-        return str(self.memo[key])
+            self.memo[key] = (hashlib.sha256(b"\n".join(sorted(parts))).hexdigest(), sum(map(len, parts)))
+        found: tuple[str, int] = self.memo[key]
+        return found
 
     def _text_and_refs(self, location: str) -> tuple[bytes, list[str]]:
         key = ("text", location)
