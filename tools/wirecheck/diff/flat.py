@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from wirecheck.diff.side import Side, join
+from wirecheck.diff.side import Side, child, join
 from wirecheck.json_types import json_type
-from wirecheck.pointer import format_pointer, parse_pointer
+from wirecheck.pointer import parse_pointer
 
 _ANNOTATIONS = {"$ref", "$schema", "$id", "$defs", "definitions", "title", "description", "$comment", "examples",
                 "x-provenance", "deprecated", "readOnly", "writeOnly", "default"}
@@ -34,11 +34,6 @@ class Flat:
     is_const: bool = False
     refs: tuple[str, ...] = ()  # the $ref chain followed, for cycle detection
     false: bool = False
-
-
-def _child(location: str, *tokens: Any) -> str:
-    base, _, fragment = location.partition("#")
-    return f"{base}#{fragment}{format_pointer(tokens)}"
 
 
 def flatten(side: Side, location: str) -> Flat:
@@ -81,7 +76,7 @@ def _merge(side: Side, flat: Flat, node: Any, location: str, depth: int) -> None
                 flat.location = target  # a bare $ref is its target: compare (and de-duplicate) it there
             _merge(side, flat, side.node(target), target, depth + 1)
     for index, part in enumerate(node.get("allOf", [])):
-        _merge(side, flat, part, _child(location, "allOf", index), depth + 1)
+        _merge(side, flat, part, child(location, "allOf", index), depth + 1)
     if "type" in node:
         types = tuple(node["type"]) if isinstance(node["type"], list) else (node["type"],)
         flat.types = types if flat.types is None else tuple(t for t in flat.types if t in types)
@@ -91,16 +86,16 @@ def _merge(side: Side, flat: Flat, node: Any, location: str, depth: int) -> None
         flat.enum = list(node["enum"]) if flat.enum is None else [v for v in flat.enum if v in node["enum"]]
     for name in node.get("properties", {}):
         # merged parts ($ref, allOf) come first, so the node's own, more specific, declaration wins
-        flat.properties[name] = _child(location, "properties", name)
+        flat.properties[name] = child(location, "properties", name)
     flat.required |= set(node.get("required", []))
     if node.get("additionalProperties") is False or node.get("unevaluatedProperties") is False:
         flat.closed = True
     elif isinstance(node.get("additionalProperties"), dict):
-        flat.additional = _child(location, "additionalProperties")
+        flat.additional = child(location, "additionalProperties")
     if "items" in node and node["items"] is not False:
-        flat.items = _child(location, "items")
+        flat.items = child(location, "items")
     if "prefixItems" in node:
-        flat.prefix_items = [_child(location, "prefixItems", i) for i in range(len(node["prefixItems"]))]
+        flat.prefix_items = [child(location, "prefixItems", i) for i in range(len(node["prefixItems"]))]
     for word in ("oneOf", "anyOf"):
         if word in node:
             branches = node[word]
@@ -111,7 +106,7 @@ def _merge(side: Side, flat: Flat, node: Any, location: str, depth: int) -> None
                 flat.types = types if flat.types is None else tuple(t for t in flat.types if t in types)
             elif flat.union is None:
                 flat.union = word
-                flat.branches = [_child(location, word, i) for i in range(len(branches))]
+                flat.branches = [child(location, word, i) for i in range(len(branches))]
     for word in (
         "minLength", "maxLength", "pattern", "format", "minimum", "maximum", "exclusiveMinimum",
         "exclusiveMaximum", "multipleOf", "minItems", "maxItems", "uniqueItems", "minProperties",

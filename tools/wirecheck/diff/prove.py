@@ -18,12 +18,10 @@ The rules it uses, each sound on its own (narrow = N, wide = W):
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 from wirecheck.diff.semantic import _ANNOTATIONS, _json_equal
-from wirecheck.diff.side import Side, join
-from wirecheck.pointer import format_pointer
+from wirecheck.diff.side import Side, child, join
 
 _APPLICATORS = {"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref", "dependentSchemas"}
 _OBJECT = {"properties", "required", "additionalProperties", "patternProperties", "propertyNames", "minProperties",
@@ -49,12 +47,6 @@ def prove_subset(narrow: Side, narrow_location: str, narrow_view: str, wide: Sid
         return False
 
 
-@lru_cache(maxsize=1 << 16)
-def _at(location: str, *tokens: Any) -> str:
-    base, _, fragment = location.partition("#")
-    return f"{base}#{fragment}{format_pointer(tokens)}"
-
-
 def _types(node: dict[str, Any]) -> set[str] | None:
     if "type" not in node:
         return None
@@ -69,15 +61,12 @@ class _Prover:
         self.order: list[tuple[str, str]] = []  # `assumed` in the order added, so a failed attempt can undo its own
         self.steps = 0
 
-    def node(self, side: Side, view: str, location: str) -> Any:
-        return side.node(location, view)
-
     def deref(self, side: Side, view: str, location: str) -> tuple[Any, str]:
-        node = self.node(side, view, location)
+        node = side.node(location, view)
         for _ in range(64):  # a bare $ref (annotations aside) is its target
             if isinstance(node, dict) and "$ref" in node and not (set(node) - _ANNOTATIONS - {"$ref"}):
                 location = join(location, node["$ref"])
-                node = self.node(side, view, location)
+                node = side.node(location, view)
             else:
                 break
         return node, location
@@ -112,10 +101,10 @@ class _Prover:
         # of `required` lists only refines the object it sits in: it stays a constraint, matched below.)
         for word in ("anyOf", "oneOf"):
             if word in n and not (word == "anyOf" and n_alternatives) and not self.shared(n, n_loc, w, w_loc, word):
-                return all(self.sub(_at(n_loc, word, i), w_loc) for i in range(len(n[word])))
+                return all(self.sub(child(n_loc, word, i), w_loc) for i in range(len(n[word])))
         # the wide side's intersectands: each must contain the narrow side (unless both share it)
         for index in range(len(w.get("allOf", []))):
-            if not self.shared(n, n_loc, w, w_loc, "allOf") and not self.sub(n_loc, _at(w_loc, "allOf", index)):
+            if not self.shared(n, n_loc, w, w_loc, "allOf") and not self.sub(n_loc, child(w_loc, "allOf", index)):
                 return False
         if ("$ref" in w and not self.shared(n, n_loc, w, w_loc, "$ref")
                 and not self.sub(n_loc, join(w_loc, w["$ref"]))):
@@ -134,7 +123,7 @@ class _Prover:
                 return self.plain(n, n_loc, w_rest, w_loc)
             # the narrow side, without the wide union, inside one member of it
             marks = self.marks(self.narrow, self.narrow_view, n_loc)
-            members = (_at(w_loc, "anyOf", i) for i in range(len(w["anyOf"])))
+            members = (child(w_loc, "anyOf", i) for i in range(len(w["anyOf"])))
             if not any(self.attempt(n_loc, member) for member in members
                        if not _conflict(marks, self.marks(self.wide, self.wide_view, member))):
                 return False
@@ -148,11 +137,12 @@ class _Prover:
             node, at = self.deref(side, view, location)
             found = {}
             for name in node.get("properties", {}) if isinstance(node, dict) else ():
-                prop, _ = self.deref(side, view, _at(at, "properties", name))
+                prop, _ = self.deref(side, view, child(at, "properties", name))
                 if isinstance(prop, dict) and "const" in prop:
                     found[name] = prop["const"]
             side.memo[key] = found
-        return dict(side.memo[key])
+        marks: dict[str, Any] = side.memo[key]
+        return marks
 
     def attempt(self, n_loc: str, w_loc: str) -> bool:
         """One alternative of several: its coinductive assumptions are kept only if it succeeds."""
@@ -175,7 +165,7 @@ class _Prover:
         if self.narrow_view != self.wide_view:
             # the views differ in closing keywords only; compare the raw values, refs resolved by location
             return _json_equal(n[word], w[word]) and _no_refs(n[word])
-        return same_shape(self.narrow, _at(n_loc, word), self.wide, _at(w_loc, word)) if isinstance(
+        return same_shape(self.narrow, child(n_loc, word), self.wide, child(w_loc, word)) if isinstance(
             n[word], dict) else _json_equal(n[word], w[word]) and _no_refs(n[word])
 
     def plain(self, n: dict[str, Any], n_loc: str, w: dict[str, Any], w_loc: str) -> bool:
@@ -212,12 +202,12 @@ class _Prover:
         n_extra, w_extra = n.get("additionalProperties"), w.get("additionalProperties")
         for name in w_props:
             if name in n_props:
-                if not self.sub(_at(n_loc, "properties", name), _at(w_loc, "properties", name)):
+                if not self.sub(child(n_loc, "properties", name), child(w_loc, "properties", name)):
                     return False
             elif n_closed:
                 continue
             elif isinstance(n_extra, dict) and "patternProperties" not in n:
-                if not self.sub(_at(n_loc, "additionalProperties"), _at(w_loc, "properties", name)):
+                if not self.sub(child(n_loc, "additionalProperties"), child(w_loc, "properties", name)):
                     return False
             else:
                 return False
@@ -225,16 +215,16 @@ class _Prover:
             if name in w_props:
                 continue
             if w_closed:
-                if self.node(self.narrow, self.narrow_view, _at(n_loc, "properties", name)) is not False:
+                if self.narrow.node(child(n_loc, "properties", name)) is not False:
                     return False
-            elif isinstance(w_extra, dict) and not self.sub(_at(n_loc, "properties", name),
-                                                            _at(w_loc, "additionalProperties")):
+            elif isinstance(w_extra, dict) and not self.sub(child(n_loc, "properties", name),
+                                                            child(w_loc, "additionalProperties")):
                 return False
         if w_closed or isinstance(w_extra, dict):
             if n_closed:
                 return True
             if isinstance(n_extra, dict) and isinstance(w_extra, dict):
-                return self.sub(_at(n_loc, "additionalProperties"), _at(w_loc, "additionalProperties"))
+                return self.sub(child(n_loc, "additionalProperties"), child(w_loc, "additionalProperties"))
             return False
         return True
 
@@ -245,7 +235,7 @@ class _Prover:
         if "items" in w:
             if "items" not in n or "prefixItems" in n:
                 return False
-            if not self.sub(_at(n_loc, "items"), _at(w_loc, "items")):
+            if not self.sub(child(n_loc, "items"), child(w_loc, "items")):
                 return False
         if w.get("uniqueItems") is True and n.get("uniqueItems") is not True:
             return False

@@ -13,7 +13,7 @@ import jsonschema_rs
 
 from wirecheck.diff.model import BACKWARD, BREAKING, FORWARD, SAFE, STRICT, TOLERANT, UNKNOWN
 from wirecheck.diff.rules import declare
-from wirecheck.diff.side import Side
+from wirecheck.diff.side import Side, child, join
 
 declare("SCHEMA_NARROWED", "SCHEMA_WIDENED", "SCHEMA_CHANGE_UNDECIDED", module=__name__)
 
@@ -119,14 +119,7 @@ def same_shape(old: Side, old_location: str, new: Side, new_location: str) -> bo
     one release to the next unchanged is equivalent by construction, and needs no canonical form to say so.
     Only annotation keywords of schema objects are ignored; names (properties) and values (const, enum) are data.
     """
-    from wirecheck.diff.side import join
-    from wirecheck.pointer import format_pointer
-
     seen: set[tuple[str, str]] = set()
-
-    def at(location: str, *tokens: Any) -> str:
-        base, _, fragment = location.partition("#")
-        return f"{base}#{fragment}{format_pointer(tokens)}"
 
     def schema_equal(a: Any, b: Any, a_loc: str, b_loc: str) -> bool:
         if not (isinstance(a, dict) and isinstance(b, dict)):
@@ -147,15 +140,15 @@ def same_shape(old: Side, old_location: str, new: Side, new_location: str) -> bo
             if key in _SCHEMA_MAPS:
                 if not (isinstance(x, dict) and isinstance(y, dict)) or set(x) != set(y):
                     return False
-                if not all(schema_equal(x[n], y[n], at(a_loc, key, n), at(b_loc, key, n)) for n in x):
+                if not all(schema_equal(x[n], y[n], child(a_loc, key, n), child(b_loc, key, n)) for n in x):
                     return False
             elif key in _SCHEMA_VALUES:
-                if not schema_equal(x, y, at(a_loc, key), at(b_loc, key)):
+                if not schema_equal(x, y, child(a_loc, key), child(b_loc, key)):
                     return False
             elif key in _SCHEMA_LISTS:
                 if not (isinstance(x, list) and isinstance(y, list)) or len(x) != len(y):
                     return False
-                if not all(schema_equal(p, q, at(a_loc, key, i), at(b_loc, key, i))
+                if not all(schema_equal(p, q, child(a_loc, key, i), child(b_loc, key, i))
                            for i, (p, q) in enumerate(zip(x, y, strict=True))):
                     return False
             elif not _json_equal(x, y):

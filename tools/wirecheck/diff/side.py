@@ -19,7 +19,7 @@ import orjson
 from wirecheck.contracts.reference import reference_validator
 from wirecheck.contracts.views import tolerant_view
 from wirecheck.diff.model import STRICT
-from wirecheck.pointer import parse_pointer, resolve
+from wirecheck.pointer import format_pointer, parse_pointer, resolve
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 _MISSING = object()
@@ -52,7 +52,7 @@ class Side:
         return self._registries[view]
 
     def node(self, location: str, view: str = STRICT) -> Any:
-        """The schema node at `location` (as authored: the strict view). Raises KeyError when there is none."""
+        """The schema node at `location` in `view` (strict: as authored). Raises KeyError when there is none."""
         key = (location, view)
         found = self._nodes.get(key, _MISSING)
         if found is _MISSING:  # memoised: the walkers and the prover ask for the same locations many times
@@ -230,6 +230,13 @@ def related(error_path: tuple[Any, ...], change_path: tuple[Any, ...]) -> bool:
             continue
         return False
     return True
+
+
+@lru_cache(maxsize=1 << 16)
+def child(location: str, *tokens: Any) -> str:
+    """The location of a subschema: `location` with JSON pointer `tokens` appended to its fragment."""
+    base, _, fragment = location.partition("#")
+    return f"{base}#{fragment}{format_pointer(tokens)}"
 
 
 @lru_cache(maxsize=65536)
