@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from wirecheck.check.validate import Validators
-from wirecheck.contracts import ContractError, load_registry
+from wirecheck.contracts import load_registry
 from wirecheck.fuzz.corpus import fuzzable_kinds
 from wirecheck.fuzz.mutants import MutantFactory
 from wirecheck.fuzz.rules import KindRules
@@ -22,15 +22,7 @@ CLOSING = ("additionalProperties", "unevaluatedProperties")
 
 
 def _specs() -> list[str]:
-    specs = []
-    for package, info in sorted(REGISTRY.packages.items()):
-        for version in info.releases:
-            try:
-                REGISTRY.load(f"{package}@{version}")
-            except ContractError:
-                continue
-            specs.append(f"{package}@{version}")
-    return specs
+    return [release.name for release in REGISTRY.load_all()[0]]
 
 
 @cache

@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from wirecheck.contracts import ContractError, load_registry
+from wirecheck.contracts import load_registry
 from wirecheck.models import agreement
 from wirecheck.models.generate import release_module
 
@@ -19,15 +19,7 @@ COUNT = 40 if os.environ.get("HYPOTHESIS_PROFILE") == "thorough" else 8
 
 
 def _releases() -> list[str]:
-    specs = []
-    for package, info in sorted(REGISTRY.packages.items()):
-        for version in info.releases:
-            try:
-                REGISTRY.load(f"{package}@{version}")
-            except ContractError:
-                continue
-            specs.append(f"{package}@{version}")
-    return specs
+    return [release.name for release in REGISTRY.load_all()[0]]
 
 
 RELEASES = _releases()

@@ -102,6 +102,19 @@ class PackageRegistry:
         package, version = self.resolve(spec)
         return load_release(self.root, package, version)
 
+    def load_all(self) -> tuple[list[ContractRelease], list[tuple[str, ContractError]]]:
+        """Every release that loads (packages in registry order, releases in release order), and the
+        `package@version` and error of every one that does not: a caller reports those, or leaves it to the
+        contract self-tests."""
+        loaded, failed = [], []
+        for name, info in self.packages.items():
+            for version in info.releases:
+                try:
+                    loaded.append(load_release(self.root, name, version))
+                except ContractError as exc:
+                    failed.append((f"{name}@{version}", exc))
+        return loaded, failed
+
 
 def _read_yaml(path: Path) -> Any:
     try:

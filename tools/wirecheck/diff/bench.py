@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from wirecheck.contracts import ContractError, load_registry
+from wirecheck.contracts import load_registry
 from wirecheck.diff.engine import diff_releases
 from wirecheck.diff.options import DiffOptions
 from wirecheck.diff.side import Sides
@@ -24,14 +24,9 @@ def bench_diff(contracts: Path | None = None, transitive: bool = True) -> dict[s
     """Timings in seconds: `load`, `without_witnesses`, `with_witnesses` (totals), per pair, and the targets."""
     registry = load_registry(contracts)
     started = time.perf_counter()
-    releases = {}
-    skipped = []
-    for name, info in registry.packages.items():
-        for version in info.releases:
-            try:
-                releases[(name, version)] = registry.load(f"{name}@{version}")
-            except ContractError as exc:
-                skipped.append(f"{name}@{version}: {exc.problems[0]}")
+    loaded, failed = registry.load_all()
+    releases = {(r.package, r.version): r for r in loaded}
+    skipped = [f"{spec}: {exc.problems[0]}" for spec, exc in failed]
     load_s = time.perf_counter() - started
     pairs = []
     for name, info in registry.packages.items():

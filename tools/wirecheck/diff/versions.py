@@ -21,16 +21,10 @@ from wirecheck.diff.run import DiffRun
 
 def build(contracts: Path | None, options: DiffOptions) -> tuple[list[PackageDiff], list[str]]:
     registry = load_registry(contracts)
-    packages, problems = [], []
-    for name, info in registry.packages.items():
-        loaded = {}
-        for version in info.releases:
-            try:
-                loaded[version] = registry.load(f"{name}@{version}")
-            except ContractError as exc:
-                problems.append(f"{name}@{version} skipped: {exc.problems[0]}"
-                                + (f" (+{len(exc.problems) - 1} more)" if len(exc.problems) > 1 else ""))
-        packages.append(diff_matrix(name, [loaded[v] for v in info.releases if v in loaded], options))
+    loaded, failed = registry.load_all()
+    problems = [f"{spec} skipped: {exc.problems[0]}" + (f" (+{len(exc.problems) - 1} more)" if len(exc.problems) > 1
+                                                         else "") for spec, exc in failed]
+    packages = [diff_matrix(name, [r for r in loaded if r.package == name], options) for name in registry.packages]
     return packages, problems
 
 

@@ -25,7 +25,7 @@ from urllib.parse import urljoin
 
 import orjson
 
-from wirecheck.contracts import ContractError, load_registry
+from wirecheck.contracts import load_registry
 from wirecheck.contracts.model import ContractRelease
 from wirecheck.fuzz.schemas import SchemaSet
 
@@ -237,24 +237,20 @@ def model_for(kind: str) -> None:
 def generate_all(registry_root: Path | None = None) -> dict[str, str]:
     """{path relative to tools/wirecheck/models: text} for every release that loads."""
     registry = load_registry(registry_root)
-    files: dict[str, str] = {}
-    for package, info in sorted(registry.packages.items()):
-        package_dir = identifier(package)
-        files[f"{package_dir}/__init__.py"] = f'"""Generated models of {package}, one subpackage per release."""\n'
-        for version in info.releases:
-            try:
-                release = registry.load(f"{package}@{version}")
-            except ContractError as exc:  # an unfinished release: the contract self-tests report it
-                print(f"skipped {package}@{version}: {str(exc).splitlines()[0]}", file=sys.stderr)
-                continue
-            folder = f"{package_dir}/v{identifier(version).lstrip('_')}"
-            try:
-                generated = generate_release(release)
-            except RuntimeError as exc:  # committed as a visible failure; the models tests fail on it
-                print(str(exc), file=sys.stderr)
-                generated = {"__init__.py": _unavailable_module(release, str(exc))}
-            for path, text in generated.items():
-                files[f"{folder}/{path}"] = text
+    files = {f"{identifier(package)}/__init__.py": f'"""Generated models of {package}, one subpackage per release."""\n'
+             for package in registry.packages}
+    loaded, failed = registry.load_all()
+    for spec, exc in failed:  # an unfinished release: the contract self-tests report it
+        print(f"skipped {spec}: {str(exc).splitlines()[0]}", file=sys.stderr)
+    for release in loaded:
+        folder = f"{identifier(release.package)}/v{identifier(release.version).lstrip('_')}"
+        try:
+            generated = generate_release(release)
+        except RuntimeError as exc:  # committed as a visible failure; the models tests fail on it
+            print(str(exc), file=sys.stderr)
+            generated = {"__init__.py": _unavailable_module(release, str(exc))}
+        for path, text in generated.items():
+            files[f"{folder}/{path}"] = text
     return files
 
 
