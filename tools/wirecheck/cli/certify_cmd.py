@@ -15,7 +15,15 @@ from wirecheck.certify.pipeline import certify_captures
 from wirecheck.certify.report import FORMATS, SUFFIXES
 from wirecheck.certify.report.html import badge_svg
 from wirecheck.check.engine import CheckOptions
-from wirecheck.cli.common import CONTRACTS_OPTION, fail_usage, guarded, registry
+from wirecheck.cli.common import (
+    BASELINE_OPTION,
+    CONTRACTS_OPTION,
+    FAIL_ON_OPTION,
+    REQUIREMENTS_OPTION,
+    fail_usage,
+    guarded,
+    registry,
+)
 from wirecheck.cli.validate_cmd import parse_base_urls
 
 
@@ -83,11 +91,10 @@ def register(app: typer.Typer) -> None:
                                             help="Scenario file, or the name of a shipped one (with --run)."),
         capture_out: Path | None = typer.Option(None, "--capture-out",
                                                 help="Where --run records both directions (framed NDJSON)."),
-        requirements: Path | None = typer.Option(None, "--requirements",
-                                                 help="Requirement set (default: the release's requirements.yaml)."),
-        baseline: Path | None = typer.Option(None, "--baseline", help="Expected failures (YAML: id + reason)."),
+        requirements: Path | None = REQUIREMENTS_OPTION,
+        baseline: Path | None = BASELINE_OPTION,
         role: str | None = typer.Option(None, "--role", help="Certify only the requirements on this role."),
-        fail_on: str = typer.Option("MUST", "--fail-on", help="MUST | SHOULD | MAY: lowest level that fails."),
+        fail_on: str = FAIL_ON_OPTION,
         output_format: str = typer.Option("text", "--format", "-f", help=f"One of: {', '.join(FORMATS)}."),
         output: Path | None = typer.Option(None, "--output", "-o", help="Write the report here."),
         out_dir: Path | None = typer.Option(None, "--out-dir",

@@ -17,6 +17,11 @@ T = TypeVar("T")
 CONTRACTS_OPTION = typer.Option(
     None, "--contracts", envvar="WIRECHECK_CONTRACTS", help="Contracts folder (default: the bundled contracts/)."
 )
+# certification options, shared by `certify`, `stub` and `probe`
+REQUIREMENTS_OPTION = typer.Option(None, "--requirements",
+                                   help="Requirement set (default: the release's requirements.yaml).")
+BASELINE_OPTION = typer.Option(None, "--baseline", help="Expected failures (YAML: id + reason).")
+FAIL_ON_OPTION = typer.Option("MUST", "--fail-on", help="MUST | SHOULD | MAY: lowest level that fails.")
 
 
 def fail_usage(message: str) -> typer.Exit:

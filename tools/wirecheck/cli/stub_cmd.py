@@ -7,6 +7,7 @@ import contextlib
 import subprocess
 import time
 from pathlib import Path
+from typing import Any, NoReturn
 
 import typer
 
@@ -14,10 +15,19 @@ from wirecheck import exitcodes
 from wirecheck.certify.pipeline import certify_captures
 from wirecheck.certify.report import FORMATS
 from wirecheck.cli.certify_cmd import write_reports
-from wirecheck.cli.common import CONTRACTS_OPTION, fail_usage, guarded, registry
+from wirecheck.cli.common import (
+    BASELINE_OPTION,
+    CONTRACTS_OPTION,
+    FAIL_ON_OPTION,
+    REQUIREMENTS_OPTION,
+    fail_usage,
+    guarded,
+    registry,
+)
 from wirecheck.contracts import PackageRegistry
 from wirecheck.contracts.model import ContractRelease
 
+FORMAT_OPTION = typer.Option("text", "--format", "-f", help=f"Report on stdout: {', '.join(FORMATS)}.")
 NEEDED_KINDS = ("discovery.response", "lease.request", "lease.response", "lease.empty", "events.request",
                 "renew.request", "renew.response")
 
@@ -30,6 +40,21 @@ def _xopc_release(spec: str, contracts: Path | None) -> tuple[ContractRelease, P
         raise fail_usage(f"no stub/probe for {release.name}: it needs the xopc runtime API kinds "
                          f"({', '.join(NEEDED_KINDS)})")
     return release, reg
+
+
+def _check_format(output_format: str) -> None:
+    if output_format not in FORMATS:
+        raise fail_usage(f"--format {output_format!r}: expected one of {', '.join(FORMATS)}")
+
+
+def _certify(release: ContractRelease, reg: PackageRegistry, har: Path, role: str, run: dict[str, Any],
+             requirements: Path | None, baseline: Path | None, fail_on: str, output_format: str,
+             out_dir: Path) -> NoReturn:
+    """Certify the recorded HAR for `role`, write the reports, exit 0 (certified) or 1."""
+    cert = guarded(lambda: certify_captures(release, [har], requirements=requirements, baseline=baseline, role=role,
+                                            fail_on=fail_on.upper(), load_release=reg.load, run=run))
+    write_reports(cert, output_format, None, out_dir)
+    raise typer.Exit(exitcodes.CONFORMS if cert.passed else exitcodes.FINDINGS)
 
 
 def register(app: typer.Typer) -> None:
@@ -47,10 +72,10 @@ def register(app: typer.Typer) -> None:
         strict: bool = typer.Option(False, "--strict", help="Answer non-conforming requests with 400."),
         max_seconds: float = typer.Option(300.0, "--max-seconds", min=0.1, help="Stop serving after this long."),
         out_dir: Path = typer.Option(Path("wirecheck-stub"), "--out-dir", help="HAR capture and reports go here."),
-        output_format: str = typer.Option("text", "--format", "-f", help=f"Report on stdout: {', '.join(FORMATS)}."),
-        baseline: Path | None = typer.Option(None, "--baseline"),
-        requirements: Path | None = typer.Option(None, "--requirements"),
-        fail_on: str = typer.Option("MUST", "--fail-on"),
+        output_format: str = FORMAT_OPTION,
+        baseline: Path | None = BASELINE_OPTION,
+        requirements: Path | None = REQUIREMENTS_OPTION,
+        fail_on: str = FAIL_ON_OPTION,
         contracts: Path | None = CONTRACTS_OPTION,
     ) -> None:
         """Serve the xopc platform side on 127.0.0.1 and certify the runtime client that talks to it.
@@ -63,8 +88,7 @@ def register(app: typer.Typer) -> None:
         from wirecheck.stub.server import StubServer
         from wirecheck.stub.xopc import XopcPlatformStub
 
-        if output_format not in FORMATS:
-            raise fail_usage(f"--format {output_format!r}: expected one of {', '.join(FORMATS)}")
+        _check_format(output_format)
         release, reg = _xopc_release(spec, contracts)
         platform = XopcPlatformStub(release, commands=commands, seed=seed, cancel_after_renewals=cancel_after,
                                     strict=strict, on_problem=lambda text: typer.echo(f"  request: {text}", err=True))
@@ -113,11 +137,7 @@ def register(app: typer.Typer) -> None:
         run = {"identity": {"argv": list(command or ["wirecheck", "stub", spec])},
                "outcome": {"ok": bool(len(server.recorder)), "exit_code": None if child is None else child.returncode,
                            "problem": None if len(server.recorder) else "no request reached the stub"}}
-        cert = guarded(lambda: certify_captures(release, [har], requirements=requirements, baseline=baseline,
-                                                role="runtime", fail_on=fail_on.upper(), load_release=reg.load,
-                                                run=run))
-        write_reports(cert, output_format, None, out_dir)
-        raise typer.Exit(exitcodes.CONFORMS if cert.passed else exitcodes.FINDINGS)
+        _certify(release, reg, har, "runtime", run, requirements, baseline, fail_on, output_format, out_dir)
 
     @app.command("probe")
     def probe_command(
@@ -129,10 +149,10 @@ def register(app: typer.Typer) -> None:
         timeout: float = typer.Option(10.0, "--timeout", min=0.1, help="Seconds per HTTP call."),
         max_leases: int = typer.Option(10, "--max-leases", min=1, help="Stop leasing after this many."),
         out_dir: Path = typer.Option(Path("wirecheck-probe"), "--out-dir", help="HAR capture and reports go here."),
-        output_format: str = typer.Option("text", "--format", "-f", help=f"Report on stdout: {', '.join(FORMATS)}."),
-        baseline: Path | None = typer.Option(None, "--baseline"),
-        requirements: Path | None = typer.Option(None, "--requirements"),
-        fail_on: str = typer.Option("MUST", "--fail-on"),
+        output_format: str = FORMAT_OPTION,
+        baseline: Path | None = BASELINE_OPTION,
+        requirements: Path | None = REQUIREMENTS_OPTION,
+        fail_on: str = FAIL_ON_OPTION,
         contracts: Path | None = CONTRACTS_OPTION,
     ) -> None:
         """Play the xopc runtime client against a platform server and certify its responses (role platform).
@@ -141,8 +161,7 @@ def register(app: typer.Typer) -> None:
         """
         from wirecheck.stub.probe import XopcProbe
 
-        if output_format not in FORMATS:
-            raise fail_usage(f"--format {output_format!r}: expected one of {', '.join(FORMATS)}")
+        _check_format(output_format)
         if not base_url.startswith(("http://", "https://")):
             raise fail_usage(f"BASE_URL {base_url!r}: expected an http:// or https:// URL")
         release, reg = _xopc_release(spec, contracts)
@@ -155,8 +174,4 @@ def register(app: typer.Typer) -> None:
         run = {"identity": {"argv": ["wirecheck", "probe", spec, base_url]},
                "outcome": {"ok": outcome.ok, "exit_code": None,
                            "problem": outcome.problems[0] if outcome.problems else None, "steps": outcome.steps}}
-        cert = guarded(lambda: certify_captures(release, [har], requirements=requirements, baseline=baseline,
-                                                role="platform", fail_on=fail_on.upper(), load_release=reg.load,
-                                                run=run))
-        write_reports(cert, output_format, None, out_dir)
-        raise typer.Exit(exitcodes.CONFORMS if cert.passed else exitcodes.FINDINGS)
+        _certify(release, reg, har, "platform", run, requirements, baseline, fail_on, output_format, out_dir)
