@@ -82,7 +82,7 @@ class _FieldIndex:
         self.rest: list[Candidate] = []
         self.others: _FieldIndex | None = None
         counts = Counter(tokens for c in pending for tokens, _ in c[2])
-        if len(pending) <= 2 or not counts or counts.most_common(1)[0][1] < 2:
+        if not counts or counts.most_common(1)[0][1] < 2:  # no pointer two candidates share: test them in turn
             self.rest = pending
             self._finish_node()
             return
@@ -115,6 +115,11 @@ class _FieldIndex:
         booleans = any(isinstance(k, _Bool) for k in self.branches)
         self.step = (self.key, self.branches, booleans) if self.routes_only and self.key is not None else None
         self.single = self.done if len(self.done) == 1 and self.pointer is None and not self.rest else None
+        # a leaf whose candidates still have tests (e.g. `user` and `user.replay`, told apart by /isReplay): what
+        # it resolves to when no test holds, and when exactly one does, each decided once
+        leaf = self.pointer is None and bool(self.rest)
+        self.default = pick_candidate(self.done, None) if leaf else None
+        self.checks = tuple((c[2], pick_candidate([*self.done, c], None)) for c in self.rest) if leaf else ()
 
     @classmethod
     def of(cls, kinds: list[MessageKind]) -> _FieldIndex:
@@ -138,7 +143,17 @@ class _FieldIndex:
             node = node._route(value)  # type: ignore[assignment]
             if node is None:
                 return None
-        return node.resolved if node.resolved is not None else pick_candidate(node.matches(value), None)
+        if node.resolved is not None:
+            return node.resolved
+        if node.checks:
+            hit = None
+            for conditions, kind in node.checks:
+                if _holds(value, conditions):
+                    if hit is not None:  # several hold: the general rule picks
+                        return pick_candidate(node.matches(value), None)
+                    hit = kind
+            return hit if hit is not None else node.default
+        return pick_candidate(node.matches(value), None)
 
     def _route(self, value: Any) -> _FieldIndex | None:
         node = self
