@@ -111,8 +111,9 @@ class _FieldIndex:
         self.resolved = pick_candidate(self.done, None) if self.pointer is None and not self.rest else None
         self.key = self.pointer[0] if self.pointer is not None and len(self.pointer) == 1 else None
         # a routing step on a top-level field, as one tuple: the hot loop in kind_of reads one attribute per level;
-        # the flag says whether the branches are JSON true/false, whose looked-up values need _key
-        booleans = any(isinstance(k, _Bool) for k in self.branches)
+        # the flag says whether looked-up values need _key: when a branch is JSON true/false, or a number that
+        # Python's True == 1 and False == 0 would let a boolean select
+        booleans = any(isinstance(k, _Bool) or (type(k) in (int, float) and k in (0, 1)) for k in self.branches)
         self.step = (self.key, self.branches, booleans) if self.routes_only and self.key is not None else None
         self.single = self.done if len(self.done) == 1 and self.pointer is None and not self.rest else None
         # a leaf whose candidates still have tests (e.g. `user` and `user.replay`, told apart by /isReplay): what
