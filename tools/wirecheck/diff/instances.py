@@ -7,6 +7,7 @@ re-validated by both validators before it is shown, so a wrong guess costs a wit
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from wirecheck.diff.flat import Flat, flatten
@@ -63,10 +64,17 @@ def _example(side: Side, location: str, path: tuple[Any, ...], plants: dict, dep
     if flat.false:
         raise NoExample(f"{location} admits nothing")
     if flat.union:
+        alternatives = _alternatives(side, flat)
+        if alternatives is not None:
+            return _from_alternatives(side, flat, alternatives, path, plants, depth)
         return _from_union(side, flat, path, plants, depth)
+    return _plain(side, flat, path, plants, depth)
+
+
+def _plain(side: Side, flat: Flat, path: tuple[Any, ...], plants: dict, depth: int) -> Any:
     if flat.enum is not None:
         if not flat.enum:
-            raise NoExample(f"{location}: empty enum")
+            raise NoExample(f"{flat.location}: empty enum")
         return flat.enum[0]
     below = _under(plants, path)
     types = flat.types or (("object",) if below and not any(p[len(path)] == ITEM for p in below) else None)
@@ -102,6 +110,35 @@ def _from_union(side: Side, flat: Flat, path: tuple[Any, ...], plants: dict, dep
             return candidate
     if not found:
         raise NoExample(f"no branch of {flat.location} gives an example")
+    return first
+
+
+def _alternatives(side: Side, flat: Flat) -> list[set[str]] | None:
+    """The property sets a union beside an object's own properties asks for one of (Qoder's `anyOf: [{required:
+    [type]}, {required: [subtype]}]`), or None for a union of alternative shapes. Such a union only refines the
+    object: its example is the object with one set required, not a branch built alone (`{"type": null}`)."""
+    if not (flat.properties or flat.required or flat.closed):
+        return None
+    sets = []
+    for branch in flat.branches:
+        b = flatten(side, branch)
+        if (b.false or not b.required or b.properties or b.union or b.enum is not None or b.items or b.prefix_items
+                or b.additional or b.closed or b.keywords or b.types not in (None, ("object",))):
+            return None
+        sets.append(b.required)
+    return sets
+
+
+def _from_alternatives(side: Side, flat: Flat, alternatives: list[set[str]], path: tuple[Any, ...], plants: dict,
+                       depth: int) -> Any:
+    first: Any = None
+    for index, required in enumerate(alternatives):
+        merged = dataclasses.replace(flat, union=None, branches=[], required=flat.required | required)
+        candidate = _plain(side, merged, path, plants, depth)
+        if side.validator(flat.location).is_valid(candidate):
+            return candidate
+        if index == 0:
+            first = candidate
     return first
 
 
