@@ -158,7 +158,13 @@ class Side:
 
     def accepts(self, location: str, view: str, payload: Any) -> bool:
         """jsonschema-rs's answer (fast; every witness is confirmed with `confirms` before it is shown)."""
-        return bool(self.validator(location, view).is_valid(payload))
+        key = _payload_key("accepts", location, view, payload)
+        if key is None:
+            return bool(self.validator(location, view).is_valid(payload))
+        found = self.memo.get(key)
+        if found is None:  # the probes of a surface's changes, and the pairs of a matrix, repeat payloads
+            found = self.memo[key] = bool(self.validator(location, view).is_valid(payload))
+        return bool(found)
 
     def confirms(self, location: str, view: str, payload: Any, accepted: bool) -> bool:
         """Whether python-jsonschema (ECMA regexes, asserted formats) gives the same answer."""
@@ -167,9 +173,15 @@ class Side:
     def errors(self, location: str, view: str, payload: Any) -> list[tuple[tuple[Any, ...], str]]:
         """(instance path the error is about, message); a missing or unexpected property is about the property's
         own path, so a witness can be tied to the change that caused it."""
+        key = _payload_key("errors", location, view, payload)
+        cached = self.memo.get(key) if key is not None else None
+        if cached is not None:
+            return list(cached)
         found: list[tuple[tuple[Any, ...], str]] = []
         for error in self.validator(location, view).iter_errors(payload):
             found += _about(error)
+        if key is not None:
+            self.memo[key] = tuple(found)
         return found
 
     def judge(self, location: str, view: str, payload: Any) -> tuple[bool | None, list[tuple[tuple[Any, ...], str]]]:
@@ -178,6 +190,16 @@ class Side:
         if not self.confirms(location, view, payload, accepted):
             return None, []
         return accepted, [] if accepted else self.errors(location, view, payload)
+
+
+def _payload_key(what: str, location: str, view: str, payload: Any) -> tuple[str, str, str, bytes] | None:
+    """A memo key for a validator's answer about `payload` (None: not serialisable, not memoised). Serialised
+    in its own key order, so a payload written in another order, which may be reported in another order, is
+    asked again."""
+    try:
+        return what, location, view, orjson.dumps(payload)
+    except TypeError:
+        return None
 
 
 def _refs(node: Any) -> list[str]:
