@@ -55,23 +55,25 @@ def judge(payloads: Iterable[Any], old: tuple[Side, str], new: tuple[Side, str],
     best: dict[tuple[str, str], Witness] = {}
     sides = {"old": old, "new": new}
     for payload in payloads:
-        fast = {(name, view): side.accepts(location, view, payload)
-                for name, (side, location) in sides.items() for view in VIEWS}
         for view in VIEWS:
             # producers write their strict contract; the consumer on the other side reads with `view`
             for direction, writer, reader in ((FORWARD, "new", "old"), (BACKWARD, "old", "new")):
-                if not fast[(writer, STRICT)] or fast[(reader, view)]:
-                    continue
                 current = best.get((direction, view))
-                if current is not None and _size(payload) >= _size(current.payload):
+                # evidence only (not shown): any witness will do; shown: the shortest
+                if current is not None and (not confirm or _size(payload) >= _size(current.payload)):
                     continue
-                reader_side, reader_location = sides[reader]
-                errors = reader_side.errors(reader_location, view, payload)
-                if about is not None:
-                    errors = [e for e in errors if related(e[0], about)]
-                    if not errors:
-                        continue
                 writer_side, writer_location = sides[writer]
+                reader_side, reader_location = sides[reader]
+                if (not writer_side.accepts(writer_location, STRICT, payload)
+                        or reader_side.accepts(reader_location, view, payload)):
+                    continue
+                # the reason is shown with a confirmed witness; `about` needs the errors' paths
+                errors = reader_side.errors(reader_location, view, payload) if confirm or about is not None else []
+                if about is not None:
+                    first = next((e for e in errors if related(e[0], about)), None)
+                    if first is None:
+                        continue
+                    errors = [first]
                 if confirm and not (writer_side.confirms(writer_location, STRICT, payload, True)
                                     and reader_side.confirms(reader_location, view, payload, False)):
                     continue
