@@ -225,21 +225,28 @@ def _retag(uri: str, tag: str) -> str:
     return urlunsplit((parts.scheme, f"{tag}.{parts.netloc}", parts.path, parts.query, parts.fragment))
 
 
-def _about(error: Any, depth: int = 0) -> list[tuple[tuple[Any, ...], str]]:
+def _about(error: Any) -> list[tuple[tuple[Any, ...], str]]:
     base = tuple(error.instance_path)
     where = "/" + "/".join(str(p) for p in base) if base else "(root)"
     message = f"{where}: {error.message}"
+    return [(path, message) for path in _error_paths(error)]
+
+
+def _error_paths(error: Any, depth: int = 0) -> list[tuple[Any, ...]]:
+    """The instance paths an error is about: a missing or unexpected property's own path; for anyOf/oneOf also
+    where its branches really failed (their messages are not needed: the top error's is shown)."""
+    base = tuple(error.instance_path)
     kind = error.kind
     if hasattr(kind, "property") and type(kind).__name__ == "Required":
-        return [((*base, kind.property), message)]
+        return [(*base, kind.property)]
     unexpected = getattr(kind, "unexpected", None)
     if unexpected:
-        return [((*base, name), message) for name in unexpected]
-    found = [(base, message)]
-    if depth < 4:  # anyOf/oneOf: the branch errors say where it really failed
+        return [(*base, name) for name in unexpected]
+    found = [base]
+    if depth < 4:
         for branch in getattr(kind, "context", None) or ():
             for sub in branch:
-                found += [(path, message) for path, _ in _about(sub, depth + 1)]
+                found += _error_paths(sub, depth + 1)
     return found
 
 
