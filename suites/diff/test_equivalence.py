@@ -76,3 +76,25 @@ def test_recursive_change_is_never_safe() -> None:
 def test_changes_hidden_in_annotation_names_are_found(old, new) -> None:  # type: ignore[no-untyped-def]
     result = diff_schemas({"$schema": D, **old}, {"$schema": D, **new})
     assert result.findings, "a real change was taken for an annotation"
+
+
+def test_shape_key_is_shared_by_every_pair_same_shape_calls_alike() -> None:
+    """The union matcher compares two branches only when their shape keys agree, so a key must never tell apart
+    two schemas same_shape calls alike (or a renamed-but-identical branch would be reported removed and added)."""
+    from wirecheck.contracts import load_registry
+    from wirecheck.diff.flat import flatten
+    from wirecheck.diff.semantic import same_shape, shape_key
+    from wirecheck.diff.side import Sides
+
+    registry = load_registry()
+    sides = Sides()
+    old = sides.of(registry.load("qoder-agent-sdk@1.0.21"))
+    new = sides.of(registry.load("qoder-agent-sdk@1.0.34"))
+    inner = "protocol.json#/$defs/SDKControlRequestInner"
+    old_branches = flatten(old, f"https://contracts.wirecheck.invalid/qoder-agent-sdk/1.0.21/{inner}").branches
+    new_branches = flatten(new, f"https://contracts.wirecheck.invalid/qoder-agent-sdk/1.0.34/{inner}").branches
+    alike = [(a, b) for a in old_branches for b in new_branches if same_shape(old, a, new, b)]
+    assert len(alike) >= 5  # not vacuous: many requests did not change between these releases
+    assert all(shape_key(old, a) == shape_key(new, b) for a, b in alike)
+    differing = sum(shape_key(old, a) != shape_key(new, b) for a in old_branches for b in new_branches)
+    assert differing > len(old_branches) * len(new_branches) // 2  # and it does tell most pairs apart

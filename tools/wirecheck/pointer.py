@@ -14,6 +14,8 @@ def parse_pointer(pointer: str) -> tuple[str, ...]:
         return ()
     if not pointer.startswith("/"):
         raise ValueError(f"JSON pointer must be empty or start with '/': {pointer!r}")
+    if "~" not in pointer:  # nothing escaped: the common case
+        return tuple(pointer[1:].split("/"))
     return tuple(part.replace("~1", "/").replace("~0", "~") for part in pointer[1:].split("/"))
 
 

@@ -112,6 +112,25 @@ _SCHEMA_VALUES = {"items", "additionalProperties", "unevaluatedProperties", "une
 _SCHEMA_LISTS = {"allOf", "anyOf", "oneOf", "prefixItems"}
 
 
+def shape_key(side: Side, location: str, depth: int = 0) -> Any:
+    """What two schemas `same_shape` calls alike must share (their keywords, property names and types; a bare
+    `$ref`'s target's), cheap to compare: a union's branches are compared only when their keys agree."""
+    try:
+        node = side.node(location)
+    except KeyError:
+        return None
+    if not isinstance(node, dict):
+        return ("boolean", node)
+    keys = frozenset(set(node) - _ANNOTATIONS - {"$ref"})
+    if "$ref" in node and not keys and isinstance(node["$ref"], str) and depth < 8:
+        return ("$ref", shape_key(side, join(location, node["$ref"]), depth + 1))
+    names = node.get("properties")
+    kind = node.get("type")
+    return ("$ref" in node, keys, frozenset(names) if isinstance(names, dict) else None,
+            kind if isinstance(kind, str) else tuple(kind) if isinstance(kind, list) and all(
+                isinstance(t, str) for t in kind) else None)
+
+
 def same_shape(old: Side, old_location: str, new: Side, new_location: str) -> bool:
     """Whether two schemas are written the same, following `$ref`s pairwise (annotations ignored).
 

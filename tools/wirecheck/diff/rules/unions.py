@@ -15,7 +15,16 @@ from wirecheck.diff.side import Side
 
 
 def discriminator(side: Side, branches: list[str]) -> tuple[str | None, dict[str, Any]]:
-    """The property every branch fixes to a const (or one-value enum), and branch location → that value."""
+    """The property every branch fixes to a const (or one-value enum), and branch location → that value.
+    Memoised per side: the walk asks again for every pair of releases and every kind sharing the union."""
+    key = ("discriminator", tuple(branches))
+    if key not in side.memo:
+        side.memo[key] = _discriminator(side, branches)
+    name, values = side.memo[key]
+    return name, dict(values)
+
+
+def _discriminator(side: Side, branches: list[str]) -> tuple[str | None, dict[str, Any]]:
     flats = [flatten(side, b) for b in branches]
     candidates: set[str] | None = None
     for flat in flats:
@@ -86,12 +95,15 @@ def _match_branches(pair: Pair) -> Matching:
                 left_old.append(b)
         return matched, left_old, left_new, (old_d, new_d)
     # no shared discriminator: branches written alike (refs followed) first
-    from wirecheck.diff.semantic import same_shape
+    from wirecheck.diff.semantic import same_shape, shape_key
 
     left_new = list(new_b)
     left_old = []
+    shapes = {n: shape_key(pair.new_side, n) for n in new_b}
     for b in old_b:
-        twin = next((n for n in left_new if same_shape(pair.old_side, b, pair.new_side, n)), None)
+        shape = shape_key(pair.old_side, b)
+        twin = next((n for n in left_new if shapes[n] == shape and same_shape(pair.old_side, b, pair.new_side, n)),
+                    None)
         if twin is not None:
             matched.append((b, twin))
             left_new.remove(twin)
