@@ -57,6 +57,7 @@ def _types(node: dict[str, Any]) -> set[str] | None:
 class _Prover:
     def __init__(self, narrow: Side, narrow_view: str, wide: Side, wide_view: str):
         self.narrow, self.narrow_view, self.wide, self.wide_view = narrow, narrow_view, wide, wide_view
+        self.same_view = narrow_view == wide_view
         self.assumed: set[tuple[str, str]] = set()
         self.order: list[tuple[str, str]] = []  # `assumed` in the order added, so a failed attempt can undo its own
         self.steps = 0
@@ -75,14 +76,18 @@ class _Prover:
         self.steps += 1
         if self.steps > _MAX_STEPS:
             raise _Budget
-        n, n_loc = self.deref(self.narrow, self.narrow_view, n_loc)
-        w, w_loc = self.deref(self.wide, self.wide_view, w_loc)
+        n, n_ref = self.deref(self.narrow, self.narrow_view, n_loc)
+        w, w_ref = self.deref(self.wide, self.wide_view, w_loc)
+        # both sides reached through a $ref (a union member, a named type): digests are cheap to ask there
+        by_ref, n_loc, w_loc = n_ref != n_loc and w_ref != w_loc, n_ref, w_ref
         if w is True or (isinstance(w, dict) and not (set(w) - _ANNOTATIONS)):
             return True
         if n is False:
             return True
         if w is False or n is True or not isinstance(n, dict) or not isinstance(w, dict):
             return False
+        if by_ref and self.same_view and self.narrow.digest(n_loc) == self.wide.digest(w_loc):
+            return True  # written identically, refs followed: every schema contains itself
         key = (n_loc, w_loc)
         if key in self.assumed:
             return True
