@@ -70,6 +70,10 @@ def test_diff_schemas(tmp_path: Path) -> None:
     new.write_text(json.dumps({"type": "object", "properties": {"a": {"type": 12}}}))
     code, _, err = wirecheck("diff-schemas", str(old), str(new))
     assert code == 2 and "new.json#/properties/a/type" in err
+    for ref in ("#/$defs/Gone", "https://example.com/elsewhere.json"):  # dangling; remote (never fetched)
+        new.write_text(json.dumps({"type": "object", "properties": {"a": {"$ref": ref}}}))
+        code, out, err = wirecheck("diff-schemas", str(old), str(new))
+        assert code == 2 and "new.json: a $ref does not resolve" in err and "Traceback" not in err + out
 
 
 def test_rules_prints_both_catalogues() -> None:

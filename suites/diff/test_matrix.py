@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import copy
 
+import pytest
+
 from wirecheck.contracts import load_registry
 from wirecheck.diff import diff_releases
 from wirecheck.diff.package import diff_matrix
@@ -49,3 +51,32 @@ def test_a_matrix_reports_each_pair_as_a_lone_diff_would() -> None:
         assert all(f.old_version == older and f.new_version == newer for f in shared.findings)
         reused += len(shared.findings)
     assert reused > 100  # the pairs do have findings to get wrong
+
+
+def test_cycle_collector_is_paused_for_a_diff_and_restored(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import gc
+
+    from wirecheck.diff import diff_schemas, engine
+
+    seen: list[bool] = []
+    real = engine._compare_schemas
+
+    def spy(*args):  # type: ignore[no-untyped-def]
+        seen.append(gc.isenabled())
+        return real(*args)
+
+    monkeypatch.setattr(engine, "_compare_schemas", spy)
+    old, new = {"$schema": D, "type": "string"}, {"$schema": D, "type": "integer"}
+    assert gc.isenabled()
+    assert diff_schemas(old, new).findings
+    assert seen == [False] and gc.isenabled()  # off while comparing, on again after
+    gc.disable()
+    try:
+        diff_schemas(old, new)
+        assert not gc.isenabled()  # a caller's choice to run without it is kept
+    finally:
+        gc.enable()
+    broken = {"$schema": D, "$ref": "#/nowhere"}  # the CLI refuses it first; the library raises
+    with pytest.raises(KeyError):
+        diff_schemas(broken, new)
+    assert gc.isenabled()  # ... and the collector is back on all the same
