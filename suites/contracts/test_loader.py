@@ -153,6 +153,19 @@ def test_tolerant_view_drops_only_closing_keywords():
     assert schema["additionalProperties"] is False  # not modified
 
 
+def test_tolerant_view_leaves_data_and_property_names_alone():
+    schema = {
+        "properties": {"additionalProperties": False, "b": {"const": {"additionalProperties": False}}},
+        "anyOf": [{"additionalProperties": False}, {"enum": [{"unevaluatedProperties": False}]}],
+        "$defs": {"unevaluatedProperties": {"type": "object", "unevaluatedProperties": False}},
+    }
+    assert tolerant_view(schema) == {
+        "properties": {"additionalProperties": False, "b": {"const": {"additionalProperties": False}}},
+        "anyOf": [{}, {"enum": [{"unevaluatedProperties": False}]}],
+        "$defs": {"unevaluatedProperties": {"type": "object"}},
+    }
+
+
 @pytest.mark.parametrize(
     ("consumer", "pointer", "message"),
     [

@@ -12,14 +12,25 @@ from typing import Any
 _CLOSING_KEYWORDS = ("additionalProperties", "unevaluatedProperties")
 
 
+_DATA = frozenset({"const", "enum", "default", "examples"})  # values, not schemas: copied as written
+_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+
+
 def tolerant_view(schema: Any) -> Any:
-    """A copy of `schema` with every closing keyword removed; the input is not modified."""
-    if isinstance(schema, dict):
-        return {
-            key: tolerant_view(value)
-            for key, value in schema.items()
-            if not (key in _CLOSING_KEYWORDS and value is False)
-        }
-    if isinstance(schema, list):
+    """A copy of `schema` with every closing keyword removed; the input is not modified. Only schema objects
+    lose them: a property *named* `additionalProperties`, or a `const` object holding one, is left as written."""
+    if type(schema) is dict:
+        out = {}
+        for key, value in schema.items():
+            if value is False and key in _CLOSING_KEYWORDS:
+                continue
+            if key in _DATA or not isinstance(value, dict | list):
+                out[key] = value
+            elif key in _SCHEMA_MAPS and type(value) is dict:
+                out[key] = {name: tolerant_view(sub) for name, sub in value.items()}
+            else:
+                out[key] = tolerant_view(value)
+        return out
+    if type(schema) is list:
         return [tolerant_view(item) for item in schema]
     return schema
