@@ -97,12 +97,13 @@ class _Pair:
 
 
 @contextmanager
-def _cycle_collector_paused() -> Iterator[None]:
+def cycle_collector_paused() -> Iterator[None]:
     """A diff allocates many small objects that live as long as it does (a side's memos, flattened nodes,
     validators) and makes almost no garbage cycles: the cycle collector traversed them over and over and found
     nothing, a fifth of a matrix's time (measured with gc.callbacks). It is paused for one diff; reference
     counting still frees what is dropped, and the few cycles a diff leaves (exception tracebacks) are collected
-    once it is switched back on."""
+    once it is switched back on. A matrix holds it paused across all its pairs: the objects its shared sides
+    accumulate are then traversed once at the end, not after every pair."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -115,7 +116,7 @@ def _cycle_collector_paused() -> Iterator[None]:
 def diff_releases(old: ContractRelease, new: ContractRelease, options: DiffOptions | None = None,
                   sides: Sides | None = None) -> DiffResult:
     """`sides`: shared by every pair of a matrix (`diff.package.diff_matrix`); a fresh one by default."""
-    with _cycle_collector_paused():
+    with cycle_collector_paused():
         return _diff_releases(old, new, options, sides)
 
 
@@ -361,6 +362,6 @@ def diff_schemas(old_schema: Any, new_schema: Any, options: DiffOptions | None =
     old_side = Side("old", {**(old_resources or {}), old_id: old_schema}, old_name)
     new_side = Side("new", {**(new_resources or {}), new_id: new_schema}, new_name)
     pair = _Pair("schema", old_name, new_name, old_side, new_side, options)
-    with _cycle_collector_paused():
+    with cycle_collector_paused():
         findings, verdict = compare_surface(pair, "schema", "schema", old_id + "#", new_id + "#")
     return DiffResult("schema", old_name, new_name, tuple(_ordered(findings)), (verdict,), None)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from wirecheck.contracts import PackageRegistry
 from wirecheck.contracts.model import ContractRelease
-from wirecheck.diff.engine import diff_releases
+from wirecheck.diff.engine import cycle_collector_paused, diff_releases
 from wirecheck.diff.model import BACKWARD, BREAKING, FORWARD, SAFE, UNKNOWN, DiffResult
 from wirecheck.diff.options import DiffOptions
 from wirecheck.diff.side import Sides
@@ -48,7 +48,8 @@ def diff_matrix(package: str, releases: list[ContractRelease], options: DiffOpti
     side of the diff (validators, canonical forms, flattened nodes) is built once and shared by all its pairs."""
     sides = Sides()
     matrix = {}
-    for i, older in enumerate(releases):
-        for newer in releases[i + 1:] if transitive else releases[i + 1:i + 2]:
-            matrix[(older.version, newer.version)] = diff_releases(older, newer, options, sides)
+    with cycle_collector_paused():
+        for i, older in enumerate(releases):
+            for newer in releases[i + 1:] if transitive else releases[i + 1:i + 2]:
+                matrix[(older.version, newer.version)] = diff_releases(older, newer, options, sides)
     return PackageDiff(package, tuple(r.version for r in releases), matrix)
