@@ -58,6 +58,35 @@ def _under(plants: dict[tuple[Any, ...], Any], path: tuple[Any, ...]) -> dict[tu
 def _example(side: Side, location: str, path: tuple[Any, ...], plants: dict, depth: int) -> Any:
     if path in plants:
         return plants[path]
+    if plants and _under(plants, path):
+        return _build(side, location, path, plants, depth)
+    # Nothing planted here or below: the subtree depends only on where it is written (and how deep, for the
+    # nesting limit), so the probes of a diff share it. Payloads are built, validated and serialised, never
+    # changed in place, so sharing a subtree between them is safe.
+    key = ("example", location, depth)
+    found = side.memo.get(key, _UNBUILT)
+    if found is _UNBUILT:
+        try:
+            found = _build(side, location, path, {}, depth)
+        except NoExample as exc:
+            found = _Failed(str(exc))
+        side.memo[key] = found
+    if type(found) is _Failed:
+        raise NoExample(found.reason)
+    return found
+
+
+class _Failed:
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str):
+        self.reason = reason
+
+
+_UNBUILT = object()
+
+
+def _build(side: Side, location: str, path: tuple[Any, ...], plants: dict, depth: int) -> Any:
     if depth > _MAX_DEPTH:
         raise NoExample(f"schema nests deeper than {_MAX_DEPTH} at {location}")
     flat = flatten(side, location)
