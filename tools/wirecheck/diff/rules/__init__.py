@@ -7,6 +7,7 @@ rule — level, directions, purpose, rationale, message — are data in diff/rul
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 from collections.abc import Callable, Iterable
@@ -66,8 +67,10 @@ def declare(*rule_ids: str, module: str) -> None:
         RULE_IDS[rule_id] = module
 
 
+@functools.cache
 def load_rule_modules() -> None:
-    """Import every module of this package (one per rule family) so their registrations run."""
+    """Import every module of this package (one per rule family) so their registrations run (once: listing the
+    package's folder cost a quarter of a millisecond per schema compared)."""
     import wirecheck.diff.rules as package
 
     for info in pkgutil.iter_modules(package.__path__):
