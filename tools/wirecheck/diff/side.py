@@ -123,6 +123,10 @@ class Side:
     def _closure(self, location: str) -> tuple[str, int]:
         key = ("closure", location)
         if key not in self.memo:
+            text, refs = self._text_and_refs(location)
+            if not refs:  # most nodes a walk visits: the closure is the node alone (same digest as below)
+                self.memo[key] = (hashlib.sha256(text).hexdigest(), len(text))
+                return self.memo[key]
             seen: set[str] = set()
             todo, parts = [location], []
             while todo:
