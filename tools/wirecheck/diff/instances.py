@@ -162,7 +162,11 @@ def _from_alternatives(side: Side, flat: Flat, alternatives: list[set[str]], pat
                        depth: int) -> Any:
     first: Any = None
     for index, required in enumerate(alternatives):
-        merged = dataclasses.replace(flat, union=None, branches=[], required=flat.required | required)
+        key = ("alternative", flat.location, index)
+        merged = side.memo.get(key)
+        if merged is None:
+            merged = side.memo[key] = dataclasses.replace(flat, union=None, branches=[],
+                                                          required=flat.required | required)
         candidate = _plain(side, merged, path, plants, depth)
         if side.validator(flat.location).is_valid(candidate):
             return candidate
