@@ -143,14 +143,36 @@ class Side:
     def _text_and_refs(self, location: str) -> tuple[bytes, list[str]]:
         key = ("text", location)
         if key not in self.memo:
-            node = self.node(location)
+            node = written = self.node(location)
             if isinstance(node, dict) and "$id" in node:  # a resource's own URI names the release
                 node = {k: v for k, v in node.items() if k != "$id"}
             base, _, fragment = location.partition("#")
             where = f"{base.rsplit('/', 1)[-1]}#{fragment} ".encode()
             text = where + orjson.dumps(node, option=orjson.OPT_SORT_KEYS)
-            self.memo[key] = (text, [join(location, ref) for ref in _refs(node)])
+            self.memo[key] = (text, [join(location, ref) for ref in self._refs(written)])
         found: tuple[bytes, list[str]] = self.memo[key]
+        return found
+
+    def _refs(self, value: Any) -> tuple[str, ...]:
+        """Every `$ref` string inside `value`, a node of this side's resources: memoised by the node's identity
+        (the resources live as long as the side), so nested locations share their subtrees' answers."""
+        key = ("refs", id(value))
+        found: tuple[str, ...] | None = self.memo.get(key)
+        if found is None:
+            parts: list[str] = []
+            if isinstance(value, dict):
+                ref = value.get("$ref")
+                if isinstance(ref, str):
+                    parts.append(ref)
+                children: Any = value.values()
+            elif isinstance(value, list):
+                children = value
+            else:  # a boolean schema, a scalar
+                children = ()
+            for child_value in children:
+                if isinstance(child_value, dict | list):
+                    parts += self._refs(child_value)
+            found = self.memo[key] = tuple(parts)
         return found
 
     def canonical_size(self, location: str, view: str) -> int:
@@ -204,21 +226,6 @@ def _payload_key(what: str, location: str, view: str, payload: Any) -> tuple[str
         return what, location, view, orjson.dumps(payload)
     except TypeError:
         return None
-
-
-def _refs(node: Any) -> list[str]:
-    """Every `$ref` string inside `node`."""
-    found, todo = [], [node]
-    while todo:
-        value = todo.pop()
-        if isinstance(value, dict):
-            ref = value.get("$ref")
-            if isinstance(ref, str):
-                found.append(ref)
-            todo += value.values()
-        elif isinstance(value, list):
-            todo += value
-    return found
 
 
 def _retag(uri: str, tag: str) -> str:
