@@ -128,7 +128,10 @@ def _pick_type(types: tuple[str, ...], below: dict, path: tuple[Any, ...]) -> st
 def _from_union(side: Side, flat: Flat, path: tuple[Any, ...], plants: dict, depth: int) -> Any:
     first: Any = None
     found = False
+    below = _under(plants, path)
     for branch in flat.branches:
+        if found and below and _refuses(side, branch, below, len(path)):
+            continue  # built, it would fail its own branch: only the first built branch is needed regardless
         try:
             candidate = _example(side, branch, path, plants, depth + 1)
         except NoExample:
@@ -140,6 +143,26 @@ def _from_union(side: Side, flat: Flat, path: tuple[Any, ...], plants: dict, dep
     if not found:
         raise NoExample(f"no branch of {flat.location} gives an example")
     return first
+
+
+def _refuses(side: Side, branch: str, below: dict[tuple[Any, ...], Any], at: int) -> bool:
+    """Whether the payload built from `branch` with the plants `below` (paths longer than `at`) fails the branch
+    itself: it is built as an object holding a planted property that the branch's own `additionalProperties:
+    false` (no `patternProperties`) does not name. additionalProperties judges a name by the `properties` of its
+    own schema object alone, whatever else applies there."""
+    tokens = [p[at] for p in below]
+    if any(not isinstance(token, str) or token == ITEM for token in tokens):
+        return False  # an array index: the branch may be built as an array
+    flat = flatten(side, branch)
+    if ((flat.union and _alternatives(side, flat) is None)  # a refining anyOf still builds the object itself
+            or flat.enum is not None or flat.false or (flat.types is not None and "object" not in flat.types)):
+        return False
+    node = side.node(flat.location)
+    if not isinstance(node, dict) or node.get("additionalProperties") is not False or "patternProperties" in node:
+        return False
+    declared = node.get("properties", {})
+    inserted = {p[at] for p, value in below.items() if len(p) > at + 1 or value is not ABSENT}
+    return any(name not in declared for name in inserted)
 
 
 def _alternatives(side: Side, flat: Flat) -> list[set[str]] | None:
