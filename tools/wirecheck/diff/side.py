@@ -7,7 +7,7 @@ because every check here goes through `{"$ref": location}` resolved offline in t
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -184,13 +184,8 @@ class Side:
 
     def accepts(self, location: str, view: str, payload: Any) -> bool:
         """jsonschema-rs's answer (fast; every witness is confirmed with `confirms` before it is shown)."""
-        key = _payload_key("accepts", location, view, payload)
-        if key is None:
-            return bool(self.validator(location, view).is_valid(payload))
-        found = self.memo.get(key)
-        if found is None:  # the probes of a surface's changes, and the pairs of a matrix, repeat payloads
-            found = self.memo[key] = bool(self.validator(location, view).is_valid(payload))
-        return bool(found)
+        return bool(self._remembered("accepts", location, view, payload,
+                                     lambda: self.validator(location, view).is_valid(payload)))
 
     def confirms(self, location: str, view: str, payload: Any, accepted: bool) -> bool:
         """Whether python-jsonschema (ECMA regexes, asserted formats) gives the same answer."""
@@ -199,15 +194,20 @@ class Side:
     def errors(self, location: str, view: str, payload: Any) -> list[tuple[tuple[Any, ...], str]]:
         """(instance path the error is about, message); a missing or unexpected property is about the property's
         own path, so a witness can be tied to the change that caused it."""
-        key = _payload_key("errors", location, view, payload)
-        cached = self.memo.get(key) if key is not None else None
-        if cached is not None:
-            return list(cached)
-        found: list[tuple[tuple[Any, ...], str]] = []
-        for error in self.validator(location, view).iter_errors(payload):
-            found += _about(error)
-        if key is not None:
-            self.memo[key] = tuple(found)
+        return list(self._remembered("errors", location, view, payload, lambda: tuple(
+            found for error in self.validator(location, view).iter_errors(payload) for found in _about(error))))
+
+    def _remembered(self, what: str, location: str, view: str, payload: Any, ask: Callable[[], Any]) -> Any:
+        """jsonschema-rs's answer about `payload`, asked once: the probes of a surface's changes, and the pairs of
+        a matrix, ask about the same payloads again and again. Keyed by the payload serialised in its own key
+        order, so a payload written in another order (whose errors may come in another order) is asked again."""
+        try:
+            key = (what, location, view, orjson.dumps(payload))
+        except TypeError:  # not serialisable: not remembered
+            return ask()
+        found = self.memo.get(key, _MISSING)
+        if found is _MISSING:
+            found = self.memo[key] = ask()
         return found
 
     def judge(self, location: str, view: str, payload: Any) -> tuple[bool | None, list[tuple[tuple[Any, ...], str]]]:
@@ -216,16 +216,6 @@ class Side:
         if not self.confirms(location, view, payload, accepted):
             return None, []
         return accepted, [] if accepted else self.errors(location, view, payload)
-
-
-def _payload_key(what: str, location: str, view: str, payload: Any) -> tuple[str, str, str, bytes] | None:
-    """A memo key for a validator's answer about `payload` (None: not serialisable, not memoised). Serialised
-    in its own key order, so a payload written in another order, which may be reported in another order, is
-    asked again."""
-    try:
-        return what, location, view, orjson.dumps(payload)
-    except TypeError:
-        return None
 
 
 def _retag(uri: str, tag: str) -> str:
