@@ -83,7 +83,7 @@ def iter_lines(
         if line_no == 0 and lines and lines[0].startswith(BOM):
             yield capture_finding("BYTE_ORDER_MARK", "capture starts with a UTF-8 byte order mark", file, 1)
             lines[0] = lines[0][3:]
-        accept = sink.accept if sink is not None else None  # read per chunk: it is set after the first line
+        accept = sink.accept if sink is not None else None  # None until the form is known: read again below
         crlf = b"\r" in chunk or (lines and lines[0].endswith(b"\r"))  # one scan per chunk, not a test per line
         for data in lines:
             line_no += 1
@@ -97,6 +97,8 @@ def iter_lines(
                     yield line_no, value
                     continue
                 if dumps(value) == data:  # canonical, so no duplicate key can hide in it
+                    if accept is None and sink is not None:  # set once the capture's form is known (line 1)
+                        accept = sink.accept
                     if accept is None or not accept(value, line_no):
                         yield line_no, value
                     continue
