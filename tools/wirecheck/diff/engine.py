@@ -101,14 +101,18 @@ def cycle_collector_paused() -> Iterator[None]:
     """A diff allocates many small objects that live as long as it does (a side's memos, flattened nodes,
     validators) and makes almost no garbage cycles: the cycle collector traversed them over and over and found
     nothing, a fifth of a matrix's time (measured with gc.callbacks). It is paused for one diff; reference
-    counting still frees what is dropped, and the few cycles a diff leaves (exception tracebacks) are collected
-    once it is switched back on. A matrix holds it paused across all its pairs: the objects its shared sides
-    accumulate are then traversed once at the end, not after every pair."""
+    counting still frees what is dropped, and one pass over the young generation when the diff ends frees the
+    cycles it made. A matrix holds it paused across all its pairs, so the objects its shared sides accumulate
+    are traversed once, not again after every pair."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        # The young generation is everything allocated since the last collection: one pass over it frees the
+        # cycles this diff made (witness confirmation makes many: a matrix held 140 MB more without this) and
+        # moves what lives on out of it, so no object is traversed twice.
+        gc.collect(0)
         if was_enabled:
             gc.enable()
 
