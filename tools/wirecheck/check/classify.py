@@ -229,8 +229,9 @@ class Classifier:
         self.release = release
         self._stream = _FieldIndex.of([k for k in release.kinds if k.channel == "stdio-ndjson"])
         self.stream_kind = self._stream.kind_of  # a plain stream message's kind (the engine's fast path)
-        self._artifacts = {
-            channel: [k for k in release.kinds if k.channel == channel] for channel in ("file", "argv", "env")
+        self._artifacts = {  # each kind with its selector alternatives keyed once (see _key), not per message
+            channel: [(k, [_keyed(alt) for alt in k.fields]) for k in release.kinds if k.channel == channel]
+            for channel in ("file", "argv", "env")
         }
         self._http = [
             (kind, re.compile(_template_regex(kind.http.path) + "/?"))
@@ -275,14 +276,14 @@ class Classifier:
         artifact = message.artifact
         assert artifact is not None
         candidates: list[Candidate] = []
-        for kind in self._artifacts[artifact.channel]:
+        for kind, alternatives in self._artifacts[artifact.channel]:
             if kind.path_glob is not None and not (
                 artifact.path and fnmatch.fnmatch(artifact.path.replace("\\", "/"), kind.path_glob)
             ):
                 continue
             if kind.program is not None and kind.program != artifact.program:
                 continue
-            if kind.fields and not any(_holds(message.value, _keyed(alt)) for alt in kind.fields):
+            if alternatives and not any(_holds(message.value, alt) for alt in alternatives):
                 continue
             candidates.append((kind.specificity, kind, ()))
         return pick_candidate(candidates, message.sender)
