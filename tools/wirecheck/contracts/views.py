@@ -13,7 +13,8 @@ _CLOSING_KEYWORDS = ("additionalProperties", "unevaluatedProperties")
 
 
 _DATA = frozenset({"const", "enum", "default", "examples"})  # values, not schemas: copied as written
-_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+# keywords whose value maps names (data, never rewritten) to subschemas; the diff's same_shape uses it too
+SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
 
 
 def tolerant_view(schema: Any) -> Any:
@@ -26,7 +27,7 @@ def tolerant_view(schema: Any) -> Any:
                 continue
             if key in _DATA or not isinstance(value, dict | list):
                 out[key] = value
-            elif key in _SCHEMA_MAPS and type(value) is dict:
+            elif key in SCHEMA_MAPS and type(value) is dict:
                 out[key] = {name: tolerant_view(sub) for name, sub in value.items()}
             else:
                 out[key] = tolerant_view(value)

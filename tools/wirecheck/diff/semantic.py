@@ -11,6 +11,7 @@ from typing import Any
 
 import jsonschema_rs
 
+from wirecheck.contracts.views import SCHEMA_MAPS
 from wirecheck.diff.model import BACKWARD, BREAKING, FORWARD, SAFE, STRICT, TOLERANT, UNKNOWN
 from wirecheck.diff.rules import declare
 from wirecheck.diff.side import Side, child, join
@@ -104,8 +105,7 @@ def difference(producer: Side, producer_location: str, consumer: Side, consumer_
 
 _ANNOTATIONS = {"$id", "$schema", "$comment", "title", "description", "examples", "x-provenance", "$defs",
                 "definitions", "deprecated", "default", "readOnly", "writeOnly"}
-# keywords whose value is a map from a name to a subschema (names are data: compared exactly)
-_SCHEMA_MAPS = {"properties", "patternProperties", "dependentSchemas", "$defs", "definitions"}
+# SCHEMA_MAPS (contracts.views): keywords whose value maps a name to a subschema (names are data: compared exactly)
 # keywords whose value is a subschema, or a list of subschemas
 _SCHEMA_VALUES = {"items", "additionalProperties", "unevaluatedProperties", "unevaluatedItems", "not", "if", "then",
                   "else", "contains", "propertyNames", "additionalItems"}
@@ -156,7 +156,7 @@ def same_shape(old: Side, old_location: str, new: Side, new_location: str) -> bo
             return False
         for key in keys:
             x, y = a[key], b[key]
-            if key in _SCHEMA_MAPS:
+            if key in SCHEMA_MAPS:
                 if not (isinstance(x, dict) and isinstance(y, dict)) or set(x) != set(y):
                     return False
                 if not all(schema_equal(x[n], y[n], child(a_loc, key, n), child(b_loc, key, n)) for n in x):
