@@ -13,7 +13,8 @@ from typing import Any
 from wirecheck.diff.flat import Flat, flatten
 from wirecheck.diff.model import ABSENT, ITEM
 from wirecheck.diff.regex_example import regex_example, regex_examples
-from wirecheck.diff.side import Side
+from wirecheck.diff.semantic import required_alternatives
+from wirecheck.diff.side import Side, child
 
 FORMAT_SAMPLES = {
     "date-time": "2026-01-01T00:00:00Z",
@@ -166,18 +167,15 @@ def _refuses(side: Side, branch: str, below: dict[tuple[Any, ...], Any], at: int
 
 
 def _alternatives(side: Side, flat: Flat) -> list[set[str]] | None:
-    """The property sets a union beside an object's own properties asks for one of (Qoder's `anyOf: [{required:
-    [type]}, {required: [subtype]}]`), or None for a union of alternative shapes. Such a union only refines the
-    object: its example is the object with one set required, not a branch built alone (`{"type": null}`)."""
-    if not (flat.properties or flat.required or flat.closed):
+    """The property sets the node's own `anyOf` asks for one of, when it stands beside the object's properties
+    (`semantic.required_alternatives`), or None for a union of alternative shapes. Such a union only refines the
+    object: its example is the object with one set required, not a member built alone (`{"type": null}`)."""
+    if flat.union != "anyOf" or not (flat.properties or flat.required or flat.closed):
         return None
-    sets = []
-    for branch in flat.branches:
-        b = flatten(side, branch)
-        if (b.false or not b.required or b.properties or b.union or b.enum is not None or b.items or b.prefix_items
-                or b.additional or b.closed or b.keywords or b.types not in (None, ("object",))):
-            return None
-        sets.append(b.required)
+    node = side.node(flat.location)
+    sets = required_alternatives(node) if isinstance(node, dict) else []
+    if not sets or flat.branches != [child(flat.location, "anyOf", i) for i in range(len(sets))]:
+        return None  # the union is not this node's own anyOf (it came with a $ref or allOf part)
     return sets
 
 

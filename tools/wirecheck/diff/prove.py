@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from wirecheck.diff.semantic import _ANNOTATIONS, _json_equal
+from wirecheck.diff.semantic import _ANNOTATIONS, _json_equal, required_alternatives
 from wirecheck.diff.side import Side, child, join
 
 _APPLICATORS = {"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref", "dependentSchemas"}
@@ -101,7 +101,7 @@ class _Prover:
             values = [n["const"]] if "const" in n else list(n["enum"])
             validator = self.wide.validator(w_loc, self.wide_view)
             return all(validator.is_valid(v) for v in values)
-        n_alternatives = _required_alternatives(n)
+        n_alternatives = required_alternatives(n)
         # a union on the narrow side that the wide side does not share: each member must be contained. (An anyOf
         # of `required` lists only refines the object it sits in: it stays a constraint, matched below.)
         for word in ("anyOf", "oneOf"):
@@ -119,7 +119,7 @@ class _Prover:
                 return False
         if "anyOf" in w and not self.shared(n, n_loc, w, w_loc, "anyOf"):
             w_rest = {k: v for k, v in w.items() if k != "anyOf"}
-            w_alternatives = _required_alternatives(w)
+            w_alternatives = required_alternatives(w)
             if w_alternatives:  # every way the narrow side has of being present names all of one wide list
                 present = set(n.get("required", []))
                 if not all(any(wide <= narrow | present for wide in w_alternatives)
@@ -269,16 +269,6 @@ class _Prover:
 def _conflict(a: dict[str, Any], b: dict[str, Any]) -> bool:
     """Both fix one property to different constants: no member of one can be in the other (skipped unproven)."""
     return any(name in b and not _json_equal(value, b[name]) for name, value in a.items())
-
-
-def _required_alternatives(node: dict[str, Any]) -> list[set[str]]:
-    """`anyOf: [{required: [a]}, {required: [b]}]` (at least one of these present) as [{a}, {b}]; else []."""
-    members = node.get("anyOf")
-    if not isinstance(members, list) or not members:
-        return []
-    if not all(isinstance(m, dict) and set(m) - _ANNOTATIONS == {"required"} for m in members):
-        return []
-    return [set(m["required"]) for m in members]
 
 
 def _no_refs(value: Any) -> bool:

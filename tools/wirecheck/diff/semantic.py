@@ -112,6 +112,18 @@ _SCHEMA_VALUES = {"items", "additionalProperties", "unevaluatedProperties", "une
 _SCHEMA_LISTS = {"allOf", "anyOf", "oneOf", "prefixItems"}
 
 
+def required_alternatives(node: dict[str, Any]) -> list[set[str]]:
+    """`anyOf: [{required: [a]}, {required: [b]}]` (at least one of these present) as [{a}, {b}]; else []. Beside
+    an object's own properties such a union only refines the object (Qoder's type/subtype alternatives): the
+    prover matches it as a constraint, and probe payloads are that object with one set required."""
+    members = node.get("anyOf")
+    if not isinstance(members, list) or not members:
+        return []
+    if not all(isinstance(m, dict) and set(m) - _ANNOTATIONS == {"required"} for m in members):
+        return []
+    return [set(m["required"]) for m in members]
+
+
 def shape_key(side: Side, location: str, depth: int = 0) -> Any:
     """What two schemas `same_shape` calls alike must share (their keywords, property names and types; a bare
     `$ref`'s target's), cheap to compare: a union's branches are compared only when their keys agree."""
