@@ -57,6 +57,7 @@ def iter_lines(
     # No chunk is longer than the line limit, so only a line joined from several chunks can exceed it.
     chunk_bytes = min(CHUNK_BYTES, max_line_bytes)
     ended = False
+    accept = None  # the sink's acceptor, picked up once the consumer has set it (after the first line)
     while not ended:
         chunk = read(chunk_bytes)
         if chunk:
@@ -83,7 +84,6 @@ def iter_lines(
         if line_no == 0 and lines and lines[0].startswith(BOM):
             yield capture_finding("BYTE_ORDER_MARK", "capture starts with a UTF-8 byte order mark", file, 1)
             lines[0] = lines[0][3:]
-        accept = sink.accept if sink is not None else None  # None until the form is known: read again below
         crlf = b"\r" in chunk or (lines and lines[0].endswith(b"\r"))  # one scan per chunk, not a test per line
         for data in lines:
             line_no += 1

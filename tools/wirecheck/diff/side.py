@@ -61,10 +61,10 @@ class Side:
         return found
 
     def has(self, location: str) -> bool:
-        base, _, fragment = location.partition("#")
-        if base not in self.resources:
+        try:
+            return self.node(location) is not None
+        except KeyError:
             return False
-        return resolve(self.resources[base], parse_pointer(fragment), None) is not None
 
     def flat(self, location: str) -> Any:
         """`flatten(self, location)`, memoised: a release's schemas are shared by many kinds."""
@@ -124,11 +124,7 @@ class Side:
         key = ("closure", location)
         if key not in self.memo:
             text, refs = self._text_and_refs(location)
-            if not refs:  # most nodes a walk visits: the closure is the node alone (same digest as below)
-                self.memo[key] = (hashlib.sha256(text).hexdigest(), len(text))
-                return self.memo[key]
-            seen: set[str] = set()
-            todo, parts = [location], []
+            parts, seen, todo = [text], {location}, list(refs)  # most nodes a walk visits have no refs at all
             while todo:
                 at = todo.pop()
                 if at not in seen:
