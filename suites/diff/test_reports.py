@@ -124,9 +124,16 @@ def test_diff_versions_writes_every_report(tmp_path, capsys) -> None:  # type: i
 
 
 def test_bench_diff_reports_both_modes() -> None:
-    from wirecheck.diff.bench import bench_diff
+    import gc
 
+    from wirecheck.diff.bench import PASSES, bench_diff
+
+    frozen = gc.get_freeze_count()
     timings = bench_diff(CATALOGS)
+    # the objects set aside while a pass is timed are handed back to the collector, which is left running
+    assert gc.get_freeze_count() == frozen and gc.isenabled()
+    assert len(timings["without_witnesses_passes_s"]) == len(timings["with_witnesses_passes_s"]) == PASSES
+    assert timings["without_witnesses_s"] == min(timings["without_witnesses_passes_s"])
     assert timings["pair_count"] == 3 and timings["consecutive_pair_count"] == 2
     assert timings["with_witnesses_s"] > 0 and timings["without_witnesses_s"] > 0
     assert all({"with_witnesses_s", "without_witnesses_s", "witnesses"} <= set(row) for row in timings["pairs"])
