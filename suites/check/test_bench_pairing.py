@@ -19,6 +19,7 @@ def test_paired_rounds_report_the_median_ratio_and_best_times() -> None:
         calls.append("engine")
         return next(engines)
 
-    best_floor, best_engine, ratio = paired(5, floor, engine)
+    best_floor, best_engine, ratio, rounds = paired(5, floor, engine)
     assert calls == ["floor", "engine"] * 5  # interleaved, not all floors first
     assert (best_floor, best_engine, ratio) == (1.0, 1.0, 0.5)
+    assert rounds == [0.5, 1.0, 0.5, 0.5, 1.0]  # every round, in order, for the report

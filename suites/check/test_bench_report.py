@@ -1,0 +1,29 @@
+"""`nox -s bench`'s conformance report, end to end on a small capture: what the JSON and Markdown say agrees with
+the measurements (every round's ratio, their median, the memory runs), whatever the numbers on this machine."""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+
+import orjson
+
+from wirecheck.bench import THROUGHPUT_TARGET, main
+
+
+def test_conformance_report_shows_every_round_and_their_median(tmp_path: Path) -> None:
+    status = main(["--skip-others", "--contract", "qoder-agent-sdk@1.0.23", "--messages", "400", "--runs", "3",
+                   "--memory-lines", "100,200", "--out", str(tmp_path)])
+    report = orjson.loads((tmp_path / "conformance.json").read_bytes())
+    throughput = report["throughput"]
+    for corpus in ("generated", "fixtures"):
+        measured = throughput[corpus]
+        assert len(measured["round_ratios"]) == 3 and measured["messages"] == 400
+        assert abs(measured["ratio"] - statistics.median(measured["round_ratios"])) < 0.002
+    assert throughput["met"] == (throughput["generated"]["ratio"] >= THROUGHPUT_TARGET)
+    assert [run["lines"] for run in report["memory"]["runs"]] == [100, 200]
+    assert status == (0 if throughput["met"] and report["memory"]["flat"] else 1)
+    markdown = (tmp_path / "conformance.md").read_text()
+    row = next(line for line in markdown.splitlines() if line.startswith("| generated from the contract"))
+    assert row.endswith(" | " + ", ".join(f"{r:.2f}" for r in throughput["generated"]["round_ratios"]) + " |")
+    assert f"**{throughput['generated']['ratio']:.2f}**" in row
