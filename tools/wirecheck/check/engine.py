@@ -119,6 +119,7 @@ class Engine:
         self._correlated = frozenset(self.answered_kinds) | {k.id for k in release.kinds if k.correlate is not None}
         self._has_consumers = frozenset(c.kind for c in release.consumers)
         self._consumers: dict[str, list[tuple[str, MessageKind, Validators]]] = {}
+        self._consumer_validator_sets: dict[str, Validators] = {}
         self._base_kinds = {base.kind: base for base in release.bases.values()}
         self._check_rule_params()
 
@@ -409,7 +410,10 @@ class Engine:
                     registry = load_registry(self.release.root.parent.parent)
                     self._load_release = registry.load
                 other = self._load_release(consumer.contract)
-                entries.append((consumer.contract, other.kind(consumer.as_kind), Validators(other)))
+                if consumer.contract not in self._consumer_validator_sets:  # one set per contract, not per entry
+                    self._consumer_validator_sets[consumer.contract] = Validators(other)
+                entries.append((consumer.contract, other.kind(consumer.as_kind),
+                                self._consumer_validator_sets[consumer.contract]))
             self._consumers[kind_id] = entries
         return self._consumers[kind_id]
 
