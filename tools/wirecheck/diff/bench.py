@@ -84,7 +84,7 @@ def _pass(releases: dict[tuple[str, str], Any], pairs: list[tuple[str, str, str]
     rows = []
     sides = Sides()
     # What lived before the pass (the loaded contracts, imported modules) is set aside (gc.freeze), so the closing
-    # collection traverses what the pass made and nothing else. Traversing the rest (0.03-0.06 s here) is a cost
+    # collection traverses what the pass made and nothing else. Traversing the rest (0.03-0.07 s here) is a cost
     # of the process, paid by any full collection whether it diffs or not.
     gc.collect()
     gc.freeze()
