@@ -33,6 +33,11 @@ def run(demo, tmp_path, data: bytes, **options):
         ("top-level scalar", b'"hello"\n', [(1, "NOT_AN_OBJECT", "error")]),
         ("nesting 100,000 deep", b"[" * 100_000 + b"]" * 100_000 + b"\n", [(1, "PARSE_ERROR", "error")]),
         ("deep object", b'{"a":' * 100_000 + b"1" + b"}" * 100_000 + b"\n", [(1, "PARSE_ERROR", "error")]),
+        # orjson reads 1024 levels but writes only 254: deeper messages leave the fast path, never the run
+        ("object 255 deep", b'{"a":' * 255 + b"1" + b"}" * 255 + b"\n", [(1, "UNKNOWN_MESSAGE_KIND", "warning")]),
+        ("object 1024 deep", b'{"a":' * 1024 + b"1" + b"}" * 1024 + b"\n", [(1, "UNKNOWN_MESSAGE_KIND", "warning")]),
+        ("duplicate key 300 deep", b'{"a":' * 300 + b'{"k":1,"k":2}' + b"}" * 300 + b"\n",
+         [(1, "DUPLICATE_KEY", "error"), (1, "UNKNOWN_MESSAGE_KIND", "warning")]),
     ],
 )
 def test_bad_line_is_located_and_reading_continues(demo, tmp_path, name, data, expected):
@@ -55,6 +60,22 @@ def test_nan_message_says_why():
 def test_deep_nesting_message_says_why():
     _, problem = parse_json(b"[" * 100_000 + b"]" * 100_000)
     assert problem is not None and "nesting too deep" in problem.message
+
+
+def test_a_message_too_deep_to_locate_its_errors_is_still_an_error_shown_as_json(demo, tmp_path):
+    """Past about 255 levels jsonschema-rs can say whether a message is valid but not where it fails, and orjson
+    cannot render it: the finding says so, and the standard library renders what was found."""
+    _, result = run(demo, tmp_path, b'{"type":"hello","version":' + b"[" * 300 + b"]" * 300 + b"}\n" + GOOD)
+    [finding] = [f for f in result.findings if f.code == "SCHEMA_VIOLATION"]
+    assert finding.severity.value == "error" and "nests too deep" in finding.message
+    assert finding.found is not None and finding.found.startswith('{"type":"hello","version":[[[')
+    assert result.coverage["hello"].seen == 2
+
+
+def test_a_lone_surrogate_is_shown_as_json_not_python():
+    from wirecheck.findings import short_repr
+
+    assert short_repr({"type": "\ud800"}) == '{"type":"\\ud800"}'
 
 
 def test_integers_beyond_64_bits_are_json_not_parse_errors():

@@ -48,10 +48,15 @@ class Finding:
 
 def short_repr(value: Any, limit: int = 120) -> str:
     """A JSON rendering of `value`, cut to `limit` characters: what a finding shows as "found"."""
+    import json
+
     import orjson
 
     try:
         text = orjson.dumps(value).decode()
-    except TypeError:
-        text = repr(value)
+    except TypeError:  # a lone surrogate, or deeper than orjson writes: the standard library's JSON
+        try:
+            text = json.dumps(value, separators=(",", ":"))
+        except (TypeError, ValueError, RecursionError):
+            text = "(nested too deep to show)"
     return text if len(text) <= limit else text[: limit - 1] + "…"

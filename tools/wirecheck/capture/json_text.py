@@ -51,13 +51,22 @@ def _slow_parse(text: str) -> Any:
                       object_pairs_hook=_pairs_without_duplicates)
 
 
+def canonical(value: Any, data: bytes) -> bool:
+    """Whether `data` is orjson's own serialisation of `value` (then no duplicate key can hide in it). orjson reads
+    1024 levels of nesting but writes only 254: a deeper value is not known to be canonical."""
+    try:
+        return orjson.dumps(value) == data
+    except TypeError:
+        return False
+
+
 def parse_json(data: bytes) -> tuple[Any, JsonProblem | None]:
     """(value, None) or (None, problem). Never raises; `data` has no line terminator."""
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         return _diagnose(data, exc)
-    if isinstance(value, dict | list) and orjson.dumps(value) != data:
+    if isinstance(value, dict | list) and not canonical(value, data):
         # Not byte-identical to its canonical form: whitespace, escapes, key order... or a duplicate key,
         # which orjson silently resolves (last wins). Only here is the slow parse needed.
         try:

@@ -96,14 +96,17 @@ def iter_lines(
                 if type(value) is not dict:
                     yield line_no, value
                     continue
-                if dumps(value) == data:  # canonical, so no duplicate key can hide in it
-                    if accept is None and sink is not None:  # set once the capture's form is known (line 1)
-                        accept = sink.accept
-                    if accept is None or not accept(value, line_no):
-                        yield line_no, value
-                    continue
+                canonical = dumps(value) == data  # then no duplicate key can hide in it
             except JSONDecodeError:
-                pass
+                canonical = False
+            except TypeError:  # nested deeper than orjson writes (254 levels; it reads 1024)
+                canonical = False
+            if canonical:
+                if accept is None and sink is not None:  # set once the capture's form is known (line 1)
+                    accept = sink.accept
+                if accept is None or not accept(value, line_no):
+                    yield line_no, value
+                continue
             value, problem = parse_json(data)
             if problem is not None:
                 yield capture_finding(problem.code, problem.message, file, line_no)

@@ -47,6 +47,21 @@ class SchemaPair:
     def problems(self, value: Any, prefix: str = "") -> list[Problem]:
         if self.strict.is_valid(value):
             return []
+        try:
+            return self._problems(value, prefix)
+        except ValueError as exc:  # jsonschema-rs hands each error its instance, and cannot past ~255 levels
+            if "recursion limit" not in str(exc).lower():
+                raise
+            view = "strict" if self.tolerant.is_valid(value) else "tolerant"  # strict alone: a warning
+            return [Problem(
+                unknown_field=view == "strict",
+                pointer=prefix,
+                message=f"the message breaks the {view} view, and nests too deep for the validator to say where",
+                expected="a message its validator can report on (at most about 250 levels deep)",
+                found=short_repr(value),
+            )]
+
+    def _problems(self, value: Any, prefix: str) -> list[Problem]:
         strict_errors = list(self.strict.iter_errors(value))
         found: list[Problem] = []
         mixed = False
