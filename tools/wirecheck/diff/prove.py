@@ -192,14 +192,14 @@ class _Prover:
             return False
         handled |= _OBJECT | _ARRAY | _STRING | _NUMBER
         # anything else the wide side says must be said identically by the narrow side
-        return all(_json_equal(n.get(k), v) for k, v in w.items() if k not in handled)
+        return all(k in n and _json_equal(n[k], v) for k, v in w.items() if k not in handled)
 
     def object_keywords(self, n: dict[str, Any], n_loc: str, w: dict[str, Any], w_loc: str) -> bool:
         if not set(w.get("required", [])) <= set(n.get("required", [])):
             return False
         for word in ("patternProperties", "propertyNames", "minProperties", "maxProperties", "dependentRequired",
                      "unevaluatedProperties"):
-            if word in w and not (_json_equal(n.get(word), w[word]) and _no_refs(w[word])):
+            if word in w and not (word in n and _json_equal(n[word], w[word]) and _no_refs(w[word])):
                 return False
         n_props, w_props = n.get("properties", {}), w.get("properties", {})
         n_closed = n.get("additionalProperties") is False and "patternProperties" not in n
@@ -235,7 +235,7 @@ class _Prover:
 
     def array_keywords(self, n: dict[str, Any], n_loc: str, w: dict[str, Any], w_loc: str) -> bool:
         for word in ("prefixItems", "contains", "minContains", "maxContains", "unevaluatedItems"):
-            if word in w and not (_json_equal(n.get(word), w[word]) and _no_refs(w[word])):
+            if word in w and not (word in n and _json_equal(n[word], w[word]) and _no_refs(w[word])):
                 return False
         if "items" in w:
             if "items" not in n or "prefixItems" in n:
@@ -254,10 +254,10 @@ class _Prover:
         for word in upper:
             if word in w and not (word in n and n[word] <= w[word]):
                 return False
-        return all(word not in w or _json_equal(n.get(word), w[word]) for word in equal)
+        return all(word not in w or (word in n and _json_equal(n[word], w[word])) for word in equal)
 
     def number_keywords(self, n: dict[str, Any], w: dict[str, Any]) -> bool:
-        if "multipleOf" in w and not _json_equal(n.get("multipleOf"), w["multipleOf"]):
+        if "multipleOf" in w and not ("multipleOf" in n and _json_equal(n["multipleOf"], w["multipleOf"])):
             return False
         for word, tighter in (("minimum", lambda a, b: a >= b), ("exclusiveMinimum", lambda a, b: a >= b),
                               ("maximum", lambda a, b: a <= b), ("exclusiveMaximum", lambda a, b: a <= b)):
