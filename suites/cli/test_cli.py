@@ -99,3 +99,29 @@ def test_contracts_and_show(good):
     code, out, _ = wirecheck("show", "demo@1.0.0", "item.response")
     assert code == 0 and "GET <api>/items/{id} → 200" in out and '"format": "date-time"' in out
     assert "provenance: test (inferred" in out
+
+
+def test_a_bug_is_exit_3_with_one_line_not_a_traceback(monkeypatch, capsys) -> None:
+    """An exception wirecheck did not expect must not pass for a verdict (exit 1 is "findings")."""
+    import sys
+
+    import pytest
+
+    from wirecheck import exitcodes
+    from wirecheck.cli import app as cli_app
+    from wirecheck.cli import contracts_cmd
+
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(contracts_cmd, "registry", broken)
+    monkeypatch.setattr(sys, "argv", ["wirecheck", "contracts"])
+    monkeypatch.delenv("WIRECHECK_DEBUG", raising=False)
+    with pytest.raises(SystemExit) as exited:
+        cli_app.main()
+    assert exited.value.code == exitcodes.INTERNAL == 3
+    err = capsys.readouterr().err
+    assert "internal error: RuntimeError: boom" in err and "Traceback" not in err
+    monkeypatch.setenv("WIRECHECK_DEBUG", "1")
+    with pytest.raises(RuntimeError, match="boom"):
+        cli_app.main()

@@ -3,3 +3,4 @@
 CONFORMS = 0  # the run found nothing at or above the --fail-on level
 FINDINGS = 1  # non-conforming: findings at or above the --fail-on level (or breaking changes, for diff)
 USAGE = 2  # the run could not be judged: bad arguments, unknown package@version, missing file, broken contract
+INTERNAL = 3  # wirecheck itself failed (a bug, never a verdict): reported in one line, the traceback on request

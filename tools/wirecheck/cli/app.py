@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 import typer
@@ -23,7 +24,8 @@ COMMAND_MODULES = [
 app = typer.Typer(
     name="wirecheck",
     help="Protocol conformance and contract diff for the wire protocols of AI coding-agent runtimes.\n\n"
-    "Exit codes: 0 conforms, 1 findings (non-conforming / breaking), 2 usage or contract error.",
+    "Exit codes: 0 conforms, 1 findings (non-conforming / breaking), 2 usage or contract error, 3 internal "
+    "error (a bug in wirecheck).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -55,3 +57,10 @@ def main() -> None:
         raise SystemExit(exc.code if exc.code is not None else exitcodes.CONFORMS) from None
     except KeyboardInterrupt:
         sys.exit(130)
+    except Exception as exc:  # a bug in wirecheck: never a verdict, so never exit 1 and never a bare traceback
+        if os.environ.get("WIRECHECK_DEBUG"):
+            raise
+        print(f"wirecheck: internal error: {type(exc).__name__}: {exc}\n"
+              "  This is a bug in wirecheck, not a finding about your input. Rerun with WIRECHECK_DEBUG=1 for the "
+              "traceback, and report it.", file=sys.stderr)
+        sys.exit(exitcodes.INTERNAL)
