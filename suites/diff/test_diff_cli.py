@@ -70,10 +70,63 @@ def test_diff_schemas(tmp_path: Path) -> None:
     new.write_text(json.dumps({"type": "object", "properties": {"a": {"type": 12}}}))
     code, _, err = wirecheck("diff-schemas", str(old), str(new))
     assert code == 2 and "new.json#/properties/a/type" in err
-    for ref in ("#/$defs/Gone", "https://example.com/elsewhere.json"):  # dangling; remote (never fetched)
-        new.write_text(json.dumps({"type": "object", "properties": {"a": {"$ref": ref}}}))
-        code, out, err = wirecheck("diff-schemas", str(old), str(new))
-        assert code == 2 and "new.json: a $ref does not resolve" in err and "Traceback" not in err + out
+    new.write_text(json.dumps({"type": "object", "properties": {"a": {"$ref": "#/$defs/Gone"}}}))  # dangling
+    code, out, err = wirecheck("diff-schemas", str(old), str(new))
+    assert code == 2 and "new.json: a $ref does not resolve" in err and "Traceback" not in err + out
+    new.write_text(json.dumps({"type": "object", "properties": {"a": {"$ref": "https://example.com/b.json"}}}))
+    code, out, err = wirecheck("diff-schemas", str(old), str(new))  # remote: never fetched
+    assert code == 2 and "new.json#/properties/a/$ref: 'https://example.com/b.json' is not a JSON pointer" in err
+
+
+@pytest.mark.parametrize(("name", "content", "message"), [
+    ("draft-07.json", {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"},
+     "#/$schema: declares 'http://json-schema.org/draft-07/schema#'; diff-schemas compares draft 2020-12"),
+    ("anchor.json", {"$defs": {"A": {"$anchor": "aa", "type": "string"}}, "properties": {"a": {"$ref": "#aa"}}},
+     "#/$defs/A/$anchor: $anchor is not supported"),
+    ("dynamic.json", {"properties": {"a": {"$dynamicRef": "#x"}}}, "#/properties/a/$dynamicRef: $dynamicRef is not"),
+    ("embedded.json", {"$defs": {"s": {"$id": "https://ex.com/s"}}}, "#/$defs/s/$id: an embedded resource"),
+    ("deep.json", json.loads('{"type":"object","properties":{"a":' * 100 + "{}" + "}}" * 100),
+     "the schema nests more than 128 levels deep"),
+    ("python-regex.json", {"pattern": "(?P<n>a)"}, "#/pattern: not a valid 2020-12 schema: '(?P<n>a)' is not a"),
+    ("date.yaml", "const: 2024-01-01\n", "YAML that is not JSON: datetime.date(2024, 1, 1) is a YAML date"),
+    ("loop.yaml", "allOf: &a\n  - allOf: *a\n", "YAML that is not JSON: Recursion limit reached"),
+    ("int-key.yaml", "properties: {1: {}}\n", "YAML that is not JSON: Dict key must be str"),
+    ("empty.yaml", "  \n", "the file is empty"),
+    ("latin-1.json", b"\xff\xfe{}", "not UTF-8 text (byte 0: invalid start byte)"),
+])
+def test_diff_schemas_refuses_what_it_cannot_compare_soundly(tmp_path: Path, name: str, content, message: str) -> None:
+    """Another dialect, anchors, dynamic or embedded references, and YAML that JSON cannot hold would be compared
+    under the wrong meaning (or crash): each is a usage error that says what and where, never a verdict."""
+    path = tmp_path / name
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content if isinstance(content, str) else json.dumps(content), encoding="utf-8")
+    plain = tmp_path / "plain.json"
+    plain.write_text('{"type": "object"}')
+    code, _, err = wirecheck("diff-schemas", str(path), str(plain))
+    assert code == 2 and message in err, err
+
+
+def test_diff_schemas_accepts_ecma_regexes_and_reports_an_unwritable_output(tmp_path: Path) -> None:
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text(json.dumps({"type": "string", "pattern": "^\\p{L}+$"}))  # ECMA-262, not Python's re
+    new.write_text(json.dumps({"type": "string", "pattern": "^(?<w>\\p{Lu})+$"}))
+    code, out, err = wirecheck("diff-schemas", str(old), str(new))
+    assert code == 1 and "PATTERN_CHANGED" in out, err
+    code, _, err = wirecheck("diff-schemas", str(old), str(old), "-o", str(tmp_path))
+    assert code == 2 and "cannot write the report" in err
+    code, _, err = wirecheck("diff-schemas", str(old), str(new), "-f", "bogus")
+    assert code == 2 and "--format must be one of" in err
+
+
+def test_a_schema_that_refers_to_itself_is_diffed(tmp_path: Path) -> None:
+    """`{"$ref": "#"}` makes python-jsonschema recurse on any payload: its witnesses go unconfirmed, no crash."""
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text(json.dumps({"$ref": "#"}))
+    new.write_text(json.dumps({"type": "object"}))
+    code, out, err = wirecheck("diff-schemas", str(old), str(new))
+    assert code == 1 and "SCHEMA_NARROWED" in out, err  # jsonschema-rs reads the loop as "anything"
 
 
 def test_rules_prints_both_catalogues() -> None:

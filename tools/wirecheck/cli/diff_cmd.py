@@ -17,9 +17,12 @@ from wirecheck.cli.common import CONTRACTS_OPTION, fail_usage, guarded, registry
 FORMAT_NAMES = ["text", "markdown", "json", "junit", "sarif", "html"]
 
 
-def _options(compat: str, consumers: str, witnesses: bool):
+def _options(compat: str, consumers: str, witnesses: bool, output_format: str):
+    """The diff's options, every one checked before any diff runs."""
     from wirecheck.diff.options import COMPATIBILITY, DiffOptions
 
+    if output_format not in FORMAT_NAMES:
+        raise fail_usage(f"--format must be one of {', '.join(FORMAT_NAMES)}, got {output_format!r}")
     if compat not in COMPATIBILITY:
         raise fail_usage(f"--compat must be one of {', '.join(COMPATIBILITY)}, got {compat!r}")
     if consumers not in ("tolerant", "strict"):
@@ -30,15 +33,17 @@ def _options(compat: str, consumers: str, witnesses: bool):
 def _emit(run: Any, output_format: str, output: Path | None, contracts: Path | None) -> None:
     from wirecheck.diff import report
 
-    if output_format not in FORMAT_NAMES:
-        raise fail_usage(f"--format must be one of {', '.join(FORMAT_NAMES)}, got {output_format!r}")
     extra = {"contracts": contracts} if output_format == "sarif" and contracts else {}
     if output is None:
         report.write(output_format, run, sys.stdout, **extra)
-    else:
+        return
+    try:
         output.parent.mkdir(parents=True, exist_ok=True)
-        with output.open("w", encoding="utf-8") as out:
-            report.write(output_format, run, out, **extra)
+        out = output.open("w", encoding="utf-8")
+    except OSError as exc:
+        raise fail_usage(f"{output}: cannot write the report: {exc.strerror}") from None
+    with out:
+        report.write(output_format, run, out, **extra)
 
 
 def _finish(results: list[Any], options: Any, fail_on: str, waivers: Path | None, packages=()) -> Any:
@@ -58,14 +63,27 @@ def _finish(results: list[Any], options: Any, fail_on: str, waivers: Path | None
 
 
 def _load_schema(path: Path) -> Any:
+    from wirecheck.diff.inputs import not_json, unsupported
+
     try:
         text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise fail_usage(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
     except OSError as exc:
         raise fail_usage(f"{path}: cannot read: {exc.strerror}") from None
+    if not text.strip():
+        raise fail_usage(f"{path}: the file is empty")
     try:
-        return orjson.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        schema = orjson.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
     except (orjson.JSONDecodeError, yaml.YAMLError) as exc:
         raise fail_usage(f"{path}: not valid JSON/YAML: {exc}") from None
+    problem = None if path.suffix == ".json" else not_json(schema)  # orjson reads nothing JSON cannot hold
+    if problem:
+        raise fail_usage(f"{path}: YAML that is not JSON: {problem}")
+    problem = unsupported(schema)
+    if problem:
+        raise fail_usage(f"{path}#{problem}")
+    return schema
 
 
 def register(app: typer.Typer) -> None:
@@ -91,7 +109,7 @@ def register(app: typer.Typer) -> None:
         from wirecheck.diff.engine import diff_releases
         from wirecheck.diff.package import diff_package
 
-        options = _options(compat, consumers, witnesses)
+        options = _options(compat, consumers, witnesses, output_format)
         reg = registry(contracts)
         specs = specs or []
         results: list[Any] = []
@@ -154,13 +172,14 @@ def register(app: typer.Typer) -> None:
         """Diff two raw JSON Schema files (for schemas outside the catalog): producer writes, consumer reads."""
         import jsonschema
 
+        from wirecheck.contracts.reference import FORMAT_CHECKER
         from wirecheck.diff.engine import diff_schemas
 
-        options = _options(compat, consumers, witnesses)
+        options = _options(compat, consumers, witnesses, output_format)
         old_schema, new_schema = _load_schema(old), _load_schema(new)
         for path, schema in ((old, old_schema), (new, new_schema)):
             try:
-                jsonschema.Draft202012Validator.check_schema(schema)
+                jsonschema.Draft202012Validator.check_schema(schema, format_checker=FORMAT_CHECKER)
             except jsonschema.SchemaError as exc:
                 pointer = "/" + "/".join(str(p) for p in exc.absolute_path)
                 raise fail_usage(f"{path}#{pointer}: not a valid 2020-12 schema: {exc.message}") from None

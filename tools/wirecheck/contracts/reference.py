@@ -42,7 +42,22 @@ ReferenceValidator = validators.extend(
     {"pattern": _ecma_pattern, "patternProperties": _ecma_pattern_properties},
 )
 
-FORMAT_CHECKER = jsonschema.Draft202012Validator.FORMAT_CHECKER
+def _format_checker() -> jsonschema.FormatChecker:
+    """2020-12's format checks, with `regex` meaning an ECMA-262 pattern (what the dialect says, and what
+    jsonschema-rs checks), not a Python one: `\\p{L}` is a regex, `(?P<name>...)` is not."""
+    checker = jsonschema.FormatChecker()
+    checker.checkers = dict(jsonschema.Draft202012Validator.FORMAT_CHECKER.checkers)
+
+    @checker.checks("regex", raises=regress.RegressError)
+    def _is_ecma_regex(instance: object) -> bool:
+        if isinstance(instance, str):
+            regress.Regex(instance, flags="u")
+        return True
+
+    return checker
+
+
+FORMAT_CHECKER = _format_checker()
 
 
 def _refuse_retrieval(uri: str) -> referencing.Resource:

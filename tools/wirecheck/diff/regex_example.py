@@ -177,7 +177,10 @@ def _walk_all(parsed: Any, limit: int) -> list[str] | None:
 @lru_cache(maxsize=2048)
 def regex_examples(pattern: str, limit: int = 24) -> tuple[str, ...]:
     """Distinct short strings matching `pattern` (ECMA-checked), covering its alternatives; may be empty."""
-    ecma = regress.Regex(pattern, flags="u")
+    try:
+        ecma = regress.Regex(pattern, flags="u")
+    except regress.RegressError:  # not an ECMA-262 pattern (e.g. Python's `(?P<name>...)`): nothing matches it
+        return ()
     try:
         found = _walk_all(P.parse(pattern), limit) or []
     except (re.error, TypeError, ValueError, OverflowError, RecursionError):

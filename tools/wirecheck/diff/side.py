@@ -184,8 +184,12 @@ class Side:
                                      lambda: self.validator(location, view).is_valid(payload)))
 
     def confirms(self, location: str, view: str, payload: Any, accepted: bool) -> bool:
-        """Whether python-jsonschema (ECMA regexes, asserted formats) gives the same answer."""
-        return bool(self.reference(location, view).is_valid(payload)) == accepted
+        """Whether python-jsonschema (ECMA regexes, asserted formats) gives the same answer. A schema whose
+        `$ref`s loop without reading the payload (`{"$ref": "#"}`) recurses there: not confirmed."""
+        try:
+            return bool(self.reference(location, view).is_valid(payload)) == accepted
+        except RecursionError:
+            return False
 
     def errors(self, location: str, view: str, payload: Any) -> list[tuple[tuple[Any, ...], str]]:
         """(instance path the error is about, message); a missing or unexpected property is about the property's

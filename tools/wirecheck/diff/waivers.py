@@ -49,11 +49,13 @@ class Waiver:
 def load_waivers(path: Path) -> list[Waiver]:
     try:
         text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise WaiverFileError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
     except OSError as exc:
         raise WaiverFileError(f"{path}: cannot read: {exc.strerror}") from None
     try:
         data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
+    except (yaml.YAMLError, RecursionError) as exc:
         raise WaiverFileError(f"{path}: not valid YAML: {exc}") from None
     data = _dates_as_text(data)
     schema = orjson.loads(SCHEMA_PATH.read_bytes())
