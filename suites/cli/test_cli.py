@@ -68,9 +68,11 @@ def test_json_output_to_file(tmp_path, bad):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("validate", "demo@9.9.9", "x.jsonl"), "unknown release '9.9.9' of demo; known: 1.0.0"),
-        (("validate", "nothing@1.0.0", "x.jsonl"), "unknown package 'nothing'"),
+        # a user's request, not a file in contracts/: one line, no empty location
+        (("validate", "demo@9.9.9", "x.jsonl"), "wirecheck: error: unknown release '9.9.9' of demo; known: 1.0.0"),
+        (("validate", "nothing@1.0.0", "x.jsonl"), "wirecheck: error: unknown package 'nothing'"),
         (("validate", "demo@1.0.0", "/no/such/file.jsonl"), "capture not found: /no/such/file.jsonl"),
+        (("validate", "demo@1.0.0", "/"), "/ is a directory, not a capture"),
         (("validate", "demo@1.0.0", "-", "-"), "stdin (-) can be read only once"),
         (("validate", "demo@1.0.0", "x", "--format", "pdf"), "--format 'pdf'"),
         (("validate", "demo@1.0.0", "x", "--base-url", "nope=http://h"), "unknown base 'nope'"),

@@ -20,6 +20,7 @@ from wirecheck.cli.common import (
     CONTRACTS_OPTION,
     FAIL_ON_OPTION,
     REQUIREMENTS_OPTION,
+    check_captures_exist,
     fail_usage,
     guarded,
     registry,
@@ -152,9 +153,7 @@ def register(app: typer.Typer) -> None:
                 raise fail_usage("--scenario needs --run")
             if not positionals:
                 raise fail_usage("give capture files, or --run --scenario S -- COMMAND")
-            missing = [p for p in positionals if not Path(p).is_file()]
-            if missing:
-                raise fail_usage(f"capture not found: {', '.join(missing)}")
+            check_captures_exist(positionals)
             paths = positionals
         cert = guarded(lambda: certify_captures(
             release, paths, requirements=requirements, baseline=baseline, role=role, fail_on=fail_on,

@@ -29,11 +29,21 @@ def fail_usage(message: str) -> typer.Exit:
     return typer.Exit(exitcodes.USAGE)
 
 
+def check_captures_exist(paths: list[str]) -> None:
+    """A usage error naming every capture that is not a readable file (`-` is stdin)."""
+    problems = [f"{p} is a directory, not a capture" if Path(p).is_dir() else f"capture not found: {p}"
+                for p in paths if p != "-" and not Path(p).is_file()]
+    if problems:
+        raise fail_usage("; ".join(problems))
+
+
 @contextmanager
 def contract_errors_as_usage() -> Iterator[None]:
     try:
         yield
     except ContractError as exc:
+        if len(exc.problems) == 1 and not exc.problems[0].file:  # a user's request, not a file in contracts/
+            raise fail_usage(exc.problems[0].message) from None
         typer.echo("wirecheck: contract error:", err=True)
         for problem in exc.problems:
             typer.echo(f"  {problem}", err=True)

@@ -14,7 +14,7 @@ import typer
 from wirecheck import exitcodes
 from wirecheck.capture import DEFAULT_MAX_LINE_BYTES, CaptureFile
 from wirecheck.check.engine import CheckOptions, Engine
-from wirecheck.cli.common import CONTRACTS_OPTION, fail_usage, guarded, registry
+from wirecheck.cli.common import CONTRACTS_OPTION, check_captures_exist, fail_usage, guarded, registry
 from wirecheck.findings import Severity
 from wirecheck.report import FORMATS
 
@@ -95,9 +95,7 @@ def register(app: typer.Typer) -> None:
         reg = registry(contracts)
         release = guarded(lambda: reg.load(spec))
         options = CheckOptions(parse_base_urls(base_url, list(release.bases)), max_line_bytes)
-        missing = [p for p in captures if p != "-" and not Path(p).is_file()]
-        if missing:
-            raise fail_usage(f"capture not found: {', '.join(missing)}")
+        check_captures_exist(captures)
         if captures.count("-") > 1:
             raise fail_usage("stdin (-) can be read only once")
         files = [CaptureFile(p) for p in captures]
