@@ -137,3 +137,26 @@ def test_bench_diff_reports_both_modes() -> None:
     assert timings["pair_count"] == 3 and timings["consecutive_pair_count"] == 2
     assert timings["with_witnesses_s"] > 0 and timings["without_witnesses_s"] > 0
     assert all({"with_witnesses_s", "without_witnesses_s", "witnesses"} <= set(row) for row in timings["pairs"])
+
+
+def test_markdown_and_junit_hold_any_property_name() -> None:
+    """A `|` in a property name would split a Markdown table row; a NUL would make the JUnit file unparseable."""
+    import io
+    import xml.etree.ElementTree as ET
+
+    from wirecheck.diff import diff_schemas
+    from wirecheck.diff.options import DiffOptions
+    from wirecheck.diff.report import junit, markdown
+    from wirecheck.diff.run import DiffRun
+
+    dialect = "https://json-schema.org/draft/2020-12/schema"
+    old = {"$schema": dialect, "type": "object", "properties": {"a|b\x00": {"type": "string"}}}
+    new = {"$schema": dialect, "type": "object", "properties": {"a|b\x00": {"type": "integer"}}}
+    run = DiffRun((diff_schemas(old, new),), DiffOptions(), "breaking")
+    text = io.StringIO()
+    markdown.write(run, text)
+    rows = [line for line in text.getvalue().splitlines() if "TYPE_CHANGED" in line and line.startswith("|")]
+    assert rows and all(line.replace("\\|", "").count("|") == 8 for line in rows)  # 7 cells
+    xml = io.StringIO()
+    junit.write(run, xml)
+    assert "TYPE_CHANGED /a|b\\x00" in ET.fromstring(xml.getvalue().split("\n", 1)[1]).find(".//failure").text

@@ -8,6 +8,7 @@ from typing import TextIO
 
 from wirecheck.check.engine import CheckResult
 from wirecheck.findings import Finding, Severity
+from wirecheck.report.junit_xml import xml_document
 from wirecheck.report.summary import finding_line
 
 
@@ -44,6 +45,4 @@ def write(result: CheckResult, out: TextIO) -> None:
     suites = ET.Element("testsuites", name="wirecheck", tests=suite.get("tests", "0"),
                         failures=suite.get("failures", "0"))
     suites.append(suite)
-    ET.indent(suites)
-    out.write('<?xml version="1.0" encoding="utf-8"?>\n')
-    out.write(ET.tostring(suites, encoding="unicode") + "\n")
+    out.write(xml_document(suites))

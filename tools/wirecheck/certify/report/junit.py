@@ -7,6 +7,7 @@ import xml.etree.ElementTree as ET
 from typing import TextIO
 
 from wirecheck.certify.evaluate import EXPECTED_FAIL, FAIL, NOT_EXERCISED, UNEXPECTED_PASS, Certification
+from wirecheck.report.junit_xml import xml_document
 from wirecheck.report.summary import finding_line
 
 
@@ -42,6 +43,4 @@ def write(cert: Certification, out: TextIO) -> None:
     suite.set("skipped", str(skipped))
     suites = ET.Element("testsuites", name="wirecheck certify", tests=str(tests), failures=str(failures))
     suites.append(suite)
-    ET.indent(suites)
-    out.write('<?xml version="1.0" encoding="utf-8"?>\n')
-    out.write(ET.tostring(suites, encoding="unicode") + "\n")
+    out.write(xml_document(suites))

@@ -7,6 +7,7 @@ from typing import TextIO
 
 from wirecheck.diff.report.common import breaks_text, unique_witnesses, witness_text
 from wirecheck.findings import Severity
+from wirecheck.report.junit_xml import xml_document
 
 
 def _line(f) -> str:
@@ -40,8 +41,7 @@ def write(run, out: TextIO) -> None:
         case = ET.SubElement(suite, "testcase", classname="wirecheck", name="waivers")
         failure = ET.SubElement(case, "failure", message="stale or expired waivers", type="WAIVER")
         failure.text = "\n".join(f"{f.rule}: {f.message}" for f in run.waiver_findings)
-    ET.indent(root)
-    out.write('<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n")
+    out.write(xml_document(root))
 
 
 def _errors(findings):

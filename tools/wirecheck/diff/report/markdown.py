@@ -33,8 +33,8 @@ def write_result(result, out: TextIO) -> None:
     out.write("| severity | rule | kind | where | change | verdict | fingerprint |\n|---|---|---|---|---|---|---|\n")
     for f in result.findings:
         waived = " (waived)" if f.waived else ""
-        out.write(f"| {f.severity.value}{waived} | `{f.rule}` | `{f.kind}` | `{f.path or '/'}` | {_cell(f.message)} | "
-                  f"{_cell(breaks_text(f))} | `{f.fingerprint}` |\n")
+        out.write(f"| {f.severity.value}{waived} | `{f.rule}` | `{_cell(f.kind)}` | `{_cell(f.path or '/')}` | "
+                  f"{_cell(f.message)} | {_cell(breaks_text(f))} | `{f.fingerprint}` |\n")
     out.write("\n")
     witnessed = [f for f in result.findings if f.witnesses]
     if witnessed:
