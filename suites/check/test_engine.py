@@ -259,6 +259,14 @@ def test_json_route_without_body(demo, write_lines):
     assert [(f.code, f.kind) for f in result.findings] == [("UNEXPECTED_BODY", "discovery.response")]
 
 
+def test_a_body_that_is_not_json_is_one_parse_error_not_also_a_missing_body(demo, write_lines):
+    exchange = {"request": {"method": "GET", "url": "http://h/.well-known/demo"},
+                "response": {"status": 200, "text": "<html>oops</html>"}}
+    result = check_captures(demo, [write_lines([exchange])])
+    assert [(f.code, f.line, f.where) for f in result.findings] == [("PARSE_ERROR", 1, "/response/text")]
+    assert "body: not valid JSON" in result.findings[0].message
+
+
 def test_har_structure_problems_are_located_and_the_rest_is_checked(demo, tmp_path):
     document = har(("GET", "http://h/.well-known/demo", 200, None, (), {"api": "http://h/api"}))
     document["log"]["entries"].insert(0, {"request": {"url": "http://h/"}})

@@ -21,6 +21,7 @@ from wirecheck.findings import Finding
 
 NO_BODY: Any = None  # Message.value for a message without a body
 EMPTY = object()
+UNREADABLE = object()  # a body was there but is not JSON (reported as it was read)
 
 
 class _Bad(Exception):
@@ -52,7 +53,7 @@ def _body_from_text(text: Any, where: str, file: str, line: int | None) -> tuple
     value, problem = parse_json(text.encode("utf-8", "surrogatepass"))
     if problem is not None:
         finding = capture_finding(problem.code, f"body: {problem.message}", file, line, where)
-        return (value if value is not None else EMPTY), [finding]
+        return (value if value is not None else UNREADABLE), [finding]
     return value, []
 
 
@@ -111,11 +112,12 @@ def _side(
         body, problems = _body_from_text(part.get("text"), f"{local}/text", file, line)
     yield from problems
     yield Message(
-        value=None if body is EMPTY else body,
+        value=None if body is EMPTY or body is UNREADABLE else body,
         file=file,
         line=line,
         where=pwhere,
-        http=HttpInfo(method=http.method, url=http.url, path=http.path, status=http.status, headers=headers),
+        http=HttpInfo(method=http.method, url=http.url, path=http.path, status=http.status, headers=headers,
+                      body_unreadable=body is UNREADABLE),
         exchange=exchange,
     )
 

@@ -291,8 +291,9 @@ class Engine:
                                      expected="no body", found=short_repr(message.value)))
             return
         if message.http is not None and message.value is None:
-            emit(message.finding("UNEXPECTED_BODY", "this message needs a JSON body", expected="a JSON body",
-                                 found="no body"))
+            if not message.http.body_unreadable:  # else its PARSE_ERROR already says what the body is
+                emit(message.finding("UNEXPECTED_BODY", "this message needs a JSON body", expected="a JSON body",
+                                     found="no body"))
             return
         if kind.schema is None:
             return

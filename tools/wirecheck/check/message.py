@@ -17,6 +17,7 @@ class HttpInfo:
     path: str  # the path relative to the kind's base (after the base prefix was removed)
     status: int | None  # None on a request
     headers: dict[str, str] = field(default_factory=dict)  # lower-cased names
+    body_unreadable: bool = False  # a body that is not JSON: reported when read, not again as "no body"
 
 
 @dataclass(frozen=True, slots=True)
