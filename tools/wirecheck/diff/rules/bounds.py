@@ -70,6 +70,21 @@ def bounds(pair: Pair) -> Iterator[Change]:
         yield pair.change(rule, probes=probes, keyword=keyword, old=before, new=after, key=keyword)
 
 
+@node_rule("MULTIPLE_OF_ADDED", "MULTIPLE_OF_REMOVED", "MULTIPLE_OF_CHANGED")
+def multiple_of(pair: Pair) -> Iterator[Change]:
+    before, after = pair.old.keywords.get("multipleOf"), pair.new.keywords.get("multipleOf")
+    if before == after:
+        return
+    samples: list[Any] = [0.5, 1, 3]
+    for step in (before, after):
+        if isinstance(step, int | float) and not isinstance(step, bool) and step > 0:
+            samples += [step, step / 2, step * 3]  # a multiple, and numbers only the other step may divide
+    probes = [Probe(side, pair.path, n, True) for n in dict.fromkeys(samples) for side in ("old", "new")]
+    rule = ("MULTIPLE_OF_ADDED" if before is None else "MULTIPLE_OF_REMOVED" if after is None
+            else "MULTIPLE_OF_CHANGED")
+    yield pair.change(rule, probes=probes, old=before, new=after)
+
+
 @node_rule("PATTERN_CHANGED", "PATTERN_ADDED", "PATTERN_REMOVED")
 def patterns(pair: Pair) -> Iterator[Change]:
     before, after = pair.old.keywords.get("pattern"), pair.new.keywords.get("pattern")
