@@ -73,3 +73,21 @@ def test_every_schema_rule_has_a_pair() -> None:
 
 def test_pairs_folder_exists() -> None:
     assert Path(PAIRS).is_dir() and CASES
+
+
+def test_a_change_as_deep_as_diff_schemas_accepts_is_found_with_witnesses() -> None:
+    """diff-schemas accepts 128 JSON levels (diff/inputs.py): a type change 63 objects down is still a rule's
+    finding with witnesses both ways, not an undecided change (the walk and the payload builder reach it)."""
+    from wirecheck.diff.inputs import MAX_DEPTH, unsupported
+
+    def nested(leaf_type: str) -> dict:
+        schema: dict = {"type": leaf_type}
+        for _ in range(63):
+            schema = {"type": "object", "properties": {"a": schema}, "required": ["a"]}
+        return with_dialect(schema)
+
+    old, new = nested("string"), nested("integer")
+    assert unsupported(old) is None and MAX_DEPTH == 128
+    [finding] = diff_schemas(old, new).findings
+    assert finding.rule == "TYPE_CHANGED" and finding.path == "/a" * 63 and finding.severity.value == "error"
+    assert {(w.direction, w.view) for w in finding.witnesses} >= {("forward", "strict"), ("backward", "strict")}

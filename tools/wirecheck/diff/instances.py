@@ -39,7 +39,7 @@ FORMAT_SAMPLES = {
     "uri-template": "https://example.com/{a}",
 }
 
-_MAX_DEPTH = 24
+_MAX_DEPTH = 64  # payload levels: a witness for a change as deep as the walk reaches
 
 
 class NoExample(Exception):

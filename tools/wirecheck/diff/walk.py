@@ -10,7 +10,7 @@ from wirecheck.diff.rules import NODE_RULES, Pair, load_rule_modules
 from wirecheck.diff.rules.unions import match_branches
 from wirecheck.diff.side import Side
 
-_MAX_DEPTH = 40
+_MAX_DEPTH = 64  # schema levels: as deep as diff-schemas accepts (diff/inputs.py, 128 JSON levels)
 
 
 def structural_changes(old_side: Side, old_location: str, new_side: Side, new_location: str) -> list[Change]:
