@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 CATALOGS = Path(__file__).parent / "catalogs"
+REPO = Path(__file__).resolve().parents[2]
 PAIRS = Path(__file__).parent / "pairs"
 
 
@@ -32,6 +33,8 @@ def test_exit_codes() -> None:
     assert code == 2 and "unknown release" in err
     code, _, err = wirecheck("diff", "shop@1.0.0", "shop@1.0.1", "--fail-on", "sometimes")
     assert code == 2 and "--fail-on" in err
+    code, _, err = wirecheck("diff", "xopc@0.0.251", "qoder-agent-sdk@1.0.23", contracts=REPO / "contracts")
+    assert code == 2 and "two releases of one package, got xopc and qoder-agent-sdk" in err
 
 
 def test_waivers_file_gates_the_run(tmp_path: Path) -> None:

@@ -134,9 +134,9 @@ def register(app: typer.Typer) -> None:
                 results.append(result)
         elif len(specs) == 2:
             old_release, new_release = guarded(lambda: (reg.load(specs[0]), reg.load(specs[1])))
-            if old_release.package != new_release.package:
-                typer.echo(f"wirecheck: note: diffing two packages ({old_release.package}, "
-                           f"{new_release.package}); kinds are matched by id and selector", err=True)
+            if old_release.package != new_release.package:  # versions, semver and reports are per package
+                raise fail_usage(f"diff compares two releases of one package, got {old_release.package} and "
+                                 f"{new_release.package}; compare single schemas with diff-schemas OLD NEW")
             results.append(diff_releases(old_release, new_release, options))
         elif len(specs) == 1 and "@" in specs[0][1:]:
             package, version = guarded(lambda: reg.resolve(specs[0]))
