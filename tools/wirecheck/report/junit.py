@@ -8,7 +8,7 @@ from typing import TextIO
 
 from wirecheck.check.engine import CheckResult
 from wirecheck.findings import Finding, Severity
-from wirecheck.report.junit_xml import xml_document
+from wirecheck.junit_xml import xml_document
 from wirecheck.report.summary import finding_line
 
 

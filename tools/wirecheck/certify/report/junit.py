@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 from typing import TextIO
 
 from wirecheck.certify.evaluate import EXPECTED_FAIL, FAIL, NOT_EXERCISED, UNEXPECTED_PASS, Certification
-from wirecheck.report.junit_xml import xml_document
+from wirecheck.junit_xml import xml_document
 from wirecheck.report.summary import finding_line
 
 

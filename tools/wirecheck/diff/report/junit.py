@@ -7,7 +7,7 @@ from typing import TextIO
 
 from wirecheck.diff.report.common import breaks_text, unique_witnesses, witness_text
 from wirecheck.findings import Severity
-from wirecheck.report.junit_xml import xml_document
+from wirecheck.junit_xml import xml_document
 
 
 def _line(f) -> str:

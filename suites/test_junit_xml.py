@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from wirecheck.report.junit_xml import xml_document
+from wirecheck.junit_xml import xml_document
 
 
 def test_characters_xml_cannot_hold_are_written_as_escapes_and_the_document_parses() -> None:
