@@ -127,3 +127,10 @@ def test_a_bug_is_exit_3_with_one_line_not_a_traceback(monkeypatch, capsys) -> N
     monkeypatch.setenv("WIRECHECK_DEBUG", "1")
     with pytest.raises(RuntimeError, match="boom"):
         cli_app.main()
+
+
+def test_contracts_option_naming_a_file_is_a_usage_error(tmp_path) -> None:
+    path = tmp_path / "registry.yaml"
+    path.write_text("packages: {}\n")
+    code, _, err = wirecheck("contracts", "--contracts", str(path))
+    assert code == 2 and "not a contracts folder" in err

@@ -15,9 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from wirecheck.contracts.errors import ContractError, ContractProblem
+from wirecheck.yaml_lines import YamlFileError, read_yaml_file
 
 
 @dataclass(frozen=True)
@@ -45,11 +44,9 @@ EMPTY = Baseline(None)
 def load_baseline(path: Path, known_ids: set[str]) -> Baseline:
     file = str(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ContractError(ContractProblem(file, "", "baseline file not found")) from None
-    except yaml.YAMLError as exc:
-        raise ContractError(ContractProblem(file, "", f"not valid YAML: {exc}")) from None
+        data = read_yaml_file(path, what="baseline file")
+    except YamlFileError as exc:
+        raise ContractError(ContractProblem(file, "", exc.message)) from None
     problems: list[ContractProblem] = []
     if not isinstance(data, dict) or not isinstance(data.get("expected_failures"), list):
         raise ContractError(ContractProblem(file, "", "expected a mapping with a list `expected_failures`"))

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import yaml
 
 from wirecheck.contracts.errors import ContractError, ContractProblem
 from wirecheck.contracts.loader import own_schema
@@ -20,7 +19,7 @@ from wirecheck.contracts.model import ContractRelease
 from wirecheck.findings import Finding
 from wirecheck.pointer import format_pointer
 from wirecheck.rules.catalogue import rule_catalogue
-from wirecheck.yaml_lines import load_with_lines, strip_lines
+from wirecheck.yaml_lines import YamlFileError, read_yaml_file, strip_lines
 
 LEVELS = ("MUST", "SHOULD", "MAY")
 REQUIREMENTS_FILE = "requirements.yaml"
@@ -116,12 +115,9 @@ def load_requirements(path: Path, release: ContractRelease) -> RequirementSet:
     """Load and check a requirement set against the release it certifies; every problem is located."""
     file = str(path)
     try:
-        raw = load_with_lines(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        problem = ContractProblem(file, "", f"no requirement set for {release.name} (file not found)")
-        raise ContractError(problem) from None
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise ContractError(ContractProblem(file, "", f"not valid YAML: {exc}")) from None
+        raw = read_yaml_file(path, lines=True, what=f"requirement set for {release.name}")
+    except YamlFileError as exc:
+        raise ContractError(ContractProblem(file, "", exc.message)) from None
     data = strip_lines(raw)
     validator = jsonschema.Draft202012Validator(own_schema("requirements.schema.json"))
     problems = [

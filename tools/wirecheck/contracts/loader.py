@@ -18,7 +18,6 @@ from typing import Any
 import jsonschema
 import jsonschema_rs
 import orjson
-import yaml
 
 from wirecheck.contracts.errors import ContractError, ContractProblem
 from wirecheck.contracts.model import (
@@ -35,6 +34,7 @@ from wirecheck.contracts.model import (
     Source,
 )
 from wirecheck.pointer import format_pointer, parse_pointer
+from wirecheck.yaml_lines import YamlFileError, read_yaml_file
 
 ID_BASE = "https://contracts.wirecheck.invalid"
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -116,19 +116,11 @@ class PackageRegistry:
         return loaded, failed
 
 
-# libyaml's loader when PyYAML was built with it (its wheels are): a fifth of the pure-Python loader's time.
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
 def _read_yaml(path: Path) -> Any:
     try:
-        return yaml.load(path.read_text(encoding="utf-8"), Loader=_YAML_LOADER)
-    except FileNotFoundError:
-        raise ContractError(ContractProblem(str(path), "", "file not found")) from None
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-        raise ContractError(ContractProblem(str(path), "", f"not valid YAML: {where}{exc}")) from None
+        return read_yaml_file(path)
+    except YamlFileError as exc:
+        raise ContractError(ContractProblem(exc.file, "", exc.message)) from None
 
 
 @cache
@@ -157,6 +149,8 @@ def _schema_problems(document: Any, name: str, file: str) -> list[ContractProble
 @cache
 def load_registry(root: Path | None = None) -> PackageRegistry:
     root = Path(root) if root is not None else default_contracts_dir()
+    if not root.is_dir():
+        raise ContractError(ContractProblem(str(root), "", "not a contracts folder (a directory with registry.yaml)"))
     path = root / "registry.yaml"
     data = _read_yaml(path)
     problems = _schema_problems(data, "registry.schema.json", str(path))
@@ -345,10 +339,9 @@ def _consumer_problems(
     except ContractError as exc:
         return [ContractProblem(file, f"{where}/contract", exc.problems[0].message)]
     try:
-        other = yaml.load((release.root.parent.parent / package / version / "catalog.yaml").read_text(),
-                          Loader=_YAML_LOADER)
+        other = read_yaml_file(release.root.parent.parent / package / version / "catalog.yaml")
         kinds = {kind.get("id") for kind in other.get("kinds", [])}
-    except (OSError, yaml.YAMLError, AttributeError):
+    except (YamlFileError, AttributeError):
         return [ContractProblem(file, f"{where}/contract", f"the catalog of {contract} cannot be read")]
     if as_kind not in kinds:
         return [ContractProblem(file, f"{where}/as", f"{contract} has no kind {as_kind!r}")]

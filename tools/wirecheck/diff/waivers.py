@@ -21,12 +21,12 @@ from typing import Any
 
 import jsonschema
 import orjson
-import yaml
 
 from wirecheck.diff.catalogue import diff_rule_catalogue
 from wirecheck.diff.model import DiffFinding, DiffResult
 from wirecheck.diff.rules import declare
 from wirecheck.findings import Severity
+from wirecheck.yaml_lines import YamlFileError, read_yaml_file
 
 declare("WAIVER_STALE", "WAIVER_EXPIRED", module=__name__)
 
@@ -48,15 +48,9 @@ class Waiver:
 
 def load_waivers(path: Path) -> list[Waiver]:
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise WaiverFileError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
-    except OSError as exc:
-        raise WaiverFileError(f"{path}: cannot read: {exc.strerror}") from None
-    try:
-        data = yaml.safe_load(text)
-    except (yaml.YAMLError, RecursionError) as exc:
-        raise WaiverFileError(f"{path}: not valid YAML: {exc}") from None
+        data = read_yaml_file(path, what="waivers file")
+    except YamlFileError as exc:
+        raise WaiverFileError(str(exc)) from None
     data = _dates_as_text(data)
     schema = orjson.loads(SCHEMA_PATH.read_bytes())
     errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(data), key=lambda e: list(e.absolute_path))

@@ -24,10 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from wirecheck.contracts.errors import ContractError, ContractProblem
-from wirecheck.yaml_lines import load_with_lines, strip_lines
+from wirecheck.yaml_lines import YamlFileError, read_yaml_file, strip_lines
 
 ACTIONS = ("send", "send_raw", "expect", "sleep", "close_stdin", "wait_exit")
 DEFAULT_EXPECT_TIMEOUT = 30.0
@@ -84,11 +82,9 @@ def matches(pattern: Any, value: Any) -> bool:
 def load_scenario(path: Path) -> Scenario:
     file = str(path)
     try:
-        raw = load_with_lines(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ContractError(ContractProblem(file, "", "scenario file not found")) from None
-    except yaml.YAMLError as exc:
-        raise ContractError(ContractProblem(file, "", f"not valid YAML: {exc}")) from None
+        raw = read_yaml_file(path, lines=True, what="scenario file")
+    except YamlFileError as exc:
+        raise ContractError(ContractProblem(file, "", exc.message)) from None
     problems: list[ContractProblem] = []
 
     def problem(pointer: str, message: str) -> None:

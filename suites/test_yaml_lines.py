@@ -1,0 +1,41 @@
+"""Every YAML file wirecheck reads (catalogs, registry, requirement sets, baselines, waivers, scenarios) goes through
+`read_yaml_file`: whatever is wrong with the file is one YamlFileError with a message, never another exception."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from wirecheck.yaml_lines import LINE_KEY, YamlFileError, read_yaml_file
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    (b"expires: 2099-02-30\n", "a value YAML cannot build: day is out of range for month (quote dates"),
+    (b"reason: caf\xe9\n", "not UTF-8 text (byte 11: invalid continuation byte)"),
+    (b"a: [1,\n", "not valid YAML: line 2, column 1:"),
+    (b"a: !!python/object:os.system {}\n", "not valid YAML:"),
+])
+def test_a_file_that_cannot_be_read_is_one_error_with_a_message(tmp_path: Path, content: bytes, message: str) -> None:
+    path = tmp_path / "f.yaml"
+    path.write_bytes(content)
+    for lines in (False, True):
+        with pytest.raises(YamlFileError) as raised:
+            read_yaml_file(path, lines=lines)
+        assert raised.value.file == str(path) and message in raised.value.message
+
+
+def test_missing_files_and_directories_say_what_was_wanted(tmp_path: Path) -> None:
+    with pytest.raises(YamlFileError, match="baseline file not found"):
+        read_yaml_file(tmp_path / "nope.yaml", what="baseline file")
+    with pytest.raises(YamlFileError, match=r"no requirement set for x@1 \(file not found\)"):
+        read_yaml_file(tmp_path / "nope.yaml", what="requirement set for x@1")
+    with pytest.raises(YamlFileError, match="is a directory, not a waivers file"):
+        read_yaml_file(tmp_path, what="waivers file")
+
+
+def test_lines_are_kept_on_request(tmp_path: Path) -> None:
+    path = tmp_path / "f.yaml"
+    path.write_text("a: 1\nb:\n  c: 2\n")
+    assert read_yaml_file(path) == {"a": 1, "b": {"c": 2}}
+    assert read_yaml_file(path, lines=True)["b"][LINE_KEY] == 3
