@@ -134,3 +134,13 @@ def test_contracts_option_naming_a_file_is_a_usage_error(tmp_path) -> None:
     path.write_text("packages: {}\n")
     code, _, err = wirecheck("contracts", "--contracts", str(path))
     assert code == 2 and "not a contracts folder" in err
+
+
+def test_a_report_path_that_cannot_be_written_is_a_usage_error(tmp_path, good) -> None:
+    """A directory, a file where a folder should be, a full disk: exit 2 naming the path, not exit 3."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    targets = [str(tmp_path), str(blocker / "report.json")] + (["/dev/full"] if os.path.exists("/dev/full") else [])
+    for target in targets:
+        code, _, err = wirecheck("validate", "demo@1.0.0", good, "--format", "json", "-o", target)
+        assert code == 2 and f"{target}: cannot write" in err, (target, err)

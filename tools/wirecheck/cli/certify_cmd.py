@@ -23,6 +23,7 @@ from wirecheck.cli.common import (
     check_captures_exist,
     fail_usage,
     guarded,
+    output_file,
     registry,
 )
 from wirecheck.cli.validate_cmd import parse_base_urls
@@ -31,14 +32,13 @@ from wirecheck.cli.validate_cmd import parse_base_urls
 def write_reports(cert: Certification, output_format: str, output: Path | None, out_dir: Path | None) -> None:
     """One format to stdout/--output, and with --out-dir every format plus badge.svg."""
     if out_dir is not None:
-        out_dir.mkdir(parents=True, exist_ok=True)
         for name, writer in FORMATS.items():
-            with (out_dir / f"certification{SUFFIXES[name]}").open("w", encoding="utf-8") as handle:
+            with output_file(out_dir / f"certification{SUFFIXES[name]}") as handle:
                 writer(cert, handle)
-        (out_dir / "badge.svg").write_text(badge_svg(cert.badge) + "\n", encoding="utf-8")
+        with output_file(out_dir / "badge.svg") as handle:
+            handle.write(badge_svg(cert.badge) + "\n")
     if output is not None:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        with output.open("w", encoding="utf-8") as handle:
+        with output_file(output) as handle:
             FORMATS[output_format](cert, handle)
     elif out_dir is None or output_format != "text":
         FORMATS[output_format](cert, sys.stdout)

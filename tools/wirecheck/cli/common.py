@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import typer
 
@@ -27,6 +27,24 @@ FAIL_ON_OPTION = typer.Option("MUST", "--fail-on", help="MUST | SHOULD | MAY: lo
 def fail_usage(message: str) -> typer.Exit:
     typer.echo(f"wirecheck: error: {message}", err=True)
     return typer.Exit(exitcodes.USAGE)
+
+
+@contextmanager
+def output_file(path: Path, binary: bool = False) -> Iterator[Any]:
+    """A report file opened for writing. A path that cannot be written (a directory, a file where a folder should
+    be, a full disk) is a usage error naming it, whether opening or writing fails."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle = path.open("wb") if binary else path.open("w", encoding="utf-8")
+    except FileExistsError:  # mkdir met a file on the way
+        raise fail_usage(f"{path}: cannot write: a file stands where a folder of this path should be") from None
+    except OSError as exc:
+        raise fail_usage(f"{path}: cannot write: {exc.strerror or exc}") from None
+    try:
+        with handle:
+            yield handle
+    except OSError as exc:
+        raise fail_usage(f"{path}: cannot write: {exc.strerror or exc}") from None
 
 
 def check_captures_exist(paths: list[str]) -> None:

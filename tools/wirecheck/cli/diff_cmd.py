@@ -12,7 +12,7 @@ import typer
 import yaml
 
 from wirecheck import exitcodes
-from wirecheck.cli.common import CONTRACTS_OPTION, fail_usage, guarded, registry
+from wirecheck.cli.common import CONTRACTS_OPTION, fail_usage, guarded, output_file, registry
 
 FORMAT_NAMES = ["text", "markdown", "json", "junit", "sarif", "html"]
 
@@ -37,12 +37,7 @@ def _emit(run: Any, output_format: str, output: Path | None, contracts: Path | N
     if output is None:
         report.write(output_format, run, sys.stdout, **extra)
         return
-    try:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        out = output.open("w", encoding="utf-8")
-    except OSError as exc:
-        raise fail_usage(f"{output}: cannot write the report: {exc.strerror}") from None
-    with out:
+    with output_file(output) as out:
         report.write(output_format, run, out, **extra)
 
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import fnmatch
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 
 import orjson
 import typer
 
 from wirecheck import exitcodes
-from wirecheck.cli.common import CONTRACTS_OPTION, fail_usage, guarded, registry
+from wirecheck.cli.common import CONTRACTS_OPTION, fail_usage, guarded, output_file, registry
 
 
 def register(app: typer.Typer) -> None:
@@ -46,14 +47,10 @@ def _register_corpus(app: typer.Typer) -> None:
         except KeyError as exc:
             known = ", ".join(k.id for k in fuzzable_kinds(release))
             raise fail_usage(f"{exc.args[0]}; fuzzable kinds: {known}") from None
-        handle = sys.stdout.buffer if output is None else output.open("wb")
-        try:
+        with nullcontext(sys.stdout.buffer) if output is None else output_file(output, binary=True) as handle:
             for entry in corpus(release, kinds=kind, count=count, seed=seed, invalid=invalid):
                 line = entry.message if messages_only else entry.as_json()
                 handle.write(orjson.dumps(line) + b"\n")
-        finally:
-            if output is not None:
-                handle.close()
         raise typer.Exit(exitcodes.CONFORMS)
 
 
@@ -130,8 +127,8 @@ def register_consumer(app: typer.Typer) -> None:
         for path, text in ((json_out, orjson.dumps(report.as_json(), option=orjson.OPT_INDENT_2).decode() + "\n"),
                            (markdown_out, markdown)):
             if path is not None:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(text, encoding="utf-8")
+                with output_file(path) as handle:
+                    handle.write(text)
         if markdown_out is None:
             typer.echo(markdown)
         raise typer.Exit(exitcodes.FINDINGS if report.failed else exitcodes.CONFORMS)

@@ -14,7 +14,14 @@ import typer
 from wirecheck import exitcodes
 from wirecheck.capture import DEFAULT_MAX_LINE_BYTES, CaptureFile
 from wirecheck.check.engine import CheckOptions, Engine
-from wirecheck.cli.common import CONTRACTS_OPTION, check_captures_exist, fail_usage, guarded, registry
+from wirecheck.cli.common import (
+    CONTRACTS_OPTION,
+    check_captures_exist,
+    fail_usage,
+    guarded,
+    output_file,
+    registry,
+)
 from wirecheck.findings import Severity
 from wirecheck.report import FORMATS
 
@@ -107,7 +114,6 @@ def register(app: typer.Typer) -> None:
         if output is None:
             writer(result, sys.stdout)
         else:
-            output.parent.mkdir(parents=True, exist_ok=True)
-            with output.open("w", encoding="utf-8") as handle:
+            with output_file(output) as handle:
                 writer(result, handle)
         raise typer.Exit(exitcodes.FINDINGS if result.fails(fail_on) else exitcodes.CONFORMS)
