@@ -79,3 +79,20 @@ def test_conforming_result(demo, write_lines):
     result = check_captures(demo, [write_lines([{"type": "hello", "version": "1.0.0"}])])
     assert orjson.loads(render("json", result))["summary"]["verdict"] == "conforms"
     assert render("text", result).rstrip().endswith("CONFORMS: 1 messages (0 unclassified), 0 errors, 0 warnings")
+
+
+def test_every_format_judges_by_the_runs_fail_on(demo, write_lines) -> None:
+    """With --fail-on warning a run with only a warning exits 1; each report must say it fails too, not conforms."""
+    from wirecheck.check.engine import CheckOptions
+    from wirecheck.findings import Severity
+
+    lines = [{"type": "hello", "version": "1.0.0", "extra": True}]  # an unknown field: one warning
+    for fail_on, verdict in ((Severity.ERROR, "conforms"), (Severity.WARNING, "fails")):
+        result = check_captures(demo, [write_lines(lines)], CheckOptions(fail_on=fail_on))
+        assert [f.severity for f in result.findings] == [Severity.WARNING]
+        assert result.fails() == (verdict == "fails")
+        assert orjson.loads(render("json", result))["summary"]["verdict"] == verdict
+        assert render("text", result).splitlines()[-1].startswith(verdict.upper())
+        assert ("❌" if verdict == "fails" else "✅") in render("markdown", result)
+        suites = ET.fromstring(render("junit", result).split("\n", 1)[1])
+        assert suites.get("failures") == ("1" if verdict == "fails" else "0")

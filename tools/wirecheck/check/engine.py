@@ -50,12 +50,17 @@ class CheckResult:
     findings: list[Finding] = field(default_factory=list)
     messages: int = 0
     unclassified: int = 0
+    fail_on: Severity = Severity.ERROR  # the lowest severity that fails this run (--fail-on): every report uses it
 
     def count(self, severity: Severity) -> int:
         return sum(1 for f in self.findings if f.severity is severity)
 
-    def fails(self, fail_on: Severity = Severity.ERROR) -> bool:
-        return any(f.severity.rank >= fail_on.rank for f in self.findings)
+    def failing(self, finding: Finding) -> bool:
+        return finding.severity.rank >= self.fail_on.rank
+
+    def fails(self, fail_on: Severity | None = None) -> bool:
+        threshold = (fail_on or self.fail_on).rank
+        return any(f.severity.rank >= threshold for f in self.findings)
 
     @property
     def exercised(self) -> list[str]:
@@ -70,6 +75,7 @@ class CheckResult:
 class CheckOptions:
     base_urls: Mapping[str, str] = field(default_factory=dict)  # base name → URL (or path prefix)
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    fail_on: Severity = Severity.ERROR
 
 
 @dataclass(slots=True)
@@ -149,7 +155,8 @@ class Engine:
 
     def run(self, captures: Iterable[CaptureFile], on_finding: Callable[[Finding], None] | None = None) -> CheckResult:
         result = CheckResult(
-            release=self.release, captures=[], coverage={k.id: KindCoverage(k) for k in self.release.kinds}
+            release=self.release, captures=[], coverage={k.id: KindCoverage(k) for k in self.release.kinds},
+            fail_on=self.options.fail_on,
         )
 
         def emit(finding: Finding) -> None:

@@ -101,7 +101,7 @@ def register(app: typer.Typer) -> None:
             raise fail_usage(f"--format {output_format!r}: expected one of {', '.join(FORMATS)}")
         reg = registry(contracts)
         release = guarded(lambda: reg.load(spec))
-        options = CheckOptions(parse_base_urls(base_url, list(release.bases)), max_line_bytes)
+        options = CheckOptions(parse_base_urls(base_url, list(release.bases)), max_line_bytes, fail_on)
         check_captures_exist(captures)
         if captures.count("-") > 1:
             raise fail_usage("stdin (-) can be read only once")
@@ -116,4 +116,4 @@ def register(app: typer.Typer) -> None:
         else:
             with output_file(output) as handle:
                 writer(result, handle)
-        raise typer.Exit(exitcodes.FINDINGS if result.fails(fail_on) else exitcodes.CONFORMS)
+        raise typer.Exit(exitcodes.FINDINGS if result.fails() else exitcodes.CONFORMS)

@@ -12,18 +12,20 @@ from wirecheck.junit_xml import xml_document
 from wirecheck.report.summary import finding_line
 
 
-def _case(suite: ET.Element, classname: str, name: str, findings: list[Finding], skipped: str | None) -> None:
-    case = ET.SubElement(suite, "testcase", classname=classname, name=name)
-    errors = [f for f in findings if f.severity is Severity.ERROR]
-    warnings = [f for f in findings if f.severity is Severity.WARNING]
-    if errors:
-        failure = ET.SubElement(case, "failure", message=f"{len(errors)} error(s)", type=errors[0].code)
-        failure.text = "\n".join(finding_line(f) for f in errors)
+def _case(suite: ET.Element, result: CheckResult, name: str, findings: list[Finding], skipped: str | None) -> None:
+    case = ET.SubElement(suite, "testcase", classname=result.release.name, name=name)
+    failing = [f for f in findings if result.failing(f)]  # by the run's --fail-on
+    rest = [f for f in findings if not result.failing(f) and f.severity is not Severity.INFO]
+    if failing:
+        failure = ET.SubElement(case, "failure", message=f"{len(failing)} {failing[0].severity.value}(s)"
+                                if len({f.severity for f in failing}) == 1 else f"{len(failing)} finding(s)",
+                                type=failing[0].code)
+        failure.text = "\n".join(finding_line(f) for f in failing)
     elif skipped:
         ET.SubElement(case, "skipped", message=skipped)
-    if warnings:
+    if rest:
         out = ET.SubElement(case, "system-out")
-        out.text = "\n".join(finding_line(f) for f in warnings)
+        out.text = "\n".join(finding_line(f) for f in rest)
 
 
 def write(result: CheckResult, out: TextIO) -> None:
@@ -34,14 +36,12 @@ def write(result: CheckResult, out: TextIO) -> None:
         "testsuite",
         name=f"wirecheck {result.release.name}",
         tests=str(len(result.coverage) + 1),
-        failures=str(sum(1 for k in [*result.coverage, None] if any(
-            f.severity is Severity.ERROR for f in by_kind.get(k, [])))),
+        failures=str(sum(1 for k in [*result.coverage, None] if any(map(result.failing, by_kind.get(k, []))))),
         skipped=str(len(result.not_exercised)),
     )
-    classname = result.release.name
     for kind_id, cov in result.coverage.items():
-        _case(suite, classname, kind_id, by_kind.get(kind_id, []), None if cov.seen else "not exercised")
-    _case(suite, classname, "(capture)", by_kind.get(None, []), None)
+        _case(suite, result, kind_id, by_kind.get(kind_id, []), None if cov.seen else "not exercised")
+    _case(suite, result, "(capture)", by_kind.get(None, []), None)
     suites = ET.Element("testsuites", name="wirecheck", tests=suite.get("tests", "0"),
                         failures=suite.get("failures", "0"))
     suites.append(suite)
