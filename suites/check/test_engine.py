@@ -117,6 +117,16 @@ def test_duplicate_response_is_an_error(demo, write_lines):
     assert brief(result) == [(4, "error", "DUPLICATE_RESPONSE", "response.server", "/response/request_id")]
 
 
+def test_a_request_reusing_a_waiting_id_is_an_error_in_a_framed_capture(demo, write_lines):
+    lines = framed(("server", HELLO), ("client", PING), ("client", PING), ("server", reply(payload={"pong": 1})),
+                   ("client", PING), ("server", reply(payload={"pong": 1})))  # reuse after the answer: fine
+    result = check_captures(demo, [write_lines(lines)])
+    assert brief(result) == [(4, "error", "DUPLICATE_REQUEST_ID", "request.ping", "/request_id")]
+    assert "waiting for the response to the request at " in result.findings[0].message
+    # one stream: the responses went the other way, so a repeated id says nothing
+    assert check_captures(demo, [write_lines([HELLO, PING, PING])]).findings == []
+
+
 def test_framed_capture_checks_both_directions(demo, write_lines):
     lines = framed(
         ("server", HELLO),

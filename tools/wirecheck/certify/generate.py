@@ -51,9 +51,10 @@ BUILTIN_GROUPS: list[dict[str, Any]] = [
              "accept every message."},
 ]
 CORRELATED_GROUPS: list[dict[str, Any]] = [
-    {"name": "RESPONSES-CORRELATED", "level": "MUST", "builtin": ["DUPLICATE_RESPONSE", "RESPONSE_WITHOUT_REQUEST"],
-     "text": "Every response answers exactly one request seen earlier, matched by its request id, and no request "
-             "gets two responses."},
+    {"name": "RESPONSES-CORRELATED", "level": "MUST",
+     "builtin": ["DUPLICATE_RESPONSE", "RESPONSE_WITHOUT_REQUEST", "DUPLICATE_REQUEST_ID"],
+     "text": "Every response answers exactly one request seen earlier, matched by its request id, no request "
+             "gets two responses, and no request reuses the id of one still waiting for its response."},
     {"name": "REQUESTS-ANSWERED", "level": "SHOULD", "builtin": ["REQUEST_WITHOUT_RESPONSE"],
      "text": "Every request that expects a response gets one before the stream ends."},
 ]

@@ -335,6 +335,14 @@ class Engine:
         if response_kind is not None and response_kind.correlate is not None:
             request_id = resolve(message.value, response_kind.correlate[0], None)
             if request_id is not None and _hashable(request_id):
+                earlier = run.pending.get(request_id)
+                # both directions in the capture: an id still waiting for its response cannot name a second request
+                if earlier is not None and not earlier.answered and run.capture.form == "framed":
+                    emit(message.finding(
+                        "DUPLICATE_REQUEST_ID",
+                        f"request id {short_repr(request_id)} is still waiting for the response to the request at "
+                        f"{earlier.message.file}:{earlier.message.line}",
+                        pointer=format_pointer(response_kind.correlate[0]), found=short_repr(request_id)))
                 run.pending[request_id] = _Pending(kind, message)
             return
         if kind.correlate is None:
