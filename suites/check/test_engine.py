@@ -5,7 +5,8 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from wirecheck.check.engine import CheckOptions, check_captures
+from wirecheck.capture import CaptureFile
+from wirecheck.check.engine import CheckOptions, Engine, check_captures
 from wirecheck.findings import Severity
 
 HELLO = {"type": "hello", "version": "1.0.0"}
@@ -248,6 +249,29 @@ def test_http_findings_are_located_in_the_har(demo, tmp_path):
         ("/log/entries/3/request", "UNKNOWN_MESSAGE_KIND", None, None),
         ("/log/entries/3/response", "UNKNOWN_MESSAGE_KIND", None, None),
     ]
+
+
+def test_a_stray_first_line_does_not_change_the_capture_form(demo, write_lines):
+    """The form is the first known form among the first lines: a note, or a broken exchange, at the top is
+    reported where it is, and the rest is still read as exchanges (it was read as a stream of unknown kinds)."""
+    good = {"request": {"method": "GET", "url": "http://h/items/abc", "headers": {"authorization": "Bearer demo_1"}},
+            "response": {"status": 200, "headers": {}, "body": ITEM}}
+    bad = {**good, "response": {"status": 200, "body": {**ITEM, "created": 5}}}
+    for first in ({"note": "x"}, {"request": {"method": 5, "url": "http://h/"}}):
+        capture = CaptureFile(write_lines([first, good, bad]))
+        result = Engine(demo).run([capture])
+        assert capture.form == "exchanges"
+        assert [(f.line, f.code) for f in result.findings] == [(1, "CAPTURE_FORMAT"), (3, "SCHEMA_VIOLATION")]
+        assert result.coverage["item.response"].seen == 2
+
+
+def test_a_framing_header_below_the_first_line_is_reported_and_the_frames_are_read(demo, write_lines):
+    lines = framed(("server", HELLO), ("client", PING), ("server", reply(payload={"pong": 1})))
+    lines = [lines[1], lines[0], *lines[2:]]  # the header second
+    result = check_captures(demo, [write_lines(lines)])
+    assert [(f.line, f.code, f.message) for f in result.findings] == [
+        (2, "CAPTURE_FORMAT", "the framing header must be the first line")]
+    assert result.coverage["response.server"].seen == 1
 
 
 def test_exchange_jsonl_with_base_url_option(demo, write_lines):

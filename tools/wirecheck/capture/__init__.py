@@ -73,50 +73,60 @@ def read_capture(
             return
         sink = LineSink()
         lines = iter_lines(stream, file, max_line_bytes, sink)
-        first: tuple[int, object] | None = None
+        # The form is what the first line of a known form says, looked for in the first FORM_LOOKAHEAD values: one
+        # stray line at the top (a note, a broken exchange) must not turn a capture of exchanges into a "stream" of
+        # unknown messages. Lines before it are read in that form too, so each is reported where it is.
+        ahead: list[tuple[int, Any] | Finding] = []
+        form, values = "stream", 0
         for item in lines:
+            ahead.append(item)
             if isinstance(item, Finding):
-                yield item
                 continue
-            first = item
-            break
-        if first is None:
-            capture.form = "stream"
+            values += 1
+            form = _form_of(item[1])
+            if form != "stream" or values >= FORM_LOOKAHEAD:
+                break
+        capture.form = form
+        if values == 0:
+            yield from (item for item in ahead if isinstance(item, Finding))  # there is nothing else
             yield capture_finding("EMPTY_CAPTURE", "the capture holds no messages", file)
             return
-        head = first[1]
-        if isinstance(head, dict) and "wirecheck_capture" in head:
-            capture.form = "framed"
+        if form == "framed":
+            header_line, head = ahead.pop()  # type: ignore[misc]  # the last item read is the header
             if head.get("wirecheck_capture") != 1 or head.get("framing") != "directed":
-                yield capture_finding(
-                    "CAPTURE_FORMAT", 'header must be {"wirecheck_capture": 1, "framing": "directed"}', file, first[0]
-                )
-            yield from read_framed(lines, file)
-        elif isinstance(head, dict) and "wirecheck_artifact" in head:
-            capture.form = "artifacts"
-            yield artifact_message(head, file, first[0], None)
-            yield from read_artifacts(lines, file)
-        elif _is_exchange(head):
-            capture.form = "exchanges"
-            yield from read_exchanges(_prepend(first, lines), file)
+                yield capture_finding("CAPTURE_FORMAT", 'header must be {"wirecheck_capture": 1, '
+                                      '"framing": "directed"}', file, header_line)
+            if values > 1:
+                yield capture_finding("CAPTURE_FORMAT", "the framing header must be the first line", file, header_line)
+            yield from read_framed(itertools.chain(ahead, lines), file)
+        elif form == "artifacts":
+            yield from read_artifacts(itertools.chain(ahead, lines), file)
+        elif form == "exchanges":
+            yield from read_exchanges(itertools.chain(ahead, lines), file)
+        elif raw_stream:  # no generator between the line reader and the engine: this is the hot path
+            sink.accept = fast
+            yield from itertools.chain(ahead, lines)
         else:
-            capture.form = "stream"
-            if raw_stream:  # no generator between the line reader and the engine: this is the hot path
-                sink.accept = fast
-                yield from itertools.chain((first,), lines)
-            else:
-                yield from read_stream(first, lines, file)
+            yield from read_stream(itertools.chain(ahead, lines), file)
+
+
+FORM_LOOKAHEAD = 8
+
+
+def _form_of(value: object) -> str:
+    """The capture form a line announces: framed (its header), artifacts, exchanges, or stream (anything else)."""
+    if isinstance(value, dict):
+        if "wirecheck_capture" in value:
+            return "framed"
+        if "wirecheck_artifact" in value:
+            return "artifacts"
+    return "exchanges" if _is_exchange(value) else "stream"
 
 
 def _is_exchange(value: object) -> bool:
     """An exchange line: {"request": {"method", "url", ...}, ...} (a stream message may have a `request` too)."""
     request = value.get("request") if isinstance(value, dict) else None
     return isinstance(request, dict) and isinstance(request.get("method"), str) and isinstance(request.get("url"), str)
-
-
-def _prepend(first, rest):
-    yield first
-    yield from rest
 
 
 def _read_document(data: bytes, capture: CaptureFile, file: str) -> Iterator[Message | Finding]:

@@ -127,9 +127,8 @@ def not_an_object(value: Any, file: str, line: int) -> Finding:
     return capture_finding("NOT_AN_OBJECT", f"a message must be a JSON object, found {json_type(value)}", file, line)
 
 
-def read_stream(first: tuple[int, Any] | None, rest: Iterator[tuple[int, Any] | Finding], file: str):
+def read_stream(items: Iterator[tuple[int, Any] | Finding], file: str):
     """A plain stream: every line is a message."""
-    items: Iterator[tuple[int, Any] | Finding] = rest if first is None else _chain(first, rest)
     for item in items:
         if type(item) is tuple:
             line_no, value = item
@@ -155,8 +154,3 @@ def read_framed(rest: Iterator[tuple[int, Any] | Finding], file: str):
             yield not_an_object(value, file, line_no)
             continue
         yield Message(value=value, file=file, line=line_no, sender=frame["from"])
-
-
-def _chain(first: tuple[int, Any], rest: Iterator[tuple[int, Any] | Finding]):
-    yield first
-    yield from rest
