@@ -341,6 +341,18 @@ def test_file_artifacts(demo, write_lines, artifact, expected):
     assert [(f.code, f.pointer) for f in result.findings] == expected
 
 
+def test_an_artifact_list_with_a_bad_element_is_read_element_by_element(demo, tmp_path):
+    """One element that is not an artifact is reported at its index; the others are still checked."""
+    path = tmp_path / "artifacts.json"
+    path.write_bytes(orjson.dumps([
+        {"wirecheck_artifact": 1, "channel": "file", "path": "s.demo.json", "content": {"name": 3}}, None,
+        {"wirecheck_artifact": 1, "channel": "file", "path": "s.demo.json", "content": {"name": "n"}},
+    ]))
+    result = check_captures(demo, [str(path)])
+    assert [(f.where, f.code) for f in result.findings] == [("/0", "SCHEMA_VIOLATION"), ("/1", "CAPTURE_FORMAT")]
+    assert result.captures[0].form == "artifacts" and result.messages == 2
+
+
 def test_route_declared_under_any_prefix(demo, tmp_path):
     import dataclasses
 
