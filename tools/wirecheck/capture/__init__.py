@@ -147,7 +147,8 @@ def _read_document(data: bytes, capture: CaptureFile, file: str) -> Iterator[Mes
     elif isinstance(document, dict) and "wirecheck_artifact" in document:
         capture.form = "artifacts"
         yield artifact_message(document, file, None, None)
-    elif isinstance(document, list) and any(isinstance(d, dict) and "wirecheck_artifact" in d for d in document):
+    elif isinstance(document, list) and (
+            not document or any(isinstance(d, dict) and "wirecheck_artifact" in d for d in document)):
         capture.form = "artifacts"  # a list of artifacts: one that is not is reported where it is, not the file
         for index, item in enumerate(document):
             yield artifact_message(item, file, None, f"/{index}")
