@@ -144,3 +144,13 @@ def test_a_report_path_that_cannot_be_written_is_a_usage_error(tmp_path, good) -
     for target in targets:
         code, _, err = wirecheck("validate", "demo@1.0.0", good, "--format", "json", "-o", target)
         assert code == 2 and f"{target}: cannot write" in err, (target, err)
+
+
+def test_a_pipe_or_device_is_read_like_a_file(tmp_path) -> None:
+    """`validate pkg@v <(cmd)` passes a pipe (/dev/fd/N): it exists without being a regular file."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    writer = subprocess.Popen(["sh", "-c", f"printf '%s\\n' '{{\"type\":\"hello\",\"version\":\"1.0.0\"}}' > {fifo}"])
+    code, out, err = wirecheck("validate", "demo@1.0.0", str(fifo), "--no-progress")
+    writer.wait(timeout=30)
+    assert code == 0 and "CONFORMS: 1 messages" in out, err

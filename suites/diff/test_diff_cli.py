@@ -33,6 +33,9 @@ def test_exit_codes() -> None:
     assert code == 2 and "unknown release" in err
     code, _, err = wirecheck("diff", "shop@1.0.0", "shop@1.0.1", "--fail-on", "sometimes")
     assert code == 2 and "--fail-on" in err
+    for ref in ("", "-v", "--upload-pack=touch x"):  # never run a plain diff, never an option to git
+        code, _, err = wirecheck("diff", f"--against={ref}")
+        assert code == 2 and "not a git revision" in err
     code, _, err = wirecheck("diff", "xopc@0.0.251", "qoder-agent-sdk@1.0.23", contracts=REPO / "contracts")
     assert code == 2 and "two releases of one package, got xopc and qoder-agent-sdk" in err
 

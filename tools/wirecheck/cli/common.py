@@ -48,9 +48,10 @@ def output_file(path: Path, binary: bool = False) -> Iterator[Any]:
 
 
 def check_captures_exist(paths: list[str]) -> None:
-    """A usage error naming every capture that is not a readable file (`-` is stdin)."""
+    """A usage error naming every capture that does not exist or is a directory (`-` is stdin; a pipe such as
+    `<(cmd)` or a device is read like a file)."""
     problems = [f"{p} is a directory, not a capture" if Path(p).is_dir() else f"capture not found: {p}"
-                for p in paths if p != "-" and not Path(p).is_file()]
+                for p in paths if p != "-" and (Path(p).is_dir() or not Path(p).exists())]
     if problems:
         raise fail_usage("; ".join(problems))
 

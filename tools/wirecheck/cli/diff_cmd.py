@@ -109,7 +109,7 @@ def register(app: typer.Typer) -> None:
         specs = specs or []
         results: list[Any] = []
         packages: list[Any] = []
-        if against:
+        if against is not None:
             try:
                 old_root = contracts_at(against, reg.root)
             except AgainstError as exc:

@@ -17,6 +17,8 @@ class AgainstError(Exception):
 
 def contracts_at(ref: str, contracts: Path) -> Path:
     """Extract `contracts` as of `ref` (any git revision: a branch, tag, sha, `HEAD~1`) and return its new path."""
+    if not ref.strip() or ref.startswith("-"):  # never an option to git
+        raise AgainstError(f"--against {ref!r}: not a git revision")
     contracts = contracts.resolve()
     try:
         top = subprocess.run(["git", "-C", str(contracts), "rev-parse", "--show-toplevel"], check=True,
