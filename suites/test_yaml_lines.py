@@ -15,6 +15,9 @@ from wirecheck.yaml_lines import LINE_KEY, YamlFileError, read_yaml_file
     (b"reason: caf\xe9\n", "not UTF-8 text (byte 11: invalid continuation byte)"),
     (b"a: [1,\n", "not valid YAML: line 2, column 1:"),
     (b"a: !!python/object:os.system {}\n", "not valid YAML:"),
+    # the last of two equal keys would win in silence: a selector or a waiver quietly changed
+    (b"kinds:\n  - selector:\n      /type: assistant\n      /type: assistant_v2\n",
+     "not valid YAML: line 4, column 7: while reading a mapping"),
 ])
 def test_a_file_that_cannot_be_read_is_one_error_with_a_message(tmp_path: Path, content: bytes, message: str) -> None:
     path = tmp_path / "f.yaml"
@@ -39,3 +42,11 @@ def test_lines_are_kept_on_request(tmp_path: Path) -> None:
     path.write_text("a: 1\nb:\n  c: 2\n")
     assert read_yaml_file(path) == {"a": 1, "b": {"c": 2}}
     assert read_yaml_file(path, lines=True)["b"][LINE_KEY] == 3
+
+
+def test_a_merge_key_may_be_overridden(tmp_path: Path) -> None:
+    path = tmp_path / "f.yaml"
+    path.write_text("base: &b {x: 1, y: 2}\nuse:\n  <<: *b\n  y: 3\n")
+    for lines in (False, True):
+        data = read_yaml_file(path, lines=lines)
+        assert (data["use"]["x"], data["use"]["y"]) == (1, 3)

@@ -11,11 +11,28 @@ import yaml
 LINE_KEY = "__line__"
 
 
+def _refuse_duplicate_keys(loader: Any, node: yaml.MappingNode) -> None:
+    """YAML lets the last of two equal keys win without a word: in a catalog selector or a waiver that silently
+    changes what the file says, so a duplicate key is an error at its line."""
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        if key_node.tag == "tag:yaml.org,2002:merge":  # `<<: *base`: its keys may be overridden, by design
+            continue
+        key = loader.construct_object(key_node, deep=True)
+        if isinstance(key, list | dict):
+            continue  # unhashable: YAML itself refuses it further on
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                "while reading a mapping", node.start_mark, f"found the key {key!r} twice", key_node.start_mark)
+        seen.add(key)
+
+
 class _LineLoader(yaml.SafeLoader):
-    """A SafeLoader that adds `__line__` (1-based) to every mapping."""
+    """A SafeLoader that adds `__line__` (1-based) to every mapping and refuses duplicate keys."""
 
 
 def _mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict[str, Any]:
+    _refuse_duplicate_keys(loader, node)
     value = {str(k): v for k, v in loader.construct_mapping(node, deep=True).items()}
     value[LINE_KEY] = node.start_mark.line + 1
     return value
@@ -38,8 +55,16 @@ def strip_lines(value: Any) -> Any:
     return value
 
 
-# libyaml's loader when PyYAML was built with it (its wheels are): a fifth of the pure-Python loader's time.
-FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+class _FastLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """libyaml's parser when PyYAML was built with it (its wheels are: a fifth of the pure-Python loader's time),
+    refusing duplicate keys."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        _refuse_duplicate_keys(self, node)
+        return super().construct_mapping(node, deep=deep)
+
+
+FAST_LOADER = _FastLoader
 
 
 class YamlFileError(Exception):

@@ -59,6 +59,7 @@ def _finish(results: list[Any], options: Any, fail_on: str, waivers: Path | None
 
 def _load_schema(path: Path) -> Any:
     from wirecheck.diff.inputs import not_json, unsupported
+    from wirecheck.yaml_lines import FAST_LOADER
 
     try:
         text = path.read_text(encoding="utf-8")
@@ -69,8 +70,8 @@ def _load_schema(path: Path) -> Any:
     if not text.strip():
         raise fail_usage(f"{path}: the file is empty")
     try:
-        schema = orjson.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (orjson.JSONDecodeError, yaml.YAMLError) as exc:
+        schema = orjson.loads(text) if path.suffix == ".json" else yaml.load(text, Loader=FAST_LOADER)
+    except (orjson.JSONDecodeError, yaml.YAMLError, ValueError, RecursionError) as exc:  # ValueError: a bad date
         raise fail_usage(f"{path}: not valid JSON/YAML: {exc}") from None
     problem = None if path.suffix == ".json" else not_json(schema)  # orjson reads nothing JSON cannot hold
     if problem:
