@@ -65,6 +65,15 @@ def test_fuzz_messages_only_is_a_capture_the_checker_reads(tmp_path):
     assert code == 0
     code, out, err = wirecheck("validate", "demo@1.0.0", str(capture))
     assert code == 0, out + err
+    # without --kind: the stream kinds only (a file or HTTP body is not a line of a plain capture)
+    code, _, _ = wirecheck("fuzz", "demo@1.0.0", "--messages-only", "--count", "2", "--output", str(capture))
+    release = load_registry(Path(DEMO)).load("demo@1.0.0")
+    stream = {k.id for k in release.kinds if k.channel == "stdio-ndjson"}
+    assert code == 0 and stream != {k.id for k in release.kinds}
+    code, out, err = wirecheck("validate", "demo@1.0.0", str(capture), "--format", "json")
+    report = orjson.loads(out)
+    assert not {f["code"] for f in report["findings"]} & {"SCHEMA_VIOLATION", "CAPTURE_FORMAT", "NOT_AN_OBJECT"}
+    assert {k for k, c in report["coverage"].items() if c["seen"]} <= stream
 
 
 @pytest.mark.parametrize(

@@ -28,7 +28,8 @@ def _register_corpus(app: typer.Typer) -> None:
         invalid: bool = typer.Option(False, "--invalid", help="Write labelled mutants instead of valid messages."),
         seed: int = typer.Option(0, "--seed", help="Same seed, same corpus."),
         messages_only: bool = typer.Option(
-            False, "--messages-only", help="One bare message per line (a plain NDJSON capture), no envelope."
+            False, "--messages-only", help="One bare message per line, no envelope: a plain NDJSON capture of "
+                                           "the stream kinds (or of the --kind given)."
         ),
         output: Path | None = typer.Option(None, "--output", "-o", help="Write here (default stdout)."),
         contracts: Path | None = CONTRACTS_OPTION,
@@ -47,6 +48,10 @@ def _register_corpus(app: typer.Typer) -> None:
         except KeyError as exc:
             known = ", ".join(k.id for k in fuzzable_kinds(release))
             raise fail_usage(f"{exc.args[0]}; fuzzable kinds: {known}") from None
+        if messages_only and not kind:  # a plain NDJSON capture holds stream messages, not files or HTTP bodies
+            kind = [k.id for k in fuzzable_kinds(release) if k.channel == "stdio-ndjson"]
+            if not kind:
+                raise fail_usage(f"{release.name} has no stream message kinds; name the kinds with --kind")
         with nullcontext(sys.stdout.buffer) if output is None else output_file(output, binary=True) as handle:
             for entry in corpus(release, kinds=kind, count=count, seed=seed, invalid=invalid):
                 line = entry.message if messages_only else entry.as_json()
