@@ -73,7 +73,7 @@ def test_fuzz_messages_only_is_a_capture_the_checker_reads(tmp_path):
     code, out, err = wirecheck("validate", "demo@1.0.0", str(capture), "--format", "json")
     report = orjson.loads(out)
     assert not {f["code"] for f in report["findings"]} & {"SCHEMA_VIOLATION", "CAPTURE_FORMAT", "NOT_AN_OBJECT"}
-    assert {k for k, c in report["coverage"].items() if c["seen"]} <= stream
+    assert {c["kind"] for c in report["coverage"] if c["seen"]} <= stream
 
 
 @pytest.mark.parametrize(
