@@ -70,6 +70,7 @@ def test_fuzz_messages_only_is_a_capture_the_checker_reads(tmp_path):
     release = load_registry(Path(DEMO)).load("demo@1.0.0")
     stream = {k.id for k in release.kinds if k.channel == "stdio-ndjson"}
     assert code == 0 and stream != {k.id for k in release.kinds}
+    assert capture.read_bytes().count(b"\n") == 2 * len(stream)  # two of each stream kind, nothing else
     code, out, err = wirecheck("validate", "demo@1.0.0", str(capture), "--format", "json")
     report = orjson.loads(out)
     assert not {f["code"] for f in report["findings"]} & {"SCHEMA_VIOLATION", "CAPTURE_FORMAT", "NOT_AN_OBJECT"}
