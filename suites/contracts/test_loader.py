@@ -166,6 +166,21 @@ def test_tolerant_view_leaves_data_and_property_names_alone():
     }
 
 
+def test_tolerant_view_accepts_everything_the_strict_view_does_even_under_not_and_if():
+    """Opening `additionalProperties: false` inside `not` would make the view narrower: {"a": 1, "z": 2} passes
+    `not {closed a}` strictly, and would fail `not {open a}`."""
+    from wirecheck.contracts.reference import reference_validator
+
+    closed = {"type": "object", "properties": {"a": {}}, "required": ["a"], "additionalProperties": False}
+    schema = {"not": closed, "if": closed, "then": {"required": ["b"]}, "properties": {"c": closed}}
+    view = tolerant_view(schema)
+    assert view["not"] == closed and view["if"] == closed and view["properties"]["c"] == {
+        "type": "object", "properties": {"a": {}}, "required": ["a"]}
+    for payload in ({"a": 1, "z": 2}, {"a": 1, "b": 2}, {"c": {"a": 1, "x": 1}}, {"a": 1}, {}):
+        if reference_validator(schema, {}).is_valid(payload):
+            assert reference_validator(view, {}).is_valid(payload), payload
+
+
 @pytest.mark.parametrize(
     ("consumer", "pointer", "message"),
     [

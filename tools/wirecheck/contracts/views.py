@@ -13,19 +13,23 @@ _CLOSING_KEYWORDS = ("additionalProperties", "unevaluatedProperties")
 
 
 _DATA = frozenset({"const", "enum", "default", "examples"})  # values, not schemas: copied as written
+# Subschemas whose failing is what matters (`not`), or both outcomes (`if`): opening them would narrow the schema, so
+# they are copied as written and the tolerant view accepts everything the strict view does.
+_NEGATED = frozenset({"not", "if"})
 # keywords whose value maps names (data, never rewritten) to subschemas; the diff's same_shape uses it too
 SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
 
 
 def tolerant_view(schema: Any) -> Any:
     """A copy of `schema` with every closing keyword removed; the input is not modified. Only schema objects
-    lose them: a property *named* `additionalProperties`, or a `const` object holding one, is left as written."""
+    lose them: a property *named* `additionalProperties`, or a `const` object holding one, is left as written, and
+    so are `not` and `if` subschemas, where opening an object would reject more, not less."""
     if type(schema) is dict:
         out = {}
         for key, value in schema.items():
             if value is False and key in _CLOSING_KEYWORDS:
                 continue
-            if key in _DATA or not isinstance(value, dict | list):
+            if key in _DATA or key in _NEGATED or not isinstance(value, dict | list):
                 out[key] = value
             elif key in SCHEMA_MAPS and type(value) is dict:
                 out[key] = {name: tolerant_view(sub) for name, sub in value.items()}
