@@ -52,6 +52,14 @@ def test_duplicate_key_message_names_the_key_and_the_last_value_is_checked(demo,
     assert ("SCHEMA_VIOLATION" in {f.code for f in result.findings})  # orjson keeps the last value, "bad"
 
 
+def test_a_duplicate_key_is_located_by_json_pointer(demo, tmp_path):
+    data = b'{"type":"hello","version":"1.0.0","a":{"b":[{"k":1,"k":2}]}}\n' + b'{"x":1,"x":2}\n'
+    _, result = run(demo, tmp_path, data)
+    assert [(f.line, f.pointer) for f in result.findings if f.code == "DUPLICATE_KEY"] == [(1, "/a/b/0/k"), (2, "/x")]
+    value, problem = parse_json(b'{"a~b/c": {"z": 1, "z": 2}}')
+    assert value == {"a~b/c": {"z": 2}} and problem is not None and problem.pointer == "/a~0b~1c/z"
+
+
 def test_nan_message_says_why():
     _, problem = parse_json(b'{"x": NaN}')
     assert problem is not None and "NaN" in problem.message

@@ -138,7 +138,7 @@ def _read_document(data: bytes, capture: CaptureFile, file: str) -> Iterator[Mes
         return
     document, problem = parse_json(data.strip())
     if problem is not None:
-        yield capture_finding(problem.code, problem.message, file)
+        yield capture_finding(problem.code, problem.message, file, where=problem.pointer)
         if document is None:
             return
     if isinstance(document, dict) and "log" in document:

@@ -35,7 +35,8 @@ def artifact_message(document: Any, file: str, line: int | None, where: str | No
         elif isinstance(document.get("text"), str):
             value, problem = parse_json(document["text"].encode("utf-8", "surrogatepass"))
             if problem is not None:
-                return capture_finding(problem.code, f"{path}: {problem.message}", file, line, where)
+                return capture_finding(problem.code, f"{path}: {problem.message}", file, line, where,
+                                       pointer=problem.pointer)
         else:
             return bad("a file artifact needs content (parsed JSON) or text (the raw file)")
         return Message(value=value, file=file, line=line, where=where, artifact=ArtifactInfo("file", path=path))

@@ -52,7 +52,7 @@ def _body_from_text(text: Any, where: str, file: str, line: int | None) -> tuple
         raise _Bad("CAPTURE_FORMAT", "a body text must be a string", where)
     value, problem = parse_json(text.encode("utf-8", "surrogatepass"))
     if problem is not None:
-        finding = capture_finding(problem.code, f"body: {problem.message}", file, line, where)
+        finding = capture_finding(problem.code, f"body: {problem.message}", file, line, where, pointer=problem.pointer)
         return (value if value is not None else UNREADABLE), [finding]
     return value, []
 

@@ -13,6 +13,8 @@ from typing import Any
 
 import orjson
 
+from wirecheck.pointer import format_pointer
+
 
 @dataclass(frozen=True, slots=True)
 class JsonProblem:
@@ -22,21 +24,12 @@ class JsonProblem:
 
 
 class _DuplicateKey(Exception):
-    def __init__(self, key: str):
-        self.key = key
+    def __init__(self, key: str, pointer: str):
+        self.key, self.pointer = key, pointer
 
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON (RFC 8259 has no NaN or Infinity)")
-
-
-def _pairs_without_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise _DuplicateKey(key)
-        result[key] = value
-    return result
 
 
 def _finite_float(text: str) -> float:
@@ -47,8 +40,35 @@ def _finite_float(text: str) -> float:
 
 
 def _slow_parse(text: str) -> Any:
-    return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
-                      object_pairs_hook=_pairs_without_duplicates)
+    """The standard library's strict reading; _DuplicateKey names the first object (in the order objects close)
+    with a key given twice, by its JSON pointer."""
+    duplicates: list[tuple[int, str]] = []  # (id of the object, key): objects are found again once parsed
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        for key, value in items:
+            if key in result and not duplicates:
+                duplicates.append((id(result), key))
+            result[key] = value  # the last value wins, as in orjson
+        return result
+
+    value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float, object_pairs_hook=pairs)
+    if duplicates:
+        target, key = duplicates[0]
+        raise _DuplicateKey(key, _pointer_of(value, target) + format_pointer([key]))
+    return value
+
+
+def _pointer_of(root: Any, target: int) -> str:
+    """The JSON pointer of the object whose id is `target` inside `root` (iterative: values nest 1024 deep)."""
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(root, ())]
+    while stack:
+        node, path = stack.pop()
+        if id(node) == target:
+            return format_pointer(path)
+        children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+        stack.extend((child, (*path, name)) for name, child in children if isinstance(child, dict | list))
+    return ""
 
 
 def canonical(value: Any, data: bytes) -> bool:
@@ -72,7 +92,7 @@ def parse_json(data: bytes) -> tuple[Any, JsonProblem | None]:
         try:
             _slow_parse(data.decode("utf-8"))
         except _DuplicateKey as dup:
-            return value, JsonProblem("DUPLICATE_KEY", f"duplicate key {dup.key!r} in an object", None)
+            return value, JsonProblem("DUPLICATE_KEY", f"duplicate key {dup.key!r} in an object", dup.pointer)
         except (ValueError, RecursionError):
             pass
     return value, None
@@ -87,7 +107,7 @@ def _diagnose(data: bytes, exc: orjson.JSONDecodeError) -> tuple[Any, JsonProble
         # Whatever orjson refuses that RFC 8259 allows, the standard library reads.
         return _slow_parse(text), None
     except _DuplicateKey as dup:
-        return None, JsonProblem("DUPLICATE_KEY", f"duplicate key {dup.key!r} in an object")
+        return None, JsonProblem("DUPLICATE_KEY", f"duplicate key {dup.key!r} in an object", dup.pointer)
     except RecursionError:
         return None, JsonProblem("PARSE_ERROR", "nesting too deep to parse")
     except ValueError as slow:

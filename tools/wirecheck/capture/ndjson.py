@@ -21,8 +21,10 @@ BOM = b"\xef\xbb\xbf"
 DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024
 
 
-def capture_finding(code: str, message: str, file: str, line: int | None = None, where: str | None = None) -> Finding:
-    return Finding(code=code, severity=level_of(code), message=message, file=file, line=line, where=where)
+def capture_finding(code: str, message: str, file: str, line: int | None = None, where: str | None = None,
+                    pointer: str | None = None) -> Finding:
+    return Finding(code=code, severity=level_of(code), message=message, file=file, line=line, where=where,
+                   pointer=pointer)
 
 
 CHUNK_BYTES = 1 << 20
@@ -109,7 +111,7 @@ def iter_lines(
                 continue
             value, problem = parse_json(data)
             if problem is not None:
-                yield capture_finding(problem.code, problem.message, file, line_no)
+                yield capture_finding(problem.code, problem.message, file, line_no, pointer=problem.pointer)
                 if value is None:
                     continue
             yield line_no, value
