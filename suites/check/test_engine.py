@@ -334,6 +334,8 @@ def test_har_structure_problems_are_located_and_the_rest_is_checked(demo, tmp_pa
             [("UNKNOWN_MESSAGE_KIND", None)],
         ),
         ({"wirecheck_artifact": 1, "channel": "tape"}, [("CAPTURE_FORMAT", None)]),
+        ({"wirecheck_artifact": True, "channel": "file", "path": "s.demo.json", "content": {"name": "n"}},
+         [("CAPTURE_FORMAT", None)]),  # true is not 1, though Python's == says so
     ],
 )
 def test_file_artifacts(demo, write_lines, artifact, expected):

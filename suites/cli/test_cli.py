@@ -154,3 +154,9 @@ def test_a_pipe_or_device_is_read_like_a_file(tmp_path) -> None:
     code, out, err = wirecheck("validate", "demo@1.0.0", str(fifo), "--no-progress")
     writer.wait(timeout=30)
     assert code == 0 and "CONFORMS: 1 messages" in out, err
+
+
+def test_the_report_may_not_overwrite_a_capture(good) -> None:
+    before = Path(good).read_bytes()
+    code, _, err = wirecheck("validate", "demo@1.0.0", good, "--format", "json", "-o", good)
+    assert code == 2 and "is one of the captures" in err and Path(good).read_bytes() == before

@@ -23,7 +23,8 @@ def artifact_message(document: Any, file: str, line: int | None, where: str | No
     def bad(message: str) -> Finding:
         return capture_finding("CAPTURE_FORMAT", message, file, line, where)
 
-    if not isinstance(document, dict) or document.get("wirecheck_artifact") != 1:
+    version = document.get("wirecheck_artifact") if isinstance(document, dict) else None
+    if type(version) is not int or version != 1:  # `true == 1` in Python, not in the format
         return bad('an artifact must be {"wirecheck_artifact": 1, "channel": ...}')
     channel = document.get("channel")
     if channel == "file":

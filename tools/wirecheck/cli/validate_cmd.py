@@ -103,6 +103,8 @@ def register(app: typer.Typer) -> None:
         release = guarded(lambda: reg.load(spec))
         options = CheckOptions(parse_base_urls(base_url, list(release.bases)), max_line_bytes, fail_on)
         check_captures_exist(captures)
+        if output is not None and any(c != "-" and Path(c).resolve() == output.resolve() for c in captures):
+            raise fail_usage(f"--output {output} is one of the captures: the report would overwrite it")
         if captures.count("-") > 1:
             raise fail_usage("stdin (-) can be read only once")
         files = [CaptureFile(p) for p in captures]
