@@ -370,6 +370,12 @@ def test_route_declared_under_any_prefix(demo, tmp_path):
     assert Classifier(demo).classify(message) is None  # without base "*", the path must match whole
 
 
+def test_an_unknown_message_shows_its_discriminators_or_its_keys(demo, write_lines):
+    result = check_captures(demo, [write_lines([{"type": "nope", "x": 1}, {"zz": 1, "aa": 2}, {}])])
+    assert [f.found for f in result.findings if f.code == "UNKNOWN_MESSAGE_KIND"] == [
+        '{"type":"nope"}', 'an object with keys ["aa","zz"]', "{}"]
+
+
 def test_stream_message_with_a_request_member_is_not_taken_for_an_http_exchange(demo, write_lines):
     result = check_captures(demo, [write_lines([PING, HELLO])])
     assert result.captures[0].form == "stream"

@@ -448,7 +448,9 @@ class Engine:
     def _shape(message: Message) -> str | None:
         if isinstance(message.value, dict):
             keys = {k: message.value[k] for k in ("type", "subtype", "kind", "method") if k in message.value}
-            return short_repr(keys) if keys else short_repr(sorted(message.value)[:8])
+            if keys:
+                return short_repr(keys)
+            return f"an object with keys {short_repr(sorted(message.value)[:8])}" if message.value else "{}"
         return None
 
 
