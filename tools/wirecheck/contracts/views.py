@@ -12,7 +12,7 @@ from typing import Any
 _CLOSING_KEYWORDS = ("additionalProperties", "unevaluatedProperties")
 
 
-_DATA = frozenset({"const", "enum", "default", "examples"})  # values, not schemas: copied as written
+DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})  # values, not schemas: copied as written
 # Subschemas whose failing is what matters (`not`), or both outcomes (`if`): opening them would narrow the schema, so
 # they are copied as written and the tolerant view accepts everything the strict view does.
 _NEGATED = frozenset({"not", "if"})
@@ -29,7 +29,7 @@ def tolerant_view(schema: Any) -> Any:
         for key, value in schema.items():
             if value is False and key in _CLOSING_KEYWORDS:
                 continue
-            if key in _DATA or key in _NEGATED or not isinstance(value, dict | list):
+            if key in DATA_KEYWORDS or key in _NEGATED or not isinstance(value, dict | list):
                 out[key] = value
             elif key in SCHEMA_MAPS and type(value) is dict:
                 out[key] = {name: tolerant_view(sub) for name, sub in value.items()}

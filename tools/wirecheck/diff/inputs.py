@@ -13,10 +13,9 @@ from typing import Any
 import orjson
 
 from wirecheck.contracts.loader import DIALECT
-from wirecheck.contracts.views import SCHEMA_MAPS
+from wirecheck.contracts.views import DATA_KEYWORDS, SCHEMA_MAPS
 from wirecheck.pointer import format_pointer
 
-_DATA = frozenset({"const", "enum", "default", "examples"})  # values, not schemas
 MAX_DEPTH = 128  # JSON levels; python-jsonschema, the witnesses' second judge, recurses past ~200
 _UNSUPPORTED = {
     "$anchor": "a named anchor: refer to the schema by JSON pointer (#/$defs/...) instead",
@@ -73,7 +72,7 @@ def unsupported(schema: Any) -> str | None:
                 return f"{where}: a $schema below the root is not supported"
             if key == "$ref" and isinstance(value, str) and not (value == "#" or value.startswith("#/")):
                 return f"{where}: {value!r} is not a JSON pointer into this file (#/...)"
-            if key in _DATA:
+            if key in DATA_KEYWORDS:
                 continue
             if key in SCHEMA_MAPS and isinstance(value, dict):
                 below.extend((sub, (*path, key, name)) for name, sub in value.items())

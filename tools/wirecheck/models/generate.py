@@ -27,6 +27,7 @@ import orjson
 
 from wirecheck.contracts import load_registry
 from wirecheck.contracts.model import ContractRelease
+from wirecheck.contracts.views import DATA_KEYWORDS
 from wirecheck.fuzz.schemas import SchemaSet
 
 MODELS_DIR = Path(__file__).resolve().parent
@@ -112,7 +113,7 @@ def add_discriminators(schemas: SchemaSet, node: Any, base: str, found: list[str
     if not isinstance(node, dict):
         return node
     out = {
-        key: value if key in ("const", "enum", "default", "examples") else
+        key: value if key in DATA_KEYWORDS else
         add_discriminators(schemas, value, base, found, f"{where}/{key}")
         for key, value in node.items()
         if key not in UNEXPRESSED
