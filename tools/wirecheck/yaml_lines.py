@@ -68,20 +68,20 @@ FAST_LOADER = _FastLoader
 
 
 class YamlFileError(Exception):
-    """A YAML file that cannot be read or parsed: `message` says why (with the line when YAML knows it)."""
+    """A data file (YAML, or any text `read_text` reads) that cannot be read or parsed: `message` says why (with the
+    line when YAML knows it)."""
 
     def __init__(self, file: str, message: str):
         self.file, self.message = file, message
         super().__init__(f"{file}: {message}")
 
 
-def read_yaml_file(path: Path, *, lines: bool = False, what: str = "file") -> Any:
-    """The data in a YAML file (with `__line__` in every mapping when `lines`); YamlFileError, never another
-    exception, when it cannot be had: missing, a directory, not UTF-8, not YAML, or a value YAML cannot build
-    (a date that does not exist, `2024-02-30`)."""
+def read_text(path: Path, what: str = "file") -> str:
+    """A data file's text; YamlFileError, never another exception, when it cannot be read: missing, a directory,
+    not UTF-8."""
     file = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise YamlFileError(file, f"{what} not found" if what.endswith("file") else f"no {what} (file not found)") \
             from None
@@ -91,11 +91,21 @@ def read_yaml_file(path: Path, *, lines: bool = False, what: str = "file") -> An
         raise YamlFileError(file, f"not UTF-8 text (byte {exc.start}: {exc.reason})") from None
     except OSError as exc:
         raise YamlFileError(file, f"cannot read: {exc.strerror}") from None
+
+
+def parse_yaml(text: str, file: str, *, lines: bool = False) -> Any:
+    """YAML text as data (with `__line__` in every mapping when `lines`); YamlFileError when it is not YAML or holds
+    a value YAML cannot build (a date that does not exist, `2024-02-30`)."""
     try:
-        return yaml.load(text, Loader=_LineLoader if lines else FAST_LOADER)  # both are safe loaders
+        return load_with_lines(text) if lines else yaml.load(text, Loader=FAST_LOADER)  # a safe loader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
         raise YamlFileError(file, f"not valid YAML: {where}{exc}") from None
     except (ValueError, TypeError, RecursionError) as exc:  # raised while building a value, e.g. a date
         raise YamlFileError(file, f"a value YAML cannot build: {exc} (quote dates meant as text)") from None
+
+
+def read_yaml_file(path: Path, *, lines: bool = False, what: str = "file") -> Any:
+    """The data in a YAML file: `read_text`, then `parse_yaml`."""
+    return parse_yaml(read_text(path, what), str(path), lines=lines)

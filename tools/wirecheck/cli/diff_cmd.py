@@ -9,7 +9,6 @@ from typing import Any
 
 import orjson
 import typer
-import yaml
 
 from wirecheck import exitcodes
 from wirecheck.cli.common import CONTRACTS_OPTION, fail_usage, guarded, output_file, registry
@@ -59,19 +58,16 @@ def _finish(results: list[Any], options: Any, fail_on: str, waivers: Path | None
 
 def _load_schema(path: Path) -> Any:
     from wirecheck.diff.inputs import not_json, unsupported
-    from wirecheck.yaml_lines import FAST_LOADER
+    from wirecheck.yaml_lines import YamlFileError, parse_yaml, read_text
 
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise fail_usage(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
-    except OSError as exc:
-        raise fail_usage(f"{path}: cannot read: {exc.strerror}") from None
-    if not text.strip():
-        raise fail_usage(f"{path}: the file is empty")
-    try:
-        schema = orjson.loads(text) if path.suffix == ".json" else yaml.load(text, Loader=FAST_LOADER)
-    except (orjson.JSONDecodeError, yaml.YAMLError, ValueError, RecursionError) as exc:  # ValueError: a bad date
+        text = read_text(path, what="schema file")
+        if not text.strip():
+            raise fail_usage(f"{path}: the file is empty")
+        schema = orjson.loads(text) if path.suffix == ".json" else parse_yaml(text, str(path))
+    except YamlFileError as exc:
+        raise fail_usage(str(exc)) from None
+    except orjson.JSONDecodeError as exc:
         raise fail_usage(f"{path}: not valid JSON/YAML: {exc}") from None
     problem = None if path.suffix == ".json" else not_json(schema)  # orjson reads nothing JSON cannot hold
     if problem:
