@@ -99,9 +99,7 @@ def iter_lines(
                     yield line_no, value
                     continue
                 canonical = dumps(value) == data  # then no duplicate key can hide in it
-            except JSONDecodeError:
-                canonical = False
-            except TypeError:  # nested deeper than orjson writes (254 levels; it reads 1024)
+            except (JSONDecodeError, TypeError):  # TypeError: nested deeper than orjson writes (254 levels of 1024)
                 canonical = False
             if canonical:
                 if accept is None and sink is not None:  # set once the capture's form is known (line 1)

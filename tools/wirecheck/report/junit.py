@@ -17,9 +17,9 @@ def _case(suite: ET.Element, result: CheckResult, name: str, findings: list[Find
     failing = [f for f in findings if result.failing(f)]  # by the run's --fail-on
     rest = [f for f in findings if not result.failing(f) and f.severity is not Severity.INFO]
     if failing:
-        failure = ET.SubElement(case, "failure", message=f"{len(failing)} {failing[0].severity.value}(s)"
-                                if len({f.severity for f in failing}) == 1 else f"{len(failing)} finding(s)",
-                                type=failing[0].code)
+        severities = {f.severity.value for f in failing}
+        what = severities.pop() if len(severities) == 1 else "finding"
+        failure = ET.SubElement(case, "failure", message=f"{len(failing)} {what}(s)", type=failing[0].code)
         failure.text = "\n".join(finding_line(f) for f in failing)
     elif skipped:
         ET.SubElement(case, "skipped", message=skipped)
