@@ -338,14 +338,22 @@ def _consumer_problems(
         package, version = load_registry(release.root.parent.parent).resolve(contract)
     except ContractError as exc:
         return [ContractProblem(file, f"{where}/contract", exc.problems[0].message)]
-    try:
-        other = read_yaml_file(release.root.parent.parent / package / version / "catalog.yaml")
-        kinds = {kind.get("id") for kind in other.get("kinds", [])}
-    except (YamlFileError, AttributeError):
+    kinds = _kind_ids(release.root.parent.parent / package / version / "catalog.yaml")
+    if kinds is None:
         return [ContractProblem(file, f"{where}/contract", f"the catalog of {contract} cannot be read")]
     if as_kind not in kinds:
         return [ContractProblem(file, f"{where}/as", f"{contract} has no kind {as_kind!r}")]
     return []
+
+
+@cache
+def _kind_ids(catalog: Path) -> frozenset[Any] | None:
+    """The kind ids a catalog names, read once however many consumer entries name its release; None when it
+    cannot be read. Cached like `load_release`, for the life of the process."""
+    try:
+        return frozenset(kind.get("id") for kind in read_yaml_file(catalog).get("kinds", []))
+    except (YamlFileError, AttributeError):
+        return None
 
 
 @cache
