@@ -285,6 +285,15 @@ def test_stub_and_probe_need_an_xopc_release(command):
     assert result.exit_code == 2 and "no stub/probe for" in result.output
 
 
+@pytest.mark.parametrize("command", [["stub", "xopc@0.0.253", "--max-seconds", "0.3"],
+                                     ["probe", "xopc@0.0.253", "http://127.0.0.1:1"]])
+def test_an_out_dir_that_cannot_be_made_is_a_usage_error_before_any_work(command, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    result = CliRunner().invoke(app, [*command, "--out-dir", str(blocker)])
+    assert result.exit_code == 2 and "it is a file, not a folder" in result.output
+
+
 def test_probe_needs_an_http_url():
     result = CliRunner().invoke(app, ["probe", "xopc@0.0.253", "127.0.0.1:8080"])
     assert result.exit_code == 2 and "expected an http:// or https:// URL" in result.output

@@ -47,6 +47,18 @@ def output_file(path: Path, binary: bool = False) -> Iterator[Any]:
         raise fail_usage(f"{path}: cannot write: {exc.strerror or exc}") from None
 
 
+def output_folder(path: Path) -> Path:
+    """A folder reports will be written to, made now: one that cannot be (a file in the way, no permission) is a
+    usage error before any work starts, not an internal error after it."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise fail_usage(f"{path}: cannot write: it is a file, not a folder") from None
+    except OSError as exc:
+        raise fail_usage(f"{path}: cannot write: {exc.strerror or exc}") from None
+    return path
+
+
 def check_captures_exist(paths: list[str]) -> None:
     """A usage error naming every capture that does not exist or is a directory (`-` is stdin; a pipe such as
     `<(cmd)` or a device is read like a file)."""

@@ -22,6 +22,7 @@ from wirecheck.cli.common import (
     REQUIREMENTS_OPTION,
     fail_usage,
     guarded,
+    output_folder,
     registry,
 )
 from wirecheck.contracts import PackageRegistry
@@ -89,6 +90,7 @@ def register(app: typer.Typer) -> None:
         from wirecheck.stub.xopc import XopcPlatformStub
 
         _check_format(output_format)
+        output_folder(out_dir)
         release, reg = _xopc_release(spec, contracts)
         platform = XopcPlatformStub(release, commands=commands, seed=seed, cancel_after_renewals=cancel_after,
                                     strict=strict, on_problem=lambda text: typer.echo(f"  request: {text}", err=True))
@@ -164,6 +166,7 @@ def register(app: typer.Typer) -> None:
         _check_format(output_format)
         if not base_url.startswith(("http://", "https://")):
             raise fail_usage(f"BASE_URL {base_url!r}: expected an http:// or https:// URL")
+        output_folder(out_dir)
         release, reg = _xopc_release(spec, contracts)
         probe = XopcProbe(base_url, token=token, timeout=timeout, max_leases=max_leases,
                           on_step=lambda text: typer.echo(f"  {text}", err=True))
