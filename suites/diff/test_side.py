@@ -1,0 +1,66 @@
+"""Where a rejection is (diff/side.py `errors`, `related`): what ties a witness to the change that caused it."""
+
+from __future__ import annotations
+
+from wirecheck.diff.model import BACKWARD, FORWARD, STRICT
+from wirecheck.diff.side import Side, related
+from wirecheck.diff.witness import judge
+
+D = "https://json-schema.org/draft/2020-12/schema"
+URI = "https://contracts.wirecheck.invalid/pkg/1.0.0/wire.json"
+
+
+def member(name: str, extra: dict | None = None) -> dict:
+    return {"type": "object", "additionalProperties": False, "required": ["kind"],
+            "properties": {"kind": {"const": name}, **(extra or {})}}
+
+
+SCHEMA = {"$schema": D, "$id": URI, "$defs": {"Envelope": {
+    "type": "object", "additionalProperties": False, "required": ["id", "body"],
+    "properties": {
+        "id": {"type": "string"},
+        "body": {"type": "object", "properties": {
+            "items": {"type": "array", "items": {"anyOf": [member("a"), member("b", {"x": {"type": "string"}})]}},
+            "note": {"type": "string"},
+        }},
+    },
+}}}
+AT = URI + "#/$defs/Envelope"
+
+
+def paths(payload: dict) -> list[tuple]:
+    return [path for path, _ in Side("old", {URI: SCHEMA}).errors(AT, STRICT, payload)]
+
+
+def test_a_missing_or_unexpected_property_is_about_its_own_path() -> None:
+    assert paths({"body": {}}) == [("id",)]
+    assert paths({"id": "1", "body": {}, "extra": 1, "more": 2}) == [("extra",), ("more",)]
+
+
+def test_a_failed_union_is_about_its_own_path_not_its_branches() -> None:
+    found = paths({"id": "1", "body": {"items": [{"kind": "a"}, {"kind": "b", "x": 3, "y": 1}]}})
+    assert found == [("body", "items", 1)]
+
+
+def test_related_compares_the_common_prefix_with_wildcards() -> None:
+    assert related(("body", "items", 1), ("body", "items", "*", "x"))  # an error at a union holding the change
+    assert related(("body", "items", 1, "x"), ("body", "items", "*"))  # an error under the changed value
+    assert related(("body", "other"), ("body", "{name}"))
+    assert not related(("body", "items", 1), ("body", "note"))
+    assert not related(("id",), ("body",))
+
+
+def test_a_union_rejection_is_credited_to_a_change_inside_the_union_only() -> None:
+    # the new release narrows `x` to integers: an old payload with a string `x` in an item breaks new readers
+    new = {**SCHEMA, "$defs": {"Envelope": {**SCHEMA["$defs"]["Envelope"], "properties": {
+        **SCHEMA["$defs"]["Envelope"]["properties"],
+        "body": {"type": "object", "properties": {
+            "items": {"type": "array", "items": {"anyOf": [member("a"), member("b", {"x": {"type": "integer"}})]}},
+            "note": {"type": "string"},
+        }}}}}}
+    old_end, new_end = (Side("old", {URI: SCHEMA}), AT), (Side("new", {URI: new}), AT)
+    payload = {"id": "1", "body": {"items": [{"kind": "b", "x": "s"}]}}
+    inside = judge([payload], old_end, new_end, about=("body", "items", "*", "x"), confirm=False)
+    assert (BACKWARD, STRICT) in inside and (FORWARD, STRICT) not in inside
+    elsewhere = judge([payload], old_end, new_end, about=("body", "note"), confirm=False)
+    assert (BACKWARD, STRICT) not in elsewhere
