@@ -12,8 +12,7 @@ from wirecheck import exitcodes
 from wirecheck.capture import DEFAULT_MAX_LINE_BYTES
 from wirecheck.certify.evaluate import Certification
 from wirecheck.certify.pipeline import certify_captures
-from wirecheck.certify.report import FORMATS, SUFFIXES
-from wirecheck.certify.report.html import badge_svg
+from wirecheck.certify.report import FORMATS, write_folder
 from wirecheck.check.engine import CheckOptions
 from wirecheck.cli.common import (
     BASELINE_OPTION,
@@ -32,11 +31,7 @@ from wirecheck.cli.validate_cmd import parse_base_urls
 def write_reports(cert: Certification, output_format: str, output: Path | None, out_dir: Path | None) -> None:
     """One format to stdout/--output, and with --out-dir every format plus badge.svg."""
     if out_dir is not None:
-        for name, writer in FORMATS.items():
-            with output_file(out_dir / f"certification{SUFFIXES[name]}") as handle:
-                writer(cert, handle)
-        with output_file(out_dir / "badge.svg") as handle:
-            handle.write(badge_svg(cert.badge) + "\n")
+        write_folder(cert, out_dir, output_file)
     if output is not None:
         with output_file(output) as handle:
             FORMATS[output_format](cert, handle)

@@ -14,8 +14,7 @@ import tempfile
 from pathlib import Path
 
 from wirecheck.certify.pipeline import certify_captures
-from wirecheck.certify.report import FORMATS, SUFFIXES
-from wirecheck.certify.report.html import badge_svg
+from wirecheck.certify.report import FORMATS, write_folder
 from wirecheck.contracts import load_registry
 from wirecheck.harness.runner import SHIPPED_SCENARIOS, run_scenario
 from wirecheck.harness.scenario import load_scenario
@@ -46,10 +45,7 @@ def main(argv: list[str] | None = None) -> int:
             scenario = load_scenario(SHIPPED_SCENARIOS / f"{name}.yaml")
             record = run_scenario([str(binary), *ARGV_FLAGS], scenario, out / "capture.framed.ndjson")
             cert = certify_captures(release, [out / "capture.framed.ndjson"], role="cli", run=record.as_run())
-            for fmt, writer in FORMATS.items():
-                with (out / f"certification{SUFFIXES[fmt]}").open("w", encoding="utf-8") as stream:
-                    writer(cert, stream)
-            (out / "badge.svg").write_text(badge_svg(cert.badge) + "\n", encoding="utf-8")
+            write_folder(cert, out)
             print(f"== {name}: {cert.verdict} — {cert.badge.message}")
             for step in record.steps:
                 print(f"   step {step.index + 1} {step.action:<11} {step.status:<7} {step.detail}")
