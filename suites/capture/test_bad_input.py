@@ -5,8 +5,12 @@ Every capture ends with a good `hello` line; the tests assert it was still class
 
 from __future__ import annotations
 
+import io
+import json
+
 import pytest
 
+from wirecheck.capture import ndjson
 from wirecheck.capture.json_text import parse_json
 from wirecheck.check.engine import CheckOptions, check_captures
 
@@ -86,9 +90,14 @@ def test_a_lone_surrogate_is_shown_as_json_not_python():
     assert short_repr({"type": "\ud800"}) == '{"type":"\\ud800"}'
 
 
-def test_integers_beyond_64_bits_are_json_not_parse_errors():
-    value, problem = parse_json(b'{"n": 123456789012345678901234567890}')
-    assert problem is None and value["n"] == pytest.approx(1.2345678901234568e29)
+@pytest.mark.parametrize("text", [b'{"n": 123456789012345678901234567890}', b'{"n":123456789012345678901234567890}',
+                                  b'{"n":[-18446744073709551617]}'])
+def test_integers_beyond_64_bits_are_read_exactly(text):
+    # orjson reads them as the nearest float; a schema's maximum, const or multipleOf must see the real number
+    exact = json.loads(text)
+    value, problem = parse_json(text)
+    assert problem is None and value == exact and type(value["n"]) is type(exact["n"])
+    assert [item for item in ndjson.iter_lines(io.BytesIO(text + b"\n"), "f")] == [(1, exact)]
 
 
 def test_bom_is_a_warning_and_the_line_is_read(demo, tmp_path):

@@ -1,7 +1,8 @@
 """Parsing one JSON text strictly, with located, human problems instead of exceptions.
 
 orjson is the fast path. When it refuses a text (or when the text is not its own canonical serialisation, the
-only case in which duplicate keys can hide), the standard library decides what exactly is wrong.
+only case in which duplicate keys or integers beyond 64 bits can hide), the standard library decides what
+exactly is wrong, and its value is the one kept.
 """
 
 from __future__ import annotations
@@ -88,9 +89,10 @@ def parse_json(data: bytes) -> tuple[Any, JsonProblem | None]:
         return _diagnose(data, exc)
     if isinstance(value, dict | list) and not canonical(value, data):
         # Not byte-identical to its canonical form: whitespace, escapes, key order... or a duplicate key,
-        # which orjson silently resolves (last wins). Only here is the slow parse needed.
+        # which orjson silently resolves (last wins), or an integer beyond 64 bits, which orjson reads as the
+        # nearest float. Only here is the slow parse needed, and its value is exact.
         try:
-            _slow_parse(data.decode("utf-8"))
+            value = _slow_parse(data.decode("utf-8"))
         except _DuplicateKey as dup:
             return value, JsonProblem("DUPLICATE_KEY", f"duplicate key {dup.key!r} in an object", dup.pointer)
         except (ValueError, RecursionError):
