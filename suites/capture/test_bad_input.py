@@ -106,6 +106,23 @@ def test_bom_is_a_warning_and_the_line_is_read(demo, tmp_path):
     assert result.coverage["hello"].seen == 2
 
 
+def test_a_bom_in_the_middle_of_a_capture_is_a_warning_and_the_line_is_read(demo, tmp_path):
+    findings, result = run(demo, tmp_path, GOOD + b"\xef\xbb\xbf" + GOOD + GOOD)
+    assert findings == [(2, "BYTE_ORDER_MARK", "warning")]
+    assert result.coverage["hello"].seen == 3
+
+
+def test_carriage_return_only_line_ends_are_named_in_the_parse_error(demo, tmp_path):
+    path = tmp_path / "cr.jsonl"
+    path.write_bytes(GOOD.replace(b"\n", b"\r") * 2 + b"\n" + GOOD)
+    result = check_captures(demo, [str(path)])
+    [problem] = result.findings
+    assert (problem.line, problem.code) == (1, "PARSE_ERROR")
+    assert "carriage return not followed by a line feed" in problem.message
+    assert result.coverage["hello"].seen == 1
+    assert "carriage return" not in parse_json(b'{"a":1} x')[1].message
+
+
 def test_crlf_and_blank_lines_are_accepted_and_line_numbers_stay_true(demo, tmp_path):
     data = GOOD.replace(b"\n", b"\r\n") + b"\r\n\n   \n" + b'{"type":"hello","version":"x"}\r\n'
     findings, result = run(demo, tmp_path, data)
@@ -126,10 +143,18 @@ def test_line_over_the_limit_is_skipped_without_loading_it(demo, tmp_path):
     assert result.coverage["hello"].seen == 1
 
 
-@pytest.mark.parametrize("data", [b"", b"\n\n  \n"])
-def test_empty_capture(demo, tmp_path, data):
+@pytest.mark.parametrize(("data", "before"), [(b"", []), (b"\n\n  \n", []),
+                                            (b"\xef\xbb\xbf\n", [(1, "BYTE_ORDER_MARK", "warning")])])
+def test_empty_capture(demo, tmp_path, data, before):
     findings, result = run(demo, tmp_path, data)
-    assert findings == [(None, "EMPTY_CAPTURE", "error")]
+    assert findings == [*before, (None, "EMPTY_CAPTURE", "error")]
+    assert result.messages == 0
+
+
+@pytest.mark.parametrize("data", [b"hello\n", b"{\n[1,\n"])
+def test_a_capture_of_broken_lines_is_not_also_called_empty(demo, tmp_path, data):
+    findings, result = run(demo, tmp_path, data)
+    assert {code for _, code, _ in findings} == {"PARSE_ERROR"}
     assert result.messages == 0
 
 

@@ -25,7 +25,7 @@ from wirecheck.capture.ndjson import (
     read_stream,
 )
 from wirecheck.check.message import Message
-from wirecheck.findings import Finding
+from wirecheck.findings import Finding, Severity
 
 __all__ = ["DEFAULT_MAX_LINE_BYTES", "CaptureFile", "read_capture"]
 
@@ -87,9 +87,10 @@ def read_capture(
             if form != "stream" or values >= FORM_LOOKAHEAD:
                 break
         capture.form = form
-        if values == 0:
-            yield from (item for item in ahead if isinstance(item, Finding))  # there is nothing else
-            yield capture_finding("EMPTY_CAPTURE", "the capture holds no messages", file)
+        if values == 0:  # nothing parsed: lines that failed say why themselves; else the capture is empty
+            yield from (item for item in ahead if isinstance(item, Finding))
+            if not any(item.severity is Severity.ERROR for item in ahead if isinstance(item, Finding)):
+                yield capture_finding("EMPTY_CAPTURE", "the capture holds no messages", file)
             return
         if form == "framed":
             header_line, head = ahead.pop()  # type: ignore[misc]  # the last item read is the header

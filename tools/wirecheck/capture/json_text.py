@@ -116,4 +116,6 @@ def _diagnose(data: bytes, exc: orjson.JSONDecodeError) -> tuple[Any, JsonProble
         message = str(slow) if any(w in str(slow) for w in ("NaN", "Infinity", "out of the range")) else str(exc)
         if "recursion limit" in message:
             message = "nesting too deep: more than 1024 levels"
+        if b"\r" in data.rstrip(b"\r"):
+            message += " (a carriage return not followed by a line feed ends no line: lines end with \\n or \\r\\n)"
         return None, JsonProblem("PARSE_ERROR", f"not valid JSON: {message}")

@@ -107,6 +107,10 @@ def iter_lines(
                 if accept is None or not accept(value, line_no):
                     yield line_no, value
                 continue
+            if data.startswith(BOM):  # a file's start in the middle of the capture: captures concatenated
+                yield capture_finding("BYTE_ORDER_MARK", "line starts with a UTF-8 byte order mark (were two "
+                                      "captures joined?)", file, line_no)
+                data = data[3:]
             value, problem = parse_json(data)
             if problem is not None:
                 yield capture_finding(problem.code, problem.message, file, line_no, pointer=problem.pointer)
