@@ -43,6 +43,11 @@ def _entry(request=None, response=None):
          "/log/entries/0/response/content/text"),
         (_har([_entry({"method": "GET", "url": "http://[::1/a"})]), "/log/entries/0/request/url"),
         (_har([_entry(response=5)]), "/log/entries/0/response"),
+        (_har([_entry({"method": "GET", "url": "http://h/x", "headers": [{"name": "a", "value": {"b": 1}}]},
+                      {"status": 0})]), "/log/entries/0/request/headers/0"),
+        (_har([_entry(response={"status": 200, "headers": [{"name": "a", "value": 1}]})]),
+         "/log/entries/0/response/headers/0"),
+        (_har([_entry(response={"status": 200, "headers": [{"name": "a"}]})]), "/log/entries/0/response/headers/0"),
     ],
 )
 def test_malformed_har_is_a_located_finding(demo, tmp_path, document, where):
@@ -53,12 +58,33 @@ def test_malformed_har_is_a_located_finding(demo, tmp_path, document, where):
 
 
 @pytest.mark.parametrize(
-    "exchange",
-    [{"request": {"method": "GET", "url": "http://x/a", "text": 5}}, {"request": {"method": "GET", "url": "http://[::1/a"}}],
+    ("exchange", "where"),
+    [({"request": {"method": "GET", "url": "http://x/a", "text": 5}}, "/request/text"),
+     ({"request": {"method": "GET", "url": "http://[::1/a"}}, "/request/url"),
+     ({"request": {"method": "GET", "url": "http://x/a", "headers": {"x/y": None}}}, "/request/headers/x~1y"),
+     ({"request": {"method": "GET", "url": "http://x/.well-known/demo"},
+       "response": {"status": 200, "headers": {"a": True}}},
+      "/response/headers/a")],
 )
-def test_malformed_exchange_is_a_located_finding(demo, write_lines, exchange):
+def test_malformed_exchange_is_a_located_finding(demo, write_lines, exchange, where):
     result = check_captures(demo, [write_lines([exchange])])
     assert [(f.code, f.line) for f in result.findings] == [("CAPTURE_FORMAT", 1)]
+    assert result.findings[0].message.endswith(f"(at {where})")
+
+
+def test_a_numeric_header_value_in_an_exchange_is_read_as_its_digits(demo, write_lines):
+    exchange = {"request": {"method": "GET", "url": "http://x/.well-known/demo", "headers": {"Content-Length": 0}}}
+    result = check_captures(demo, [write_lines([exchange])])
+    assert not [f for f in result.findings if f.code == "CAPTURE_FORMAT"]
+
+
+def test_a_har_entry_without_a_response_is_a_located_finding_and_its_request_is_still_checked(demo, tmp_path):
+    path = tmp_path / "pending.har"
+    path.write_bytes(orjson.dumps(_har([_entry(), {**_entry(), "response": None}])))
+    result = check_captures(demo, [str(path)])
+    assert [(f.code, f.where) for f in result.findings if f.code == "CAPTURE_FORMAT"] == [
+        ("CAPTURE_FORMAT", "/log/entries/0/response"), ("CAPTURE_FORMAT", "/log/entries/1/response")]
+    assert result.messages == 2
 
 
 @pytest.mark.parametrize(

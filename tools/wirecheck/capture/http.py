@@ -18,6 +18,7 @@ from wirecheck.capture.json_text import parse_json
 from wirecheck.capture.ndjson import capture_finding
 from wirecheck.check.message import HttpInfo, Message
 from wirecheck.findings import Finding
+from wirecheck.pointer import format_pointer
 
 NO_BODY: Any = None  # Message.value for a message without a body
 EMPTY = object()
@@ -33,14 +34,20 @@ class _Bad(Exception):
 def _headers(raw: Any, where: str) -> dict[str, str]:
     if raw is None:
         return {}
-    if isinstance(raw, dict):  # exchange form
-        return {str(k).lower(): str(v) for k, v in raw.items()}
-    if isinstance(raw, list):  # HAR form: [{"name", "value"}]
-        headers: dict[str, str] = {}
+    headers: dict[str, str] = {}
+    if isinstance(raw, dict):  # exchange form: {"name": "value"}; a number is written as its digits
+        for name, value in raw.items():
+            if isinstance(value, bool) or not isinstance(value, str | int | float):
+                raise _Bad("CAPTURE_FORMAT", "a header value must be a string", where + format_pointer([name]))
+            headers[name.lower()] = str(value)
+        return headers
+    if isinstance(raw, list):  # HAR form: [{"name", "value"}], both strings (HAR 1.2)
         for index, item in enumerate(raw):
-            if not (isinstance(item, dict) and isinstance(item.get("name"), str)):
-                raise _Bad("CAPTURE_FORMAT", 'a HAR header must be {"name", "value"}', f"{where}/{index}")
-            headers[item["name"].lower()] = str(item.get("value", ""))
+            if not (isinstance(item, dict) and isinstance(item.get("name"), str)
+                    and isinstance(item.get("value"), str)):
+                raise _Bad("CAPTURE_FORMAT", 'a HAR header must be {"name": "...", "value": "..."}',
+                           f"{where}/{index}")
+            headers[item["name"].lower()] = item["value"]
         return headers
     raise _Bad("CAPTURE_FORMAT", "headers must be an object or a HAR header list", where)
 
@@ -162,6 +169,9 @@ def read_har(document: Any, file: str) -> Iterator[Message | Finding]:
             if response is not None and not isinstance(response, dict):
                 raise _Bad("CAPTURE_FORMAT", "response must be an object", f"{where}/response")
             yield from _messages(index, entry["request"], response, file, None, where, har=True)
+            if response is None:  # the request was still checked
+                raise _Bad("CAPTURE_FORMAT", "a HAR entry needs a response (status 0 when none was received)",
+                           f"{where}/response")
         except _Bad as bad:
             yield capture_finding(bad.code, bad.message, file, where=bad.where)
         except (AttributeError, TypeError, ValueError) as exc:  # a shape no check above foresaw: still located
