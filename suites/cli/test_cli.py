@@ -95,6 +95,21 @@ def test_broken_contract_exits_2_with_file_and_pointer(tmp_path, good):
     assert code == 2 and "catalog.yaml#/kinds/0/channel" in err
 
 
+def test_contracts_lists_every_release_then_the_problems_of_those_that_do_not_load(tmp_path):
+    import shutil
+
+    root = tmp_path / "contracts"
+    shutil.copytree(DEMO, root)
+    shutil.copytree(root / "demo/1.0.0", root / "demo/1.2.0")
+    registry = root / "registry.yaml"
+    registry.write_text(registry.read_text().replace('["1.0.0"]', '["1.0.0", "1.1.0"]'))
+    code, out, err = wirecheck("contracts", "--contracts", str(root))
+    assert code == 2
+    assert "1.0.0" in out and "12 kinds" in out and "1.1.0        does not load" in out
+    assert "registry.yaml#/packages/demo/releases/1: 1.1.0 is listed, but demo/1.1.0/catalog.yaml" in err
+    assert "registry.yaml#/packages/demo/releases: 1.2.0 is not listed" in err
+
+
 def test_contracts_and_show(good):
     code, out, _ = wirecheck("contracts")
     assert code == 0 and "1.0.0" in out and "12 kinds" in out

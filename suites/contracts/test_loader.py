@@ -117,8 +117,60 @@ def test_ref_to_the_network_is_never_fetched(contracts):
         "stream.json",
         lambda s: s["$defs"]["Hello"]["properties"].update(x={"$ref": "https://example.com/s.json"}),
     )
-    found = problems(contracts)
-    assert any(p == "/kinds/0/schema" and "does not resolve" in m for _, p, m in found), found
+    assert problems(contracts) == [("stream.json", "/$defs/Hello/properties/x/$ref",
+                                    "'https://example.com/s.json': no schema file 'https://example.com/s.json' in "
+                                    "the release (references resolve offline, within the release)")]
+
+
+@pytest.mark.parametrize(
+    ("ref", "message"),
+    [("nope.json#/$defs/X", "'nope.json#/$defs/X': no schema file 'nope.json' in the release"),
+     ("#/$defs/Nope", "'#/$defs/Nope': stream.json has nothing at #/$defs/Nope"),
+     ("http.json#/$defs/Nope/0", "'http.json#/$defs/Nope/0': http.json has nothing at #/$defs/Nope/0")],
+)
+def test_a_ref_that_leads_nowhere_is_located_where_it_is_written_once(contracts, ref, message):
+    edit_schema(contracts, "stream.json", lambda s: s["$defs"]["Hello"]["properties"].update(x={"$ref": ref}))
+    [(file, pointer, text)] = problems(contracts)  # not once per kind whose schema reaches it
+    assert (file, pointer) == ("stream.json", "/$defs/Hello/properties/x/$ref") and text.startswith(message)
+
+
+def test_refs_in_data_and_escaped_pointers_are_read_as_json_schema_means_them(contracts):
+    def change(schema):
+        schema["$defs"]["a b~/c"] = {"type": "string"}
+        schema["$defs"]["Hello"]["properties"].update(
+            x={"$ref": "#/$defs/a%20b~0~1c"},  # percent-encoded in the URI, escaped in the pointer
+            y={"const": {"$ref": "nope.json"}},  # a value, not a reference
+            z={"examples": [{"$ref": "#/nowhere"}]},
+        )
+    edit_schema(contracts, "stream.json", change)
+    load_release.cache_clear()
+    load_release(contracts, "demo", "1.0.0")
+
+
+def test_a_listed_release_without_a_folder_is_located_in_the_registry(contracts):
+    path = contracts / "registry.yaml"
+    path.write_text(path.read_text().replace('releases: ["1.0.0"]', 'releases: ["1.0.0", "1.1.0"]'))
+    load_registry.cache_clear()
+    registry = load_registry(contracts)
+    with pytest.raises(ContractError) as info:
+        registry.load("demo@1.1.0")
+    [problem] = info.value.problems
+    assert (Path(problem.file).name, problem.pointer) == ("registry.yaml", "/packages/demo/releases/1")
+    assert "1.1.0 is listed, but demo/1.1.0/catalog.yaml does not exist" in problem.message
+    assert [spec for spec, _ in registry.load_all()[1]] == ["demo@1.1.0"]
+
+
+def test_a_release_folder_the_registry_does_not_list_is_reported(contracts):
+    shutil.copytree(contracts / "demo/1.0.0", contracts / "demo/0.9.0")
+    load_registry.cache_clear()
+    [problem] = load_registry(contracts).unlisted()
+    assert (problem.pointer, problem.message) == (
+        "/packages/demo/releases", "0.9.0 is not listed, but demo/0.9.0/catalog.yaml exists (add it in release order)")
+
+
+def test_no_bundled_release_folder_is_unlisted():
+    load_registry.cache_clear()
+    assert load_registry().unlisted() == []
 
 
 def test_registry_resolves_npm_names_and_reports_unknowns(demo_registry):

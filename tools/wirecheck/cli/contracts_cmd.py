@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from wirecheck.cli.common import CONTRACTS_OPTION, fail_usage, guarded, registry
-from wirecheck.contracts import ContractRelease, MessageKind
+from wirecheck.cli.common import CONTRACTS_OPTION, contract_errors_as_usage, fail_usage, guarded, registry
+from wirecheck.contracts import ContractError, ContractRelease, MessageKind
 
 
 def _kind_summary(kind: MessageKind) -> str:
@@ -94,16 +93,26 @@ def _show_kind(release: ContractRelease, kind: MessageKind) -> None:
 def register(app: typer.Typer) -> None:
     @app.command("contracts")
     def contracts_command(contracts: Path | None = CONTRACTS_OPTION) -> None:
-        """List packages, their releases (oldest first) and message-kind counts."""
+        """List packages, their releases (oldest first) and message-kind counts. Releases that do not load are
+        listed too; their problems follow the list, and the exit code is then 2."""
         reg = registry(contracts)
+        problems = []
         for package in reg.packages.values():
             external = " (external)" if package.external else ""
             typer.echo(f"{package.name}{external}  {package.npm or package.pypi or ''}  — {package.title}")
             for version in package.releases:
-                spec = f"{package.name}@{version}"
-                release = guarded(partial(reg.load, spec))
+                try:
+                    release = reg.load(f"{package.name}@{version}")
+                except ContractError as exc:
+                    typer.echo(f"  {version:<12} does not load (contract error below)")
+                    problems += exc.problems
+                    continue
                 channels = sorted({k.channel for k in release.kinds})
                 typer.echo(f"  {version:<12} {len(release.kinds):>3} kinds  {', '.join(channels)}")
+        problems += reg.unlisted()
+        if problems:
+            with contract_errors_as_usage():
+                raise ContractError(problems)
 
     @app.command("show")
     def show_command(

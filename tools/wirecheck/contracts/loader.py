@@ -14,6 +14,7 @@ from functools import cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
+from urllib.parse import unquote, urljoin
 
 import jsonschema
 import jsonschema_rs
@@ -33,7 +34,8 @@ from wirecheck.contracts.model import (
     SchemaLink,
     Source,
 )
-from wirecheck.pointer import format_pointer, parse_pointer
+from wirecheck.contracts.views import subschemas
+from wirecheck.pointer import format_pointer, parse_pointer, resolve
 from wirecheck.yaml_lines import YamlFileError, read_yaml_file
 
 ID_BASE = "https://contracts.wirecheck.invalid"
@@ -100,7 +102,27 @@ class PackageRegistry:
 
     def load(self, spec: str) -> ContractRelease:
         package, version = self.resolve(spec)
+        return self._load_listed(package, version)
+
+    def _load_listed(self, package: str, version: str) -> ContractRelease:
+        """A release the registry lists; one without a catalog is an error in the registry, where it is listed."""
+        if not (self.root / package / version / "catalog.yaml").is_file():
+            index = self.packages[package].releases.index(version)
+            raise ContractError(ContractProblem(
+                str(self.root / "registry.yaml"), f"/packages/{format_pointer([package])[1:]}/releases/{index}",
+                f"{version} is listed, but {package}/{version}/catalog.yaml does not exist"))
         return load_release(self.root, package, version)
+
+    def unlisted(self) -> list[ContractProblem]:
+        """Release folders (with a catalog) the registry does not list: no command can reach them."""
+        return [
+            ContractProblem(str(self.root / "registry.yaml"), f"/packages/{format_pointer([name])[1:]}/releases",
+                            f"{catalog.parent.name} is not listed, but {name}/{catalog.parent.name}/catalog.yaml "
+                            "exists (add it in release order)")
+            for name, info in self.packages.items()
+            for catalog in sorted((self.root / name).glob("*/catalog.yaml"))
+            if catalog.parent.name not in info.releases
+        ]
 
     def load_all(self) -> tuple[list[ContractRelease], list[tuple[str, ContractError]]]:
         """Every release that loads (packages in registry order, releases in release order), and the
@@ -110,7 +132,7 @@ class PackageRegistry:
         for name, info in self.packages.items():
             for version in info.releases:
                 try:
-                    loaded.append(load_release(self.root, name, version))
+                    loaded.append(self._load_listed(name, version))
                 except ContractError as exc:
                     failed.append((f"{name}@{version}", exc))
         return loaded, failed
@@ -173,6 +195,7 @@ def load_registry(root: Path | None = None) -> PackageRegistry:
 
 def _load_resources(folder: Path, package: str, version: str) -> tuple[dict[str, Any], list[ContractProblem]]:
     resources: dict[str, Any] = {}
+    files: dict[str, str] = {}  # $id → the file it was read from
     problems: list[ContractProblem] = []
     for path in sorted(folder.rglob("*.json")):
         relpath = path.relative_to(folder).as_posix()
@@ -198,7 +221,33 @@ def _load_resources(folder: Path, package: str, version: str) -> tuple[dict[str,
             for e in _problems(schema, "meta")
         )
         resources[expected_id] = schema
-    return resources, problems
+        files[expected_id] = str(path)
+    return resources, problems + _ref_problems(resources, files)
+
+
+def _ref_problems(resources: dict[str, Any], files: dict[str, str]) -> list[ContractProblem]:
+    """Each `$ref` that leads nowhere, where it is written: a file the release lacks, or a JSON pointer its file
+    does not have. (Compiling a kind's schema would only say that the kind's schema does not resolve, once per
+    kind that reaches it.)"""
+    problems = []
+    for uri, schema in resources.items():
+        for node, path in subschemas(schema):
+            ref = node.get("$ref")
+            if not isinstance(ref, str):
+                continue
+            target, _, fragment = urljoin(uri, ref).partition("#")
+            where = format_pointer((*path, "$ref"))
+            if target not in resources:
+                wanted = target.rsplit("/", 1)[-1] if target.startswith(uri.rsplit("/", 1)[0]) else target
+                problems.append(ContractProblem(files[uri], where, f"{ref!r}: no schema file {wanted!r} in the "
+                                                "release (references resolve offline, within the release)"))
+            elif fragment.startswith("/"):
+                try:
+                    resolve(resources[target], parse_pointer(unquote(fragment)))
+                except (KeyError, IndexError, ValueError):
+                    problems.append(ContractProblem(files[uri], where, f"{ref!r}: {target.rsplit('/', 1)[-1]} "
+                                                    f"has nothing at #{fragment}"))
+    return problems
 
 
 def _fields(raw: dict[str, Any]) -> FieldConditions:

@@ -7,6 +7,7 @@ fields the published types lack still validates: those fields become warnings, n
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 _CLOSING_KEYWORDS = ("additionalProperties", "unevaluatedProperties")
@@ -39,3 +40,26 @@ def tolerant_view(schema: Any) -> Any:
     if type(schema) is list:
         return [tolerant_view(item) for item in schema]
     return schema
+
+
+def subschemas(schema: Any) -> Iterator[tuple[dict[str, Any], tuple[Any, ...]]]:
+    """Every schema object in `schema` with its path, in document order. Iterative (a schema may nest deeper than
+    Python recursion goes); values of data keywords are not entered, names in schema maps are not keywords."""
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(schema, ())]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, list):
+            stack.extend(reversed([(item, (*path, i)) for i, item in enumerate(node)]))
+            continue
+        if not isinstance(node, dict):
+            continue
+        yield node, path
+        below: list[tuple[Any, tuple[Any, ...]]] = []  # pushed in reverse, so the walk follows the document
+        for key, value in node.items():
+            if key in DATA_KEYWORDS:
+                continue
+            if key in SCHEMA_MAPS and isinstance(value, dict):
+                below.extend((sub, (*path, key, name)) for name, sub in value.items())
+            elif isinstance(value, dict | list):
+                below.append((value, (*path, key)))
+        stack.extend(reversed(below))

@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from wirecheck.contracts.loader import DIALECT
-from wirecheck.contracts.views import DATA_KEYWORDS, SCHEMA_MAPS
+from wirecheck.contracts.views import subschemas
 from wirecheck.pointer import format_pointer
 
 MAX_DEPTH = 128  # JSON levels; python-jsonschema, the witnesses' second judge, recurses past ~200
@@ -51,17 +51,9 @@ def unsupported(schema: Any) -> str | None:
     if isinstance(schema, dict) and "$schema" in schema and schema["$schema"] != DIALECT:
         return (f"/$schema: declares {schema['$schema']!r}; diff-schemas compares draft 2020-12 schemas "
                 f"({DIALECT}), and older drafts give keywords other meanings (a $ref's siblings, an items array)")
-    stack: list[tuple[Any, tuple[Any, ...]]] = [(schema, ())]
-    while stack:  # iterative: a schema may nest deeper than Python recursion goes
-        node, path = stack.pop()
+    for node, path in subschemas(schema):
         if len(path) > MAX_DEPTH:
             return f"{format_pointer(path)}: the schema nests more than {MAX_DEPTH} levels deep"
-        if isinstance(node, list):
-            stack.extend(reversed([(item, (*path, i)) for i, item in enumerate(node)]))
-            continue
-        if not isinstance(node, dict):
-            continue
-        below: list[tuple[Any, tuple[Any, ...]]] = []  # pushed in reverse, so the first problem in the file is found
         for key, value in node.items():
             where = format_pointer((*path, key))
             if key in _UNSUPPORTED:
@@ -72,11 +64,4 @@ def unsupported(schema: Any) -> str | None:
                 return f"{where}: a $schema below the root is not supported"
             if key == "$ref" and isinstance(value, str) and not (value == "#" or value.startswith("#/")):
                 return f"{where}: {value!r} is not a JSON pointer into this file (#/...)"
-            if key in DATA_KEYWORDS:
-                continue
-            if key in SCHEMA_MAPS and isinstance(value, dict):
-                below.extend((sub, (*path, key, name)) for name, sub in value.items())
-            elif isinstance(value, dict | list):
-                below.append((value, (*path, key)))
-        stack.extend(reversed(below))
     return None
