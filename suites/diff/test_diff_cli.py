@@ -84,6 +84,22 @@ def test_diff_schemas(tmp_path: Path) -> None:
     assert code == 2 and "new.json#/properties/a/$ref: 'https://example.com/b.json' is not a JSON pointer" in err
 
 
+def test_diff_schemas_locations_name_the_users_files(tmp_path: Path) -> None:
+    old, new = tmp_path / "a1.json", tmp_path / "a2.json"
+    for path, kind in ((old, "string"), (new, "integer")):
+        path.write_text(json.dumps({"type": "object", "required": ["a"], "properties": {"a": {"type": kind}}},
+                                   indent=2))
+    code, out, _ = wirecheck("diff-schemas", "a1.json", "a2.json", cwd=tmp_path)
+    assert code == 1 and "at old #/properties/a; new #/properties/a" in out and "old.json" not in out
+    code, out, _ = wirecheck("diff-schemas", "a1.json", "a2.json", "--format", "sarif", cwd=tmp_path)
+    [result] = json.loads(out)["runs"][0]["results"]
+    assert result["locations"][0]["physicalLocation"] == {"artifactLocation": {"uri": "a2.json"},
+                                                          "region": {"startLine": 7}}  # "a" under "properties"
+    new.write_text(json.dumps({"$id": "https://example.com/s/user.json", **json.loads(new.read_text())}))
+    code, out, _ = wirecheck("diff-schemas", "a1.json", "a2.json", cwd=tmp_path)
+    assert "new user.json#/properties/a" in out
+
+
 @pytest.mark.parametrize(("name", "content", "message"), [
     ("draft-07.json", {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"},
      "#/$schema: declares 'http://json-schema.org/draft-07/schema#'; diff-schemas compares draft 2020-12"),

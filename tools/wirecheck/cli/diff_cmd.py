@@ -178,7 +178,8 @@ def register(app: typer.Typer) -> None:
             problem = _unresolved_ref(schema)
             if problem:
                 raise fail_usage(f"{path}: a $ref does not resolve within the file: {problem}")
-        result = diff_schemas(old_schema, new_schema, options, old_name=str(old), new_name=str(new))
+        result = diff_schemas(old_schema, new_schema, options, old_name=str(old), new_name=str(new),
+                              files=(str(old), str(new)))
         run = _finish([result], options, fail_on, waivers)
         _emit(run, output_format, output, None)
         raise typer.Exit(run.exit_code())

@@ -354,18 +354,20 @@ def _safety_net(pair: _Pair, kind: str, surface: str, proven: dict[tuple[str, st
 
 
 def diff_schemas(old_schema: Any, new_schema: Any, options: DiffOptions | None = None, *,
-                 old_name: str = "old", new_name: str = "new",
+                 old_name: str = "old", new_name: str = "new", files: tuple[str, str] | None = None,
                  old_resources: dict[str, Any] | None = None,
                  new_resources: dict[str, Any] | None = None) -> DiffResult:
     """Two raw JSON Schemas (users outside the catalog): one pseudo-kind `schema`, producer → consumer."""
     options = options or DiffOptions()
     old_id = old_schema.get("$id") if isinstance(old_schema, dict) else None
     new_id = new_schema.get("$id") if isinstance(new_schema, dict) else None
-    old_id = old_id or "https://schemas.wirecheck.invalid/diff-schemas/old.json"
-    new_id = new_id or "https://schemas.wirecheck.invalid/diff-schemas/new.json"
+    # A schema without an $id gets one with an empty last segment, so its locations read `#/pointer` (the side
+    # is named beside them); a file name there would be made up, and would change a waiver's fingerprint.
+    old_id = old_id or "https://schemas.wirecheck.invalid/diff-schemas/old/"
+    new_id = new_id or "https://schemas.wirecheck.invalid/diff-schemas/new/"
     old_side = Side("old", {**(old_resources or {}), old_id: old_schema}, old_name)
     new_side = Side("new", {**(new_resources or {}), new_id: new_schema}, new_name)
     pair = _Pair("schema", old_name, new_name, old_side, new_side, options)
     with cycle_collector_paused():
         findings, verdict = compare_surface(pair, "schema", "schema", old_id + "#", new_id + "#")
-    return DiffResult("schema", old_name, new_name, tuple(_ordered(findings)), (verdict,), None)
+    return DiffResult("schema", old_name, new_name, tuple(_ordered(findings)), (verdict,), None, files=files)

@@ -182,6 +182,7 @@ class DiffResult:
     kinds: tuple[KindVerdict, ...]
     version: VersionVerdict | None
     problems: tuple[str, ...] = ()  # e.g. waiver-file problems (usage errors)
+    files: tuple[str, str] | None = None  # diff-schemas: the (old, new) schema files, where its locations point
 
     @property
     def name(self) -> str:

@@ -29,17 +29,20 @@ def pointer_line(text: str, pointer: str) -> int:
     return text.count("\n", 0, position) + 1
 
 
-def _location(finding, contracts: Path, root: Path) -> dict[str, Any] | None:
-    for location, version in ((finding.new_location, finding.new_version), (finding.old_location, finding.old_version)):
+def _location(finding, contracts: Path, root: Path, files: tuple[str, str] | None) -> dict[str, Any] | None:
+    """The schema file and line a finding is about: the new side's location, else the old side's. A catalog
+    release's files live under `contracts`; diff-schemas names its two files (`files`)."""
+    sides = ((finding.new_location, finding.new_version, 1), (finding.old_location, finding.old_version, 0))
+    for location, version, side in sides:
         if not location or not finding.package:
             continue
         file, _, pointer = location.partition("#")
-        path = contracts / finding.package / version / file
+        path = Path(files[side]) if files else contracts / finding.package / version / file
         line = 1
         if path.is_file():
             line = pointer_line(path.read_text(encoding="utf-8"), unquote(pointer))
-        try:
-            uri = path.resolve().relative_to(root.resolve()).as_posix()
+        try:  # relative to the repository (diff-schemas: to where it was run, the user's checkout)
+            uri = path.resolve().relative_to((Path.cwd() if files else root).resolve()).as_posix()
         except ValueError:
             uri = path.as_posix()
         return {"physicalLocation": {"artifactLocation": {"uri": uri}, "region": {"startLine": line}},
@@ -63,6 +66,7 @@ def write(run, out: TextIO, contracts: Path | None = None, root: Path | None = N
                         "group": catalogue[rule_id].group}}
         for rule_id in used
     ]
+    files = {(r.package, r.old_version, r.new_version): r.files for r in run.results if r.files}
     results = []
     for f in findings:
         text = (f"{f.package} {f.old_version} → {f.new_version}: {f.kind} {f.path or '/'}: {f.message} "
@@ -77,7 +81,7 @@ def write(run, out: TextIO, contracts: Path | None = None, root: Path | None = N
             "message": {"text": text},
             "partialFingerprints": {"wirecheckFingerprint/v1": f.fingerprint},
         }
-        location = _location(f, contracts, root)
+        location = _location(f, contracts, root, files.get((f.package, f.old_version, f.new_version)))
         if location:
             result["locations"] = [location]
         if f.waived:
