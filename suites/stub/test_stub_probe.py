@@ -294,6 +294,14 @@ def test_an_out_dir_that_cannot_be_made_is_a_usage_error_before_any_work(command
     assert result.exit_code == 2 and "it is a file, not a folder" in result.output
 
 
+@pytest.mark.parametrize(("command", "har"), [(["stub", "xopc@0.0.253", "--max-seconds", "0.3"], "stub.har"),
+                                            (["probe", "xopc@0.0.253", "http://127.0.0.1:1"], "probe.har")])
+def test_a_har_that_cannot_be_written_is_a_usage_error_naming_it(command, har, tmp_path):
+    (tmp_path / har).mkdir()  # stands where the HAR goes, as a full disk would stop the write
+    result = CliRunner().invoke(app, [*command, "--out-dir", str(tmp_path)])
+    assert result.exit_code == 2 and f"{har}: cannot write" in result.output
+
+
 def test_probe_needs_an_http_url():
     result = CliRunner().invoke(app, ["probe", "xopc@0.0.253", "127.0.0.1:8080"])
     assert result.exit_code == 2 and "expected an http:// or https:// URL" in result.output

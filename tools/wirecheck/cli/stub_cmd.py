@@ -22,11 +22,13 @@ from wirecheck.cli.common import (
     REQUIREMENTS_OPTION,
     fail_usage,
     guarded,
+    output_file,
     output_folder,
     registry,
 )
 from wirecheck.contracts import PackageRegistry
 from wirecheck.contracts.model import ContractRelease
+from wirecheck.stub.har import HarRecorder
 
 FORMAT_OPTION = typer.Option("text", "--format", "-f", help=f"Report on stdout: {', '.join(FORMATS)}.")
 NEEDED_KINDS = ("discovery.response", "lease.request", "lease.response", "lease.empty", "events.request",
@@ -46,6 +48,13 @@ def _xopc_release(spec: str, contracts: Path | None) -> tuple[ContractRelease, P
 def _check_format(output_format: str) -> None:
     if output_format not in FORMATS:
         raise fail_usage(f"--format {output_format!r}: expected one of {', '.join(FORMATS)}")
+
+
+def _write_har(recorder: HarRecorder, path: Path) -> Path:
+    """The recorded exchanges as HAR; a path that cannot be written (a full disk) is a usage error naming it."""
+    with output_file(path, binary=True) as handle:
+        handle.write(recorder.encoded())
+    return path
 
 
 def _certify(release: ContractRelease, reg: PackageRegistry, har: Path, role: str, run: dict[str, Any],
@@ -134,7 +143,7 @@ def register(app: typer.Typer) -> None:
                         child.wait(5)
                 if scratch is not None:
                     scratch.remove()
-        har = server.recorder.write(out_dir / "stub.har")
+        har = _write_har(server.recorder, out_dir / "stub.har")
         typer.echo(f"recorded {len(server.recorder)} exchanges in {har}", err=True)
         run = {"identity": {"argv": list(command or ["wirecheck", "stub", spec])},
                "outcome": {"ok": bool(len(server.recorder)), "exit_code": None if child is None else child.returncode,
@@ -173,7 +182,7 @@ def register(app: typer.Typer) -> None:
         outcome = probe.run()
         for problem in outcome.problems:
             typer.echo(f"  stopped: {problem}", err=True)
-        har = probe.recorder.write(out_dir / "probe.har")
+        har = _write_har(probe.recorder, out_dir / "probe.har")
         run = {"identity": {"argv": ["wirecheck", "probe", spec, base_url]},
                "outcome": {"ok": outcome.ok, "exit_code": None,
                            "problem": outcome.problems[0] if outcome.problems else None, "steps": outcome.steps}}

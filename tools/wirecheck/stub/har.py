@@ -102,9 +102,12 @@ class HarRecorder:
         return {"log": {"version": "1.2", "creator": {"name": self.creator, "version": __version__},
                         "entries": entries}}
 
+    def encoded(self) -> bytes:
+        return orjson.dumps(self.document(), option=orjson.OPT_INDENT_2) + b"\n"
+
     def write(self, path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(orjson.dumps(self.document(), option=orjson.OPT_INDENT_2) + b"\n")
+        path.write_bytes(self.encoded())
         return path
 
 
