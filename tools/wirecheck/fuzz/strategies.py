@@ -570,10 +570,52 @@ def kind_strategy(release: Any, kind_id: str, *, max_recursion: int = 2) -> st.S
     compiler = compiler_for(release, max_recursion=max_recursion)
     strategy = compiler.for_uri(kind.schema.uri)
     rules = KindRules(release, kind)
-    if not rules or strategy is EMPTY:
+    selected = _selected_as(release, kind)
+    if strategy is EMPTY or (not rules and selected is None):
         return strategy
     validator = compiler.schemas.ref_validator(kind.schema.uri)
-    return strategy.map(rules.repair).filter(lambda value: validator.is_valid(value) and rules.holds(value))
+    if selected is not None:  # a schema may allow what the selector does not pick (a discriminator left out)
+        strategy = strategy.map(lambda value: value if selected(value) else _planted(value, kind.fields[0]))
+    if rules:
+        strategy = strategy.map(rules.repair)
+    return strategy.filter(lambda value: validator.is_valid(value) and (not rules or rules.holds(value))
+                           and (selected is None or selected(value)))
+
+
+def _selected_as(release: Any, kind: Any) -> Callable[[Any], bool] | None:
+    """For a stream kind told apart by fields: whether a message is classified as that kind (sent by its
+    producer). A generated message is one of its kind only if the checker would take it for one."""
+    if kind.channel != "stdio-ndjson" or not kind.fields:
+        return None
+    from wirecheck.check.classify import Classifier
+    from wirecheck.check.message import Message
+
+    classify = Classifier(release).classify
+
+    def selected(value: Any) -> bool:
+        found = classify(Message(value=value, file="", sender=kind.producer))
+        return found is not None and found.id == kind.id
+
+    return selected
+
+
+def _planted(value: Any, conditions: Any) -> Any:
+    """`value` with the first accepted value of each selector condition set where it is missing (copied on the
+    way down, the draw itself is left alone); a value of another shape is returned as it is."""
+    if not isinstance(value, dict):
+        return value
+    out = dict(value)
+    for tokens, accepted in conditions:
+        node = out
+        for token in tokens[:-1]:
+            child = node.get(token)
+            if not isinstance(child, dict):
+                break
+            node[token] = node = dict(child)
+        else:
+            if tokens[-1] not in node:
+                node[tokens[-1]] = sorted(accepted, key=orjson.dumps)[0]
+    return out
 
 
 _COMPILERS: dict[tuple[str, int], tuple[Any, Compiler]] = {}
