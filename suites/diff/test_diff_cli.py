@@ -178,3 +178,20 @@ def test_against_a_git_ref(tmp_path: Path) -> None:
     assert code == 0
     code, _, err = wirecheck("diff", "--against", "no-such-ref", contracts=contracts)
     assert code == 2 and "no-such-ref" in err
+    # a contract that is broken at the ref is named as git names it, not by the temporary copy
+    subprocess.run([*git, "add", "contracts"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "paused"], check=True)
+    catalog = repo / "contracts/shop/1.0.1/catalog.yaml"
+    catalog.write_text(catalog.read_text().replace("channel: stdio-ndjson", "channel: pigeon", 1))
+    subprocess.run([*git, "commit", "-q", "-am", "broken"], check=True)
+    catalog.write_text(catalog.read_text().replace("channel: pigeon", "channel: stdio-ndjson", 1))
+    code, _, err = wirecheck("diff", "--against", "HEAD", "shop@1.0.1", contracts=contracts)
+    assert code == 2 and "wirecheck-against" not in err
+    assert "HEAD:contracts/shop/1.0.1/catalog.yaml#/kinds/0/channel" in err
+    registry = repo / "contracts/registry.yaml"
+    good = registry.read_text()
+    registry.write_text(good + "  broken: {}\n")
+    subprocess.run([*git, "commit", "-q", "-am", "broken registry"], check=True)
+    registry.write_text(good)
+    code, _, err = wirecheck("diff", "--against", "HEAD", "shop@1.0.1", contracts=contracts)
+    assert code == 2 and "HEAD:contracts/registry.yaml" in err and "wirecheck-against" not in err

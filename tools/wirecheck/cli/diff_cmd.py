@@ -11,7 +11,15 @@ import orjson
 import typer
 
 from wirecheck import exitcodes
-from wirecheck.cli.common import CONTRACTS_OPTION, fail_usage, guarded, output_file, registry
+from wirecheck.cli.common import (
+    CONTRACTS_OPTION,
+    contract_errors_as_usage,
+    fail_usage,
+    guarded,
+    output_file,
+    registry,
+)
+from wirecheck.contracts import load_registry
 
 FORMAT_NAMES = ["text", "markdown", "json", "junit", "sarif", "html"]
 
@@ -78,6 +86,11 @@ def _load_schema(path: Path) -> Any:
     return schema
 
 
+def _load_at_ref(extracted: Any, reg: Any, spec: str) -> Any:
+    with extracted.named_at_ref():
+        return reg.load(spec)
+
+
 def register(app: typer.Typer) -> None:
     @app.command("diff")
     def diff_command(
@@ -108,15 +121,16 @@ def register(app: typer.Typer) -> None:
         packages: list[Any] = []
         if against is not None:
             try:
-                old_root = contracts_at(against, reg.root)
+                extracted = contracts_at(against, reg.root)
             except AgainstError as exc:
                 raise fail_usage(str(exc)) from None
-            old_reg = registry(old_root)
+            with contract_errors_as_usage(), extracted.named_at_ref():
+                old_reg = load_registry(extracted.folder)
             pairs, notes = guarded(lambda: pairs_against(old_reg, reg, specs))
             for note in notes:
                 typer.echo(f"wirecheck: note: {note}", err=True)
             for package, old_v, new_v in pairs:
-                old_release = guarded(partial(old_reg.load, f"{package}@{old_v}"))
+                old_release = guarded(partial(_load_at_ref, extracted, old_reg, f"{package}@{old_v}"))
                 new_release = guarded(partial(reg.load, f"{package}@{new_v}"))
                 result = diff_releases(old_release, new_release, options)
                 if old_v == new_v:

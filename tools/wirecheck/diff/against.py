@@ -3,20 +3,51 @@
 from __future__ import annotations
 
 import atexit
+import dataclasses
 import io
 import shutil
 import subprocess
 import tarfile
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+
+from wirecheck.contracts.errors import ContractError
 
 
 class AgainstError(Exception):
     """The ref cannot be read (not a git checkout, unknown ref, no contracts there): a usage error."""
 
 
-def contracts_at(ref: str, contracts: Path) -> Path:
-    """Extract `contracts` as of `ref` (any git revision: a branch, tag, sha, `HEAD~1`) and return its new path."""
+@dataclass(frozen=True)
+class Extracted:
+    """The contracts folder as of `ref`, extracted to `folder`; `relative` is its path in the repository."""
+
+    folder: Path
+    ref: str
+    relative: str
+
+    @contextmanager
+    def named_at_ref(self) -> Iterator[None]:
+        """Contract problems in the extracted copy name their file as git does (`origin/main:contracts/x.json`),
+        not by the temporary folder, which is gone when the user reads the message."""
+        try:
+            yield
+        except ContractError as exc:
+            raise ContractError([dataclasses.replace(p, file=self.name(p.file)) for p in exc.problems]) from None
+
+    def name(self, file: str) -> str:
+        try:
+            inside = Path(file).relative_to(self.folder).as_posix()
+        except ValueError:
+            return file
+        return f"{self.ref}:{self.relative}/{inside}" if inside != "." else f"{self.ref}:{self.relative}"
+
+
+def contracts_at(ref: str, contracts: Path) -> Extracted:
+    """Extract `contracts` as of `ref` (any git revision: a branch, tag, sha, `HEAD~1`)."""
     if not ref.strip() or ref.startswith("-"):  # never an option to git
         raise AgainstError(f"--against {ref!r}: not a git revision")
     contracts = contracts.resolve()
@@ -38,7 +69,7 @@ def contracts_at(ref: str, contracts: Path) -> Path:
     folder = target / relative
     if not (folder / "registry.yaml").is_file():
         raise AgainstError(f"--against {ref}: no {relative}/registry.yaml at that commit")
-    return folder
+    return Extracted(folder, ref, relative)
 
 
 def _stderr(exc: Exception) -> str:
