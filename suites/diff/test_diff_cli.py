@@ -195,3 +195,40 @@ def test_against_a_git_ref(tmp_path: Path) -> None:
     registry.write_text(good)
     code, _, err = wirecheck("diff", "--against", "HEAD", "shop@1.0.1", contracts=contracts)
     assert code == 2 and "HEAD:contracts/registry.yaml" in err and "wirecheck-against" not in err
+
+
+def _chain(root: Path, properties: dict[str, dict]) -> Path:
+    """A package `tp` whose releases (in order) each hold one closed `result` kind with the given properties."""
+    root.mkdir(exist_ok=True)
+    (root / "registry.yaml").write_text(
+        "packages:\n  tp:\n    title: t\n    releases: [" + ", ".join(f'"{v}"' for v in properties) + "]\n")
+    for version, extra in properties.items():
+        folder = root / "tp" / version
+        folder.mkdir(parents=True)
+        (folder / "catalog.yaml").write_text(
+            f"package: tp\nversion: {version}\ntitle: t\nsources:\n  guess: {{type: inferred, ref: x}}\n"
+            "roles: [p, r]\nkinds:\n  - id: result\n    title: R\n    channel: stdio-ndjson\n    producer: p\n"
+            "    consumer: r\n    selector:\n      fields: {/type: result}\n    schema: s.json#/$defs/R\n"
+            "    provenance: {source: [guess]}\n")
+        (folder / "s.json").write_text(json.dumps({
+            "$id": f"https://contracts.wirecheck.invalid/tp/{version}/s.json",
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$defs": {"R": {"type": "object", "required": ["type"], "additionalProperties": False,
+                            "properties": {"type": {"const": "result"}, **extra}}}}))
+    return root
+
+
+def test_a_package_run_fails_on_a_break_that_only_a_jump_across_releases_shows(tmp_path: Path) -> None:
+    # a: string, then removed, then re-added as an integer: each step breaks only closed-model consumers
+    # (warnings), but 1.0.0 → 2.1.0 changes a's type, which breaks every consumer (an error)
+    root = _chain(tmp_path, {"1.0.0": {"a": {"type": "string"}}, "2.0.0": {}, "2.1.0": {"a": {"type": "integer"}}})
+    code, out, _ = wirecheck("diff", "tp", contracts=root)
+    assert code == 1 and "tp@1.0.0 → tp@2.1.0  (skips releases" in out and "TYPE_CHANGED" in out
+    assert "tp transitive (every earlier → every later release): forward/strict breaking" in out
+    assert "3 release pair(s): 1 error(s), 2 warning(s)" in out
+    code, out, _ = wirecheck("diff", "tp", "--fail-on", "never", contracts=root)
+    assert code == 0 and "skips releases" not in out  # nothing gates: the steps alone
+    same = _chain(tmp_path / "same", {"1.0.0": {"a": {"type": "string"}}, "1.1.0": {"a": {"type": "integer"}},
+                                      "1.2.0": {"a": {"type": "integer"}, "b": {"type": "string"}}})
+    code, out, _ = wirecheck("diff", "tp", contracts=same)  # the jump's break is the first step's: not repeated
+    assert code == 1 and "skips releases" not in out and out.count("TYPE_CHANGED") == 1

@@ -113,6 +113,7 @@ def register(app: typer.Typer) -> None:
         from wirecheck.diff.against import AgainstError, contracts_at, pairs_against
         from wirecheck.diff.engine import diff_releases
         from wirecheck.diff.package import diff_package
+        from wirecheck.diff.run import FAIL_ON
 
         options = _options(compat, consumers, witnesses, output_format)
         reg = registry(contracts)
@@ -156,7 +157,7 @@ def register(app: typer.Typer) -> None:
             for name in names:
                 package_diff = guarded(partial(diff_package, reg, name, options))
                 packages.append(package_diff)
-                results += package_diff.consecutive
+                results += package_diff.gate_pairs(FAIL_ON.get(fail_on))  # + jumps that break what no step does
         else:
             raise fail_usage("give OLD NEW, one PACKAGE@VERSION, one PACKAGE, or nothing")
         run = _finish(results, options, fail_on, waivers, packages)

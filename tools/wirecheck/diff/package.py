@@ -10,6 +10,7 @@ from wirecheck.diff.engine import cycle_collector_paused, diff_releases
 from wirecheck.diff.model import BACKWARD, BREAKING, FORWARD, SAFE, UNKNOWN, DiffResult
 from wirecheck.diff.options import DiffOptions
 from wirecheck.diff.side import Sides
+from wirecheck.findings import Severity
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,27 @@ class PackageDiff:
     def transitive(self, direction: str, view: str) -> str:
         """FORWARD_TRANSITIVE / BACKWARD_TRANSITIVE over all releases: the worst verdict of every pair."""
         return _worst(r.compatibility(direction, view) for r in self.matrix.values())
+
+    def gate_pairs(self, threshold: Severity | None) -> list[DiffResult]:
+        """The consecutive pairs, then each longer jump with a finding at or above `threshold` that no
+        consecutive pair has there (by fingerprint): a break that shows only across releases, such as a type
+        changed through a removal and a re-adding that each break nobody the gate protects."""
+        steps = set(zip(self.releases, self.releases[1:], strict=False))
+        consecutive = self.consecutive
+        if threshold is None:
+            return consecutive
+        shown = {f.fingerprint for r in consecutive for f in r.findings if f.severity.rank >= threshold.rank}
+        return consecutive + [
+            result for pair, result in self.matrix.items()
+            if pair not in steps
+            and any(f.severity.rank >= threshold.rank and f.fingerprint not in shown for f in result.findings)
+        ]
+
+    def is_jump(self, result: DiffResult) -> bool:
+        """Whether `result` is one of this package's pairs that skips a release."""
+        return (result.package == self.package and (result.old_version, result.new_version) in self.matrix
+                and (result.old_version, result.new_version) not in zip(self.releases, self.releases[1:],
+                                                                         strict=False))
 
     def full(self, view: str, transitive: bool = False) -> str:
         pairs = list(self.matrix.values()) if transitive else self.consecutive

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import TextIO
 
+from wirecheck.diff.model import DIRECTIONS, VIEWS
 from wirecheck.diff.report.common import breaks_text, compatibility_rows, unique_witnesses, witness_text
 
 
 def write(run, out: TextIO, show_info: bool = True) -> None:
     for result in run.results:
-        out.write(f"{result.name}\n")
+        jump = any(package.is_jump(result) for package in run.packages)
+        out.write(f"{result.name}{'  (skips releases: it breaks what no single step breaks)' if jump else ''}\n")
         verdicts = ", ".join(f"{d}/{m} {v}" for d, m, v in compatibility_rows(result))
         out.write(f"  compatibility: {verdicts}\n")
         if result.version is not None:
@@ -32,6 +34,10 @@ def write(run, out: TextIO, show_info: bool = True) -> None:
                 out.write(f"          witness {witness_text(witness)}\n")
         if not result.findings:
             out.write("  no changes on the wire\n")
+    for package in run.packages:
+        if len(package.releases) > 2:
+            verdicts = ", ".join(f"{d}/{m} {package.transitive(d, m)}" for d in DIRECTIONS for m in VIEWS)
+            out.write(f"{package.package} transitive (every earlier → every later release): {verdicts}\n")
     for finding in run.waiver_findings:
         out.write(f"{finding.severity.value:<7} {finding.rule}: {finding.message} ({finding.path})\n")
     counts = run.counts()
