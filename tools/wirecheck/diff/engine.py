@@ -73,7 +73,10 @@ class _Pair:
         triples = tuple(sorted((d, m, v) for (d, m), v in (verdicts or {}).items() if v != SAFE))
         # version and waiver findings are not about a direction: their level is the catalogue's
         severity = info.level if info.group in ("versions", "waivers") else self.options.severity(triples)
-        if info.ceiling is not None and severity.rank > info.ceiling.rank:
+        # a ceiling answers for the breaks the rule predicts; a break outside them (a witness in another
+        # direction) is judged like any other
+        if (info.ceiling is not None and severity.rank > info.ceiling.rank
+                and all((d, m) in info.breaks for d, m, _ in triples)):
             severity = info.ceiling
         old_short, new_short = short_location(old_location), short_location(new_location)
         return DiffFinding(
