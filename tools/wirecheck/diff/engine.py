@@ -44,7 +44,7 @@ from wirecheck.diff.model import (
 from wirecheck.diff.options import DiffOptions
 from wirecheck.diff.rules.kinds import describe_selector, kind_changes, match_kinds
 from wirecheck.diff.rules.protocol import rule_changes
-from wirecheck.diff.side import Side, Sides
+from wirecheck.diff.side import Side, Sides, location_of
 from wirecheck.diff.walk import structural_changes
 from wirecheck.diff.witness import candidates, from_difference, judge
 
@@ -155,12 +155,13 @@ def _diff_releases(old: ContractRelease, new: ContractRelease, options: DiffOpti
                 findings.append(pair.finding(
                     rule, new_kind.id, surface,
                     {"old": old_link.ref if old_link else "", "new": new_link.ref if new_link else ""},
-                    old_location=old_link.uri if old_link else None, new_location=new_link.uri if new_link else None,
+                    old_location=location_of(old_link.uri) if old_link else None,
+                    new_location=location_of(new_link.uri) if new_link else None,
                     verdicts={dv: UNKNOWN for dv in info.breaks},
                 ))
                 continue
-            surface_findings, kind_verdict = compare_surface(pair, new_kind.id, surface, old_link.uri, new_link.uri,
-                                                             old_kind.id)
+            surface_findings, kind_verdict = compare_surface(
+                pair, new_kind.id, surface, location_of(old_link.uri), location_of(new_link.uri), old_kind.id)
             findings += surface_findings
             verdicts.append(kind_verdict)
     for rule, protocol_rule, params in rule_changes(old, new):
@@ -193,7 +194,7 @@ def _kind_added(pair: _Pair, kind: MessageKind) -> DiffFinding:
     return pair.finding(
         "MESSAGE_KIND_ADDED", kind.id, "kind",
         {"selector": describe_selector(kind), "producer": kind.producer, "consumer": kind.consumer},
-        new_location=kind.schema.uri if kind.schema else None,
+        new_location=location_of(kind.schema.uri) if kind.schema else None,
         verdicts={(FORWARD, STRICT): BREAKING}, witnesses=witnesses,
     )
 
@@ -205,7 +206,7 @@ def _kind_removed(pair: _Pair, kind: MessageKind) -> DiffFinding:
     return pair.finding(
         "MESSAGE_KIND_REMOVED", kind.id, "kind",
         {"selector": describe_selector(kind), "producer": kind.producer, "consumer": kind.consumer},
-        old_location=kind.schema.uri if kind.schema else None,
+        old_location=location_of(kind.schema.uri) if kind.schema else None,
         verdicts={(BACKWARD, STRICT): BREAKING, (BACKWARD, TOLERANT): BREAKING}, witnesses=witnesses,
     )
 
@@ -216,8 +217,8 @@ def _kind_examples(side: Any, kind: MessageKind, wanted: bool) -> list[Any]:
     if not wanted or kind.schema is None:
         return []
     try:
-        payload = example(side, kind.schema.uri)
-        accepted, _ = side.judge(kind.schema.uri, STRICT, payload)
+        payload = example(side, location_of(kind.schema.uri))
+        accepted, _ = side.judge(location_of(kind.schema.uri), STRICT, payload)
     except Exception:  # no example for this schema (NoExample, or a construct the generator cannot build)
         return []
     return [payload] if accepted else []

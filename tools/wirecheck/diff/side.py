@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
-from urllib.parse import urljoin, urlsplit, urlunsplit
+from urllib.parse import quote, unquote, urljoin, urlsplit, urlunsplit
 
 import jsonschema_rs
 import orjson
@@ -79,14 +79,14 @@ class Side:
         key = (location, view)
         if key not in self._validators:
             self._validators[key] = jsonschema_rs.validator_for(
-                {"$schema": DIALECT, "$ref": location}, registry=self.registry(view), validate_formats=True
+                {"$schema": DIALECT, "$ref": uri_of(location)}, registry=self.registry(view), validate_formats=True
             )
         return self._validators[key]
 
     def reference(self, location: str, view: str = STRICT) -> Any:
         key = (location, view)
         if key not in self._references:
-            self._references[key] = reference_validator({"$ref": location}, self.view(view))
+            self._references[key] = reference_validator({"$ref": uri_of(location)}, self.view(view))
         return self._references[key]
 
     def canonical(self, location: str, view: str) -> Any:
@@ -105,7 +105,7 @@ class Side:
                     for uri, schema in self.view(view).items()
                 ])
             self._canonical[key] = jsonschema_rs.canonicalize(
-                {"$schema": DIALECT, "$ref": _retag(location, tag)}, registry=self._registries[registry_key],
+                {"$schema": DIALECT, "$ref": _retag(uri_of(location), tag)}, registry=self._registries[registry_key],
                 validate_formats=True,
             )
         return self._canonical[key]
@@ -273,9 +273,20 @@ def child(location: str, *tokens: Any) -> str:
 @lru_cache(maxsize=65536)
 def join(base: str, ref: str) -> str:
     """Resolve a `$ref` against the location of the schema object that holds it."""
-    if ref.startswith("#"):
-        return base.partition("#")[0] + ref
-    return urljoin(base, ref)
+    return location_of(base.partition("#")[0] + ref if ref.startswith("#") else urljoin(base, ref))
+
+
+def location_of(uri: str) -> str:
+    """A URI (a `$ref`, a catalog link) as a location: its fragment percent-decoded into a plain JSON pointer,
+    as `child` writes them (`#/$defs/a%20b` → `#/$defs/a b`)."""
+    base, sep, fragment = uri.partition("#")
+    return base + sep + unquote(fragment) if "%" in fragment else uri
+
+
+def uri_of(location: str) -> str:
+    """A location as a URI reference for the validators: its JSON pointer percent-encoded where RFC 3986 wants."""
+    base, sep, fragment = location.partition("#")
+    return base + sep + quote(fragment, safe="/!$&'()*+,;=:@~-._?")
 
 
 class Sides:
