@@ -50,11 +50,18 @@ def test_waivers_file_gates_the_run(tmp_path: Path) -> None:
     code, out, _ = wirecheck("diff", "shop@1.0.0", "shop@1.0.1", "--waivers", str(waivers))
     assert code == 0, out
     assert f"{len(errors)} waived" in out
+    # a waiver lets a break pass the gate; it does not make the pair compatible
+    code, out, _ = wirecheck("diff", "shop@1.0.0", "shop@1.0.1", "--waivers", str(waivers), "--format", "json")
+    pair = json.loads(out)["pairs"][0]
+    assert code == 0 and "breaking" in {v for views in pair["compatibility"].values() for v in views.values()}
     code, out, _ = wirecheck("diff", "shop@1.0.0", "shop@1.0.1", "--waivers", str(waivers), "--fail-on", "warning")
     assert code == 1  # the warnings are not waived
     waivers.write_text(waivers.read_text() + "  - {fingerprint: 'abcdefabcdef', reason: old, who: me}\n")
     code, out, _ = wirecheck("diff", "shop@1.0.0", "shop@1.0.1", "--waivers", str(waivers))
     assert code == 1 and "WAIVER_STALE" in out
+    for report in ("html", "markdown", "junit", "sarif", "json"):  # every format shows why the run failed
+        code, out, _ = wirecheck("diff", "shop@1.0.0", "shop@1.0.1", "--waivers", str(waivers), "--format", report)
+        assert code == 1 and "WAIVER_STALE" in out and "abcdefabcdef" in out, report
     waivers.write_text("waivers: [{fingerprint: 12, reason: r, who: w}]\n")
     code, _, err = wirecheck("diff", "shop@1.0.0", "shop@1.0.1", "--waivers", str(waivers))
     assert code == 2 and "waivers.yaml#/waivers/0/fingerprint" in err

@@ -193,7 +193,7 @@ class DiffResult:
         return max(active, key=lambda s: s.rank) if active else None
 
     def compatibility(self, direction: str, view: str) -> str:
-        """The pair's verdict in one direction for one consumer model: the worst over its findings."""
-        verdicts = {v for f in self.findings if f.waived is None
-                    for d, m, v in f.verdicts if d == direction and m == view}
+        """The pair's verdict in one direction for one consumer model: the worst over its findings. A waived
+        finding still counts: a waiver lets a break pass the gate, it does not make it safe."""
+        verdicts = {v for f in self.findings for d, m, v in f.verdicts if d == direction and m == view}
         return BREAKING if BREAKING in verdicts else UNKNOWN if UNKNOWN in verdicts else SAFE

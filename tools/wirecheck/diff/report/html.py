@@ -31,8 +31,10 @@ def _cell(result) -> str:
     if worst == "safe" and _worst(f_s, b_s) != "safe":
         worst = "unknown"
     errors = sum(1 for f in result.findings if f.severity.value == "error" and not f.waived)
+    waived = sum(1 for f in result.findings if f.waived)
     return (f'<td class="{_CLASS[worst]}" title="forward/backward for tolerant consumers; strict in brackets">'
-            f"F {_MARK[f_t]} [{_MARK[f_s]}] · B {_MARK[b_t]} [{_MARK[b_s]}]<br><small>{errors} breaking</small></td>")
+            f"F {_MARK[f_t]} [{_MARK[f_s]}] · B {_MARK[b_t]} [{_MARK[b_s]}]<br><small>{errors} breaking"
+            f"{f', {waived} waived' if waived else ''}</small></td>")
 
 
 def _pairs_as_packages(results):
@@ -92,4 +94,14 @@ def write(run, out: TextIO) -> None:
                       f"<td><code>{escape(f.path or '/')}</code></td><td>{escape(f.message)}</td>"
                       f"<td>{escape(breaks_text(f))}</td><td>{witnesses}</td></tr>\n")
         out.write("</table>\n")
+    if run.waiver_findings:  # a stale or expired waiver fails the run: the page says so
+        out.write("<h3>Waivers</h3>\n<table><tr><th>severity</th><th>rule</th><th>waiver</th><th>problem</th></tr>\n")
+        for f in run.waiver_findings:
+            out.write(f"<tr><td class='sev-{f.severity.value}'>{f.severity.value}</td><td><code>{escape(f.rule)}"
+                      f"</code></td><td><code>{escape(f.path)}</code></td><td>{escape(f.message)}</td></tr>\n")
+        out.write("</table>\n")
+    counts = run.counts()
+    out.write(f"<p><b>{len(run.results)} release pair(s)</b>: {counts['error']} error(s), {counts['warning']} "
+              f"warning(s), {counts['info']} info, {counts['waived']} waived; fail-on {escape(run.fail_on)}: "
+              f"<b>{'FAIL' if run.exit_code() else 'pass'}</b></p>\n")
     out.write("</body></html>\n")
