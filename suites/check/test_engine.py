@@ -287,6 +287,16 @@ def test_exchange_jsonl_with_base_url_option(demo, write_lines):
     assert without.findings == [] and without.coverage["item.response"].seen == 2
 
 
+def test_a_discovery_announcing_an_unparseable_base_announces_none(demo, write_lines):
+    discovery = {"request": {"method": "GET", "url": "http://h/.well-known/demo"},
+                 "response": {"status": 200, "body": {"api": "http://[::1"}}}
+    item = {"request": {"method": "GET", "url": "http://h/x/items/abc", "headers": {"authorization": "Bearer demo_1"}},
+            "response": {"status": 200, "headers": {}, "body": ITEM}}
+    result = check_captures(demo, [write_lines([discovery, item])])  # used to raise ValueError (exit 3)
+    assert result.coverage["item.response"].seen == 1  # matched under any prefix, as with no base at all
+    assert all(f.line == 1 for f in result.findings)
+
+
 def test_json_route_without_body(demo, write_lines):
     exchange = {"request": {"method": "GET", "url": "http://h/.well-known/demo"}, "response": {"status": 200}}
     result = check_captures(demo, [write_lines([exchange])])

@@ -76,6 +76,7 @@ def test_json_output_to_file(tmp_path, bad):
         (("validate", "demo@1.0.0", "-", "-"), "stdin (-) can be read only once"),
         (("validate", "demo@1.0.0", "x", "--format", "pdf"), "--format 'pdf'"),
         (("validate", "demo@1.0.0", "x", "--base-url", "nope=http://h"), "unknown base 'nope'"),
+        (("validate", "demo@1.0.0", "x", "--base-url", "api=http://[::1"), "--base-url 'api=http://[::1': not a URL"),
         (("show", "demo@1.0.0", "no-such-kind"), "has no kind 'no-such-kind'"),
     ],
 )
@@ -142,6 +143,16 @@ def test_a_bug_is_exit_3_with_one_line_not_a_traceback(monkeypatch, capsys) -> N
     monkeypatch.setenv("WIRECHECK_DEBUG", "1")
     with pytest.raises(RuntimeError, match="boom"):
         cli_app.main()
+
+
+def test_standard_output_that_cannot_be_written_is_a_usage_error(good) -> None:
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full on this machine")
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "wirecheck", "validate", "demo@1.0.0", good], stdout=full,
+                              stderr=subprocess.PIPE, env={**os.environ, "WIRECHECK_CONTRACTS": DEMO}, timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.decode().strip() == "wirecheck: cannot write to standard output: No space left on device"
 
 
 def test_contracts_option_naming_a_file_is_a_usage_error(tmp_path) -> None:

@@ -179,6 +179,21 @@ def test_a_platform_without_runtime_fleet_stops_the_probe(release, tmp_path):
     assert status_of(cert, P + "LEASE-RESPONSE-SCHEMA").status == "not_exercised"
 
 
+@pytest.mark.parametrize("agent_api", ["http://127.0.0.1:abc/agent/", "http://[::1"])
+def test_a_platform_announcing_an_unusable_agent_url_fails_the_run_not_the_probe(release, tmp_path, agent_api):
+    edit = edit_json("/.well-known/xopc-platform", lambda v: v["endpoints"].update(agentApi=agent_api))
+    outcome, _, client_har = probe_against(Tampered(XopcPlatformStub(release, commands=1), edit), tmp_path)
+    assert not outcome.ok and "not a usable URL" in outcome.problems[0]
+    cert = certify(release, client_har, "platform", outcome)
+    assert not cert.passed and cert.badge.message == "run failed"
+
+
+@pytest.mark.parametrize("url", ["http://[::1", "http://127.0.0.1:abc", "http://a b/", "http://"])
+def test_probe_needs_a_usable_base_url(url):
+    result = CliRunner().invoke(app, ["probe", "xopc@0.0.253", url, "--timeout", "1"])
+    assert result.exit_code == 2 and "not a usable URL" in result.output
+
+
 def test_a_platform_that_is_not_there(release, tmp_path):
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -7,6 +7,7 @@ per rule and per kind (coverage counters).
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -279,7 +280,9 @@ class Engine:
             base = self._base_kinds[kind.id]
             url = resolve(message.value, base.pointer, None)
             if isinstance(url, str) and base.name not in self.options.base_urls:
-                run.bases[base.name] = base_prefix(url)
+                # a URL nothing can parse announces no base (its schema's `format: uri` reports it)
+                with contextlib.suppress(ValueError):
+                    run.bases[base.name] = base_prefix(url)
         if kind.id in self._correlated:
             self._correlate(message, kind, run, emit)
         for rule in run.rules_by_kind[kind.id]:

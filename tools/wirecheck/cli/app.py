@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import importlib
 import os
 import sys
+from typing import NoReturn
 
 import typer
 
@@ -57,10 +60,26 @@ def main() -> None:
         raise SystemExit(exc.code if exc.code is not None else exitcodes.CONFORMS) from None
     except KeyboardInterrupt:
         sys.exit(130)
+    except OSError as exc:
+        if exc.errno not in _WRITE_FAILURES:
+            _internal_error(exc)
+        # Files wirecheck writes go through output_file (a usage error naming the path): this is standard output
+        # (`wirecheck validate ... > /dev/full`), the same error without a path.
+        with contextlib.suppress(OSError):  # and no second failure when Python flushes it at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print(f"wirecheck: cannot write to standard output: {exc.strerror or exc}", file=sys.stderr)
+        sys.exit(exitcodes.USAGE)
     except Exception as exc:  # a bug in wirecheck: never a verdict, so never exit 1 and never a bare traceback
-        if os.environ.get("WIRECHECK_DEBUG"):
-            raise
-        print(f"wirecheck: internal error: {type(exc).__name__}: {exc}\n"
-              "  This is a bug in wirecheck, not a finding about your input. Rerun with WIRECHECK_DEBUG=1 for the "
-              "traceback, and report it.", file=sys.stderr)
-        sys.exit(exitcodes.INTERNAL)
+        _internal_error(exc)
+
+
+_WRITE_FAILURES = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
+
+
+def _internal_error(exc: Exception) -> NoReturn:
+    if os.environ.get("WIRECHECK_DEBUG"):
+        raise exc
+    print(f"wirecheck: internal error: {type(exc).__name__}: {exc}\n"
+          "  This is a bug in wirecheck, not a finding about your input. Rerun with WIRECHECK_DEBUG=1 for the "
+          "traceback, and report it.", file=sys.stderr)
+    sys.exit(exitcodes.INTERNAL)

@@ -8,6 +8,7 @@ import subprocess
 import time
 from pathlib import Path
 from typing import Any, NoReturn
+from urllib.parse import urlsplit
 
 import typer
 
@@ -48,6 +49,20 @@ def _xopc_release(spec: str, contracts: Path | None) -> tuple[ContractRelease, P
 def _check_format(output_format: str) -> None:
     if output_format not in FORMATS:
         raise fail_usage(f"--format {output_format!r}: expected one of {', '.join(FORMATS)}")
+
+
+def _url_problem(url: str) -> str | None:
+    """Why no HTTP request can go to `url` (what urllib would raise mid-session), or None."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018  (a non-numeric port raises here)
+    except ValueError as exc:
+        return str(exc)
+    if not parts.hostname:
+        return "no host"
+    if any(ord(c) <= 32 or ord(c) == 127 for c in url):
+        return "it contains a space or a control character"
+    return None
 
 
 def _write_har(recorder: HarRecorder, path: Path) -> Path:
@@ -175,6 +190,9 @@ def register(app: typer.Typer) -> None:
         _check_format(output_format)
         if not base_url.startswith(("http://", "https://")):
             raise fail_usage(f"BASE_URL {base_url!r}: expected an http:// or https:// URL")
+        problem = _url_problem(base_url)
+        if problem:
+            raise fail_usage(f"BASE_URL {base_url!r}: not a usable URL: {problem}")
         output_folder(out_dir)
         release, reg = _xopc_release(spec, contracts)
         probe = XopcProbe(base_url, token=token, timeout=timeout, max_leases=max_leases,

@@ -13,6 +13,7 @@ import typer
 
 from wirecheck import exitcodes
 from wirecheck.capture import DEFAULT_MAX_LINE_BYTES, CaptureFile
+from wirecheck.check.classify import base_prefix
 from wirecheck.check.engine import CheckOptions, Engine
 from wirecheck.cli.common import (
     CONTRACTS_OPTION,
@@ -38,6 +39,10 @@ def parse_base_urls(values: list[str], known: list[str]) -> dict[str, str]:
             name, url = known[0], value
         if name not in known:
             raise fail_usage(f"--base-url: unknown base {name!r}; this release's bases: {', '.join(known) or 'none'}")
+        try:
+            base_prefix(url)
+        except ValueError as exc:
+            raise fail_usage(f"--base-url {value!r}: not a URL: {exc}") from None
         bases[name] = url
     return bases
 

@@ -9,6 +9,7 @@ Every exchange is recorded in HAR exactly as it crossed the wire; the HAR is the
 from __future__ import annotations
 
 import datetime as dt
+import http.client
 import time
 import urllib.error
 import urllib.request
@@ -71,18 +72,20 @@ class XopcProbe:
             headers["content-type"] = "application/json"
         if auth:
             headers["authorization"] = f"Bearer {self.token}"
-        request = urllib.request.Request(url, data=data, method=method, headers=headers)
         started, clock = now(), time.perf_counter()
         status: int | None = None
         response_headers: dict[str, str] = {}
         raw: bytes | None = None
         try:
+            request = urllib.request.Request(url, data=data, method=method, headers=headers)
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
                 status, response_headers = response.status, {k.lower(): v for k, v in response.headers.items()}
                 raw = response.read(MAX_RESPONSE_BYTES + 1)
         except urllib.error.HTTPError as error:
             status, response_headers = error.code, {k.lower(): v for k, v in error.headers.items()}
             raw = error.read(MAX_RESPONSE_BYTES + 1)
+        except (ValueError, http.client.InvalidURL) as error:  # a URL the platform announced that nothing can reach
+            raise _Stop(f"{method} {url}: not a usable URL ({error})") from None
         except (urllib.error.URLError, TimeoutError, OSError) as error:
             reason = getattr(error, "reason", error)
             self.recorder.add(Exchange(method, url, headers, data, None, {}, None, started,
