@@ -590,7 +590,7 @@ def _selected_as(release: Any, kind: Any) -> Callable[[Any], bool] | None:
     from wirecheck.check.classify import Classifier
     from wirecheck.check.message import Message
 
-    classify = Classifier(release).classify
+    classify = _for_release(release, "classifier", lambda: Classifier(release)).classify
 
     def selected(value: Any) -> bool:
         found = classify(Message(value=value, file="", sender=kind.producer))
@@ -618,15 +618,19 @@ def _planted(value: Any, conditions: Any) -> Any:
     return out
 
 
-_COMPILERS: dict[tuple[str, int], tuple[Any, Compiler]] = {}
+_PER_RELEASE: dict[tuple[str, Any], tuple[Any, Any]] = {}
+
+
+def _for_release(release: Any, key: Any, build: Callable[[], Any]) -> Any:
+    """`build()` once per release and key, shared by every kind of it. A release loaded again (another object
+    with other resources) gets a new one."""
+    cached = _PER_RELEASE.get((release.name, key))
+    if cached is None or cached[0] is not release.resources:
+        cached = _PER_RELEASE[(release.name, key)] = (release.resources, build())
+    return cached[1]
 
 
 def compiler_for(release: Any, *, max_recursion: int = 2) -> Compiler:
-    """One compiler (and one prepared SchemaSet) per release, shared by every kind of it. A release loaded
-    again (another object with other resources) gets a new one."""
-    key = (release.name, max_recursion)
-    cached = _COMPILERS.get(key)
-    if cached is None or cached[0] is not release.resources:
-        cached = (release.resources, Compiler(SchemaSet(release.resources), max_recursion=max_recursion))
-        _COMPILERS[key] = cached
-    return cached[1]
+    """One compiler (and one prepared SchemaSet) per release."""
+    return _for_release(release, ("compiler", max_recursion),
+                        lambda: Compiler(SchemaSet(release.resources), max_recursion=max_recursion))
