@@ -86,11 +86,6 @@ def _load_schema(path: Path) -> Any:
     return schema
 
 
-def _load_at_ref(extracted: Any, reg: Any, spec: str) -> Any:
-    with extracted.named_at_ref():
-        return reg.load(spec)
-
-
 def register(app: typer.Typer) -> None:
     @app.command("diff")
     def diff_command(
@@ -131,7 +126,8 @@ def register(app: typer.Typer) -> None:
             for note in notes:
                 typer.echo(f"wirecheck: note: {note}", err=True)
             for package, old_v, new_v in pairs:
-                old_release = guarded(partial(_load_at_ref, extracted, old_reg, f"{package}@{old_v}"))
+                with contract_errors_as_usage(), extracted.named_at_ref():
+                    old_release = old_reg.load(f"{package}@{old_v}")
                 new_release = guarded(partial(reg.load, f"{package}@{new_v}"))
                 result = diff_releases(old_release, new_release, options)
                 if old_v == new_v:
