@@ -20,8 +20,13 @@ class PackageDiff:
     matrix: dict[tuple[str, str], DiffResult]  # (older, newer) → diff, for every older < newer
 
     @property
+    def steps(self) -> list[tuple[str, str]]:
+        """Each release with the next one."""
+        return list(zip(self.releases, self.releases[1:], strict=False))
+
+    @property
     def consecutive(self) -> list[DiffResult]:
-        return [self.matrix[(a, b)] for a, b in zip(self.releases, self.releases[1:], strict=False)]
+        return [self.matrix[step] for step in self.steps]
 
     def transitive(self, direction: str, view: str) -> str:
         """FORWARD_TRANSITIVE / BACKWARD_TRANSITIVE over all releases: the worst verdict of every pair."""
@@ -31,8 +36,7 @@ class PackageDiff:
         """The consecutive pairs, then each longer jump with a finding at or above `threshold` that no
         consecutive pair has there (by fingerprint): a break that shows only across releases, such as a type
         changed through a removal and a re-adding that each break nobody the gate protects."""
-        steps = set(zip(self.releases, self.releases[1:], strict=False))
-        consecutive = self.consecutive
+        consecutive, steps = self.consecutive, self.steps
         if threshold is None:
             return consecutive
         shown = {f.fingerprint for r in consecutive for f in r.findings if f.severity.rank >= threshold.rank}
@@ -44,9 +48,8 @@ class PackageDiff:
 
     def is_jump(self, result: DiffResult) -> bool:
         """Whether `result` is one of this package's pairs that skips a release."""
-        return (result.package == self.package and (result.old_version, result.new_version) in self.matrix
-                and (result.old_version, result.new_version) not in zip(self.releases, self.releases[1:],
-                                                                         strict=False))
+        pair = (result.old_version, result.new_version)
+        return result.package == self.package and pair in self.matrix and pair not in self.steps
 
     def full(self, view: str, transitive: bool = False) -> str:
         pairs = list(self.matrix.values()) if transitive else self.consecutive
