@@ -52,6 +52,10 @@ for _module in COMMAND_MODULES:
     importlib.import_module(_module).register(app)
 
 
+# errnos of a write that cannot be done (a full disk): on standard output, the user's redirection, not a bug
+_WRITE_FAILURES = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
+
+
 def main() -> None:
     try:
         app(standalone_mode=True)
@@ -71,9 +75,6 @@ def main() -> None:
         sys.exit(exitcodes.USAGE)
     except Exception as exc:  # a bug in wirecheck: never a verdict, so never exit 1 and never a bare traceback
         _internal_error(exc)
-
-
-_WRITE_FAILURES = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
 
 
 def _internal_error(exc: Exception) -> NoReturn:

@@ -109,14 +109,14 @@ class PackageRegistry:
         if not (self.root / package / version / "catalog.yaml").is_file():
             index = self.packages[package].releases.index(version)
             raise ContractError(ContractProblem(
-                str(self.root / "registry.yaml"), f"/packages/{format_pointer([package])[1:]}/releases/{index}",
+                str(self.root / "registry.yaml"), format_pointer(["packages", package, "releases", index]),
                 f"{version} is listed, but {package}/{version}/catalog.yaml does not exist"))
         return load_release(self.root, package, version)
 
     def unlisted(self) -> list[ContractProblem]:
         """Release folders (with a catalog) the registry does not list: no command can reach them."""
         return [
-            ContractProblem(str(self.root / "registry.yaml"), f"/packages/{format_pointer([name])[1:]}/releases",
+            ContractProblem(str(self.root / "registry.yaml"), format_pointer(["packages", name, "releases"]),
                             f"{catalog.parent.name} is not listed, but {name}/{catalog.parent.name}/catalog.yaml "
                             "exists (add it in release order)")
             for name, info in self.packages.items()
