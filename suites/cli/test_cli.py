@@ -155,6 +155,21 @@ def test_standard_output_that_cannot_be_written_is_a_usage_error(good) -> None:
     assert proc.stderr.decode().strip() == "wirecheck: cannot write to standard output: No space left on device"
 
 
+@pytest.mark.parametrize(("fixture", "verdict"), [("good", 0), ("bad", 1)])
+def test_a_reader_that_stops_reading_does_not_change_the_verdict(fixture, verdict, request) -> None:
+    """`wirecheck validate ... | head`: the reader has gone before the report is written (EPIPE on the first
+    write). The rest of the report is dropped, silently, and the exit code is still the verdict."""
+    capture = request.getfixturevalue(fixture)
+    proc = subprocess.Popen([sys.executable, "-m", "wirecheck", "validate", "demo@1.0.0", capture, "--no-progress"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env={**os.environ, "WIRECHECK_CONTRACTS": DEMO})
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == verdict, err
+    assert err == b""
+
+
 def test_contracts_option_naming_a_file_is_a_usage_error(tmp_path) -> None:
     path = tmp_path / "registry.yaml"
     path.write_text("packages: {}\n")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import importlib
+import io
 import os
 import sys
 from typing import NoReturn
@@ -56,9 +57,50 @@ for _module in COMMAND_MODULES:
 _WRITE_FAILURES = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
 
 
-def main() -> None:
+class _ReaderMayLeave(io.RawIOBase):
+    """Standard output whose reader may stop reading (`wirecheck validate ... | head`): what it no longer wants is
+    dropped and the run goes on, so the exit code is still the verdict (click would exit 1, "findings", on the
+    broken pipe). Other write failures (a full disk) still raise."""
+
+    def __init__(self, fd: int):
+        self._fd, self._reader_left = fd, False
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def isatty(self) -> bool:
+        return os.isatty(self._fd)
+
+    def write(self, data) -> int:  # type: ignore[no-untyped-def,override]
+        if not self._reader_left:
+            try:
+                return os.write(self._fd, data)
+            except BrokenPipeError:
+                self._reader_left = True
+        return len(data)
+
+
+def _pipe_tolerant_stdout() -> None:
+    out = sys.stdout
     try:
-        app(standalone_mode=True)
+        fd = out.fileno()
+    except (AttributeError, OSError, ValueError):  # not a real file (an embedding host's stream): left as it is
+        return
+    out.flush()
+    sys.stdout = io.TextIOWrapper(io.BufferedWriter(_ReaderMayLeave(fd)), encoding=out.encoding, errors=out.errors,
+                                  line_buffering=out.line_buffering)
+
+
+def main() -> None:
+    _pipe_tolerant_stdout()
+    try:
+        try:
+            app(standalone_mode=True)
+        finally:
+            sys.stdout.flush()  # a full disk is found here, while the handlers below can still say so
     except SystemExit as exc:
         # click uses 2 for usage errors already; keep every other code as the command set it
         raise SystemExit(exc.code if exc.code is not None else exitcodes.CONFORMS) from None
