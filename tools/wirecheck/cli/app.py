@@ -8,7 +8,7 @@ import importlib
 import io
 import os
 import sys
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import typer
 
@@ -74,7 +74,7 @@ class _ReaderMayLeave(io.RawIOBase):
     def isatty(self) -> bool:
         return os.isatty(self._fd)
 
-    def write(self, data) -> int:  # type: ignore[no-untyped-def,override]
+    def write(self, data: Any) -> int:
         if not self._reader_left:
             try:
                 return os.write(self._fd, data)
@@ -91,7 +91,7 @@ def _pipe_tolerant_stdout() -> None:
         return
     out.flush()
     sys.stdout = io.TextIOWrapper(io.BufferedWriter(_ReaderMayLeave(fd)), encoding=out.encoding, errors=out.errors,
-                                  line_buffering=out.line_buffering)
+                                  line_buffering=bool(out.line_buffering))
 
 
 def main() -> None:
