@@ -117,6 +117,7 @@ def test_contracts_and_show(good):
     code, out, _ = wirecheck("show", "demo@1.0.0", "item.response")
     assert code == 0 and "GET <api>/items/{id} → 200" in out and '"format": "date-time"' in out
     assert "provenance: test (inferred" in out
+    assert '"$ref"' not in out and '"pattern": "^[a-z0-9]+$"' in out  # Item's id: #/$defs/Id, resolved in place
 
 
 def test_a_bug_is_exit_3_with_one_line_not_a_traceback(monkeypatch, capsys) -> None:

@@ -10,6 +10,8 @@ import typer
 
 from wirecheck.cli.common import CONTRACTS_OPTION, contract_errors_as_usage, fail_usage, guarded, registry
 from wirecheck.contracts import ContractError, ContractRelease, MessageKind
+from wirecheck.contracts.inline import inline_refs
+from wirecheck.pointer import format_pointer
 
 
 def _kind_summary(kind: MessageKind) -> str:
@@ -58,13 +60,6 @@ def _show_release(release: ContractRelease) -> None:
             typer.echo(f"  {use.id}{scope}{params}")
 
 
-def _resolved_schema(release: ContractRelease, uri: str) -> Any:
-    from wirecheck.pointer import parse_pointer, resolve
-
-    base, _, fragment = uri.partition("#")
-    return resolve(release.resources[base], parse_pointer(fragment))
-
-
 def _show_kind(release: ContractRelease, kind: MessageKind) -> None:
     typer.echo(f"{release.name} {kind.id}: {kind.title}")
     typer.echo(f"channel: {kind.channel}   {kind.producer} → {kind.consumer}")
@@ -73,21 +68,20 @@ def _show_kind(release: ContractRelease, kind: MessageKind) -> None:
         typer.echo(f"answers: {kind.answers}")
     sources = ", ".join(f"{s} ({release.sources[s].type}: {release.sources[s].ref})" for s in kind.provenance.sources)
     typer.echo(f"provenance: {sources}" + (f" — {kind.provenance.note}" if kind.provenance.note else ""))
-    for link_name in ("schema", "headers"):
-        link = getattr(kind, link_name)
+    links = [(name, getattr(kind, name)) for name in ("schema", "headers")]
+    if kind.reply is not None:
+        links.append((f"reply at {format_pointer(kind.reply.at)}", kind.reply.schema))
+    for label, link in links:
         if link is None:
             continue
-        schema = _resolved_schema(release, link.uri)
-        typer.echo(f"{link_name}: {link.ref}")
+        schema = inline_refs(release.resources, link.uri)  # self-contained: every $ref resolved
+        typer.echo(f"{label}: {link.ref}")
         typer.echo(json.dumps(schema, indent=2))
         inferred = _field_provenance(schema)
         if inferred:
             typer.echo("field provenance:")
             for pointer, prov in inferred:
                 typer.echo(f"  {pointer}: {prov.get('source')} — {prov.get('note', '')}")
-    if kind.reply is not None:
-        typer.echo(f"reply at {'/' + '/'.join(kind.reply.at)}: {kind.reply.schema.ref}")
-        typer.echo(json.dumps(_resolved_schema(release, kind.reply.schema.uri), indent=2))
 
 
 def register(app: typer.Typer) -> None:
