@@ -11,8 +11,8 @@ import json
 import pytest
 
 from wirecheck.capture import ndjson
-from wirecheck.capture.json_text import parse_json
 from wirecheck.check.engine import CheckOptions, check_captures
+from wirecheck.json_text import parse_json
 
 GOOD = b'{"type":"hello","version":"1.0.0"}\n'
 

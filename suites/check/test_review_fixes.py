@@ -10,12 +10,12 @@ import orjson
 import pytest
 import yaml
 
-from wirecheck.capture.json_text import parse_json
 from wirecheck.check.engine import check_captures
 from wirecheck.check.validate import SchemaPair
 from wirecheck.contracts import ContractError, load_registry, load_release
 from wirecheck.contracts.model import SchemaLink
 from wirecheck.contracts.views import tolerant_view
+from wirecheck.json_text import parse_json
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "contracts"
 ITEM = {"id": "abc", "created": "2026-01-01T00:00:00Z"}

@@ -111,6 +111,14 @@ def test_schema_file_that_is_not_json(contracts):
     assert any(f == "http.json" and "not valid JSON" in m for f, _, m in problems(contracts))
 
 
+def test_a_duplicate_key_in_a_schema_file_is_located(contracts):
+    """A JSON parser keeps one of the two (orjson the last): which one the author meant is not ours to guess."""
+    path = contracts / "demo/1.0.0/http.json"
+    text = path.read_text()
+    path.write_text(text.replace('"Discovery": {', '"Discovery": {"type": "string", ', 1))
+    assert ("http.json", "/$defs/Discovery/type", "duplicate key 'type' in an object") in problems(contracts)
+
+
 def test_ref_to_the_network_is_never_fetched(contracts):
     edit_schema(
         contracts,

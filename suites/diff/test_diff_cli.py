@@ -117,9 +117,13 @@ def test_diff_schemas_locations_name_the_users_files(tmp_path: Path) -> None:
     ("deep.json", json.loads('{"type":"object","properties":{"a":' * 100 + "{}" + "}}" * 100),
      "the schema nests more than 128 levels deep"),
     ("python-regex.json", {"pattern": "(?P<n>a)"}, "#/pattern: not a valid 2020-12 schema: '(?P<n>a)' is not a"),
-    ("date.yaml", "const: 2024-01-01\n", "YAML that is not JSON: datetime.date(2024, 1, 1) is a YAML date"),
-    ("loop.yaml", "allOf: &a\n  - allOf: *a\n", "YAML that is not JSON: Recursion limit reached"),
-    ("int-key.yaml", "properties: {1: {}}\n", "YAML that is not JSON: Dict key must be str"),
+    ("date.yaml", "const: 2024-01-01\n", "date.yaml#/const: YAML that is not JSON: datetime.date(2024, 1, 1) is a"),
+    ("nan.yaml", "properties: {a: {const: .nan}}\n", "nan.yaml#/properties/a/const: YAML that is not JSON: nan is not"),
+    ("binary.yaml", "enum: [a, !!binary aGk=]\n", "binary.yaml#/enum/1: YAML that is not JSON: b'hi' is a YAML bytes"),
+    ("loop.yaml", "allOf: &a\n  - allOf: *a\n", "loop.yaml: YAML that is not JSON: Recursion limit reached"),
+    ("int-key.yaml", "properties: {1: {}}\n", "int-key.yaml#/properties: YAML that is not JSON: the key 1 is a"),
+    ("dup.json", '{"properties": {"a": {}, "a": {"type": "string"}}}', "dup.json#/properties/a: duplicate key 'a'"),
+    ("nan.json", '{"maximum": NaN}', "nan.json: not valid JSON: NaN is not valid JSON"),
     ("empty.yaml", "  \n", "the file is empty"),
     ("latin-1.json", b"\xff\xfe{}", "not UTF-8 text (byte 0: invalid start byte)"),
 ])
@@ -135,6 +139,22 @@ def test_diff_schemas_refuses_what_it_cannot_compare_soundly(tmp_path: Path, nam
     plain.write_text('{"type": "object"}')
     code, _, err = wirecheck("diff-schemas", str(path), str(plain))
     assert code == 2 and message in err, err
+
+
+@pytest.mark.parametrize("suffix", [".json", ".yaml"])
+def test_diff_schemas_reads_bounds_beyond_64_bits_exactly(tmp_path: Path, suffix: str) -> None:
+    """orjson reads 2^100 as the nearest float and cannot write it: the bound must be compared, shown and
+    witnessed as written, in every format."""
+    old, new = tmp_path / f"old{suffix}", tmp_path / f"new{suffix}"
+    bound = 2 ** 100
+    old.write_text(f'{{"type": "integer", "maximum": {bound}}}')  # JSON is YAML too
+    new.write_text(f'{{"type": "integer", "maximum": {bound + 1}}}')
+    code, out, err = wirecheck("diff-schemas", str(old), str(new))
+    assert code == 1 and f"changed from {bound} to {bound + 1}" in out, err
+    assert f"witness forward/strict: {bound + 1} " in out
+    for fmt in ("json", "sarif", "markdown", "junit", "html"):
+        code, out, err = wirecheck("diff-schemas", str(old), str(new), "--format", fmt)
+        assert code == 1 and str(bound + 1) in out, (fmt, err)
 
 
 def test_diff_schemas_accepts_ecma_regexes_and_reports_an_unwritable_output(tmp_path: Path) -> None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
+
+import orjson
 
 
 def json_type(value: Any) -> str:
@@ -19,3 +22,16 @@ def json_type(value: Any) -> str:
     if isinstance(value, str):
         return "string"
     return "array" if isinstance(value, list) else "object"
+
+
+def json_bytes(value: Any, *, sort_keys: bool = False, indent: bool = False) -> bytes:
+    """`value` as JSON text (UTF-8): orjson, or the standard library for what orjson refuses to write (integers
+    beyond 64 bits, lone surrogates), so a schema bound or a payload holding one is written, not a crash."""
+    option = (orjson.OPT_SORT_KEYS if sort_keys else 0) | (orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS if indent
+                                                             else 0)
+    try:
+        return orjson.dumps(value, option=option)
+    except TypeError:
+        text = json.dumps(value, sort_keys=sort_keys, ensure_ascii=False, indent=2 if indent else None,
+                          separators=None if indent else (",", ":"))
+        return text.encode("utf-8", "surrogatepass")

@@ -15,7 +15,6 @@ from typing import IO, Any
 
 from wirecheck.capture.artifacts import artifact_message, read_artifacts
 from wirecheck.capture.http import read_exchanges, read_har
-from wirecheck.capture.json_text import parse_json
 from wirecheck.capture.ndjson import (
     DEFAULT_MAX_LINE_BYTES,
     LineSink,
@@ -26,6 +25,7 @@ from wirecheck.capture.ndjson import (
 )
 from wirecheck.check.message import Message
 from wirecheck.findings import Finding, Severity
+from wirecheck.json_text import parse_json
 
 __all__ = ["DEFAULT_MAX_LINE_BYTES", "CaptureFile", "read_capture"]
 

@@ -13,10 +13,10 @@ import posixpath
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from wirecheck.capture.json_text import parse_json
 from wirecheck.capture.ndjson import capture_finding
 from wirecheck.check.message import ArtifactInfo, Message
 from wirecheck.findings import Finding
+from wirecheck.json_text import parse_json
 
 
 def artifact_message(document: Any, file: str, line: int | None, where: str | None) -> Message | Finding:

@@ -14,10 +14,10 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
-from wirecheck.capture.json_text import parse_json
 from wirecheck.capture.ndjson import capture_finding
 from wirecheck.check.message import HttpInfo, Message
 from wirecheck.findings import Finding
+from wirecheck.json_text import parse_json
 from wirecheck.pointer import format_pointer
 
 NO_BODY: Any = None  # Message.value for a message without a body

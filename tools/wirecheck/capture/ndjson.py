@@ -11,9 +11,9 @@ from typing import IO, Any
 
 import orjson
 
-from wirecheck.capture.json_text import parse_json
 from wirecheck.check.message import Message
 from wirecheck.findings import Finding
+from wirecheck.json_text import parse_json
 from wirecheck.json_types import json_type
 from wirecheck.rules.catalogue import level_of
 

@@ -66,20 +66,26 @@ def _finish(results: list[Any], options: Any, fail_on: str, waivers: Path | None
 
 def _load_schema(path: Path) -> Any:
     from wirecheck.diff.inputs import not_json, unsupported
+    from wirecheck.json_text import parse_json
     from wirecheck.yaml_lines import YamlFileError, parse_yaml, read_text
 
     try:
         text = read_text(path, what="schema file")
         if not text.strip():
             raise fail_usage(f"{path}: the file is empty")
-        schema = orjson.loads(text) if path.suffix == ".json" else parse_yaml(text, str(path))
+        if path.suffix == ".json":
+            schema, json_problem = parse_json(text.encode())  # exact: a duplicate key or a 2^64 bound shows
+            if json_problem is not None:
+                where = f"#{json_problem.pointer}" if json_problem.pointer else ""
+                raise fail_usage(f"{path}{where}: {json_problem.message}")
+        else:
+            schema = parse_yaml(text, str(path))
     except YamlFileError as exc:
         raise fail_usage(str(exc)) from None
-    except orjson.JSONDecodeError as exc:
-        raise fail_usage(f"{path}: not valid JSON/YAML: {exc}") from None
     problem = None if path.suffix == ".json" else not_json(schema)  # orjson reads nothing JSON cannot hold
     if problem:
-        raise fail_usage(f"{path}: YAML that is not JSON: {problem}")
+        where, _, why = problem.partition(": ")
+        raise fail_usage(f"{path}{'#' + where if where else ''}: YAML that is not JSON: {why}")
     problem = unsupported(schema)
     if problem:
         raise fail_usage(f"{path}#{problem}")

@@ -35,6 +35,7 @@ from wirecheck.contracts.model import (
     Source,
 )
 from wirecheck.contracts.views import subschemas
+from wirecheck.json_text import parse_json
 from wirecheck.pointer import format_pointer, parse_pointer, resolve
 from wirecheck.yaml_lines import YamlFileError, read_yaml_file
 
@@ -199,10 +200,9 @@ def _load_resources(folder: Path, package: str, version: str) -> tuple[dict[str,
     problems: list[ContractProblem] = []
     for path in sorted(folder.rglob("*.json")):
         relpath = path.relative_to(folder).as_posix()
-        try:
-            schema = orjson.loads(path.read_bytes())
-        except orjson.JSONDecodeError as exc:
-            problems.append(ContractProblem(str(path), "", f"not valid JSON: {exc}"))
+        schema, problem = parse_json(path.read_bytes())  # exact: duplicate keys and integers beyond 64 bits show
+        if problem is not None:
+            problems.append(ContractProblem(str(path), problem.pointer or "", problem.message))
             continue
         expected_id = schema_id(package, version, relpath)
         if not isinstance(schema, dict):

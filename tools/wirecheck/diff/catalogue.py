@@ -12,6 +12,7 @@ import yaml
 
 from wirecheck.diff.model import DIRECTIONS, VIEWS
 from wirecheck.findings import Severity
+from wirecheck.json_types import json_bytes
 
 BUMPS = ("none", "patch", "minor", "major")
 
@@ -36,10 +37,9 @@ class DiffRuleInfo:
 
 
 def _show(value: Any) -> str:
-    import orjson
 
     try:
-        return orjson.dumps(value).decode()
+        return json_bytes(value).decode()
     except TypeError:
         return repr(value)
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import hashlib
 
-import orjson
+from wirecheck.json_types import json_bytes
 
 
 def fingerprint(package: str, rule: str, kind: str, surface: str, path: str, old_location: str | None,
                 new_location: str | None, key: str = "") -> str:
     identity = [package, rule, kind, surface, path, old_location or "", new_location or "", key]
-    return hashlib.sha256(orjson.dumps(identity)).hexdigest()[:12]
+    return hashlib.sha256(json_bytes(identity)).hexdigest()[:12]

@@ -27,22 +27,28 @@ _UNSUPPORTED = {
 
 
 def not_json(value: Any) -> str | None:
-    """Why a value read from YAML cannot be a JSON document (a date, an integer key, NaN, an alias loop), or None."""
+    """Why a value read from YAML cannot be a JSON document, as "<JSON pointer>: <why>" (a date, an integer key,
+    NaN, bytes), or ": <why>" for an alias that contains itself (it has no end to point at); None when it can."""
     try:
-        orjson.dumps(value)  # refuses non-string keys, bytes, and (as too deep) an alias that contains itself
+        orjson.dumps(value)
     except TypeError as exc:
-        return f"{exc} (an alias that contains itself?)" if "Recursion" in str(exc) else str(exc)
-    stack = [value]
+        if "Recursion" in str(exc):  # orjson gives up on an alias that contains itself as too deep
+            return f": {exc} (an alias that contains itself?)"
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
     while stack:  # orjson also writes dates, and NaN and infinities as null: JSON has none of them
-        item = stack.pop()
+        item, path = stack.pop()
         if isinstance(item, dict):
-            stack.extend(item.values())
+            for key, child in item.items():
+                if not isinstance(key, str):
+                    return f"{format_pointer(path)}: the key {key!r} is a YAML {type(key).__name__}, not a string " \
+                           "(quote it)"
+                stack.append((child, (*path, key)))
         elif isinstance(item, list):
-            stack.extend(item)
+            stack.extend((child, (*path, index)) for index, child in enumerate(item))
         elif isinstance(item, float) and not math.isfinite(item):
-            return f"{item} is not a JSON number"
+            return f"{format_pointer(path)}: {item} is not a JSON number"
         elif item is not None and not isinstance(item, str | int | float):
-            return f"{item!r} is a YAML {type(item).__name__}, not a JSON value (quote it)"
+            return f"{format_pointer(path)}: {item!r} is a YAML {type(item).__name__}, not a JSON value (quote it)"
     return None
 
 

@@ -14,11 +14,11 @@ from typing import Any
 from urllib.parse import quote, unquote, urljoin, urlsplit, urlunsplit
 
 import jsonschema_rs
-import orjson
 
 from wirecheck.contracts.reference import reference_validator
 from wirecheck.contracts.views import tolerant_view
 from wirecheck.diff.model import STRICT
+from wirecheck.json_types import json_bytes
 from wirecheck.pointer import format_pointer, parse_pointer, resolve
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -144,7 +144,7 @@ class Side:
                 node = {k: v for k, v in node.items() if k != "$id"}
             base, _, fragment = location.partition("#")
             where = f"{base.rsplit('/', 1)[-1]}#{fragment} ".encode()
-            text = where + orjson.dumps(node, option=orjson.OPT_SORT_KEYS)
+            text = where + json_bytes(node, sort_keys=True)
             self.memo[key] = (text, [join(location, ref) for ref in self._refs(written)])
         found: tuple[bytes, list[str]] = self.memo[key]
         return found
@@ -175,7 +175,7 @@ class Side:
         """Bytes of the canonical form serialised: what `covers` on it will cost, roughly."""
         key = ("canonical_size", location, view)
         if key not in self.memo:
-            self.memo[key] = len(orjson.dumps(self.canonical(location, view).to_json_schema()))
+            self.memo[key] = len(json_bytes(self.canonical(location, view).to_json_schema()))
         return int(self.memo[key])
 
     def accepts(self, location: str, view: str, payload: Any) -> bool:
@@ -202,7 +202,7 @@ class Side:
         a matrix, ask about the same payloads again and again. Keyed by the payload serialised in its own key
         order, so a payload written in another order (whose errors may come in another order) is asked again."""
         try:
-            key = (what, location, view, orjson.dumps(payload))
+            key = (what, location, view, json_bytes(payload))
         except TypeError:  # not serialisable: not remembered
             return ask()
         found = self.memo.get(key, _MISSING)

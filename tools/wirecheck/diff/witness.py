@@ -11,17 +11,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-import orjson
-
 from wirecheck.diff.instances import NoExample, example
 from wirecheck.diff.model import BACKWARD, FORWARD, STRICT, VIEWS, Probe, Witness
 from wirecheck.diff.side import Side, related
+from wirecheck.json_types import json_bytes
 
 SUBTRACT_ID = "https://schemas.wirecheck.invalid/difference.json"  # hierarchical, so "#/..." refs resolve
 
 
 def _size(payload: Any) -> int:
-    return len(orjson.dumps(payload, option=orjson.OPT_SORT_KEYS))
+    return len(json_bytes(payload, sort_keys=True))
 
 
 def candidates(probes: Iterable[Probe], old: tuple[Side, str], new: tuple[Side, str]) -> list[Any]:
@@ -36,7 +35,7 @@ def candidates(probes: Iterable[Probe], old: tuple[Side, str], new: tuple[Side, 
         except Exception:  # a generator gap must cost a witness, never the diff
             continue
         try:
-            key = orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)
+            key = json_bytes(payload, sort_keys=True)
         except TypeError:
             continue
         if key not in seen:

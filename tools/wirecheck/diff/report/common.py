@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import orjson
-
 from wirecheck.diff.model import (
     BACKWARD,
     DIRECTIONS,
@@ -15,6 +13,7 @@ from wirecheck.diff.model import (
     DiffResult,
     Witness,
 )
+from wirecheck.json_types import json_bytes
 
 DIRECTION_TEXT = {
     FORWARD: "forward (old consumers read new producers)",
@@ -24,7 +23,7 @@ VIEW_TEXT = {STRICT: "strict consumers", TOLERANT: "tolerant consumers"}
 
 
 def payload_text(payload: object, limit: int = 300) -> str:
-    text = orjson.dumps(payload, option=orjson.OPT_SORT_KEYS).decode()
+    text = json_bytes(payload, sort_keys=True).decode()
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -50,7 +49,7 @@ def unique_witnesses(finding: DiffFinding) -> list[Witness]:
     """One witness per distinct payload (the same payload often proves both consumer models)."""
     seen: dict[bytes, Witness] = {}
     for witness in finding.witnesses:
-        key = orjson.dumps(witness.payload, option=orjson.OPT_SORT_KEYS) + witness.direction.encode()
+        key = json_bytes(witness.payload, sort_keys=True) + witness.direction.encode()
         seen.setdefault(key, witness)
     return list(seen.values())
 

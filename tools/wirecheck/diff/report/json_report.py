@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
-import orjson
-
 from wirecheck import __version__
 from wirecheck.diff.model import DIRECTIONS, VIEWS
+from wirecheck.json_types import json_bytes
 
 
 def result_json(result) -> dict[str, Any]:
@@ -55,4 +54,4 @@ def run_json(run) -> dict[str, Any]:
 
 
 def write(run, out: TextIO) -> None:
-    out.write(orjson.dumps(run_json(run), option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS).decode() + "\n")
+    out.write(json_bytes(run_json(run), indent=True).decode() + "\n")

@@ -6,11 +6,10 @@ from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import unquote
 
-import orjson
-
 from wirecheck import __version__
 from wirecheck.diff.catalogue import diff_rule_catalogue
 from wirecheck.diff.report.common import breaks_text, unique_witnesses, witness_text
+from wirecheck.json_types import json_bytes
 from wirecheck.pointer import parse_pointer
 
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
@@ -94,4 +93,4 @@ def write(run, out: TextIO, contracts: Path | None = None, root: Path | None = N
                                       "informationUri": "https://wirecheck.invalid/", "rules": rules}},
                   "results": results}],
     }
-    out.write(orjson.dumps(sarif, option=orjson.OPT_INDENT_2).decode() + "\n")
+    out.write(json_bytes(sarif, indent=True).decode() + "\n")

@@ -5,13 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import orjson
-
 from wirecheck.diff.flat import Flat, flatten
 from wirecheck.diff.instances import NoExample, example
 from wirecheck.diff.model import Change, Probe
 from wirecheck.diff.rules import Pair, node_rule
 from wirecheck.diff.side import Side
+from wirecheck.json_types import json_bytes
 
 
 def discriminator(side: Side, branches: list[str]) -> tuple[str | None, dict[str, Any]]:
@@ -36,7 +35,7 @@ def _discriminator(side: Side, branches: list[str]) -> tuple[str | None, dict[st
     for name in ("type", "kind", "subtype", "event", "method", *sorted(candidates)):
         if name in candidates:
             values = {b: _const(side, f, name) for b, f in zip(branches, flats, strict=True)}
-            keys = [orjson.dumps(v[0]) for v in values.values() if v]
+            keys = [json_bytes(v[0]) for v in values.values() if v]
             if len(set(keys)) == len(keys):
                 return name, {b: v[0] for b, v in values.items() if v}
     return None, {}
@@ -83,11 +82,11 @@ def _match_branches(pair: Pair) -> Matching:
     new_d, new_values = discriminator(pair.new_side, new_b)
     matched: list[tuple[str, str]] = []
     if old_d is not None and old_d == new_d:
-        by_value = {orjson.dumps(v): b for b, v in new_values.items()}
+        by_value = {json_bytes(v): b for b, v in new_values.items()}
         left_new = list(new_b)
         left_old = []
         for b in old_b:
-            target = by_value.get(orjson.dumps(old_values[b])) if b in old_values else None
+            target = by_value.get(json_bytes(old_values[b])) if b in old_values else None
             if target is not None and target in left_new:
                 matched.append((b, target))
                 left_new.remove(target)
@@ -148,7 +147,7 @@ def _unique_consts(side: Side, branches: list[str]) -> dict[str, set[tuple[str, 
         for name in flat.properties:
             value = _const(side, flat, name)
             if value is not None:
-                marks[b].add((name, orjson.dumps(value[0], option=orjson.OPT_SORT_KEYS)))
+                marks[b].add((name, json_bytes(value[0], sort_keys=True)))
     counts: dict[tuple[str, bytes], int] = {}
     for found in marks.values():
         for mark in found:
@@ -193,7 +192,7 @@ def _introduced(pair: Pair) -> Iterator[Change]:
             probes = [Probe(here, pair.path, value, True)]
             probes += [Probe(there, pair.path, m, True) for m in mutants(value)]
             label = _label(side, b)
-            yield pair.change(code, probes=probes, branch=label, key=orjson.dumps(label).decode(),
+            yield pair.change(code, probes=probes, branch=label, key=json_bytes(label).decode(),
                               old_location=b if here == "old" else "", new_location=b if here == "new" else "")
 
 
@@ -219,9 +218,9 @@ def branches(pair: Pair) -> Iterator[Change]:
         value = _example(pair.new_side, b)
         label = new_values.get(b, _label(pair.new_side, b))
         yield pair.change("UNION_BRANCH_ADDED", new_location=b, probes=[Probe("new", pair.path, value, True)],
-                          branch=label, key=orjson.dumps(label).decode())
+                          branch=label, key=json_bytes(label).decode())
     for b in only_old:
         value = _example(pair.old_side, b)
         label = old_values.get(b, _label(pair.old_side, b))
         yield pair.change("UNION_BRANCH_REMOVED", old_location=b, probes=[Probe("old", pair.path, value, True)],
-                          branch=label, key=orjson.dumps(label).decode())
+                          branch=label, key=json_bytes(label).decode())

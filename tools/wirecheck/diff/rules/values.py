@@ -5,15 +5,14 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
-import orjson
-
 from wirecheck.diff.instances import NoExample, example
 from wirecheck.diff.model import Change, Probe
 from wirecheck.diff.rules import Pair, node_rule
+from wirecheck.json_types import json_bytes
 
 
 def _key(value: object) -> str:
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    return json_bytes(value, sort_keys=True).decode()
 
 
 @node_rule("ENUM_VALUE_ADDED", "ENUM_VALUE_REMOVED", "CONST_CHANGED", "ENUM_CONSTRAINT_ADDED",
