@@ -77,6 +77,8 @@ def test_json_output_to_file(tmp_path, bad):
         (("validate", "demo@1.0.0", "x", "--format", "pdf"), "--format 'pdf'"),
         (("validate", "demo@1.0.0", "x", "--base-url", "nope=http://h"), "unknown base 'nope'"),
         (("validate", "demo@1.0.0", "x", "--base-url", "api=http://[::1"), "--base-url 'api=http://[::1': not a URL"),
+        (("validate", "demo@1.0.0", "x", "--base-url", "bogus"), "--base-url 'bogus': give an absolute URL"),
+        (("validate", "demo@1.0.0", "x", "--base-url", "api=v1/api"), "--base-url 'api=v1/api': give an absolute URL"),
         (("show", "demo@1.0.0", "no-such-kind"), "has no kind 'no-such-kind'"),
     ],
 )

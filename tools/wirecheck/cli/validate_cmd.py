@@ -8,6 +8,7 @@ import sys
 import threading
 from contextlib import nullcontext
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import typer
 
@@ -41,8 +42,12 @@ def parse_base_urls(values: list[str], known: list[str]) -> dict[str, str]:
             raise fail_usage(f"--base-url: unknown base {name!r}; this release's bases: {', '.join(known) or 'none'}")
         try:
             base_prefix(url)
+            parts = urlsplit(url)
         except ValueError as exc:
             raise fail_usage(f"--base-url {value!r}: not a URL: {exc}") from None
+        if not (parts.scheme and parts.netloc) and not url.startswith("/"):  # a relative path prefixes no request
+            raise fail_usage(f"--base-url {value!r}: give an absolute URL (http://host:port/prefix) or a path "
+                             "starting with /")
         bases[name] = url
     return bases
 
