@@ -106,8 +106,14 @@ def _passes(result: dict[str, Any], label: str) -> str:
     return ", ".join(f"{t:.3f}" for t in result[f"{label}_passes_s"])
 
 
-def main() -> int:
-    result = bench_diff()
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m wirecheck.diff.bench", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--contracts", type=Path, default=None, help="a contracts folder (default: the bundled one)")
+    args = parser.parse_args(argv)
+    result = bench_diff(args.contracts)
     for row in result["pairs"]:
         print(f"  {row['pair']:<48} {row['without_witnesses_s']:>7.3f} s  {row['with_witnesses_s']:>7.3f} s  "
               f"{row['findings']:>4} findings {row['witnesses']:>4} witnesses")
