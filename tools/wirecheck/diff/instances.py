@@ -11,7 +11,7 @@ import dataclasses
 from typing import Any
 
 from wirecheck.diff.flat import Flat, flatten
-from wirecheck.diff.model import ABSENT, ITEM
+from wirecheck.diff.model import ABSENT, ITEM, PAYLOAD_LIMIT
 from wirecheck.diff.regex_example import regex_example, regex_examples
 from wirecheck.diff.semantic import required_alternatives
 from wirecheck.diff.side import Side, child
@@ -233,6 +233,8 @@ def _of_type(side: Side, flat: Flat, kind: str, path: tuple[Any, ...], plants: d
         count = max(kw.get("minItems", 0), len(flat.prefix_items) if kw.get("minItems", 0) > 0 else 0)
         if below:
             count = max(count, 1, *(p[len(path)] + 1 for p in below if isinstance(p[len(path)], int)))
+        if count > PAYLOAD_LIMIT:
+            raise NoExample(f"{flat.location} needs {count} items, more than a readable example holds")
         items = []
         for index in range(count):
             location = flat.prefix_items[index] if index < len(flat.prefix_items) else flat.items
@@ -245,6 +247,8 @@ def _of_type(side: Side, flat: Flat, kind: str, path: tuple[Any, ...], plants: d
     if kind == "string":
         fmt = kw.get("format")
         low, high = kw.get("minLength", 0), kw.get("maxLength")
+        if low > PAYLOAD_LIMIT:
+            raise NoExample(f"{flat.location} needs {low} characters, more than a readable example holds")
         if "pattern" in kw:
             return _patterned(kw["pattern"], fmt, low, high)
         if fmt in FORMAT_SAMPLES:

@@ -12,6 +12,8 @@ from typing import Any
 
 import regress
 
+from wirecheck.diff.model import PAYLOAD_LIMIT
+
 try:  # Python ≥ 3.11
     from re import _constants as C  # type: ignore[attr-defined]
     from re import _parser as P  # type: ignore[attr-defined]
@@ -66,7 +68,7 @@ def _walk(parsed: Any) -> str | None:
         elif op in (C.MAX_REPEAT, C.MIN_REPEAT, getattr(C, "POSSESSIVE_REPEAT", None)):
             low, _high, sub = arg
             part = _walk(sub)
-            if part is None:
+            if part is None or len(part) * low > PAYLOAD_LIMIT:
                 return None
             out.append(part * low)
         elif op is C.SUBPATTERN:
@@ -89,6 +91,8 @@ def _walk(parsed: Any) -> str | None:
 @lru_cache(maxsize=2048)
 def regex_example(pattern: str, min_length: int = 0, max_length: int | None = None) -> str | None:
     """A short string matching `pattern` (ECMA search semantics) within the length bounds, or None."""
+    if min_length > PAYLOAD_LIMIT:
+        return None
     ecma = regress.Regex(pattern, flags="u")
 
     def ok(text: str) -> bool:
@@ -150,7 +154,7 @@ def _walk_all(parsed: Any, limit: int) -> list[str] | None:
         elif op in (C.MAX_REPEAT, C.MIN_REPEAT, getattr(C, "POSSESSIVE_REPEAT", None)):
             low, _high, sub = arg
             parts = _walk_all(sub, limit)
-            if parts is None:
+            if parts is None or any(len(p) * low > PAYLOAD_LIMIT for p in parts):
                 return None
             options = [p * low for p in parts]
             if low == 0:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import Any
 
 from wirecheck.diff.instances import FORMAT_SAMPLES, NoExample, example
-from wirecheck.diff.model import Change, Probe
+from wirecheck.diff.model import PAYLOAD_LIMIT, Change, Probe
 from wirecheck.diff.regex_example import regex_example, regex_examples
 from wirecheck.diff.rules import Pair, node_rule
 
@@ -39,8 +40,12 @@ def _probe_values(family: str, values: list[Any], pair: Pair, side: str) -> list
             continue
         if family == "RANGE":
             out += [n, n - 1, n + 1]
-        elif family == "LENGTH":
-            out += ["a" * max(0, int(k)) for k in (n, n - 1, n + 1) if k >= 0]
+            if isinstance(n, float) and n + 1 == n:  # 1e20 + 1 == 1e20: step to the neighbouring double instead
+                out += [math.nextafter(n, -math.inf), math.nextafter(n, math.inf)]
+            continue
+        sizes = [int(k) for k in (n, n - 1, n + 1) if 0 <= k <= PAYLOAD_LIMIT]
+        if family == "LENGTH":
+            out += ["a" * k for k in sizes]
         else:
             flat = pair.old if side == "old" else pair.new
             item: Any = None
@@ -49,7 +54,7 @@ def _probe_values(family: str, values: list[Any], pair: Pair, side: str) -> list
                     item = example(pair.old_side if side == "old" else pair.new_side, flat.items)
                 except NoExample:
                     item = None
-            out += [[item] * max(0, int(k)) for k in (n, n - 1, n + 1) if k >= 0]
+            out += [[item] * k for k in sizes]
     return out
 
 
