@@ -70,6 +70,14 @@ def test_demo_loads_with_kinds_rules_and_provenance(demo):
             lambda c: c["rules"][0].update(id="NO_SUCH_RULE"),
             ("catalog.yaml", "/rules/0/id", "unknown rule 'NO_SUCH_RULE'"),
         ),
+        (
+            lambda c: c["rules"][0].update(params={"kynd": "hello", "from": "server"}),
+            ("catalog.yaml", "/rules/0/params", "FIRST_MESSAGE_IS: missing parameter 'kind'"),
+        ),
+        (
+            lambda c: c["rules"][1].update(params={"left": "no-slash", "right": "/id"}),
+            ("catalog.yaml", "/rules/1/params", "FIELDS_EQUAL: parameters not usable"),
+        ),
         (lambda c: c["kinds"][3].update(answers="zzz.*"), ("catalog.yaml", "/kinds/3/answers", None)),
         (
             lambda c: c["kinds"][0]["provenance"].update(source="rumour"),
@@ -140,6 +148,34 @@ def test_a_ref_that_leads_nowhere_is_located_where_it_is_written_once(contracts,
     edit_schema(contracts, "stream.json", lambda s: s["$defs"]["Hello"]["properties"].update(x={"$ref": ref}))
     [(file, pointer, text)] = problems(contracts)  # not once per kind whose schema reaches it
     assert (file, pointer) == ("stream.json", "/$defs/Hello/properties/x/$ref") and text.startswith(message)
+
+
+@pytest.mark.parametrize(
+    ("loop", "pointer", "message"),
+    [
+        ({"oneOf": [{"$ref": "#/$defs/Loop"}, {"type": "null"}]}, "/$defs/Loop/oneOf/0/$ref",
+         "/$defs/Loop → /$defs/Loop/oneOf/0 → /$defs/Loop"),
+        ({"$ref": "#/$defs/Other"}, "/$defs/Other/allOf/0/$ref",
+         "/$defs/Loop → /$defs/Other → /$defs/Other/allOf/0 → /$defs/Loop"),
+    ],
+)
+def test_a_ref_loop_that_reads_nothing_is_a_contract_error(contracts, loop, pointer, message):
+    """Validators either never finish such a schema or accept anything against it; both hide a contract bug."""
+    def change(schema):
+        schema["$defs"]["Loop"] = loop
+        schema["$defs"]["Other"] = {"allOf": [{"$ref": "#/$defs/Loop"}]}
+    edit_schema(contracts, "stream.json", change)
+    [(file, where, text)] = problems(contracts)
+    assert (file, where) == ("stream.json", pointer) and text.endswith(message), text
+
+
+def test_recursion_that_descends_into_the_message_is_no_loop(contracts):
+    edit_schema(contracts, "stream.json", lambda s: s["$defs"].update(
+        Tree={"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/Tree"}}},
+              "anyOf": [{"required": ["kids"]}, {"$ref": "#/$defs/Leaf"}]},
+        Leaf={"properties": {"up": {"$ref": "#/$defs/Tree"}}}))
+    load_release.cache_clear()
+    load_release(contracts, "demo", "1.0.0")
 
 
 def test_refs_in_data_and_escaped_pointers_are_read_as_json_schema_means_them(contracts):

@@ -18,7 +18,6 @@ from wirecheck.capture.ndjson import capture_finding, not_an_object
 from wirecheck.check.classify import Classifier, base_prefix
 from wirecheck.check.message import Message
 from wirecheck.check.validate import Problem, Validators
-from wirecheck.contracts.errors import ContractError, ContractProblem
 from wirecheck.contracts.model import ContractRelease, MessageKind
 from wirecheck.findings import Finding, Severity, short_repr
 from wirecheck.pointer import MISSING, format_pointer, resolve
@@ -128,20 +127,6 @@ class Engine:
         self._consumers: dict[str, list[tuple[str, MessageKind, Validators]]] = {}
         self._consumer_validator_sets: dict[str, Validators] = {}
         self._base_kinds = {base.kind: base for base in release.bases.values()}
-        self._check_rule_params()
-
-    def _check_rule_params(self) -> None:
-        """Build every rule once now, so bad parameters in a catalog are a located contract error before any
-        capture is read, not a traceback in the middle of one."""
-        problems = []
-        for index, use in enumerate(self.release.rules):
-            try:
-                instantiate(use, self.release)
-            except (KeyError, ValueError, TypeError, AttributeError) as exc:
-                problems.append(ContractProblem(str(self.release.root / "catalog.yaml"), f"/rules/{index}/params",
-                                                f"{use.id}: parameters not usable: {exc!r}"))
-        if problems:
-            raise ContractError(problems)
 
     def _answered_kinds(self) -> dict[str, MessageKind]:
         """request kind id → the response kind that answers it (by `answers`, a kind id or a glob)."""

@@ -222,7 +222,7 @@ def _load_resources(folder: Path, package: str, version: str) -> tuple[dict[str,
         )
         resources[expected_id] = schema
         files[expected_id] = str(path)
-    return resources, problems + _ref_problems(resources, files)
+    return resources, problems + _ref_problems(resources, files) + _cycle_problems(resources, files)
 
 
 def _ref_problems(resources: dict[str, Any], files: dict[str, str]) -> list[ContractProblem]:
@@ -247,6 +247,59 @@ def _ref_problems(resources: dict[str, Any], files: dict[str, str]) -> list[Cont
                 except (KeyError, IndexError, ValueError):
                     problems.append(ContractProblem(files[uri], where, f"{ref!r}: {target.rsplit('/', 1)[-1]} "
                                                     f"has nothing at #{fragment}"))
+    return problems
+
+
+_IN_PLACE = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas")
+
+
+def _cycle_problems(resources: dict[str, Any], files: dict[str, str]) -> list[ContractProblem]:
+    """Each `$ref` that closes a loop reading no part of the message (`M: oneOf [{$ref: M}, ...]`): 2020-12 says
+    such a schema is invalid, and validators either never finish or accept anything. Loops through `properties`
+    or `items` descend into the message and are ordinary recursion."""
+    edges: dict[tuple[str, tuple[Any, ...]], list[tuple[str, tuple[Any, ...]]]] = {}
+    for uri, schema in resources.items():
+        for node, path in subschemas(schema):
+            out = edges.setdefault((uri, path), [])
+            for key in _IN_PLACE:
+                value = node.get(key)
+                if isinstance(value, list):
+                    out += [(uri, (*path, key, i)) for i in range(len(value))]
+                elif key == "dependentSchemas" and isinstance(value, dict):
+                    out += [(uri, (*path, key, name)) for name in value]
+                elif isinstance(value, dict):
+                    out.append((uri, (*path, key)))
+            ref = node.get("$ref")
+            if isinstance(ref, str):
+                target, _, fragment = urljoin(uri, ref).partition("#")
+                if target in resources and (not fragment or fragment.startswith("/")):
+                    try:
+                        out.append((target, tuple(parse_pointer(unquote(fragment)))))
+                    except ValueError:
+                        pass
+    problems = []
+    state: dict[tuple[str, tuple[Any, ...]], int] = {}  # 1 on the current path, 2 finished
+    for start in edges:
+        if start in state:
+            continue
+        state[start] = 1
+        stack = [(start, iter(edges[start]))]
+        while stack:  # iterative depth-first search: a schema may nest deeper than Python recursion goes
+            here, todo = stack[-1]
+            step = next(todo, None)
+            if step is None:
+                state[here] = 2
+                stack.pop()
+            elif step not in edges or state.get(step) == 2:
+                continue
+            elif state.get(step) == 1:
+                path = [node for node, _ in stack]
+                loop = " → ".join(format_pointer(p) or "/" for _, p in (*path[path.index(step):], step))
+                problems.append(ContractProblem(files[here[0]], format_pointer((*here[1], "$ref")),
+                                                f"a $ref loop that reads no part of the message: {loop}"))
+            else:
+                state[step] = 1
+                stack.append((step, iter(edges[step])))
     return problems
 
 
@@ -330,6 +383,7 @@ def _build_kind(raw: dict[str, Any], package: str, version: str, resources: dict
 
 def _semantic_problems(release: ContractRelease, raw: dict[str, Any], file: str) -> list[ContractProblem]:
     from wirecheck.rules.catalogue import rule_catalogue
+    from wirecheck.rules.registry import instantiate
 
     problems: list[ContractProblem] = []
     resources = dict(release.resources)
@@ -366,6 +420,14 @@ def _semantic_problems(release: ContractRelease, raw: dict[str, Any], file: str)
     for index, use in enumerate(release.rules):
         if use.id not in known_rules:
             problems.append(ContractProblem(file, f"/rules/{index}/id", f"unknown rule {use.id!r}"))
+            continue
+        try:  # build the rule once: bad parameters are a located contract error, never a crash in a later command
+            instantiate(use, release)
+        except KeyError as exc:
+            problems.append(ContractProblem(file, f"/rules/{index}/params", f"{use.id}: missing parameter {exc}"))
+        except (ValueError, TypeError, AttributeError) as exc:
+            problems.append(ContractProblem(file, f"/rules/{index}/params",
+                                            f"{use.id}: parameters not usable: {exc!r}"))
         for kind_id in use.kinds:
             if kind_id not in ids:
                 problems.append(ContractProblem(file, f"/rules/{index}/kinds", f"no kind {kind_id!r}"))
