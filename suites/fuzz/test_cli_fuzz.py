@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -27,7 +28,7 @@ def wirecheck(*args, cwd=None):
 
 
 def _lines(text):
-    return [orjson.loads(line) for line in text.splitlines() if line]
+    return [orjson.loads(line) for line in text.split("\n") if line]  # not splitlines: \x1c-\x1e, \u2028 are text
 
 
 def test_fuzz_corpus_is_reproducible_and_valid():
@@ -104,3 +105,34 @@ def test_fuzz_consumer_over_the_line_protocol(tmp_path):
     assert data["wirecheck_consumer_fuzz"] == 1 and data["totals"]["invalid-accepted"] > 0
     assert data["kinds"]["hello"]["valid"] == {"accept": 8}
     assert "Invalid messages the consumer accepts" in out
+
+
+@pytest.fixture
+def oversized(tmp_path):
+    """The demo contracts with one kind (event) whose every message holds a 2^31-character string."""
+    root = tmp_path / "contracts"
+    shutil.copytree(DEMO, root)
+    path = root / "demo/1.0.0/stream.json"
+    schema = orjson.loads(path.read_bytes())
+    for branch in schema["$defs"]["Event"]["properties"]["payload"]["oneOf"]:
+        branch["properties"]["huge"] = {"type": "string", "minLength": 2_147_483_647}
+        branch["required"].append("huge")
+    path.write_bytes(orjson.dumps(schema))
+    return root
+
+
+def test_a_kind_no_generator_can_make_is_named_and_the_rest_still_written(oversized, tmp_path):
+    env = ["--contracts", str(oversized)]
+    code, out, err = wirecheck("fuzz", "demo@1.0.0", "--count", "2", *env)
+    assert code == 2 and "demo@1.0.0 kind event: no message could be generated" in err, err
+    kinds = {e["kind"] for e in _lines(out)}
+    assert "hello" in kinds and "event" not in kinds
+    code, out, err = wirecheck("fuzz", "demo@1.0.0", "--count", "2", "--invalid", "--skip-kind", "ev*", *env)
+    assert code == 0 and "event" not in {e["kind"] for e in _lines(out)}, err
+    report = tmp_path / "report.json"
+    code, out, err = wirecheck("fuzz-consumer", "demo@1.0.0", "--kind", "hello", "--kind", "event", "--count", "3",
+                               "--json", str(report), *env, "--", sys.executable, LINE_CONSUMER)
+    data = orjson.loads(report.read_bytes())
+    assert code == 2 and "kind event: no message could be generated" in err
+    assert set(data["not_generated"]) == {"event"} and set(data["kinds"]) == {"hello"}
+    assert "## Kinds not tested" in out and "- `event`:" in out

@@ -94,3 +94,16 @@ def test_protocol_rules_hold_in_valid_messages_and_rule_mutants_break_one(demo):
     # a schema mutant must not break the rule as well (that would be two constraints)
     for mutant in (m for v in values for m in factory.mutants(v) if m.keyword != "FIELDS_EQUAL"):
         assert rules.holds(mutant.instance), mutant
+
+
+def test_a_bound_beyond_the_payload_limit_gets_no_mutant_past_it():
+    """A one-past-maxLength mutant of maxLength 2^31-1 would be a 2 GB string: not built; the others still are."""
+    from wirecheck.fuzz.schemas import SchemaSet
+
+    uri = "https://x.invalid/big.json"
+    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": uri, "type": "object",
+              "properties": {"s": {"type": "string", "maxLength": 2**31 - 1}, "a": {"maxItems": 2**31 - 1},
+                             "t": {"type": "string", "maxLength": 3}}}
+    factory = MutantFactory(SchemaSet({uri: schema}), uri)
+    labels = {m.label for m in factory.mutants({"s": "x", "a": [1], "t": "ab"})}
+    assert "maxLength at /t" in labels and not {"maxLength at /s", "maxItems at /a"} & labels

@@ -1,4 +1,4 @@
-"""The JSON Schema type name of a parsed JSON value: one definition for the engine, the diff and the fuzzer."""
+"""JSON values as the engine, the diff and the fuzzer share them: type names, exact text, size limits."""
 
 from __future__ import annotations
 
@@ -6,6 +6,10 @@ import json
 from typing import Any
 
 import orjson
+
+# The most characters or items a payload wirecheck makes up (a diff witness or probe, a fuzz mutant) may hold: a
+# schema may demand minLength 2^31; such a payload is not built (the diff judges without it, the fuzzer skips it).
+PAYLOAD_LIMIT = 10_000
 
 
 def json_type(value: Any) -> str:

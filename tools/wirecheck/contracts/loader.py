@@ -6,6 +6,7 @@ reviewer sees all of a broken catalog at once.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import os
 import re
@@ -273,10 +274,8 @@ def _cycle_problems(resources: dict[str, Any], files: dict[str, str]) -> list[Co
             if isinstance(ref, str):
                 target, _, fragment = urljoin(uri, ref).partition("#")
                 if target in resources and (not fragment or fragment.startswith("/")):
-                    try:
+                    with contextlib.suppress(ValueError):  # a bad pointer: _ref_problems reports it
                         out.append((target, tuple(parse_pointer(unquote(fragment)))))
-                    except ValueError:
-                        pass
     problems = []
     state: dict[tuple[str, tuple[Any, ...]], int] = {}  # 1 on the current path, 2 finished
     for start in edges:
@@ -293,8 +292,8 @@ def _cycle_problems(resources: dict[str, Any], files: dict[str, str]) -> list[Co
             elif step not in edges or state.get(step) == 2:
                 continue
             elif state.get(step) == 1:
-                path = [node for node, _ in stack]
-                loop = " → ".join(format_pointer(p) or "/" for _, p in (*path[path.index(step):], step))
+                on_path = [node for node, _ in stack]
+                loop = " → ".join(format_pointer(p) or "/" for _, p in (*on_path[on_path.index(step):], step))
                 problems.append(ContractProblem(files[here[0]], format_pointer((*here[1], "$ref")),
                                                 f"a $ref loop that reads no part of the message: {loop}"))
             else:

@@ -11,10 +11,11 @@ import dataclasses
 from typing import Any
 
 from wirecheck.diff.flat import Flat, flatten
-from wirecheck.diff.model import ABSENT, ITEM, PAYLOAD_LIMIT
+from wirecheck.diff.model import ABSENT, ITEM
 from wirecheck.diff.regex_example import regex_example, regex_examples
 from wirecheck.diff.semantic import required_alternatives
 from wirecheck.diff.side import Side, child
+from wirecheck.json_types import PAYLOAD_LIMIT
 
 FORMAT_SAMPLES = {
     "date-time": "2026-01-01T00:00:00Z",

@@ -28,10 +28,6 @@ UNKNOWN = "unknown"
 
 ITEM = "*"  # instance-path token for "any array item"
 
-# The most characters or items a synthetic payload (witness, probe) may hold: a schema may demand
-# minLength 2^31; such a payload is not shown (the change is then judged without it), never built.
-PAYLOAD_LIMIT = 10_000
-
 
 class _Absent:
     """Planted where a property must be left out of a generated payload."""

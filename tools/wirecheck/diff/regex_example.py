@@ -12,7 +12,7 @@ from typing import Any
 
 import regress
 
-from wirecheck.diff.model import PAYLOAD_LIMIT
+from wirecheck.json_types import PAYLOAD_LIMIT
 
 try:  # Python ≥ 3.11
     from re import _constants as C  # type: ignore[attr-defined]

@@ -47,6 +47,7 @@ from wirecheck.contracts.model import ContractRelease, MessageKind
 from wirecheck.fuzz.corpus import fuzzable_kinds, mutant_entries, valid_entries
 from wirecheck.fuzz.mutants import MutantFactory
 from wirecheck.fuzz.rules import KindRules
+from wirecheck.fuzz.sampling import CannotGenerate
 from wirecheck.fuzz.strategies import compiler_for, kind_strategy
 
 ACCEPT, IGNORE, REJECT, CRASH, HANG = "accept", "ignore", "reject", "crash", "hang"
@@ -276,6 +277,7 @@ class FuzzReport:
     count: int
     kinds: dict[str, KindTally]
     failures: list[Failure]
+    not_generated: dict[str, str] = field(default_factory=dict)  # kind → why no message was made
 
     @property
     def failed(self) -> bool:
@@ -291,6 +293,7 @@ class FuzzReport:
             "kinds": {k: {"valid": t.valid, "invalid": t.invalid} for k, t in self.kinds.items()},
             "totals": {c: sum(f.count for f in self.failures if f.category == c) for c in CATEGORIES},
             "failures": [f.as_json() for f in self.failures],
+            "not_generated": dict(self.not_generated),
         }
 
 
@@ -319,14 +322,19 @@ def fuzz_consumer(
 ) -> FuzzReport:
     tallies: dict[str, KindTally] = {}
     groups: dict[tuple[str, str, str], Failure] = {}
+    not_generated: dict[str, str] = {}
     selected = fuzzable_kinds(release, kinds)
     for kind in selected:
         if progress:
             progress(kind.id)
+        try:
+            entries = valid_entries(release, kind, count, seed)
+            if invalid:
+                entries += mutant_entries(release, kind, count, seed)
+        except CannotGenerate as exc:
+            not_generated[kind.id] = str(exc)
+            continue
         tally = tallies.setdefault(kind.id, KindTally())
-        entries = valid_entries(release, kind, count, seed)
-        if invalid:
-            entries += mutant_entries(release, kind, count, seed)
         for entry in entries:
             expect_valid = entry.mutant is None
             verdict = consumer(entry.message)
@@ -351,7 +359,7 @@ def fuzz_consumer(
             if progress:
                 progress(f"shrinking {failure.category} {failure.kind} {failure.signature}")
             _shrink(release, release.kind(failure.kind), consumer, failure, shrink_budget, seed)
-    return FuzzReport(release.name, description, seed, count, tallies, failures)
+    return FuzzReport(release.name, description, seed, count, tallies, failures, not_generated)
 
 
 def _shrink(

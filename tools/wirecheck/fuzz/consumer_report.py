@@ -58,6 +58,9 @@ def render_markdown(report: FuzzReport) -> str:
         valid = ", ".join(f"{k} × {v}" for k, v in sorted(tally.valid.items()))
         invalid = ", ".join(f"{k} × {v}" for k, v in sorted(tally.invalid.items())) or "—"
         lines.append(f"| `{kind}` | {valid} | {invalid} |")
+    if report.not_generated:
+        lines += ["", "## Kinds not tested", "", "No message could be generated for these kinds; the consumer never "
+                  "saw one:", "", *[f"- `{k}`: {why}" for k, why in report.not_generated.items()]]
     ignored = [k for k, t in report.kinds.items() if t.valid and set(t.valid) == {"ignore"}]
     if ignored:
         lines += [

@@ -8,7 +8,7 @@ for an HTTP kind the message is the body.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +17,7 @@ import orjson
 from wirecheck.contracts.model import ContractRelease, MessageKind
 from wirecheck.fuzz.mutants import Mutant, MutantFactory
 from wirecheck.fuzz.rules import KindRules
-from wirecheck.fuzz.sampling import draw_examples
+from wirecheck.fuzz.sampling import CannotGenerate, draw_examples
 from wirecheck.fuzz.strategies import compiler_for, kind_strategy
 
 
@@ -79,8 +79,18 @@ def mutant_entries(release: ContractRelease, kind: MessageKind, count: int, seed
 
 
 def corpus(
-    release: ContractRelease, *, kinds: Iterable[str] = (), count: int = 10, seed: int = 0, invalid: bool = False
+    release: ContractRelease, *, kinds: Iterable[str] = (), count: int = 10, seed: int = 0, invalid: bool = False,
+    not_generated: Callable[[str, str], None] | None = None,
 ) -> Iterator[Entry]:
+    """The entries of every kind in turn; a kind no generator can make messages for goes to `not_generated`
+    (kind id, why) and the corpus goes on with the next, or, without that callback, ends in CannotGenerate."""
     make = mutant_entries if invalid else valid_entries
     for kind in fuzzable_kinds(release, kinds):
-        yield from make(release, kind, count, seed)
+        try:
+            entries = make(release, kind, count, seed)
+        except CannotGenerate as exc:
+            if not_generated is None:
+                raise
+            not_generated(kind.id, str(exc))
+            continue
+        yield from entries

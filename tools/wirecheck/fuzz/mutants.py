@@ -19,7 +19,7 @@ from typing import Any
 from wirecheck.contracts.reference import reference_validator
 from wirecheck.fuzz import regex
 from wirecheck.fuzz.schemas import SchemaSet
-from wirecheck.json_types import json_type
+from wirecheck.json_types import PAYLOAD_LIMIT, json_type
 from wirecheck.pointer import format_pointer
 
 UNKNOWN_KEY = "wirecheckUnknownField"
@@ -265,7 +265,7 @@ class MutantFactory:
                 yield _replaced(instance, path, wrong), "pattern", f"{wrong!r} does not match {schema['pattern']!r}"
         if schema.get("minLength", 0) > 0:
             yield _replaced(instance, path, value[: schema["minLength"] - 1]), "minLength", "one character too short"
-        if "maxLength" in schema:
+        if "maxLength" in schema and schema["maxLength"] < PAYLOAD_LIMIT:
             filler = value[-1:] or "a"
             longer = value + filler * (schema["maxLength"] + 1 - len(value))
             yield _replaced(instance, path, longer), "maxLength", "one character too long"
@@ -337,7 +337,7 @@ def _number_edits(instance: Any, path: Path, value: float, schema: dict) -> Iter
 def _array_edits(instance: Any, path: Path, value: list, schema: dict) -> Iterator[tuple[Any, str, str]]:
     if schema.get("minItems", 0) > 0:
         yield _replaced(instance, path, value[: schema["minItems"] - 1]), "minItems", "one item too few"
-    if "maxItems" in schema and value:
+    if "maxItems" in schema and value and schema["maxItems"] < PAYLOAD_LIMIT:
         longer = value + [copy.deepcopy(value[-1])] * (schema["maxItems"] + 1 - len(value))
         yield _replaced(instance, path, longer), "maxItems", "one item too many"
     if schema.get("items") is False:

@@ -17,20 +17,27 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
-from hypothesis.errors import Unsatisfiable
+from hypothesis.errors import InvalidArgument, Unsatisfiable
 
 MAX_ROUNDS = 8
 MAX_CHOICES = 50_000  # per value: a bound on size, like Hypothesis' own buffer limit
 MAX_FAILED_DRAWS = 20  # per wanted value, before the space is taken as exhausted
 
 
+class CannotGenerate(Exception):
+    """The schema asks for values no generator can make (a string of minLength 2^31, a pattern `a{100000}`)."""
+
+
 def draw_examples(strategy: st.SearchStrategy[Any], count: int, seed: int = 0, *, engine: bool = False) -> list[Any]:
-    if not engine:
-        try:
-            return _draw_direct(strategy, count, seed)
-        except _InternalsChanged:
-            pass
-    return _draw_with_engine(strategy, count, seed)
+    try:
+        if not engine:
+            try:
+                return _draw_direct(strategy, count, seed)
+            except _InternalsChanged:
+                pass
+        return _draw_with_engine(strategy, count, seed)
+    except InvalidArgument as exc:  # raised lazily, when a strategy for a huge size is first drawn from
+        raise CannotGenerate(str(exc).split("  ", 1)[0]) from None
 
 
 class _InternalsChanged(Exception):

@@ -7,9 +7,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from wirecheck.diff.instances import FORMAT_SAMPLES, NoExample, example
-from wirecheck.diff.model import PAYLOAD_LIMIT, Change, Probe
+from wirecheck.diff.model import Change, Probe
 from wirecheck.diff.regex_example import regex_example, regex_examples
 from wirecheck.diff.rules import Pair, node_rule
+from wirecheck.json_types import PAYLOAD_LIMIT
 
 # keyword → (lower bound?, facet family)
 _BOUNDS = {
