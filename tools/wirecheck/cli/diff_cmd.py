@@ -192,27 +192,11 @@ def register(app: typer.Typer) -> None:
             except jsonschema.SchemaError as exc:
                 pointer = "/" + "/".join(str(p) for p in exc.absolute_path)
                 raise fail_usage(f"{path}#{pointer}: not a valid 2020-12 schema: {exc.message}") from None
-            problem = _unresolved_ref(schema)
-            if problem:
-                raise fail_usage(f"{path}: a $ref does not resolve within the file: {problem}")
         result = diff_schemas(old_schema, new_schema, options, old_name=str(old), new_name=str(new),
                               files=(str(old), str(new)))
         run = _finish([result], options, fail_on, waivers)
         _emit(run, output_format, output, None)
         raise typer.Exit(run.exit_code())
-
-    def _unresolved_ref(schema: Any) -> str | None:
-        """The first `$ref` of a raw schema that does not resolve inside it (offline: nothing is fetched)."""
-        import jsonschema_rs
-
-        def offline(uri: str) -> Any:
-            raise ValueError(f"{uri} is not fetched: diff-schemas reads each schema as one self-contained file")
-
-        try:
-            jsonschema_rs.validator_for(schema, retriever=offline)
-        except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, ValueError) as exc:
-            return str(exc).splitlines()[0]
-        return None
 
     @app.command("rules")
     def rules_command(

@@ -6,7 +6,6 @@ reviewer sees all of a broken catalog at once.
 
 from __future__ import annotations
 
-import contextlib
 import fnmatch
 import os
 import re
@@ -35,7 +34,7 @@ from wirecheck.contracts.model import (
     SchemaLink,
     Source,
 )
-from wirecheck.contracts.views import subschemas
+from wirecheck.contracts.views import ref_loops, subschemas
 from wirecheck.json_text import parse_json
 from wirecheck.pointer import format_pointer, parse_pointer, resolve
 from wirecheck.yaml_lines import YamlFileError, read_yaml_file
@@ -251,55 +250,10 @@ def _ref_problems(resources: dict[str, Any], files: dict[str, str]) -> list[Cont
     return problems
 
 
-_IN_PLACE = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas")
-
-
 def _cycle_problems(resources: dict[str, Any], files: dict[str, str]) -> list[ContractProblem]:
-    """Each `$ref` that closes a loop reading no part of the message (`M: oneOf [{$ref: M}, ...]`): 2020-12 says
-    such a schema is invalid, and validators either never finish or accept anything. Loops through `properties`
-    or `items` descend into the message and are ordinary recursion."""
-    edges: dict[tuple[str, tuple[Any, ...]], list[tuple[str, tuple[Any, ...]]]] = {}
-    for uri, schema in resources.items():
-        for node, path in subschemas(schema):
-            out = edges.setdefault((uri, path), [])
-            for key in _IN_PLACE:
-                value = node.get(key)
-                if isinstance(value, list):
-                    out += [(uri, (*path, key, i)) for i in range(len(value))]
-                elif key == "dependentSchemas" and isinstance(value, dict):
-                    out += [(uri, (*path, key, name)) for name in value]
-                elif isinstance(value, dict):
-                    out.append((uri, (*path, key)))
-            ref = node.get("$ref")
-            if isinstance(ref, str):
-                target, _, fragment = urljoin(uri, ref).partition("#")
-                if target in resources and (not fragment or fragment.startswith("/")):
-                    with contextlib.suppress(ValueError):  # a bad pointer: _ref_problems reports it
-                        out.append((target, tuple(parse_pointer(unquote(fragment)))))
-    problems = []
-    state: dict[tuple[str, tuple[Any, ...]], int] = {}  # 1 on the current path, 2 finished
-    for start in edges:
-        if start in state:
-            continue
-        state[start] = 1
-        stack = [(start, iter(edges[start]))]
-        while stack:  # iterative depth-first search: a schema may nest deeper than Python recursion goes
-            here, todo = stack[-1]
-            step = next(todo, None)
-            if step is None:
-                state[here] = 2
-                stack.pop()
-            elif step not in edges or state.get(step) == 2:
-                continue
-            elif state.get(step) == 1:
-                on_path = [node for node, _ in stack]
-                loop = " → ".join(format_pointer(p) or "/" for _, p in (*on_path[on_path.index(step):], step))
-                problems.append(ContractProblem(files[here[0]], format_pointer((*here[1], "$ref")),
-                                                f"a $ref loop that reads no part of the message: {loop}"))
-            else:
-                state[step] = 1
-                stack.append((step, iter(edges[step])))
-    return problems
+    return [ContractProblem(files[uri], format_pointer((*path, "$ref")),
+                            f"a $ref loop that reads no part of the message: {loop}")
+            for uri, path, loop in ref_loops(resources)]
 
 
 def _fields(raw: dict[str, Any]) -> FieldConditions:

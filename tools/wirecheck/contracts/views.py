@@ -7,8 +7,12 @@ fields the published types lack still validates: those fields become warnings, n
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import contextlib
+from collections.abc import Iterator, Mapping
 from typing import Any
+from urllib.parse import unquote, urljoin
+
+from wirecheck.pointer import format_pointer, parse_pointer
 
 _CLOSING_KEYWORDS = ("additionalProperties", "unevaluatedProperties")
 
@@ -63,3 +67,55 @@ def subschemas(schema: Any) -> Iterator[tuple[dict[str, Any], tuple[Any, ...]]]:
             elif isinstance(value, dict | list):
                 below.append((value, (*path, key)))
         stack.extend(reversed(below))
+
+
+_IN_PLACE = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas")
+
+
+def ref_loops(resources: Mapping[str, Any]) -> list[tuple[str, tuple[Any, ...], str]]:
+    """Each `$ref` that closes a loop reading no part of the instance (`M: oneOf [{$ref: M}, ...]`), as (resource
+    URI, path of the schema holding it, the loop as pointers): 2020-12 calls such a schema invalid, and validators
+    either never finish or accept anything. Loops through `properties` or `items` descend into the instance and
+    are ordinary recursion. Only pointer references are followed (a missing target is someone else's report)."""
+    Node = tuple[str, tuple[Any, ...]]
+    edges: dict[Node, list[Node]] = {}
+    for uri, schema in resources.items():
+        for node, path in subschemas(schema):
+            out = edges.setdefault((uri, path), [])
+            for key in _IN_PLACE:
+                value = node.get(key)
+                if isinstance(value, list):
+                    out += [(uri, (*path, key, i)) for i in range(len(value))]
+                elif key == "dependentSchemas" and isinstance(value, dict):
+                    out += [(uri, (*path, key, name)) for name in value]
+                elif isinstance(value, dict):
+                    out.append((uri, (*path, key)))
+            ref = node.get("$ref")
+            if isinstance(ref, str):
+                target, _, fragment = urljoin(uri, ref).partition("#")
+                if target in resources and (not fragment or fragment.startswith("/")):
+                    with contextlib.suppress(ValueError):
+                        out.append((target, tuple(parse_pointer(unquote(fragment)))))
+    loops = []
+    state: dict[Node, int] = {}  # 1 on the current path, 2 finished
+    for start in edges:
+        if start in state:
+            continue
+        state[start] = 1
+        stack = [(start, iter(edges[start]))]
+        while stack:  # iterative depth-first search: a schema may nest deeper than Python recursion goes
+            here, todo = stack[-1]
+            step = next(todo, None)
+            if step is None:
+                state[here] = 2
+                stack.pop()
+            elif step not in edges or state.get(step) == 2:
+                continue
+            elif state.get(step) == 1:
+                on_path = [node for node, _ in stack]
+                loop = " → ".join(format_pointer(p) or "/" for _, p in (*on_path[on_path.index(step):], step))
+                loops.append((here[0], here[1], loop))
+            else:
+                state[step] = 1
+                stack.append((step, iter(edges[step])))
+    return loops

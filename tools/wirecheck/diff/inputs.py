@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import math
 from typing import Any
+from urllib.parse import unquote
 
 import orjson
 
 from wirecheck.contracts.loader import DIALECT
-from wirecheck.contracts.views import subschemas
-from wirecheck.pointer import format_pointer
+from wirecheck.contracts.views import ref_loops, subschemas
+from wirecheck.pointer import format_pointer, parse_pointer, resolve
 
 MAX_DEPTH = 128  # JSON levels; python-jsonschema, the witnesses' second judge, recurses past ~200
 _UNSUPPORTED = {
@@ -70,4 +71,11 @@ def unsupported(schema: Any) -> str | None:
                 return f"{where}: a $schema below the root is not supported"
             if key == "$ref" and isinstance(value, str) and not (value == "#" or value.startswith("#/")):
                 return f"{where}: {value!r} is not a JSON pointer into this file (#/...)"
+            if key == "$ref" and isinstance(value, str):
+                try:
+                    resolve(schema, parse_pointer(unquote(value[1:])))
+                except (KeyError, IndexError, ValueError):
+                    return f"{where}: {value!r} points at nothing in this file"
+    for _, path, loop in ref_loops({"": schema}):
+        return f"{format_pointer((*path, '$ref'))}: a $ref loop that reads no part of the message: {loop}"
     return None

@@ -16,7 +16,7 @@ from urllib.parse import quote, unquote, urljoin, urlsplit, urlunsplit
 import jsonschema_rs
 
 from wirecheck.contracts.reference import reference_validator
-from wirecheck.contracts.views import tolerant_view
+from wirecheck.contracts.views import DATA_KEYWORDS, tolerant_view
 from wirecheck.diff.model import STRICT
 from wirecheck.json_types import json_bytes
 from wirecheck.pointer import format_pointer, parse_pointer, resolve
@@ -160,7 +160,7 @@ class Side:
                 ref = value.get("$ref")
                 if isinstance(ref, str):
                     parts.append(ref)
-                children: Any = value.values()
+                children: Any = [v for k, v in value.items() if k not in DATA_KEYWORDS]  # a const's "$ref" is data
             elif isinstance(value, list):
                 children = value
             else:  # a boolean schema, a scalar
