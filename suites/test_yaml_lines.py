@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from wirecheck.yaml_lines import LINE_KEY, YamlFileError, read_yaml_file
+from wirecheck.yaml_lines import LINE_KEY, YamlFileError, parse_yaml, read_yaml_file, strip_lines
 
 
 @pytest.mark.parametrize(("content", "message"), [
@@ -50,3 +50,15 @@ def test_a_merge_key_may_be_overridden(tmp_path: Path) -> None:
     for lines in (False, True):
         data = read_yaml_file(path, lines=lines)
         assert (data["use"]["x"], data["use"]["y"]) == (1, 3)
+
+
+@pytest.mark.parametrize("lines", [False, True])
+def test_an_alias_bomb_or_an_alias_inside_itself_is_refused_before_it_is_built(lines):
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]\n" for i in range(7))
+    with pytest.raises(YamlFileError, match="aliases expand this document past 1,000,000 values"):
+        parse_yaml(bomb, "bomb.yaml", lines=lines)
+    with pytest.raises(YamlFileError, match="an alias contains itself"):
+        parse_yaml("a: &a [*a]\n", "self.yaml", lines=lines)
+    shared = "base: &b {k: [1, 2]}\none: *b\ntwo: [*b, *b]\n"  # ordinary sharing is fine
+    assert strip_lines(parse_yaml(shared, "ok.yaml", lines=lines))["two"] == [{"k": [1, 2]}, {"k": [1, 2]}]

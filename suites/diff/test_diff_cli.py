@@ -123,7 +123,10 @@ def test_diff_schemas_locations_name_the_users_files(tmp_path: Path) -> None:
     ("date.yaml", "const: 2024-01-01\n", "date.yaml#/const: YAML that is not JSON: datetime.date(2024, 1, 1) is a"),
     ("nan.yaml", "properties: {a: {const: .nan}}\n", "nan.yaml#/properties/a/const: YAML that is not JSON: nan is not"),
     ("binary.yaml", "enum: [a, !!binary aGk=]\n", "binary.yaml#/enum/1: YAML that is not JSON: b'hi' is a YAML bytes"),
-    ("loop.yaml", "allOf: &a\n  - allOf: *a\n", "loop.yaml: YAML that is not JSON: Recursion limit reached"),
+    ("loop.yaml", "allOf: &a\n  - allOf: *a\n", "loop.yaml: not valid YAML: an alias contains itself"),
+    ("bomb.yaml", "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]\n" for i in range(7)),
+     "bomb.yaml: not valid YAML: aliases expand this document past 1,000,000 values"),
     ("int-key.yaml", "properties: {1: {}}\n", "int-key.yaml#/properties: YAML that is not JSON: the key 1 is a"),
     ("dup.json", '{"properties": {"a": {}, "a": {"type": "string"}}}', "dup.json#/properties/a: duplicate key 'a'"),
     ("nan.json", '{"maximum": NaN}', "nan.json: not valid JSON: NaN is not valid JSON"),

@@ -27,7 +27,45 @@ def _refuse_duplicate_keys(loader: Any, node: yaml.MappingNode) -> None:
         seen.add(key)
 
 
-class _LineLoader(yaml.SafeLoader):
+EXPANDED_NODE_LIMIT = 1_000_000  # YAML nodes once every alias is expanded: far above any contract or waiver file
+
+
+def _expanded_size(root: yaml.Node) -> int:
+    """How many nodes the document holds once each alias is copied out: nine aliases of ten aliases can make a
+    billion (the "billion laughs"), which every later walk over the data would build. A YAMLError past the limit, or
+    for an alias that contains itself (it has no end)."""
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        children = [n for pair in node.value for n in pair] if isinstance(node, yaml.MappingNode) \
+            else node.value if isinstance(node, yaml.SequenceNode) else []
+        if children_done:
+            on_path.discard(key)
+            sizes[key] = 1 + sum(sizes[id(c)] for c in children)
+            if sizes[key] > EXPANDED_NODE_LIMIT:
+                raise yaml.YAMLError(f"aliases expand this document past {EXPANDED_NODE_LIMIT:,} values (an alias "
+                                     "bomb?)")
+        elif key not in sizes:
+            if key in on_path:
+                raise yaml.YAMLError("an alias contains itself: the data it stands for has no end")
+            on_path.add(key)
+            stack.append((node, True))
+            stack.extend((c, False) for c in children if id(c) not in sizes)
+    return sizes[id(root)]
+
+
+class _Bounded:
+    """Loader mixin: refuse a document whose aliases expand past EXPANDED_NODE_LIMIT before building it."""
+
+    def construct_document(self, node: yaml.Node) -> Any:
+        _expanded_size(node)
+        return super().construct_document(node)  # type: ignore[misc]
+
+
+class _LineLoader(_Bounded, yaml.SafeLoader):
     """A SafeLoader that adds `__line__` (1-based) to every mapping and refuses duplicate keys."""
 
 
@@ -55,7 +93,7 @@ def strip_lines(value: Any) -> Any:
     return value
 
 
-class _FastLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+class _FastLoader(_Bounded, getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
     """libyaml's parser when PyYAML was built with it (its wheels are: a fifth of the pure-Python loader's time),
     refusing duplicate keys."""
 

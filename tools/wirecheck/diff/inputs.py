@@ -11,8 +11,6 @@ import math
 from typing import Any
 from urllib.parse import unquote
 
-import orjson
-
 from wirecheck.contracts.loader import DIALECT
 from wirecheck.contracts.views import ref_loops, subschemas
 from wirecheck.pointer import format_pointer, parse_pointer, resolve
@@ -29,14 +27,9 @@ _UNSUPPORTED = {
 
 def not_json(value: Any) -> str | None:
     """Why a value read from YAML cannot be a JSON document, as "<JSON pointer>: <why>" (a date, an integer key,
-    NaN, bytes), or ": <why>" for an alias that contains itself (it has no end to point at); None when it can."""
-    try:
-        orjson.dumps(value)
-    except TypeError as exc:
-        if "Recursion" in str(exc):  # orjson gives up on an alias that contains itself as too deep
-            return f": {exc} (an alias that contains itself?)"
+    NaN, bytes); None when it can. (An alias that contains itself never gets here: the YAML loader refuses it.)"""
     stack: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
-    while stack:  # orjson also writes dates, and NaN and infinities as null: JSON has none of them
+    while stack:  # YAML has dates, bytes, integer keys, NaN and infinities: JSON has none of them
         item, path = stack.pop()
         if isinstance(item, dict):
             for key, child in item.items():
