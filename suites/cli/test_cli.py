@@ -173,6 +173,24 @@ def test_a_reader_that_stops_reading_does_not_change_the_verdict(fixture, verdic
     assert err == b""
 
 
+def test_a_closed_standard_output_is_a_usage_error_unless_nothing_is_written_to_it(tmp_path, good) -> None:
+    """`wirecheck ... >&-`: Python starts with sys.stdout = None. Writing the report there is exit 2 with one line,
+    not an internal error; a run whose report goes to --output never needs it."""
+    def run(*args, close_stderr=False):
+        closing = (1, 2) if close_stderr else (1,)
+        return subprocess.run([sys.executable, "-m", "wirecheck", *args], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL if close_stderr else subprocess.PIPE,
+                              preexec_fn=lambda: [os.close(fd) for fd in closing],
+                              env={**os.environ, "WIRECHECK_CONTRACTS": DEMO}, timeout=60)
+    proc = run("validate", "demo@1.0.0", good, "--no-progress")
+    assert proc.returncode == 2 and proc.stderr == b"wirecheck: cannot write to standard output: standard output " \
+                                                   b"is closed\n", proc.stderr
+    report = tmp_path / "r.json"
+    proc = run("validate", "demo@1.0.0", good, "--no-progress", "--format", "json", "--output", str(report))
+    assert proc.returncode == 0 and proc.stderr == b"" and report.stat().st_size > 0
+    assert run("contracts", close_stderr=True).returncode == 2
+
+
 def test_contracts_option_naming_a_file_is_a_usage_error(tmp_path) -> None:
     path = tmp_path / "registry.yaml"
     path.write_text("packages: {}\n")

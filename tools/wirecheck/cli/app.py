@@ -54,7 +54,7 @@ for _module in COMMAND_MODULES:
 
 
 # errnos of a write that cannot be done (a full disk): on standard output, the user's redirection, not a bug
-_WRITE_FAILURES = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
+_WRITE_FAILURES = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EBADF}
 
 
 class _ReaderMayLeave(io.RawIOBase):
@@ -83,7 +83,29 @@ class _ReaderMayLeave(io.RawIOBase):
         return len(data)
 
 
+class _Closed(io.RawIOBase):
+    """Standard output when the caller closed it (`wirecheck ... >&-`; Python then sets sys.stdout to None): the
+    first write fails as writing to a closed descriptor does, which main() reports as a usage error (later ones,
+    such as the flush at exit, are dropped). A run that writes only to --output files never notices."""
+
+    said = False
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        if not self.said:
+            self.said = True
+            raise OSError(errno.EBADF, "standard output is closed")
+        return len(data)
+
+
 def _pipe_tolerant_stdout() -> None:
+    if sys.stderr is None:  # closed too (2>&-): messages have nowhere to go, and must not crash the run
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (lives as long as the process)
+    if sys.stdout is None:
+        sys.stdout = io.TextIOWrapper(io.BufferedWriter(_Closed()), encoding="utf-8")
+        return
     out = sys.stdout
     try:
         fd = out.fileno()
