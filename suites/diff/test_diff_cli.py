@@ -277,3 +277,12 @@ def test_a_ref_inside_a_value_is_data_not_a_reference(tmp_path: Path) -> None:
     code, out, err = wirecheck("diff-schemas", str(old), str(new))
     assert code == 1 and "CONST_CHANGED" in out, out + err
 
+
+
+def test_control_characters_in_schema_names_are_escaped_in_text_and_markdown(tmp_path: Path) -> None:
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text(json.dumps({"type": "object", "properties": {"\x1b[2Jx": {"type": "string"}}}))
+    new.write_text(json.dumps({"type": "object", "properties": {"\x1b[2Jx": {"type": "integer"}}}))
+    for fmt in ("text", "markdown"):
+        code, out, _ = wirecheck("diff-schemas", str(old), str(new), "--format", fmt)
+        assert code == 1 and "\\x1b[2Jx" in out and "\x1b" not in out, out

@@ -96,3 +96,20 @@ def test_every_format_judges_by_the_runs_fail_on(demo, write_lines) -> None:
         assert ("❌" if verdict == "fails" else "✅") in render("markdown", result)
         suites = ET.fromstring(render("junit", result).split("\n", 1)[1])
         assert suites.get("failures") == ("1" if verdict == "fails" else "0")
+
+
+@pytest.mark.parametrize("name", ["text", "markdown"])
+def test_control_characters_from_a_capture_are_shown_escaped_not_obeyed(demo, write_lines, name) -> None:
+    """A field name carrying an ANSI escape, a bell or a right-to-left override would recolour the terminal or
+    reorder the line a reviewer reads; the human formats show it escaped (JSON escapes by itself)."""
+    result = check_captures(demo, [write_lines([{"type": "hello", "version": "1.0.0",
+                                                 "\x1b[31mred\x1b[0m": 1, "bell\x07": 2, "rlo\u202e": 3}])])
+    text = render(name, result)
+    assert "\\x1b[31mred\\x1b[0m" in text and "bell\\x07" in text and "rlo\\u202e" in text
+    assert not any(c in text for c in "\x1b\x07\u202e")
+
+
+def test_printable_keeps_line_ends_tabs_and_ordinary_unicode() -> None:
+    from wirecheck.findings import printable
+
+    assert printable("a\tb\nç ✓ 日本\x00\x7f\x85\u2066") == "a\tb\nç ✓ 日本\\x00\\x7f\\x85\\u2066"

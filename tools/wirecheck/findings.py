@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, TextIO, cast
 
 
 class Severity(StrEnum):
@@ -60,3 +61,30 @@ def short_repr(value: Any, limit: int = 120) -> str:
         except (TypeError, ValueError, RecursionError):
             text = "(nested too deep to show)"
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# C0 and C1 controls (but line feed and tab), DEL, and the bidirectional overrides that reorder what a reader sees
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """`text` with every control character written as an escape (`\\x1b`, `\\u202e`): a capture's field name or
+    value must not move the reader's cursor, retitle the terminal or reorder a line of a report."""
+    return _UNPRINTABLE.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text)
+
+
+def printable_stream(out: TextIO) -> TextIO:
+    """`out` for a human-readable report (text, Markdown): everything written goes through `printable`."""
+    return out if isinstance(out, _PrintableText) else cast(TextIO, _PrintableText(out))
+
+
+class _PrintableText:
+    def __init__(self, out: TextIO):
+        self._out = out
+
+    def write(self, text: str) -> int:
+        return self._out.write(printable(text))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._out, name)
+

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from wirecheck.check.engine import CheckResult
+from wirecheck.findings import printable_stream
 from wirecheck.report.summary import totals
 
 
@@ -13,6 +14,7 @@ def _cell(text: object) -> str:
 
 
 def write(result: CheckResult, out: TextIO) -> None:
+    out = printable_stream(out)  # a capture's control characters are shown, not obeyed
     t = totals(result)
     icon = "✅" if t.verdict == "conforms" else "❌"
     out.write(f"# wirecheck: {result.release.name}\n\n")

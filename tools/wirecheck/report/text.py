@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import TextIO
 
 from wirecheck.check.engine import CheckResult
+from wirecheck.findings import printable_stream
 from wirecheck.report.summary import finding_line, totals
 
 
 def write(result: CheckResult, out: TextIO, *, findings: bool = True) -> None:
+    out = printable_stream(out)  # a capture's control characters are shown, not obeyed
     t = totals(result)
     out.write(f"wirecheck: {result.release.name}  ({', '.join(c.file for c in result.captures)})\n")
     if findings:

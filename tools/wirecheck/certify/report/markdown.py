@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from wirecheck.certify.evaluate import Certification
+from wirecheck.findings import printable_stream
 from wirecheck.report.summary import finding_line
 
 ICONS = {"pass": "✅ pass", "fail": "❌ fail", "not_exercised": "⚪ not exercised",
@@ -16,6 +17,7 @@ def _cell(text: str) -> str:
 
 
 def write(cert: Certification, out: TextIO) -> None:
+    out = printable_stream(out)  # a capture's control characters are shown, not obeyed
     ident = cert.identity
     out.write(f"# Certification: {cert.contract}\n\n")
     out.write(f"**{cert.verdict}** — {cert.badge.message}")

@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import TextIO
 
 from wirecheck.certify.evaluate import PASS, Certification
+from wirecheck.findings import printable_stream
 from wirecheck.report.summary import finding_line
 
 SHOWN_FINDINGS = 5
 
 
 def write(cert: Certification, out: TextIO) -> None:
+    out = printable_stream(out)  # a capture's control characters are shown, not obeyed
     scope = f" (role {cert.role})" if cert.role else ""
     out.write(f"{cert.contract}{scope}: {cert.verdict.upper()} — {cert.badge.message}\n")
     for score in cert.scores:

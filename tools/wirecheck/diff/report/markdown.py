@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from wirecheck.diff.report.common import VIEW_TEXT, breaks_text, payload_text, unique_witnesses
+from wirecheck.findings import printable_stream
 
 _ICON = {"breaking": "❌ breaking", "unknown": "❓ unknown", "safe": "✅ safe"}
 
@@ -50,6 +51,7 @@ def write_result(result, out: TextIO) -> None:
 
 
 def write(run, out: TextIO) -> None:
+    out = printable_stream(out)  # a capture's control characters are shown, not obeyed
     out.write("# wirecheck contract diff\n\n")
     counts = run.counts()
     out.write(f"{len(run.results)} release pair(s): {counts['error']} error(s), {counts['warning']} warning(s), "

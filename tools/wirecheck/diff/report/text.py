@@ -6,9 +6,11 @@ from typing import TextIO
 
 from wirecheck.diff.model import DIRECTIONS, VIEWS
 from wirecheck.diff.report.common import breaks_text, compatibility_rows, unique_witnesses, witness_text
+from wirecheck.findings import printable_stream
 
 
 def write(run, out: TextIO, show_info: bool = True) -> None:
+    out = printable_stream(out)  # a capture's control characters are shown, not obeyed
     for result in run.results:
         jump = any(package.is_jump(result) for package in run.packages)
         out.write(f"{result.name}{'  (skips releases: it breaks what no single step breaks)' if jump else ''}\n")
