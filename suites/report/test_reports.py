@@ -113,3 +113,19 @@ def test_printable_keeps_line_ends_tabs_and_ordinary_unicode() -> None:
     from wirecheck.findings import printable
 
     assert printable("a\tb\nç ✓ 日本\x00\x7f\x85\u2066") == "a\tb\nç ✓ 日本\\x00\\x7f\\x85\\u2066"
+
+
+def test_a_run_failed_by_info_findings_counts_them_in_every_summary(demo, write_lines) -> None:
+    """--fail-on info: the verdict is "fails"; a summary of 0 errors and 0 warnings would not say why."""
+    import dataclasses
+
+    from wirecheck.check.engine import CheckOptions
+    from wirecheck.findings import Severity
+
+    result = check_captures(demo, [write_lines([{"type": "hello", "version": "1.0.0", "extra": True}])],
+                            CheckOptions(fail_on=Severity.INFO))
+    result.findings[:] = [dataclasses.replace(f, severity=Severity.INFO) for f in result.findings]
+    assert result.fails()
+    assert render("text", result).rstrip().endswith("FAILS: 1 messages (0 unclassified), 0 errors, 0 warnings, 1 info")
+    assert "❌ **fails** — 1 messages, 0 errors, 0 warnings, 1 info, " in render("markdown", result)
+    assert orjson.loads(render("json", result))["summary"]["infos"] == 1

@@ -11,7 +11,7 @@ from typing import Any, TextIO, cast
 class Severity(StrEnum):
     ERROR = "error"  # the message breaks the contract (tolerant view) or a protocol rule
     WARNING = "warning"  # breaks only the strict view (unknown fields), or cannot be judged
-    INFO = "info"  # worth knowing, never fails a run
+    INFO = "info"  # worth knowing; fails a run only under --fail-on info
 
     @property
     def rank(self) -> int:

@@ -19,6 +19,7 @@ def write(result: CheckResult, out: TextIO) -> None:
     icon = "✅" if t.verdict == "conforms" else "❌"
     out.write(f"# wirecheck: {result.release.name}\n\n")
     out.write(f"{icon} **{t.verdict}** — {t.messages} messages, {t.errors} errors, {t.warnings} warnings, "
+              f"{f'{t.infos} info, ' if t.infos else ''}"
               f"{t.kinds_exercised}/{t.kinds_total} message kinds exercised\n\n")
     out.write("| capture | form | messages |\n|---|---|---:|\n")
     for c in result.captures:

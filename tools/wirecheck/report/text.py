@@ -25,5 +25,5 @@ def write(result: CheckResult, out: TextIO, *, findings: bool = True) -> None:
         out.write(f"  {mark} {kind_id:<40} {detail if cov.seen or cov.errors else 'not exercised'}\n")
     out.write(
         f"\n{t.verdict.upper()}: {t.messages} messages ({t.unclassified} unclassified), "
-        f"{t.errors} errors, {t.warnings} warnings\n"
+        f"{t.errors} errors, {t.warnings} warnings{f', {t.infos} info' if t.infos else ''}\n"
     )
