@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -101,6 +104,124 @@ def test_python_consumer_timeout_is_a_hang(monkeypatch):
 
     consumer = PythonConsumer(_install(monkeypatch, "slow", slow), timeout=0.2)
     assert consumer({"x": 1}).outcome == HANG
+
+
+class _Custom(BaseException):
+    """A BaseException that is not an Exception, as some libraries define."""
+
+
+def _exits(message):
+    sys.exit(3)
+
+
+def _exits_quietly(message):
+    sys.exit()
+
+
+def _generator_exit(message):
+    raise GeneratorExit("closing")
+
+
+def _custom(message):
+    raise _Custom("escaped")
+
+
+def _self_interrupt(message):
+    raise KeyboardInterrupt("not the user")
+
+
+@pytest.mark.parametrize(("function", "name"), [
+    (_exits, "SystemExit"), (_exits_quietly, "SystemExit"), (_generator_exit, "GeneratorExit"),
+    (_custom, "_Custom"), (_self_interrupt, "KeyboardInterrupt"),
+])
+def test_a_base_exception_from_the_consumer_is_its_crash_not_the_end_of_the_run(monkeypatch, function, name):
+    consumer = PythonConsumer(_install(monkeypatch, function.__name__, function))
+    try:
+        verdict = consumer({"x": 1})
+    except BaseException as exc:  # a KeyboardInterrupt escaping would end the pytest session, not fail this test
+        pytest.fail(f"{type(exc).__name__} escaped from the consumer into the run")
+    assert verdict.outcome == CRASH
+    assert verdict.signature.startswith(f"{name} at test_consumer.py:"), verdict
+    assert consumer({"x": 2}).outcome == CRASH  # and the next message is still fed
+
+
+def test_a_consumer_calling_sys_exit_is_reported_as_a_crash_with_a_minimal_example(demo, monkeypatch):
+    report = fuzz_consumer(demo, PythonConsumer(_install(monkeypatch, "exits", _exits)), kinds=["hello"], count=5)
+    assert report.failed
+    crashes = [f for f in report.failures if f.category == CRASH]
+    assert [f.signature.split(" at ")[0] for f in crashes] == ["SystemExit"]
+    assert crashes[0].verdict.detail.startswith("SystemExit: 3 at test_consumer.py:")
+    assert crashes[0].shrunk and crashes[0].count == 10  # 5 valid messages and 5 mutants, all seen
+
+
+def test_shrinking_survives_a_consumer_that_exits_on_messages_only_shrinking_feeds_it(demo, monkeypatch):
+    """The shrinker runs the consumer on new messages: one of them calling sys.exit() is a different crash
+    (not the one being shrunk), not the end of wirecheck."""
+    state = {"shrinking": False, "exits": 0}
+
+    def moody(message):
+        if state["shrinking"] and isinstance(message, dict) and len(message) <= 2:
+            state["exits"] += 1
+            sys.exit(9)
+        raise RuntimeError("always fails")
+
+    def progress(text):
+        state["shrinking"] = state["shrinking"] or text.startswith("shrinking")
+
+    consumer = PythonConsumer(_install(monkeypatch, "moody", moody))
+    report = fuzz_consumer(demo, consumer, kinds=["hello"], count=5, invalid=False, progress=progress)
+    assert state["exits"] > 0  # the shrinker did meet the exiting branch
+    (crash,) = report.failures
+    assert crash.signature.startswith("RuntimeError at test_consumer.py:") and crash.shrunk
+    assert crash.verdict.outcome == CRASH and len(crash.example) == 3  # the smallest that does not exit
+
+
+def test_a_real_ctrl_c_still_stops_the_run(monkeypatch):
+    def interrupted(message):
+        signal.raise_signal(signal.SIGINT)  # as if the user pressed Ctrl-C while the consumer ran
+        return message
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        consumer = PythonConsumer(_install(monkeypatch, "interrupted", interrupted))
+        with pytest.raises(KeyboardInterrupt):
+            consumer({"x": 1})
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the handler is given back
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_python_consumer_that_cannot_be_loaded_is_a_clear_error(monkeypatch, tmp_path):
+    (tmp_path / "wirecheck_exits_on_import.py").write_text("import sys\nsys.exit(4)\n")
+    (tmp_path / "wirecheck_fails_on_import.py").write_text("raise RuntimeError('no config')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ImportError, match="importing 'wirecheck_exits_on_import' raised SystemExit: 4"):
+        PythonConsumer("wirecheck_exits_on_import:f")
+    with pytest.raises(ImportError, match="raised RuntimeError: no config"):
+        PythonConsumer("wirecheck_fails_on_import:f")
+    target = _install(monkeypatch, "strict", lambda message: message)
+    with pytest.raises(ValueError, match="not callable"):
+        PythonConsumer("os:sep")
+    with pytest.raises(ValueError, match="os:sep: not an exception class"):
+        PythonConsumer(target, rejects=["os:sep"])
+    with pytest.raises(ValueError, match="KeyboardInterrupt cannot mean a rejection"):
+        PythonConsumer(target, rejects=["builtins:KeyboardInterrupt"])
+
+
+def test_fuzz_consumer_command_keeps_its_exit_code_when_the_consumer_calls_sys_exit(tmp_path):
+    """`sys.exit(0)` in the consumer used to end wirecheck with status 0 and no report: a silent pass."""
+    (tmp_path / "wirecheck_exit_zero.py").write_text("import sys\n\ndef consume(message):\n    sys.exit(0)\n")
+    env = {**os.environ, "WIRECHECK_CONTRACTS": str(Path(__file__).resolve().parents[1] / "data" / "contracts"),
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.run(
+        [sys.executable, "-m", "wirecheck", "fuzz-consumer", "demo@1.0.0", "--kind", "hello", "--count", "3",
+         "--python", "wirecheck_exit_zero:consume"],
+        capture_output=True, env=env, timeout=120, check=False,
+    )
+    out, err = proc.stdout.decode(), proc.stderr.decode()
+    assert proc.returncode == 1, (out, err)
+    assert "Traceback" not in err
+    assert "SystemExit: 0 at wirecheck_exit_zero.py:4" in out
 
 
 def test_python_consumer_none_means_ignored(monkeypatch):

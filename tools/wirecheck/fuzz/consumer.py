@@ -4,7 +4,9 @@ disagrees with the contract, and shrink each disagreement to a minimal example.
 A consumer is either
 - a Python callable `module:function` taking one parsed message: returning a value = accept, returning `None`
   = ignore (skipped, as forward-compatible parsers do with unknown types), raising one of the declared
-  rejection exceptions = reject, raising anything else = crash, running past the timeout = hang; or
+  rejection exceptions = reject, raising anything else = crash, running past the timeout = hang. "Anything
+  else" includes BaseExceptions (`sys.exit()`, GeneratorExit, a KeyboardInterrupt the callable raises itself):
+  the callable is the code under test and cannot end wirecheck's run; only a real Ctrl-C (SIGINT) does; or
 - a process (argv, never a shell) speaking the line protocol below, started with a scratch HOME,
   XDG_CONFIG_HOME and TMPDIR.
 
@@ -34,7 +36,7 @@ import subprocess
 import tempfile
 import time
 import traceback
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,7 +83,9 @@ class PythonConsumer:
     def __init__(self, target: str, *, rejects: Sequence[str] = (), timeout: float = 5.0):
         self.target = target
         self.function = load_object(target)
-        self.rejects = tuple(load_object(name) for name in rejects) or (ValueError,)
+        if not callable(self.function):
+            raise ValueError(f"{target}: not callable (a {type(self.function).__name__})")
+        self.rejects = tuple(_exception_class(name) for name in rejects) or (ValueError,)
         self.timeout = timeout
 
     def describe(self) -> str:
@@ -89,15 +93,19 @@ class PythonConsumer:
         return f"python callable {self.target} (rejects: {names})"
 
     def __call__(self, message: Any) -> Verdict:
-        with _alarm(self.timeout):
+        with _interrupts() as interrupted, _alarm(self.timeout):
             try:
                 result = self.function(copy.deepcopy(message))
             except ConsumerTimeout:
                 return Verdict(HANG, f"no answer within {self.timeout:g} s")
             except self.rejects as exc:
                 return Verdict(REJECT, f"{type(exc).__name__}: {_first_line(exc)}")
-            except Exception as exc:
-                return Verdict(CRASH, f"{type(exc).__name__}: {_first_line(exc)} at {_raised_at(exc)}")
+            except KeyboardInterrupt as exc:
+                if interrupted():
+                    raise  # the user pressed Ctrl-C: stop the run
+                return _crash(exc)  # the callable raised it itself
+            except BaseException as exc:  # sys.exit(), GeneratorExit, ...: the consumer crashed, the run goes on
+                return _crash(exc)
         return Verdict(IGNORE if result is None else ACCEPT, type(result).__name__)
 
     def close(self) -> None:
@@ -421,10 +429,32 @@ def load_object(target: str) -> Any:
     module_name, sep, attribute = target.partition(":")
     if not sep or not module_name or not attribute:
         raise ValueError(f"expected module:attribute, got {target!r}")
-    value: Any = importlib.import_module(module_name)
+    try:
+        value: Any = importlib.import_module(module_name)
+    except ImportError:
+        raise
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # the user's module failing, or calling sys.exit(), as it loads
+        raise ImportError(f"importing {module_name!r} raised {type(exc).__name__}: {_first_line(exc)} "
+                          f"at {_raised_at(exc)}") from None
     for part in attribute.split("."):
         value = getattr(value, part)
     return value
+
+
+def _exception_class(target: str) -> type[BaseException]:
+    """A --reject-exception: an exception class (a real Ctrl-C must stay an interruption, never a rejection)."""
+    value = load_object(target)
+    if not (isinstance(value, type) and issubclass(value, BaseException)):
+        raise ValueError(f"{target}: not an exception class")
+    if issubclass(value, KeyboardInterrupt):
+        raise ValueError(f"{target}: a KeyboardInterrupt cannot mean a rejection")
+    return value
+
+
+def _crash(exc: BaseException) -> Verdict:
+    return Verdict(CRASH, f"{type(exc).__name__}: {_first_line(exc)} at {_raised_at(exc)}")
 
 
 def _first_line(exc: BaseException) -> str:
@@ -458,6 +488,34 @@ def _alarm(seconds: float) -> Any:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+@contextlib.contextmanager
+def _interrupts() -> Iterator[Callable[[], bool]]:
+    """Yields a function telling whether a SIGINT arrived meanwhile: a KeyboardInterrupt without one was raised by
+    the consumer itself. Python runs signal handlers in the main thread only, so elsewhere (and when SIGINT is
+    ignored or left to the OS) no KeyboardInterrupt can come from the user."""
+    seen = False
+
+    def interrupted() -> bool:
+        return seen
+
+    previous = signal.getsignal(signal.SIGINT) if _in_main_thread() else None
+    if not callable(previous):
+        yield interrupted
+        return
+    forward = previous
+
+    def on_interrupt(signum: int, frame: Any) -> None:
+        nonlocal seen
+        seen = True
+        forward(signum, frame)
+
+    signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        yield interrupted
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _in_main_thread() -> bool:
