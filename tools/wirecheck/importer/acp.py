@@ -211,6 +211,9 @@ def write_release(package_dir: Path, out_root: Path) -> Path:
 
 def npm_pack(version: str, into: Path) -> Path:
     """`npm pack @agentclientprotocol/sdk@<version>` and extract it safely; returns the `package/` folder."""
+    from wirecheck.importer.npm import check_version
+
+    check_version(version)  # an exact release, never a path, URL, range or tag
     subprocess.run(
         ["npm", "pack", f"{NPM_NAME}@{version}", "--pack-destination", str(into), "--silent"],
         check=True,
@@ -229,6 +232,13 @@ def main(argv: list[str] | None = None) -> int:
     source.add_argument("--package-dir", type=Path, help="an extracted SDK tarball's package/ folder")
     parser.add_argument("--out", type=Path, default=Path("contracts"), help="the contracts/ folder")
     args = parser.parse_args(argv)
+    if args.sdk_version is not None:
+        from wirecheck.importer.npm import BadSpec, check_version
+
+        try:
+            check_version(args.sdk_version)
+        except BadSpec as exc:
+            parser.error(f"--sdk-version: {exc}")  # exit 2, before npm runs
     if args.package_dir:
         folder = write_release(args.package_dir, args.out)
     else:

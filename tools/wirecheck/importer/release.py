@@ -190,7 +190,7 @@ def import_npm(spec: str, out: Path | None = None, contracts_root: Path | None =
     """`npm pack` → generator → normalise → assemble → write. Returns the folder and the files written."""
     from wirecheck.importer import npm, tsgen
 
-    name, _, version = spec.rpartition("@")
+    name, version = npm.parse_spec(spec)  # before anything runs: a path, URL or shell text never reaches npm
     profile = load_profile(name)
     with tempfile.TemporaryDirectory(prefix="wirecheck-import-") as temp:
         packed = npm.pack(f"{profile['npm']}@{version}", Path(temp))
