@@ -179,7 +179,7 @@ def test_a_platform_without_runtime_fleet_stops_the_probe(release, tmp_path):
     assert status_of(cert, P + "LEASE-RESPONSE-SCHEMA").status == "not_exercised"
 
 
-@pytest.mark.parametrize("agent_api", ["http://127.0.0.1:abc/agent/", "http://[::1"])
+@pytest.mark.parametrize("agent_api", ["http://127.0.0.1:abc/agent/", "http://[::1", "file:///etc/"])
 def test_a_platform_announcing_an_unusable_agent_url_fails_the_run_not_the_probe(release, tmp_path, agent_api):
     edit = edit_json("/.well-known/xopc-platform", lambda v: v["endpoints"].update(agentApi=agent_api))
     outcome, _, client_har = probe_against(Tampered(XopcPlatformStub(release, commands=1), edit), tmp_path)

@@ -107,6 +107,8 @@ def register(app: typer.Typer) -> None:
 
         Serves until every generated command was leased and finished and the client leased once more (204), or
         until the COMMAND exits, --max-seconds pass, or Ctrl-C. Writes stub.har and certification.* to --out-dir.
+        Request bodies need a Content-Length and may be at most 1 MiB: larger is a 413, a bad Content-Length or a
+        shorter body a 400, a chunked body a 411, each with a JSON error and not recorded.
         Exit codes: 0 certified, 1 not certified, 2 usage error.
         """
         from wirecheck.harness.process import Scratch
@@ -172,7 +174,9 @@ def register(app: typer.Typer) -> None:
                                                                       "at BASE_URL/.well-known/xopc-platform)."),
         token: str = typer.Option("xopc_rt_wirecheck_probe_0000000000000000000000", "--token",
                                   envvar="WIRECHECK_XOPC_TOKEN", help="Runtime bearer token (xopc_rt_…)."),
-        timeout: float = typer.Option(10.0, "--timeout", min=0.1, help="Seconds per HTTP call."),
+        timeout: float = typer.Option(10.0, "--timeout", min=0.1,
+                                      help="Seconds per HTTP call, for the whole exchange (connect, request and "
+                                           "the complete response): a call past it stops the probe."),
         max_leases: int = typer.Option(10, "--max-leases", min=1, help="Stop leasing after this many."),
         out_dir: Path = typer.Option(Path("wirecheck-probe"), "--out-dir", help="HAR capture and reports go here."),
         output_format: str = FORMAT_OPTION,
