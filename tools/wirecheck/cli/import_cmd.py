@@ -31,11 +31,13 @@ def import_npm_command(
                                     "folder) byte for byte; exit 1 when they differ."),
 ) -> None:
     """npm pack → ts-json-schema-generator (npx) → 2020-12 normalisation → a draft release folder with provenance."""
+    from wirecheck.importer.npm import BadSpec, parse_spec
     from wirecheck.importer.release import import_npm, load_profile
 
-    name, sep, version = spec.rpartition("@")
-    if not sep or not name or not version:
-        raise fail_usage(f"expected <package>@<version>, got {spec!r}")
+    try:  # before anything: the version names the folder written, and is an argument of npm pack
+        name, version = parse_spec(spec)
+    except BadSpec as exc:
+        raise fail_usage(str(exc)) from None
     try:
         profile = load_profile(name)
     except KeyError as exc:

@@ -26,9 +26,8 @@ VERSION = re.compile(
 )
 
 
-class BadSpec(ValueError, RuntimeError):
-    """A package name or version that must not reach `npm pack` (a path, a URL, a range, shell text). Also a
-    RuntimeError: callers report it as they report any other failed import (`wirecheck import` exits 2)."""
+class BadSpec(ValueError):
+    """A package name or version that must not reach `npm pack` (a path, a URL, a range, shell text)."""
 
 
 def check_name(name: str) -> str:
