@@ -61,6 +61,8 @@ def test_pair(name: str) -> None:
             writer, reader = (after, before) if witness.direction == "forward" else (before, after)
             assert _valid(writer, witness.payload, STRICT), f"{name}: producer side rejects {witness.payload}"
             assert not _valid(reader, witness.payload, witness.view), f"{name}: reader accepts {witness.payload}"
+        if "message" in expected:
+            assert finding.message == expected["message"]
         if "witness" in expected:
             assert expected["witness"] in [w.payload for w in finding.witnesses]
         assert len(finding.fingerprint) == 12

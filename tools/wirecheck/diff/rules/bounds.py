@@ -73,7 +73,8 @@ def bounds(pair: Pair) -> Iterator[Change]:
         else:
             rule = f"{family}_RANGE_WIDENED" if family != "RANGE" else "RANGE_WIDENED"
             probes = [Probe("new", pair.path, v, True) for v in _probe_values(family, values, pair, "new")]
-        yield pair.change(rule, probes=probes, keyword=keyword, old=before, new=after, key=keyword)
+        shown = {side: "none" if value is None else value for side, value in (("old", before), ("new", after))}
+        yield pair.change(rule, probes=probes, keyword=keyword, key=keyword, **shown)  # "none": not "null"
 
 
 @node_rule("MULTIPLE_OF_ADDED", "MULTIPLE_OF_REMOVED", "MULTIPLE_OF_CHANGED")
