@@ -60,3 +60,76 @@ def test_matches_is_a_recursive_subset_match():
     assert matches({"n": 1.0}, value) and not matches({"n": True}, value)
     assert not matches({"type": "control_response"}, [value])
     assert matches({}, value)
+
+
+HEAD = "scenario: 1\nroles: {harness: sdk, implementation: cli}\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "pointer", "message"),
+    [
+        # wrong types where a number of seconds belongs: located, never a ValueError from float()
+        ("steps: [{expect: {match: {a: 1}, timeout: abc}}]", "/steps/0/expect/timeout", "found 'abc'"),
+        ("steps: [{wait_exit: {timeout: x}}]", "/steps/0/wait_exit/timeout", "positive number of seconds"),
+        ("steps: [{expect: {match: {a: 1}, timeout: -5}}]", "/steps/0/expect/timeout", "positive"),
+        ("steps: [{expect: {match: {a: 1}, timeout: 0}}]", "/steps/0/expect/timeout", "positive"),
+        ("steps: [{wait_exit: {timeout: -1}}]", "/steps/0/wait_exit/timeout", "positive"),
+        # infinite, NaN, boolean or absurd timeouts would hang the run or crash time.sleep
+        ("steps: [{expect: {match: {a: 1}, timeout: 1e400}}]", "/steps/0/expect/timeout", "at most 86400"),
+        ("steps: [{sleep: .inf}]", "/steps/0/sleep", "at most 86400"),
+        ("steps: [{sleep: .nan}]", "/steps/0/sleep", "seconds"),
+        ("steps: [{sleep: 1e300}]", "/steps/0/sleep", "at most"),
+        ("timeout: .nan\nsteps: [{close_stdin: true}]", "/timeout", "positive"),
+        ("timeout: .inf\nsteps: [{close_stdin: true}]", "/timeout", "at most"),
+        ("timeout: true\nsteps: [{close_stdin: true}]", "/timeout", "found True"),
+        ("timeout: 1e12\nsteps: [{close_stdin: true}]", "/timeout", "at most"),
+        # other wrong shapes
+        ("argv: 5\nsteps: [{close_stdin: true}]", "/argv", "list of strings"),
+        ("title: [1]\nsteps: [{close_stdin: true}]", "/title", "string"),
+        ("timout: 5\nsteps: [{close_stdin: true}]", "/timout", "unknown key 'timout'"),
+        ("steps: [{expect: {match: {a: 1}, timout: 5}}]", "/steps/0/expect/timout", "unknown key"),
+        ("steps: [{wait_exit: 5}]", "/steps/0/wait_exit", "expected true or {timeout: seconds}"),
+        ("steps: [{close_stdin: false}]", "/steps/0/close_stdin", "expected true"),
+        ("steps: [null]", "/steps/0", "found None"),
+        # values YAML builds that JSON cannot hold: located, not a TypeError while sending
+        ("steps: [{send: {a: 123456789012345678901234567890}}]", None, None),
+        ("steps: [{send: {a: !!binary aGk=}}]", "/steps/0/send", "not JSON"),
+        ("steps: [{send: {a: !!set {x}}}]", "/steps/0/send", "not JSON"),
+        ("steps: [{send: {a: .nan}}]", "/steps/0/send", "not JSON"),
+        ("steps: [{send: {a: 2024-01-01}}]", "/steps/0/send", "quote dates"),
+        ("steps: [{expect: {match: {a: !!binary aGk=}}}]", "/steps/0/expect/match", "not JSON"),
+        # one step writes one line
+        ('steps: [{send_raw: "a\\nb"}]', "/steps/0/send_raw", "line break"),
+        ('steps: [{send_raw: "a\\rb"}]', "/steps/0/send_raw", "line break"),
+    ],
+)
+def test_hostile_scenarios_are_located_not_raised(tmp_path, text, pointer, message):
+    path = tmp_path / "s.yaml"
+    path.write_text(HEAD + text + "\n")
+    if pointer is None:  # valid: a big integer is JSON, and is sent as written
+        from wirecheck.harness.scenario import encode_message
+
+        step = load_scenario(path).steps[0]
+        assert encode_message(step.value) == b'{"a":123456789012345678901234567890}'
+        return
+    with pytest.raises(ContractError) as info:
+        load_scenario(path)
+    found = [(p.pointer, p.message) for p in info.value.problems]
+    assert any(p.pointer == pointer and message in p.message and p.file == str(path) for p in info.value.problems), \
+        found
+
+
+def test_step_problems_name_their_line(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(HEAD + "steps:\n  - close_stdin: true\n  - expect: {match: {a: 1}, timeout: soon}\n")
+    with pytest.raises(ContractError) as info:
+        load_scenario(path)
+    assert "(line 5)" in info.value.problems[0].message
+
+
+def test_the_same_role_on_both_sides_is_refused(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text("scenario: 1\nroles: {harness: cli, implementation: cli}\nsteps: [{close_stdin: true}]\n")
+    with pytest.raises(ContractError) as info:
+        load_scenario(path)
+    assert info.value.problems[0].pointer == "/roles" and "different roles" in info.value.problems[0].message

@@ -3,9 +3,11 @@ the identity block. The one entry point the CLI, the live harness, the xopc stub
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import hashlib
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from wirecheck.capture import CaptureFile
 from wirecheck.certify.baseline import EMPTY, Baseline, load_baseline
@@ -43,7 +45,7 @@ def certify_captures(
     reqs = requirements if isinstance(requirements, RequirementSet) else load_set(release, requirements)
     base = baseline if isinstance(baseline, Baseline) else (
         EMPTY if baseline is None else load_baseline(baseline, {r.id for r in reqs}))
-    files = [CaptureFile(str(p)) for p in captures]
+    files = [_capture_file(str(p)) for p in captures]
     result = Engine(release, options, load_release).run(files)
     senders = unclassified_senders(release, result.findings) if role is not None else {}
     certification = evaluate(result, reqs, baseline=base, role=role, fail_on=fail_on, senders=senders)
@@ -52,10 +54,14 @@ def certify_captures(
     for capture in files:
         path = Path(capture.path)
         summary = summaries.get(capture.label)
+        if isinstance(capture, _HashingCapture):
+            digest, size = capture.digest.hexdigest(), capture.size
+        else:
+            digest, size = sha256_file(path), path.stat().st_size
         capture_block.append({
             "path": capture.path,
-            "sha256": sha256_file(path),
-            "bytes": path.stat().st_size,
+            "sha256": digest,
+            "bytes": size,
             "form": summary.form if summary else None,
             "messages": summary.messages if summary else 0,
         })
@@ -65,6 +71,52 @@ def certify_captures(
     )
     certification.run = run and run.get("outcome")
     return certification
+
+
+class _HashingCapture(CaptureFile):
+    """stdin (`-`), a pipe (`<(cmd)`) or a device: read once, so its digest and size are taken from the bytes the
+    engine reads (and whatever it leaves unread), not by reading it a second time (which finds nothing)."""
+
+    def __init__(self, path: str):
+        super().__init__(path)
+        self.digest = hashlib.sha256()
+        self.size = 0
+
+    @contextmanager
+    def open(self) -> Iterator[IO[bytes]]:
+        with super().open() as stream:
+            reader = _HashingReader(stream, self)
+            try:
+                yield reader  # type: ignore[misc]
+            finally:
+                with suppress(OSError, ValueError):
+                    for _ in iter(lambda: reader.read(1 << 20), b""):
+                        pass
+
+
+class _HashingReader:
+    def __init__(self, stream: IO[bytes], capture: _HashingCapture):
+        self._stream, self._capture = stream, capture
+
+    def _seen(self, data: bytes) -> bytes:
+        self._capture.digest.update(data)
+        self._capture.size += len(data)
+        return data
+
+    def read(self, size: int = -1) -> bytes:
+        return self._seen(self._stream.read(size))
+
+    def read1(self, size: int = -1) -> bytes:
+        read1 = getattr(self._stream, "read1", self._stream.read)
+        return self._seen(read1(size))
+
+    def tell(self) -> int:
+        return self._capture.size
+
+
+def _capture_file(path: str) -> CaptureFile:
+    """A regular file is hashed on its own afterwards; anything else is hashed as it is read."""
+    return CaptureFile(path) if path != "-" and Path(path).is_file() else _HashingCapture(path)
 
 
 def unclassified_senders(
@@ -100,11 +152,25 @@ def unclassified_senders(
                             frame = orjson.loads(raw)
                         except orjson.JSONDecodeError:
                             frame = _sender_prefix(raw)
+                        if _two_senders(raw):
+                            # two `from` keys (a parser lets the last win): a message that speaks for the frame
+                            # around it. Nobody can tell the sender, so its findings count against every role.
+                            continue
                         if isinstance(frame, dict) and isinstance(frame.get("from"), str):
                             out[(file, number, None)] = frame["from"]
         except OSError:
             continue
     return out
+
+
+def _two_senders(raw: bytes) -> bool:
+    """Does this framed line hold the key `from` twice at its top level?"""
+    from wirecheck.json_text import parse_json
+
+    if raw.count(b'"from"') < 2:
+        return False
+    _, problem = parse_json(raw.rstrip(b"\r\n"))
+    return problem is not None and problem.code == "DUPLICATE_KEY" and problem.pointer == "/from"
 
 
 def _sender_prefix(raw: bytes) -> dict[str, str] | None:

@@ -3,6 +3,7 @@ report (per requirement pass / fail / not exercised, scores per level, identity,
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from wirecheck.cli.common import (
     fail_usage,
     guarded,
     output_file,
+    output_folder,
     registry,
 )
 from wirecheck.cli.validate_cmd import parse_base_urls
@@ -124,19 +126,40 @@ def register(app: typer.Typer) -> None:
                 raise fail_usage("--run needs --scenario FILE (or a shipped name)")
             import dataclasses
 
-            from wirecheck.harness.process import Limits
+            from wirecheck.harness.process import CommandError, Limits, resolve_program
             from wirecheck.harness.runner import find_scenario, run_scenario
-            from wirecheck.harness.scenario import load_scenario
+            from wirecheck.harness.scenario import MAX_SECONDS, load_scenario, valid_seconds
 
+            if timeout is not None and not valid_seconds(timeout):
+                raise fail_usage(f"--timeout {timeout:g}: expected a positive number of seconds, at most "
+                                 f"{MAX_SECONDS:g}")
             loaded = guarded(lambda: load_scenario(find_scenario(scenario)))
             if timeout is not None:
                 loaded = dataclasses.replace(loaded, timeout=timeout)
-            if loaded.implementation_role not in release.roles:
-                raise fail_usage(f"scenario role {loaded.implementation_role!r} is not a role of {release.name} "
-                                 f"({', '.join(release.roles)})")
+            for side, scenario_role in (("implementation", loaded.implementation_role),
+                                        ("harness", loaded.harness_role)):
+                if scenario_role not in release.roles:
+                    raise fail_usage(f"{loaded.path}: the scenario's {side} role {scenario_role!r} is not a role of "
+                                     f"{release.name} ({', '.join(release.roles)})")
+            pairs = _env_pairs(env)
+            # the program as the command will see it (its PATH): a usage error now, not a failed run later
+            path = pairs.get("PATH", os.environ.get("PATH"))
+            try:
+                resolve_program(positionals[0], path)
+            except CommandError as exc:
+                raise fail_usage(f"cannot run the command: {exc}") from None
+            # every output place before the run: a report that cannot be written must not cost a live run
+            if output is not None:
+                if output.is_dir():
+                    raise fail_usage(f"{output}: cannot write: it is a folder")
+                output_folder(output.parent)
+            if out_dir is not None:
+                output_folder(out_dir)
             target = capture_out or ((out_dir or Path(".")) / "capture.framed.ndjson")
+            with output_file(target, binary=True):
+                pass
             record = run_scenario(positionals, loaded, target,
-                                  limits=Limits(max_line_bytes, max_output_bytes), env=_env_pairs(env),
+                                  limits=Limits(max_line_bytes, max_output_bytes), env=pairs,
                                   pass_env=pass_env, keep_scratch=keep_scratch)
             for step in record.steps:
                 typer.echo(f"  step {step.index + 1:>2} {step.action:<11} {step.status:<7} {step.detail}", err=True)

@@ -3,7 +3,8 @@
 Stdout is read line by line on a thread (a line longer than `max_line_bytes` is cut and flagged; more than
 `max_output_bytes` in total stops the run); stderr keeps only its last `stderr_tail_bytes`. Every received line is
 handed to `on_line` with the time it arrived. The whole process group is killed on close, so a CLI's children
-do not outlive the run.
+do not outlive the run; on Linux so is any process that left the group (setsid, a daemon) but still holds one of
+the run's pipes or runs with the run's scratch HOME, and each such process is reported as a problem.
 """
 
 from __future__ import annotations
@@ -89,12 +90,46 @@ class Problems:
             self.items.append(text)
 
 
+class CommandError(ValueError):
+    """The command cannot be started: not found, a directory, not executable. `str()` says which and why."""
+
+
+def resolve_program(program: str, path: str | None = None) -> str:
+    """The absolute path of the program to start: a name is looked up on `path` (the PATH the command will get), a
+    path with a slash is taken relative to the current folder (the command itself runs in a scratch folder, where a
+    relative path would mean something else). CommandError when it cannot be started."""
+    if not program:
+        raise CommandError("the command is an empty string")
+    if os.sep in program or (os.altsep and os.altsep in program):
+        candidate = Path(program).absolute()
+        if not candidate.exists():
+            raise CommandError(f"{program!r}: no such file")
+    else:
+        found = shutil.which(program, path=path)
+        if found is None:
+            for folder in (path or "").split(os.pathsep):
+                there = Path(folder or ".") / program
+                if there.exists():
+                    candidate = there.absolute()
+                    break
+            else:
+                raise CommandError(f"{program!r}: not found on PATH")
+        else:
+            candidate = Path(found).absolute()
+    if candidate.is_dir():
+        raise CommandError(f"{program!r}: is a directory ({candidate})")
+    if not os.access(candidate, os.X_OK):
+        raise CommandError(f"{program!r}: is not executable ({candidate})")
+    return str(candidate)
+
+
 class LiveProcess:
     def __init__(self, argv: Sequence[str], scratch: Scratch, *, env: Mapping[str, str], limits: Limits,
                  on_line: Callable[[Line], None]):
         if not argv:
             raise ValueError("no command to run")
         self.argv = list(argv)
+        self.scratch = scratch
         self.limits = limits
         self.problems = Problems()
         self.lines: queue.Queue[Line | None] = queue.Queue()
@@ -212,8 +247,59 @@ class LiveProcess:
         self.close_stdin()
         self.kill()
         for thread in self._threads:
+            thread.join(timeout=1)
+        # a process that left the group (setsid) can keep our pipes open, or just keep running as a daemon
+        for _ in range(5):
+            escaped = _escaped_processes(self._pipe_inodes(), f"HOME={self.scratch.root / 'home'}".encode())
+            if not escaped:
+                break
+            for pid, why in escaped.items():
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+                self.problems.add(f"process {pid}, started by the command, {why} after the command ended; it was "
+                                  "killed")
+            time.sleep(0.1)
+        for thread in self._threads:
             thread.join(timeout=5)
-        for stream in (self.proc.stdout, self.proc.stderr):
+        for stream, thread in zip((self.proc.stdout, self.proc.stderr), self._threads, strict=True):
+            # closing a stream a reader thread still blocks on would wait for that read forever
             with contextlib.suppress(OSError, ValueError):
-                if stream is not None:
+                if stream is not None and not thread.is_alive():
                     stream.close()
+
+    def _pipe_inodes(self) -> set[int]:
+        inodes = set()
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                if stream is not None:
+                    inodes.add(os.fstat(stream.fileno()).st_ino)
+        return inodes
+
+
+def _escaped_processes(pipe_inodes: set[int], home_entry: bytes) -> dict[int, str]:
+    """Processes other than this one that hold one of the run's pipes or run with its scratch HOME (Linux /proc;
+    elsewhere none are found): {pid: why}."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return {}
+    links = {f"pipe:[{inode}]" for inode in pipe_inodes}
+    mine = os.getpid()
+    found: dict[int, str] = {}
+    for entry in proc.iterdir():
+        if not entry.name.isdigit() or int(entry.name) == mine:
+            continue
+        pid = int(entry.name)
+        try:
+            if any(var == home_entry for var in (entry / "environ").read_bytes().split(b"\0")):
+                found[pid] = "was still running"
+                continue
+        except OSError:
+            pass
+        if links:
+            with contextlib.suppress(OSError):
+                for fd in (entry / "fd").iterdir():
+                    with contextlib.suppress(OSError):
+                        if os.readlink(fd) in links:
+                            found[pid] = "kept the run's pipes open"
+                            break
+    return found

@@ -20,8 +20,16 @@ from typing import Any, BinaryIO
 import orjson
 
 from wirecheck.certify.identity import sha256_file
-from wirecheck.harness.process import Limits, Line, LiveProcess, Scratch
-from wirecheck.harness.scenario import Scenario, Step, matches
+from wirecheck.harness.process import CommandError, Limits, Line, LiveProcess, Scratch, resolve_program
+from wirecheck.harness.scenario import (
+    DEFAULT_EXPECT_TIMEOUT,
+    DEFAULT_WAIT_EXIT_TIMEOUT,
+    Scenario,
+    Step,
+    encode_message,
+    matches,
+)
+from wirecheck.json_text import parse_json
 
 FRAMED_HEADER = b'{"wirecheck_capture": 1, "framing": "directed"}\n'
 
@@ -38,8 +46,14 @@ class FramedRecorder:
         self.lines = 1
 
     def _write(self, prefix: bytes, data: bytes) -> None:
+        frame = prefix + data + b"}"
+        if not _one_value(data) and _one_value(frame):
+            # not one JSON value, yet the frame around it parses: the line closes the message and adds keys of its
+            # own (`{...}, "from": "sdk"`), which would speak for the frame. Left unclosed, the frame stays broken
+            # (a PARSE_ERROR on this line, from its real sender) instead.
+            frame = prefix + data
         with self._lock:
-            self._stream.write(prefix + data + b"}\n")
+            self._stream.write(frame + b"\n")
             self._stream.flush()
             self.lines += 1
 
@@ -75,6 +89,7 @@ class RunRecord:
     duration: float = 0.0
     output_bytes: int = 0
     stopped: bool = False  # the harness stopped it (it had not exited by the end of the scenario)
+    program: str | None = None  # the absolute path of the program started (argv[0] resolved), once known
 
     @property
     def ok(self) -> bool:
@@ -82,12 +97,12 @@ class RunRecord:
 
     def as_run(self) -> dict[str, Any]:
         """The `run` argument of certify_captures: identity (what ran) and outcome (what happened)."""
-        program = shutil.which(self.argv[0])
+        program = self.program or (shutil.which(self.argv[0]) if self.argv and self.argv[0] else None)
         identity = {
             "argv": self.argv,
             "scenario": None if self.scenario.path is None else {
-                "path": str(self.scenario.path), "sha256": sha256_file(self.scenario.path)},
-            "program_sha256": sha256_file(Path(program)) if program else None,
+                "path": str(self.scenario.path), "sha256": _sha256_or_none(self.scenario.path)},
+            "program_sha256": _sha256_or_none(Path(program)) if program else None,
         }
         failed = next((s for s in self.steps if s.status == "failed"), None)
         problem = None
@@ -104,11 +119,28 @@ class RunRecord:
         return {"identity": identity, "outcome": outcome}
 
 
-def _parse(line: Line) -> Any:
+def _one_value(data: bytes) -> bool:
+    """Does `data` parse as one JSON value (as the capture reader parses it)?"""
     try:
-        return orjson.loads(line.data)
+        orjson.loads(data)
+        return True
     except orjson.JSONDecodeError:
+        pass
+    value, problem = parse_json(data)
+    return problem is None or value is not None
+
+
+def _sha256_or_none(path: Path) -> str | None:
+    """A digest for the identity block; None when the file cannot be read (any more): it is evidence, not input."""
+    try:
+        return sha256_file(path)
+    except OSError:
         return None
+
+
+def _parse(line: Line) -> Any:
+    """The line's value as the checker reads it (exact beyond 64-bit integers); None when it is not JSON."""
+    return parse_json(line.data)[0]
 
 
 def run_scenario(
@@ -129,11 +161,17 @@ def run_scenario(
     deadline = started + scenario.timeout
     with capture.open("wb") as stream:
         recorder = FramedRecorder(stream, scenario.harness_role, scenario.implementation_role)
+        child_env = scratch.env(env or {}, pass_env)
         try:
-            proc = LiveProcess(argv, scratch, env=scratch.env(env or {}, pass_env), limits=limits,
+            record.program = resolve_program(argv[0] if argv else "", child_env.get("PATH"))
+            proc = LiveProcess([record.program, *argv[1:]], scratch, env=child_env, limits=limits,
                                on_line=recorder.received)
-        except OSError as exc:
-            record.problems.append(f"cannot start {argv[0]!r}: {exc.strerror or exc}")
+        except CommandError as exc:
+            record.problems.append(f"cannot start the command: {exc}")
+            scratch.remove()
+            return record
+        except (OSError, ValueError) as exc:
+            record.problems.append(f"cannot start {argv[0]!r}: {getattr(exc, 'strerror', None) or exc}")
             scratch.remove()
             return record
         try:
@@ -178,7 +216,7 @@ def _drive(proc: LiveProcess, scenario: Scenario, recorder: FramedRecorder, reco
 
 def _do(proc: LiveProcess, step: Step, recorder: FramedRecorder, result: StepResult, deadline: float) -> None:
     if step.action in ("send", "send_raw"):
-        data = orjson.dumps(step.value) if step.action == "send" else step.value.encode("utf-8")
+        data = encode_message(step.value) if step.action == "send" else step.value.encode("utf-8")
         recorder.sent(data)
         if not proc.write_line(data):
             result.status = "failed"
@@ -186,12 +224,14 @@ def _do(proc: LiveProcess, step: Step, recorder: FramedRecorder, result: StepRes
         else:
             result.detail = step.describe()
     elif step.action == "expect":
-        limit = min(time.monotonic() + (step.timeout or 30.0), deadline)
+        seconds = DEFAULT_EXPECT_TIMEOUT if step.timeout is None else step.timeout
+        limit = min(time.monotonic() + seconds, deadline)
         while True:
             wait = limit - time.monotonic()
             if wait <= 0:
                 result.status = "failed"
-                result.detail = f"no line matching {step.describe()[7:]} within {step.timeout:g}s"
+                within = f"within {seconds:g}s" if limit < deadline else "within the scenario's timeout"
+                result.detail = f"no line matching {step.describe()[7:]} {within}"
                 return
             try:
                 line = proc.lines.get(timeout=min(wait, 0.5))
@@ -219,10 +259,13 @@ def _do(proc: LiveProcess, step: Step, recorder: FramedRecorder, result: StepRes
     elif step.action == "close_stdin":
         proc.close_stdin()
     elif step.action == "wait_exit":
-        code = proc.wait(min(step.timeout or 10.0, max(deadline - time.monotonic(), 0.0)))
+        seconds = DEFAULT_WAIT_EXIT_TIMEOUT if step.timeout is None else step.timeout
+        left = max(deadline - time.monotonic(), 0.0)
+        code = proc.wait(min(seconds, left))
         if code is None:
             result.status = "failed"
-            result.detail = f"the process did not exit within {step.timeout:g}s"
+            within = f"within {seconds:g}s" if seconds < left else "within the scenario's timeout"
+            result.detail = f"the process did not exit {within}"
         else:
             result.detail = f"exit status {code}"
 

@@ -14,21 +14,28 @@ steps:
 
 Steps: `send` (one JSON message, written as one line), `send_raw` (a text line written as is, for negative
 scenarios), `expect` (wait until a line from the implementation contains `match`: every key given must be present
-with an equal value, recursively; lists compare whole), `sleep` (seconds), `close_stdin`, `wait_exit`.
-A failed `expect` ends the scenario (the run is recorded and certified anyway, and marked failed).
+with an equal value, recursively; lists compare whole), `sleep` (seconds), `close_stdin: true`, `wait_exit: true` or
+`{timeout: seconds}`. Every timeout is a finite number of seconds above 0 and at most a day (`sleep` may be 0).
+A failed `expect` ends the scenario (the run is recorded and certified anyway, and marked failed). Any problem in
+the file (an unknown key or step, a wrong type, a value YAML builds that JSON cannot hold) is a located error.
 """
 
 from __future__ import annotations
 
+import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from wirecheck.contracts.errors import ContractError, ContractProblem
-from wirecheck.yaml_lines import YamlFileError, read_yaml_file, strip_lines
+from wirecheck.yaml_lines import LINE_KEY, YamlFileError, read_yaml_file, strip_lines
 
 ACTIONS = ("send", "send_raw", "expect", "sleep", "close_stdin", "wait_exit")
+TOP_KEYS = ("scenario", "title", "description", "contract", "roles", "timeout", "steps", "argv")
 DEFAULT_EXPECT_TIMEOUT = 30.0
+DEFAULT_WAIT_EXIT_TIMEOUT = 10.0
+MAX_SECONDS = 86400.0  # a day: any timeout or sleep above it is a mistake (milliseconds?), not a plan
 
 
 @dataclass(frozen=True)
@@ -62,10 +69,18 @@ class Scenario:
     argv: tuple[str, ...] = field(default=())  # optional default command (arguments after the program)
 
 
-def _brief(value: Any) -> str:
-    import orjson
+def encode_message(value: Any) -> bytes:
+    """A scenario message as one JSON line (no line end): compact, UTF-8. ValueError for what JSON cannot hold (NaN,
+    infinities) and TypeError for what it has no type for (bytes, sets, dates: YAML builds them from `!!binary`,
+    `!!set` or an unquoted date)."""
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
 
-    text = orjson.dumps(value).decode()
+
+def _brief(value: Any) -> str:
+    try:
+        text = encode_message(value).decode()
+    except (TypeError, ValueError):
+        text = repr(value)
     return text if len(text) <= 100 else text[:99] + "…"
 
 
@@ -79,6 +94,24 @@ def matches(pattern: Any, value: Any) -> bool:
     )
 
 
+def valid_seconds(value: Any, *, zero: bool = False) -> bool:
+    """A number of seconds a run can wait: finite, above 0 (or 0 itself with `zero`), at most MAX_SECONDS."""
+    return (isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+            and (value >= 0 if zero else value > 0) and value <= MAX_SECONDS)
+
+
+def _seconds_text(zero: bool = False) -> str:
+    what = "a number of seconds >= 0" if zero else "a positive number of seconds"
+    return f"expected {what}, at most {MAX_SECONDS:g}"
+
+
+def _found(value: Any) -> str:
+    if isinstance(value, dict):
+        value = strip_lines(value)
+    text = repr(value)
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
 def load_scenario(path: Path) -> Scenario:
     file = str(path)
     try:
@@ -87,63 +120,107 @@ def load_scenario(path: Path) -> Scenario:
         raise ContractError(ContractProblem(file, "", exc.message)) from None
     problems: list[ContractProblem] = []
 
-    def problem(pointer: str, message: str) -> None:
-        problems.append(ContractProblem(file, pointer, message))
+    def problem(pointer: str, message: str, line: int | None = None) -> None:
+        problems.append(ContractProblem(file, pointer, message + (f" (line {line})" if line else "")))
 
-    if not isinstance(raw, dict) or raw.get("scenario") != 1:
+    if not isinstance(raw, dict) or raw.get("scenario") != 1 or isinstance(raw.get("scenario"), bool):
         raise ContractError(ContractProblem(file, "/scenario", "expected `scenario: 1` at the top"))
+    for key in raw:
+        if key not in (*TOP_KEYS, LINE_KEY):
+            problem(f"/{key}", f"unknown key {key!r}; a scenario has {', '.join(TOP_KEYS)}")
     roles = raw.get("roles") or {}
-    if not (isinstance(roles, dict) and isinstance(roles.get("harness"), str)
-            and isinstance(roles.get("implementation"), str)):
-        problem("/roles", "expected {harness: <role>, implementation: <role>}")
+    if not (isinstance(roles, dict) and isinstance(roles.get("harness"), str) and roles["harness"]
+            and isinstance(roles.get("implementation"), str) and roles["implementation"]):
+        problem("/roles", f"expected {{harness: <role>, implementation: <role>}}, found {_found(roles)}")
+    elif roles["harness"] == roles["implementation"]:
+        problem("/roles", f"the harness and the implementation need different roles, found {roles['harness']!r} "
+                          "twice")
     timeout = raw.get("timeout", 60)
-    if not isinstance(timeout, int | float) or timeout <= 0:
-        problem("/timeout", "expected a positive number of seconds")
+    if not valid_seconds(timeout):
+        problem("/timeout", f"{_seconds_text()}, found {_found(timeout)}")
+    for key in ("title", "contract"):
+        if key in raw and not isinstance(raw[key], str):
+            problem(f"/{key}", f"expected a string, found {_found(raw[key])}")
+    argv = raw.get("argv") or []
+    if not (isinstance(argv, list) and all(isinstance(a, str) for a in argv)):
+        problem("/argv", f"expected a list of strings, found {_found(argv)}")
+        argv = []
     steps = []
     raw_steps = raw.get("steps")
     if not isinstance(raw_steps, list) or not raw_steps:
-        problem("/steps", "expected a non-empty list of steps")
+        problem("/steps", f"expected a non-empty list of steps, found {_found(raw_steps)}")
         raw_steps = []
     for index, entry in enumerate(raw_steps):
         where = f"/steps/{index}"
-        keys = [k for k in entry if k != "__line__"] if isinstance(entry, dict) else []
+        keys = [k for k in entry if k != LINE_KEY] if isinstance(entry, dict) else []
+        line = entry.get(LINE_KEY) if isinstance(entry, dict) else None
         if len(keys) != 1 or keys[0] not in ACTIONS:
-            problem(where, f"a step is one of {', '.join(ACTIONS)}")
+            problem(where, f"a step is one of {', '.join(ACTIONS)}, found {_found(entry)}", line)
             continue
         action = keys[0]
         body = entry[action]
-        line = entry.get("__line__")
-        if action == "send":
-            if not isinstance(body, dict):
-                problem(f"{where}/send", "expected a JSON object (the message)")
+        if action in ("send", "expect"):
+            pattern = body.get("match") if action == "expect" and isinstance(body, dict) else body
+            at = f"{where}/expect/match" if action == "expect" else f"{where}/send"
+            if action == "expect" and not (isinstance(body, dict) and isinstance(pattern, dict)):
+                problem(f"{where}/expect", f"expected {{match: {{...}}, timeout?: seconds}}, found {_found(body)}",
+                        line)
                 continue
-            steps.append(Step("send", strip_lines(body), line=line))
+            if not isinstance(pattern, dict):
+                problem(at, f"expected a JSON object (the message), found {_found(body)}", line)
+                continue
+            pattern = strip_lines(pattern)
+            try:
+                encode_message(pattern)
+            except (TypeError, ValueError) as exc:
+                problem(at, f"not JSON: {exc} (quote dates and other text YAML would build a value from)", line)
+                continue
+            if action == "send":
+                steps.append(Step("send", pattern, line=line))
+                continue
+            extra = [k for k in body if k not in ("match", "timeout", LINE_KEY)]
+            if extra:
+                problem(f"{where}/expect/{extra[0]}", f"unknown key {extra[0]!r}; expect has match and timeout",
+                        line)
+                continue
+            seconds = body.get("timeout", DEFAULT_EXPECT_TIMEOUT)
+            if not valid_seconds(seconds):
+                problem(f"{where}/expect/timeout", f"{_seconds_text()}, found {_found(seconds)}", line)
+                continue
+            steps.append(Step("expect", pattern, float(seconds), line))
         elif action == "send_raw":
             if not isinstance(body, str):
-                problem(f"{where}/send_raw", "expected a string")
+                problem(f"{where}/send_raw", f"expected a string, found {_found(body)}", line)
+                continue
+            if "\n" in body or "\r" in body:
+                problem(f"{where}/send_raw", "a raw line cannot hold a line break (each step writes one line)", line)
                 continue
             steps.append(Step("send_raw", body, line=line))
-        elif action == "expect":
-            if not isinstance(body, dict) or not isinstance(body.get("match"), dict):
-                problem(f"{where}/expect", "expected {match: {...}, timeout?: seconds}")
-                continue
-            steps.append(Step("expect", strip_lines(body["match"]), float(body.get("timeout", DEFAULT_EXPECT_TIMEOUT)),
-                              line))
         elif action == "sleep":
-            if not isinstance(body, int | float) or body < 0:
-                problem(f"{where}/sleep", "expected seconds")
+            if not valid_seconds(body, zero=True):
+                problem(f"{where}/sleep", f"{_seconds_text(zero=True)}, found {_found(body)}", line)
                 continue
             steps.append(Step("sleep", float(body), line=line))
         elif action == "wait_exit":
-            seconds = body.get("timeout", 10) if isinstance(body, dict) else 10
+            if body is None or body is True:
+                body = {}
+            if not isinstance(body, dict) or any(k not in ("timeout", LINE_KEY) for k in body):
+                problem(f"{where}/wait_exit", f"expected true or {{timeout: seconds}}, found {_found(body)}", line)
+                continue
+            seconds = body.get("timeout", DEFAULT_WAIT_EXIT_TIMEOUT)
+            if not valid_seconds(seconds):
+                problem(f"{where}/wait_exit/timeout", f"{_seconds_text()}, found {_found(seconds)}", line)
+                continue
             steps.append(Step("wait_exit", None, float(seconds), line))
-        else:
+        else:  # close_stdin
+            if body is not None and body is not True:
+                problem(f"{where}/close_stdin", f"expected true, found {_found(body)}", line)
+                continue
             steps.append(Step(action, None, line=line))
     if problems:
         raise ContractError(problems)
-    argv = raw.get("argv") or ()
     return Scenario(
         title=str(raw.get("title", path.stem)), harness_role=roles["harness"],
         implementation_role=roles["implementation"], steps=tuple(steps), timeout=float(timeout), path=path,
-        contract=raw.get("contract"), argv=tuple(str(a) for a in argv),
+        contract=raw.get("contract"), argv=tuple(argv),
     )

@@ -1,0 +1,99 @@
+"""`wirecheck certify` on odd input: every way to get a run wrong is exit 2 with the place named, before any live
+run starts; nothing is exit 3."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from wirecheck.cli.app import app
+
+from .conftest import CONTRACTS, GOOD_RUN
+
+runner = CliRunner()
+SCENARIO = "scenario: 1\nroles: {harness: sdk, implementation: cli}\ntimeout: 10\nsteps: [{close_stdin: true}]\n"
+
+
+def certify(*args, **kwargs):
+    return runner.invoke(app, ["certify", "fakeqoder@1.0.0", "--contracts", str(CONTRACTS), *args], **kwargs)
+
+
+@pytest.fixture
+def scenario_file(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(SCENARIO)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--timeout", "-1"], "--timeout -1: expected a positive number of seconds"),
+        (["--timeout", "nan"], "--timeout nan"),
+        (["--timeout", "inf"], "--timeout inf"),
+        (["--timeout", "1e9"], "at most 86400"),
+        (["--capture-out", "{tmp}"], "cannot write"),
+        (["--capture-out", "{tmp}/s.yaml/c.ndjson"], "cannot write"),
+        (["--out-dir", "{tmp}/s.yaml"], "cannot write"),
+        (["--output", "{tmp}"], "cannot write"),
+    ],
+)
+def test_bad_run_options_are_usage_errors_before_the_run(tmp_path, scenario_file, monkeypatch, args, message):
+    ran = tmp_path / "ran"
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    result = certify("--run", "--scenario", str(scenario_file), *args, "--",
+                     sys.executable, "-c", f"open({str(ran)!r}, 'w')")
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert not ran.exists()  # refused before the command was started
+    assert not any(cwd.iterdir())  # and before an empty capture was left behind
+
+
+@pytest.mark.parametrize(
+    ("program", "message"),
+    [
+        ("{tmp}/missing", "no such file"),
+        ("{tmp}", "is a directory"),
+        ("{tmp}/s.yaml", "is not executable"),
+        ("wirecheck-no-such-program", "not found on PATH"),
+    ],
+)
+def test_a_command_that_cannot_start_is_a_usage_error(tmp_path, scenario_file, program, message):
+    result = certify("--run", "--scenario", str(scenario_file), "--capture-out", str(tmp_path / "c.ndjson"), "--",
+                     program.replace("{tmp}", str(tmp_path)))
+    assert result.exit_code == 2, result.output
+    assert "cannot run the command" in result.output and message in result.output
+
+
+def test_the_harness_role_must_be_a_role_of_the_release(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(SCENARIO.replace("harness: sdk", "harness: server"))
+    result = certify("--run", "--scenario", str(path), "--", "true")
+    assert result.exit_code == 2 and "harness role 'server'" in result.output, result.output
+
+
+def test_a_hostile_scenario_is_exit_2_not_3(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(SCENARIO.replace("[{close_stdin: true}]", "[{expect: {match: {a: !!binary aGk=}, timeout: x}}]"))
+    result = certify("--run", "--scenario", str(path), "--", "true")
+    assert result.exit_code == 2, result.output
+    assert f"{path}#/steps/0/expect/match: not JSON" in result.output and "(line 4)" in result.output
+
+
+def test_a_capture_on_stdin_is_certified_with_its_real_digest(framed):
+    capture = framed(GOOD_RUN)
+    data = Path(capture).read_bytes()
+    result = certify("-", "--role", "cli", "--format", "jsonl", input=data)
+    assert result.exit_code == 0, result.output
+    header = json.loads(result.stdout.splitlines()[0])
+    assert header["identity"]["captures"][0] == {
+        "path": "-", "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data), "form": "framed",
+        "messages": len(GOOD_RUN)}

@@ -1,0 +1,124 @@
+"""The live harness against programs that fight it: children that escape the process group and keep the pipes
+open (or keep running), lines that try to speak for the capture's frame, programs that cannot be started, and
+scenario values JSON cannot hold. Every run ends, bounded, with nothing left running."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+
+from wirecheck.certify.pipeline import certify_captures
+from wirecheck.contracts import load_registry
+from wirecheck.harness.process import CommandError, resolve_program
+from wirecheck.harness.runner import run_scenario
+from wirecheck.harness.scenario import Scenario, Step
+
+HERE = Path(__file__).parent
+HOSTILE = str(HERE / "hostile_cli.py")
+CONTRACTS = HERE / "data" / "contracts"
+
+
+def scenario(*steps: Step, timeout: float = 20.0) -> Scenario:
+    return Scenario("hostile", "sdk", "cli", steps or (Step("expect", {"type": "never"}, 3.0),), timeout)
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie waiting for init to reap it has ended
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="finding escaped children needs Linux /proc")
+@pytest.mark.parametrize("mode", ["escape", "daemon"])
+def test_a_child_that_leaves_the_group_is_killed_and_reported(tmp_path, mode):
+    pidfile = tmp_path / "child.pid"
+    started = time.monotonic()
+    record = run_scenario([sys.executable, HOSTILE, mode], scenario(), tmp_path / "c.ndjson",
+                          env={"HOSTILE_PIDFILE": str(pidfile)})
+    elapsed = time.monotonic() - started
+    pid = int(pidfile.read_text())
+    deadline = time.monotonic() + 5
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(pid), f"process {pid} outlived the run"
+    assert elapsed < 15, elapsed  # the run ends at the expect's 3 s, not when the child would
+    assert any(f"process {pid}" in p and "killed" in p for p in record.problems), record.problems
+    assert not record.ok
+
+
+def test_a_line_cannot_speak_for_the_frame_around_it(tmp_path):
+    capture = tmp_path / "c.ndjson"
+    run_scenario([sys.executable, HOSTILE, "spoof"], scenario(Step("send_raw", '{"type": "user"}, "from": "cli"'),
+                                                              Step("wait_exit", timeout=5.0)), capture)
+    lines = capture.read_bytes().splitlines()[1:]
+    # the sent line and the spoofing received line stay broken frames, each from its real sender
+    sent = next(line for line in lines if line.startswith(b'{"from": "sdk"'))
+    spoof = next(line for line in lines if b'"x": 1' in line)
+    assert spoof.startswith(b'{"from": "cli"')
+    for frame in (sent, spoof):
+        with pytest.raises(orjson.JSONDecodeError):
+            orjson.loads(frame)
+    assert orjson.loads(lines[-1]) == {"from": "cli", "message": {"type": "keep_alive"}}
+    release = load_registry(CONTRACTS).load("fakeqoder@1.0.0")
+    cert = certify_captures(release, [capture], role="cli")
+    well_formed = next(r for r in cert.results if "PARSE_ERROR" in r.requirement.link.builtin)
+    assert well_formed.status == "fail"
+    assert [f.line for f in well_formed.failures] == [lines.index(spoof) + 2]  # not the harness's own line
+
+
+def test_a_frame_with_two_senders_counts_against_every_role(tmp_path):
+    capture = tmp_path / "c.ndjson"
+    capture.write_bytes(b'{"wirecheck_capture": 1, "framing": "directed"}\n'
+                        b'{"from": "cli", "message": {"type": "keep_alive"}, "from": "sdk"}\n')
+    release = load_registry(CONTRACTS).load("fakeqoder@1.0.0")
+    cert = certify_captures(release, [capture], role="cli")
+    well_formed = next(r for r in cert.results if "DUPLICATE_KEY" in r.requirement.link.builtin)
+    assert well_formed.status == "fail" and well_formed.failures[0].code == "DUPLICATE_KEY"
+
+
+def test_a_relative_program_is_found_where_the_user_is_not_in_the_scratch_folder(tmp_path, monkeypatch):
+    program = tmp_path / "cli.sh"
+    program.write_text("#!/bin/sh\necho '{\"type\": \"keep_alive\"}'\n")
+    program.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    record = run_scenario(["./cli.sh"], scenario(Step("expect", {"type": "keep_alive"}, 5.0)),
+                          tmp_path / "c.ndjson")
+    assert record.ok, record.as_run()
+    assert record.as_run()["identity"]["program_sha256"] is not None
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda d: str(d / "missing"), "no such file"),
+        (lambda d: str(d), "is a directory"),
+        (lambda d: (d / "x.sh").write_text("echo") and str(d / "x.sh"), "is not executable"),
+        (lambda d: "wirecheck-no-such-program", "not found on PATH"),
+        (lambda d: "", "empty string"),
+    ],
+)
+def test_a_command_that_cannot_start_is_named(tmp_path, make, message):
+    program = make(tmp_path)
+    with pytest.raises(CommandError, match=message):
+        resolve_program(program, os.environ.get("PATH"))
+    record = run_scenario([program], scenario(), tmp_path / "c.ndjson")
+    assert not record.ok and message in record.problems[0] and "cannot start" in record.problems[0]
+
+
+def test_a_big_integer_is_sent_as_written(tmp_path):
+    capture = tmp_path / "c.ndjson"
+    big = 123456789012345678901234567890
+    record = run_scenario(["/bin/cat"], scenario(Step("send", {"n": big}), Step("expect", {"n": big}, 5.0),
+                                                 Step("close_stdin"), Step("wait_exit", timeout=5.0)), capture)
+    assert record.ok, record.as_run()
+    assert b'"message": {"n":123456789012345678901234567890}}' in capture.read_bytes()
