@@ -39,27 +39,42 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("wirecheck_baseline", "expected-failures file", default=None)
 
 
-def _setting(config: pytest.Config, option: str, ini: str) -> Any:
+def _setting(config: pytest.Config, option: str, ini: str) -> tuple[Any, bool]:
+    """(value, from the ini file?)"""
     value = config.getoption(option)
-    return value if value else (config.getini(ini) or None)
+    return (value, False) if value else (config.getini(ini) or None, True)
 
 
 class _Settings:
+    """Paths on the command line are relative to where pytest was started; paths in the ini file to its folder."""
+
     def __init__(self, config: pytest.Config):
-        root = Path(str(config.rootpath))
-        self.contract: str | None = _setting(config, "wirecheck_contract", "wirecheck_contract")
-        captures = config.getoption("wirecheck_capture") or config.getini("wirecheck_captures")
-        self.captures = [Path(c) if Path(c).is_absolute() else root / c for c in captures]
+        here = Path(str(config.invocation_params.dir))
+        ini_dir = Path(str(config.inipath.parent)) if config.inipath else Path(str(config.rootpath))
+
+        def path(value: str, from_ini: bool) -> Path:
+            given = Path(value)
+            return given if given.is_absolute() else (ini_dir if from_ini else here) / given
+
+        self.contract: str | None = _setting(config, "wirecheck_contract", "wirecheck_contract")[0]
+        captures = config.getoption("wirecheck_capture")
+        from_ini = not captures
+        self.captures = [path(c, from_ini) for c in (captures or config.getini("wirecheck_captures"))]
         requirements = config.getoption("wirecheck_requirements")
-        self.requirements = Path(requirements) if requirements else None
-        baseline = _setting(config, "wirecheck_baseline", "wirecheck_baseline")
-        self.baseline = (Path(baseline) if Path(baseline).is_absolute() else root / baseline) if baseline else None
-        self.role: str | None = _setting(config, "wirecheck_role", "wirecheck_role")
+        self.requirements = path(requirements, False) if requirements else None
+        baseline, from_ini = _setting(config, "wirecheck_baseline", "wirecheck_baseline")
+        self.baseline = path(baseline, from_ini) if baseline else None
+        self.role: str | None = _setting(config, "wirecheck_role", "wirecheck_role")[0]
         self.fail_on = (config.getoption("wirecheck_fail_on") or "MUST").upper()
         contracts = config.getoption("wirecheck_contracts")
-        self.contracts = Path(contracts).resolve() if contracts else None
+        self.contracts = path(contracts, False).resolve() if contracts else None
         report = config.getoption("wirecheck_report")
-        self.report = Path(report) if report else None
+        self.report = path(report, False) if report else None
+
+
+def _problems(exc: Any) -> str:
+    """A ContractError's problems, one after another (a problem without a file is just its message)."""
+    return "; ".join(str(p) if p.file else p.message for p in exc.problems)
 
 
 class WirecheckError(Exception):
@@ -70,20 +85,37 @@ class _Session:
     """What every item shares: the release, the requirement set, and (once computed) the certification."""
 
     def __init__(self, settings: _Settings):
+        from wirecheck.certify.baseline import EMPTY, load_baseline
         from wirecheck.certify.pipeline import load_set
+        from wirecheck.certify.requirements import LEVELS
         from wirecheck.contracts import ContractError, load_registry
 
         self.settings = settings
         assert settings.contract is not None
+        if settings.fail_on not in LEVELS:
+            raise pytest.UsageError(f"wirecheck: --wirecheck-fail-on {settings.fail_on!r}: expected one of "
+                                    f"{', '.join(LEVELS)}")
         try:
             self.registry = load_registry(settings.contracts)
             self.release = self.registry.load(settings.contract)
             self.requirements = load_set(self.release, settings.requirements)
+            # the baseline is input, not something the tests write: a broken one stops the run before it starts
+            self.baseline = EMPTY if settings.baseline is None else load_baseline(
+                settings.baseline, {r.id for r in self.requirements})
         except ContractError as exc:
-            raise pytest.UsageError("wirecheck: " + "; ".join(str(p) for p in exc.problems)) from None
+            raise pytest.UsageError("wirecheck: " + _problems(exc)) from None
         if settings.role is not None and settings.role not in self.release.roles:
             raise pytest.UsageError(f"wirecheck: no role {settings.role!r} in {self.release.name} "
                                     f"(roles: {', '.join(self.release.roles)})")
+        if settings.report is not None:
+            try:
+                settings.report.mkdir(parents=True, exist_ok=True)
+            except FileExistsError:
+                raise pytest.UsageError(f"wirecheck: --wirecheck-report {settings.report}: cannot write: a file "
+                                        "stands where this folder (or one above it) should be") from None
+            except OSError as exc:
+                raise pytest.UsageError(f"wirecheck: --wirecheck-report {settings.report}: cannot write: "
+                                        f"{exc.strerror or exc}") from None
         self._certification: Any = None
         self._error: str | None = None
 
@@ -92,29 +124,44 @@ class _Session:
             from wirecheck.certify.pipeline import certify_captures
             from wirecheck.contracts import ContractError
 
-            missing = [str(p) for p in self.settings.captures if not p.is_file()]
+            folders = [str(p) for p in self.settings.captures if p.is_dir()]
+            missing = [str(p) for p in self.settings.captures if not p.exists()]
             if not self.settings.captures:
                 self._error = "no capture given (--wirecheck-capture PATH or the wirecheck_captures ini option)"
             elif missing:
                 self._error = f"capture not found: {', '.join(missing)} (did the tests that write it run?)"
+            elif folders:
+                self._error = f"a capture is a folder, not a file: {', '.join(folders)}"
             else:
                 try:
                     self._certification = certify_captures(
                         self.release, self.settings.captures, requirements=self.requirements,
-                        baseline=self.settings.baseline, role=self.settings.role, fail_on=self.settings.fail_on,
+                        baseline=self.baseline, role=self.settings.role, fail_on=self.settings.fail_on,
                         load_release=self.registry.load)
                 except ContractError as exc:
-                    self._error = "; ".join(str(p) for p in exc.problems)
+                    self._error = _problems(exc)
+                except OSError as exc:  # a capture that cannot be read (permissions, vanished while reading)
+                    self._error = f"cannot read a capture: {exc.filename or ''}: {exc.strerror or exc}"
                 if self._certification is not None and self.settings.report is not None:
-                    from wirecheck.certify.report import FORMATS, SUFFIXES
-
-                    self.settings.report.mkdir(parents=True, exist_ok=True)
-                    for name, writer in FORMATS.items():
-                        with (self.settings.report / f"certification{SUFFIXES[name]}").open("w") as out:
-                            writer(self._certification, out)
+                    self._write_reports(self.settings.report)
         if self._error is not None:
             raise WirecheckError(self._error)
         return self._certification
+
+    def _write_reports(self, folder: Path) -> None:
+        import warnings
+
+        from wirecheck.certify.report import FORMATS, SUFFIXES
+
+        for name, writer in FORMATS.items():
+            target = folder / f"certification{SUFFIXES[name]}"
+            try:
+                with target.open("w", encoding="utf-8") as out:
+                    writer(self._certification, out)
+            except OSError as exc:  # the report is extra: each item's verdict still stands, the run says why
+                warnings.warn(pytest.PytestWarning(f"wirecheck: {target}: cannot write the report: "
+                                                   f"{exc.strerror or exc}"), stacklevel=1)
+                return
 
 
 class RequirementItem(pytest.Item):
