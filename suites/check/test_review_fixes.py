@@ -33,7 +33,8 @@ def _entry(request=None, response=None):
     ("document", "where"),
     [
         ({"log": 5}, "/log"),
-        (_har([_entry({"method": "POST", "url": "http://h/x", "postData": "abc"})]), "/log/entries/0/request/postData"),
+        (_har([_entry({"method": "POST", "url": "http://h/x", "postData": "abc"}, {"status": 0})]),
+         "/log/entries/0/request/postData"),
         (_har([_entry(response={"status": 200, "content": "x"})]), "/log/entries/0/response/content"),
         (_har([_entry(response={"status": 200, "content": {"text": 5}})]), "/log/entries/0/response/content/text"),
         (_har([_entry(response={"status": 200, "content": {"text": 5, "encoding": "base64"}})]),

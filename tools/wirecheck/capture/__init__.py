@@ -6,6 +6,7 @@ for it. Nothing here classifies or validates.
 
 from __future__ import annotations
 
+import io
 import itertools
 import sys
 from collections.abc import Callable, Iterator
@@ -24,10 +25,20 @@ from wirecheck.capture.ndjson import (
     read_stream,
 )
 from wirecheck.check.message import Message
+from wirecheck.contracts.errors import ContractError
 from wirecheck.findings import Finding, Severity
 from wirecheck.json_text import parse_json
 
-__all__ = ["DEFAULT_MAX_LINE_BYTES", "CaptureFile", "read_capture"]
+__all__ = ["DEFAULT_MAX_LINE_BYTES", "CaptureFile", "CaptureUnreadable", "read_capture"]
+
+
+class CaptureUnreadable(ContractError):
+    """A capture that cannot be opened or read (a socket, no permission, an I/O error, closed stdin): like a missing
+    capture, a usage error naming it (a ContractError without a file is what the CLI reports as one), never an
+    internal error, nor taken for a failure to write the report."""
+
+    def __init__(self, path: str, reason: str):
+        super().__init__(f"cannot read capture {path}: {reason}")
 
 
 class CaptureFile:
@@ -45,9 +56,15 @@ class CaptureFile:
     @contextmanager
     def open(self) -> Iterator[IO[bytes]]:
         if self.path == "-":
+            if sys.stdin is None:  # started with standard input closed (`<&-`)
+                raise CaptureUnreadable(self.path, "standard input is closed")
             yield sys.stdin.buffer
             return
-        with open(self.path, "rb") as handle:
+        try:
+            handle = open(self.path, "rb")  # noqa: SIM115 (closed below; the open itself is what may fail)
+        except OSError as exc:
+            raise CaptureUnreadable(self.path, exc.strerror or str(exc)) from None
+        with handle:
             self.handle = handle
             try:
                 yield handle
@@ -65,50 +82,69 @@ def read_capture(
     """Messages and findings in capture order. With `raw_stream`, a plain NDJSON stream yields (line, value) pairs
     instead of Messages, for a consumer that builds Messages only when it needs them and reports values that are
     not objects itself (`ndjson.not_an_object`); `fast` may then take objects straight from the line loop (it
-    returns True for those it has dealt with, which are not yielded)."""
+    returns True for those it has dealt with, which are not yielded).
+
+    A capture that cannot be opened or read raises CaptureUnreadable."""
+    try:
+        with capture.open() as stream:
+            if capture.path != "-" and Path(capture.path).suffix.lower() in _WHOLE_DOCUMENT_SUFFIXES:
+                data = stream.read()
+
+                def as_lines(text: bytes) -> Iterator[Any]:
+                    return _read_lines(io.BytesIO(text), capture, max_line_bytes, raw_stream, fast)
+
+                yield from _read_document(data, capture, capture.label, as_lines)
+                return
+            yield from _read_lines(stream, capture, max_line_bytes, raw_stream, fast)
+    except OSError as exc:  # a read failed (EIO, EBADF, ...): not the report's output
+        raise CaptureUnreadable(capture.path, exc.strerror or str(exc)) from None
+
+
+def _read_lines(
+    stream: IO[bytes], capture: CaptureFile, max_line_bytes: int, raw_stream: bool,
+    fast: Callable[[dict[str, Any], int], bool] | None,
+) -> Iterator[Any]:
+    """A line-oriented capture, in the form its first lines announce (see read_capture)."""
     file = capture.label
-    with capture.open() as stream:
-        if capture.path != "-" and Path(capture.path).suffix.lower() in _WHOLE_DOCUMENT_SUFFIXES:
-            yield from _read_document(stream.read(), capture, file)
-            return
-        sink = LineSink()
-        lines = iter_lines(stream, file, max_line_bytes, sink)
-        # The form is what the first line of a known form says, looked for in the first FORM_LOOKAHEAD values: one
-        # stray line at the top (a note, a broken exchange) must not turn a capture of exchanges into a "stream" of
-        # unknown messages. Lines before it are read in that form too, so each is reported where it is.
-        ahead: list[tuple[int, Any] | Finding] = []
-        form, values = "stream", 0
-        for item in lines:
-            ahead.append(item)
-            if isinstance(item, Finding):
-                continue
-            values += 1
-            form = _form_of(item[1])
-            if form != "stream" or values >= FORM_LOOKAHEAD:
-                break
-        capture.form = form
-        if values == 0:  # nothing parsed: lines that failed say why themselves; else the capture is empty
-            yield from (item for item in ahead if isinstance(item, Finding))
-            if not any(item.severity is Severity.ERROR for item in ahead if isinstance(item, Finding)):
-                yield capture_finding("EMPTY_CAPTURE", "the capture holds no messages", file)
-            return
-        if form == "framed":
-            header_line, head = ahead.pop()  # type: ignore[misc]  # the last item read is the header
-            if head.get("wirecheck_capture") != 1 or head.get("framing") != "directed":
-                yield capture_finding("CAPTURE_FORMAT", 'header must be {"wirecheck_capture": 1, '
-                                      '"framing": "directed"}', file, header_line)
-            if values > 1:
-                yield capture_finding("CAPTURE_FORMAT", "the framing header must be the first line", file, header_line)
-            yield from read_framed(itertools.chain(ahead, lines), file)
-        elif form == "artifacts":
-            yield from read_artifacts(itertools.chain(ahead, lines), file)
-        elif form == "exchanges":
-            yield from read_exchanges(itertools.chain(ahead, lines), file)
-        elif raw_stream:  # no generator between the line reader and the engine: this is the hot path
-            sink.accept = fast
-            yield from itertools.chain(ahead, lines)
-        else:
-            yield from read_stream(itertools.chain(ahead, lines), file)
+    sink = LineSink()
+    lines = iter_lines(stream, file, max_line_bytes, sink)
+    # The form is what the first line of a known form says, looked for in the first FORM_LOOKAHEAD values: one
+    # stray line at the top (a note, a broken exchange) must not turn a capture of exchanges into a "stream" of
+    # unknown messages. Lines before it are read in that form too, so each is reported where it is.
+    ahead: list[tuple[int, Any] | Finding] = []
+    form, values = "stream", 0
+    for item in lines:
+        ahead.append(item)
+        if isinstance(item, Finding):
+            continue
+        values += 1
+        form = _form_of(item[1])
+        if form != "stream" or values >= FORM_LOOKAHEAD:
+            break
+    capture.form = form
+    if values == 0:  # nothing parsed: lines that failed say why themselves; else the capture is empty
+        yield from (item for item in ahead if isinstance(item, Finding))
+        if not any(item.severity is Severity.ERROR for item in ahead if isinstance(item, Finding)):
+            yield capture_finding("EMPTY_CAPTURE", "the capture holds no messages", file)
+        return
+    if form == "framed":
+        header_line, head = ahead.pop()  # type: ignore[misc]  # the last item read is the header
+        version = head.get("wirecheck_capture")
+        if type(version) is not int or version != 1 or head.get("framing") != "directed":  # true == 1 in Python
+            yield capture_finding("CAPTURE_FORMAT", 'header must be {"wirecheck_capture": 1, '
+                                  '"framing": "directed"}', file, header_line)
+        if values > 1:
+            yield capture_finding("CAPTURE_FORMAT", "the framing header must be the first line", file, header_line)
+        yield from read_framed(itertools.chain(ahead, lines), file)
+    elif form == "artifacts":
+        yield from read_artifacts(itertools.chain(ahead, lines), file)
+    elif form == "exchanges":
+        yield from read_exchanges(itertools.chain(ahead, lines), file)
+    elif raw_stream:  # no generator between the line reader and the engine: this is the hot path
+        sink.accept = fast
+        yield from itertools.chain(ahead, lines)
+    else:
+        yield from read_stream(itertools.chain(ahead, lines), file)
 
 
 FORM_LOOKAHEAD = 8
@@ -130,7 +166,9 @@ def _is_exchange(value: object) -> bool:
     return isinstance(request, dict) and isinstance(request.get("method"), str) and isinstance(request.get("url"), str)
 
 
-def _read_document(data: bytes, capture: CaptureFile, file: str) -> Iterator[Message | Finding]:
+def _read_document(
+    data: bytes, capture: CaptureFile, file: str, as_lines: Callable[[bytes], Iterator[Any]]
+) -> Iterator[Any]:
     if data.startswith(b"\xef\xbb\xbf"):
         yield capture_finding("BYTE_ORDER_MARK", "capture starts with a UTF-8 byte order mark", file)
         data = data[3:]
@@ -138,6 +176,10 @@ def _read_document(data: bytes, capture: CaptureFile, file: str) -> Iterator[Mes
         yield capture_finding("EMPTY_CAPTURE", "the capture holds no messages", file)
         return
     document, problem = parse_json(data.strip())
+    if problem is not None and document is None and _line_oriented(data):
+        # not one document but lines of JSON (`cmd > out.json`): each line is read, and reported where it is
+        yield from as_lines(data)
+        return
     if problem is not None:
         yield capture_finding(problem.code, problem.message, file, where=problem.pointer)
         if document is None:
@@ -159,3 +201,14 @@ def _read_document(data: bytes, capture: CaptureFile, file: str) -> Iterator[Mes
             "a .json/.har capture must be a HAR 1.2 document or a wirecheck artifact (see capture/README.md)",
             file,
         )
+
+
+def _line_oriented(data: bytes) -> bool:
+    """Whether a .json/.har file that is not one JSON document is JSON lines: its first non-blank line is a JSON
+    object by itself, and more follows (a pretty-printed document's first line, `{`, is not)."""
+    text = data.lstrip()
+    first, _, rest = text.partition(b"\n")
+    if not rest.strip():
+        return False
+    value, problem = parse_json(first.rstrip(b"\r"))
+    return isinstance(value, dict) and (problem is None or problem.code == "DUPLICATE_KEY")

@@ -52,7 +52,9 @@ def artifact_message(document: Any, file: str, line: int | None, where: str | No
         if not (isinstance(env, dict) and all(isinstance(v, str) for v in env.values())):
             return bad("an env artifact needs env: an object of strings")
         # optional "program": whose environment it is, so an env kind can select it with `program:`
-        program = document.get("program") if isinstance(document.get("program"), str) else None
+        program = document.get("program")
+        if program is not None and not isinstance(program, str):
+            return bad("an env artifact's program must be a string (the program whose environment it is)")
         return Message(value=env, file=file, line=line, where=where, artifact=ArtifactInfo("env", program=program))
     return bad(f"unknown artifact channel {channel!r}; expected file, argv or env")
 

@@ -10,13 +10,15 @@ Exchange JSONL (one exchange per line; documented in capture/README.md):
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator
+import binascii
+import re
+from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
 from wirecheck.capture.ndjson import capture_finding
 from wirecheck.check.message import HttpInfo, Message
-from wirecheck.findings import Finding
+from wirecheck.findings import Finding, short_repr
 from wirecheck.json_text import parse_json
 from wirecheck.pointer import format_pointer
 
@@ -31,10 +33,12 @@ class _Bad(Exception):
         self.code, self.message, self.where = code, message, where
 
 
-def _headers(raw: Any, where: str) -> dict[str, str]:
+def _headers(raw: Any, where: str, har: bool) -> dict[str, str]:
     if raw is None:
         return {}
     headers: dict[str, str] = {}
+    if isinstance(raw, dict) and har:
+        raise _Bad("CAPTURE_FORMAT", 'HAR headers must be an array of {"name": "...", "value": "..."}', where)
     if isinstance(raw, dict):  # exchange form: {"name": "value"}; a number is written as its digits
         for name, value in raw.items():
             if isinstance(value, bool) or not isinstance(value, str | int | float):
@@ -87,11 +91,16 @@ def _har_text(part: dict[str, Any], side: str, where: str) -> tuple[str | None, 
     if side == "request":
         return _object(part, "postData", where).get("text"), f"{where}/postData/text"
     content = _object(part, "content", where)
-    text = content.get("text")
-    if text is not None and content.get("encoding") == "base64":
-        try:
-            text = base64.b64decode(text).decode("utf-8")
-        except (ValueError, TypeError):
+    text, encoding = content.get("text"), content.get("encoding")
+    if encoding is None or encoding == "":
+        return text, f"{where}/content/text"
+    if not isinstance(encoding, str) or encoding.lower() != "base64":
+        raise _Bad("CAPTURE_FORMAT", f"content.encoding {short_repr(encoding, 60)} cannot be read: give base64, or "
+                   "leave encoding out for decoded text", f"{where}/content/encoding")
+    if text is not None:
+        try:  # validate: b64decode would otherwise drop every character outside the alphabet, and read "!!!!" as ""
+            text = base64.b64decode("".join(text.split()), validate=True).decode("utf-8")
+        except (binascii.Error, ValueError, TypeError, AttributeError):
             raise _Bad("CAPTURE_FORMAT", "content.text is not base64 of UTF-8", f"{where}/content/text") from None
     return text, f"{where}/content/text"
 
@@ -109,7 +118,7 @@ def _side(
     """One message of an exchange: the request or the response, with its headers and body."""
     pwhere = f"{where}/{side}" if where is not None else None
     local = pwhere or f"/{side}"  # exchange JSONL: a pointer into the line
-    headers = _headers(part.get("headers"), f"{local}/headers")
+    headers = _headers(part.get("headers"), f"{local}/headers", har)
     if har:
         text, text_where = _har_text(part, side, local)
         body, problems = _body_from_text(text, text_where, file, line)
@@ -129,6 +138,9 @@ def _side(
     )
 
 
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # an HTTP method is a token (RFC 9110 §9.1)
+
+
 def _messages(
     exchange: int,
     request: dict[str, Any],
@@ -137,17 +149,32 @@ def _messages(
     line: int | None,
     where: str | None,
     har: bool,
+    located: Callable[[_Bad], Finding],
 ) -> Iterator[Message | Finding]:
+    """The request and the response of one exchange. A problem in one side is reported (`located`) and the other
+    side is still read, so a malformed request does not hide its response's findings."""
+    at = where or ""
     method, url = request.get("method"), request.get("url")
     if not isinstance(method, str) or not isinstance(url, str):
-        raise _Bad("CAPTURE_FORMAT", "a request needs a string method and url", f"{where or ''}/request")
-    http = HttpInfo(method=method.upper(), url=url, path=_path_of(url, f"{where or ''}/request/url"), status=None)
-    yield from _side("request", request, http, exchange, file, line, where, har)
+        raise _Bad("CAPTURE_FORMAT", "a request needs a string method and url", f"{at}/request")
+    if not _TOKEN.fullmatch(method):
+        raise _Bad("CAPTURE_FORMAT", f"request method {short_repr(method, 60)} is not an HTTP method",
+                   f"{at}/request/method")
+    if not url.strip():
+        raise _Bad("CAPTURE_FORMAT", "request url is empty", f"{at}/request/url")
+    http = HttpInfo(method=method.upper(), url=url, path=_path_of(url, f"{at}/request/url"), status=None)
+    try:
+        yield from _side("request", request, http, exchange, file, line, where, har)
+    except _Bad as bad:
+        yield located(bad)
     if response is None:
         return
     status = response.get("status")
-    if not isinstance(status, int) or isinstance(status, bool):
-        raise _Bad("CAPTURE_FORMAT", "a response needs an integer status", f"{where or ''}/response/status")
+    lowest = 0 if har else 100  # HAR 1.2: status 0 when no response was received
+    if not isinstance(status, int) or isinstance(status, bool) or not (status == lowest or 100 <= status <= 599):
+        expected = "an integer status 100-599" + (" (0 when none was received)" if har else "")
+        raise _Bad("CAPTURE_FORMAT", f"a response needs {expected}, found {short_repr(status, 60)}",
+                   f"{at}/response/status")
     if har and status == 0:  # HAR: no response was received
         return
     http = HttpInfo(method=http.method, url=url, path=http.path, status=status)
@@ -160,6 +187,9 @@ def read_har(document: Any, file: str) -> Iterator[Message | Finding]:
     if not isinstance(entries, list):
         yield capture_finding("CAPTURE_FORMAT", "a HAR file needs log.entries (an array)", file, where="/log")
         return
+    def located(bad: _Bad) -> Finding:
+        return capture_finding(bad.code, bad.message, file, where=bad.where)
+
     for index, entry in enumerate(entries):
         where = f"/log/entries/{index}"
         try:
@@ -168,12 +198,12 @@ def read_har(document: Any, file: str) -> Iterator[Message | Finding]:
             response = entry.get("response")
             if response is not None and not isinstance(response, dict):
                 raise _Bad("CAPTURE_FORMAT", "response must be an object", f"{where}/response")
-            yield from _messages(index, entry["request"], response, file, None, where, har=True)
+            yield from _messages(index, entry["request"], response, file, None, where, True, located)
             if response is None:  # the request was still checked
                 raise _Bad("CAPTURE_FORMAT", "a HAR entry needs a response (status 0 when none was received)",
                            f"{where}/response")
         except _Bad as bad:
-            yield capture_finding(bad.code, bad.message, file, where=bad.where)
+            yield located(bad)
         except (AttributeError, TypeError, ValueError) as exc:  # a shape no check above foresaw: still located
             yield capture_finding("CAPTURE_FORMAT", f"malformed entry: {exc}", file, where=where)
 
@@ -184,14 +214,18 @@ def read_exchanges(items: Iterator[tuple[int, Any] | Finding], file: str) -> Ite
             yield item
             continue
         line_no, exchange = item
+
+        def located(bad: _Bad, line_no: int = line_no) -> Finding:
+            return capture_finding(bad.code, f"{bad.message} (at {bad.where or '/'})", file, line_no)
+
         try:
             if not isinstance(exchange, dict) or not isinstance(exchange.get("request"), dict):
                 raise _Bad("CAPTURE_FORMAT", 'an exchange line must be {"request": {...}, "response"?: {...}}', "")
             response = exchange.get("response")
             if response is not None and not isinstance(response, dict):
                 raise _Bad("CAPTURE_FORMAT", "response must be an object", "/response")
-            yield from _messages(line_no, exchange["request"], response, file, line_no, None, har=False)
+            yield from _messages(line_no, exchange["request"], response, file, line_no, None, False, located)
         except _Bad as bad:
-            yield capture_finding(bad.code, f"{bad.message} (at {bad.where or '/'})", file, line_no)
+            yield located(bad)
         except (AttributeError, TypeError, ValueError) as exc:  # a shape no check above foresaw: still located
             yield capture_finding("CAPTURE_FORMAT", f"malformed exchange: {exc}", file, line_no)

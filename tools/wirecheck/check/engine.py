@@ -82,6 +82,7 @@ class CheckOptions:
 class _Pending:
     kind: MessageKind
     message: Message
+    request_id: Any
     answered: int = 0
 
 
@@ -323,7 +324,7 @@ class Engine:
         if response_kind is not None and response_kind.correlate is not None:
             request_id = resolve(message.value, response_kind.correlate[0], None)
             if request_id is not None and _hashable(request_id):
-                earlier = run.pending.get(request_id)
+                earlier = run.pending.get(_id_key(request_id))
                 # both directions in the capture: an id still waiting for its response cannot name a second request
                 if earlier is not None and not earlier.answered and run.capture.form == "framed":
                     emit(message.finding(
@@ -331,14 +332,14 @@ class Engine:
                         f"request id {short_repr(request_id)} is still waiting for the response to the request at "
                         f"{earlier.message.file}:{earlier.message.line}",
                         pointer=format_pointer(response_kind.correlate[0]), found=short_repr(request_id)))
-                run.pending[request_id] = _Pending(kind, message)
+                run.pending[_id_key(request_id)] = _Pending(kind, message, request_id)
             return
         if kind.correlate is None:
             return
         request_id = resolve(message.value, kind.correlate[1], None)
         if request_id is None or not _hashable(request_id):
             return
-        pending = run.pending.get(request_id)
+        pending = run.pending.get(_id_key(request_id))
         id_pointer = format_pointer(kind.correlate[1])
         if pending is None:
             if run.capture.form == "framed":
@@ -361,10 +362,10 @@ class Engine:
 
     def _finish(self, run: _CaptureRun, emit: Callable[[Finding], None]) -> None:
         if run.capture.form == "framed":
-            for request_id, pending in run.pending.items():
+            for pending in run.pending.values():
                 if not pending.answered:
                     emit(pending.message.finding("REQUEST_WITHOUT_RESPONSE",
-                                                 f"request {short_repr(request_id)} got no response"))
+                                                 f"request {short_repr(pending.request_id)} got no response"))
         for rule in run.rules:
             for finding in rule.finish():
                 emit(finding)
@@ -444,6 +445,11 @@ class Engine:
 
 def _hashable(value: Any) -> bool:
     return isinstance(value, str | int | float | bool)
+
+
+def _id_key(value: Any) -> Any:
+    """A request id as a dictionary key: JSON true is not the number 1 (nor false 0), as Python's True == 1 has it."""
+    return ("bool", value) if isinstance(value, bool) else value
 
 
 def check_captures(

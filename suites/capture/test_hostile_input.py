@@ -1,0 +1,203 @@
+"""Hostile or odd captures found by adversarial testing: each is a located finding or a usage error, never a
+traceback, a silent pass, or a finding lost because a neighbouring part of the capture was bad."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from wirecheck.capture import CaptureFile, CaptureUnreadable
+from wirecheck.check.engine import Engine, check_captures
+
+DEMO_CONTRACTS = str(Path(__file__).resolve().parents[1] / "data" / "contracts")
+DISCOVERY = {"api": "http://h/api"}
+HELLO = {"type": "hello", "version": "1.0.0"}
+
+
+def _har(*entries):
+    return {"log": {"version": "1.2", "entries": list(entries)}}
+
+
+def _discovery(content=None, request=None):
+    return {
+        "request": request or {"method": "GET", "url": "http://h/.well-known/demo", "headers": []},
+        "response": {"status": 200, "headers": [],
+                     "content": content if content is not None else {"text": orjson.dumps(DISCOVERY).decode()}},
+    }
+
+
+def _check_har(demo, tmp_path, document):
+    path = tmp_path / "capture.har"
+    path.write_text(json.dumps(document))  # json, not orjson: a status may be beyond 64 bits
+    result = check_captures(demo, [str(path)])
+    return [(f.code, f.where) for f in result.findings], result
+
+
+GOOD_B64 = base64.b64encode(orjson.dumps(DISCOVERY)).decode()
+
+
+@pytest.mark.parametrize(
+    ("content", "where"),
+    [
+        ({"text": "!!!!", "encoding": "base64"}, "/log/entries/0/response/content/text"),  # decoded to nothing
+        ({"text": GOOD_B64 + "@@", "encoding": "base64"}, "/log/entries/0/response/content/text"),  # junk dropped
+        ({"text": GOOD_B64[:-1], "encoding": "base64"}, "/log/entries/0/response/content/text"),  # bad padding
+        ({"text": GOOD_B64, "encoding": "gzip"}, "/log/entries/0/response/content/encoding"),
+        ({"text": GOOD_B64, "encoding": ["base64"]}, "/log/entries/0/response/content/encoding"),
+    ],
+)
+def test_a_har_body_in_an_unreadable_encoding_is_a_located_finding(demo, tmp_path, content, where):
+    findings, _ = _check_har(demo, tmp_path, _har(_discovery(content)))
+    assert findings == [("CAPTURE_FORMAT", where)]
+
+
+def test_a_base64_har_body_is_read(demo, tmp_path):
+    findings, result = _check_har(demo, tmp_path, _har(_discovery({"text": GOOD_B64, "encoding": "base64"})))
+    assert findings == [] and result.coverage["discovery.response"].seen == 1
+
+
+def test_har_headers_must_be_a_list_of_name_value_pairs(demo, tmp_path):
+    request = {"method": "GET", "url": "http://h/.well-known/demo", "headers": {"accept": "*/*"}}
+    findings, _ = _check_har(demo, tmp_path, _har(_discovery(request=request)))
+    assert findings == [("CAPTURE_FORMAT", "/log/entries/0/request/headers")]
+
+
+@pytest.mark.parametrize(
+    ("request_part", "where"),
+    [
+        ({"method": "GET", "url": "http://h/.well-known/demo", "headers": [{"name": "a", "value": 1}]},
+         "/log/entries/0/request/headers/0"),
+        ({"method": "GET", "url": "http://h/.well-known/demo", "postData": "x"}, "/log/entries/0/request/postData"),
+        ({"method": "GET", "url": "http://h/.well-known/demo", "postData": {"text": 5}},
+         "/log/entries/0/request/postData/text"),
+    ],
+)
+def test_a_bad_request_side_does_not_hide_the_response(demo, tmp_path, request_part, where):
+    """The response of an entry whose request is malformed is still checked: its own violations are not lost."""
+    entry = _discovery({"text": orjson.dumps({"api": 5}).decode()}, request=request_part)
+    findings, result = _check_har(demo, tmp_path, _har(entry))
+    assert ("CAPTURE_FORMAT", where) in findings
+    assert ("SCHEMA_VIOLATION", "/log/entries/0/response") in findings
+    assert result.coverage["discovery.response"].seen == 1
+
+
+def test_a_bad_request_side_in_an_exchange_does_not_hide_the_response(demo, write_lines):
+    exchange = {"request": {"method": "GET", "url": "http://h/.well-known/demo", "text": 5},
+                "response": {"status": 200, "body": {"api": 5}}}
+    result = check_captures(demo, [write_lines([exchange])])
+    assert [(f.code, f.line) for f in result.findings] == [("CAPTURE_FORMAT", 1), ("SCHEMA_VIOLATION", 1)]
+    assert result.coverage["discovery.response"].seen == 1
+
+
+@pytest.mark.parametrize("status", [-5, 2**70, 1000, 99])
+def test_a_status_outside_http_range_is_a_located_finding(demo, tmp_path, status):
+    entry = _discovery()
+    entry["response"]["status"] = status
+    findings, _ = _check_har(demo, tmp_path, _har(entry))
+    assert ("CAPTURE_FORMAT", "/log/entries/0/response/status") in findings
+
+
+def test_status_zero_means_no_response_only_in_har(demo, write_lines):
+    exchange = {"request": {"method": "GET", "url": "http://h/.well-known/demo"}, "response": {"status": 0}}
+    result = check_captures(demo, [write_lines([exchange])])
+    assert [f.code for f in result.findings] == ["CAPTURE_FORMAT"]
+    assert "(at /response/status)" in result.findings[0].message
+
+
+@pytest.mark.parametrize(("request_part", "where"), [
+    ({"method": "", "url": "http://h/.well-known/demo"}, "/log/entries/0/request/method"),
+    ({"method": "GET", "url": ""}, "/log/entries/0/request/url"),
+    ({"method": "GE T", "url": "http://h/.well-known/demo"}, "/log/entries/0/request/method"),
+])
+def test_an_empty_method_or_url_is_a_located_finding(demo, tmp_path, request_part, where):
+    findings, _ = _check_har(demo, tmp_path, _har(_discovery(request=request_part)))
+    assert ("CAPTURE_FORMAT", where) in findings
+
+
+def test_a_framing_header_version_true_is_not_1(demo, write_lines):
+    path = write_lines([{"wirecheck_capture": True, "framing": "directed"}, {"from": "server", "message": HELLO}])
+    result = check_captures(demo, [path])
+    assert [(f.code, f.line) for f in result.findings] == [("CAPTURE_FORMAT", 1)]
+
+
+def test_a_boolean_request_id_does_not_answer_a_numeric_one(demo, write_lines):
+    """Python's True == 1 must not pair a response whose id is `true` with the request whose id is 1."""
+    request = {"type": "request", "request_id": 1, "request": {"subtype": "ping"}}
+    path = write_lines([
+        {"wirecheck_capture": 1, "framing": "directed"},
+        {"from": "server", "message": HELLO},
+        {"from": "client", "message": request},
+        {"from": "server", "message": {"type": "response", "response": {"request_id": 1, "subtype": "success"}}},
+        {"from": "server", "message": {"type": "response", "response": {"request_id": True, "subtype": "success"}}},
+    ])
+    result = check_captures(demo, [path])
+    correlation = [(f.code, f.line) for f in result.findings
+                   if f.code in {"DUPLICATE_RESPONSE", "RESPONSE_WITHOUT_REQUEST", "REQUEST_WITHOUT_RESPONSE"}]
+    assert correlation == [("RESPONSE_WITHOUT_REQUEST", 5)]
+
+
+def test_an_env_artifact_program_must_be_a_string(demo, write_lines):
+    path = write_lines([{"wirecheck_artifact": 1, "channel": "env", "program": 5, "env": {"A": "1"}}])
+    result = check_captures(demo, [path])
+    assert [(f.code, f.line) for f in result.findings] == [("CAPTURE_FORMAT", 1)]
+
+
+def test_ndjson_saved_as_json_is_read_line_by_line(demo, tmp_path):
+    """`cmd > out.json` is a common way to save a stream: its lines are still read, not one PARSE_ERROR."""
+    path = tmp_path / "out.json"
+    path.write_bytes(orjson.dumps(HELLO) + b"\n" + b'{"type":"hello","version":1}\n' + orjson.dumps(HELLO) + b"\n")
+    result = check_captures(demo, [str(path)])
+    assert [(f.code, f.line) for f in result.findings] == [("SCHEMA_VIOLATION", 2)]
+    assert result.coverage["hello"].seen == 3
+
+
+def test_a_broken_json_document_is_still_one_parse_error(demo, tmp_path):
+    path = tmp_path / "broken.json"
+    path.write_bytes(b'{\n "log": {"entries": [}\n}\n')
+    result = check_captures(demo, [str(path)])
+    assert [f.code for f in result.findings] == ["PARSE_ERROR"]
+
+
+# -- captures that cannot be read -------------------------------------------------------------------------------
+
+
+def test_a_capture_that_cannot_be_opened_is_a_usage_error_naming_it(demo, tmp_path):
+    path = tmp_path / "sock.jsonl"
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        server.bind(str(path))
+        with pytest.raises(CaptureUnreadable, match=r"sock\.jsonl"):
+            Engine(demo).run([CaptureFile(str(path))])
+        proc = _wirecheck("validate", "demo@1.0.0", str(path))
+    finally:
+        server.close()
+    assert proc.returncode == 2, proc.stderr
+    assert "cannot read capture" in proc.stderr and "sock.jsonl" in proc.stderr and "internal error" not in proc.stderr
+
+
+def test_a_read_error_is_a_usage_error_not_a_stdout_failure(tmp_path):
+    sink = tmp_path / "write-only"
+    with sink.open("wb") as write_only:  # reading a descriptor opened for writing fails with EBADF
+        proc = _wirecheck("validate", "demo@1.0.0", "-", stdin=write_only)
+    assert proc.returncode == 2, proc.stderr
+    assert "cannot read capture -" in proc.stderr and "standard output" not in proc.stderr
+
+
+def test_closed_stdin_is_a_usage_error():
+    proc = _wirecheck("validate", "demo@1.0.0", "-", close_stdin=True)
+    assert proc.returncode == 2, proc.stderr
+    assert "standard input" in proc.stderr and "internal error" not in proc.stderr
+
+
+def _wirecheck(*args, stdin=None, close_stdin=False):
+    env = {**os.environ, "WIRECHECK_CONTRACTS": DEMO_CONTRACTS}
+    return subprocess.run([sys.executable, "-m", "wirecheck", *args], stdin=stdin, capture_output=True, text=True,
+                          env=env, timeout=60, preexec_fn=(lambda: os.close(0)) if close_stdin else None)
