@@ -1,8 +1,9 @@
 """A program under test that misbehaves in ways the fake qodercli does not: `python hostile_cli.py MODE`.
 
 escape (a child leaves the process group and keeps stdout open) | daemon (a child leaves the group and closes its
-pipes, but keeps running) | spoof (prints lines that close the framed message and add a `from` of their own).
-A child writes its pid to the file named by $HOSTILE_PIDFILE, so a test can check it is gone.
+pipes, but keeps running) | spoof (prints lines that close the framed message and add a `from` of their own) |
+tiny (tiny lines without end). A child writes its pid to the file named by $HOSTILE_PIDFILE, so a test can check it
+is gone.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ def main() -> int:
             time.sleep(0.01)
         print('{"type": "keep_alive"}', flush=True)
         return 0
+    if mode == "tiny":
+        while True:
+            sys.stdout.write("1\n" * 10000)
     if mode == "spoof":
         sys.stdout.write('{"type": "keep_alive"}, "from": "sdk", "x": 1\n')
         sys.stdout.write('{"type": "keep_alive"}\n')

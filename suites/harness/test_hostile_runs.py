@@ -14,7 +14,7 @@ import pytest
 
 from wirecheck.certify.pipeline import certify_captures
 from wirecheck.contracts import load_registry
-from wirecheck.harness.process import CommandError, resolve_program
+from wirecheck.harness.process import CommandError, Limits, resolve_program
 from wirecheck.harness.runner import run_scenario
 from wirecheck.harness.scenario import Scenario, Step
 
@@ -122,3 +122,15 @@ def test_a_big_integer_is_sent_as_written(tmp_path):
                                                  Step("close_stdin"), Step("wait_exit", timeout=5.0)), capture)
     assert record.ok, record.as_run()
     assert b'"message": {"n":123456789012345678901234567890}}' in capture.read_bytes()
+
+
+def test_a_flood_of_tiny_lines_stops_at_the_line_limit_and_ends_a_sleep(tmp_path):
+    capture = tmp_path / "c.ndjson"
+    started = time.monotonic()
+    record = run_scenario([sys.executable, HOSTILE, "tiny"], scenario(Step("sleep", 30.0), timeout=60.0), capture,
+                          limits=Limits(max_lines=5000))
+    assert time.monotonic() - started < 15  # the sleep ends when the run is stopped
+    assert "stdout exceeded 5000 lines; the run was stopped" in record.problems
+    assert record.steps[0].status == "failed" and "output limit" in record.steps[0].detail
+    assert len(capture.read_bytes().splitlines()) == 5001  # the header and the lines within the limit
+

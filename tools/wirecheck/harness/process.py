@@ -26,6 +26,9 @@ from pathlib import Path
 DEFAULT_MAX_LINE_BYTES = 1 << 20
 DEFAULT_MAX_OUTPUT_BYTES = 64 << 20
 DEFAULT_STDERR_TAIL = 16 << 10
+# Lines, whatever their size: a flood of tiny lines ("1\n") within the byte limit is tens of millions of lines, each
+# a Python object while it waits for an `expect`, a frame in the capture and a finding when certified.
+DEFAULT_MAX_LINES = 1_000_000
 PASSED_ENV = ("PATH", "LANG", "LC_ALL", "SYSTEMROOT")
 
 
@@ -69,9 +72,10 @@ class Limits:
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES
     stderr_tail_bytes: int = DEFAULT_STDERR_TAIL
+    max_lines: int = DEFAULT_MAX_LINES
 
 
-@dataclass
+@dataclass(slots=True)
 class Line:
     data: bytes  # without the line end
     at: float  # monotonic seconds since start
@@ -138,6 +142,7 @@ class LiveProcess:
         self._stderr_size = 0
         self.started = time.monotonic()
         self.output_bytes = 0
+        self.line_count = 0
         self.flooded = threading.Event()
         self.proc = subprocess.Popen(
             self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -181,9 +186,15 @@ class LiveProcess:
                 data = chunk[:limit] if truncated else chunk.rstrip(b"\r\n")
                 if not data.strip():
                     continue
+                self.line_count += 1
+                if self.line_count > self.limits.max_lines:
+                    self.problems.add(f"stdout exceeded {self.limits.max_lines} lines; the run was stopped")
+                    self.flooded.set()
+                    break
                 line = Line(data, self.elapsed(), truncated)
                 self._on_line(line)
-                self.lines.put(line)
+                if data.lstrip()[:1] == b"{":  # only an object can match an `expect`: nothing else waits in memory
+                    self.lines.put(line)
         except (OSError, ValueError):
             pass
         finally:

@@ -255,7 +255,8 @@ def _do(proc: LiveProcess, step: Step, recorder: FramedRecorder, result: StepRes
                 result.detail = f"matched at {line.at:.3f}s"
                 return
     elif step.action == "sleep":
-        time.sleep(max(min(step.value, deadline - time.monotonic()), 0.0))
+        if proc.flooded.wait(max(min(step.value, deadline - time.monotonic()), 0.0)):
+            result.status, result.detail = "failed", "the output limit was exceeded"
     elif step.action == "close_stdin":
         proc.close_stdin()
     elif step.action == "wait_exit":
