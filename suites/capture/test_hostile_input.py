@@ -201,3 +201,30 @@ def _wirecheck(*args, stdin=None, close_stdin=False):
     env = {**os.environ, "WIRECHECK_CONTRACTS": DEMO_CONTRACTS}
     return subprocess.run([sys.executable, "-m", "wirecheck", *args], stdin=stdin, capture_output=True, text=True,
                           env=env, timeout=60, preexec_fn=(lambda: os.close(0)) if close_stdin else None)
+
+
+# -- memory ---------------------------------------------------------------------------------------------------------
+
+
+def test_findings_of_one_kind_are_listed_up_to_a_limit_and_counted_exactly(demo, tmp_path):
+    """A capture checked against the wrong release has one finding per line: listing them all would hold memory in
+    proportion to the capture. The first MAX_LISTED of each (file, code, kind) are listed, one note says how many
+    more there are, and every count (summary, coverage, verdict) stays exact."""
+    from wirecheck.check.engine import MAX_LISTED
+    from wirecheck.findings import Severity
+
+    n = MAX_LISTED + 250
+    path = tmp_path / "wrong.jsonl"
+    path.write_bytes(b'{"type":"mystery"}\n' * n + b'{"type":"hello","version":1}\n' * n + b"nope\n")
+    seen = []
+    result = Engine(demo).run([CaptureFile(str(path))], on_finding=seen.append)
+    assert result.count(Severity.WARNING) == n and result.count(Severity.ERROR) == n + 1
+    assert result.coverage["hello"].errors == n and result.unclassified == n and result.messages == 2 * n
+    assert len(seen) == 2 * n + 1  # a streaming consumer still gets every finding
+    listed = [(f.code, f.line) for f in result.findings]
+    assert listed[:MAX_LISTED] == [("UNKNOWN_MESSAGE_KIND", line) for line in range(1, MAX_LISTED + 1)]
+    assert ("PARSE_ERROR", 2 * n + 1) in listed  # a different check is never crowded out
+    notes = [f for f in result.findings if f.line is None]
+    assert [(f.code, f.kind) for f in notes] == [("UNKNOWN_MESSAGE_KIND", None), ("SCHEMA_VIOLATION", "hello")]
+    assert all("250 more" in f.message for f in notes)
+    assert len(result.findings) == 2 * MAX_LISTED + 1 + 2

@@ -23,6 +23,11 @@ from wirecheck.findings import Finding, Severity, short_repr
 from wirecheck.pointer import MISSING, format_pointer, resolve
 from wirecheck.rules.registry import Rule, SettlingRule, instantiate
 
+# Findings listed per (capture, check, kind): past this many, findings are counted (summary, coverage, verdict and
+# `on_finding` see every one) but not kept, and one note says how many were left out. A capture checked against the
+# wrong release has one finding per line; keeping them all would hold memory in proportion to the capture.
+MAX_LISTED = 1000
+
 # The fast path's view of a kind: its strict validator, and the rules that observe it without a Message.
 _FastEntry = tuple[Callable[[Any], bool], tuple[Any, ...]]
 
@@ -51,16 +56,24 @@ class CheckResult:
     messages: int = 0
     unclassified: int = 0
     fail_on: Severity = Severity.ERROR  # the lowest severity that fails this run (--fail-on): every report uses it
+    # findings counted but not listed (past MAX_LISTED of their capture, check and kind), and the notes saying so
+    omitted: dict[Severity, int] = field(default_factory=dict)
+    notes: list[Finding] = field(default_factory=list)
 
     def count(self, severity: Severity) -> int:
-        return sum(1 for f in self.findings if f.severity is severity)
+        listed = sum(1 for f in self.findings if f.severity is severity)
+        return listed - sum(1 for f in self.notes if f.severity is severity) + self.omitted.get(severity, 0)
+
+    def reported(self) -> int:
+        """How many findings were reported, listed or not."""
+        return len(self.findings) - len(self.notes) + sum(self.omitted.values())
 
     def failing(self, finding: Finding) -> bool:
         return finding.severity.rank >= self.fail_on.rank
 
     def fails(self, fail_on: Severity | None = None) -> bool:
         threshold = (fail_on or self.fail_on).rank
-        return any(f.severity.rank >= threshold for f in self.findings)
+        return any(self.count(severity) for severity in Severity if severity.rank >= threshold)
 
     @property
     def exercised(self) -> list[str]:
@@ -146,8 +159,15 @@ class Engine:
             fail_on=self.options.fail_on,
         )
 
+        listed: dict[tuple[str, str, str | None, Severity], int] = {}
+
         def emit(finding: Finding) -> None:
-            result.findings.append(finding)
+            key = (finding.file, finding.code, finding.kind, finding.severity)
+            count = listed[key] = listed.get(key, 0) + 1
+            if count <= MAX_LISTED:
+                result.findings.append(finding)
+            else:
+                result.omitted[finding.severity] = result.omitted.get(finding.severity, 0) + 1
             if finding.kind is not None and finding.kind in result.coverage:
                 cov = result.coverage[finding.kind]
                 if finding.severity is Severity.ERROR:
@@ -159,12 +179,21 @@ class Engine:
 
         for capture in captures:
             self._run_capture(capture, result, emit)
+            for (file, code, kind, severity), count in listed.items():  # this capture's notes follow its findings
+                if count > MAX_LISTED:
+                    note = Finding(code=code, severity=severity, message=(
+                        f"… and {count - MAX_LISTED} more {code} findings" + (f" on {kind}" if kind else "")
+                        + f" in this capture, counted in the summary but not listed (the first {MAX_LISTED} are)"),
+                        file=file, kind=kind)
+                    result.findings.append(note)
+                    result.notes.append(note)
+                    listed[(file, code, kind, severity)] = MAX_LISTED  # a later capture of the file notes its own
         return result
 
     def _run_capture(self, capture: CaptureFile, result: CheckResult, emit: Callable[[Finding], None]) -> None:
         summary = CaptureSummary(capture.label, None)
         result.captures.append(summary)
-        findings_before = len(result.findings)
+        findings_before = result.reported()
         run = _CaptureRun(self, capture)
         # Fast path: a plain stream message of a kind that needs nothing but its schema, and is strictly valid, is
         # counted in the line loop itself, without building a Message. Everything else comes back here.
@@ -203,7 +232,7 @@ class Engine:
             summary.messages += count
             result.messages += count
         summary.form = capture.form
-        if summary.messages == 0 and len(result.findings) == findings_before:  # e.g. a HAR with no entries
+        if summary.messages == 0 and result.reported() == findings_before:  # e.g. a HAR with no entries
             emit(capture_finding("EMPTY_CAPTURE", "the capture holds no messages", capture.label))
         self._finish(run, emit)
 
