@@ -73,8 +73,8 @@ def bounds(pair: Pair) -> Iterator[Change]:
         else:
             rule = f"{family}_RANGE_WIDENED" if family != "RANGE" else "RANGE_WIDENED"
             probes = [Probe("new", pair.path, v, True) for v in _probe_values(family, values, pair, "new")]
-        shown = {side: "none" if value is None else value for side, value in (("old", before), ("new", after))}
-        yield pair.change(rule, probes=probes, keyword=keyword, key=keyword, **shown)  # "none": not "null"
+        yield pair.change(rule, probes=probes, keyword=keyword, key=keyword,  # an absent bound is "none", not "null"
+                          old="none" if before is None else before, new="none" if after is None else after)
 
 
 @node_rule("MULTIPLE_OF_ADDED", "MULTIPLE_OF_REMOVED", "MULTIPLE_OF_CHANGED")
