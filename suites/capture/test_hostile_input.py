@@ -228,3 +228,16 @@ def test_findings_of_one_kind_are_listed_up_to_a_limit_and_counted_exactly(demo,
     assert [(f.code, f.kind) for f in notes] == [("UNKNOWN_MESSAGE_KIND", None), ("SCHEMA_VIOLATION", "hello")]
     assert all("250 more" in f.message for f in notes)
     assert len(result.findings) == 2 * MAX_LISTED + 1 + 2
+
+
+@pytest.mark.parametrize(("name", "compress"), [
+    ("c.jsonl.gz", lambda data: __import__("gzip").compress(data)),
+    ("c.jsonl.bz2", lambda data: __import__("bz2").compress(data)),
+    ("c.jsonl.xz", lambda data: __import__("lzma").compress(data)),
+])
+def test_a_compressed_capture_is_one_finding_not_a_line_of_noise_each(demo, tmp_path, name, compress):
+    path = tmp_path / name
+    path.write_bytes(compress(b'{"type": "hello", "version": "1.0.0"}\n' * 2000))
+    result = check_captures(demo, [str(path)])
+    [finding] = result.findings
+    assert finding.code == "CAPTURE_FORMAT" and "compressed: unpack it first" in finding.message

@@ -75,6 +75,10 @@ class CaptureFile:
 _WHOLE_DOCUMENT_SUFFIXES = (".har", ".json")
 
 
+_COMPRESSED = {b"\x1f\x8b": "gzip-compressed", b"(\xb5/\xfd": "zstd-compressed", b"BZh": "bzip2-compressed",
+               b"\xfd7zXZ\x00": "xz-compressed", b"PK\x03\x04": "a zip archive"}
+
+
 def read_capture(
     capture: CaptureFile, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, raw_stream: bool = False,
     fast: Callable[[dict[str, Any], int], bool] | None = None,
@@ -87,6 +91,12 @@ def read_capture(
     A capture that cannot be opened or read raises CaptureUnreadable."""
     try:
         with capture.open() as stream:
+            head = stream.peek(6)[:6] if hasattr(stream, "peek") else b""
+            packed = next((name for magic, name in _COMPRESSED.items() if head.startswith(magic)), None)
+            if packed is not None:  # else one INVALID_UTF8 per line of noise
+                yield capture_finding("CAPTURE_FORMAT", f"the capture is {packed}: unpack it first (e.g. "
+                                      f"`zcat FILE | wirecheck validate ... -`)", capture.label)
+                return
             if capture.path != "-" and Path(capture.path).suffix.lower() in _WHOLE_DOCUMENT_SUFFIXES:
                 data = stream.read()
 
