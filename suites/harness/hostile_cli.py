@@ -2,8 +2,8 @@
 
 escape (a child leaves the process group and keeps stdout open) | daemon (a child leaves the group and closes its
 pipes, but keeps running) | spoof (prints lines that close the framed message and add a `from` of their own) |
-tiny (tiny lines without end). A child writes its pid to the file named by $HOSTILE_PIDFILE, so a test can check it
-is gone.
+tiny (tiny lines without end) | hang (ignores SIGTERM and never ends). The child (or, for hang, the program) writes
+its pid to the file named by $HOSTILE_PIDFILE, so a test can check it is gone.
 """
 
 from __future__ import annotations
@@ -35,6 +35,11 @@ def main() -> int:
             time.sleep(0.01)
         print('{"type": "keep_alive"}', flush=True)
         return 0
+    if mode == "hang":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        with open(os.environ["HOSTILE_PIDFILE"], "w") as out:
+            out.write(str(os.getpid()))
+        time.sleep(120)
     if mode == "tiny":
         while True:
             sys.stdout.write("1\n" * 10000)

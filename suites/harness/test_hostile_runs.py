@@ -134,3 +134,30 @@ def test_a_flood_of_tiny_lines_stops_at_the_line_limit_and_ends_a_sleep(tmp_path
     assert record.steps[0].status == "failed" and "output limit" in record.steps[0].detail
     assert len(capture.read_bytes().splitlines()) == 5001  # the header and the lines within the limit
 
+
+
+def test_a_terminated_wirecheck_still_ends_the_command(tmp_path):
+    import signal
+    import subprocess
+
+    scenario_file = tmp_path / "s.yaml"
+    scenario_file.write_text("scenario: 1\nroles: {harness: sdk, implementation: cli}\ntimeout: 60\n"
+                             "steps: [{expect: {match: {type: never}, timeout: 50}}]\n")
+    pidfile = tmp_path / "child.pid"
+    wirecheck = subprocess.Popen(
+        [sys.executable, "-m", "wirecheck", "certify", "fakeqoder@1.0.0", "--contracts", str(CONTRACTS), "--run",
+         "--scenario", str(scenario_file), "--capture-out", str(tmp_path / "c.ndjson"), "--env",
+         f"HOSTILE_PIDFILE={pidfile}", "--", sys.executable, HOSTILE, "hang"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 20
+        while not pidfile.is_file() or not pidfile.read_text():
+            assert time.monotonic() < deadline and wirecheck.poll() is None, wirecheck.communicate()
+            time.sleep(0.05)
+        wirecheck.send_signal(signal.SIGTERM)
+        _, err = wirecheck.communicate(timeout=20)
+    finally:
+        wirecheck.kill()
+    assert wirecheck.returncode == 128 + signal.SIGTERM and b"Traceback" not in err, err
+    pid = int(pidfile.read_text())
+    assert not alive(pid), f"process {pid} outlived wirecheck"

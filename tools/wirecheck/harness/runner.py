@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import queue
 import shutil
+import signal
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -159,7 +160,7 @@ def run_scenario(
     scratch = Scratch.create(keep_scratch)
     started = time.monotonic()
     deadline = started + scenario.timeout
-    with capture.open("wb") as stream:
+    with capture.open("wb") as stream, _EndedBySignals() as signals:
         recorder = FramedRecorder(stream, scenario.harness_role, scenario.implementation_role)
         child_env = scratch.env(env or {}, pass_env)
         try:
@@ -186,6 +187,7 @@ def run_scenario(
             elif record.exit_code < 0:
                 record.problems.append(f"the process died of signal {-record.exit_code}")
         finally:
+            signals.cleaning = True
             proc.close()
             if record.exit_code is None:
                 record.exit_code = proc.proc.returncode
@@ -195,6 +197,34 @@ def run_scenario(
             record.duration = time.monotonic() - started
             scratch.remove()
     return record
+
+
+class _EndedBySignals:
+    """SIGTERM or SIGHUP to wirecheck (a CI job's timeout, a closed terminal) ends it through SystemExit, so the run's
+    cleanup still kills the command's process group (started in a session of its own, it gets no signal). A signal
+    during the cleanup waits for its end."""
+
+    def __init__(self) -> None:
+        self.cleaning = False
+        self.pending: int | None = None
+        self._previous: dict[int, Any] = {}
+
+    def _stop(self, signum: int, _frame: Any) -> None:
+        if self.cleaning:
+            self.pending = signum
+            return
+        raise SystemExit(128 + signum)
+
+    def __enter__(self) -> _EndedBySignals:
+        if threading.current_thread() is threading.main_thread():
+            self._previous = {sig: signal.signal(sig, self._stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+        if self.pending is not None and exc[0] is None:
+            raise SystemExit(128 + self.pending)
 
 
 def _drive(proc: LiveProcess, scenario: Scenario, recorder: FramedRecorder, record: RunRecord,
