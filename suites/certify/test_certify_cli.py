@@ -63,6 +63,19 @@ def test_stale_baseline_exits_1(framed, tmp_path):
     assert result.exit_code == 1 and "UNEXPECTED_PASS" in result.output
 
 
+@pytest.mark.parametrize(("content", "message"), [
+    ({"expected_failures": [], "expected_failure": []}, "b.yaml#/expected_failure: unknown key 'expected_failure'"),
+    ({"expected_failures": [{"id": "FAKEQODER-1.0.0-RESULT-SCHEMA", "reason": "x", "until": "2027"}]},
+     "b.yaml#/expected_failures/0/until: unknown key 'until'"),
+])
+def test_a_baseline_key_it_does_not_know_is_a_usage_error(framed, tmp_path, content, message):
+    """A misspelt key would otherwise be dropped in silence: the failure it meant to baseline fails the run."""
+    baseline = tmp_path / "b.yaml"
+    baseline.write_text(yaml.safe_dump(content))
+    result = certify(str(framed(GOOD_RUN)), "--role", "cli", "--baseline", str(baseline))
+    assert result.exit_code == 2 and message in result.output, result.output
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

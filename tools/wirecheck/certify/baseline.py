@@ -50,6 +50,8 @@ def load_baseline(path: Path, known_ids: set[str]) -> Baseline:
     problems: list[ContractProblem] = []
     if not isinstance(data, dict) or not isinstance(data.get("expected_failures"), list):
         raise ContractError(ContractProblem(file, "", "expected a mapping with a list `expected_failures`"))
+    problems += [ContractProblem(file, f"/{key}", f"unknown key {key!r} (a baseline holds `expected_failures`)")
+                 for key in data if key != "expected_failures"]
     entries = []
     seen: set[str] = set()
     for index, entry in enumerate(data["expected_failures"]):
@@ -59,6 +61,8 @@ def load_baseline(path: Path, known_ids: set[str]) -> Baseline:
         ) or not entry["reason"].strip():
             problems.append(ContractProblem(file, where, "each entry needs `id` and a non-empty `reason`"))
             continue
+        problems += [ContractProblem(file, f"{where}/{key}", f"unknown key {key!r} (an entry holds `id` and `reason`)")
+                     for key in entry if key not in ("id", "reason")]
         if entry["id"] not in known_ids:
             problems.append(ContractProblem(file, f"{where}/id", f"no requirement {entry['id']!r} in this set"))
         elif entry["id"] in seen:
