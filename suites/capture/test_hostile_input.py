@@ -241,3 +241,14 @@ def test_a_compressed_capture_is_one_finding_not_a_line_of_noise_each(demo, tmp_
     result = check_captures(demo, [str(path)])
     [finding] = result.findings
     assert finding.code == "CAPTURE_FORMAT" and "compressed: unpack it first" in finding.message
+
+
+@pytest.mark.parametrize(("url", "seen"), [
+    ("http://h/.well-known/d%65mo", 1),  # an unreserved character percent-encoded: the same path (RFC 3986 6.2.2)
+    ("http://h/.well-known/d%65m%6F", 1),
+    ("http://h/.well-known%2Fdemo", 0),  # an encoded separator is not a separator
+])
+def test_percent_encoded_unreserved_characters_match_the_route(demo, write_lines, url, seen):
+    exchange = {"request": {"method": "GET", "url": url}, "response": {"status": 200, "body": DISCOVERY}}
+    result = check_captures(demo, [write_lines([exchange])])
+    assert result.coverage["discovery.response"].seen == seen, result.findings

@@ -73,7 +73,19 @@ def _path_of(url: str, where: str) -> str:
         path = urlsplit(url).path
     except ValueError as exc:  # e.g. an unclosed IPv6 bracket
         raise _Bad("CAPTURE_FORMAT", f"not a URL: {exc}", where) from None
-    return path or "/"
+    return normalise_path(path) or "/"
+
+
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+
+def normalise_path(path: str) -> str:
+    """RFC 3986 §6.2.2: percent-encoded unreserved characters decoded (`/xopc%2Dplatform` is `/xopc-platform`) and
+    the hex of the others upper-cased, so equal paths match one template. `%2F` stays: it is not a separator."""
+    if "%" not in path:
+        return path
+    return re.sub(r"%([0-9A-Fa-f]{2})", lambda m: chr(int(m[1], 16)) if chr(int(m[1], 16)) in _UNRESERVED
+                  else "%" + m[1].upper(), path)
 
 
 def _object(part: dict[str, Any], key: str, where: str) -> dict[str, Any]:

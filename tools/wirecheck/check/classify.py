@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
+from wirecheck.capture.http import normalise_path
 from wirecheck.check.message import Message
 from wirecheck.contracts.model import ContractRelease, FieldConditions, MessageKind
 
@@ -291,4 +292,4 @@ class Classifier:
 
 def base_prefix(url: str) -> str:
     """The path prefix of a base URL, without a trailing slash: what is removed before templates match."""
-    return urlsplit(url).path.rstrip("/")
+    return normalise_path(urlsplit(url).path).rstrip("/")
