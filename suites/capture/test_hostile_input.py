@@ -150,6 +150,13 @@ def test_an_env_artifact_program_must_be_a_string(demo, write_lines):
     assert [(f.code, f.line) for f in result.findings] == [("CAPTURE_FORMAT", 1)]
 
 
+def test_a_file_artifact_with_both_content_and_text_is_a_finding(demo, write_lines):
+    path = write_lines([{"wirecheck_artifact": 1, "channel": "file", "path": "a.demo.json", "content": {},
+                         "text": "{}"}])
+    [finding] = check_captures(demo, [path]).findings
+    assert finding.code == "CAPTURE_FORMAT" and "not both" in finding.message
+
+
 def test_ndjson_saved_as_json_is_read_line_by_line(demo, tmp_path):
     """`cmd > out.json` is a common way to save a stream: its lines are still read, not one PARSE_ERROR."""
     path = tmp_path / "out.json"

@@ -31,6 +31,8 @@ def artifact_message(document: Any, file: str, line: int | None, where: str | No
         path = document.get("path")
         if not isinstance(path, str):
             return bad("a file artifact needs a string path")
+        if "content" in document and "text" in document:  # which one the file held is not ours to guess
+            return bad("a file artifact holds content (parsed JSON) or text (the raw file), not both")
         if "content" in document:
             value = document["content"]
         elif isinstance(document.get("text"), str):
