@@ -157,6 +157,8 @@ def test_a_ref_that_leads_nowhere_is_located_where_it_is_written_once(contracts,
          "/$defs/Loop → /$defs/Loop/oneOf/0 → /$defs/Loop"),
         ({"$ref": "#/$defs/Other"}, "/$defs/Other/allOf/0/$ref",
          "/$defs/Loop → /$defs/Other → /$defs/Other/allOf/0 → /$defs/Loop"),
+        ({"allOf": [{"$ref": "#/$defs/Loop/allOf/0"}]}, "/$defs/Loop/allOf/0/$ref",  # an array index in the $ref
+         "/$defs/Loop/allOf/0 → /$defs/Loop/allOf/0"),
     ],
 )
 def test_a_ref_loop_that_reads_nothing_is_a_contract_error(contracts, loop, pointer, message):

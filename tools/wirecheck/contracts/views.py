@@ -72,6 +72,19 @@ def subschemas(schema: Any) -> Iterator[tuple[dict[str, Any], tuple[Any, ...]]]:
 _IN_PLACE = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas")
 
 
+def _walked(document: Any, tokens: list[str]) -> tuple[Any, ...]:
+    """A pointer's tokens as `subschemas` writes paths: an array index as an int, a member name as a string."""
+    path: list[Any] = []
+    for token in tokens:
+        if isinstance(document, list):
+            index = int(token)
+            document, token = document[index], index
+        else:
+            document = document[token]
+        path.append(token)
+    return tuple(path)
+
+
 def ref_loops(resources: Mapping[str, Any]) -> list[tuple[str, tuple[Any, ...], str]]:
     """Each `$ref` that closes a loop reading no part of the instance (`M: oneOf [{$ref: M}, ...]`), as (resource
     URI, path of the schema holding it, the loop as pointers): 2020-12 calls such a schema invalid, and validators
@@ -94,8 +107,8 @@ def ref_loops(resources: Mapping[str, Any]) -> list[tuple[str, tuple[Any, ...], 
             if isinstance(ref, str):
                 target, _, fragment = urljoin(uri, ref).partition("#")
                 if target in resources and (not fragment or fragment.startswith("/")):
-                    with contextlib.suppress(ValueError):
-                        out.append((target, tuple(parse_pointer(unquote(fragment)))))
+                    with contextlib.suppress(ValueError, KeyError, IndexError):  # a bad pointer: reported elsewhere
+                        out.append((target, _walked(resources[target], parse_pointer(unquote(fragment)))))
     loops = []
     state: dict[Node, int] = {}  # 1 on the current path, 2 finished
     for start in edges:
