@@ -72,6 +72,10 @@ def test_fuzz_messages_only_is_a_capture_the_checker_reads(tmp_path):
     stream = {k.id for k in release.kinds if k.channel == "stdio-ndjson"}
     assert code == 0 and stream != {k.id for k in release.kinds}
     assert capture.read_bytes().count(b"\n") == 2 * len(stream)  # two of each stream kind, nothing else
+    # --skip-kind narrows the stream kinds; it does not widen the capture to files and HTTP bodies
+    code, _, _ = wirecheck("fuzz", "demo@1.0.0", "--messages-only", "--count", "2", "--skip-kind", "hello",
+                           "--output", str(capture))
+    assert code == 0 and capture.read_bytes().count(b"\n") == 2 * (len(stream) - 1)
     code, out, err = wirecheck("validate", "demo@1.0.0", str(capture), "--format", "json")
     report = orjson.loads(out)
     assert not {f["code"] for f in report["findings"]} & {"SCHEMA_VIOLATION", "CAPTURE_FORMAT", "NOT_AN_OBJECT"}
@@ -81,7 +85,8 @@ def test_fuzz_messages_only_is_a_capture_the_checker_reads(tmp_path):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["fuzz", "demo@1.0.0", "--kind", "nope"], "unknown kind"),
+        (["fuzz", "demo@1.0.0", "--kind", "nope"], "--kind nope: matches no fuzzable kind"),
+        (["fuzz", "demo@1.0.0", "--skip-kind", "*"], "no kinds left to fuzz"),
         (["fuzz", "demo@9.9.9"], "unknown release"),
         (["fuzz-consumer", "demo@1.0.0"], "exactly one consumer"),
         (["fuzz-consumer", "demo@1.0.0", "--python", "no_such_module_x:f"], "cannot load the consumer"),

@@ -176,14 +176,16 @@ def test_shrinking_survives_a_consumer_that_exits_on_messages_only_shrinking_fee
     assert crash.verdict.outcome == CRASH and len(crash.example) == 3  # the smallest that does not exit
 
 
-def test_a_real_ctrl_c_still_stops_the_run(monkeypatch):
+@pytest.mark.parametrize("rejects", [(), ("builtins:BaseException",)])
+def test_a_real_ctrl_c_still_stops_the_run(monkeypatch, rejects):
+    """Even when every exception means "rejected" (`--reject-exception builtins:BaseException`)."""
     def interrupted(message):
         signal.raise_signal(signal.SIGINT)  # as if the user pressed Ctrl-C while the consumer ran
         return message
 
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        consumer = PythonConsumer(_install(monkeypatch, "interrupted", interrupted))
+        consumer = PythonConsumer(_install(monkeypatch, "interrupted", interrupted), rejects=rejects)
         with pytest.raises(KeyboardInterrupt):
             consumer({"x": 1})
         assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the handler is given back

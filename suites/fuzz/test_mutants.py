@@ -107,3 +107,14 @@ def test_a_bound_beyond_the_payload_limit_gets_no_mutant_past_it():
     factory = MutantFactory(SchemaSet({uri: schema}), uri)
     labels = {m.label for m in factory.mutants({"s": "x", "a": [1], "t": "ab"})}
     assert "maxLength at /t" in labels and not {"maxLength at /s", "maxItems at /a"} & labels
+
+
+def test_max_properties_beyond_the_payload_limit_gets_no_mutant():
+    from wirecheck.fuzz.schemas import SchemaSet
+
+    uri = "https://x.invalid/props.json"
+    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": uri, "type": "object",
+              "properties": {"big": {"type": "object", "maxProperties": 2**31 - 1},
+                             "small": {"type": "object", "maxProperties": 1}}}
+    labels = {m.label for m in MutantFactory(SchemaSet({uri: schema}), uri).mutants({"big": {}, "small": {}})}
+    assert "maxProperties at /small" in labels and "maxProperties at /big" not in labels

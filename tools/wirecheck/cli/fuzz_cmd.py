@@ -6,7 +6,7 @@ import fnmatch
 import sys
 from contextlib import nullcontext
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import orjson
 import typer
@@ -24,7 +24,7 @@ def _register_corpus(app: typer.Typer) -> None:
     @app.command("fuzz")
     def fuzz_command(
         spec: str = typer.Argument(..., metavar="PACKAGE@VERSION", help="e.g. qoder-agent-sdk@1.0.23"),
-        kind: list[str] = typer.Option([], "--kind", "-k", help="Only this message kind (repeatable)."),
+        kind: list[str] = typer.Option([], "--kind", "-k", help="Only kinds matching this glob (repeatable)."),
         skip_kind: list[str] = typer.Option([], "--skip-kind", help="Leave out kinds matching this glob."),
         count: int = typer.Option(10, "--count", "-n", min=1, help="Messages per kind."),
         invalid: bool = typer.Option(False, "--invalid", help="Write labelled mutants instead of valid messages."),
@@ -42,23 +42,12 @@ def _register_corpus(app: typer.Typer) -> None:
         "description"}}: valid messages (every one passed the validator) or, with --invalid, mutants that break
         exactly the one labelled constraint. For HTTP kinds the message is the body.
         """
-        from wirecheck.fuzz.corpus import corpus, fuzzable_kinds
+        from wirecheck.fuzz.corpus import corpus
 
         release = guarded(lambda: registry(contracts).load(spec))
-        try:
-            fuzzable_kinds(release, kind)
-        except KeyError as exc:
-            known = ", ".join(k.id for k in fuzzable_kinds(release))
-            raise fail_usage(f"{exc.args[0]}; fuzzable kinds: {known}") from None
-        if skip_kind:
-            kind = [k.id for k in fuzzable_kinds(release, kind)
-                    if not any(fnmatch.fnmatchcase(k.id, g) for g in skip_kind)]
-            if not kind:
-                raise fail_usage("no kinds left to fuzz")
-        if messages_only and not kind:  # a plain NDJSON capture holds stream messages, not files or HTTP bodies
-            kind = [k.id for k in fuzzable_kinds(release) if k.channel == "stdio-ndjson"]
-            if not kind:
-                raise fail_usage(f"{release.name} has no stream message kinds; name the kinds with --kind")
+        # a plain NDJSON capture holds stream messages, not files or HTTP bodies
+        stream_only = messages_only and not kind
+        kind = _select_kinds(release, kind, skip_kind, channel="stdio-ndjson" if stream_only else None)
         not_generated: dict[str, str] = {}
         with nullcontext(sys.stdout.buffer) if output is None else output_file(output, binary=True) as handle:
             for entry in corpus(release, kinds=kind, count=count, seed=seed, invalid=invalid,
@@ -101,27 +90,13 @@ def register_consumer(app: typer.Typer) -> None:
         """
         from wirecheck.fuzz.consumer import ProcessConsumer, PythonConsumer, fuzz_consumer
         from wirecheck.fuzz.consumer_report import render_markdown
-        from wirecheck.fuzz.corpus import fuzzable_kinds
 
         if bool(python) == bool(command):
             raise fail_usage("give exactly one consumer: --python module:function, or -- COMMAND...")
         release = guarded(lambda: registry(contracts).load(spec))
         if role is not None and role not in release.roles:
             raise fail_usage(f"--role {role!r}: this release's roles: {', '.join(release.roles)}")
-        candidates = [
-            k.id for k in fuzzable_kinds(release)
-            if (role is None or k.consumer == role) and (channel is None or k.channel == channel)
-        ]
-        unmatched = [g for g in kind if not fnmatch.filter(candidates, g)]
-        if unmatched:
-            raise fail_usage(f"--kind {', '.join(unmatched)}: matches no fuzzable kind; known: {', '.join(candidates)}")
-        kind = [
-            k for k in candidates
-            if (not kind or any(fnmatch.fnmatchcase(k, g) for g in kind))
-            and not any(fnmatch.fnmatchcase(k, g) for g in skip_kind)
-        ]
-        if not kind:
-            raise fail_usage("no kinds left to fuzz")
+        kind = _select_kinds(release, kind, skip_kind, role=role, channel=channel)
         try:
             consumer = (
                 PythonConsumer(python, rejects=reject, timeout=timeout)
@@ -147,6 +122,25 @@ def register_consumer(app: typer.Typer) -> None:
             typer.echo(markdown)
         _exit_unless_generated(release.name, report.not_generated,
                                exitcodes.FINDINGS if report.failed else exitcodes.CONFORMS)
+
+
+def _select_kinds(release: Any, include: list[str], skip: list[str], *, role: str | None = None,
+                  channel: str | None = None) -> list[str]:
+    """The fuzzable kinds a command line names: those of the role and channel, matching an --kind glob (all when
+    none is given) and no --skip-kind glob. A glob that matches nothing, or nothing left, is a usage error."""
+    from wirecheck.fuzz.corpus import fuzzable_kinds
+
+    candidates = [k.id for k in fuzzable_kinds(release)
+                  if (role is None or k.consumer == role) and (channel is None or k.channel == channel)]
+    unmatched = [g for g in include if not fnmatch.filter(candidates, g)]
+    if unmatched:
+        raise fail_usage(f"--kind {', '.join(unmatched)}: matches no fuzzable kind"
+                         + (f" on {channel}" if channel else "") + f"; known: {', '.join(candidates) or 'none'}")
+    chosen = [k for k in candidates if (not include or any(fnmatch.fnmatchcase(k, g) for g in include))
+              and not any(fnmatch.fnmatchcase(k, g) for g in skip)]
+    if not chosen:
+        raise fail_usage(f"no kinds left to fuzz in {release.name}" + (f" on {channel}" if channel else ""))
+    return chosen
 
 
 def _exit_unless_generated(release: str, not_generated: dict[str, str], code: int) -> NoReturn:

@@ -98,12 +98,12 @@ class PythonConsumer:
                 result = self.function(copy.deepcopy(message))
             except ConsumerTimeout:
                 return Verdict(HANG, f"no answer within {self.timeout:g} s")
-            except self.rejects as exc:
-                return Verdict(REJECT, f"{type(exc).__name__}: {_first_line(exc)}")
-            except KeyboardInterrupt as exc:
+            except KeyboardInterrupt as exc:  # before the rejects: `--reject-exception builtins:BaseException`
                 if interrupted():
                     raise  # the user pressed Ctrl-C: stop the run
                 return _crash(exc)  # the callable raised it itself
+            except self.rejects as exc:
+                return Verdict(REJECT, f"{type(exc).__name__}: {_first_line(exc)}")
             except BaseException as exc:  # sys.exit(), GeneratorExit, ...: the consumer crashed, the run goes on
                 return _crash(exc)
         return Verdict(IGNORE if result is None else ACCEPT, type(result).__name__)

@@ -234,7 +234,7 @@ class MutantFactory:
                     "minProperties",
                     f"{low - 1} keys where {low} are required",
                 )
-            if "maxProperties" in schema:
+            if "maxProperties" in schema and schema["maxProperties"] < PAYLOAD_LIMIT:
                 # fillers must be valid where they land (an additionalProperties schema may type them)
                 fillers: tuple[Any, ...] = (True, 1, "x", None, {})
                 for filler in fillers:
