@@ -101,6 +101,8 @@ HEAD = "scenario: 1\nroles: {harness: sdk, implementation: cli}\n"
         # one step writes one line
         ('steps: [{send_raw: "a\\nb"}]', "/steps/0/send_raw", "line break"),
         ('steps: [{send_raw: "a\\rb"}]', "/steps/0/send_raw", "line break"),
+        # text that has no UTF-8 bytes: located, not a UnicodeEncodeError (exit 3) while sending
+        ('steps: [{send_raw: "a\\ud800b"}]', "/steps/0/send_raw", "not UTF-8 text"),
     ],
 )
 def test_hostile_scenarios_are_located_not_raised(tmp_path, text, pointer, message):
@@ -125,6 +127,16 @@ def test_step_problems_name_their_line(tmp_path):
     with pytest.raises(ContractError) as info:
         load_scenario(path)
     assert "(line 5)" in info.value.problems[0].message
+
+
+def test_a_lone_surrogate_in_send_raw_names_its_line(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(HEAD + 'steps:\n  - close_stdin: true\n  - send_raw: "\\ud800"\n')
+    with pytest.raises(ContractError) as info:
+        load_scenario(path)
+    problem = info.value.problems[0]
+    assert (problem.file, problem.pointer) == (str(path), "/steps/1/send_raw")
+    assert "(line 5)" in problem.message and "surrogate" in problem.message
 
 
 def test_the_same_role_on_both_sides_is_refused(tmp_path):

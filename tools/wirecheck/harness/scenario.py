@@ -195,6 +195,12 @@ def load_scenario(path: Path) -> Scenario:
             if "\n" in body or "\r" in body:
                 problem(f"{where}/send_raw", "a raw line cannot hold a line break (each step writes one line)", line)
                 continue
+            try:
+                body.encode("utf-8")
+            except UnicodeEncodeError as exc:  # a lone surrogate ("\ud800"): no bytes can be written for it
+                problem(f"{where}/send_raw", f"not UTF-8 text: {exc.reason} at character {exc.start + 1} "
+                        f"({body[exc.start]!a})", line)
+                continue
             steps.append(Step("send_raw", body, line=line))
         elif action == "sleep":
             if not valid_seconds(body, zero=True):
