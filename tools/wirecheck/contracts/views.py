@@ -8,7 +8,7 @@ fields the published types lack still validates: those fields become warnings, n
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 from urllib.parse import unquote, urljoin
 
@@ -72,16 +72,13 @@ def subschemas(schema: Any) -> Iterator[tuple[dict[str, Any], tuple[Any, ...]]]:
 _IN_PLACE = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas")
 
 
-def _walked(document: Any, tokens: list[str]) -> tuple[Any, ...]:
+def _walked(document: Any, tokens: Iterable[str]) -> tuple[Any, ...]:
     """A pointer's tokens as `subschemas` writes paths: an array index as an int, a member name as a string."""
     path: list[Any] = []
     for token in tokens:
-        if isinstance(document, list):
-            index = int(token)
-            document, token = document[index], index
-        else:
-            document = document[token]
-        path.append(token)
+        step: Any = int(token) if isinstance(document, list) else token
+        document = document[step]
+        path.append(step)
     return tuple(path)
 
 
