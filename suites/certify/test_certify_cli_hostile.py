@@ -97,3 +97,24 @@ def test_a_capture_on_stdin_is_certified_with_its_real_digest(framed):
     assert header["identity"]["captures"][0] == {
         "path": "-", "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data), "form": "framed",
         "messages": len(GOOD_RUN)}
+
+
+def test_a_compressed_capture_on_stdin_is_one_capture_format_finding(framed, tmp_path):
+    import gzip
+    import subprocess
+
+    data = Path(framed(GOOD_RUN)).read_bytes()
+    packed = tmp_path / "c.gz"
+    packed.write_bytes(gzip.compress(data))
+    with packed.open("rb") as stdin:
+        result = subprocess.run(
+            [sys.executable, "-m", "wirecheck", "certify", "fakeqoder@1.0.0", "--contracts", str(CONTRACTS),
+             "--role", "cli", "--format", "jsonl", "-"], stdin=stdin, capture_output=True, timeout=60)
+    assert result.returncode == 1, result.stderr
+    out = result.stdout.decode()
+    codes = [f["code"] for line in out.splitlines() for f in json.loads(line).get("findings", [])]
+    assert set(codes) == {"CAPTURE_FORMAT"} and "the capture is gzip-compressed" in out, out
+    header = json.loads(out.splitlines()[0])
+    capture = header["identity"]["captures"][0]
+    assert capture["path"] == "-" and capture["bytes"] == packed.stat().st_size
+    assert capture["sha256"] == hashlib.sha256(packed.read_bytes()).hexdigest()  # peeked bytes are hashed once

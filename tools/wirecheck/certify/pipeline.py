@@ -110,6 +110,12 @@ class _HashingReader:
         read1 = getattr(self._stream, "read1", self._stream.read)
         return self._seen(read1(size))
 
+    def peek(self, size: int = 1) -> bytes:
+        """The next bytes, left in the stream (they are hashed when read): how read_capture tells a compressed
+        capture. A stream that cannot look ahead shows nothing."""
+        peek = getattr(self._stream, "peek", None)
+        return peek(size) if peek is not None else b""
+
     def tell(self) -> int:
         return self._capture.size
 
