@@ -158,3 +158,63 @@ def test_a_failed_live_run_fails_the_certification(fake, framed):
                             run={"identity": {"argv": ["x"]}, "outcome": {"ok": False, "problem": "hung"}})
     assert not cert.passed and cert.badge.message == "run failed"
     assert cert.identity["run"] == {"argv": ["x"]}
+
+
+def _broken_sdk_line_run():
+    return [*GOOD_RUN, ("sdk", b'{"type": "user", ')]
+
+
+def test_a_framed_capture_on_stdin_keeps_its_senders(fake, framed, tmp_path, monkeypatch):
+    import sys
+
+    capture = framed(_broken_sdk_line_run())
+    # a file named `-` where the command runs, saying the CLI sent that line: it must not be read for stdin
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "-").write_bytes(framed([*GOOD_RUN, ("cli", b'{"type": "user", ')], name="decoy").read_bytes())
+    with capture.open() as stdin:
+        monkeypatch.setattr(sys, "stdin", stdin)
+        cert = certify_captures(fake, ["-"], role="cli")
+    assert status(cert, P + "WELL-FORMED").status == PASS  # the SDK's broken line is not the CLI's fault
+    (tmp_path / "-").unlink()
+    with capture.open() as stdin:
+        monkeypatch.setattr(sys, "stdin", stdin)
+        cert = certify_captures(fake, ["-"], role="sdk")
+    result = status(cert, P + "WELL-FORMED")
+    assert result.status == FAIL and result.failures[0].line == 10
+
+
+def test_a_framed_capture_from_a_pipe_keeps_its_senders(fake, framed):
+    import os
+    import threading
+
+    data = framed(_broken_sdk_line_run()).read_bytes()
+    read_end, write_end = os.pipe()
+
+    def feed():
+        with os.fdopen(write_end, "wb") as out:
+            for start in range(0, len(data), 7):  # small pieces: lines split across reads
+                out.write(data[start:start + 7])
+                out.flush()
+
+    feeder = threading.Thread(target=feed)
+    feeder.start()
+    try:
+        cert = certify_captures(fake, [f"/dev/fd/{read_end}"], role="cli")
+    finally:
+        feeder.join()
+        os.close(read_end)
+    assert status(cert, P + "WELL-FORMED").status == PASS
+
+
+@pytest.mark.parametrize("piece", [1, 5, 1 << 20])
+def test_senders_are_noted_however_the_bytes_arrive(framed, piece):
+    from wirecheck.certify.pipeline import _HashingCapture
+
+    data = framed([*_broken_sdk_line_run(), ("cli", b'{"type": "x", "pad": "' + b"y" * 300 + b'"}')]).read_bytes()
+    data = data.rstrip(b"\n")  # the last line has no newline
+    capture = _HashingCapture("-", max_line_bytes=100)  # the padded line is too long to keep: its start names it
+    for start in range(0, len(data), piece):
+        capture.seen(data[start:start + piece])
+    capture.ended()
+    assert capture.senders == [role for role, _ in GOOD_RUN] + ["sdk", "cli"]
+    assert capture.size == len(data)
