@@ -98,6 +98,45 @@ def test_a_body_that_stops_arriving_is_a_400_after_the_body_timeout(release, cap
     assert "Traceback" not in capsys.readouterr().err
 
 
+def _drip(server: StubServer, head: bytes, stop: threading.Event) -> tuple[int, bytes, float]:
+    """Send `head`, then one body byte every 0.1 s until the answer comes (or `stop`); (status, body, seconds)."""
+    host, port = server.base_url.removeprefix("http://").split(":")
+    started = time.monotonic()
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(head)
+
+        def drip() -> None:
+            with contextlib.suppress(OSError):
+                while not stop.wait(0.1):
+                    sock.sendall(b" ")
+
+        dripper = threading.Thread(target=drip, daemon=True)
+        dripper.start()
+        data = b""
+        try:
+            while chunk := sock.recv(65536):
+                data += chunk
+        finally:
+            stop.set()
+            dripper.join()
+    head_part, _, body = data.partition(b"\r\n\r\n")
+    return int(head_part.split()[1]), body, time.monotonic() - started
+
+
+@pytest.mark.parametrize(("length", "status"), [(5000, 400), (MAX_BODY_BYTES + 1, 413)])
+def test_a_dripping_body_is_refused_at_the_deadline_of_the_whole_body(release, length, status):
+    stop = threading.Event()
+    with StubServer(XopcPlatformStub(release, commands=0), body_timeout=0.5) as server:
+        # a byte every 0.1 s: each read gets something well within the timeout, yet the body never completes
+        answer, text, seconds = _drip(server, post(f"Content-Length: {length}\r\n"), stop)
+        assert answer == status, text
+        assert seconds < 3, seconds  # the whole body had 0.5 s, not 0.5 s per byte
+        if status == 400:
+            assert "bytes arrived within 0.5 s" in orjson.loads(text)["error"]
+        still_serving(server)
+        assert len(server.recorder) == 1  # only still_serving's request is in the HAR
+
+
 # -- 2. a client that goes away --------------------------------------------------------------------------
 
 

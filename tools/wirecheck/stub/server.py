@@ -3,7 +3,7 @@ records every exchange in HAR. The server runs on a thread and stops cleanly.
 
 Request bodies are framed by Content-Length only and bounded by MAX_BODY_BYTES (1 MiB): a declared length over
 it is answered 413, a Content-Length that is not a whole number of bytes, a body shorter than declared (the client
-stopped sending, or nothing more arrived within BODY_TIMEOUT_SECONDS) 400, a chunked body 411; each with a JSON
+stopped sending, or the whole body did not arrive within BODY_TIMEOUT_SECONDS) 400, a chunked body 411; each with a JSON
 `{"error": ...}` body and the connection closed. None of them reaches the application or the HAR. A client that
 goes away before its answer is written costs one debug log line; the server keeps serving either way.
 """
@@ -26,7 +26,7 @@ from wirecheck.stub.har import Exchange, HarRecorder, now
 MAX_BODY_BYTES = 1 << 20
 ADMIN_PREFIX = "/_wirecheck/"
 DRAIN_LIMIT_BYTES = 16 << 20
-BODY_TIMEOUT_SECONDS = 30.0  # a declared body that does not arrive within this long is a 400, not a hung thread
+BODY_TIMEOUT_SECONDS = 30.0  # a declared body not whole within this long (overall) is a 400, not a hung thread
 LOOPBACK = "127.0.0.1"
 # the client went away (closed or reset its connection) while the stub was reading from or writing to it
 DISCONNECTS = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError)
@@ -102,42 +102,45 @@ class _Handler(BaseHTTPRequestHandler):
             raise _Refused(400, f"content-length {raw!r}: expected a whole number of bytes")
         return int(text) if len(text) <= 18 else DRAIN_LIMIT_BYTES + 1  # past any limit; int() of 5000 digits raises
 
-    def _read_body(self, length: int) -> bytes:
-        """Exactly `length` bytes of body, or _Refused (400) naming how many arrived."""
+    def _receive(self, length: int, keep: bool) -> tuple[list[bytes], int, bool]:
+        """Up to `length` bytes of body within body_timeout for the whole body (not per read: a client dripping one
+        byte at a time cannot hold the handler): (the chunks, if `keep`; bytes received; whether time ran out)."""
         chunks: list[bytes] = []
         received = 0
-        self.connection.settimeout(self.server.body_timeout)
+        deadline = time.monotonic() + self.server.body_timeout
         try:
             while received < length:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return chunks, received, True
+                self.connection.settimeout(left)
                 chunk = self.rfile.read1(min(length - received, 65536))  # read1: what arrived is counted
                 if not chunk:
                     break
-                chunks.append(chunk)
+                if keep:
+                    chunks.append(chunk)
                 received += len(chunk)
         except TimeoutError:
-            raise _Refused(400, f"body incomplete: content-length {length}, {received} bytes arrived within "
-                                 f"{self.server.body_timeout:g} s") from None
+            return chunks, received, True
         finally:
             self.connection.settimeout(None)
+        return chunks, received, False
+
+    def _read_body(self, length: int) -> bytes:
+        """Exactly `length` bytes of body, or _Refused (400) naming how many arrived."""
+        chunks, received, timed_out = self._receive(length, keep=True)
+        if timed_out:
+            raise _Refused(400, f"body incomplete: content-length {length}, {received} bytes arrived within "
+                                f"{self.server.body_timeout:g} s")
         if received < length:
             raise _Refused(400, f"body incomplete: content-length {length}, the client stopped sending "
-                                 f"after {received} bytes")
+                                f"after {received} bytes")
         return b"".join(chunks)
 
     def _drain(self, length: int) -> None:
-        """Read (and drop) a bounded amount so a client still sending gets the 413 instead of a broken pipe."""
-        remaining = min(length, DRAIN_LIMIT_BYTES)
-        self.connection.settimeout(self.server.body_timeout)
-        try:
-            while remaining > 0:
-                chunk = self.rfile.read(min(remaining, 65536))
-                if not chunk:
-                    break
-                remaining -= len(chunk)
-        except TimeoutError:
-            pass  # the client stopped sending: it gets the 413 all the same
-        finally:
-            self.connection.settimeout(None)
+        """Read (and drop) a bounded amount so a client still sending gets the 413 instead of a broken pipe; a
+        client that stops sending (or drips) gets it all the same once the body deadline has passed."""
+        self._receive(min(length, DRAIN_LIMIT_BYTES), keep=False)
 
     def _serve_one(self) -> None:
         started, clock = now(), time.perf_counter()
