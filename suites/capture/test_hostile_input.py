@@ -231,10 +231,15 @@ def test_findings_of_one_kind_are_listed_up_to_a_limit_and_counted_exactly(demo,
     listed = [(f.code, f.line) for f in result.findings]
     assert listed[:MAX_LISTED] == [("UNKNOWN_MESSAGE_KIND", line) for line in range(1, MAX_LISTED + 1)]
     assert ("PARSE_ERROR", 2 * n + 1) in listed  # a different check is never crowded out
-    notes = [f for f in result.findings if f.line is None]
-    assert [(f.code, f.kind) for f in notes] == [("UNKNOWN_MESSAGE_KIND", None), ("SCHEMA_VIOLATION", "hello")]
-    assert all("250 more" in f.message for f in notes)
-    assert len(result.findings) == 2 * MAX_LISTED + 1 + 2
+    notes = [f for f in result.findings if f.code == "FINDINGS_OMITTED"]
+    assert [(f.severity, f.kind, f.line) for f in notes] == [(Severity.INFO, None, None),
+                                                             (Severity.INFO, "hello", None)]
+    assert notes[0].message.startswith("250 more UNKNOWN_MESSAGE_KIND warnings in this capture")
+    assert notes[1].message.startswith("250 more SCHEMA_VIOLATION errors on hello")
+    assert result.count(Severity.INFO) == 2 and len(result.findings) == 2 * MAX_LISTED + 1 + 2
+    # the same file twice is two captures: the second lists its own first MAX_LISTED
+    twice = Engine(demo).run([CaptureFile(str(path)), CaptureFile(str(path))])
+    assert twice.count(Severity.WARNING) == 2 * n and len(twice.findings) == 2 * len(result.findings)
 
 
 @pytest.mark.parametrize(("name", "compress"), [

@@ -56,17 +56,16 @@ class CheckResult:
     messages: int = 0
     unclassified: int = 0
     fail_on: Severity = Severity.ERROR  # the lowest severity that fails this run (--fail-on): every report uses it
-    # findings counted but not listed (past MAX_LISTED of their capture, check and kind), and the notes saying so
+    # findings counted but not listed (past MAX_LISTED of their capture, check and kind); a FINDINGS_OMITTED note
+    # (info) in `findings` says so for each
     omitted: dict[Severity, int] = field(default_factory=dict)
-    notes: list[Finding] = field(default_factory=list)
 
     def count(self, severity: Severity) -> int:
-        listed = sum(1 for f in self.findings if f.severity is severity)
-        return listed - sum(1 for f in self.notes if f.severity is severity) + self.omitted.get(severity, 0)
+        return sum(1 for f in self.findings if f.severity is severity) + self.omitted.get(severity, 0)
 
     def reported(self) -> int:
         """How many findings were reported, listed or not."""
-        return len(self.findings) - len(self.notes) + sum(self.omitted.values())
+        return len(self.findings) + sum(self.omitted.values())
 
     def failing(self, finding: Finding) -> bool:
         return finding.severity.rank >= self.fail_on.rank
@@ -181,13 +180,12 @@ class Engine:
             self._run_capture(capture, result, emit)
             for (file, code, kind, severity), count in listed.items():  # this capture's notes follow its findings
                 if count > MAX_LISTED:
-                    note = Finding(code=code, severity=severity, message=(
-                        f"… and {count - MAX_LISTED} more {code} findings" + (f" on {kind}" if kind else "")
-                        + f" in this capture, counted in the summary but not listed (the first {MAX_LISTED} are)"),
-                        file=file, kind=kind)
-                    result.findings.append(note)
-                    result.notes.append(note)
-                    listed[(file, code, kind, severity)] = MAX_LISTED  # a later capture of the file notes its own
+                    result.findings.append(Finding(
+                        code="FINDINGS_OMITTED", severity=Severity.INFO, file=file, kind=kind, message=(
+                            f"{count - MAX_LISTED} more {code} {severity.value}s" + (f" on {kind}" if kind else "")
+                            + f" in this capture are counted in the summary but not listed (the first {MAX_LISTED}"
+                            " are)")))
+            listed.clear()  # the same file given twice is two captures: each lists its own
         return result
 
     def _run_capture(self, capture: CaptureFile, result: CheckResult, emit: Callable[[Finding], None]) -> None:
