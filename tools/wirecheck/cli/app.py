@@ -54,7 +54,7 @@ for _module in COMMAND_MODULES:
 
 
 # errnos of a write that cannot be done (a full disk): on standard output, the user's redirection, not a bug
-_WRITE_FAILURES = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EBADF}
+_WRITE_FAILURES = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO}
 
 
 class _ReaderMayLeave(io.RawIOBase):
@@ -83,6 +83,10 @@ class _ReaderMayLeave(io.RawIOBase):
         return len(data)
 
 
+class _StdoutClosed(OSError):
+    """Writing to a standard output the caller closed (only _Closed raises it: any other EBADF is a bug)."""
+
+
 class _Closed(io.RawIOBase):
     """Standard output when the caller closed it (`wirecheck ... >&-`; Python then sets sys.stdout to None): the
     first write fails as writing to a closed descriptor does, which main() reports as a usage error (later ones,
@@ -96,7 +100,7 @@ class _Closed(io.RawIOBase):
     def write(self, data: Any) -> int:
         if not self.said:
             self.said = True
-            raise OSError(errno.EBADF, "standard output is closed")
+            raise _StdoutClosed(errno.EBADF, "standard output is closed")
         return len(data)
 
 
@@ -129,7 +133,7 @@ def main() -> None:
     except KeyboardInterrupt:
         sys.exit(130)
     except OSError as exc:
-        if exc.errno not in _WRITE_FAILURES:
+        if exc.errno not in _WRITE_FAILURES and not isinstance(exc, _StdoutClosed):
             _internal_error(exc)
         # Files wirecheck writes go through output_file (a usage error naming the path): this is standard output
         # (`wirecheck validate ... > /dev/full`), the same error without a path.
