@@ -46,8 +46,8 @@ def _expanded_size(root: yaml.Node) -> int:
             on_path.discard(key)
             sizes[key] = 1 + sum(sizes[id(c)] for c in children)
             if sizes[key] > EXPANDED_NODE_LIMIT:
-                raise yaml.YAMLError(f"aliases expand this document past {EXPANDED_NODE_LIMIT:,} values (an alias "
-                                     "bomb?)")
+                raise yaml.YAMLError(f"the document holds more than {EXPANDED_NODE_LIMIT:,} values once its aliases "
+                                     "are expanded (an alias bomb?)")
         elif key not in sizes:
             if key in on_path:
                 raise yaml.YAMLError("an alias contains itself: the data it stands for has no end")
