@@ -118,3 +118,29 @@ def test_a_compressed_capture_on_stdin_is_one_capture_format_finding(framed, tmp
     capture = header["identity"]["captures"][0]
     assert capture["path"] == "-" and capture["bytes"] == packed.stat().st_size
     assert capture["sha256"] == hashlib.sha256(packed.read_bytes()).hexdigest()  # peeked bytes are hashed once
+
+
+def test_the_program_is_resolved_once_where_the_user_is(tmp_path, scenario_file, monkeypatch):
+    import wirecheck.harness.process as process
+    import wirecheck.harness.runner as harness_runner
+
+    program = tmp_path / "cli.sh"
+    program.write_text("#!/bin/sh\nexit 0\n")
+    program.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    resolved: list[str] = []
+    resolve = process.resolve_program
+
+    def resolve_once(name, path=None):
+        resolved.append(name)
+        return resolve(name, path)
+
+    monkeypatch.setattr(process, "resolve_program", resolve_once)
+    monkeypatch.setattr(harness_runner, "resolve_program", resolve_once)
+    capture = tmp_path / "c.ndjson"
+    result = certify("--run", "--scenario", str(scenario_file), "--capture-out", str(capture), "--format", "jsonl",
+                     "--", "./cli.sh")
+    assert "cannot" not in result.output, result.output
+    assert resolved == ["./cli.sh"]  # checked before the run, and that very program is started: no second look-up
+    run = json.loads(result.stdout.splitlines()[0])["identity"]["run"]
+    assert run["program_sha256"] == hashlib.sha256(program.read_bytes()).hexdigest(), run

@@ -115,17 +115,17 @@ def test_printable_keeps_line_ends_tabs_and_ordinary_unicode() -> None:
     assert printable("a\tb\nç ✓ 日本\x00\x7f\x85\u2066") == "a\tb\nç ✓ 日本\\x00\\x7f\\x85\\u2066"
 
 
-def test_a_run_failed_by_info_findings_counts_them_in_every_summary(demo, write_lines) -> None:
-    """--fail-on info: the verdict is "fails"; a summary of 0 errors and 0 warnings would not say why."""
-    import dataclasses
-
-    from wirecheck.check.engine import CheckOptions
+def test_info_findings_are_counted_in_every_summary(demo, write_lines) -> None:
+    """Under --fail-on info a run fails on them: a summary of "0 errors, 0 warnings" would not say why. A capture
+    with more unknown messages than are listed gets one FINDINGS_OMITTED info."""
+    from wirecheck.check.engine import MAX_LISTED, CheckOptions
     from wirecheck.findings import Severity
 
-    result = check_captures(demo, [write_lines([{"type": "hello", "version": "1.0.0", "extra": True}])],
-                            CheckOptions(fail_on=Severity.INFO))
-    result.findings[:] = [dataclasses.replace(f, severity=Severity.INFO) for f in result.findings]
-    assert result.fails()
-    assert render("text", result).rstrip().endswith("FAILS: 1 messages (0 unclassified), 0 errors, 0 warnings, 1 info")
-    assert "❌ **fails** — 1 messages, 0 errors, 0 warnings, 1 info, " in render("markdown", result)
-    assert orjson.loads(render("json", result))["summary"]["infos"] == 1
+    lines = [{"type": "who-knows"}] * (MAX_LISTED + 1)
+    for fail_on, verdict in ((Severity.ERROR, "CONFORMS"), (Severity.INFO, "FAILS")):
+        result = check_captures(demo, [write_lines(lines)], CheckOptions(fail_on=fail_on))
+        assert render("text", result).rstrip().endswith(
+            f"{verdict}: {MAX_LISTED + 1} messages ({MAX_LISTED + 1} unclassified), 0 errors, {MAX_LISTED + 1} "
+            "warnings, 1 info")
+        assert f"0 errors, {MAX_LISTED + 1} warnings, 1 info, " in render("markdown", result)
+        assert orjson.loads(render("json", result))["summary"]["infos"] == 1

@@ -144,8 +144,8 @@ def register(app: typer.Typer) -> None:
             pairs = _env_pairs(env)
             # the program as the command will see it (its PATH): a usage error now, not a failed run later
             path = pairs.get("PATH", os.environ.get("PATH"))
-            try:
-                resolve_program(positionals[0], path)
+            try:  # resolved once, here where the user is: the run starts this very program
+                program = resolve_program(positionals[0], path)
             except CommandError as exc:
                 raise fail_usage(f"cannot run the command: {exc}") from None
             # every output place before the run: a report that cannot be written must not cost a live run
@@ -160,7 +160,7 @@ def register(app: typer.Typer) -> None:
                 pass
             record = run_scenario(positionals, loaded, target,
                                   limits=Limits(max_line_bytes, max_output_bytes), env=pairs,
-                                  pass_env=pass_env, keep_scratch=keep_scratch)
+                                  pass_env=pass_env, keep_scratch=keep_scratch, program=program)
             for step in record.steps:
                 typer.echo(f"  step {step.index + 1:>2} {step.action:<11} {step.status:<7} {step.detail}", err=True)
             paths = [str(target)]

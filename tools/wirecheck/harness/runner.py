@@ -153,7 +153,11 @@ def run_scenario(
     env: Mapping[str, str] | None = None,
     pass_env: Sequence[str] = (),
     keep_scratch: bool = False,
+    program: str | None = None,
 ) -> RunRecord:
+    """Run `argv` against the scenario, recording both directions into `capture`. `program`: argv[0] as the caller
+    already resolved it (resolve_program, where the user is and with the PATH the command gets), started as is;
+    without it argv[0] is resolved here."""
     limits = limits or Limits()
     record = RunRecord(capture, list(argv), scenario)
     capture.parent.mkdir(parents=True, exist_ok=True)
@@ -164,7 +168,7 @@ def run_scenario(
         recorder = FramedRecorder(stream, scenario.harness_role, scenario.implementation_role)
         child_env = scratch.env(env or {}, pass_env)
         try:
-            record.program = resolve_program(argv[0] if argv else "", child_env.get("PATH"))
+            record.program = program or resolve_program(argv[0] if argv else "", child_env.get("PATH"))
             proc = LiveProcess([record.program, *argv[1:]], scratch, env=child_env, limits=limits,
                                on_line=recorder.received)
         except CommandError as exc:
