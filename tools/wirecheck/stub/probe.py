@@ -87,39 +87,40 @@ class _Deadline:
         self._timer.cancel()
 
 
-class _HTTPConnection(http.client.HTTPConnection):
+class _Attached:
+    """A connection that hands its socket to the exchange's deadline once connected (for https: after the TLS
+    handshake, so the socket attached is the one the exchange reads)."""
+
+    sock: socket.socket | None
+
     def __init__(self, *args: Any, deadline: _Deadline, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self._deadline = deadline
 
     def connect(self) -> None:
-        super().connect()
+        super().connect()  # type: ignore[misc]
         self._deadline.attach(self.sock)
 
 
-class _HTTPSConnection(http.client.HTTPSConnection):
-    def __init__(self, *args: Any, deadline: _Deadline, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self._deadline = deadline
-
-    def connect(self) -> None:
-        super().connect()  # after the TLS handshake: the socket attached is the one the exchange reads
-        self._deadline.attach(self.sock)
+class _HTTPConnection(_Attached, http.client.HTTPConnection):
+    pass
 
 
-class _HTTPHandler(urllib.request.HTTPHandler):
+class _HTTPSConnection(_Attached, http.client.HTTPSConnection):
+    pass
+
+
+class _DeadlineHandler(urllib.request.HTTPSHandler):
+    """urllib's http and https handling, every connection bound by one deadline."""
+
+    http_request = urllib.request.AbstractHTTPHandler.do_request_
+
     def __init__(self, deadline: _Deadline):
         super().__init__()
         self._deadline = deadline
 
     def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
         return self.do_open(functools.partial(_HTTPConnection, deadline=self._deadline), req)
-
-
-class _HTTPSHandler(urllib.request.HTTPSHandler):
-    def __init__(self, deadline: _Deadline):
-        super().__init__()
-        self._deadline = deadline
 
     def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
         return self.do_open(functools.partial(_HTTPSConnection, deadline=self._deadline), req)
@@ -131,7 +132,7 @@ def _opener(deadline: _Deadline) -> urllib.request.OpenerDirector:
     opener = urllib.request.OpenerDirector()
     for handler in (urllib.request.ProxyHandler(), urllib.request.UnknownHandler(),
                     urllib.request.HTTPDefaultErrorHandler(), urllib.request.HTTPRedirectHandler(),
-                    urllib.request.HTTPErrorProcessor(), _HTTPHandler(deadline), _HTTPSHandler(deadline)):
+                    urllib.request.HTTPErrorProcessor(), _DeadlineHandler(deadline)):
         opener.add_handler(handler)
     return opener
 
