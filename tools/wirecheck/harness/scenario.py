@@ -123,6 +123,14 @@ def load_scenario(path: Path) -> Scenario:
     def problem(pointer: str, message: str, line: int | None = None) -> None:
         problems.append(ContractProblem(file, pointer, message + (f" (line {line})" if line else "")))
 
+    def timeout_of(body: dict[str, Any], default: float, pointer: str, line: int | None) -> float | None:
+        """A step's `timeout` (or the default), or None after reporting it."""
+        seconds = body.get("timeout", default)
+        if valid_seconds(seconds):
+            return float(seconds)
+        problem(pointer, f"{_seconds_text()}, found {_found(seconds)}", line)
+        return None
+
     if not isinstance(raw, dict) or raw.get("scenario") != 1 or isinstance(raw.get("scenario"), bool):
         raise ContractError(ContractProblem(file, "/scenario", "expected `scenario: 1` at the top"))
     for key in raw:
@@ -183,11 +191,9 @@ def load_scenario(path: Path) -> Scenario:
                 problem(f"{where}/expect/{extra[0]}", f"unknown key {extra[0]!r}; expect has match and timeout",
                         line)
                 continue
-            seconds = body.get("timeout", DEFAULT_EXPECT_TIMEOUT)
-            if not valid_seconds(seconds):
-                problem(f"{where}/expect/timeout", f"{_seconds_text()}, found {_found(seconds)}", line)
-                continue
-            steps.append(Step("expect", pattern, float(seconds), line))
+            seconds = timeout_of(body, DEFAULT_EXPECT_TIMEOUT, f"{where}/expect/timeout", line)
+            if seconds is not None:
+                steps.append(Step("expect", pattern, seconds, line))
         elif action == "send_raw":
             if not isinstance(body, str):
                 problem(f"{where}/send_raw", f"expected a string, found {_found(body)}", line)
@@ -213,11 +219,9 @@ def load_scenario(path: Path) -> Scenario:
             if not isinstance(body, dict) or any(k not in ("timeout", LINE_KEY) for k in body):
                 problem(f"{where}/wait_exit", f"expected true or {{timeout: seconds}}, found {_found(body)}", line)
                 continue
-            seconds = body.get("timeout", DEFAULT_WAIT_EXIT_TIMEOUT)
-            if not valid_seconds(seconds):
-                problem(f"{where}/wait_exit/timeout", f"{_seconds_text()}, found {_found(seconds)}", line)
-                continue
-            steps.append(Step("wait_exit", None, float(seconds), line))
+            seconds = timeout_of(body, DEFAULT_WAIT_EXIT_TIMEOUT, f"{where}/wait_exit/timeout", line)
+            if seconds is not None:
+                steps.append(Step("wait_exit", None, seconds, line))
         else:  # close_stdin
             if body is not None and body is not True:
                 problem(f"{where}/close_stdin", f"expected true, found {_found(body)}", line)
