@@ -151,17 +151,14 @@ class _Session:
     def _write_reports(self, folder: Path) -> None:
         import warnings
 
-        from wirecheck.certify.report import FORMATS, SUFFIXES
+        from wirecheck.certify.report import write_folder
 
-        for name, writer in FORMATS.items():
-            target = folder / f"certification{SUFFIXES[name]}"
-            try:
-                with target.open("w", encoding="utf-8") as out:
-                    writer(self._certification, out)
-            except OSError as exc:  # the report is extra: each item's verdict still stands, the run says why
-                warnings.warn(pytest.PytestWarning(f"wirecheck: {target}: cannot write the report: "
-                                                   f"{exc.strerror or exc}"), stacklevel=1)
-                return
+        assert self._certification is not None
+        try:
+            write_folder(self._certification, folder)  # every format and the badge, as `certify --out-dir` writes
+        except OSError as exc:  # the report is extra: each item's verdict still stands, the run says why
+            warnings.warn(pytest.PytestWarning(f"wirecheck: {exc.filename or folder}: cannot write the report: "
+                                               f"{exc.strerror or exc}"), stacklevel=1)
 
 
 class RequirementItem(pytest.Item):
