@@ -84,8 +84,11 @@ def normalise_path(path: str) -> str:
     the hex of the others upper-cased, so equal paths match one template. `%2F` stays: it is not a separator."""
     if "%" not in path:
         return path
-    return re.sub(r"%([0-9A-Fa-f]{2})", lambda m: chr(int(m[1], 16)) if chr(int(m[1], 16)) in _UNRESERVED
-                  else "%" + m[1].upper(), path)
+    def one(match: re.Match[str]) -> str:
+        char = chr(int(match[1], 16))
+        return char if char in _UNRESERVED else "%" + match[1].upper()
+
+    return re.sub(r"%([0-9A-Fa-f]{2})", one, path)
 
 
 def _object(part: dict[str, Any], key: str, where: str) -> dict[str, Any]:

@@ -158,10 +158,10 @@ class Engine:
             fail_on=self.options.fail_on,
         )
 
-        listed: dict[tuple[str, str, str | None, Severity], int] = {}
+        listed: dict[tuple[str, str | None, Severity], int] = {}  # this capture's (check, kind, severity) → found
 
         def emit(finding: Finding) -> None:
-            key = (finding.file, finding.code, finding.kind, finding.severity)
+            key = (finding.code, finding.kind, finding.severity)
             count = listed[key] = listed.get(key, 0) + 1
             if count <= MAX_LISTED:
                 result.findings.append(finding)
@@ -178,10 +178,10 @@ class Engine:
 
         for capture in captures:
             self._run_capture(capture, result, emit)
-            for (file, code, kind, severity), count in listed.items():  # this capture's notes follow its findings
+            for (code, kind, severity), count in listed.items():  # this capture's notes follow its findings
                 if count > MAX_LISTED:
                     result.findings.append(Finding(
-                        code="FINDINGS_OMITTED", severity=Severity.INFO, file=file, kind=kind, message=(
+                        code="FINDINGS_OMITTED", severity=Severity.INFO, file=capture.label, kind=kind, message=(
                             f"{count - MAX_LISTED} more {code} {severity.value}s" + (f" on {kind}" if kind else "")
                             + f" in this capture are counted in the summary but not listed (the first {MAX_LISTED}"
                             " are)")))

@@ -431,9 +431,7 @@ def load_object(target: str) -> Any:
         raise ValueError(f"expected module:attribute, got {target!r}")
     try:
         value: Any = importlib.import_module(module_name)
-    except ImportError:
-        raise
-    except KeyboardInterrupt:
+    except (ImportError, KeyboardInterrupt):
         raise
     except BaseException as exc:  # the user's module failing, or calling sys.exit(), as it loads
         raise ImportError(f"importing {module_name!r} raised {type(exc).__name__}: {_first_line(exc)} "
