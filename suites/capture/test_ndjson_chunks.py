@@ -42,3 +42,18 @@ def test_long_line_across_chunks_is_dropped_and_counted():
 
 def test_last_line_without_newline_is_read():
     assert outcome(b'{"a":1}\n{"b":2}', 3, 64) == [(1, {"a": 1}), (2, {"b": 2})]
+
+
+def test_the_limit_counts_a_line_without_its_line_feed():
+    line, longer = b'{"s":"' + b"y" * 56 + b'"}', b'{"s":"' + b"y" * 57 + b'"}'
+    assert len(line) == 64
+    for chunk in (1 << 20, 64, 8):
+        ndjson.CHUNK_BYTES, saved = chunk, ndjson.CHUNK_BYTES
+        try:
+            items = list(ndjson.iter_lines(io.BytesIO(line + b"\n" + longer + b"\r\n" + line), "f", 64))
+        finally:
+            ndjson.CHUNK_BYTES = saved
+        assert items[0] == (1, {"s": "y" * 56})
+        assert isinstance(items[1], Finding) and items[1].code == "LINE_TOO_LONG"
+        assert items[1].message.startswith("line of 66 bytes exceeds")  # the \r counts, the \n does not
+        assert items[2] == (3, {"s": "y" * 56})

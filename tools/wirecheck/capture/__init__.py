@@ -81,7 +81,7 @@ _COMPRESSED = {b"\x1f\x8b": "gzip-compressed", b"(\xb5/\xfd": "zstd-compressed",
 
 def read_capture(
     capture: CaptureFile, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, raw_stream: bool = False,
-    fast: Callable[[dict[str, Any], int], bool] | None = None,
+    fast: Callable[[Any, int], bool] | None = None,
 ) -> Iterator[Message | Finding]:
     """Messages and findings in capture order. With `raw_stream`, a plain NDJSON stream yields (line, value) pairs
     instead of Messages, for a consumer that builds Messages only when it needs them and reports values that are
@@ -112,7 +112,7 @@ def read_capture(
 
 def _read_lines(
     stream: IO[bytes], capture: CaptureFile, max_line_bytes: int, raw_stream: bool,
-    fast: Callable[[dict[str, Any], int], bool] | None,
+    fast: Callable[[Any, int], bool] | None,
 ) -> Iterator[Any]:
     """A line-oriented capture, in the form its first lines announce (see read_capture)."""
     file = capture.label
@@ -151,7 +151,8 @@ def _read_lines(
     elif form == "exchanges":
         yield from read_exchanges(itertools.chain(ahead, lines), file)
     elif raw_stream:  # no generator between the line reader and the engine: this is the hot path
-        sink.accept = fast
+        if fast is not None:
+            sink.accept = fast
         yield from itertools.chain(ahead, lines)
     else:
         yield from read_stream(itertools.chain(ahead, lines), file)

@@ -6,6 +6,7 @@ capture's length. Every bad line becomes a located finding and reading goes on.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
@@ -31,14 +32,18 @@ CHUNK_BYTES = 1 << 20
 
 
 class LineSink:
-    """Lets a consumer take well-formed objects straight from the line loop (`accept(value, line)` returns True when
-    it has dealt with the value), so the common case costs no generator round trip. Set `accept` once the form is
-    known."""
+    """Lets a consumer take well-formed values straight from the line loop (`accept(value, line)` returns True when
+    it has dealt with the value; it is shown every value that parsed without a problem, objects or not), so the
+    common case costs no generator round trip. Set `accept` once the form is known."""
 
     __slots__ = ("accept",)
 
     def __init__(self) -> None:
-        self.accept: Callable[[dict[str, Any], int], bool] | None = None
+        self.accept: Callable[[Any, int], bool] = _refuse
+
+
+def _refuse(value: Any, line: int) -> bool:
+    return False
 
 
 def iter_lines(
@@ -47,11 +52,13 @@ def iter_lines(
     """(line number, parsed value) for every non-blank line that parses; a Finding for every line that does not.
     Objects that `sink.accept` takes are not yielded.
 
-    Reads 1 MiB chunks and splits them in C; a line longer than `max_line_bytes` is counted and dropped piece by
-    piece, so memory stays within a chunk plus one line however long the capture or its lines are.
+    Reads 1 MiB chunks and cuts them into lines in C (BytesIO.readlines finds line ends with memchr; bytes.split
+    walks byte by byte); a line longer than `max_line_bytes` is counted and dropped piece by piece, so memory stays
+    within a chunk plus one line however long the capture or its lines are.
     """
     line_no = 0
     loads, dumps, JSONDecodeError = orjson.loads, orjson.dumps, orjson.JSONDecodeError
+    newline = orjson.OPT_APPEND_NEWLINE
     pending: list[bytes] = []  # the start of a line that continues in the next chunk
     pending_size = 0
     skipped = -1  # >= 0 while dropping an over-long line: the bytes dropped so far
@@ -59,17 +66,20 @@ def iter_lines(
     # No chunk is longer than the line limit, so only a line joined from several chunks can exceed it.
     chunk_bytes = min(CHUNK_BYTES, max_line_bytes)
     ended = False
-    accept = None  # the sink's acceptor, picked up once the consumer has set it (after the first line)
+    # The sink's acceptor. The consumer can only set it while this generator is suspended, so it is picked up
+    # after each yield, never tested per line.
+    sink = sink or LineSink()
+    accept = sink.accept
     while not ended:
         chunk = read(chunk_bytes)
         if chunk:
-            lines = chunk.split(b"\n")
-            tail = lines.pop()
+            lines = io.BytesIO(chunk).readlines()  # each with its b"\n", but for a last piece without one
+            tail = b"" if chunk[-1] == 10 else lines.pop()
         else:  # end of input: whatever is pending is the last line, without a newline
             ended, lines, tail = True, [b""] if (pending or skipped >= 0) else [], b""
         if lines and skipped >= 0:  # the over-long line ends in this chunk
             line_no += 1
-            yield capture_finding("LINE_TOO_LONG", f"line of {skipped + len(lines[0])} bytes exceeds "
+            yield capture_finding("LINE_TOO_LONG", f"line of {skipped + _length(lines[0])} bytes exceeds "
                                   f"--max-line-bytes {max_line_bytes}", file, line_no)
             skipped = -1
             lines = lines[1:]
@@ -78,45 +88,45 @@ def iter_lines(
             pending, pending_size = [], 0
         # Only a line joined from several chunks can exceed the limit, and only the first line of the capture can
         # carry a byte order mark: both are settled here, not for every line.
-        if lines and len(lines[0]) > max_line_bytes:
+        if lines and _length(lines[0]) > max_line_bytes:
             line_no += 1
-            yield capture_finding("LINE_TOO_LONG", f"line of {len(lines[0])} bytes exceeds --max-line-bytes "
+            yield capture_finding("LINE_TOO_LONG", f"line of {_length(lines[0])} bytes exceeds --max-line-bytes "
                                   f"{max_line_bytes}", file, line_no)
             lines = lines[1:]
         if line_no == 0 and lines and lines[0].startswith(BOM):
             yield capture_finding("BYTE_ORDER_MARK", "capture starts with a UTF-8 byte order mark", file, 1)
             lines[0] = lines[0][3:]
-        crlf = b"\r" in chunk or (lines and lines[0].endswith(b"\r"))  # one scan per chunk, not a test per line
-        for data in lines:
-            line_no += 1
-            if crlf and data.endswith(b"\r"):
-                data = data[:-1]
-            if not data or (data[0] <= 32 and data.isspace()):  # blank: only a line starting with whitespace can be
-                continue
+        first = line_no + 1
+        for line_no, data in enumerate(lines, first):
             try:  # the fast path of parse_json, inlined: this loop runs once per line
-                value = loads(data)
-                if type(value) is not dict:
+                value = loads(data)  # the line end is whitespace to JSON
+                # byte for byte its canonical form and a \n: then no duplicate key can hide in it
+                if dumps(value, None, newline) == data:
+                    if accept(value, line_no):
+                        continue
                     yield line_no, value
-                    continue
-                canonical = dumps(value) == data  # then no duplicate key can hide in it
-            except (JSONDecodeError, TypeError):  # TypeError: nested deeper than orjson writes (254 levels of 1024)
-                canonical = False
-            if canonical:
-                if accept is None and sink is not None:  # set once the capture's form is known (line 1)
                     accept = sink.accept
-                if accept is None or not accept(value, line_no):
-                    yield line_no, value
-                continue
+                    continue
+            except (JSONDecodeError, TypeError):  # TypeError: nested deeper than orjson writes (254 levels of 1024)
+                if data.isspace() or not data:  # a blank line
+                    continue
+            if data[-1:] == b"\n":
+                data = data[:-1]
+            if data[-1:] == b"\r":
+                data = data[:-1]
             if data.startswith(BOM):  # a file's start in the middle of the capture: captures concatenated
                 yield capture_finding("BYTE_ORDER_MARK", "line starts with a UTF-8 byte order mark (were two "
                                       "captures joined?)", file, line_no)
                 data = data[3:]
-            value, problem = parse_json(data)
+            value, problem = parse_json(data)  # e.g. a \r\n line end, spaces, escapes, a duplicate key, bad JSON
             if problem is not None:
                 yield capture_finding(problem.code, problem.message, file, line_no, pointer=problem.pointer)
                 if value is None:
                     continue
+            elif accept(value, line_no):
+                continue
             yield line_no, value
+            accept = sink.accept
         if tail:
             if skipped >= 0:
                 skipped += len(tail)
@@ -125,6 +135,11 @@ def iter_lines(
                 pending_size += len(tail)
                 if pending_size > max_line_bytes:
                     skipped, pending, pending_size = pending_size, [], 0
+
+
+def _length(line: bytes) -> int:
+    """A line's length without its line feed (a carriage return before it counts, as it always has)."""
+    return len(line) - 1 if line[-1:] == b"\n" else len(line)
 
 
 def not_an_object(value: Any, file: str, line: int) -> Finding:

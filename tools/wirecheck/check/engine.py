@@ -241,8 +241,11 @@ class Engine:
         (its kind's observing rules have then seen it). A refused message's kind is left in `last`."""
         kind_of = self.classifier.stream_kind
 
-        def accept(value: dict[str, Any], line: int) -> bool:
-            kind = kind_of(value)
+        def accept(value: Any, line: int) -> bool:
+            try:
+                kind = kind_of(value)
+            except AttributeError:  # not an object: the engine's loop reports it
+                return False
             if kind is None:
                 return False
             entry = fast.get(kind.id)
