@@ -1,4 +1,5 @@
-"""The classifier's decision tree must pick exactly what testing every selector in turn picks."""
+"""The classifier's decision tree must pick exactly what testing every selector in turn picks, and its stream
+routes (the tree's top as data, walked inline by the engine) must lead where the tree does."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from types import SimpleNamespace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wirecheck.check.classify import _FieldIndex, _holds, _keyed, pick_candidate
+from wirecheck.check.classify import ASK, _FieldIndex, _holds, _keyed, pick_candidate
 
 # Selectors shaped like the bundled ones: a top-level discriminator, then a subtype, a nested field, or a flag;
 # two kinds share `user` with one more specific (isReplay: true), two share subtype values, and `result` splits
@@ -59,3 +60,40 @@ def test_leaf_tests_resolve_none_one_and_several():
     assert INDEX.kind_of(both) is brute_force(both)
     assert INDEX.kind_of({"type": "result", "subtype": "error_max_turns"}).id == "result.error"
     assert INDEX.kind_of({"type": "result"}) is None
+
+
+PLAIN = _FieldIndex.of([k for k in KINDS if k.id != "numbered"])  # type: ignore[arg-type]
+
+
+def walk(routes, message):
+    route = routes
+    while type(route) is tuple:
+        route = route[1].get(message.get(route[0]))
+    return route
+
+
+@settings(max_examples=3000, deadline=None)
+@given(messages)
+def test_routes_lead_where_the_tree_does(message):
+    kind = PLAIN.kind_of(message)
+    try:
+        route = walk(PLAIN.routes(), message)
+    except TypeError:  # an object or array as a discriminator: no kind
+        assert kind is None
+        return
+    if route is not ASK:
+        assert route == (kind.id if kind else None)
+
+
+def test_routes_hand_over_what_plain_data_cannot_say():
+    assert INDEX.routes() is ASK  # 1 among the `type` values: as a dict key, JSON true would select it
+    key, branches = PLAIN.routes()
+    assert key == "type" and branches["assistant"] == "assistant"
+    assert branches["result"] == ("subtype", {"success": "result.success", "error_max_turns": "result.error",
+                                              "error_during_execution": "result.error"})
+    assert branches["user"] is ASK  # isReplay and isSynthetic decide
+    assert branches["control_request"] is ASK  # a nested pointer decides
+    assert "other" not in branches
+    null_valued = _FieldIndex.of([SimpleNamespace(id=i, fields=[((("type",), frozenset([v])),)], producer="cli")
+                                  for i, v in (("a", "a"), ("n", None))])  # type: ignore[arg-type]
+    assert null_valued.routes() is ASK  # a missing `type` reads as None from a dict: null must not match it

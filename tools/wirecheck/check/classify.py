@@ -21,6 +21,7 @@ from wirecheck.contracts.model import ContractRelease, FieldConditions, MessageK
 
 _ABSENT = object()
 Candidate = tuple[int, MessageKind, FieldConditions]  # (specificity, kind, conditions still to test)
+Route = Any  # see ASK
 _SUFFIX_MATCH_PENALTY = 10  # larger than any selector's specificity
 
 
@@ -36,6 +37,18 @@ class _Bool:
 
 
 _TRUE, _FALSE = _Bool("true"), _Bool("false")
+
+
+class _Ask:
+    def __repr__(self) -> str:
+        return "ASK"
+
+
+# Stream routes (Classifier.stream_routes): the top of the decision tree as plain data, for a caller that walks it
+# inline. A route is a kind id; or (key, {value: route}), a step on a top-level field; or ASK, where the tree needs
+# more than that (nested pointers, further tests, JSON true/false, null) and stream_kind decides. A value missing
+# from a step's dict has no kind.
+ASK = _Ask()
 
 
 def _key(value: Any) -> Any:
@@ -122,6 +135,14 @@ class _FieldIndex:
         leaf = self.pointer is None and bool(self.rest)
         self.default = pick_candidate(self.done, None) if leaf else None
         self.checks = tuple((c[2], pick_candidate([*self.done, c], None)) for c in self.rest) if leaf else ()
+
+    def routes(self) -> Route:
+        """This node as a stream route (see ASK)."""
+        if self.resolved is not None:
+            return self.resolved.id
+        if self.step is None or self.step[2] or None in self.step[1]:  # _key needed, or null would match absent
+            return ASK
+        return (self.step[0], {value: node.routes() for value, node in self.step[1].items()})
 
     @classmethod
     def of(cls, kinds: list[MessageKind]) -> _FieldIndex:
@@ -230,6 +251,7 @@ class Classifier:
         self.release = release
         self._stream = _FieldIndex.of([k for k in release.kinds if k.channel == "stdio-ndjson"])
         self.stream_kind = self._stream.kind_of  # a plain stream message's kind (the engine's fast path)
+        self.stream_routes = self._stream.routes()  # the same, as data the engine walks inline
         self._artifacts = {  # each kind with its selector alternatives keyed once (see _key), not per message
             channel: [(k, [_keyed(alt) for alt in k.fields]) for k in release.kinds if k.channel == channel]
             for channel in ("file", "argv", "env")
