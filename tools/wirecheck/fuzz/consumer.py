@@ -46,10 +46,9 @@ from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample, Unsatisfiable
 
 from wirecheck.contracts.model import ContractRelease, MessageKind
-from wirecheck.fuzz.corpus import fuzzable_kinds, mutant_entries, valid_entries
+from wirecheck.fuzz.corpus import kind_corpus
 from wirecheck.fuzz.mutants import MutantFactory
 from wirecheck.fuzz.rules import KindRules
-from wirecheck.fuzz.sampling import CannotGenerate
 from wirecheck.fuzz.strategies import compiler_for, kind_strategy
 
 ACCEPT, IGNORE, REJECT, CRASH, HANG = "accept", "ignore", "reject", "crash", "hang"
@@ -331,17 +330,10 @@ def fuzz_consumer(
     tallies: dict[str, KindTally] = {}
     groups: dict[tuple[str, str, str], Failure] = {}
     not_generated: dict[str, str] = {}
-    selected = fuzzable_kinds(release, kinds)
-    for kind in selected:
+    for kind, entries in kind_corpus(release, kinds=kinds, count=count, seed=seed, invalid=invalid,
+                                     not_generated=not_generated.__setitem__):
         if progress:
             progress(kind.id)
-        try:
-            entries = valid_entries(release, kind, count, seed)
-            if invalid:
-                entries += mutant_entries(release, kind, count, seed)
-        except CannotGenerate as exc:
-            not_generated[kind.id] = str(exc)
-            continue
         tally = tallies.setdefault(kind.id, KindTally())
         for entry in entries:
             expect_valid = entry.mutant is None

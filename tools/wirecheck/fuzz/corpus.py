@@ -78,19 +78,31 @@ def mutant_entries(release: ContractRelease, kind: MessageKind, count: int, seed
     return [Entry(kind.id, m.instance, m) for m in chosen[:count]]
 
 
-def corpus(
-    release: ContractRelease, *, kinds: Iterable[str] = (), count: int = 10, seed: int = 0, invalid: bool = False,
-    not_generated: Callable[[str, str], None] | None = None,
-) -> Iterator[Entry]:
-    """The entries of every kind in turn; a kind no generator can make messages for goes to `not_generated`
-    (kind id, why) and the corpus goes on with the next, or, without that callback, ends in CannotGenerate."""
-    make = mutant_entries if invalid else valid_entries
+def kind_corpus(
+    release: ContractRelease, *, kinds: Iterable[str] = (), count: int = 10, seed: int = 0, valid: bool = True,
+    invalid: bool = False, not_generated: Callable[[str, str], None] | None = None,
+) -> Iterator[tuple[MessageKind, list[Entry]]]:
+    """Each kind with its entries (`count` valid ones, then `count` mutants, as asked). A kind no generator can
+    make messages for goes to `not_generated` (kind id, why) and the corpus goes on with the next, or, without that
+    callback, ends in CannotGenerate."""
     for kind in fuzzable_kinds(release, kinds):
         try:
-            entries = make(release, kind, count, seed)
+            entries = valid_entries(release, kind, count, seed) if valid else []
+            if invalid:
+                entries += mutant_entries(release, kind, count, seed)
         except CannotGenerate as exc:
             if not_generated is None:
                 raise
             not_generated(kind.id, str(exc))
             continue
+        yield kind, entries
+
+
+def corpus(
+    release: ContractRelease, *, kinds: Iterable[str] = (), count: int = 10, seed: int = 0, invalid: bool = False,
+    not_generated: Callable[[str, str], None] | None = None,
+) -> Iterator[Entry]:
+    """The valid (or, with `invalid`, the mutant) entries of every kind in turn (see kind_corpus)."""
+    for _, entries in kind_corpus(release, kinds=kinds, count=count, seed=seed, valid=not invalid, invalid=invalid,
+                                  not_generated=not_generated):
         yield from entries
