@@ -195,7 +195,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fixtures", type=Path, default=REPO / "fixtures")
     parser.add_argument("--messages", type=int, default=100_000)
     parser.add_argument("--memory-lines", default="10000,100000,1000000")
-    parser.add_argument("--runs", type=int, default=5, help="paired floor/engine rounds per corpus")
+    parser.add_argument("--runs", type=int, default=7, help="paired floor/engine rounds per corpus (the ratio is "
+                                                             "their median)")
     parser.add_argument("--out", type=Path, default=Path("reports/bench"))
     parser.add_argument("--skip-others", action="store_true",
                         help="only the conformance bench (not generation and diff)")
