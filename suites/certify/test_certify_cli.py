@@ -66,7 +66,7 @@ def test_stale_baseline_exits_1(framed, tmp_path):
 @pytest.mark.parametrize(("content", "message"), [
     ({"expected_failures": [], "expected_failure": []}, "b.yaml#/expected_failure: unknown key 'expected_failure'"),
     ({"expected_failures": [{"id": "FAKEQODER-1.0.0-RESULT-SCHEMA", "reason": "x", "until": "2027"}]},
-     "b.yaml#/expected_failures/0/until: unknown key 'until'"),
+     "b.yaml#/expected_failures/0/until: unknown key 'until' (an entry holds `id` and `reason`) (line 2)"),
 ])
 def test_a_baseline_key_it_does_not_know_is_a_usage_error(framed, tmp_path, content, message):
     """A misspelt key would otherwise be dropped in silence: the failure it meant to baseline fails the run."""

@@ -126,9 +126,12 @@ def test_a_baselined_requirement_that_passes_fails_the_run(fake, framed, tmp_pat
 @pytest.mark.parametrize(
     ("entries", "text"),
     [
-        ([{"id": "NOPE-1-X", "reason": "r"}], "no requirement 'NOPE-1-X'"),
-        ([{"id": P + "RESULT-SCHEMA"}], "needs `id` and a non-empty `reason`"),
-        ([{"id": P + "RESULT-SCHEMA", "reason": "a"}, {"id": P + "RESULT-SCHEMA", "reason": "b"}], "listed twice"),
+        ([{"id": "NOPE-1-X", "reason": "r"}],
+         r"/expected_failures/0/id: no requirement 'NOPE-1-X' in this set \(line 2\)"),
+        ([{"id": P + "RESULT-SCHEMA"}],
+         r"/expected_failures/0: each entry needs `id` and a non-empty `reason` \(line 2\)"),
+        ([{"id": P + "RESULT-SCHEMA", "reason": "a"}, {"id": P + "RESULT-SCHEMA", "reason": "b"}],
+         r"/expected_failures/1/id: .*RESULT-SCHEMA is listed twice \(first at line 2\) \(line 4\)"),
     ],
 )
 def test_broken_baselines_are_located(fake, framed, tmp_path, entries, text):

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wirecheck.contracts.errors import ContractError, ContractProblem
-from wirecheck.yaml_lines import YamlFileError, read_yaml_file
+from wirecheck.yaml_lines import LINE_KEY, YamlFileError, read_yaml_file
 
 
 @dataclass(frozen=True)
@@ -44,30 +44,37 @@ EMPTY = Baseline(None)
 def load_baseline(path: Path, known_ids: set[str]) -> Baseline:
     file = str(path)
     try:
-        data = read_yaml_file(path, what="baseline file")
+        data = read_yaml_file(path, lines=True, what="baseline file")
     except YamlFileError as exc:
         raise ContractError(ContractProblem(file, "", exc.message)) from None
     problems: list[ContractProblem] = []
+
+    def problem(pointer: str, message: str, line: int | None) -> None:
+        problems.append(ContractProblem(file, pointer, f"{message} (line {line})" if line else message))
+
     if not isinstance(data, dict) or not isinstance(data.get("expected_failures"), list):
         raise ContractError(ContractProblem(file, "", "expected a mapping with a list `expected_failures`"))
-    problems += [ContractProblem(file, f"/{key}", f"unknown key {key!r} (a baseline holds `expected_failures`)")
-                 for key in data if key != "expected_failures"]
+    for key in data:
+        if key not in ("expected_failures", LINE_KEY):
+            problem(f"/{key}", f"unknown key {key!r} (a baseline holds `expected_failures`)", data[LINE_KEY])
     entries = []
-    seen: set[str] = set()
+    seen: dict[str, int | None] = {}  # id → line of its first entry
     for index, entry in enumerate(data["expected_failures"]):
         where = f"/expected_failures/{index}"
+        line = entry.get(LINE_KEY) if isinstance(entry, dict) else None
         if not isinstance(entry, dict) or not isinstance(entry.get("id"), str) or not isinstance(
             entry.get("reason"), str
         ) or not entry["reason"].strip():
-            problems.append(ContractProblem(file, where, "each entry needs `id` and a non-empty `reason`"))
+            problem(where, "each entry needs `id` and a non-empty `reason`", line)
             continue
-        problems += [ContractProblem(file, f"{where}/{key}", f"unknown key {key!r} (an entry holds `id` and `reason`)")
-                     for key in entry if key not in ("id", "reason")]
+        for key in entry:
+            if key not in ("id", "reason", LINE_KEY):
+                problem(f"{where}/{key}", f"unknown key {key!r} (an entry holds `id` and `reason`)", line)
         if entry["id"] not in known_ids:
-            problems.append(ContractProblem(file, f"{where}/id", f"no requirement {entry['id']!r} in this set"))
+            problem(f"{where}/id", f"no requirement {entry['id']!r} in this set", line)
         elif entry["id"] in seen:
-            problems.append(ContractProblem(file, f"{where}/id", f"{entry['id']} is listed twice"))
-        seen.add(entry["id"])
+            problem(f"{where}/id", f"{entry['id']} is listed twice (first at line {seen[entry['id']]})", line)
+        seen.setdefault(entry["id"], line)
         entries.append(ExpectedFailure(entry["id"], entry["reason"].strip()))
     if problems:
         raise ContractError(problems)
