@@ -95,7 +95,9 @@ def test_broken_contract_exits_2_with_file_and_pointer(tmp_path, good):
     catalog = root / "demo/1.0.0/catalog.yaml"
     catalog.write_text(catalog.read_text().replace("channel: stdio-ndjson", "channel: carrier-pigeon", 1))
     code, _, err = wirecheck("validate", "demo@1.0.0", good, "--contracts", str(root))
-    assert code == 2 and "catalog.yaml#/kinds/0/channel" in err
+    line = catalog.read_text().splitlines().index("    channel: carrier-pigeon") + 1
+    assert code == 2 and "catalog.yaml#/kinds/0/channel: 'carrier-pigeon' is not one of" in err
+    assert f"(line {line})" in err
 
 
 def test_contracts_lists_every_release_then_the_problems_of_those_that_do_not_load(tmp_path):

@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from wirecheck.contracts import ContractError, load_registry, load_release
+from wirecheck.contracts.errors import ContractProblem, located
 from wirecheck.contracts.views import tolerant_view
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "contracts"
@@ -290,3 +291,29 @@ def test_consumer_contracts_are_checked_at_load(contracts, consumer, pointer, me
     edit_catalog(contracts, lambda c: c.update(consumers=[consumer]))
     found = problems(contracts)
     assert any(p == pointer and message in m for _, p, m in found), found
+
+
+def test_problems_shown_name_the_line_their_pointer_leads_to(contracts):
+    """Loading stays fast (no line bookkeeping); what is shown reads the file again and finds each pointer's line."""
+    edit_catalog(contracts, lambda c: c["kinds"][1].update(channel="htttp"))
+    edit_schema(contracts, "stream.json", lambda s: s["$defs"]["Hello"].update(type="strnig"))
+    load_release.cache_clear()
+    with pytest.raises(ContractError) as info:
+        load_release(contracts, "demo", "1.0.0")
+    shown = {(Path(p.file).name, p.pointer): p for p in located(info.value.problems)}
+    catalog_lines = (contracts / "demo/1.0.0/catalog.yaml").read_text().splitlines()
+    channel = shown["catalog.yaml", "/kinds/1/channel"]
+    assert catalog_lines[channel.line - 1].strip() == "channel: htttp"
+    assert str(channel).endswith(f"(line {channel.line})")
+    assert shown["stream.json", "/$defs/Hello/type"].line == 1  # orjson wrote it on one line
+
+
+def test_located_reaches_as_far_as_the_pointer_exists_and_leaves_the_rest(tmp_path):
+    data = tmp_path / "d.yaml"
+    data.write_text("a:\n  b:\n    - x\n    - {c: 1}\n")
+    far = [ContractProblem(str(data), p, "m") for p in ("/a/b/1/c", "/a/b/1/zz", "/a/b/7", "/a", "")]
+    assert [p.line for p in located(far)] == [4, 4, 3, 2, None]  # a missing key: its object; an item: the list
+    assert located([ContractProblem(str(tmp_path / "gone.yaml"), "/a", "m")])[0].line is None
+    (tmp_path / "bad.yaml").write_text("a: [unclosed\n")
+    assert located([ContractProblem(str(tmp_path / "bad.yaml"), "/a", "m")])[0].line is None
+    assert located([ContractProblem("", "", "unknown package")])[0].line is None

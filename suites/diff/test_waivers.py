@@ -74,3 +74,11 @@ def test_bad_waiver_file_is_a_located_usage_error(tmp_path, text) -> None:
     with pytest.raises(WaiverFileError) as info:
         load_waivers(_write(tmp_path, text))
     assert "waivers.yaml" in str(info.value)
+
+
+def test_a_bad_waiver_names_its_line(tmp_path) -> None:
+    with pytest.raises(WaiverFileError) as info:
+        load_waivers(_write(tmp_path, "waivers:\n  - {fingerprint: '0123456789ab', reason: r, who: w}\n"
+                                      "  - {fingerprint: 000000000000, reason: unquoted digits, who: w}\n"))
+    assert "waivers.yaml#/waivers/1/fingerprint: " in str(info.value)
+    assert str(info.value).endswith("(quote it: YAML reads an all-digit fingerprint as a number) (line 3)")

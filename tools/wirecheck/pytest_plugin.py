@@ -74,7 +74,9 @@ class _Settings:
 
 def _problems(exc: Any) -> str:
     """A ContractError's problems, one after another (a problem without a file is just its message)."""
-    return "; ".join(str(p) if p.file else p.message for p in exc.problems)
+    from wirecheck.contracts.errors import located
+
+    return "; ".join(str(p) if p.file else p.message for p in located(exc.problems))
 
 
 class WirecheckError(Exception):

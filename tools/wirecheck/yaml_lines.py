@@ -147,3 +147,29 @@ def parse_yaml(text: str, file: str, *, lines: bool = False) -> Any:
 def read_yaml_file(path: Path, *, lines: bool = False, what: str = "file") -> Any:
     """The data in a YAML file: `read_text`, then `parse_yaml`."""
     return parse_yaml(read_text(path, what), str(path), lines=lines)
+
+
+def compose(text: str) -> yaml.Node | None:
+    """The YAML (or JSON) text's node tree, which knows where each value is; None when it is not YAML."""
+    try:
+        return yaml.compose(text, Loader=FAST_LOADER)
+    except yaml.YAMLError:
+        return None
+
+
+def line_at(root: yaml.Node, tokens: tuple[str, ...]) -> int:
+    """The 1-based line of the value a JSON pointer names, or of the deepest node on its way that exists (a
+    missing key's object, a wrong item's list)."""
+    node = root
+    for token in tokens:
+        if isinstance(node, yaml.MappingNode):
+            found = next((value for key, value in node.value if isinstance(key, yaml.ScalarNode)
+                          and key.value == token), None)
+        elif isinstance(node, yaml.SequenceNode) and token.isdigit() and int(token) < len(node.value):
+            found = node.value[int(token)]
+        else:
+            found = None
+        if found is None:
+            break
+        node = found
+    return node.start_mark.line + 1

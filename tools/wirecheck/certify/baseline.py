@@ -50,7 +50,7 @@ def load_baseline(path: Path, known_ids: set[str]) -> Baseline:
     problems: list[ContractProblem] = []
 
     def problem(pointer: str, message: str, line: int | None) -> None:
-        problems.append(ContractProblem(file, pointer, f"{message} (line {line})" if line else message))
+        problems.append(ContractProblem(file, pointer, message, line))
 
     if not isinstance(data, dict) or not isinstance(data.get("expected_failures"), list):
         raise ContractError(ContractProblem(file, "", "expected a mapping with a list `expected_failures`"))

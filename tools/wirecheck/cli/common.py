@@ -11,6 +11,7 @@ import typer
 
 from wirecheck import exitcodes
 from wirecheck.contracts import ContractError, PackageRegistry, load_registry
+from wirecheck.contracts.errors import located
 
 T = TypeVar("T")
 
@@ -76,7 +77,7 @@ def contract_errors_as_usage() -> Iterator[None]:
         if len(exc.problems) == 1 and not exc.problems[0].file:  # a user's request, not a file in contracts/
             raise fail_usage(exc.problems[0].message) from None
         typer.echo("wirecheck: contract error:", err=True)
-        for problem in exc.problems:
+        for problem in located(exc.problems):
             typer.echo(f"  {problem}", err=True)
         raise typer.Exit(exitcodes.USAGE) from None
 

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from wirecheck.pointer import parse_pointer
+from wirecheck.yaml_lines import compose, line_at
 
 
 @dataclass(frozen=True, slots=True)
@@ -10,9 +16,30 @@ class ContractProblem:
     file: str
     pointer: str
     message: str
+    line: int | None = None  # where the pointer leads in the file (see `located`)
 
     def __str__(self) -> str:
-        return f"{self.file}#{self.pointer}: {self.message}" if self.pointer else f"{self.file}: {self.message}"
+        where = f"{self.file}#{self.pointer}" if self.pointer else self.file
+        return f"{where}: {self.message}" + (f" (line {self.line})" if self.line else "")
+
+
+def located(problems: Iterable[ContractProblem]) -> list[ContractProblem]:
+    """The problems with the line their pointer leads to, where their file is YAML or JSON that can be read: found
+    when a problem is shown, not while loading (each file is read again once, and only when something is wrong)."""
+    trees: dict[str, Any] = {}  # file → its node tree, or None
+    result = []
+    for problem in problems:
+        if problem.line is None and problem.file and problem.pointer.startswith("/"):
+            if problem.file not in trees:
+                try:
+                    trees[problem.file] = compose(Path(problem.file).read_text(encoding="utf-8"))
+                except (OSError, UnicodeDecodeError, ValueError):
+                    trees[problem.file] = None
+            tree = trees[problem.file]
+            if tree is not None:
+                problem = replace(problem, line=line_at(tree, parse_pointer(problem.pointer)))
+        result.append(problem)
+    return result
 
 
 class ContractError(Exception):

@@ -121,7 +121,7 @@ def load_scenario(path: Path) -> Scenario:
     problems: list[ContractProblem] = []
 
     def problem(pointer: str, message: str, line: int | None = None) -> None:
-        problems.append(ContractProblem(file, pointer, message + (f" (line {line})" if line else "")))
+        problems.append(ContractProblem(file, pointer, message, line))
 
     def timeout_of(body: dict[str, Any], default: float, pointer: str, line: int | None) -> float | None:
         """A step's `timeout` (or the default), or None after reporting it."""
