@@ -209,15 +209,39 @@ def test_a_framed_capture_from_a_pipe_keeps_its_senders(fake, framed):
     assert status(cert, P + "WELL-FORMED").status == PASS
 
 
-@pytest.mark.parametrize("piece", [1, 5, 1 << 20])
-def test_senders_are_noted_however_the_bytes_arrive(framed, piece):
+@pytest.mark.parametrize("chunk", [1, 5, 1 << 20])
+def test_findings_on_broken_frames_name_their_sender_however_the_bytes_arrive(fake, framed, chunk, monkeypatch):
+    from wirecheck.capture import ndjson
+    from wirecheck.check.engine import CheckOptions, check_captures
+
+    path = framed([*_broken_sdk_line_run(), ("cli", b'{"type": "x", "pad": "' + b"y" * 900 + b'"}'),
+                   ("cli", b"[1]"), ("sdk", b'{"type": "nonesuch"}')])
+    path.write_bytes(path.read_bytes() + b'{"message": {}}\n{"from": "cli", "message": {}, "from": "sdk"}')
+    monkeypatch.setattr(ndjson, "CHUNK_BYTES", chunk)
+    result = check_captures(fake, [str(path)], CheckOptions(max_line_bytes=600))
+    found = [(f.line, f.code, f.sender) for f in result.findings if f.kind is None]
+    assert found == [
+        (10, "PARSE_ERROR", "sdk"),
+        (11, "LINE_TOO_LONG", "cli"),  # only its start is kept: that is where `from` is
+        (12, "NOT_AN_OBJECT", "cli"),
+        (13, "UNKNOWN_MESSAGE_KIND", "sdk"),
+        (14, "CAPTURE_FORMAT", None),  # no `from`
+        (15, "DUPLICATE_KEY", None),  # `from` twice: nobody can tell, so it counts against every role
+        (15, "UNKNOWN_MESSAGE_KIND", "sdk"),  # its message is read with the last `from`, as a JSON parser does
+    ]
+
+
+def test_a_capture_read_once_is_hashed_as_it_is_read(framed, monkeypatch):
+    import hashlib
+    import sys
+
     from wirecheck.certify.pipeline import _HashingCapture
 
-    data = framed([*_broken_sdk_line_run(), ("cli", b'{"type": "x", "pad": "' + b"y" * 300 + b'"}')]).read_bytes()
-    data = data.rstrip(b"\n")  # the last line has no newline
-    capture = _HashingCapture("-", max_line_bytes=100)  # the padded line is too long to keep: its start names it
-    for start in range(0, len(data), piece):
-        capture.seen(data[start:start + piece])
-    capture.ended()
-    assert capture.senders == [role for role, _ in GOOD_RUN] + ["sdk", "cli"]
-    assert capture.size == len(data)
+    path = framed(GOOD_RUN)
+    with path.open() as stdin:  # text, as sys.stdin is: the capture reads its buffer
+        monkeypatch.setattr(sys, "stdin", stdin)
+        capture = _HashingCapture("-")
+        with capture.open() as stream:
+            stream.read1(10)  # a reader that stops early: the rest is hashed when the capture is closed
+    assert capture.size == path.stat().st_size
+    assert capture.digest.hexdigest() == hashlib.sha256(path.read_bytes()).hexdigest()

@@ -31,6 +31,7 @@ class Finding:
     schema_location: str | None = None  # absolute keyword location (schema $id + pointer)
     expected: str | None = None
     found: str | None = None
+    sender: str | None = None  # the role that sent the line, where the capture says (framed captures)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

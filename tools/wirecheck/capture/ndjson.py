@@ -7,6 +7,7 @@ capture's length. Every bad line becomes a located finding and reading goes on.
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Callable, Iterator
 from typing import IO, Any
 
@@ -23,12 +24,13 @@ DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024
 
 
 def capture_finding(code: str, message: str, file: str, line: int | None = None, where: str | None = None,
-                    pointer: str | None = None) -> Finding:
+                    pointer: str | None = None, sender: str | None = None) -> Finding:
     return Finding(code=code, severity=level_of(code), message=message, file=file, line=line, where=where,
-                   pointer=pointer)
+                   pointer=pointer, sender=sender)
 
 
 CHUNK_BYTES = 1 << 20
+LONG_LINE_START = 4096  # of a line too long to keep: enough for its `from`
 
 
 class LineSink:
@@ -36,14 +38,20 @@ class LineSink:
     it has dealt with the value; it is shown every value that parsed without a problem, objects or not), so the
     common case costs no generator round trip. Set `accept` once the form is known."""
 
-    __slots__ = ("accept",)
+    __slots__ = ("accept", "sender_of")
 
     def __init__(self) -> None:
         self.accept: Callable[[Any, int], bool] = _refuse
+        # who sent a line that is reported (framed captures: its `from`, read from the bytes, which may not parse)
+        self.sender_of: Callable[[bytes], str | None] = _nobody
 
 
 def _refuse(value: Any, line: int) -> bool:
     return False
+
+
+def _nobody(raw: bytes) -> str | None:
+    return None
 
 
 def iter_lines(
@@ -62,6 +70,7 @@ def iter_lines(
     pending: list[bytes] = []  # the start of a line that continues in the next chunk
     pending_size = 0
     skipped = -1  # >= 0 while dropping an over-long line: the bytes dropped so far
+    start = b""  # the first bytes of the line being dropped
     read = getattr(stream, "read1", stream.read)  # read1: what a pipe has now, without waiting for a full chunk
     # No chunk is longer than the line limit, so only a line joined from several chunks can exceed it.
     chunk_bytes = min(CHUNK_BYTES, max_line_bytes)
@@ -80,7 +89,7 @@ def iter_lines(
         if lines and skipped >= 0:  # the over-long line ends in this chunk
             line_no += 1
             yield capture_finding("LINE_TOO_LONG", f"line of {skipped + _length(lines[0])} bytes exceeds "
-                                  f"--max-line-bytes {max_line_bytes}", file, line_no)
+                                  f"--max-line-bytes {max_line_bytes}", file, line_no, sender=sink.sender_of(start))
             skipped = -1
             lines = lines[1:]
         elif lines and pending:
@@ -91,7 +100,7 @@ def iter_lines(
         if lines and _length(lines[0]) > max_line_bytes:
             line_no += 1
             yield capture_finding("LINE_TOO_LONG", f"line of {_length(lines[0])} bytes exceeds --max-line-bytes "
-                                  f"{max_line_bytes}", file, line_no)
+                                  f"{max_line_bytes}", file, line_no, sender=sink.sender_of(lines[0][:LONG_LINE_START]))
             lines = lines[1:]
         if line_no == 0 and lines and lines[0].startswith(BOM):
             yield capture_finding("BYTE_ORDER_MARK", "capture starts with a UTF-8 byte order mark", file, 1)
@@ -116,11 +125,12 @@ def iter_lines(
                 data = data[:-1]
             if data.startswith(BOM):  # a file's start in the middle of the capture: captures concatenated
                 yield capture_finding("BYTE_ORDER_MARK", "line starts with a UTF-8 byte order mark (were two "
-                                      "captures joined?)", file, line_no)
+                                      "captures joined?)", file, line_no, sender=sink.sender_of(data[3:]))
                 data = data[3:]
             value, problem = parse_json(data)  # e.g. a \r\n line end, spaces, escapes, a duplicate key, bad JSON
             if problem is not None:
-                yield capture_finding(problem.code, problem.message, file, line_no, pointer=problem.pointer)
+                yield capture_finding(problem.code, problem.message, file, line_no, pointer=problem.pointer,
+                                      sender=sink.sender_of(data))
                 if value is None:
                     continue
             elif accept(value, line_no):
@@ -133,7 +143,8 @@ def iter_lines(
             else:
                 pending.append(tail)
                 pending_size += len(tail)
-                if pending_size > max_line_bytes:
+                if pending_size > max_line_bytes:  # only the start of the line is kept, to say who sent it
+                    start = b"".join(pending)[:LONG_LINE_START]
                     skipped, pending, pending_size = pending_size, [], 0
 
 
@@ -142,8 +153,9 @@ def _length(line: bytes) -> int:
     return len(line) - 1 if line[-1:] == b"\n" else len(line)
 
 
-def not_an_object(value: Any, file: str, line: int) -> Finding:
-    return capture_finding("NOT_AN_OBJECT", f"a message must be a JSON object, found {json_type(value)}", file, line)
+def not_an_object(value: Any, file: str, line: int, sender: str | None = None) -> Finding:
+    return capture_finding("NOT_AN_OBJECT", f"a message must be a JSON object, found {json_type(value)}", file, line,
+                           sender=sender)
 
 
 def read_stream(items: Iterator[tuple[int, Any] | Finding], file: str):
@@ -158,18 +170,47 @@ def read_stream(items: Iterator[tuple[int, Any] | Finding], file: str):
 
 
 def read_framed(rest: Iterator[tuple[int, Any] | Finding], file: str):
-    """Both directions: after the header line, each line is {"from": <role>, "message": {...}}."""
+    """Both directions: after the header line, each line is {"from": <role>, "message": {...}}. Findings on lines
+    that do not parse name their sender too (the line reader asks `frame_sender`). A frame with `from` twice is
+    a DUPLICATE_KEY nobody can be blamed for; its message is read with the last `from`, as a JSON parser does."""
     for item in rest:
         if isinstance(item, Finding):
             yield item
             continue
         line_no, frame = item
-        if not (isinstance(frame, dict) and isinstance(frame.get("from"), str) and "message" in frame):
+        sender = frame.get("from") if isinstance(frame, dict) and isinstance(frame.get("from"), str) else None
+        if sender is None or "message" not in frame:
             yield capture_finding("CAPTURE_FORMAT", 'a framed line must be {"from": "<role>", "message": {...}}',
-                                  file, line_no)
+                                  file, line_no, sender=sender)
             continue
         value = frame["message"]
         if not isinstance(value, dict):
-            yield not_an_object(value, file, line_no)
+            yield not_an_object(value, file, line_no, sender)
             continue
-        yield Message(value=value, file=file, line=line_no, sender=frame["from"])
+        yield Message(value=value, file=file, line=line_no, sender=sender)
+
+
+_FROM_PREFIX = re.compile(rb'\s*\{\s*"from"\s*:\s*"([^"\\]+)"')
+
+
+def frame_sender(raw: bytes) -> str | None:
+    """The `from` of one framed line, read from its bytes (the line may not parse, or may be only the start of a
+    line too long to keep); None when it has none or nobody can tell."""
+    if raw.count(b'"from"') >= 2 and _from_twice(raw):
+        # two `from` keys (a parser lets the last win): a message that speaks for the frame around it. Nobody can
+        # tell the sender, so its findings count against every role.
+        return None
+    match = _FROM_PREFIX.match(raw)
+    if match:  # `from` first (how captures are written): the value a parser reads, without parsing the message
+        return match.group(1).decode("utf-8", "replace")
+    try:
+        frame = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+    return frame["from"] if isinstance(frame, dict) and isinstance(frame.get("from"), str) else None
+
+
+def _from_twice(raw: bytes) -> bool:
+    """Does this framed line hold the key `from` twice at its top level?"""
+    _, problem = parse_json(raw.rstrip(b"\r\n"))
+    return problem is not None and problem.code == "DUPLICATE_KEY" and problem.pointer == "/from"

@@ -122,19 +122,30 @@ class Certification:
 # Findings judged against the party that should have acted, not the one whose message carries them.
 _CONSUMER_FAULT = frozenset({"REQUEST_WITHOUT_RESPONSE"})  # the request is fine; its receiver never answered
 
-Locator = tuple[str, int | None, str | None]  # (file, line, where) of a finding
-
-
-def responsible_role(finding: Finding, release: Any, senders: Mapping[Locator, str]) -> str | None:
+def responsible_role(finding: Finding, release: Any, http_senders: Mapping[str, str]) -> str | None:
     """The role a finding counts against: the kind's consumer for an unanswered request, else the kind's producer,
-    else (an unclassified message) the sender the capture records; None when nobody can tell."""
+    else (an unclassified message) the sender the capture records: a framed line's `from`, or for an HTTP exchange
+    the role that sends the release's requests (or responses), when exactly one does (`http_senders`, see
+    http_senders). None when nobody can tell."""
     if finding.kind is not None:
         try:
             kind = release.kind(finding.kind)
         except KeyError:
             return None
         return kind.consumer if finding.code in _CONSUMER_FAULT else kind.producer
-    return senders.get((finding.file, finding.line, finding.where))
+    if finding.sender is not None:
+        return finding.sender
+    side = finding.where.rsplit("/", 1)[-1] if finding.where else None
+    return http_senders.get(side) if side else None
+
+
+def http_senders(release: Any) -> dict[str, str]:
+    """"request" / "response" → the one role that produces the release's HTTP requests (responses), if one does."""
+    producers: dict[str, set[str]] = {"request": set(), "response": set()}
+    for kind in release.kinds:
+        if kind.http is not None:
+            producers["request" if kind.http.is_request else "response"].add(kind.producer)
+    return {side: next(iter(roles)) for side, roles in producers.items() if len(roles) == 1}
 
 
 def evaluate(
@@ -144,10 +155,7 @@ def evaluate(
     baseline: Baseline = EMPTY,
     role: str | None = None,
     fail_on: str = "MUST",
-    senders: Mapping[Locator, str] | None = None,
 ) -> Certification:
-    """`senders`: who sent the message at a capture location, for findings on unclassified messages (framed
-    captures say it on every line; HAR says request or response)."""
     release = result.release
     producers = {k.id: k.producer for k in release.kinds}
     correlated = {k.id for k in release.kinds if k.correlate is not None}
@@ -159,8 +167,8 @@ def evaluate(
     def seen_in_scope(kind_ids: Iterable[str]) -> int:
         return sum(seen.get(k, 0) for k in kind_ids if role is None or producers.get(k) == role)
 
-    senders = senders or {}
-    in_scope = [role is None or responsible_role(f, release, senders) in (role, None) for f in result.findings]
+    by_http = http_senders(release)
+    in_scope = [role is None or responsible_role(f, release, by_http) in (role, None) for f in result.findings]
     findings = list(result.findings)
     scoped = [r for r in requirements if role is None or r.subject in (role, "any")]
     results = []

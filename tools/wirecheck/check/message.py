@@ -64,4 +64,5 @@ class Message:
             schema_location=schema_location,
             expected=expected,
             found=found,
+            sender=self.sender,
         )
