@@ -125,8 +125,8 @@ _CONSUMER_FAULT = frozenset({"REQUEST_WITHOUT_RESPONSE"})  # the request is fine
 def responsible_role(finding: Finding, release: Any, http_senders: Mapping[str, str]) -> str | None:
     """The role a finding counts against: the kind's consumer for an unanswered request, else the kind's producer,
     else (an unclassified message) the sender the capture records: a framed line's `from`, or for an HTTP exchange
-    the role that sends the release's requests (or responses), when exactly one does (`http_senders`, see
-    http_senders). None when nobody can tell."""
+    the one role that sends the release's requests (responses), from `http_senders(release)`. None when nobody can
+    tell."""
     if finding.kind is not None:
         try:
             kind = release.kind(finding.kind)

@@ -250,8 +250,8 @@ class Classifier:
     def __init__(self, release: ContractRelease):
         self.release = release
         self._stream = _FieldIndex.of([k for k in release.kinds if k.channel == "stdio-ndjson"])
-        self.stream_kind = self._stream.kind_of  # a plain stream message's kind (the engine's fast path)
-        self.stream_routes = self._stream.routes()  # the same, as data the engine walks inline
+        self.stream_kind = self._stream.kind_of  # a plain stream message's kind
+        self.stream_routes = self._stream.routes()  # its top as data: the engine's fast path walks it inline
         self._artifacts = {  # each kind with its selector alternatives keyed once (see _key), not per message
             channel: [(k, [_keyed(alt) for alt in k.fields]) for k in release.kinds if k.channel == channel]
             for channel in ("file", "argv", "env")
