@@ -129,3 +129,18 @@ def test_info_findings_are_counted_in_every_summary(demo, write_lines) -> None:
             "warnings, 1 info")
         assert f"0 errors, {MAX_LISTED + 1} warnings, 1 info, " in render("markdown", result)
         assert orjson.loads(render("json", result))["summary"]["infos"] == 1
+
+
+def test_findings_on_framed_lines_name_their_sender_in_json_and_text(demo, write_lines) -> None:
+    result = check_captures(demo, [write_lines([
+        {"wirecheck_capture": 1, "framing": "directed"},
+        {"from": "server", "message": {"type": "hello", "version": "1.0.0"}},
+        b'{"from": "client", "message": {"type": \n',
+        {"from": "server", "message": {"type": "who-knows"}},
+    ])])
+    report = orjson.loads(render("json", result))
+    jsonschema.validate(report, own_schema("report.schema.json"))
+    assert [(f["line"], f["code"], f.get("sender")) for f in report["findings"]] == [
+        (3, "PARSE_ERROR", "client"), (4, "UNKNOWN_MESSAGE_KIND", "server")]
+    lines = render("text", result).splitlines()
+    assert any(line.startswith(f"{result.captures[0].file}:3  error  PARSE_ERROR  from client  ") for line in lines)

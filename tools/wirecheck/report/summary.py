@@ -36,8 +36,11 @@ def totals(result: CheckResult) -> Totals:
 
 
 def finding_line(f) -> str:
-    """One finding on one line: location, severity, code, kind, pointer, message, expected/found."""
+    """One finding on one line: location, severity, code, sender (framed captures), kind, pointer, message,
+    expected/found."""
     parts = [f.location, f.severity.value, f.code]
+    if f.sender:
+        parts.append(f"from {f.sender}")
     if f.kind:
         parts.append(f"[{f.kind}]")
     if f.pointer:
