@@ -21,7 +21,6 @@ from wirecheck.contracts.model import ContractRelease, FieldConditions, MessageK
 
 _ABSENT = object()
 Candidate = tuple[int, MessageKind, FieldConditions]  # (specificity, kind, conditions still to test)
-Route = Any  # see ASK
 _SUFFIX_MATCH_PENALTY = 10  # larger than any selector's specificity
 
 
@@ -49,6 +48,7 @@ class _Ask:
 # more than that (nested pointers, further tests, JSON true/false, null) and stream_kind decides. A value missing
 # from a step's dict has no kind.
 ASK = _Ask()
+Route = str | tuple[str, dict[Any, "Route"]] | _Ask
 
 
 def _key(value: Any) -> Any:
