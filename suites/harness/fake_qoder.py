@@ -2,7 +2,7 @@
 
 Behaves like the real 1.1.23 binary's opening (system/init first), answers control requests by request_id, and
 answers a user prompt with an assistant message and a result. `--mode` makes it misbehave:
-ok | hang (never answers) | flood (prints without end) | crash (dies after init) | badline (a broken JSON line)
+ok | hang (never answers) | flood (prints without end) | crash (dies after init, once it has the first request) | badline (a broken JSON line)
 | longline (one huge line) | signal (kills itself with SIGKILL) | noinit (skips system/init) | wrongid.
 """
 
@@ -42,6 +42,9 @@ def main() -> int:
     if mode != "noinit":
         emit(INIT)
     if mode == "crash":
+        # take the initialize request first: a CLI gone before the harness wrote it would fail step 1 (its stdin
+        # closed) instead of the step this mode means to break, as it did under load
+        sys.stdin.readline()
         sys.stderr.write("fake_qoder: simulated crash\n")
         return 3
     if mode == "signal":
