@@ -2,8 +2,9 @@
 
 Behaves like the real 1.1.23 binary's opening (system/init first), answers control requests by request_id, and
 answers a user prompt with an assistant message and a result. `--mode` makes it misbehave:
-ok | hang (never answers) | flood (prints without end) | crash (dies after init, once it has the first request) | badline (a broken JSON line)
-| longline (one huge line) | signal (kills itself with SIGKILL) | noinit (skips system/init) | wrongid.
+ok | hang (never answers) | flood (prints without end) | crash (dies after init, once it has the first request)
+| badline (a broken JSON line) | longline (one huge line) | signal (kills itself with SIGKILL) | noinit (skips
+system/init) | wrongid.
 """
 
 from __future__ import annotations
