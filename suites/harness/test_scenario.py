@@ -44,11 +44,17 @@ def test_shipped_scenarios_name_releases_that_exist():
     ],
 )
 def test_broken_scenarios_are_located(tmp_path, text, pointer, message):
-    path = tmp_path / "s.yaml"
+    assert_located(tmp_path / "s.yaml", text, pointer, message)
+
+
+def assert_located(path, text, pointer, message):
+    """Loading `text` from `path` raises a ContractError with a problem at `pointer` whose message holds `message`."""
     path.write_text(text)
     with pytest.raises(ContractError) as info:
         load_scenario(path)
-    assert any(p.pointer == pointer and message in p.message and p.file == str(path) for p in info.value.problems)
+    found = [(p.pointer, p.message) for p in info.value.problems]
+    assert any(p.pointer == pointer and message in p.message and p.file == str(path) for p in info.value.problems), \
+        found
 
 
 def test_matches_is_a_recursive_subset_match():
@@ -107,18 +113,14 @@ HEAD = "scenario: 1\nroles: {harness: sdk, implementation: cli}\n"
 )
 def test_hostile_scenarios_are_located_not_raised(tmp_path, text, pointer, message):
     path = tmp_path / "s.yaml"
-    path.write_text(HEAD + text + "\n")
     if pointer is None:  # valid: a big integer is JSON, and is sent as written
         from wirecheck.harness.scenario import encode_message
 
+        path.write_text(HEAD + text + "\n")
         step = load_scenario(path).steps[0]
         assert encode_message(step.value) == b'{"a":123456789012345678901234567890}'
         return
-    with pytest.raises(ContractError) as info:
-        load_scenario(path)
-    found = [(p.pointer, p.message) for p in info.value.problems]
-    assert any(p.pointer == pointer and message in p.message and p.file == str(path) for p in info.value.problems), \
-        found
+    assert_located(path, HEAD + text + "\n", pointer, message)
 
 
 def test_step_problems_name_their_line(tmp_path):
