@@ -83,10 +83,14 @@ def fuzz_consumer(session: nox.Session) -> None:
     """Opt-in (downloads qoder-agent-sdk from PyPI): fuzz the real Python SDK parser
     `qoder_agent_sdk._internal.message_parser.parse_message` (wheel 1.0.13, which bundles qodercli 1.1.23 and so
     targets contract qoder-agent-sdk@1.0.23) with every message the CLI sends it; writes
-    fixtures/consumer-reports/qoder-agent-sdk-python-1.0.13.{json,md}. Exit 1 from wirecheck means "findings",
-    which is the result, so the session does not fail on it."""
+    reports/fuzz-consumer/qoder-agent-sdk-python-1.0.13.{json,md} and says whether they reproduce the committed
+    example in fixtures/consumer-reports/ byte for byte (copy them there to update it). Exit 1 from wirecheck means
+    "findings", which is the result, so the session does not fail on it."""
+    import filecmp
+
     session.install("-e", ".", "qoder-agent-sdk==1.0.13")
-    out = "fixtures/consumer-reports/qoder-agent-sdk-python-1.0.13"
+    name = "qoder-agent-sdk-python-1.0.13"
+    out = f"reports/fuzz-consumer/{name}"
     session.run(
         "wirecheck", "fuzz-consumer", "qoder-agent-sdk@1.0.23",
         "--python", "qoder_agent_sdk._internal.message_parser:parse_message",
@@ -99,3 +103,9 @@ def fuzz_consumer(session: nox.Session) -> None:
         *session.posargs,
         success_codes=[0, 1],
     )
+    if not session.posargs:
+        differ = [s for s in (".json", ".md")
+                  if not filecmp.cmp(f"{out}{s}", f"fixtures/consumer-reports/{name}{s}", shallow=False)]
+        if differ:
+            session.error(f"{out}{{{','.join(differ)}}} differ from fixtures/consumer-reports/")
+        session.log(f"{out}.{{json,md}}: identical to the committed example in fixtures/consumer-reports/")

@@ -17,10 +17,10 @@ from wirecheck.check.message import Message
 from wirecheck.findings import Finding
 from wirecheck.json_text import parse_json
 from wirecheck.json_types import json_type
+from wirecheck.limits import DEFAULT_MAX_LINE_BYTES
 from wirecheck.rules.catalogue import level_of
 
 BOM = b"\xef\xbb\xbf"
-DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024
 
 
 def capture_finding(code: str, message: str, file: str, line: int | None = None, where: str | None = None,

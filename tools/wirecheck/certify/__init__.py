@@ -2,8 +2,3 @@
 
 requirements.py (load + link) → pipeline.py (engine run) → evaluate.py (statuses, scores, badge) → report/*.
 """
-
-from wirecheck.certify.evaluate import Certification, RequirementResult
-from wirecheck.certify.pipeline import certify_captures, load_set
-
-__all__ = ["Certification", "RequirementResult", "certify_captures", "load_set"]

@@ -6,15 +6,12 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from wirecheck import exitcodes
-from wirecheck.capture import DEFAULT_MAX_LINE_BYTES
-from wirecheck.certify.evaluate import Certification
-from wirecheck.certify.pipeline import certify_captures
 from wirecheck.certify.report import FORMATS, write_folder
-from wirecheck.check.engine import CheckOptions
 from wirecheck.cli.common import (
     BASELINE_OPTION,
     CONTRACTS_OPTION,
@@ -28,6 +25,10 @@ from wirecheck.cli.common import (
     registry,
 )
 from wirecheck.cli.validate_cmd import parse_base_urls
+from wirecheck.limits import DEFAULT_MAX_LINE_BYTES
+
+if TYPE_CHECKING:
+    from wirecheck.certify.evaluate import Certification
 
 
 def write_reports(cert: Certification, output_format: str, output: Path | None, out_dir: Path | None) -> None:
@@ -111,6 +112,9 @@ def register(app: typer.Typer) -> None:
         Exit codes: 0 certified, 1 not certified (a requirement at or above --fail-on failed or was not exercised,
         a baseline entry went stale, or the live run failed), 2 usage or contract error.
         """
+        from wirecheck.certify.pipeline import certify_captures
+        from wirecheck.check.engine import CheckOptions
+
         if output_format not in FORMATS:
             raise fail_usage(f"--format {output_format!r}: expected one of {', '.join(FORMATS)}")
         fail_on = fail_on.upper()

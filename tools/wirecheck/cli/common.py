@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
 from wirecheck import exitcodes
-from wirecheck.contracts import ContractError, PackageRegistry, load_registry
-from wirecheck.contracts.errors import located
+
+if TYPE_CHECKING:
+    from wirecheck.contracts import PackageRegistry
 
 T = TypeVar("T")
 
@@ -71,6 +72,9 @@ def check_captures_exist(paths: list[str]) -> None:
 
 @contextmanager
 def contract_errors_as_usage() -> Iterator[None]:
+    from wirecheck.contracts import ContractError
+    from wirecheck.contracts.errors import located
+
     try:
         yield
     except ContractError as exc:
@@ -83,6 +87,8 @@ def contract_errors_as_usage() -> Iterator[None]:
 
 
 def registry(contracts: Path | None) -> PackageRegistry:
+    from wirecheck.contracts import load_registry
+
     with contract_errors_as_usage():
         return load_registry(contracts.resolve() if contracts else None)
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from wirecheck.cli.common import CONTRACTS_OPTION, contract_errors_as_usage, fail_usage, guarded, registry
-from wirecheck.contracts import ContractError, ContractRelease, MessageKind
-from wirecheck.contracts.inline import inline_refs
-from wirecheck.pointer import format_pointer
+
+if TYPE_CHECKING:
+    from wirecheck.contracts import ContractRelease, MessageKind
 
 
 def _kind_summary(kind: MessageKind) -> str:
@@ -61,6 +61,9 @@ def _show_release(release: ContractRelease) -> None:
 
 
 def _show_kind(release: ContractRelease, kind: MessageKind) -> None:
+    from wirecheck.contracts.inline import inline_refs
+    from wirecheck.pointer import format_pointer
+
     typer.echo(f"{release.name} {kind.id}: {kind.title}")
     typer.echo(f"channel: {kind.channel}   {kind.producer} → {kind.consumer}")
     typer.echo(f"selector: {_kind_summary(kind)}")
@@ -89,6 +92,8 @@ def register(app: typer.Typer) -> None:
     def contracts_command(contracts: Path | None = CONTRACTS_OPTION) -> None:
         """List packages, their releases (oldest first) and message-kind counts. Releases that do not load are
         listed too; their problems follow the list, and the exit code is then 2."""
+        from wirecheck.contracts import ContractError
+
         reg = registry(contracts)
         problems = []
         for package in reg.packages.values():

@@ -19,7 +19,6 @@ from wirecheck.cli.common import (
     output_file,
     registry,
 )
-from wirecheck.contracts import load_registry
 
 FORMAT_NAMES = ["text", "markdown", "json", "junit", "sarif", "html"]
 
@@ -111,6 +110,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Diff contract releases: whom each change breaks (forward/backward, strict/tolerant consumers), with
         witness payloads, rule ids, fingerprints, and semver/wire-version verdicts. Exit 0 / 1 / 2."""
+        from wirecheck.contracts import load_registry
         from wirecheck.diff.against import AgainstError, contracts_at, pairs_against
         from wirecheck.diff.engine import diff_releases
         from wirecheck.diff.package import diff_package

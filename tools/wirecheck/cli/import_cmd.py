@@ -15,7 +15,6 @@ import typer
 
 from wirecheck import exitcodes
 from wirecheck.cli.common import fail_usage
-from wirecheck.contracts import default_contracts_dir
 
 import_app = typer.Typer(help="Import a release's contract from its published package (needs Node and npm).",
                          no_args_is_help=True)
@@ -31,6 +30,7 @@ def import_npm_command(
                                     "folder) byte for byte; exit 1 when they differ."),
 ) -> None:
     """npm pack → ts-json-schema-generator (npx) → 2020-12 normalisation → a draft release folder with provenance."""
+    from wirecheck.contracts import default_contracts_dir
     from wirecheck.importer.npm import BadSpec, parse_spec
     from wirecheck.importer.release import import_npm, load_profile
 

@@ -7,13 +7,12 @@ import contextlib
 import subprocess
 import time
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import urlsplit
 
 import typer
 
 from wirecheck import exitcodes
-from wirecheck.certify.pipeline import certify_captures
 from wirecheck.certify.report import FORMATS
 from wirecheck.cli.certify_cmd import write_reports
 from wirecheck.cli.common import (
@@ -27,9 +26,11 @@ from wirecheck.cli.common import (
     output_folder,
     registry,
 )
-from wirecheck.contracts import PackageRegistry
-from wirecheck.contracts.model import ContractRelease
-from wirecheck.stub.har import HarRecorder
+
+if TYPE_CHECKING:
+    from wirecheck.contracts import PackageRegistry
+    from wirecheck.contracts.model import ContractRelease
+    from wirecheck.stub.har import HarRecorder
 
 FORMAT_OPTION = typer.Option("text", "--format", "-f", help=f"Report on stdout: {', '.join(FORMATS)}.")
 NEEDED_KINDS = ("discovery.response", "lease.request", "lease.response", "lease.empty", "events.request",
@@ -76,6 +77,8 @@ def _certify(release: ContractRelease, reg: PackageRegistry, har: Path, role: st
              requirements: Path | None, baseline: Path | None, fail_on: str, output_format: str,
              out_dir: Path) -> NoReturn:
     """Certify the recorded HAR for `role`, write the reports, exit 0 (certified) or 1."""
+    from wirecheck.certify.pipeline import certify_captures
+
     cert = guarded(lambda: certify_captures(release, [har], requirements=requirements, baseline=baseline, role=role,
                                             fail_on=fail_on.upper(), load_release=reg.load, run=run))
     write_reports(cert, output_format, None, out_dir)
@@ -96,7 +99,7 @@ def register(app: typer.Typer) -> None:
                                                 help="Ask for cancellation on the Nth renewal of a command."),
         strict: bool = typer.Option(False, "--strict", help="Answer non-conforming requests with 400."),
         max_seconds: float = typer.Option(300.0, "--max-seconds", min=0.1, help="Stop serving after this long."),
-        out_dir: Path = typer.Option(Path("wirecheck-stub"), "--out-dir", help="HAR capture and reports go here."),
+        out_dir: Path = typer.Option(Path("reports/stub"), "--out-dir", help="HAR capture and reports go here."),
         output_format: str = FORMAT_OPTION,
         baseline: Path | None = BASELINE_OPTION,
         requirements: Path | None = REQUIREMENTS_OPTION,
@@ -178,7 +181,7 @@ def register(app: typer.Typer) -> None:
                                       help="Seconds per HTTP call, for the whole exchange (connect, request and "
                                            "the complete response): a call past it stops the probe."),
         max_leases: int = typer.Option(10, "--max-leases", min=1, help="Stop leasing after this many."),
-        out_dir: Path = typer.Option(Path("wirecheck-probe"), "--out-dir", help="HAR capture and reports go here."),
+        out_dir: Path = typer.Option(Path("reports/probe"), "--out-dir", help="HAR capture and reports go here."),
         output_format: str = FORMAT_OPTION,
         baseline: Path | None = BASELINE_OPTION,
         requirements: Path | None = REQUIREMENTS_OPTION,

@@ -8,14 +8,11 @@ import sys
 import threading
 from contextlib import nullcontext
 from pathlib import Path
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING
 
 import typer
 
 from wirecheck import exitcodes
-from wirecheck.capture import DEFAULT_MAX_LINE_BYTES, CaptureFile
-from wirecheck.check.classify import base_prefix
-from wirecheck.check.engine import CheckOptions, Engine
 from wirecheck.cli.common import (
     CONTRACTS_OPTION,
     check_captures_exist,
@@ -25,11 +22,19 @@ from wirecheck.cli.common import (
     registry,
 )
 from wirecheck.findings import Severity
+from wirecheck.limits import DEFAULT_MAX_LINE_BYTES
 from wirecheck.report import FORMATS
+
+if TYPE_CHECKING:
+    from wirecheck.capture import CaptureFile
 
 
 def parse_base_urls(values: list[str], known: list[str]) -> dict[str, str]:
     """`NAME=URL`, or a bare URL when the release has exactly one base."""
+    from urllib.parse import urlsplit
+
+    from wirecheck.check.classify import base_prefix
+
     bases: dict[str, str] = {}
     for value in values:
         name, sep, url = value.partition("=")
@@ -107,6 +112,9 @@ def register(app: typer.Typer) -> None:
 
         Exit codes: 0 conforms, 1 non-conforming (a finding at or above --fail-on), 2 usage or contract error.
         """
+        from wirecheck.capture import CaptureFile
+        from wirecheck.check.engine import CheckOptions, Engine
+
         if output_format not in FORMATS:
             raise fail_usage(f"--format {output_format!r}: expected one of {', '.join(FORMATS)}")
         reg = registry(contracts)

@@ -1,18 +1,13 @@
-"""Reporters: each turns a CheckResult into one output format. Registered by name for `--format`."""
+"""Reporters: each turns a CheckResult into one output format. Registered by name for `--format`; a writer's
+module is imported when it is looked up (see wirecheck.lazy)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TextIO
+from wirecheck.lazy import LazyWriters
 
-from wirecheck.check.engine import CheckResult
-from wirecheck.report import json_report, junit, markdown, text
-
-Writer = Callable[[CheckResult, TextIO], None]
-
-FORMATS: dict[str, Writer] = {
-    "text": text.write,
-    "json": json_report.write,
-    "junit": junit.write,
-    "markdown": markdown.write,
-}
+FORMATS = LazyWriters({
+    "text": "wirecheck.report.text",
+    "json": "wirecheck.report.json_report",
+    "junit": "wirecheck.report.junit",
+    "markdown": "wirecheck.report.markdown",
+})

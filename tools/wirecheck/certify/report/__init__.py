@@ -1,24 +1,25 @@
-"""Certification report writers: each turns a `Certification` into one format. Registered by name for --format."""
+"""Certification report writers: each turns a `Certification` into one format. Registered by name for --format; a
+writer's module is imported when it is looked up (see wirecheck.lazy)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from wirecheck.certify.evaluate import Certification
-from wirecheck.certify.report import html, jsonl, junit, markdown, text
+from wirecheck.lazy import LazyWriters
 
-Writer = Callable[[Certification, TextIO], None]
+if TYPE_CHECKING:
+    from wirecheck.certify.evaluate import Certification
 
-FORMATS: dict[str, Writer] = {
-    "text": text.write,
-    "jsonl": jsonl.write,
-    "markdown": markdown.write,
-    "junit": junit.write,
-    "html": html.write,
-}
+FORMATS = LazyWriters({
+    "text": "wirecheck.certify.report.text",
+    "jsonl": "wirecheck.certify.report.jsonl",
+    "markdown": "wirecheck.certify.report.markdown",
+    "junit": "wirecheck.certify.report.junit",
+    "html": "wirecheck.certify.report.html",
+})
 SUFFIXES = {"text": ".txt", "jsonl": ".jsonl", "markdown": ".md", "junit": ".junit.xml", "html": ".html"}
 
 
@@ -30,5 +31,7 @@ def write_folder(cert: Certification, folder: Path,
     for name, writer in FORMATS.items():
         with opener(folder / f"certification{SUFFIXES[name]}") as handle:
             writer(cert, handle)
+    from wirecheck.certify.report import html
+
     with opener(folder / "badge.svg") as handle:
         handle.write(html.badge_svg(cert.badge) + "\n")

@@ -1,0 +1,56 @@
+"""`wirecheck --help` stays light: no heavy library and no wirecheck module beyond the CLI's own in its imports
+(see wirecheck/lazy.py and ARCHITECTURE.md, "Start-up"). Asserts on the imported module set, never on time."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+# what pays for itself only when a command runs: the validators, the generators, the models, YAML, the diff
+HEAVY = {"jsonschema", "jsonschema_rs", "referencing", "jsonschema_specifications", "hypothesis", "pydantic",
+         "pydantic_core", "yaml", "deepdiff", "regress", "rfc3339_validator", "rfc3986_validator",
+         "datamodel_code_generator"}
+# the wirecheck modules a command's declaration may need (format names, option defaults)
+LIGHT = {"wirecheck", "wirecheck.exitcodes", "wirecheck.findings", "wirecheck.limits", "wirecheck.lazy",
+         "wirecheck.report", "wirecheck.certify", "wirecheck.certify.report"}
+
+PROBE = r'''
+import os, sys
+sys.argv = ["wirecheck", *sys.argv[1:]]
+from wirecheck.cli.app import main
+try:
+    main()
+except SystemExit:
+    pass
+with open(os.environ["WIRECHECK_TEST_MODULES"], "w") as out:
+    out.write("\n".join(sorted(sys.modules)))
+'''
+
+
+def imported_by(tmp_path, *argv: str) -> set[str]:
+    target = tmp_path / "modules.txt"
+    env = {**os.environ, "WIRECHECK_TEST_MODULES": str(target)}
+    subprocess.run([sys.executable, "-c", PROBE, *argv], env=env, stdout=subprocess.DEVNULL, check=True,
+                   timeout=120)
+    return set(target.read_text().split())
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["validate", "--help"], ["diff", "--help"], ["certify", "--help"]])
+def test_help_imports_nothing_heavy(tmp_path, argv):
+    """`--help` imports every command module, so an eager import anywhere in cli/ shows here. A command's own
+    `--help` parses its parameters, which typer (0.2x) coerces through pydantic: typer's cost, not ours."""
+    modules = imported_by(tmp_path, *argv)
+    assert "wirecheck.cli.app" in modules  # the probe ran the real command
+    heavy = HEAVY if argv == ["--help"] else HEAVY - {"pydantic", "pydantic_core"}
+    assert not {m.split(".")[0] for m in modules} & heavy
+    ours = {m for m in modules if m.split(".")[0] == "wirecheck" and not m.startswith("wirecheck.cli")}
+    assert ours <= LIGHT, f"imported while declaring the commands: {sorted(ours - LIGHT)}"
+
+
+def test_the_probe_sees_a_heavy_import(tmp_path):
+    """The check above can fail: a command that runs imports the loader and the validators."""
+    modules = imported_by(tmp_path, "contracts")
+    assert "wirecheck.contracts.loader" in modules and "jsonschema_rs" in modules

@@ -1,0 +1,32 @@
+"""Start-up discipline: `wirecheck --help` imports typer and the cli modules, and nothing heavy.
+
+Every `wirecheck` call pays for what it imports before it does anything (pre-commit hooks and CI steps call it again
+and again), so a module on the path of `wirecheck --help` imports at its top only the standard library, typer and
+the light layer-1 modules (`exitcodes`, `findings`, `limits`, this one). Everything else (the contracts loader,
+jsonschema, jsonschema-rs, pydantic, hypothesis, rich, the engine, the readers) is imported inside the function that
+needs it. What an option needs while the command is being declared (the names of the report formats, a default)
+comes from a light place: `LazyWriters` lists the formats by name and imports a writer when it is looked up.
+`suites/cli/test_startup.py` fails when a heavy module joins `wirecheck --help`'s imports.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+
+class LazyWriters(Mapping[str, Callable[..., Any]]):
+    """Report format name → the `write` function of its module, imported on first look-up."""
+
+    def __init__(self, modules: dict[str, str]):
+        self._modules = modules
+
+    def __getitem__(self, name: str) -> Callable[..., Any]:
+        return importlib.import_module(self._modules[name]).write
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._modules)
+
+    def __len__(self) -> int:
+        return len(self._modules)

@@ -1,0 +1,3 @@
+"""Documented input limits every reader and command shares (light: the CLI shows them as option defaults)."""
+
+DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024  # a longer capture line is reported and skipped, never held in memory
