@@ -14,7 +14,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from wirecheck.capture import CaptureFile, CaptureUnreadable
+from wirecheck.capture import CaptureFile
 from wirecheck.check.engine import Engine, check_captures
 
 DEMO_CONTRACTS = str(Path(__file__).resolve().parents[1] / "data" / "contracts")
@@ -181,8 +181,8 @@ def test_a_capture_that_cannot_be_opened_is_a_usage_error_naming_it(demo, tmp_pa
     server = socket.socket(socket.AF_UNIX)
     try:
         server.bind(str(path))
-        with pytest.raises(CaptureUnreadable, match=r"sock\.jsonl"):
-            Engine(demo).run([CaptureFile(str(path))])
+        [summary] = Engine(demo).run([CaptureFile(str(path))]).captures
+        assert summary.unreadable and summary.messages == 0
         proc = _wirecheck("validate", "demo@1.0.0", str(path))
     finally:
         server.close()
@@ -215,8 +215,8 @@ def _wirecheck(*args, stdin=None, close_stdin=False):
 
 def test_findings_of_one_kind_are_listed_up_to_a_limit_and_counted_exactly(demo, tmp_path):
     """A capture checked against the wrong release has one finding per line: listing them all would hold memory in
-    proportion to the capture. The first MAX_LISTED of each (file, code, kind) are listed, one note says how many
-    more there are, and every count (summary, coverage, verdict) stays exact."""
+    proportion to the capture. The first MAX_LISTED of each (check, kind, severity) in the run are listed, one note
+    says how many more there are, and every count (summary, coverage, verdict) stays exact."""
     from wirecheck.check.engine import MAX_LISTED
     from wirecheck.findings import Severity
 
@@ -232,14 +232,18 @@ def test_findings_of_one_kind_are_listed_up_to_a_limit_and_counted_exactly(demo,
     assert listed[:MAX_LISTED] == [("UNKNOWN_MESSAGE_KIND", line) for line in range(1, MAX_LISTED + 1)]
     assert ("PARSE_ERROR", 2 * n + 1) in listed  # a different check is never crowded out
     notes = [f for f in result.findings if f.code == "FINDINGS_OMITTED"]
-    assert [(f.severity, f.kind, f.line) for f in notes] == [(Severity.INFO, None, None),
-                                                             (Severity.INFO, "hello", None)]
-    assert notes[0].message.startswith("250 more UNKNOWN_MESSAGE_KIND warnings in this capture")
-    assert notes[1].message.startswith("250 more SCHEMA_VIOLATION errors on hello")
+    assert [(f.severity, f.kind, f.line, f.file) for f in notes] == [(Severity.INFO, "hello", None, str(path)),
+                                                                     (Severity.INFO, None, None, str(path))]
+    assert notes[0].message.startswith("250 more SCHEMA_VIOLATION errors on hello in this capture")
+    assert notes[1].message.startswith("250 more UNKNOWN_MESSAGE_KIND warnings in this capture")
     assert result.count(Severity.INFO) == 2 and len(result.findings) == 2 * MAX_LISTED + 1 + 2
-    # the same file twice is two captures: the second lists its own first MAX_LISTED
+    # the limit is the run's, not each capture's: a fleet of captures lists the first examples, counts the rest
     twice = Engine(demo).run([CaptureFile(str(path)), CaptureFile(str(path))])
-    assert twice.count(Severity.WARNING) == 2 * n and len(twice.findings) == 2 * len(result.findings)
+    assert twice.count(Severity.WARNING) == 2 * n and twice.count(Severity.ERROR) == 2 * (n + 1)
+    assert [len(c.findings) for c in twice.captures] == [2 * MAX_LISTED + 1, 1]  # the second: its PARSE_ERROR
+    assert [f.message.split(" are ")[0] for f in twice.findings if f.code == "FINDINGS_OMITTED"] == [
+        f"{n + 250} more SCHEMA_VIOLATION errors on hello in this run",
+        f"{n + 250} more UNKNOWN_MESSAGE_KIND warnings in this run"]
 
 
 @pytest.mark.parametrize(("name", "compress"), [

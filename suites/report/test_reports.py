@@ -35,7 +35,8 @@ def test_json_report_matches_its_schema_and_the_result(result):
     report = orjson.loads(render("json", result))
     jsonschema.validate(report, own_schema("report.schema.json"), format_checker=jsonschema.FormatChecker())
     assert report["summary"] == {"verdict": "fails", "messages": 3, "classified": 2, "unclassified": 1,
-                                 "errors": 1, "warnings": 2, "infos": 0, "kinds_total": 12, "kinds_exercised": 2}
+                                 "errors": 1, "warnings": 2, "infos": 0, "kinds_total": 12, "kinds_exercised": 2,
+                                 "captures": 1, "unreadable": 0}
     assert [(f["line"], f["code"], f.get("pointer")) for f in report["findings"]] == [
         (1, "UNKNOWN_FIELD", "/extra"), (2, "SCHEMA_VIOLATION", "/payload/count"), (3, "UNKNOWN_MESSAGE_KIND", None)]
     assert {c["kind"]: c["seen"] for c in report["coverage"]}["hello"] == 1

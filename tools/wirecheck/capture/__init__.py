@@ -40,6 +40,7 @@ class CaptureUnreadable(ContractError):
 
     def __init__(self, path: str, reason: str):
         super().__init__(f"cannot read capture {path}: {reason}")
+        self.path, self.reason = path, reason
 
 
 class CaptureFile:

@@ -9,7 +9,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, Any
 
-from wirecheck.capture import CaptureFile
+from wirecheck.capture import CaptureFile, CaptureUnreadable
 from wirecheck.certify.baseline import EMPTY, Baseline, load_baseline
 from wirecheck.certify.evaluate import Certification, evaluate
 from wirecheck.certify.identity import identity, sha256_file
@@ -47,6 +47,8 @@ def certify_captures(
         EMPTY if baseline is None else load_baseline(baseline, {r.id for r in reqs}))
     files = [_capture_file(str(p)) for p in captures]
     result = Engine(release, options, load_release).run(files)
+    for unread in result.unreadable:  # nothing is certified on captures that were not all read
+        raise CaptureUnreadable(unread.file, unread.unreadable or "")
     certification = evaluate(result, reqs, baseline=base, role=role, fail_on=fail_on)
     summaries = {s.file: s for s in result.captures}
     capture_block = []

@@ -10,77 +10,35 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from wirecheck.capture import DEFAULT_MAX_LINE_BYTES, CaptureFile, read_capture
+from wirecheck.capture import DEFAULT_MAX_LINE_BYTES, CaptureFile, CaptureUnreadable, read_capture
 from wirecheck.capture.ndjson import capture_finding, not_an_object
 from wirecheck.check.classify import Classifier, base_prefix
 from wirecheck.check.message import Message
+from wirecheck.check.result import (
+    MAX_LISTED,
+    CaptureListing,
+    CaptureSummary,
+    CheckResult,
+    GroupKey,
+    KindCoverage,
+    Omission,
+    empty_result,
+    group_of,
+)
 from wirecheck.check.validate import Problem, Validators
 from wirecheck.contracts.model import ContractRelease, MessageKind
 from wirecheck.findings import Finding, Severity, short_repr
 from wirecheck.pointer import MISSING, format_pointer, resolve
 from wirecheck.rules.registry import Rule, SettlingRule, instantiate
 
-# Findings listed per (capture, check, kind): past this many, findings are counted (summary, coverage, verdict and
-# `on_finding` see every one) but not kept, and one note says how many were left out. A capture checked against the
-# wrong release has one finding per line; keeping them all would hold memory in proportion to the capture.
-MAX_LISTED = 1000
+# the result types live in check/result.py (they merge); importers of the engine find them here too
+__all__ = ["MAX_LISTED", "CaptureSummary", "CheckOptions", "CheckResult", "Engine", "KindCoverage", "check_captures"]
 
 # The fast path's view of a kind: its strict validator, the rules that observe it without a Message, the kind.
 _FastEntry = tuple[Callable[[Any], bool], tuple[Any, ...], MessageKind]
-
-
-@dataclass
-class KindCoverage:
-    kind: MessageKind
-    seen: int = 0
-    errors: int = 0
-    warnings: int = 0
-
-
-@dataclass
-class CaptureSummary:
-    file: str
-    form: str | None
-    messages: int = 0
-
-
-@dataclass
-class CheckResult:
-    release: ContractRelease
-    captures: list[CaptureSummary]
-    coverage: dict[str, KindCoverage]
-    findings: list[Finding] = field(default_factory=list)
-    messages: int = 0
-    unclassified: int = 0
-    fail_on: Severity = Severity.ERROR  # the lowest severity that fails this run (--fail-on): every report uses it
-    # findings counted but not listed (past MAX_LISTED of their capture, check and kind); a FINDINGS_OMITTED note
-    # (info) in `findings` says so for each
-    omitted: dict[Severity, int] = field(default_factory=dict)
-
-    def count(self, severity: Severity) -> int:
-        return sum(1 for f in self.findings if f.severity is severity) + self.omitted.get(severity, 0)
-
-    def reported(self) -> int:
-        """How many findings were reported, listed or not."""
-        return len(self.findings) + sum(self.omitted.values())
-
-    def failing(self, finding: Finding) -> bool:
-        return finding.severity.rank >= self.fail_on.rank
-
-    def fails(self, fail_on: Severity | None = None) -> bool:
-        threshold = (fail_on or self.fail_on).rank
-        return any(self.count(severity) for severity in Severity if severity.rank >= threshold)
-
-    @property
-    def exercised(self) -> list[str]:
-        return [k for k, c in self.coverage.items() if c.seen]
-
-    @property
-    def not_exercised(self) -> list[str]:
-        return [k for k, c in self.coverage.items() if not c.seen]
 
 
 @dataclass(frozen=True)
@@ -152,21 +110,23 @@ class Engine:
                     requests[kind.id] = response
         return requests
 
-    def run(self, captures: Iterable[CaptureFile], on_finding: Callable[[Finding], None] | None = None) -> CheckResult:
-        result = CheckResult(
-            release=self.release, captures=[], coverage={k.id: KindCoverage(k) for k in self.release.kinds},
-            fail_on=self.options.fail_on,
-        )
-
-        listed: dict[tuple[str, str | None, Severity], int] = {}  # this capture's (check, kind, severity) → found
+    def run(self, captures: Iterable[CaptureFile], on_finding: Callable[[Finding], None] | None = None,
+            first_index: int = 0) -> CheckResult:
+        """Check captures in order; `first_index` is the first one's place in a larger run (see result.merge)."""
+        result = empty_result(self.release, self.options.fail_on)
+        listed: dict[GroupKey, int] = {}  # the run's (check, kind, severity) → found so far
+        capture_summary: list[CaptureSummary] = []  # the capture being read
 
         def emit(finding: Finding) -> None:
-            key = (finding.code, finding.kind, finding.severity)
+            key = group_of(finding)
             count = listed[key] = listed.get(key, 0) + 1
+            summary = capture_summary[0]
             if count <= MAX_LISTED:
-                result.findings.append(finding)
+                summary.findings.append(finding)
             else:
-                result.omitted[finding.severity] = result.omitted.get(finding.severity, 0) + 1
+                earlier = result.omitted.get(key)
+                result.omitted[key] = (Omission(summary.index, summary.file, 1) if earlier is None
+                                       else replace(earlier, count=earlier.count + 1))
             if finding.kind is not None and finding.kind in result.coverage:
                 cov = result.coverage[finding.kind]
                 if finding.severity is Severity.ERROR:
@@ -176,22 +136,24 @@ class Engine:
             if on_finding is not None:
                 on_finding(finding)
 
-        for capture in captures:
-            self._run_capture(capture, result, emit)
-            for (code, kind, severity), count in listed.items():  # this capture's notes follow its findings
-                if count > MAX_LISTED:
-                    result.findings.append(Finding(
-                        code="FINDINGS_OMITTED", severity=Severity.INFO, file=capture.label, kind=kind, message=(
-                            f"{count - MAX_LISTED} more {code} {severity.value}s" + (f" on {kind}" if kind else "")
-                            + f" in this capture are counted in the summary but not listed (the first {MAX_LISTED}"
-                            " are)")))
-            listed.clear()  # the same file given twice is two captures: each lists its own
+        shown = CaptureListing()
+        for index, capture in enumerate(captures, first_index):
+            summary = CaptureSummary(capture.label, None, index=index)
+            capture_summary[:] = [summary]
+            try:
+                self._run_capture(capture, summary, result, emit)
+            except CaptureUnreadable as exc:  # named in the result; the run goes on with the next capture
+                summary.unreadable = exc.reason
+                result.unreadable_count += 1
+            result.capture_count += 1
+            if shown.keeps(summary):
+                result.captures.append(summary)
         return result
 
-    def _run_capture(self, capture: CaptureFile, result: CheckResult, emit: Callable[[Finding], None]) -> None:
-        summary = CaptureSummary(capture.label, None)
-        result.captures.append(summary)
-        findings_before = result.reported()
+    def _run_capture(self, capture: CaptureFile, summary: CaptureSummary, result: CheckResult,
+                     emit: Callable[[Finding], None]) -> None:
+        emitted = _Counting(emit)
+        emit = emitted
         run = _CaptureRun(self, capture)
         # Fast path: a plain stream message of a kind that needs nothing but its schema, and is strictly valid, is
         # counted in the line loop itself, without building a Message. Everything else comes back here.
@@ -230,7 +192,7 @@ class Engine:
             summary.messages += count
             result.messages += count
         summary.form = capture.form
-        if summary.messages == 0 and result.reported() == findings_before:  # e.g. a HAR with no entries
+        if summary.messages == 0 and not emitted.count:  # e.g. a HAR with no entries
             emit(capture_finding("EMPTY_CAPTURE", "the capture holds no messages", capture.label))
         self._finish(run, emit)
 
@@ -480,6 +442,19 @@ class Engine:
                 return short_repr(keys)
             return f"an object with keys {short_repr(sorted(message.value)[:8])}" if message.value else "{}"
         return None
+
+
+class _Counting:
+    """An emit that counts what passes through it."""
+
+    __slots__ = ("count", "emit")
+
+    def __init__(self, emit: Callable[[Finding], None]):
+        self.emit, self.count = emit, 0
+
+    def __call__(self, finding: Finding) -> None:
+        self.count += 1
+        self.emit(finding)
 
 
 def _hashable(value: Any) -> bool:

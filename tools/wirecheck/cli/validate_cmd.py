@@ -136,4 +136,8 @@ def register(app: typer.Typer) -> None:
         else:
             with output_file(output) as handle:
                 writer(result, handle)
+        for capture in result.unreadable:  # the report names them too; the run went on without them
+            print(f"wirecheck: cannot read capture {capture.file}: {capture.unreadable}", file=sys.stderr)
+        if result.unreadable:
+            raise typer.Exit(exitcodes.USAGE)
         raise typer.Exit(exitcodes.FINDINGS if result.fails() else exitcodes.CONFORMS)

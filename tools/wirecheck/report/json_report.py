@@ -19,7 +19,8 @@ def to_json(result: CheckResult) -> dict[str, Any]:
         "format": REPORT_FORMAT,
         "wirecheck": __version__,
         "contract": {"package": result.release.package, "version": result.release.version},
-        "captures": [{"file": c.file, "form": c.form, "messages": c.messages} for c in result.captures],
+        "captures": [{"file": c.file, "form": c.form, "messages": c.messages}
+                     | ({"unreadable": c.unreadable} if c.unreadable is not None else {}) for c in result.captures],
         "summary": asdict(totals(result)),
         "coverage": [
             {"kind": k, "title": c.kind.title, "seen": c.seen, "errors": c.errors, "warnings": c.warnings}

@@ -23,7 +23,10 @@ def write(result: CheckResult, out: TextIO) -> None:
               f"{t.kinds_exercised}/{t.kinds_total} message kinds exercised\n\n")
     out.write("| capture | form | messages |\n|---|---|---:|\n")
     for c in result.captures:
-        out.write(f"| {_cell(c.file)} | {c.form or ''} | {c.messages} |\n")
+        form = c.form or "" if c.unreadable is None else f"cannot read: {c.unreadable}"
+        out.write(f"| {_cell(c.file)} | {_cell(form)} | {c.messages} |\n")
+    if result.capture_count > len(result.captures):
+        out.write(f"| … {result.capture_count - len(result.captures)} more captures with nothing listed | | |\n")
     if result.findings:
         out.write("\n## Findings\n\n| location | severity | code | kind | pointer | message | expected | found |\n")
         out.write("|---|---|---|---|---|---|---|---|\n")

@@ -19,6 +19,8 @@ class Totals:
     infos: int
     kinds_total: int
     kinds_exercised: int
+    captures: int  # every capture of the run (reports may list only some: see check/result.py)
+    unreadable: int  # captures that could not be read (the run's exit code is then 2)
 
 
 def totals(result: CheckResult) -> Totals:
@@ -32,6 +34,8 @@ def totals(result: CheckResult) -> Totals:
         infos=result.count(Severity.INFO),
         kinds_total=len(result.coverage),
         kinds_exercised=len(result.exercised),
+        captures=result.capture_count,
+        unreadable=result.unreadable_count,
     )
 
 

@@ -12,7 +12,14 @@ from wirecheck.report.summary import finding_line, totals
 def write(result: CheckResult, out: TextIO, *, findings: bool = True) -> None:
     out = printable_stream(out)  # a capture's control characters are shown, not obeyed
     t = totals(result)
-    out.write(f"wirecheck: {result.release.name}  ({', '.join(c.file for c in result.captures)})\n")
+    names = [c.file for c in result.captures[:10]]
+    more = result.capture_count - len(names)
+    listing = ", ".join(names) + (f", and {more} more captures" if more else "")
+    out.write(f"wirecheck: {result.release.name}  ({listing})\n")
+    for capture in result.unreadable:
+        out.write(f"{capture.file}: cannot read: {capture.unreadable}\n")
+    if result.unreadable_count > len(result.unreadable):
+        out.write(f"... and {result.unreadable_count - len(result.unreadable)} more captures that cannot be read\n")
     if findings:
         for finding in result.findings:
             out.write(finding_line(finding) + "\n")
