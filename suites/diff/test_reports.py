@@ -89,7 +89,7 @@ def test_markdown_text_html(run) -> None:
     assert "| backward: new consumers read old producers | ❌ breaking | ❌ breaking |" in md
     assert "### Witnesses" in md and "`REQUIRED_PROPERTY_REMOVED`" in md
     text = _render("text", run)
-    assert "witness backward/strict:" in text and "fail-on breaking: FAIL" in text
+    assert "witness backward/strict:" in text and "gate --fail-on breaking: fail" in text
     html = _render("html", run)
     assert "<table>" in html and "older ↓ / newer →" in html and html.count("<td class=") >= 3
     assert "<script" not in html
@@ -112,7 +112,13 @@ def test_diff_versions_writes_every_report(tmp_path, capsys) -> None:  # type: i
     from wirecheck.diff.versions import main
 
     code = main(["--contracts", str(CATALOGS), "--out", str(tmp_path), "--no-witnesses"])
-    assert code == 0  # a report, not a gate (--fail-on never by default)
+    # judged under --fail-on breaking by default (issue 18: it said "never" over pairs that break every direction),
+    # and every report says so
+    assert code == 1
+    for name in ("README.md", "shop-1.0.0-1.0.1.md"):
+        assert "Gate `--fail-on breaking`: **fail**" in (tmp_path / name).read_text(encoding="utf-8")
+    assert "Gate `--fail-on breaking`: **pass**" in (tmp_path / "shop-1.0.1-2.0.0.md").read_text(encoding="utf-8")
+    assert "never" not in (tmp_path / "README.md").read_text(encoding="utf-8")
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names == ["README.md", "diff.json", "index.html", "shop-1.0.0-1.0.1.md", "shop-1.0.1-2.0.0.md"]
     data = json.loads((tmp_path / "diff.json").read_text())
@@ -120,7 +126,9 @@ def test_diff_versions_writes_every_report(tmp_path, capsys) -> None:  # type: i
     assert len(data["packages"][0]["matrix"]) == 3
     printed = capsys.readouterr().out
     assert "1.0.0 → 1.0.1:" in printed and "bump patch (needs major)" in printed
-    assert main(["--contracts", str(CATALOGS), "--out", str(tmp_path), "--fail-on", "breaking"]) == 1
+    assert "gate --fail-on breaking: fail" in printed
+    assert main(["--contracts", str(CATALOGS), "--out", str(tmp_path), "--fail-on", "never"]) == 0
+    assert "Gate `--fail-on never`: **pass**" in (tmp_path / "README.md").read_text(encoding="utf-8")
 
 
 def test_bench_diff_reports_both_modes() -> None:

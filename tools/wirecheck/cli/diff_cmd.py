@@ -48,11 +48,12 @@ def _emit(run: Any, output_format: str, output: Path | None, contracts: Path | N
 
 
 def _finish(results: list[Any], options: Any, fail_on: str, waivers: Path | None, packages=()) -> Any:
+    from wirecheck.diff.gate import FAIL_ON
     from wirecheck.diff.run import DiffRun
     from wirecheck.diff.waivers import WaiverFileError, apply_waivers, load_waivers
 
-    if fail_on not in ("breaking", "warning", "never"):
-        raise fail_usage(f"--fail-on must be breaking, warning or never, got {fail_on!r}")
+    if fail_on not in FAIL_ON:
+        raise fail_usage(f"--fail-on must be one of {', '.join(FAIL_ON)}, got {fail_on!r}")
     waiver_findings: list[Any] = []
     if waivers is not None:
         try:
@@ -100,7 +101,8 @@ def register(app: typer.Typer) -> None:
         against: str = typer.Option(None, "--against", help="Diff against the contracts at this git ref."),
         output_format: str = typer.Option("text", "--format", "-f", help=f"One of: {', '.join(FORMAT_NAMES)}."),
         output: Path = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
-        fail_on: str = typer.Option("breaking", "--fail-on", help="breaking (errors) | warning | never."),
+        fail_on: str = typer.Option("breaking", "--fail-on", help=(
+            "breaking (a break proven for a protected consumer) | warning | never; diff/gate.py.")),
         waivers: Path = typer.Option(None, "--waivers", help="YAML waivers: fingerprint, reason, who, expires."),
         compat: str = typer.Option("full", "--compat", help="Directions that count: forward | backward | full."),
         consumers: str = typer.Option("tolerant", "--consumers", help=(
@@ -113,8 +115,8 @@ def register(app: typer.Typer) -> None:
         from wirecheck.contracts import load_registry
         from wirecheck.diff.against import AgainstError, contracts_at, pairs_against
         from wirecheck.diff.engine import diff_releases
+        from wirecheck.diff.gate import fails
         from wirecheck.diff.package import diff_package
-        from wirecheck.diff.run import FAIL_ON
 
         options = _options(compat, consumers, witnesses, output_format)
         reg = registry(contracts)
@@ -159,7 +161,8 @@ def register(app: typer.Typer) -> None:
             for name in names:
                 package_diff = guarded(partial(diff_package, reg, name, options))
                 packages.append(package_diff)
-                results += package_diff.gate_pairs(FAIL_ON.get(fail_on))  # + jumps that break what no step does
+                # + the jumps that fail the gate where no step does
+                results += package_diff.gate_pairs(partial(fails, options=options, fail_on=fail_on))
         else:
             raise fail_usage("give OLD NEW, one PACKAGE@VERSION, one PACKAGE, or nothing")
         run = _finish(results, options, fail_on, waivers, packages)

@@ -15,6 +15,7 @@ from wirecheck.findings import Severity
 from wirecheck.json_types import json_bytes
 
 BUMPS = ("none", "patch", "minor", "major")
+_KEYS = {"level", "group", "breaks", "bump", "purpose", "rationale", "message"}
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,6 @@ class DiffRuleInfo:
     purpose: str
     rationale: str
     message: str
-    ceiling: Severity | None = None
 
     def render(self, params: dict[str, Any]) -> str:
         values: defaultdict[str, str] = defaultdict(lambda: "?")
@@ -46,9 +46,16 @@ def _show(value: Any) -> str:
 
 @cache
 def diff_rule_catalogue() -> dict[str, DiffRuleInfo]:
-    raw = yaml.safe_load((Path(__file__).parent / "rules.yaml").read_text(encoding="utf-8"))
+    return catalogue_from(yaml.safe_load((Path(__file__).parent / "rules.yaml").read_text(encoding="utf-8")))
+
+
+def catalogue_from(raw: dict[str, Any]) -> dict[str, DiffRuleInfo]:
+    """The catalogue of rules.yaml's content; a ValueError names the first entry that is not well formed."""
     catalogue = {}
     for rule_id, entry in raw.items():
+        unknown = set(entry) - _KEYS
+        if unknown:  # e.g. a severity cap: nothing in a rule's entry may soften what its verdicts prove
+            raise ValueError(f"rules.yaml: {rule_id}: unknown keys {sorted(unknown)}")
         breaks = []
         for item in entry["breaks"]:
             direction, _, view = item.partition("/")
@@ -60,6 +67,5 @@ def diff_rule_catalogue() -> dict[str, DiffRuleInfo]:
         catalogue[rule_id] = DiffRuleInfo(
             rule_id, Severity(entry["level"]), entry["group"], tuple(breaks), entry["bump"],
             entry["purpose"], entry["rationale"], entry["message"],
-            Severity(entry["ceiling"]) if "ceiling" in entry else None,
         )
     return catalogue

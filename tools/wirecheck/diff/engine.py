@@ -64,6 +64,7 @@ class _Pair:
         self.old, self.new, self.options = old, new, options
         self.compared: dict[tuple[str, str], Compared] = {}  # (old location, new location) → compared
         self.surfaces = sides.surfaces if sides is not None else {}
+        self.constrained = 0  # surfaces compared where at least one side constrains something
 
     def finding(self, rule: str, kind: str, surface: str, params: dict[str, Any], *, path: str = "",
                 old_location: str | None = None, new_location: str | None = None,
@@ -71,13 +72,9 @@ class _Pair:
                 witnesses: Iterable[Witness] = (), key: str = "") -> DiffFinding:
         info = diff_rule_catalogue()[rule]
         triples = tuple(sorted((d, m, v) for (d, m), v in (verdicts or {}).items() if v != SAFE))
-        # version and waiver findings are not about a direction: their level is the catalogue's
+        # version and waiver findings are not about a direction: their level is the catalogue's. Every other
+        # finding's severity follows its verdicts alone, never capped by the rule (the gate reads the verdicts too)
         severity = info.level if info.group in ("versions", "waivers") else self.options.severity(triples)
-        # a ceiling answers for the breaks the rule predicts; a break outside them (a witness in another
-        # direction) is judged like any other
-        if (info.ceiling is not None and severity.rank > info.ceiling.rank
-                and all((d, m) in info.breaks for d, m, _ in triples)):
-            severity = info.ceiling
         old_short, new_short = short_location(old_location), short_location(new_location)
         return DiffFinding(
             rule=rule,
@@ -170,7 +167,9 @@ def _diff_releases(old: ContractRelease, new: ContractRelease, options: DiffOpti
                                      verdicts={dv: UNKNOWN for dv in info.breaks}, key=protocol_rule))
     extra, version = version_findings(old, new, findings, pair.finding)
     findings += extra
-    return DiffResult(new.package, old.version, new.version, tuple(_ordered(findings)), tuple(verdicts), version)
+    nothing = None if old.kinds or new.kinds else "neither release has a message kind: nothing was compared"
+    return DiffResult(new.package, old.version, new.version, tuple(_ordered(findings)), tuple(verdicts), version,
+                      nothing_compared=nothing)
 
 
 def _ordered(findings: list[DiffFinding]) -> list[DiffFinding]:
@@ -228,6 +227,9 @@ def compare_surface(pair: _Pair, kind: str, surface: str, old_location: str, new
                     old_kind: str | None = None) -> tuple[list[DiffFinding], KindVerdict]:
     """The findings and verdict for one kind surface. Schemas written identically to a pair another diff of the
     same matrix compared already (by digest: the transitive pairs repeat most of them) reuse its answer."""
+    if not (semantic.constrains_nothing(pair.old, old_location)
+            and semantic.constrains_nothing(pair.new, new_location)):
+        pair.constrained += 1
     old_digest, new_digest = pair.old.digest(old_location), pair.new.digest(new_location)
     key = (pair.package, kind, surface, old_kind, pair.options, old_digest, new_digest)
     if key not in pair.surfaces:
@@ -374,4 +376,8 @@ def diff_schemas(old_schema: Any, new_schema: Any, options: DiffOptions | None =
     pair = _Pair("schema", old_name, new_name, old_side, new_side, options)
     with cycle_collector_paused():
         findings, verdict = compare_surface(pair, "schema", "schema", old_id + "#", new_id + "#")
-    return DiffResult("schema", old_name, new_name, tuple(_ordered(findings)), (verdict,), None, files=files)
+    nothing = None if pair.constrained else (
+        "neither schema constrains anything at its root (only definitions or annotations there): every payload "
+        "is accepted by both, so nothing was compared")
+    return DiffResult("schema", old_name, new_name, tuple(_ordered(findings)), (verdict,), None, files=files,
+                      nothing_compared=nothing)

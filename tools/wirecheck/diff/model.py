@@ -183,6 +183,9 @@ class DiffResult:
     version: VersionVerdict | None
     problems: tuple[str, ...] = ()  # e.g. waiver-file problems (usage errors)
     files: tuple[str, str] | None = None  # diff-schemas: the (old, new) schema files, where its locations point
+    # why nothing was compared (neither schema constrains anything at its root, neither release has a kind), or
+    # None: such a pair is a usage error for the gate (diff/gate.py), never "no changes on the wire"
+    nothing_compared: str | None = None
 
     @property
     def name(self) -> str:
@@ -194,6 +197,9 @@ class DiffResult:
 
     def compatibility(self, direction: str, view: str) -> str:
         """The pair's verdict in one direction for one consumer model: the worst over its findings. A waived
-        finding still counts: a waiver lets a break pass the gate, it does not make it safe."""
+        finding still counts: a waiver lets a break pass the gate, it does not make it safe. A pair that compared
+        nothing is unknown in every direction, never safe."""
+        if self.nothing_compared:
+            return UNKNOWN
         verdicts = {v for f in self.findings for d, m, v in f.verdicts if d == direction and m == view}
         return BREAKING if BREAKING in verdicts else UNKNOWN if UNKNOWN in verdicts else SAFE

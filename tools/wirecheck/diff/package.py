@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from wirecheck.contracts import PackageRegistry
 from wirecheck.contracts.model import ContractRelease
 from wirecheck.diff.engine import cycle_collector_paused, diff_releases
-from wirecheck.diff.model import BACKWARD, BREAKING, FORWARD, SAFE, UNKNOWN, DiffResult
+from wirecheck.diff.model import BACKWARD, BREAKING, FORWARD, SAFE, UNKNOWN, DiffFinding, DiffResult
 from wirecheck.diff.options import DiffOptions
 from wirecheck.diff.side import Sides
-from wirecheck.findings import Severity
 
 
 @dataclass(frozen=True)
@@ -32,18 +32,16 @@ class PackageDiff:
         """FORWARD_TRANSITIVE / BACKWARD_TRANSITIVE over all releases: the worst verdict of every pair."""
         return _worst(r.compatibility(direction, view) for r in self.matrix.values())
 
-    def gate_pairs(self, threshold: Severity | None) -> list[DiffResult]:
-        """The consecutive pairs, then each longer jump with a finding at or above `threshold` that no
-        consecutive pair has there (by fingerprint): a break that shows only across releases, such as a type
-        changed through a removal and a re-adding that each break nobody the gate protects."""
+    def gate_pairs(self, fails: Callable[[DiffFinding], bool]) -> list[DiffResult]:
+        """The consecutive pairs, then each longer jump with a finding that fails the gate (`fails`:
+        diff.gate.fails with the run's options) that no consecutive pair fails with (by fingerprint): a break that
+        shows only across releases, such as a type changed through a removal and a re-adding that each break
+        nobody the gate protects."""
         consecutive, steps = self.consecutive, self.steps
-        if threshold is None:
-            return consecutive
-        shown = {f.fingerprint for r in consecutive for f in r.findings if f.severity.rank >= threshold.rank}
+        shown = {f.fingerprint for r in consecutive for f in r.findings if fails(f)}
         return consecutive + [
             result for pair, result in self.matrix.items()
-            if pair not in steps
-            and any(f.severity.rank >= threshold.rank and f.fingerprint not in shown for f in result.findings)
+            if pair not in steps and any(fails(f) and f.fingerprint not in shown for f in result.findings)
         ]
 
     def is_jump(self, result: DiffResult) -> bool:

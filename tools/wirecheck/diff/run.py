@@ -1,16 +1,14 @@
-"""One diff run as reporters see it: the pair results, waiver findings, the options and the gate."""
+"""One diff run as reporters see it: the pair results, waiver findings, the options and the gate decision."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
-from wirecheck import exitcodes
+from wirecheck.diff.gate import GateDecision, decide
 from wirecheck.diff.model import DiffFinding, DiffResult
 from wirecheck.diff.options import DiffOptions
 from wirecheck.diff.package import PackageDiff
-from wirecheck.findings import Severity
-
-FAIL_ON = {"breaking": Severity.ERROR, "warning": Severity.WARNING}
 
 
 @dataclass(frozen=True)
@@ -33,11 +31,14 @@ class DiffRun:
                 counts[finding.severity.value] += 1
         return counts
 
+    @cached_property
+    def gate(self) -> GateDecision:
+        """The gate decision (diff/gate.py): the exit code and every report's gate line come from it."""
+        return decide(self.results, self.options, self.fail_on, self.waiver_findings)
+
     def failing(self) -> list[DiffFinding]:
-        threshold = FAIL_ON.get(self.fail_on)
-        if threshold is None:
-            return [f for f in self.waiver_findings]  # stale/expired waivers fail even with --fail-on never
-        return [f for f in self.findings() if f.waived is None and f.severity.rank >= threshold.rank]
+        """The findings that fail the gate (waiver problems included)."""
+        return [r.finding for r in self.gate.reasons if r.finding is not None]
 
     def exit_code(self) -> int:
-        return exitcodes.FINDINGS if self.failing() else exitcodes.CONFORMS
+        return self.gate.exit_code

@@ -124,6 +124,30 @@ def required_alternatives(node: dict[str, Any]) -> list[set[str]]:
     return [set(m["required"]) for m in members]
 
 
+def constrains_nothing(side: Side, location: str, depth: int = 0) -> bool:
+    """Whether the schema at `location` accepts every JSON value as written: `true`, `{}`, an object of nothing but
+    annotations and definitions (`$defs`, `title`, `x-...`), or an `allOf` / `$ref` of such schemas. Structural,
+    so it never says "nothing" about a schema that constrains something; a schema that constrains nothing in a
+    roundabout way (`not: false`) is compared as usual."""
+    try:
+        node = side.node(location)
+    except KeyError:
+        return False
+    if node is True:
+        return True
+    if not isinstance(node, dict) or depth > 32:
+        return False
+    keys = {k for k in node if k not in _ANNOTATIONS and not k.startswith("x-")}
+    if not keys <= {"$ref", "allOf"}:
+        return False
+    if "$ref" in node and not (isinstance(node["$ref"], str)
+                               and constrains_nothing(side, join(location, node["$ref"]), depth + 1)):
+        return False
+    parts = node.get("allOf", [])
+    return isinstance(parts, list) and all(
+        constrains_nothing(side, child(location, "allOf", i), depth + 1) for i in range(len(parts)))
+
+
 def shape_key(side: Side, location: str, depth: int = 0) -> Any:
     """What two schemas `same_shape` calls alike must share (their keywords, property names and types; a bare
     `$ref`'s target's), cheap to compare: a union's branches are compared only when their keys agree."""

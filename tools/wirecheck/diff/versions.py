@@ -1,16 +1,20 @@
 """`nox -s diff-versions` (`python -m wirecheck.diff.versions`): every consecutive release pair of every package
 in contracts/, the transitive matrix, written to reports/diff/ (Markdown per pair, JSON, an HTML matrix), and a
-summary on stdout. A release that does not load is reported and skipped, never a traceback."""
+summary on stdout. Every report is judged under `--fail-on` (default `breaking`) and says so; the exit code is that
+gate's answer (diff/gate.py): 1 while a bundled pair breaks a protected consumer. A release that does not load is
+reported and skipped, never a traceback."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 from wirecheck import exitcodes
 from wirecheck.contracts import ContractError, load_registry
+from wirecheck.diff.gate import FAIL_ON, fails
 from wirecheck.diff.model import BACKWARD, FORWARD, STRICT, TOLERANT
 from wirecheck.diff.options import DiffOptions
 from wirecheck.diff.package import PackageDiff, diff_matrix
@@ -33,7 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--contracts", type=Path, default=None)
     parser.add_argument("--out", type=Path, default=Path("reports/diff"))
     parser.add_argument("--no-witnesses", action="store_true")
-    parser.add_argument("--fail-on", default="never", choices=["breaking", "warning", "never"])
+    parser.add_argument("--fail-on", default="breaking", choices=FAIL_ON,
+                        help="the gate every report is judged under (default breaking); the exit code is its answer")
     args = parser.parse_args(argv)
     options = DiffOptions(witnesses=not args.no_witnesses)
     started = time.perf_counter()
@@ -43,7 +48,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"diff-versions: contract error: {exc}", file=sys.stderr)
         return exitcodes.USAGE
     elapsed = time.perf_counter() - started
-    results = [r for p in packages for r in p.consecutive]
+    # the consecutive pairs, and the jumps that fail the gate where no step does (as `wirecheck diff` gates them)
+    results = [r for p in packages for r in p.gate_pairs(partial(fails, options=options, fail_on=args.fail_on))]
     run = DiffRun(tuple(results), options, args.fail_on, (), tuple(packages))
     out = args.out
     out.mkdir(parents=True, exist_ok=True)
@@ -61,7 +67,9 @@ def main(argv: list[str] | None = None) -> int:
         html_report.write(run, f)
     with (out / "README.md").open("w", encoding="utf-8") as f:
         markdown.write(run, f)
-    print(f"wirecheck diff-versions: {len(packages)} package(s), {len(results)} consecutive pair(s), "
+    jumps = len(results) - sum(len(p.consecutive) for p in packages)
+    print(f"wirecheck diff-versions: {len(packages)} package(s), {len(results) - jumps} consecutive pair(s), "
+          f"{jumps} longer jump(s) that fail the gate where no step does, "
           f"{sum(len(p.matrix) for p in packages)} in the transitive matrix, {elapsed:.2f} s"
           f"{'' if options.witnesses else ' (no witness search)'}")
     for package in packages:
@@ -83,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     for problem in problems:
         print(f"\nwarning: {problem}")
     print(f"\nreports: {out}/index.html (matrix), {out}/diff.json, {out}/README.md, one Markdown file per pair")
+    print(run.gate.summary())
     return run.exit_code()
 
 

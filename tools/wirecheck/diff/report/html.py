@@ -80,6 +80,9 @@ def write(run, out: TextIO) -> None:
             wire = f"; wire {escape(str(v.old_wire))} → {escape(str(v.new_wire))}" if v.old_wire else ""
             out.write(f"<p>Version bump {escape(v.declared_bump)}; changes require {escape(v.required_bump)}"
                       f"{wire}.</p>\n")
+        if result.nothing_compared:
+            out.write(f"<p><b>Nothing compared</b>: {escape(result.nothing_compared)}.</p>\n")
+            continue
         if not result.findings:
             out.write("<p>No changes on the wire.</p>\n")
             continue
@@ -102,6 +105,6 @@ def write(run, out: TextIO) -> None:
         out.write("</table>\n")
     counts = run.counts()
     out.write(f"<p><b>{len(run.results)} release pair(s)</b>: {counts['error']} error(s), {counts['warning']} "
-              f"warning(s), {counts['info']} info, {counts['waived']} waived; fail-on {escape(run.fail_on)}: "
-              f"<b>{'FAIL' if run.exit_code() else 'pass'}</b></p>\n")
+              f"warning(s), {counts['info']} info, {counts['waived']} waived; gate <code>--fail-on "
+              f"{escape(run.fail_on)}</code>: <b>{escape(run.gate.verdict)}</b> ({escape(run.gate.summary())})</p>\n")
     out.write("</body></html>\n")

@@ -22,11 +22,26 @@ def result_json(result) -> dict[str, Any]:
         ],
         "findings": [f.to_json() for f in result.findings],
     }
+    if result.nothing_compared:
+        data["nothing_compared"] = result.nothing_compared
     if result.version is not None:
         v = result.version
         data["version"] = {"declared_bump": v.declared_bump, "required_bump": v.required_bump,
                            "old_wire_version": v.old_wire, "new_wire_version": v.new_wire}
     return data
+
+
+def gate_json(gate) -> dict[str, Any]:
+    reasons = []
+    for reason in gate.reasons:
+        item = {"code": reason.code, "text": reason.text}
+        if reason.pair:
+            item["pair"] = reason.pair
+        if reason.finding is not None and reason.finding.fingerprint:
+            item["fingerprint"] = reason.finding.fingerprint
+        reasons.append(item)
+    return {"verdict": gate.verdict, "fail_on": gate.fail_on, "directions": list(gate.directions),
+            "consumers": list(gate.consumers), "line": gate.summary(), "reasons": reasons}
 
 
 def run_json(run) -> dict[str, Any]:
@@ -38,7 +53,7 @@ def run_json(run) -> dict[str, Any]:
                     "fail_on": run.fail_on},
         "pairs": [result_json(r) for r in run.results],
         "waivers": [f.to_json() for f in run.waiver_findings],
-        "summary": {**run.counts(), "exit_code": run.exit_code()},
+        "summary": {**run.counts(), "exit_code": run.gate.exit_code, "gate": gate_json(run.gate)},
     }
     if run.packages:
         data["packages"] = [

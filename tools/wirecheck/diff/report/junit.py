@@ -1,4 +1,4 @@
-"""JUnit XML: one test suite per release pair, one test case per message kind; errors are failures."""
+"""JUnit XML: one test suite per release pair, one test case per message kind; what fails the gate is a failure."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import xml.etree.ElementTree as ET
 from typing import TextIO
 
 from wirecheck.diff.report.common import breaks_text, unique_witnesses, witness_text
-from wirecheck.findings import Severity
 from wirecheck.junit_xml import xml_document
 
 
@@ -18,7 +17,18 @@ def _line(f) -> str:
 
 def write(run, out: TextIO) -> None:
     root = ET.Element("testsuites", name="wirecheck diff")
+    failing = {id(f) for f in run.failing()}  # the gate's (diff/gate.py): what fails a test case fails the run
+
+    def _errors(findings):
+        return [f for f in findings if id(f) in failing]
+
     for result in run.results:
+        if result.nothing_compared:
+            suite = ET.SubElement(root, "testsuite", name=result.name, tests="1", failures="0", errors="1")
+            case = ET.SubElement(suite, "testcase", classname=f"{result.package}.{result.new_version}",
+                                 name="nothing compared")
+            ET.SubElement(case, "error", message="nothing compared", type="USAGE").text = result.nothing_compared
+            continue
         by_kind: dict[str, list] = {}
         for finding in result.findings:
             by_kind.setdefault(finding.kind, []).append(finding)
@@ -43,6 +53,3 @@ def write(run, out: TextIO) -> None:
         failure.text = "\n".join(f"{f.rule}: {f.message}" for f in run.waiver_findings)
     out.write(xml_document(root))
 
-
-def _errors(findings):
-    return [f for f in findings if f.severity is Severity.ERROR and f.waived is None]

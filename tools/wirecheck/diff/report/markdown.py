@@ -28,6 +28,9 @@ def write_result(result, out: TextIO) -> None:
         if v.old_wire or v.new_wire:
             out.write(f" Wire version {v.old_wire} → {v.new_wire}.")
         out.write("\n\n")
+    if result.nothing_compared:
+        out.write(f"**Nothing compared**: {_cell(result.nothing_compared)}.\n\n")
+        return
     if not result.findings:
         out.write("No changes on the wire.\n\n")
         return
@@ -56,7 +59,8 @@ def write(run, out: TextIO) -> None:
     counts = run.counts()
     out.write(f"{len(run.results)} release pair(s): {counts['error']} error(s), {counts['warning']} warning(s), "
               f"{counts['info']} info, {counts['waived']} waived. Gate `--fail-on {run.fail_on}`: "
-              f"**{'fail' if run.exit_code() else 'pass'}**.\n\n")
+              f"**{run.gate.verdict}** ({run.gate.protects}"
+              f"{'; ' + _cell(run.gate.why()) if run.gate.why() else ''}).\n\n")
     for result in run.results:
         write_result(result, out)
     if run.waiver_findings:

@@ -34,7 +34,9 @@ def write(run, out: TextIO, show_info: bool = True) -> None:
                 out.write(f"          at {'; '.join(locations)}\n")
             for witness in unique_witnesses(finding):
                 out.write(f"          witness {witness_text(witness)}\n")
-        if not result.findings:
+        if result.nothing_compared:
+            out.write(f"  nothing compared: {result.nothing_compared}\n")
+        elif not result.findings:
             out.write("  no changes on the wire\n")
     for package in run.packages:
         if len(package.releases) > 2:
@@ -45,6 +47,5 @@ def write(run, out: TextIO, show_info: bool = True) -> None:
     counts = run.counts()
     out.write(
         f"{len(run.results)} release pair(s): {counts['error']} error(s), {counts['warning']} warning(s), "
-        f"{counts['info']} info, {counts['waived']} waived; fail-on {run.fail_on}: "
-        f"{'FAIL' if run.exit_code() else 'pass'}\n"
+        f"{counts['info']} info, {counts['waived']} waived; {run.gate.summary()}\n"
     )

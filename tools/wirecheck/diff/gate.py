@@ -1,0 +1,160 @@
+"""The gate: whether a diff run passes `--fail-on`, and why — the one place that decides it.
+
+`decide(results, options, fail_on, waiver_findings)` is pure: it reads the diff results (findings with their
+verdicts and witnesses, waivers already applied), the options that say what is protected (`--compat`
+directions, `--consumers` models) and the `--fail-on` level, and returns a `GateDecision`: the exit code and
+every reason behind it. The CLI's exit code and every report's gate line come from the same decision
+(`DiffRun.gate`), so no report can say "pass" over a run that exits 1, or the reverse.
+
+What fails, in this order of precedence:
+
+1. **Nothing compared** (exit 2, usage, under every `--fail-on`): a pair in which nothing was compared — two
+   schemas whose roots constrain nothing (only `$defs`, only annotations), two releases without a message kind —
+   is not a verdict. Saying "no changes on the wire" there would be a green gate over nothing.
+2. **Stale or expired waivers** fail under every `--fail-on`, `never` included: a waiver that matches nothing
+   would hide whatever change next gets its fingerprint.
+3. `--fail-on breaking`: every finding not waived that has a `breaking` verdict for a gated direction and a gated
+   consumer model (`gated_pairs`). That verdict rests on a witness payload re-checked by both validators, or on
+   proven set containment, and **no rule level, ceiling or severity can soften it**: a finding about a direction
+   is judged by its verdicts and the options, its severity is never read. Findings about the release itself (no
+   verdicts: version bumps) fail by their severity, `error`.
+4. `--fail-on warning`: all of the above, and every finding with a `breaking` or `unknown` verdict in a `--compat`
+   direction for any consumer model (a break only strict consumers see while the run protects tolerant ones, a
+   verdict nobody could decide), and release findings of severity `warning`.
+5. `--fail-on never`: only 1 and 2.
+
+This is what `DiffOptions.severity` makes an error (3) or a warning (4) when the diff runs under the same
+options; the gate does not rely on it.
+
+A waived finding passes the gate (it is still counted as breaking in the compatibility tables: a waiver lets a
+known break through, it does not make it safe).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from wirecheck import exitcodes
+from wirecheck.diff.model import BREAKING, STRICT, TOLERANT, UNKNOWN, DiffFinding, DiffResult
+from wirecheck.diff.options import DiffOptions
+from wirecheck.findings import Severity
+
+FAIL_ON = ("breaking", "warning", "never")  # --fail-on values, strictest last
+_THRESHOLD = {"breaking": Severity.ERROR, "warning": Severity.WARNING}
+
+NOTHING_COMPARED = "nothing-compared"
+WAIVER = "waiver"
+BREAKS = "breaks"
+RISK = "risk"
+RELEASE = "release"
+
+
+@dataclass(frozen=True)
+class GateReason:
+    """One reason the gate does not pass: what (`code`), about which finding or pair, in words."""
+
+    code: str  # nothing-compared | waiver | breaks | risk | release
+    text: str
+    finding: DiffFinding | None = None
+    pair: str | None = None  # the release pair's name (`pkg@a → pkg@b`), where the reason is about one
+
+
+@dataclass(frozen=True)
+class GateDecision:
+    """The gate's answer: its exit code, and every reason behind it (none when it passes)."""
+
+    fail_on: str
+    directions: tuple[str, ...]
+    consumers: tuple[str, ...]  # the consumer models whose breaks fail `--fail-on breaking`
+    exit_code: int
+    reasons: tuple[GateReason, ...] = ()
+
+    @property
+    def passed(self) -> bool:
+        return self.exit_code == exitcodes.CONFORMS
+
+    @property
+    def verdict(self) -> str:
+        """`pass`, `fail`, or `nothing compared` (a usage error: there was nothing to judge)."""
+        if self.exit_code == exitcodes.USAGE:
+            return "nothing compared"
+        return "pass" if self.passed else "fail"
+
+    @property
+    def protects(self) -> str:
+        """What a break must reach to fail `--fail-on breaking`, in words: `directions forward+backward, tolerant
+        consumers`."""
+        return f"directions {'+'.join(self.directions)}, {' and '.join(self.consumers)} consumers"
+
+    def why(self) -> str:
+        """How many reasons of each kind, in words ("" when it passes)."""
+        counts: dict[str, int] = {}
+        for reason in self.reasons:
+            counts[reason.code] = counts.get(reason.code, 0) + 1
+        words = {NOTHING_COMPARED: "pair(s) compared nothing", BREAKS: "finding(s) break a protected consumer",
+                 RISK: "finding(s) may break a consumer or break one not protected",
+                 RELEASE: "release finding(s) (version bumps)", WAIVER: "stale or expired waiver(s)"}
+        return "; ".join(f"{counts[code]} {words[code]}" for code in words if code in counts)
+
+    def summary(self) -> str:
+        """The gate line every report shows: verdict, what it was judged under, why."""
+        why = self.why()
+        return f"gate --fail-on {self.fail_on}: {self.verdict} ({self.protects}{'; ' + why if why else ''})"
+
+
+def gated_pairs(options: DiffOptions) -> frozenset[tuple[str, str]]:
+    """The (direction, consumer model) pairs whose breaks fail `--fail-on breaking`: the `--compat` directions,
+    for tolerant consumers, and for strict (closed-model) consumers too under `--consumers strict`."""
+    views = (STRICT, TOLERANT) if options.consumers == STRICT else (TOLERANT,)
+    return frozenset((d, m) for d in options.directions for m in views)
+
+
+def finding_reason(finding: DiffFinding, options: DiffOptions, fail_on: str) -> GateReason | None:
+    """Why `finding` fails the gate under `fail_on`, or None when it does not. A finding about a direction is
+    judged by its verdicts and the options alone (its severity is never read, so nothing can soften it); a finding
+    about the release itself (a version bump: no verdicts) by its severity."""
+    if finding.waived is not None or fail_on not in _THRESHOLD:
+        return None
+    where = f"{finding.rule} {finding.kind}{' ' + finding.path if finding.path else ''}"
+    if not finding.verdicts:
+        if finding.severity.rank >= _THRESHOLD[fail_on].rank:
+            return GateReason(RELEASE, f"{where}: {finding.severity.value}", finding)
+        return None
+    gated = gated_pairs(options)
+    broken = [f"{d}/{m}" for d, m, v in finding.verdicts if v == BREAKING and (d, m) in gated]
+    if broken:
+        proof = "witness" if finding.witnesses else "proven"
+        return GateReason(BREAKS, f"{where} breaks {', '.join(broken)} ({proof})", finding)
+    risky = [f"{v} {d}/{m}" for d, m, v in finding.verdicts if d in options.directions and v in (BREAKING, UNKNOWN)]
+    if fail_on == "warning" and risky:
+        return GateReason(RISK, f"{where}: {', '.join(risky)}", finding)
+    return None
+
+
+def fails(finding: DiffFinding, options: DiffOptions, fail_on: str) -> bool:
+    return finding_reason(finding, options, fail_on) is not None
+
+
+def decide(results: Iterable[DiffResult], options: DiffOptions, fail_on: str,
+           waiver_findings: Iterable[DiffFinding] = ()) -> GateDecision:
+    """The gate decision for a diff run (see the module docstring for what fails and why)."""
+    if fail_on not in FAIL_ON:
+        raise ValueError(f"--fail-on must be one of {', '.join(FAIL_ON)}, got {fail_on!r}")
+    results = tuple(results)
+    views = (STRICT, TOLERANT) if options.consumers == STRICT else (TOLERANT,)
+
+    def decision(code: int, reasons: list[GateReason]) -> GateDecision:
+        return GateDecision(fail_on, tuple(options.directions), views, code, tuple(reasons))
+
+    empty = [GateReason(NOTHING_COMPARED, f"{r.name}: {r.nothing_compared}", pair=r.name)
+             for r in results if r.nothing_compared]
+    if empty:
+        return decision(exitcodes.USAGE, empty)
+    reasons = [GateReason(WAIVER, f"{f.rule} {f.fingerprint}: {f.message}", f) for f in waiver_findings]
+    for result in results:
+        for finding in result.findings:
+            reason = finding_reason(finding, options, fail_on)
+            if reason is not None:
+                reasons.append(GateReason(reason.code, reason.text, finding, result.name))
+    return decision(exitcodes.FINDINGS if reasons else exitcodes.CONFORMS, reasons)
