@@ -83,7 +83,7 @@ def test_shape_key_is_shared_by_every_pair_same_shape_calls_alike() -> None:
     two schemas same_shape calls alike (or a renamed-but-identical branch would be reported removed and added)."""
     from wirecheck.contracts import load_registry
     from wirecheck.diff.flat import flatten
-    from wirecheck.diff.semantic import same_shape, shape_key
+    from wirecheck.diff.shape import same_shape, shape_key
     from wirecheck.diff.side import Sides
 
     registry = load_registry()

@@ -44,6 +44,7 @@ from wirecheck.diff.model import (
 from wirecheck.diff.options import DiffOptions
 from wirecheck.diff.rules.kinds import describe_selector, kind_changes, match_kinds
 from wirecheck.diff.rules.protocol import rule_changes
+from wirecheck.diff.shape import constrains_nothing, same_shape
 from wirecheck.diff.side import Side, Sides, location_of
 from wirecheck.diff.walk import structural_changes
 from wirecheck.diff.witness import candidates, from_difference, judge
@@ -227,8 +228,7 @@ def compare_surface(pair: _Pair, kind: str, surface: str, old_location: str, new
                     old_kind: str | None = None) -> tuple[list[DiffFinding], KindVerdict]:
     """The findings and verdict for one kind surface. Schemas written identically to a pair another diff of the
     same matrix compared already (by digest: the transitive pairs repeat most of them) reuse its answer."""
-    if not (semantic.constrains_nothing(pair.old, old_location)
-            and semantic.constrains_nothing(pair.new, new_location)):
+    if not (constrains_nothing(pair.old, old_location) and constrains_nothing(pair.new, new_location)):
         pair.constrained += 1
     old_digest, new_digest = pair.old.digest(old_location), pair.new.digest(new_location)
     key = (pair.package, kind, surface, old_kind, pair.options, old_digest, new_digest)
@@ -261,7 +261,7 @@ def _compare_surface(pair: _Pair, kind: str, surface: str, old_location: str, ne
 def _compare_schemas(pair: _Pair, old_location: str, new_location: str) -> Compared:
     """The semantic verdicts, the structural changes (each with its witnesses) and the baseline payloads."""
     if (pair.old.digest(old_location) == pair.new.digest(new_location)  # written identically
-            or semantic.same_shape(pair.old, old_location, pair.new, new_location)):  # ... but for annotations
+            or same_shape(pair.old, old_location, pair.new, new_location)):  # ... but for annotations
         return _ALL_SAFE, [], {}
     old_end, new_end = (pair.old, old_location), (pair.new, new_location)
     baseline = _baseline(pair, old_end, new_end)

@@ -38,7 +38,10 @@ class Flat:
 
 def flatten(side: Side, location: str) -> Flat:
     """The walkable form of the node at `location` (memoised per side; treat the result as read-only)."""
-    return side.flat(location)
+    found = side.flats.get(location)
+    if found is None:
+        found = side.flats[location] = flatten_uncached(side, location)
+    return found
 
 
 def flatten_uncached(side: Side, location: str, depth: int = 0) -> Flat:

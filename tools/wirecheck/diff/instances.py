@@ -13,8 +13,8 @@ from typing import Any
 from wirecheck.diff.flat import Flat, flatten
 from wirecheck.diff.model import ABSENT, ITEM
 from wirecheck.diff.regex_example import regex_example, regex_examples
-from wirecheck.diff.semantic import required_alternatives
 from wirecheck.diff.side import Side, child
+from wirecheck.diff.vocabulary import required_alternatives
 from wirecheck.json_types import PAYLOAD_LIMIT
 
 FORMAT_SAMPLES = {
@@ -169,7 +169,7 @@ def _refuses(side: Side, branch: str, below: dict[tuple[Any, ...], Any], at: int
 
 def _alternatives(side: Side, flat: Flat) -> list[set[str]] | None:
     """The property sets the node's own `anyOf` asks for one of, when it stands beside the object's properties
-    (`semantic.required_alternatives`), or None for a union of alternative shapes. Such a union only refines the
+    (`vocabulary.required_alternatives`), or None for a union of alternative shapes. Such a union only refines the
     object: its example is the object with one set required, not a member built alone (`{"type": null}`)."""
     if flat.union != "anyOf" or not (flat.properties or flat.required or flat.closed):
         return None

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from wirecheck.diff.semantic import _ANNOTATIONS, _json_equal, required_alternatives
+from wirecheck.diff.shape import same_shape
 from wirecheck.diff.side import Side, child, join
+from wirecheck.diff.vocabulary import ANNOTATIONS, json_equal, required_alternatives
 
 _APPLICATORS = {"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref", "dependentSchemas"}
 _OBJECT = {"properties", "required", "additionalProperties", "patternProperties", "propertyNames", "minProperties",
@@ -65,7 +66,7 @@ class _Prover:
     def deref(self, side: Side, view: str, location: str) -> tuple[Any, str]:
         node = side.node(location, view)
         for _ in range(64):  # a bare $ref (annotations aside) is its target
-            if isinstance(node, dict) and "$ref" in node and not (set(node) - _ANNOTATIONS - {"$ref"}):
+            if isinstance(node, dict) and "$ref" in node and not (set(node) - ANNOTATIONS - {"$ref"}):
                 location = join(location, node["$ref"])
                 node = side.node(location, view)
             else:
@@ -80,7 +81,7 @@ class _Prover:
         w, w_ref = self.deref(self.wide, self.wide_view, w_loc)
         # both sides reached through a $ref (a union member, a named type): digests are cheap to ask there
         by_ref, n_loc, w_loc = n_ref != n_loc and w_ref != w_loc, n_ref, w_ref
-        if w is True or (isinstance(w, dict) and not (set(w) - _ANNOTATIONS)):
+        if w is True or (isinstance(w, dict) and not (set(w) - ANNOTATIONS)):
             return True
         if n is False:
             return True
@@ -162,23 +163,21 @@ class _Prover:
         """Both sides carry the same intersectand (`word`), written alike (refs followed)."""
         if word not in n or word not in w:
             return False
-        from wirecheck.diff.semantic import same_shape
-
         if word == "$ref":  # compare what the references point to, never their text
             return self.narrow_view == self.wide_view and same_shape(
                 self.narrow, join(n_loc, n["$ref"]), self.wide, join(w_loc, w["$ref"]))
         if self.narrow_view != self.wide_view:
             # the views differ in closing keywords only; compare the raw values, refs resolved by location
-            return _json_equal(n[word], w[word]) and _no_refs(n[word])
+            return json_equal(n[word], w[word]) and _no_refs(n[word])
         return same_shape(self.narrow, child(n_loc, word), self.wide, child(w_loc, word)) if isinstance(
-            n[word], dict) else _json_equal(n[word], w[word]) and _no_refs(n[word])
+            n[word], dict) else json_equal(n[word], w[word]) and _no_refs(n[word])
 
     def plain(self, n: dict[str, Any], n_loc: str, w: dict[str, Any], w_loc: str) -> bool:
         n_types, w_types = _types(n), _types(w)
         if w_types is not None and (n_types is None or not n_types <= w_types):
             return False
         kinds = n_types if n_types is not None else {"object", "array", "string", "number", "integer"}
-        handled = set(_ANNOTATIONS) | _APPLICATORS | {"type"}
+        handled = set(ANNOTATIONS) | _APPLICATORS | {"type"}
         if "object" in kinds and not self.object_keywords(n, n_loc, w, w_loc):
             return False
         if "array" in kinds and not self.array_keywords(n, n_loc, w, w_loc):
@@ -192,14 +191,14 @@ class _Prover:
             return False
         handled |= _OBJECT | _ARRAY | _STRING | _NUMBER
         # anything else the wide side says must be said identically by the narrow side
-        return all(k in n and _json_equal(n[k], v) for k, v in w.items() if k not in handled)
+        return all(k in n and json_equal(n[k], v) for k, v in w.items() if k not in handled)
 
     def object_keywords(self, n: dict[str, Any], n_loc: str, w: dict[str, Any], w_loc: str) -> bool:
         if not set(w.get("required", [])) <= set(n.get("required", [])):
             return False
         for word in ("patternProperties", "propertyNames", "minProperties", "maxProperties", "dependentRequired",
                      "unevaluatedProperties"):
-            if word in w and not (word in n and _json_equal(n[word], w[word]) and _no_refs(w[word])):
+            if word in w and not (word in n and json_equal(n[word], w[word]) and _no_refs(w[word])):
                 return False
         n_props, w_props = n.get("properties", {}), w.get("properties", {})
         n_closed = n.get("additionalProperties") is False and "patternProperties" not in n
@@ -235,7 +234,7 @@ class _Prover:
 
     def array_keywords(self, n: dict[str, Any], n_loc: str, w: dict[str, Any], w_loc: str) -> bool:
         for word in ("prefixItems", "contains", "minContains", "maxContains", "unevaluatedItems"):
-            if word in w and not (word in n and _json_equal(n[word], w[word]) and _no_refs(w[word])):
+            if word in w and not (word in n and json_equal(n[word], w[word]) and _no_refs(w[word])):
                 return False
         if "items" in w:
             if "items" not in n or "prefixItems" in n:
@@ -254,10 +253,10 @@ class _Prover:
         for word in upper:
             if word in w and not (word in n and n[word] <= w[word]):
                 return False
-        return all(word not in w or (word in n and _json_equal(n[word], w[word])) for word in equal)
+        return all(word not in w or (word in n and json_equal(n[word], w[word])) for word in equal)
 
     def number_keywords(self, n: dict[str, Any], w: dict[str, Any]) -> bool:
-        if "multipleOf" in w and not ("multipleOf" in n and _json_equal(n["multipleOf"], w["multipleOf"])):
+        if "multipleOf" in w and not ("multipleOf" in n and json_equal(n["multipleOf"], w["multipleOf"])):
             return False
         for word, tighter in (("minimum", lambda a, b: a >= b), ("exclusiveMinimum", lambda a, b: a >= b),
                               ("maximum", lambda a, b: a <= b), ("exclusiveMaximum", lambda a, b: a <= b)):
@@ -268,7 +267,7 @@ class _Prover:
 
 def _conflict(a: dict[str, Any], b: dict[str, Any]) -> bool:
     """Both fix one property to different constants: no member of one can be in the other (skipped unproven)."""
-    return any(name in b and not _json_equal(value, b[name]) for name, value in a.items())
+    return any(name in b and not json_equal(value, b[name]) for name, value in a.items())
 
 
 def _no_refs(value: Any) -> bool:

@@ -35,7 +35,7 @@ class Side:
     _validators: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
     _references: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
     _canonical: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
-    _flat: dict[str, Any] = field(default_factory=dict, repr=False)
+    flats: dict[str, Any] = field(default_factory=dict, repr=False)  # location → Flat, kept by diff.flat
     _nodes: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
     memo: dict[Any, Any] = field(default_factory=dict, repr=False)  # per-side caches of the rule modules
 
@@ -65,15 +65,6 @@ class Side:
             return self.node(location) is not None
         except KeyError:
             return False
-
-    def flat(self, location: str) -> Any:
-        """`flatten(self, location)`, memoised: a release's schemas are shared by many kinds."""
-        found = self._flat.get(location)
-        if found is None:
-            from wirecheck.diff.flat import flatten_uncached
-
-            found = self._flat[location] = flatten_uncached(self, location)
-        return found
 
     def validator(self, location: str, view: str = STRICT) -> Any:
         key = (location, view)

@@ -7,8 +7,10 @@ from typing import Any
 
 from wirecheck.diff.flat import Flat, flatten
 from wirecheck.diff.instances import NoExample, example
-from wirecheck.diff.model import Change, Probe
+from wirecheck.diff.model import SAFE, STRICT, Change, Probe
 from wirecheck.diff.rules import Pair, node_rule
+from wirecheck.diff.semantic import contained
+from wirecheck.diff.shape import same_shape, shape_key
 from wirecheck.diff.side import Side
 from wirecheck.json_types import json_bytes
 
@@ -52,9 +54,6 @@ _MAX_PROOFS = 16  # containment proofs per union; beyond that, unmatched branche
 
 
 def _equivalent(pair: Pair, old_branch: str, new_branch: str) -> bool:
-    from wirecheck.diff.model import SAFE, STRICT
-    from wirecheck.diff.semantic import contained
-
     if flatten(pair.old_side, old_branch).types != flatten(pair.new_side, new_branch).types:
         return False
     return (contained(pair.new_side, new_branch, pair.old_side, old_branch, STRICT) == SAFE
@@ -94,8 +93,6 @@ def _match_branches(pair: Pair) -> Matching:
                 left_old.append(b)
         return matched, left_old, left_new, (old_d, new_d)
     # no shared discriminator: branches written alike (refs followed) first
-    from wirecheck.diff.semantic import same_shape, shape_key
-
     left_new = list(new_b)
     left_old = []
     shapes = {n: shape_key(pair.new_side, n) for n in new_b}

@@ -1,0 +1,107 @@
+"""Schemas written alike: `same_shape` (annotations aside, `$ref`s followed pairwise) and its cheap key."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from wirecheck.contracts.views import SCHEMA_MAPS
+from wirecheck.diff.side import Side, child, join
+from wirecheck.diff.vocabulary import ANNOTATIONS, json_equal
+
+# SCHEMA_MAPS (contracts.views): keywords whose value maps a name to a subschema (names are data: compared exactly)
+# keywords whose value is a subschema, or a list of subschemas
+_SCHEMA_VALUES = {"items", "additionalProperties", "unevaluatedProperties", "unevaluatedItems", "not", "if", "then",
+                  "else", "contains", "propertyNames", "additionalItems"}
+_SCHEMA_LISTS = {"allOf", "anyOf", "oneOf", "prefixItems"}
+
+
+def constrains_nothing(side: Side, location: str, depth: int = 0) -> bool:
+    """Whether the schema at `location` accepts every JSON value as written: `true`, `{}`, an object of nothing but
+    annotations and definitions (`$defs`, `title`, `x-...`), or an `allOf` / `$ref` of such schemas. Structural,
+    so it never says "nothing" about a schema that constrains something; a schema that constrains nothing in a
+    roundabout way (`not: false`) is compared as usual."""
+    try:
+        node = side.node(location)
+    except KeyError:
+        return False
+    if node is True:
+        return True
+    if not isinstance(node, dict) or depth > 32:
+        return False
+    keys = {k for k in node if k not in ANNOTATIONS and not k.startswith("x-")}
+    if not keys <= {"$ref", "allOf"}:
+        return False
+    if "$ref" in node and not (isinstance(node["$ref"], str)
+                               and constrains_nothing(side, join(location, node["$ref"]), depth + 1)):
+        return False
+    parts = node.get("allOf", [])
+    return isinstance(parts, list) and all(
+        constrains_nothing(side, child(location, "allOf", i), depth + 1) for i in range(len(parts)))
+
+
+def shape_key(side: Side, location: str, depth: int = 0) -> Any:
+    """What two schemas `same_shape` calls alike must share (their keywords, property names and types; a bare
+    `$ref`'s target's), cheap to compare: a union's branches are compared only when their keys agree."""
+    try:
+        node = side.node(location)
+    except KeyError:
+        return None
+    if not isinstance(node, dict):
+        return ("boolean", node)
+    keys = frozenset(set(node) - ANNOTATIONS - {"$ref"})
+    if "$ref" in node and not keys and isinstance(node["$ref"], str) and depth < 8:
+        return ("$ref", shape_key(side, join(location, node["$ref"]), depth + 1))
+    names = node.get("properties")
+    kind = node.get("type")
+    return ("$ref" in node, keys, frozenset(names) if isinstance(names, dict) else None,
+            kind if isinstance(kind, str) else tuple(kind) if isinstance(kind, list) and all(
+                isinstance(t, str) for t in kind) else None)
+
+
+def same_shape(old: Side, old_location: str, new: Side, new_location: str) -> bool:
+    """Whether two schemas are written the same, following `$ref`s pairwise (annotations ignored).
+
+    Set containment over recursive schemas is often UNKNOWN even when nothing changed; a schema copied from
+    one release to the next unchanged is equivalent by construction, and needs no canonical form to say so.
+    Only annotation keywords of schema objects are ignored; names (properties) and values (const, enum) are data.
+    """
+    seen: set[tuple[str, str]] = set()
+
+    def schema_equal(a: Any, b: Any, a_loc: str, b_loc: str) -> bool:
+        if not (isinstance(a, dict) and isinstance(b, dict)):
+            return type(a) is type(b) and a == b  # boolean schemas
+        if "$ref" in a or "$ref" in b:
+            if "$ref" not in a or "$ref" not in b:
+                return False
+            ta, tb = join(a_loc, a["$ref"]), join(b_loc, b["$ref"])
+            if (ta, tb) not in seen:
+                seen.add((ta, tb))
+                if not (old.has(ta) and new.has(tb)) or not schema_equal(old.node(ta), new.node(tb), ta, tb):
+                    return False
+        keys = set(a) - ANNOTATIONS - {"$ref"}
+        if keys != set(b) - ANNOTATIONS - {"$ref"}:
+            return False
+        for key in keys:
+            x, y = a[key], b[key]
+            if key in SCHEMA_MAPS:
+                if not (isinstance(x, dict) and isinstance(y, dict)) or set(x) != set(y):
+                    return False
+                if not all(schema_equal(x[n], y[n], child(a_loc, key, n), child(b_loc, key, n)) for n in x):
+                    return False
+            elif key in _SCHEMA_VALUES:
+                if not schema_equal(x, y, child(a_loc, key), child(b_loc, key)):
+                    return False
+            elif key in _SCHEMA_LISTS:
+                if not (isinstance(x, list) and isinstance(y, list)) or len(x) != len(y):
+                    return False
+                if not all(schema_equal(p, q, child(a_loc, key, i), child(b_loc, key, i))
+                           for i, (p, q) in enumerate(zip(x, y, strict=True))):
+                    return False
+            elif not json_equal(x, y):
+                return False
+        return True
+
+    try:
+        return schema_equal(old.node(old_location), new.node(new_location), old_location, new_location)
+    except (KeyError, RecursionError):
+        return False
