@@ -32,12 +32,12 @@ class DiffRuleInfo:
     def render(self, params: dict[str, Any]) -> str:
         values: defaultdict[str, str] = defaultdict(lambda: "?")
         for key, value in params.items():
-            values[key] = value if isinstance(value, str) else _show(value)
+            values[key] = value if isinstance(value, str) else show(value)
         return self.message.format_map(values)
 
 
-def _show(value: Any) -> str:
-
+def show(value: Any) -> str:
+    """A parameter as a finding's text shows it: JSON, else its repr."""
     try:
         return json_bytes(value).decode()
     except TypeError:

@@ -46,6 +46,21 @@ class _Absent:
 ABSENT = _Absent()
 
 
+@dataclass(frozen=True)
+class Several:
+    """Many steps (or values) standing as one: the last step of a grouped change's path (`walk.grouped`), which
+    matches any of them. Shown as the first few and how many in all."""
+
+    values: tuple[Any, ...]
+
+    def text(self, show: Any = str) -> str:
+        shown = ", ".join(v if isinstance(v, str) else show(v) for v in self.values[:3])
+        return f"{shown}, … ({len(self.values)} in all)"
+
+    def __str__(self) -> str:
+        return "{" + self.text() + "}"
+
+
 def format_path(path: tuple[Any, ...]) -> str:
     """An instance path for humans and fingerprints: JSON-pointer style, `*` for any array item."""
     return "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in path)

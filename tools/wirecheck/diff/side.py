@@ -17,7 +17,7 @@ import jsonschema_rs
 
 from wirecheck.contracts.reference import reference_validator
 from wirecheck.contracts.views import DATA_KEYWORDS, tolerant_view
-from wirecheck.diff.model import STRICT
+from wirecheck.diff.model import STRICT, Several
 from wirecheck.json_types import json_bytes
 from wirecheck.pointer import format_pointer, parse_pointer, resolve
 
@@ -177,10 +177,13 @@ class Side:
     def confirms(self, location: str, view: str, payload: Any, accepted: bool) -> bool:
         """Whether python-jsonschema (ECMA regexes, asserted formats) gives the same answer. A schema whose
         `$ref`s loop without reading the payload (`{"$ref": "#"}`) recurses there: not confirmed."""
-        try:
-            return bool(self.reference(location, view).is_valid(payload)) == accepted
-        except RecursionError:
-            return False
+        def ask() -> bool:
+            try:
+                return bool(self.reference(location, view).is_valid(payload))
+            except RecursionError:
+                return not accepted
+
+        return bool(self._remembered("confirms", location, view, payload, ask)) == accepted
 
     def errors(self, location: str, view: str, payload: Any) -> list[tuple[tuple[Any, ...], str]]:
         """(instance path the error is about, message); a missing or unexpected property is about the property's
@@ -248,7 +251,7 @@ def related(error_path: tuple[Any, ...], change_path: tuple[Any, ...]) -> bool:
     for a, b in zip(error_path, change_path, strict=False):
         if a == b or "*" in (a, b) or (isinstance(a, int) and b == "*") or str(a) == str(b):
             continue
-        if b == "{name}":
+        if b == "{name}" or (isinstance(b, Several) and a in b.values):  # any name; a grouped change's steps
             continue
         return False
     return True
