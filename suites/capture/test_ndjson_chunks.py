@@ -57,3 +57,28 @@ def test_the_limit_counts_a_line_without_its_line_feed():
         assert isinstance(items[1], Finding) and items[1].code == "LINE_TOO_LONG"
         assert items[1].message.startswith("line of 66 bytes exceeds")  # the \r counts, the \n does not
         assert items[2] == (3, {"s": "y" * 56})
+
+
+def test_in_a_framed_capture_the_limit_bounds_the_message_not_its_frame(tmp_path):
+    from wirecheck.capture import CaptureFile, read_capture
+
+    def message(size: int) -> bytes:
+        return b'{"s":"' + b"y" * (size - 8) + b'"}'
+
+    header = b'{"wirecheck_capture": 1, "framing": "directed"}\n'
+    frames = [b'{"from": "cli", "message": ' + message(64) + b"}\n",  # the frame makes the line 92 bytes
+              b'{"from": "cli", "message": ' + message(65) + b"}\n",
+              b'{"from": "cli", "message": ' + message(63) + b"\r}\r\n",  # a \r in the message counts, as in a stream
+              b'{"from": "cli", "message": ' + message(64) + b"\r}\n",
+              b'{"message": ' + message(64) + b', "from": "cli"}\n']  # laid out otherwise: the whole line counts
+    path = tmp_path / "c.framed.ndjson"
+    path.write_bytes(header + b"".join(frames))
+    for chunk in (1 << 20, 64, 8):
+        ndjson.CHUNK_BYTES, saved = chunk, ndjson.CHUNK_BYTES
+        try:
+            items = list(read_capture(CaptureFile(str(path)), 64))
+        finally:
+            ndjson.CHUNK_BYTES = saved
+        assert [(i.line, i.code if isinstance(i, Finding) else "message") for i in items] == [
+            (2, "message"), (3, "LINE_TOO_LONG"), (4, "message"), (5, "LINE_TOO_LONG"), (6, "LINE_TOO_LONG")]
+        assert items[1].message == "message of 65 bytes exceeds --max-line-bytes 64" and items[1].sender == "cli"

@@ -2,7 +2,8 @@
 
 escape (a child leaves the process group and keeps stdout open) | daemon (a child leaves the group and closes its
 pipes, but keeps running) | spoof (prints lines that close the framed message and add a `from` of their own) |
-tiny (tiny lines without end) | hang (ignores SIGTERM and never ends). The child (or, for hang, the program) writes
+tiny (tiny lines without end) | hang (ignores SIGTERM and never ends) | print (writes the bytes of the file named by
+$HOSTILE_OUTPUT, as they are, then exits). The child (or, for hang, the program) writes
 its pid to the file named by $HOSTILE_PIDFILE, so a test can check it is gone.
 """
 
@@ -43,6 +44,11 @@ def main() -> int:
     if mode == "tiny":
         while True:
             sys.stdout.write("1\n" * 10000)
+    if mode == "print":
+        with open(os.environ["HOSTILE_OUTPUT"], "rb") as source:
+            sys.stdout.buffer.write(source.read())
+        sys.stdout.flush()
+        return 0
     if mode == "spoof":
         sys.stdout.write('{"type": "keep_alive"}, "from": "sdk", "x": 1\n')
         sys.stdout.write('{"type": "keep_alive"}\n')

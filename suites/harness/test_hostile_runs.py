@@ -13,6 +13,7 @@ import orjson
 import pytest
 
 from wirecheck.certify.pipeline import certify_captures
+from wirecheck.check.engine import CheckOptions
 from wirecheck.contracts import load_registry
 from wirecheck.harness.process import CommandError, Limits, resolve_program
 from wirecheck.harness.runner import run_scenario
@@ -76,6 +77,48 @@ def test_a_line_cannot_speak_for_the_frame_around_it(tmp_path):
     well_formed = next(r for r in cert.results if "PARSE_ERROR" in r.requirement.link.builtin)
     assert well_formed.status == "fail"
     assert [f.line for f in well_formed.failures] == [lines.index(spoof) + 2]  # not the harness's own line
+
+
+def printed(tmp_path: Path, output: bytes, limits: Limits | None = None) -> tuple[Path, list[bytes]]:
+    """Run a program that prints `output` as it is; (the capture, its frames after the header)."""
+    source = tmp_path / "output.bin"
+    source.write_bytes(output)
+    capture = tmp_path / "c.ndjson"
+    run_scenario([sys.executable, HOSTILE, "print"], scenario(Step("wait_exit", timeout=10.0)), capture,
+                 env={"HOSTILE_OUTPUT": str(source)}, limits=limits)
+    return capture, capture.read_bytes().split(b"\n")[1:-1]
+
+
+def well_formed(capture: Path, max_line_bytes: int | None = None):
+    release = load_registry(CONTRACTS).load("fakeqoder@1.0.0")
+    options = CheckOptions(max_line_bytes=max_line_bytes) if max_line_bytes else None
+    cert = certify_captures(release, [capture], role="cli", options=options)
+    return next(r for r in cert.results if "PARSE_ERROR" in r.requirement.link.builtin)
+
+
+def test_received_bytes_are_kept_exactly(tmp_path):
+    # a raw carriage return inside a JSON string: invalid JSON to Python's json and to Node's JSON.parse
+    broken = b'{"type": "keep_alive", "text": "a\rb"}'
+    crlf = b'{"type": "keep_alive"}\r'  # a CRLF line end: the \r is JSON whitespace, kept all the same
+    capture, frames = printed(tmp_path, broken + b"\n" + crlf + b"\n")
+    assert frames == [b'{"from": "cli", "message": ' + broken + b"}", b'{"from": "cli", "message": ' + crlf + b"}"]
+    result = well_formed(capture)
+    assert result.status == "fail"
+    assert [(f.line, f.code) for f in result.failures] == [(2, "PARSE_ERROR")]
+
+
+@pytest.mark.parametrize("over", [0, 1])
+def test_the_line_limit_applies_to_the_message_not_to_its_frame(tmp_path, over):
+    limit = 4096
+    head = b'{"type": "keep_alive", "pad": "'
+    line = head + b"x" * (limit + over - len(head) - 2) + b'"}'
+    assert len(line) == limit + over
+    capture, _ = printed(tmp_path, line + b"\n", Limits(max_line_bytes=limit))
+    alone = tmp_path / "alone.ndjson"  # the same line read by validate, without a frame
+    alone.write_bytes(line + b"\n")
+    live, plain = well_formed(capture, limit), well_formed(alone, limit)
+    assert (live.status, plain.status) == (("pass", "pass") if over == 0 else ("fail", "fail")), \
+        (live.failures, plain.failures)
 
 
 def test_a_frame_with_two_senders_counts_against_every_role(tmp_path):

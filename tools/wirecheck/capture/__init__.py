@@ -20,7 +20,6 @@ from wirecheck.capture.ndjson import (
     DEFAULT_MAX_LINE_BYTES,
     LineSink,
     capture_finding,
-    frame_sender,
     iter_lines,
     read_framed,
     read_stream,
@@ -147,7 +146,7 @@ def _read_lines(
                                   '"framing": "directed"}', file, header_line)
         if values > 1:
             yield capture_finding("CAPTURE_FORMAT", "the framing header must be the first line", file, header_line)
-        sink.sender_of = frame_sender  # the lines after the header (read ahead: only the header itself)
+        sink.framed()  # the lines after the header (read ahead: only the header itself)
         yield from read_framed(itertools.chain(ahead, lines), file)
     elif form == "artifacts":
         yield from read_artifacts(itertools.chain(ahead, lines), file)

@@ -31,6 +31,9 @@ def capture_finding(code: str, message: str, file: str, line: int | None = None,
 
 CHUNK_BYTES = 1 << 20
 LONG_LINE_START = 4096  # of a line too long to keep: enough for its `from`
+# In a framed capture --max-line-bytes bounds the message, as it does the same line in a plain stream: the frame
+# around it (`{"from": "<role>", "message": ` ... `}`) may add up to this many bytes.
+FRAME_ALLOWANCE = 1024
 
 
 class LineSink:
@@ -38,12 +41,19 @@ class LineSink:
     it has dealt with the value; it is shown every value that parsed without a problem, objects or not), so the
     common case costs no generator round trip. Set `accept` once the form is known."""
 
-    __slots__ = ("accept", "sender_of")
+    __slots__ = ("accept", "sender_of", "frame_bytes", "allowance")
 
     def __init__(self) -> None:
         self.accept: Callable[[Any, int], bool] = _refuse
         # who sent a line that is reported (framed captures: its `from`, read from the bytes, which may not parse)
         self.sender_of: Callable[[bytes], str | None] = _nobody
+        # how many bytes of a line are frame, not message (framed captures), counted up to `allowance`
+        self.frame_bytes: Callable[[bytes], int] = _no_frame
+        self.allowance = 0
+
+    def framed(self) -> None:
+        """The lines from here on are frames: who sent each, and the message alone measured against the limit."""
+        self.sender_of, self.frame_bytes, self.allowance = frame_sender, frame_bytes, FRAME_ALLOWANCE
 
 
 def _refuse(value: Any, line: int) -> bool:
@@ -52,6 +62,10 @@ def _refuse(value: Any, line: int) -> bool:
 
 def _nobody(raw: bytes) -> str | None:
     return None
+
+
+def _no_frame(raw: bytes) -> int:
+    return 0
 
 
 def iter_lines(
@@ -97,9 +111,11 @@ def iter_lines(
             pending, pending_size = [], 0
         # Only a line joined from several chunks can exceed the limit, and only the first line of the capture can
         # carry a byte order mark: both are settled here, not for every line.
-        if lines and _length(lines[0]) > max_line_bytes:
+        if lines and _length(lines[0]) > max_line_bytes and (
+                size := _length(lines[0]) - sink.frame_bytes(lines[0])) > max_line_bytes:
             line_no += 1
-            yield capture_finding("LINE_TOO_LONG", f"line of {_length(lines[0])} bytes exceeds --max-line-bytes "
+            what = "message" if sink.allowance else "line"
+            yield capture_finding("LINE_TOO_LONG", f"{what} of {size} bytes exceeds --max-line-bytes "
                                   f"{max_line_bytes}", file, line_no, sender=sink.sender_of(lines[0][:LONG_LINE_START]))
             lines = lines[1:]
         if line_no == 0 and lines and lines[0].startswith(BOM):
@@ -143,7 +159,7 @@ def iter_lines(
             else:
                 pending.append(tail)
                 pending_size += len(tail)
-                if pending_size > max_line_bytes:  # only the start of the line is kept, to say who sent it
+                if pending_size > max_line_bytes + sink.allowance:  # only its start is kept, to say who sent it
                     start = b"".join(pending)[:LONG_LINE_START]
                     skipped, pending, pending_size = pending_size, [], 0
 
@@ -208,6 +224,23 @@ def frame_sender(raw: bytes) -> str | None:
     except orjson.JSONDecodeError:
         return None
     return frame["from"] if isinstance(frame, dict) and isinstance(frame.get("from"), str) else None
+
+
+# The frame as the harness writes it; whitespace inside (before the `}`, past one space after the colon) is the
+# message's own, as it would be in a stream.
+_FRAME_HEAD = re.compile(rb'\s*\{\s*"from"\s*:\s*"[^"\\]*"\s*,\s*"message"\s*: ?')
+_FRAME_TAIL = re.compile(rb'\}\s*\Z')  # searched up to the line's end
+
+
+def frame_bytes(raw: bytes) -> int:
+    """How many bytes of a framed line are its frame: the `{"from": "<role>", "message": ` before the message and
+    the `}` after it, at most FRAME_ALLOWANCE (0 for a line laid out any other way: all of it counts)."""
+    end = _length(raw)  # without its line feed, as the line is measured
+    head = _FRAME_HEAD.match(raw, 0, FRAME_ALLOWANCE)
+    tail = _FRAME_TAIL.search(raw, max(end - 64, 0), end)
+    if head is None or tail is None:
+        return 0
+    return min(head.end() + end - tail.start(), FRAME_ALLOWANCE)
 
 
 def _from_twice(raw: bytes) -> bool:

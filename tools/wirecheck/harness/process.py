@@ -183,7 +183,7 @@ class LiveProcess:
                     self.problems.add(f"stdout exceeded {self.limits.max_output_bytes} bytes; the run was stopped")
                     self.flooded.set()
                     break
-                data = chunk[:limit] if truncated else chunk.rstrip(b"\r\n")
+                data = chunk[:limit] if truncated else chunk.removesuffix(b"\n")  # a \r before it is kept
                 if not data.strip():
                     continue
                 self.line_count += 1

@@ -62,7 +62,7 @@ class FramedRecorder:
         self._write(self._sent_prefix, data)
 
     def received(self, line: Line) -> None:
-        self._write(self._received_prefix, line.data.replace(b"\n", b" ").replace(b"\r", b" "))
+        self._write(self._received_prefix, line.data)  # as received: a line holds no b"\n", and a b"\r" is data
 
 
 @dataclass
