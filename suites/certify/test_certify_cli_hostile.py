@@ -121,8 +121,8 @@ def test_a_compressed_capture_on_stdin_is_one_capture_format_finding(framed, tmp
 
 
 def test_the_program_is_resolved_once_where_the_user_is(tmp_path, scenario_file, monkeypatch):
-    import wirecheck.harness.process as process
     import wirecheck.harness.runner as harness_runner
+    import wirecheck.programs.program as process
 
     program = tmp_path / "cli.sh"
     program.write_text("#!/bin/sh\nexit 0\n")

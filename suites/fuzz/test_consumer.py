@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -264,5 +265,54 @@ def test_the_process_runs_with_a_scratch_home(process):
 
 
 def test_no_shell_and_a_missing_program_is_a_clear_error():
-    with pytest.raises(ValueError, match="no such executable"):
+    with pytest.raises(ValueError, match="'definitely-not-a-program-wirecheck': not found on PATH"):
         ProcessConsumer(["definitely-not-a-program-wirecheck"])
+
+
+def test_a_consumer_that_does_not_read_a_large_message_hangs_without_holding_the_run(tmp_path):
+    """More than a pipe holds, to a consumer that never reads: the write gives up at the timeout."""
+    consumer = ProcessConsumer([sys.executable, "-c", "import time; time.sleep(120)"], timeout=1.0, startup=1.0)
+    try:
+        verdict = consumer({"big": "x" * (1 << 20)})
+    finally:
+        consumer.close()
+    assert verdict.outcome == HANG and "of the message's 1048587 bytes within 2 s" in verdict.detail, verdict
+
+
+def test_a_consumer_that_answers_without_a_line_end_is_a_protocol_error_not_growing_memory():
+    consumer = ProcessConsumer([sys.executable, "-c", "import sys\nwhile True: sys.stdout.write('a' * 65536)"],
+                               timeout=30.0, startup=30.0)
+    try:
+        verdict = consumer({"a": 1})
+    finally:
+        consumer.close()
+    assert verdict.outcome == CRASH and "an answer longer than 65536 bytes" in verdict.detail, verdict
+
+
+def test_a_terminated_fuzz_consumer_ends_its_consumer(tmp_path):
+    consumer = tmp_path / "consumer.py"
+    pidfile = tmp_path / "consumer.pid"
+    consumer.write_text("import os, sys, time\n"
+                        f"open({str(pidfile)!r} + '.tmp', 'w').write(str(os.getpid()))\n"
+                        f"os.rename({str(pidfile)!r} + '.tmp', {str(pidfile)!r})\n"
+                        "time.sleep(120)\n")
+    env = {**os.environ, "WIRECHECK_CONTRACTS": str(Path(__file__).resolve().parents[1] / "data" / "contracts")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "wirecheck", "fuzz-consumer", "demo@1.0.0", "--kind", "hello", "--count", "3",
+         "--timeout", "100", "--", sys.executable, str(consumer)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while not pidfile.is_file():
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 128 + signal.SIGTERM and b"Traceback" not in err, err
+    pid = int(pidfile.read_text())
+    deadline = time.monotonic() + 30
+    while Path(f"/proc/{pid}").exists() and "Z" not in Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2][:3]:
+        assert time.monotonic() < deadline, f"the consumer {pid} outlived fuzz-consumer"
+        time.sleep(0.05)

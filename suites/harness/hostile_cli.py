@@ -1,7 +1,8 @@
 """A program under test that misbehaves in ways the fake qodercli does not: `python hostile_cli.py MODE`.
 
 escape (a child leaves the process group and keeps stdout open) | daemon (a child leaves the group and closes its
-pipes, but keeps running) | spoof (prints lines that close the framed message and add a `from` of their own) |
+pipes, but keeps running) | bare-daemon (as daemon, and becomes `sleep` with no environment at all: no HOME, no
+variable a search could know it by) | spoof (prints lines that close the framed message and add a `from` of their own) |
 tiny (tiny lines without end) | hang (ignores SIGTERM and never ends) | print (writes the bytes of the file named by
 $HOSTILE_OUTPUT, as they are, then exits). The child (or, for hang, the program) writes
 its pid to the file named by $HOSTILE_PIDFILE, so a test can check it is gone.
@@ -15,7 +16,7 @@ import sys
 import time
 
 
-def child(close_pipes: bool) -> None:
+def child(close_pipes: bool, bare: bool = False) -> None:
     os.setsid()
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if close_pipes:
@@ -23,15 +24,17 @@ def child(close_pipes: bool) -> None:
             os.close(fd)
     with open(os.environ["HOSTILE_PIDFILE"], "w") as out:
         out.write(str(os.getpid()))
+    if bare:
+        os.execve("/bin/sleep", ["sleep", "120"], {})  # the same pid, nothing of the run's environment
     time.sleep(120)
     os._exit(0)
 
 
 def main() -> int:
     mode = sys.argv[1]
-    if mode in ("escape", "daemon"):
+    if mode in ("escape", "daemon", "bare-daemon"):
         if os.fork() == 0:
-            child(close_pipes=mode == "daemon")
+            child(close_pipes=mode != "escape", bare=mode == "bare-daemon")
         while not os.path.exists(os.environ["HOSTILE_PIDFILE"]):
             time.sleep(0.01)
         print('{"type": "keep_alive"}', flush=True)

@@ -15,9 +15,10 @@ import pytest
 from wirecheck.certify.pipeline import certify_captures
 from wirecheck.check.engine import CheckOptions
 from wirecheck.contracts import load_registry
-from wirecheck.harness.process import CommandError, Limits, resolve_program
+from wirecheck.harness.process import Limits
 from wirecheck.harness.runner import run_scenario
 from wirecheck.harness.scenario import Scenario, Step
+from wirecheck.programs.program import CommandError, resolve_program
 
 HERE = Path(__file__).parent
 HOSTILE = str(HERE / "hostile_cli.py")
@@ -40,7 +41,7 @@ def alive(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="finding escaped children needs Linux /proc")
-@pytest.mark.parametrize("mode", ["escape", "daemon"])
+@pytest.mark.parametrize("mode", ["escape", "daemon", "bare-daemon"])
 def test_a_child_that_leaves_the_group_is_killed_and_reported(tmp_path, mode):
     pidfile = tmp_path / "child.pid"
     started = time.monotonic()
@@ -55,6 +56,30 @@ def test_a_child_that_leaves_the_group_is_killed_and_reported(tmp_path, mode):
     assert elapsed < 15, elapsed  # the run ends at the expect's 3 s, not when the child would
     assert any(f"process {pid}" in p and "killed" in p for p in record.problems), record.problems
     assert not record.ok
+
+
+def in_thread(function, seconds: float = 120.0):
+    """Call `function` on a thread; its result, or a failure (not a hung test run) if it has not returned in time."""
+    import threading
+
+    results: list = []
+    worker = threading.Thread(target=lambda: results.append(function()), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert results, f"still running after {seconds:g} s"
+    return results[0]
+
+
+def test_a_send_to_a_program_that_does_not_read_its_input_ends_at_the_timeout(tmp_path):
+    pidfile = tmp_path / "child.pid"
+    big = {"type": "user", "text": "x" * (1 << 20)}  # far more than a pipe holds (64 KiB)
+    record = in_thread(lambda: run_scenario(
+        [sys.executable, HOSTILE, "hang"], scenario(Step("send", big), Step("close_stdin"), timeout=5.0),
+        tmp_path / "c.ndjson", env={"HOSTILE_PIDFILE": str(pidfile)}))
+    assert [(s.status, s.detail.split(":")[0]) for s in record.steps] == [
+        ("failed", "the process did not read its input"), ("not_run", "")]
+    assert "bytes written within the scenario's timeout" in record.steps[0].detail
+    assert not alive(int(pidfile.read_text()))
 
 
 def test_a_line_cannot_speak_for_the_frame_around_it(tmp_path):
@@ -191,7 +216,7 @@ def test_a_terminated_wirecheck_still_ends_the_command(tmp_path):
     pidfile = tmp_path / "child.pid"
     wirecheck = subprocess.Popen(
         [sys.executable, "-m", "wirecheck", "certify", "fakeqoder@1.0.0", "--contracts", str(CONTRACTS), "--run",
-         "--scenario", str(scenario_file), "--capture-out", str(tmp_path / "c.ndjson"), "--env",
+         "--scenario", str(scenario_file), "--out-dir", str(tmp_path / "out"), "--format", "jsonl", "--env",
          f"HOSTILE_PIDFILE={pidfile}", "--", sys.executable, HOSTILE, "hang"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
@@ -200,9 +225,45 @@ def test_a_terminated_wirecheck_still_ends_the_command(tmp_path):
             assert time.monotonic() < deadline and wirecheck.poll() is None, wirecheck.communicate()
             time.sleep(0.05)
         wirecheck.send_signal(signal.SIGTERM)
-        _, err = wirecheck.communicate(timeout=20)
+        out, err = wirecheck.communicate(timeout=60)
     finally:
         wirecheck.kill()
     assert wirecheck.returncode == 128 + signal.SIGTERM and b"Traceback" not in err, err
     pid = int(pidfile.read_text())
     assert not alive(pid), f"process {pid} outlived wirecheck"
+    # what was recorded is still certified and reported: the run failed because it was stopped
+    assert b"step  1 expect      failed  wirecheck was stopped by SIGTERM" in err, err
+    report = orjson.loads(out.splitlines()[-1])
+    assert report["run"]["ok"] is False and "stopped by SIGTERM" in report["run"]["problem"], report["run"]
+    assert (tmp_path / "out" / "certification.html").is_file()
+    assert (tmp_path / "out" / "capture.framed.ndjson").is_file()
+
+
+def test_a_killed_wirecheck_leaves_nothing_behind(tmp_path):
+    """SIGKILL gives wirecheck no chance to clean up: the reaper sees it go and ends the command itself."""
+    import signal
+    import subprocess
+
+    scenario_file = tmp_path / "s.yaml"
+    scenario_file.write_text("scenario: 1\nroles: {harness: sdk, implementation: cli}\ntimeout: 60\n"
+                             "steps: [{expect: {match: {type: never}, timeout: 50}}]\n")
+    pidfile = tmp_path / "child.pid"
+    wirecheck = subprocess.Popen(
+        [sys.executable, "-m", "wirecheck", "certify", "fakeqoder@1.0.0", "--contracts", str(CONTRACTS), "--run",
+         "--scenario", str(scenario_file), "--capture-out", str(tmp_path / "c.ndjson"), "--env",
+         f"HOSTILE_PIDFILE={pidfile}", "--", sys.executable, HOSTILE, "escape"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while not pidfile.is_file() or not pidfile.read_text():
+            assert time.monotonic() < deadline and wirecheck.poll() is None
+            time.sleep(0.05)
+        wirecheck.send_signal(signal.SIGKILL)
+        wirecheck.wait(30)
+    finally:
+        wirecheck.kill()
+    pid = int(pidfile.read_text())  # the child that left the command's group and holds its stdout
+    deadline = time.monotonic() + 30
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(pid), f"process {pid} outlived a killed wirecheck"

@@ -13,9 +13,10 @@ import pytest
 
 from wirecheck.certify.pipeline import certify_captures
 from wirecheck.contracts import load_registry
-from wirecheck.harness.process import Limits, Scratch
+from wirecheck.harness.process import Limits
 from wirecheck.harness.runner import find_scenario, run_scenario
 from wirecheck.harness.scenario import load_scenario
+from wirecheck.programs.program import Scratch
 
 HERE = Path(__file__).parent
 FAKE = str(HERE / "fake_qoder.py")

@@ -41,7 +41,7 @@ class LineSink:
     it has dealt with the value; it is shown every value that parsed without a problem, objects or not), so the
     common case costs no generator round trip. Set `accept` once the form is known."""
 
-    __slots__ = ("accept", "sender_of", "frame_bytes", "allowance")
+    __slots__ = ("accept", "allowance", "frame_bytes", "sender_of")
 
     def __init__(self) -> None:
         self.accept: Callable[[Any, int], bool] = _refuse

@@ -123,6 +123,7 @@ def register(app: typer.Typer) -> None:
         options = CheckOptions(parse_base_urls(base_url, list(release.bases)), max_line_bytes)
         positionals = list(captures or [])
         run_info = None
+        interrupted = None
         if run:
             if not positionals:
                 raise fail_usage("--run needs a command after --, e.g. --run -- qodercli --print ...")
@@ -130,9 +131,10 @@ def register(app: typer.Typer) -> None:
                 raise fail_usage("--run needs --scenario FILE (or a shipped name)")
             import dataclasses
 
-            from wirecheck.harness.process import CommandError, Limits, resolve_program
+            from wirecheck.harness.process import Limits
             from wirecheck.harness.runner import find_scenario, run_scenario
             from wirecheck.harness.scenario import MAX_SECONDS, load_scenario, valid_seconds
+            from wirecheck.programs.program import CommandError, resolve_program
 
             if timeout is not None and not valid_seconds(timeout):
                 raise fail_usage(f"--timeout {timeout:g}: expected a positive number of seconds, at most "
@@ -169,6 +171,7 @@ def register(app: typer.Typer) -> None:
                 typer.echo(f"  step {step.index + 1:>2} {step.action:<11} {step.status:<7} {step.detail}", err=True)
             paths = [str(target)]
             run_info = record.as_run()
+            interrupted = record.interrupted
             role = role or loaded.implementation_role
         else:
             if scenario is not None:
@@ -181,4 +184,6 @@ def register(app: typer.Typer) -> None:
             release, paths, requirements=requirements, baseline=baseline, role=role, fail_on=fail_on,
             options=options, load_release=reg.load, run=run_info))
         write_reports(cert, output_format, output, out_dir)
+        if interrupted is not None:  # reported, and still the code of a command that was stopped
+            raise typer.Exit(interrupted.exit_code)
         raise typer.Exit(exitcodes.CONFORMS if cert.passed else exitcodes.FINDINGS)

@@ -13,6 +13,7 @@ import typer
 
 from wirecheck import exitcodes
 from wirecheck.cli.common import CONTRACTS_OPTION, fail_usage, guarded, output_file, registry
+from wirecheck.programs.signals import shielded, terminated_by_signals
 
 
 def register(app: typer.Typer) -> None:
@@ -105,13 +106,17 @@ def register_consumer(app: typer.Typer) -> None:
             )
         except (ImportError, AttributeError, ValueError) as exc:
             raise fail_usage(f"cannot load the consumer: {exc}") from None
-        try:
-            report = fuzz_consumer(
-                release, consumer, kinds=kind, count=count, seed=seed, invalid=invalid, shrink=shrink,
-                description=consumer.describe(), progress=lambda text: typer.echo(f"… {text}", err=True),
-            )
-        finally:
-            consumer.close()
+        with terminated_by_signals():  # SIGTERM or SIGHUP: the consumer is ended, then exit 128 + signal
+            try:
+                report = fuzz_consumer(
+                    release, consumer, kinds=kind, count=count, seed=seed, invalid=invalid, shrink=shrink,
+                    description=consumer.describe(), progress=lambda text: typer.echo(f"… {text}", err=True),
+                )
+            finally:
+                with shielded():
+                    consumer.close()
+        for problem in getattr(consumer, "problems", ()):
+            typer.echo(f"wirecheck: the consumer: {problem}", err=True)
         markdown = render_markdown(report)
         for path, text in ((json_out, orjson.dumps(report.as_json(), option=orjson.OPT_INDENT_2).decode() + "\n"),
                            (markdown_out, markdown)):

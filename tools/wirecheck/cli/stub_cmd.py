@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-import contextlib
+import os
 import subprocess
 import time
 from pathlib import Path
@@ -26,6 +26,7 @@ from wirecheck.cli.common import (
     output_folder,
     registry,
 )
+from wirecheck.programs.signals import Terminated, shielded, terminated_by_signals
 
 if TYPE_CHECKING:
     from wirecheck.contracts import PackageRegistry
@@ -75,13 +76,16 @@ def _write_har(recorder: HarRecorder, path: Path) -> Path:
 
 def _certify(release: ContractRelease, reg: PackageRegistry, har: Path, role: str, run: dict[str, Any],
              requirements: Path | None, baseline: Path | None, fail_on: str, output_format: str,
-             out_dir: Path) -> NoReturn:
-    """Certify the recorded HAR for `role`, write the reports, exit 0 (certified) or 1."""
+             out_dir: Path, stopped: Terminated | None = None) -> NoReturn:
+    """Certify the recorded HAR for `role`, write the reports, exit 0 (certified) or 1 (or 128 + the signal that
+    stopped the run)."""
     from wirecheck.certify.pipeline import certify_captures
 
     cert = guarded(lambda: certify_captures(release, [har], requirements=requirements, baseline=baseline, role=role,
                                             fail_on=fail_on.upper(), load_release=reg.load, run=run))
     write_reports(cert, output_format, None, out_dir)
+    if stopped is not None:
+        raise typer.Exit(stopped.exit_code)
     raise typer.Exit(exitcodes.CONFORMS if cert.passed else exitcodes.FINDINGS)
 
 
@@ -114,61 +118,77 @@ def register(app: typer.Typer) -> None:
         shorter body a 400, a chunked body a 411, each with a JSON error and not recorded.
         Exit codes: 0 certified, 1 not certified, 2 usage error.
         """
-        from wirecheck.harness.process import Scratch
+        from wirecheck.programs.program import CommandError, Program, Scratch, resolve_program
         from wirecheck.stub.server import StubServer
         from wirecheck.stub.xopc import XopcPlatformStub
 
         _check_format(output_format)
         output_folder(out_dir)
         release, reg = _xopc_release(spec, contracts)
+        program = None
+        if command:
+            try:  # where the user is: the runtime itself runs in a scratch folder
+                program = resolve_program(command[0], os.environ.get("PATH"))
+            except CommandError as exc:
+                raise fail_usage(f"cannot run the command: {exc}") from None
         platform = XopcPlatformStub(release, commands=commands, seed=seed, cancel_after_renewals=cancel_after,
                                     strict=strict, on_problem=lambda text: typer.echo(f"  request: {text}", err=True))
         try:
             server = StubServer(platform, port)
         except OSError as exc:
             raise fail_usage(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}") from None
-        child = None
-        scratch = None
-        with server:
-            typer.echo(f"wirecheck stub {release.name} listening on {server.base_url} "
-                       f"(discovery: {server.base_url}/.well-known/xopc-platform)", err=True)
-            if command:
-                scratch = Scratch.create()
-                argv = [part.replace("{url}", server.base_url) for part in command]
-                env = scratch.env({"WIRECHECK_STUB_URL": server.base_url})
-                try:
-                    child = subprocess.Popen(argv, cwd=scratch.root / "work", env=env,
-                                             stdin=subprocess.DEVNULL, start_new_session=True)
-                except OSError as exc:
-                    scratch.remove()
-                    raise fail_usage(f"cannot start {argv[0]!r}: {exc.strerror or exc}") from None
-            deadline = time.monotonic() + max_seconds
+        runtime: Program | None = None
+        problems: list[str] = []
+        stopped: Terminated | None = None
+        with terminated_by_signals():
             try:
-                while time.monotonic() < deadline and not platform.done.wait(0.1):
-                    if child is not None and child.poll() is not None:
-                        break
-            except KeyboardInterrupt:
-                typer.echo("stopping", err=True)
-            finally:
-                if child is not None and child.poll() is None and platform.done.is_set():
-                    # the client is idle: give it time to finish on its own (write its output, exit)
-                    with contextlib.suppress(subprocess.TimeoutExpired):
-                        child.wait(min(10.0, max(deadline - time.monotonic(), 0.1)))
-                if child is not None and child.poll() is None:
-                    child.terminate()
-                    try:
-                        child.wait(5)
-                    except subprocess.TimeoutExpired:
-                        child.kill()
-                        child.wait(5)
-                if scratch is not None:
-                    scratch.remove()
+                server.start()
+                typer.echo(f"wirecheck stub {release.name} listening on {server.base_url} "
+                           f"(discovery: {server.base_url}/.well-known/xopc-platform)", err=True)
+                if program is not None:
+                    scratch = Scratch.create()
+                    argv = [program, *(part.replace("{url}", server.base_url) for part in command[1:])]
+                    env = scratch.env({"WIRECHECK_STUB_URL": server.base_url})
+                    try:  # its stdout goes to wirecheck's stderr: wirecheck's stdout is the report's
+                        runtime = Program(argv, env=env, cwd=scratch.root / "work", stdin=subprocess.DEVNULL,
+                                          stdout=2, stderr=None)
+                    except OSError as exc:
+                        scratch.remove()
+                        raise fail_usage(f"cannot start {command[0]!r}: {exc.strerror or exc}") from None
+                deadline = time.monotonic() + max_seconds
+                try:
+                    while time.monotonic() < deadline and not platform.done.wait(0.1):
+                        if runtime is not None and runtime.poll() is not None:
+                            break
+                except KeyboardInterrupt:
+                    typer.echo("stopping", err=True)
+                except Terminated as stop:
+                    stopped = stop
+                finally:
+                    with shielded():
+                        if runtime is not None:
+                            if runtime.poll() is None and platform.done.is_set() and stopped is None:
+                                # the client is idle: give it time to finish on its own (write its output, exit)
+                                runtime.wait(min(10.0, max(deadline - time.monotonic(), 0.1)))
+                            problems += runtime.stop()
+                            scratch.remove()
+                        server.stop()
+            except Terminated as stop:  # it came while the runtime and the server were being stopped
+                stopped = stop
+        if stopped is not None:
+            typer.echo(f"stopped by {stopped.name}: writing what was recorded", err=True)
+            problems.append(f"wirecheck was stopped by {stopped.name}")
+        for text in problems:
+            typer.echo(f"  {text}", err=True)
         har = _write_har(server.recorder, out_dir / "stub.har")
         typer.echo(f"recorded {len(server.recorder)} exchanges in {har}", err=True)
+        if not len(server.recorder):
+            problems.insert(0, "no request reached the stub")
         run = {"identity": {"argv": list(command or ["wirecheck", "stub", spec])},
-               "outcome": {"ok": bool(len(server.recorder)), "exit_code": None if child is None else child.returncode,
-                           "problem": None if len(server.recorder) else "no request reached the stub"}}
-        _certify(release, reg, har, "runtime", run, requirements, baseline, fail_on, output_format, out_dir)
+               "outcome": {"ok": not problems, "exit_code": None if runtime is None else runtime.returncode,
+                           "problem": problems[0] if problems else None, "problems": problems}}
+        _certify(release, reg, har, "runtime", run, requirements, baseline, fail_on, output_format, out_dir,
+                 stopped)
 
     @app.command("probe")
     def probe_command(

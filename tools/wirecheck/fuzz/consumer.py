@@ -30,10 +30,7 @@ import copy
 import importlib
 import os
 import selectors
-import shutil
 import signal
-import subprocess
-import tempfile
 import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -50,6 +47,8 @@ from wirecheck.fuzz.corpus import kind_corpus
 from wirecheck.fuzz.mutants import MutantFactory
 from wirecheck.fuzz.rules import KindRules
 from wirecheck.fuzz.strategies import compiler_for, kind_strategy
+from wirecheck.programs.program import Program, Scratch, resolve_program
+from wirecheck.programs.signals import Terminated
 
 ACCEPT, IGNORE, REJECT, CRASH, HANG = "accept", "ignore", "reject", "crash", "hang"
 
@@ -70,6 +69,8 @@ class Verdict:
 
 
 _EOF = b"\x00wirecheck-eof"  # the consumer closed its stdout (a distinct object, compared by identity)
+_TOO_LONG = b"\x00wirecheck-too-long"  # an answer line past MAX_ANSWER_BYTES
+MAX_ANSWER_BYTES = 64 << 10  # an answer is a word and a reason: more without a line end is not the protocol
 
 
 class ConsumerTimeout(Exception):
@@ -101,6 +102,8 @@ class PythonConsumer:
                 if interrupted():
                     raise  # the user pressed Ctrl-C: stop the run
                 return _crash(exc)  # the callable raised it itself
+            except Terminated:  # SIGTERM or SIGHUP to wirecheck, delivered while the callable ran: stop the run
+                raise
             except self.rejects as exc:
                 return Verdict(REJECT, f"{type(exc).__name__}: {_first_line(exc)}")
             except BaseException as exc:  # sys.exit(), GeneratorExit, ...: the consumer crashed, the run goes on
@@ -112,64 +115,55 @@ class PythonConsumer:
 
 
 class ProcessConsumer:
-    """A long-running process that speaks the line protocol; restarted after a crash or a hang."""
+    """A long-running process that speaks the line protocol; restarted after a crash or a hang. It runs as every
+    program wirecheck starts does (wirecheck.programs): found where the user is, no shell, a scratch HOME,
+    XDG_CONFIG_HOME and TMPDIR (the rest of the environment passed through), a process group of its own that is
+    ended with everything it started."""
 
     def __init__(self, argv: Sequence[str], *, timeout: float = 5.0, cwd: str | None = None, startup: float = 10.0):
         if not argv:
             raise ValueError("no command given")
-        if shutil.which(argv[0]) is None:
-            raise ValueError(f"{argv[0]!r}: no such executable")
-        self.argv = list(argv)
+        # a CommandError (a ValueError) names what is wrong: not found, not executable, a directory
+        self.argv = [resolve_program(argv[0], os.environ.get("PATH")), *argv[1:]]
         self.timeout = timeout
         self.startup = startup  # extra seconds for the first answer after a (re)start: interpreters load slowly
         self.cwd = cwd
+        self.problems: list[str] = []  # processes it left behind (each ended): not verdicts on messages
         self._fresh = False
-        self._scratch = tempfile.TemporaryDirectory(prefix="wirecheck-consumer-")
-        self._process: subprocess.Popen[bytes] | None = None
+        self._scratch = Scratch.create()
+        self._program: Program | None = None
         self._stderr: Any = None
         self._buffer = b""
 
     def describe(self) -> str:
         return f"process {' '.join(self.argv)} (line protocol, timeout {self.timeout:g} s)"
 
-    def _env(self) -> dict[str, str]:
-        env = dict(os.environ)
-        home = self._scratch.name
-        for name, sub in (("HOME", "home"), ("XDG_CONFIG_HOME", "config"), ("TMPDIR", "tmp")):
-            path = os.path.join(home, sub)
-            os.makedirs(path, exist_ok=True)
-            env[name] = path
-        return env
-
-    def _start(self) -> subprocess.Popen[bytes]:
-        if self._process is None or self._process.poll() is not None:
+    def _start(self) -> Program:
+        if self._program is None or self._program.poll() is not None:
+            if self._program is not None:
+                self._stop()
             # stderr goes to a file, not a pipe: a chatty consumer must not block on a full pipe nobody reads
-            self._stderr = open(os.path.join(self._scratch.name, "stderr.log"), "w+b")  # noqa: SIM115
-            self._process = subprocess.Popen(
-                self.argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=self._stderr,
-                env=self._env(),
-                cwd=self.cwd,
-                start_new_session=True,
-            )
+            self._stderr = open(self._scratch.root / "stderr.log", "w+b")  # noqa: SIM115
+            self._program = Program(self.argv, env=self._scratch.env(pass_through=tuple(os.environ)), cwd=self.cwd,
+                                    stderr=self._stderr)
             self._buffer = b""
             self._fresh = True
-        return self._process
+        return self._program
 
     def _stop(self) -> str:
-        process, self._process = self._process, None
-        if process is None:
+        """End the process (and all it started); the last line of its stderr."""
+        program, self._program = self._program, None
+        if program is None:
             return ""
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        with contextlib.suppress(subprocess.TimeoutExpired, ValueError, OSError):
-            process.communicate(timeout=5)
+        self.problems += program.stop(grace=0.0)
+        with contextlib.suppress(OSError, ValueError):
+            if program.stdout is not None:
+                program.stdout.close()
         stderr = b""
         if self._stderr is not None:
             with contextlib.suppress(OSError, ValueError):
-                self._stderr.seek(0)
+                self._stderr.seek(0, os.SEEK_END)
+                self._stderr.seek(max(self._stderr.tell() - 4096, 0))
                 stderr = self._stderr.read()
                 self._stderr.close()
             self._stderr = None
@@ -177,24 +171,26 @@ class ProcessConsumer:
         return tail[0][:200] if tail else ""
 
     def __call__(self, message: Any) -> Verdict:
-        process = self._start()
-        assert process.stdin is not None and process.stdout is not None
-        try:
-            process.stdin.write(orjson.dumps(message) + b"\n")
-            process.stdin.flush()
-        except (BrokenPipeError, OSError):
-            code = process.poll()
+        program = self._start()
+        data = orjson.dumps(message) + b"\n"
+        seconds = self.timeout + (self.startup if self._fresh else 0.0)
+        written = program.write(data, time.monotonic() + seconds)
+        if written < 0:
+            code = program.wait(5)
             return Verdict(CRASH, f"exited ({code}) before reading the message: {self._stop()}")
-        line = self._read_line(process)
+        if written < len(data):  # a message larger than a pipe holds, and a consumer that does not read it
+            self._stop()
+            return Verdict(HANG, f"took {written} of the message's {len(data)} bytes within {seconds:g} s")
+        line = self._read_line(program)
         if line is None:
             self._stop()
             return Verdict(HANG, f"no answer within {self.timeout:g} s")
         if line is _EOF:
-            try:
-                status: int | None = process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                status = None
+            status = program.wait(5)
             return Verdict(CRASH, f"exited with status {status}: {self._stop()}")
+        if line is _TOO_LONG:
+            self._stop()
+            return Verdict(CRASH, f"protocol error: an answer longer than {MAX_ANSWER_BYTES} bytes")
         text = line.decode("utf-8", "replace").strip()
         word, _, reason = text.partition(" ")
         if word in (ACCEPT, IGNORE) and not reason:
@@ -204,14 +200,16 @@ class ProcessConsumer:
         self._stop()
         return Verdict(CRASH, f"protocol error: answered {text[:120]!r}")
 
-    def _read_line(self, process: subprocess.Popen[bytes]) -> bytes | None:
-        assert process.stdout is not None
+    def _read_line(self, program: Program) -> bytes | None:
+        assert program.stdout is not None
         deadline = time.monotonic() + self.timeout + (self.startup if self._fresh else 0.0)
         self._fresh = False
-        fd = process.stdout.fileno()
+        fd = program.stdout.fileno()
         with selectors.DefaultSelector() as selector:
             selector.register(fd, selectors.EVENT_READ)
             while b"\n" not in self._buffer:
+                if len(self._buffer) > MAX_ANSWER_BYTES:
+                    return _TOO_LONG
                 remaining = deadline - time.monotonic()
                 if remaining <= 0 or not selector.select(remaining):
                     return None
@@ -223,13 +221,11 @@ class ProcessConsumer:
         return line
 
     def close(self) -> None:
-        if self._process is not None:
-            with contextlib.suppress(Exception):
-                assert self._process.stdin is not None
-                self._process.stdin.close()
-                self._process.wait(timeout=2)
+        if self._program is not None:
+            self._program.close_stdin()
+            self._program.wait(2)
             self._stop()
-        self._scratch.cleanup()
+        self._scratch.remove()
 
 
 # -- the run -----------------------------------------------------------------------------------------------------

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import queue
 import shutil
-import signal
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -21,7 +20,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from wirecheck.certify.identity import sha256_file
-from wirecheck.harness.process import CommandError, Limits, Line, LiveProcess, Scratch, resolve_program
+from wirecheck.harness.process import Limits, Line, LiveProcess
 from wirecheck.harness.scenario import (
     DEFAULT_EXPECT_TIMEOUT,
     DEFAULT_WAIT_EXIT_TIMEOUT,
@@ -31,6 +30,8 @@ from wirecheck.harness.scenario import (
     matches,
 )
 from wirecheck.json_text import parse_json
+from wirecheck.programs.program import CommandError, Scratch, resolve_program
+from wirecheck.programs.signals import Terminated, shielded, terminated_by_signals
 
 FRAMED_HEADER = b'{"wirecheck_capture": 1, "framing": "directed"}\n'
 
@@ -90,6 +91,7 @@ class RunRecord:
     duration: float = 0.0
     output_bytes: int = 0
     stopped: bool = False  # the harness stopped it (it had not exited by the end of the scenario)
+    interrupted: Terminated | None = None  # wirecheck got SIGTERM or SIGHUP: the run was cut short
     program: str | None = None  # the absolute path of the program started (argv[0] resolved), once known
 
     @property
@@ -164,7 +166,7 @@ def run_scenario(
     scratch = Scratch.create(keep_scratch)
     started = time.monotonic()
     deadline = started + scenario.timeout
-    with capture.open("wb") as stream, _EndedBySignals() as signals:
+    with capture.open("wb") as stream, terminated_by_signals():
         recorder = FramedRecorder(stream, scenario.harness_role, scenario.implementation_role)
         child_env = scratch.env(env or {}, pass_env)
         try:
@@ -180,55 +182,32 @@ def run_scenario(
             scratch.remove()
             return record
         try:
-            _drive(proc, scenario, recorder, record, deadline)
-            remaining = max(deadline - time.monotonic(), 0.0)
-            proc.close_stdin()
-            record.exit_code = None if proc.flooded.is_set() else proc.wait(min(remaining, 5.0))
-            if record.exit_code is None:
-                # still running after the scenario: stopped by the harness, which is not the implementation's
-                # fault unless a step failed (reported there)
-                record.stopped = True
-            elif record.exit_code < 0:
-                record.problems.append(f"the process died of signal {-record.exit_code}")
+            try:
+                _drive(proc, scenario, recorder, record, deadline)
+                remaining = max(deadline - time.monotonic(), 0.0)
+                proc.close_stdin()
+                record.exit_code = None if proc.flooded.is_set() else proc.wait(min(remaining, 5.0))
+                if record.exit_code is None:
+                    # still running after the scenario: stopped by the harness, which is not the implementation's
+                    # fault unless a step failed (reported there)
+                    record.stopped = True
+                elif record.exit_code < 0:
+                    record.problems.append(f"the process died of signal {-record.exit_code}")
+            finally:
+                proc.close()  # shielded: a signal now ends the run once everything is ended
+        except Terminated as stop:  # the run ends here, and what was recorded is still certified
+            record.interrupted, record.stopped = stop, True
+            record.problems.append(f"wirecheck was stopped by {stop.name}")
         finally:
-            signals.cleaning = True
-            proc.close()
-            if record.exit_code is None:
-                record.exit_code = proc.proc.returncode
-            record.problems.extend(proc.problems.items)
-            record.stderr_tail = proc.stderr_tail()
-            record.output_bytes = proc.output_bytes
-            record.duration = time.monotonic() - started
-            scratch.remove()
+            with shielded():
+                if record.exit_code is None:
+                    record.exit_code = proc.program.returncode
+                record.problems.extend(proc.problems.items)
+                record.stderr_tail = proc.stderr_tail()
+                record.output_bytes = proc.output_bytes
+                record.duration = time.monotonic() - started
+                scratch.remove()
     return record
-
-
-class _EndedBySignals:
-    """SIGTERM or SIGHUP to wirecheck (a CI job's timeout, a closed terminal) ends it through SystemExit, so the run's
-    cleanup still kills the command's process group (started in a session of its own, it gets no signal). A signal
-    during the cleanup waits for its end."""
-
-    def __init__(self) -> None:
-        self.cleaning = False
-        self.pending: int | None = None
-        self._previous: dict[int, Any] = {}
-
-    def _stop(self, signum: int, _frame: Any) -> None:
-        if self.cleaning:
-            self.pending = signum
-            return
-        raise SystemExit(128 + signum)
-
-    def __enter__(self) -> _EndedBySignals:
-        if threading.current_thread() is threading.main_thread():
-            self._previous = {sig: signal.signal(sig, self._stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        for sig, handler in self._previous.items():
-            signal.signal(sig, handler)
-        if self.pending is not None and exc[0] is None:
-            raise SystemExit(128 + self.pending)
 
 
 def _drive(proc: LiveProcess, scenario: Scenario, recorder: FramedRecorder, record: RunRecord,
@@ -241,20 +220,35 @@ def _drive(proc: LiveProcess, scenario: Scenario, recorder: FramedRecorder, reco
         elif time.monotonic() >= deadline:
             result.status, result.detail = "failed", f"the scenario's {scenario.timeout:g}s timeout was reached"
         else:
-            _do(proc, step, recorder, result, deadline)
+            try:
+                _do(proc, step, recorder, result, deadline)
+            except Terminated as stop:
+                result.status, result.detail = "failed", f"wirecheck was stopped by {stop.name}"
+                _not_run(record, scenario, index + 1)
+                raise
         if result.status == "failed":
-            for later in range(index + 1, len(scenario.steps)):
-                record.steps.append(StepResult(later, scenario.steps[later].action, "not_run"))
+            _not_run(record, scenario, index + 1)
             return
+
+
+def _not_run(record: RunRecord, scenario: Scenario, start: int) -> None:
+    for later in range(start, len(scenario.steps)):
+        record.steps.append(StepResult(later, scenario.steps[later].action, "not_run"))
 
 
 def _do(proc: LiveProcess, step: Step, recorder: FramedRecorder, result: StepResult, deadline: float) -> None:
     if step.action in ("send", "send_raw"):
         data = encode_message(step.value) if step.action == "send" else step.value.encode("utf-8")
         recorder.sent(data)
-        if not proc.write_line(data):
+        written = proc.write_line(data, deadline)
+        if written < 0:
             result.status = "failed"
             result.detail = "stdin is closed (the process exited?)"
+        elif written <= len(data):
+            result.status = "failed"
+            result.detail = ("the output limit was exceeded" if proc.flooded.is_set() else
+                             f"the process did not read its input: {written} of {len(data) + 1} bytes written "
+                             "within the scenario's timeout")
         else:
             result.detail = step.describe()
     elif step.action == "expect":
