@@ -13,7 +13,6 @@ from typing import Any, NoReturn
 import typer
 
 from wirecheck import __version__, exitcodes
-from wirecheck.programs.signals import Terminated
 
 # Each module defines `register(app: typer.Typer) -> None`.
 COMMAND_MODULES = [
@@ -133,8 +132,6 @@ def main() -> None:
         raise SystemExit(exc.code if exc.code is not None else exitcodes.CONFORMS) from None
     except KeyboardInterrupt:
         sys.exit(130)
-    except Terminated as stop:  # SIGTERM or SIGHUP during a run that owns programs: they are ended by now
-        sys.exit(stop.exit_code)
     except OSError as exc:
         if exc.errno not in _WRITE_FAILURES and not isinstance(exc, _StdoutClosed):
             _internal_error(exc)

@@ -13,7 +13,6 @@ import typer
 
 from wirecheck import exitcodes
 from wirecheck.cli.common import CONTRACTS_OPTION, fail_usage, guarded, output_file, registry
-from wirecheck.programs.signals import shielded, terminated_by_signals
 
 
 def register(app: typer.Typer) -> None:
@@ -91,6 +90,7 @@ def register_consumer(app: typer.Typer) -> None:
         """
         from wirecheck.fuzz.consumer import ProcessConsumer, PythonConsumer, fuzz_consumer
         from wirecheck.fuzz.consumer_report import render_markdown
+        from wirecheck.programs.signals import shielded, terminated_by_signals
 
         if bool(python) == bool(command):
             raise fail_usage("give exactly one consumer: --python module:function, or -- COMMAND...")

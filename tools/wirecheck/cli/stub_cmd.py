@@ -26,11 +26,11 @@ from wirecheck.cli.common import (
     output_folder,
     registry,
 )
-from wirecheck.programs.signals import Terminated, shielded, terminated_by_signals
 
 if TYPE_CHECKING:
     from wirecheck.contracts import PackageRegistry
     from wirecheck.contracts.model import ContractRelease
+    from wirecheck.programs.signals import Terminated
     from wirecheck.stub.har import HarRecorder
 
 FORMAT_OPTION = typer.Option("text", "--format", "-f", help=f"Report on stdout: {', '.join(FORMATS)}.")
@@ -119,6 +119,7 @@ def register(app: typer.Typer) -> None:
         Exit codes: 0 certified, 1 not certified, 2 usage error.
         """
         from wirecheck.programs.program import CommandError, Program, Scratch, resolve_program
+        from wirecheck.programs.signals import Terminated, shielded, terminated_by_signals
         from wirecheck.stub.server import StubServer
         from wirecheck.stub.xopc import XopcPlatformStub
 

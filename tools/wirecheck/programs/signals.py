@@ -10,13 +10,13 @@ from collections.abc import Iterator
 from typing import Any
 
 
-class Terminated(BaseException):
-    """wirecheck got SIGTERM or SIGHUP. A BaseException, like KeyboardInterrupt: no `except Exception` (nor a
-    consumer under test that catches everything) takes it for an error of its own. The command exits `exit_code`
-    once its programs are ended (and, where it can, its reports written)."""
+class Terminated(SystemExit):
+    """wirecheck got SIGTERM or SIGHUP. A SystemExit with code 128 + the signal: no `except Exception` takes it for
+    an error of its own, and left alone it ends the command with that code. Where a run can still report (certify
+    --run, stub), it is caught, the report written, and the command exits `exit_code` all the same."""
 
     def __init__(self, signum: int):
-        super().__init__(f"stopped by {signal.Signals(signum).name}")
+        super().__init__(128 + signum)
         self.signum = signum
 
     @property
