@@ -107,6 +107,9 @@ def test_catalog_that_is_not_yaml(contracts):
         (lambda s: s.update({"$schema": "http://json-schema.org/draft-07/schema#"}), "/$schema", "expected"),
         (lambda s: s["$defs"]["Hello"].update(type="strnig"), "/$defs/Hello/type", "not a valid 2020-12 schema"),
         (lambda s: s["$defs"]["Hello"].update(required="type"), "/$defs/Hello/required", "not a valid 2020-12 schema"),
+        # jsonschema-rs applies a 2020-12 `dependencies`, python-jsonschema ignores it: validate would disagree
+        (lambda s: s["$defs"]["Hello"].update(dependencies={"a": ["b"]}), "/$defs/Hello/dependencies",
+         "write dependentRequired"),
     ],
 )
 def test_malformed_schema_is_located(contracts, change, pointer, message):

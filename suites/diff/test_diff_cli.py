@@ -108,15 +108,24 @@ def test_diff_schemas_locations_name_the_users_files(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("name", "content", "message"), [
-    ("draft-07.json", {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"},
-     "#/$schema: declares 'http://json-schema.org/draft-07/schema#'; diff-schemas compares draft 2020-12"),
-    ("anchor.json", {"$defs": {"A": {"$anchor": "aa", "type": "string"}}, "properties": {"a": {"$ref": "#aa"}}},
-     "#/$defs/A/$anchor: $anchor is not supported"),
-    ("dynamic.json", {"properties": {"a": {"$dynamicRef": "#x"}}}, "#/properties/a/$dynamicRef: $dynamicRef is not"),
+    ("draft-03.json", {"$schema": "http://json-schema.org/draft-03/schema#", "type": "object"},
+     "#/$schema: declares 'http://json-schema.org/draft-03/schema#', not a draft wirecheck reads"),
+    ("dynamic.json", {"properties": {"a": {"$dynamicRef": "#x"}}},
+     "#/properties/a/$dynamicRef: $dynamicRef is resolved while validating (dynamic scope)"),
+    ("recursive.json", {"$schema": "https://json-schema.org/draft/2019-09/schema", "$recursiveAnchor": True,
+                        "properties": {"a": {"$recursiveRef": "#"}}}, "#/properties/a/$recursiveRef: $recursiveRef"),
+    ("draft-04-bound.json", {"$schema": "http://json-schema.org/draft-04/schema#", "properties": {
+        "n": {"exclusiveMaximum": True}}}, "#/properties/n: not a valid draft-04 schema: 'maximum' is a dependency"),
+    ("embedded-draft.json", {"$schema": "http://json-schema.org/draft-07/schema#", "definitions": {
+        "s": {"$schema": "http://json-schema.org/draft-04/schema#", "$id": "s.json"}}},
+     "#/definitions/s/$schema: declares 'http://json-schema.org/draft-04/schema#' inside a draft-07 schema"),
+    ("metaschema-ref.json", {"$schema": "http://json-schema.org/draft-07/schema#",
+                             "properties": {"s": {"$ref": "http://json-schema.org/draft-07/schema#"}}},
+     "#/properties/s/$ref: 'http://json-schema.org/draft-07/schema#' is not a JSON pointer into this file"),
+    ("no-anchor.json", {"properties": {"a": {"$ref": "#nowhere"}}}, "#/properties/a/$ref: '#nowhere': no anchor"),
     ("dangling.json", {"$defs": {"U": {"$ref": "#/$defs/Missing"}}}, "#/$defs/U/$ref: '#/$defs/Missing' points at"),
     ("ref-loop.json", {"$defs": {"M": {"anyOf": [{"$ref": "#/$defs/M"}, {"type": "string"}]}}},
      "#/$defs/M/anyOf/0/$ref: a $ref loop that reads no part of the message: /$defs/M → /$defs/M/anyOf/0 → /$defs/M"),
-    ("embedded.json", {"$defs": {"s": {"$id": "https://ex.com/s"}}}, "#/$defs/s/$id: an embedded resource"),
     ("deep.json", json.loads('{"type":"object","properties":{"a":' * 100 + "{}" + "}}" * 100),
      "the schema nests more than 128 levels deep"),
     ("python-regex.json", {"pattern": "(?P<n>a)"}, "#/pattern: not a valid 2020-12 schema: '(?P<n>a)' is not a"),
@@ -134,8 +143,9 @@ def test_diff_schemas_locations_name_the_users_files(tmp_path: Path) -> None:
     ("latin-1.json", b"\xff\xfe{}", "not UTF-8 text (byte 0: invalid start byte)"),
 ])
 def test_diff_schemas_refuses_what_it_cannot_compare_soundly(tmp_path: Path, name: str, content, message: str) -> None:
-    """Another dialect, anchors, dynamic or embedded references, and YAML that JSON cannot hold would be compared
-    under the wrong meaning (or crash): each is a usage error that says what and where, never a verdict."""
+    """A dialect wirecheck does not read, dynamic references, references out of the file, a schema its own
+    draft's meta-schema rejects, and YAML that JSON cannot hold would be compared under the wrong meaning (or
+    crash): each is a usage error that says what and where (in the file as written), never a verdict."""
     path = tmp_path / name
     if isinstance(content, bytes):
         path.write_bytes(content)

@@ -64,8 +64,10 @@ def _finish(results: list[Any], options: Any, fail_on: str, waivers: Path | None
     return DiffRun(tuple(results), options, fail_on, tuple(waiver_findings), tuple(packages))
 
 
-def _load_schema(path: Path) -> Any:
-    from wirecheck.diff.inputs import not_json, unsupported
+def _load_schema(path: Path, default_draft: Any) -> Any:
+    """The file's schema, translated into 2020-12 (`diff/inputs.read_input`); a usage error names file and pointer."""
+    from wirecheck.contracts.drafts import Untranslatable
+    from wirecheck.diff.inputs import not_json, read_input
     from wirecheck.json_text import parse_json
     from wirecheck.yaml_lines import YamlFileError, parse_yaml, read_text
 
@@ -86,10 +88,22 @@ def _load_schema(path: Path) -> Any:
     if problem:
         where, _, why = problem.partition(": ")
         raise fail_usage(f"{path}{'#' + where if where else ''}: YAML that is not JSON: {why}")
-    problem = unsupported(schema)
-    if problem:
-        raise fail_usage(f"{path}#{problem}")
-    return schema
+    try:
+        return read_input(schema, default_draft)
+    except Untranslatable as exc:
+        raise fail_usage(f"{path}#{exc.pointer}: {exc.reason}") from None
+
+
+def _explain(path: Path, translation: Any, everything: bool) -> None:
+    """What the translation into 2020-12 did, on stderr (stdout holds the report): a summary line when anything
+    was rewritten, every rewrite with --explain-input."""
+    if not (everything or translation.rewrites):
+        return
+    hint = "" if everything or not translation.rewrites else " (--explain-input lists them)"
+    typer.echo(f"wirecheck: note: {path}: {translation.summary}{hint}", err=True)
+    if everything:
+        for rewrite in translation.rewrites:
+            typer.echo(f"  {path}{rewrite}", err=True)
 
 
 def register(app: typer.Typer) -> None:
@@ -180,23 +194,38 @@ def register(app: typer.Typer) -> None:
         compat: str = typer.Option("full", "--compat", help="forward | backward | full."),
         consumers: str = typer.Option("tolerant", "--consumers", help="tolerant | strict."),
         witnesses: bool = typer.Option(True, "--witnesses/--no-witnesses"),
+        default_draft: str = typer.Option("2020-12", "--default-draft", help=(
+            "The draft of a schema without $schema: 4, 6, 7, 2019-09 or 2020-12. Other drafts are translated "
+            "into 2020-12 first.")),
+        explain_input: bool = typer.Option(False, "--explain-input", help=(
+            "List on stderr every rewrite of the translation into 2020-12 (what, where in your file, why).")),
     ) -> None:
-        """Diff two raw JSON Schema files (for schemas outside the catalog): producer writes, consumer reads."""
+        """Diff two raw JSON Schema files (for schemas outside the catalog): producer writes, consumer reads.
+        Drafts 04, 06, 07 and 2019-09 are translated into 2020-12 first (--explain-input shows how)."""
         import jsonschema
 
+        from wirecheck.contracts.drafts import draft_named
         from wirecheck.contracts.reference import FORMAT_CHECKER
         from wirecheck.diff.engine import diff_schemas
+        from wirecheck.diff.inputs import in_input_terms
+        from wirecheck.pointer import format_pointer
 
         options = _options(compat, consumers, witnesses, output_format)
-        old_schema, new_schema = _load_schema(old), _load_schema(new)
-        for path, schema in ((old, old_schema), (new, new_schema)):
-            try:
-                jsonschema.Draft202012Validator.check_schema(schema, format_checker=FORMAT_CHECKER)
+        try:
+            default = draft_named(default_draft)
+        except ValueError as exc:
+            raise fail_usage(f"--default-draft: {exc}") from None
+        old_input, new_input = _load_schema(old, default), _load_schema(new, default)
+        for path, translation in ((old, old_input), (new, new_input)):
+            try:  # a screen: the translation of a valid draft-N schema is a valid 2020-12 one
+                jsonschema.Draft202012Validator.check_schema(translation.schema, format_checker=FORMAT_CHECKER)
             except jsonschema.SchemaError as exc:
-                pointer = "/" + "/".join(str(p) for p in exc.absolute_path)
+                pointer = translation.source_pointer(format_pointer(exc.absolute_path))
                 raise fail_usage(f"{path}#{pointer}: not a valid 2020-12 schema: {exc.message}") from None
-        result = diff_schemas(old_schema, new_schema, options, old_name=str(old), new_name=str(new),
+            _explain(path, translation, explain_input)
+        result = diff_schemas(old_input.schema, new_input.schema, options, old_name=str(old), new_name=str(new),
                               files=(str(old), str(new)))
+        result = in_input_terms(result, old_input, new_input)
         run = _finish([result], options, fail_on, waivers)
         _emit(run, output_format, output, None)
         raise typer.Exit(run.exit_code())

@@ -20,6 +20,7 @@ import jsonschema
 import jsonschema_rs
 import orjson
 
+from wirecheck.contracts.drafts import legacy_keywords
 from wirecheck.contracts.errors import ContractError, ContractProblem
 from wirecheck.contracts.model import (
     Base,
@@ -220,6 +221,7 @@ def _load_resources(folder: Path, package: str, version: str) -> tuple[dict[str,
             ContractProblem(str(path), format_pointer(e.absolute_path), f"not a valid 2020-12 schema: {e.message}")
             for e in _problems(schema, "meta")
         )
+        problems.extend(ContractProblem(str(path), where, why) for where, why in legacy_keywords(schema))
         resources[expected_id] = schema
         files[expected_id] = str(path)
     return resources, problems + _ref_problems(resources, files) + _cycle_problems(resources, files)

@@ -1,21 +1,27 @@
-"""What `diff-schemas` accepts: a self-contained draft 2020-12 schema whose `$ref`s are JSON pointers into it.
+"""What `diff-schemas` accepts: one self-contained schema per side, in drafts 04, 06, 07, 2019-09 or 2020-12.
 
-The diff reasons about keywords as 2020-12 defines them and finds schemas by JSON pointer. A schema outside that
-(another dialect, anchors, dynamic references, embedded resources) would be compared under the wrong meaning, and
-a breaking change could pass as safe; it is refused with the reason and where it is, never guessed at.
+The diff reasons about keywords as 2020-12 defines them and finds schemas by JSON pointer. So each input is first
+translated into the 2020-12 schema that accepts the same instances (`contracts/drafts.py`: items arrays,
+`definitions`, `dependencies`, draft-04's `id` and boolean exclusive bounds, `$ref`s resolved into JSON pointers,
+what the draft ignores dropped); `--explain-input` lists every rewrite. What has no faithful translation (another
+dialect, dynamic references, a `$ref` out of the file, a `$ref` loop that reads nothing) would be compared under
+the wrong meaning, and a breaking change could pass as safe: it is refused with the reason and where it is.
+Locations in the report name the input's own places (`/definitions/A`, not `/$defs/A`: `in_input_terms`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 from urllib.parse import unquote
 
+from wirecheck.contracts.drafts import DRAFT_2020_12, MAX_DEPTH, Draft, Translation, Untranslatable, translate
 from wirecheck.contracts.loader import DIALECT
 from wirecheck.contracts.views import ref_loops, subschemas
 from wirecheck.pointer import format_pointer, parse_pointer, resolve
 
-MAX_DEPTH = 128  # JSON levels; python-jsonschema, the witnesses' second judge, recurses past ~200
+__all__ = ["MAX_DEPTH", "in_input_terms", "not_json", "read_input", "unsupported"]
 _UNSUPPORTED = {
     "$anchor": "a named anchor: refer to the schema by JSON pointer (#/$defs/...) instead",
     "$dynamicAnchor": "dynamic references are not compared",
@@ -49,8 +55,7 @@ def not_json(value: Any) -> str | None:
 def unsupported(schema: Any) -> str | None:
     """The first thing in `schema` the diff cannot compare soundly, as "<JSON pointer>: <why>", or None."""
     if isinstance(schema, dict) and "$schema" in schema and schema["$schema"] != DIALECT:
-        return (f"/$schema: declares {schema['$schema']!r}; diff-schemas compares draft 2020-12 schemas "
-                f"({DIALECT}), and older drafts give keywords other meanings (a $ref's siblings, an items array)")
+        return f"/$schema: declares {schema['$schema']!r}; read_input translates other drafts first"
     for node, path in subschemas(schema):
         if len(path) > MAX_DEPTH:
             return f"{format_pointer(path)}: the schema nests more than {MAX_DEPTH} levels deep"
@@ -72,3 +77,27 @@ def unsupported(schema: Any) -> str | None:
     for _, path, loop in ref_loops({"": schema}):
         return f"{format_pointer((*path, '$ref'))}: a $ref loop that reads no part of the message: {loop}"
     return None
+
+
+def read_input(schema: Any, default: Draft = DRAFT_2020_12) -> Translation:
+    """The schema as the diff reads it: translated into 2020-12, then screened (`unsupported`). Raises
+    Untranslatable with the JSON pointer (into the input) and the reason."""
+    translation = translate(schema, default)
+    problem = unsupported(translation.schema)
+    if problem:
+        where, _, why = problem.partition(": ")
+        raise Untranslatable(translation.source_pointer(where), why)
+    return translation
+
+
+def in_input_terms(result: Any, old: Translation, new: Translation) -> Any:
+    """A diff-schemas result whose schema locations name the places of the files the user wrote."""
+    def mapped(location: str | None, translation: Translation) -> str | None:
+        if not location or "#" not in location:
+            return location
+        file, _, pointer = location.partition("#")
+        return f"{file}#{translation.source_pointer(unquote(pointer))}"
+
+    findings = tuple(dataclasses.replace(f, old_location=mapped(f.old_location, old),
+                                         new_location=mapped(f.new_location, new)) for f in result.findings)
+    return dataclasses.replace(result, findings=findings)
