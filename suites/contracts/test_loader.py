@@ -320,3 +320,15 @@ def test_located_reaches_as_far_as_the_pointer_exists_and_leaves_the_rest(tmp_pa
     (tmp_path / "bad.yaml").write_text("a: [unclosed\n")
     assert located([ContractProblem(str(tmp_path / "bad.yaml"), "/a", "m")])[0].line is None
     assert located([ContractProblem("", "", "unknown package")])[0].line is None
+
+
+@pytest.mark.parametrize(
+    ("field", "why"),
+    [({"type": "string", "x-wirecheck-version-stamp": True}, "marks a version stamp, which is a `const` beside it"),
+     ({"const": "1.0.0", "x-wirecheck-version-stamp": "yes"}, "must be true")],
+)
+def test_a_misused_version_stamp_annotation_is_a_contract_error(contracts, field, why):
+    edit_schema(contracts, "stream.json", lambda s: s["$defs"]["Hello"]["properties"].update(v=field))
+    [(file, pointer, text)] = problems(contracts)
+    assert (file, pointer) == ("stream.json", "/$defs/Hello/properties/v/x-wirecheck-version-stamp")
+    assert text == f"x-wirecheck-version-stamp: {why}"

@@ -206,7 +206,7 @@ def test_assembly_is_reproducible_byte_for_byte():
 def test_manifest_schema_pins_the_release_versions_and_the_target_placeholder():
     schema = schema_from_instance({"sdkVersion": "1.0.23", "workerRuntime": {"urlTemplate": "https://x/{target}"}},
                                   {"sdkVersion": "1.0.23"})
-    assert schema["properties"]["sdkVersion"] == {"const": "1.0.23"}
+    assert schema["properties"]["sdkVersion"] == {"const": "1.0.23", "x-wirecheck-version-stamp": True}
     assert schema["properties"]["workerRuntime"]["properties"]["urlTemplate"]["pattern"] == r"\{target\}"
     assert schema["additionalProperties"] is False and schema["required"] == ["sdkVersion", "workerRuntime"]
 

@@ -106,7 +106,7 @@ def test_runtime_manifest_url_becomes_url_template():
     assert {"url", "artifactName"} <= set(worker("1.0.21")["required"])
     assert {"urlTemplate", "artifactNameTemplate"} <= set(worker("1.0.23")["required"])
     assert "url" not in worker("1.0.23")["properties"]
-    assert worker("1.0.23")["properties"]["qoderCliVersion"] == {"const": "1.1.23"}
+    assert worker("1.0.23")["properties"]["qoderCliVersion"] == {"const": "1.1.23", "x-wirecheck-version-stamp": True}
 
 
 def test_sdk_messages_of_1_0_23_are_the_seed_export_list():

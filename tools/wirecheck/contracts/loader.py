@@ -35,6 +35,7 @@ from wirecheck.contracts.model import (
     SchemaLink,
     Source,
 )
+from wirecheck.contracts.stamps import VERSION_STAMP, stamp_problems
 from wirecheck.contracts.views import ref_loops, subschemas
 from wirecheck.json_text import parse_json
 from wirecheck.pointer import format_pointer, parse_pointer, resolve
@@ -222,6 +223,8 @@ def _load_resources(folder: Path, package: str, version: str) -> tuple[dict[str,
             for e in _problems(schema, "meta")
         )
         problems.extend(ContractProblem(str(path), where, why) for where, why in legacy_keywords(schema))
+        problems.extend(ContractProblem(str(path), format_pointer(where), f"{VERSION_STAMP}: {why}")
+                        for where, why in stamp_problems(schema))
         resources[expected_id] = schema
         files[expected_id] = str(path)
     return resources, problems + _ref_problems(resources, files) + _cycle_problems(resources, files)

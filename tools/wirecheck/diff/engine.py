@@ -248,7 +248,9 @@ def _compare_surface(pair: _Pair, kind: str, surface: str, old_location: str, ne
     old_end, new_end = (pair.old, old_location), (pair.new, new_location)
     verdict = KindVerdict(kind, surface, old_kind, kind, tuple(sorted((d, m, v) for (d, m), v in proven.items())))
     if all(v == SAFE for v in proven.values()):
-        return [], verdict
+        # proven equivalent: only what breaks nobody by definition is still worth a line (a version stamp)
+        return [_explain(pair, kind, surface, change, found, proven) for change, found in changes
+                if not diff_rule_catalogue()[change.rule].breaks and not found], verdict
     findings = [_explain(pair, kind, surface, change, found, proven) for change, found in changes]
     unique: dict[tuple[str, str, tuple], DiffFinding] = {}
     for finding in findings:  # a union walked branch by branch can report one change twice

@@ -9,12 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from wirecheck.contracts.stamps import STAMP_VALUE
 from wirecheck.diff.side import Side, child, join
 from wirecheck.json_types import json_type
 from wirecheck.pointer import parse_pointer
 
 _ANNOTATIONS = {"$ref", "$schema", "$id", "$defs", "definitions", "title", "description", "$comment", "examples",
-                "x-provenance", "deprecated", "readOnly", "writeOnly", "default"}
+                "x-provenance", "deprecated", "readOnly", "writeOnly", "default", "x-wirecheck-version-stamp",
+                STAMP_VALUE}
 
 
 @dataclass
@@ -33,6 +35,7 @@ class Flat:
     enum: list[Any] | None = None  # enum or [const]
     is_const: bool = False
     refs: tuple[str, ...] = ()  # the $ref chain followed, for cycle detection
+    stamp: list[Any] | None = None  # [value] of a version stamp (contracts/stamps.py), compared by its type
     false: bool = False
 
 
@@ -83,6 +86,8 @@ def _merge(side: Side, flat: Flat, node: Any, location: str, depth: int) -> None
     if "type" in node:
         types = tuple(node["type"]) if isinstance(node["type"], list) else (node["type"],)
         flat.types = types if flat.types is None else tuple(t for t in flat.types if t in types)
+    if STAMP_VALUE in node:
+        flat.stamp = [node[STAMP_VALUE]]
     if "const" in node:
         flat.enum, flat.is_const = [node["const"]], True
     elif "enum" in node:

@@ -19,6 +19,7 @@ from typing import Any
 
 import yaml
 
+from wirecheck.contracts.stamps import VERSION_STAMP
 from wirecheck.importer import catalog as catalog_builder
 from wirecheck.importer.normalise import DIALECT, dump, normalise
 
@@ -41,9 +42,10 @@ def load_profile(name: str) -> dict[str, Any]:
 
 def schema_from_instance(value: Any, consts: Mapping[str, Any] = {}, *, key: str | None = None) -> dict[str, Any]:
     """A closed structural schema for a JSON document: the types it shows, every key it has required; keys named in
-    `consts` must hold exactly the given value. Used for shipped data files such as the runtime manifest."""
+    `consts` must hold exactly the given value, a version stamp (contracts/stamps.py: the release's own version,
+    expected to change with every release). Used for shipped data files such as the runtime manifest."""
     if key is not None and key in consts:
-        return {"const": consts[key]}
+        return {"const": consts[key], VERSION_STAMP: True}
     if isinstance(value, dict):
         return {
             "type": "object",

@@ -15,6 +15,14 @@ def _key(value: object) -> str:
     return json_bytes(value, sort_keys=True).decode()
 
 
+@node_rule("VERSION_STAMP_CHANGED")
+def version_stamps(pair: Pair) -> Iterator[Change]:
+    """A version stamp's value changed (contracts/stamps.py): expected with every release, and breaks nobody."""
+    old, new = pair.old.stamp, pair.new.stamp
+    if old is not None and new is not None and _key(old[0]) != _key(new[0]):
+        yield pair.change("VERSION_STAMP_CHANGED", old=old[0], new=new[0], key="stamp")
+
+
 @node_rule("ENUM_VALUE_ADDED", "ENUM_VALUE_REMOVED", "CONST_CHANGED", "ENUM_CONSTRAINT_ADDED",
            "ENUM_CONSTRAINT_REMOVED")
 def value_sets(pair: Pair) -> Iterator[Change]:
