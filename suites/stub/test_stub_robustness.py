@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from wirecheck.cli.app import app
 from wirecheck.contracts import load_registry
 from wirecheck.stub.probe import XopcProbe
-from wirecheck.stub.server import MAX_BODY_BYTES, Reply, StubServer
+from wirecheck.stub.server import MAX_BODY_BYTES, Reply, StubServer, Timeouts
 from wirecheck.stub.xopc import XopcPlatformStub
 
 
@@ -89,7 +89,7 @@ def test_bad_content_length_is_a_json_error_not_a_traceback(release, capsys, len
 
 
 def test_a_body_that_stops_arriving_is_a_400_after_the_body_timeout(release, capsys):
-    with StubServer(XopcPlatformStub(release, commands=0), body_timeout=0.3) as server:
+    with StubServer(XopcPlatformStub(release, commands=0), timeouts=Timeouts(body=0.3)) as server:
         # the connection stays open: only the body timeout ends the wait
         answer, _, text = raw_exchange(server.base_url, post("Content-Length: 100\r\n", b'{"endp'), half_close=False)
         assert answer == 400
@@ -126,7 +126,7 @@ def _drip(server: StubServer, head: bytes, stop: threading.Event) -> tuple[int, 
 @pytest.mark.parametrize(("length", "status"), [(5000, 400), (MAX_BODY_BYTES + 1, 413)])
 def test_a_dripping_body_is_refused_at_the_deadline_of_the_whole_body(release, length, status):
     stop = threading.Event()
-    with StubServer(XopcPlatformStub(release, commands=0), body_timeout=0.5) as server:
+    with StubServer(XopcPlatformStub(release, commands=0), timeouts=Timeouts(body=0.5)) as server:
         # a byte every 0.1 s: each read gets something well within the timeout, yet the body never completes
         answer, text, seconds = _drip(server, post(f"Content-Length: {length}\r\n"), stop)
         assert answer == status, text

@@ -62,6 +62,8 @@ def _url_problem(url: str) -> str | None:
         return str(exc)
     if not parts.hostname:
         return "no host"
+    if parts.username is not None or parts.password is not None:  # it would be a secret in every report
+        return "it holds credentials (user:password@); give the runtime token with --token"
     if any(ord(c) <= 32 or ord(c) == 127 for c in url):
         return "it contains a space or a control character"
     return None
@@ -70,8 +72,18 @@ def _url_problem(url: str) -> str | None:
 def _write_har(recorder: HarRecorder, path: Path) -> Path:
     """The recorded exchanges as HAR; a path that cannot be written (a full disk) is a usage error naming it."""
     with output_file(path, binary=True) as handle:
-        handle.write(recorder.encoded())
+        recorder.write_to(handle)
     return path
+
+
+def _omitted(recorder: HarRecorder) -> list[str]:
+    """A run problem when bodies were not kept in the HAR: what was not kept was not certified."""
+    from wirecheck.stub.har import MAX_RECORDED_BODY_BYTES
+
+    if not recorder.omitted:
+        return []
+    return [f"the bodies of {recorder.omitted} exchanges were not kept in the HAR (at most "
+            f"{MAX_RECORDED_BODY_BYTES >> 20} MiB of bodies are recorded), so they were not checked"]
 
 
 def _certify(release: ContractRelease, reg: PackageRegistry, har: Path, role: str, run: dict[str, Any],
@@ -185,6 +197,7 @@ def register(app: typer.Typer) -> None:
         typer.echo(f"recorded {len(server.recorder)} exchanges in {har}", err=True)
         if not len(server.recorder):
             problems.insert(0, "no request reached the stub")
+        problems += _omitted(server.recorder)
         run = {"identity": {"argv": list(command or ["wirecheck", "stub", spec])},
                "outcome": {"ok": not problems, "exit_code": None if runtime is None else runtime.returncode,
                            "problem": problems[0] if problems else None, "problems": problems}}
@@ -202,6 +215,9 @@ def register(app: typer.Typer) -> None:
                                       help="Seconds per HTTP call, for the whole exchange (connect, request and "
                                            "the complete response): a call past it stops the probe."),
         max_leases: int = typer.Option(10, "--max-leases", min=1, help="Stop leasing after this many."),
+        allow_insecure_token: bool = typer.Option(
+            False, "--allow-insecure-token",
+            help="Send the token over plain http to an origin other than BASE_URL's (an announced agentApi)."),
         out_dir: Path = typer.Option(Path("reports/probe"), "--out-dir", help="HAR capture and reports go here."),
         output_format: str = FORMAT_OPTION,
         baseline: Path | None = BASELINE_OPTION,
@@ -220,16 +236,19 @@ def register(app: typer.Typer) -> None:
             raise fail_usage(f"BASE_URL {base_url!r}: expected an http:// or https:// URL")
         problem = _url_problem(base_url)
         if problem:
-            raise fail_usage(f"BASE_URL {base_url!r}: not a usable URL: {problem}")
+            shown = "" if "@" in base_url else f" {base_url!r}"  # credentials are not repeated in a log
+            raise fail_usage(f"BASE_URL{shown}: not a usable URL: {problem}")
         output_folder(out_dir)
         release, reg = _xopc_release(spec, contracts)
         probe = XopcProbe(base_url, token=token, timeout=timeout, max_leases=max_leases,
+                          allow_insecure_token=allow_insecure_token,
                           on_step=lambda text: typer.echo(f"  {text}", err=True))
         outcome = probe.run()
-        for problem in outcome.problems:
-            typer.echo(f"  stopped: {problem}", err=True)
+        for text in outcome.problems:
+            typer.echo(f"  stopped: {text}", err=True)
+        problems = outcome.problems + _omitted(probe.recorder)
         har = _write_har(probe.recorder, out_dir / "probe.har")
         run = {"identity": {"argv": ["wirecheck", "probe", spec, base_url]},
-               "outcome": {"ok": outcome.ok, "exit_code": None,
-                           "problem": outcome.problems[0] if outcome.problems else None, "steps": outcome.steps}}
+               "outcome": {"ok": not problems, "exit_code": None, "problem": problems[0] if problems else None,
+                           "problems": problems, "steps": outcome.steps}}
         _certify(release, reg, har, "platform", run, requirements, baseline, fail_on, output_format, out_dir)

@@ -1,13 +1,19 @@
-"""A HAR 1.2 recorder for the stub and the probe: bodies kept as the raw text that crossed the wire."""
+"""A HAR 1.2 recorder for the stub and the probe: bodies kept as the raw text that crossed the wire, on disk.
+
+Entries are written to a spool file as they are recorded, so memory does not grow with the requests (a 1 MiB body
+costs its request's time, not a megabyte for the rest of the run); the HAR document is streamed from it. Bodies
+beyond MAX_RECORDED_BODY_BYTES in all are not kept: their entry says so in a `comment`, and `omitted` counts them
+(whoever certifies the HAR must report it: what was not kept was not checked)."""
 
 from __future__ import annotations
 
 import datetime as dt
+import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import orjson
 
@@ -31,6 +37,9 @@ SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "s
 KEPT_TOKEN_PREFIXES = ("xopc_rt_",)  # the part of a token its contract checks; the rest is a secret
 
 
+MIN_SECRET_CHARS = 8  # a token learned from a request is cut wherever it appears; a shorter one would cut noise
+
+
 def redact(name: str, value: str) -> str:
     """A HAR is published with the report: secrets are cut, keeping what the contract checks (the scheme and a
     known token prefix) and the length, so a malformed credential still shows as malformed."""
@@ -39,11 +48,21 @@ def redact(name: str, value: str) -> str:
     scheme, sep, token = value.partition(" ")
     if not sep:
         scheme, token = "", value
+    return f"{scheme}{sep}{redact_token(token)}"
+
+
+def redact_token(token: str) -> str:
     kept = next((p for p in KEPT_TOKEN_PREFIXES if token.startswith(p)), "")
     secret = token[len(kept):]
-    if not secret:
-        return value
-    return f"{scheme}{sep}{kept}<redacted {len(secret)} chars>"
+    return f"{kept}<redacted {len(secret)} chars>" if secret else token
+
+
+def bearer_token(headers: Mapping[str, str]) -> str | None:
+    """The token of an `authorization: Bearer ...` header, if it is long enough to be cut elsewhere."""
+    value = next((v for k, v in headers.items() if k.lower() == "authorization"), "")
+    scheme, _, token = value.strip().partition(" ")
+    token = token.strip()
+    return token if scheme.lower() == "bearer" and len(token) >= MIN_SECRET_CHARS else None
 
 
 def _headers(headers: Mapping[str, str]) -> list[dict[str, str]]:
@@ -56,58 +75,114 @@ def _text(data: bytes | None) -> str | None:
     return data.decode("utf-8", "replace")
 
 
-def har_entry(exchange: Exchange) -> dict[str, Any]:
+MAX_RECORDED_BODY_BYTES = 32 << 20  # request and response bodies kept in one HAR, in all
+OMITTED = "body not kept: the HAR's {limit} MiB budget for bodies was spent"
+
+
+def har_entry(exchange: Exchange, keep_bodies: bool = True) -> dict[str, Any]:
     request: dict[str, Any] = {
         "method": exchange.method, "url": exchange.url, "httpVersion": "HTTP/1.1",
         "headers": _headers(exchange.request_headers), "queryString": [], "cookies": [], "headersSize": -1,
         "bodySize": len(exchange.request_body or b""),
     }
-    text = _text(exchange.request_body)
+    text = _text(exchange.request_body) if keep_bodies else None
     if text is not None:
         request["postData"] = {"mimeType": exchange.request_headers.get("content-type", ""), "text": text}
     content: dict[str, Any] = {"size": len(exchange.response_body or b""),
                                "mimeType": exchange.response_headers.get("content-type", "")}
-    text = _text(exchange.response_body)
+    text = _text(exchange.response_body) if keep_bodies else None
     if text is not None:
         content["text"] = text
     response = {
         "status": exchange.status or 0, "statusText": "", "httpVersion": "HTTP/1.1",
-        "headers": _headers(exchange.response_headers), "cookies": [], "content": content, "redirectURL": "",
+        "headers": _headers(exchange.response_headers), "cookies": [], "content": content,
+        "redirectURL": exchange.response_headers.get("location", ""),
         "headersSize": -1, "bodySize": len(exchange.response_body or b"") if exchange.status else -1,
     }
-    return {
+    entry = {
         "startedDateTime": exchange.started.isoformat().replace("+00:00", "Z"),
         "time": round(exchange.elapsed_ms, 3), "request": request, "response": response, "cache": {},
         "timings": {"send": 0, "wait": round(exchange.elapsed_ms, 3), "receive": 0},
     }
+    if not keep_bodies and (exchange.request_body or exchange.response_body):
+        entry["comment"] = OMITTED.format(limit=MAX_RECORDED_BODY_BYTES >> 20)
+    return entry
 
 
 class HarRecorder:
-    def __init__(self, creator: str = "wirecheck"):
+    """Exchanges recorded in order (from any thread), kept in a spool file until the HAR is written.
+
+    Bearer tokens are secrets wherever they appear: the `authorization` header is redacted, and each token given
+    (`secrets`) or seen in a request's `authorization` is cut from the whole entry too (a URL, a body, a header
+    that echoes it), as are the texts `scrub` is given (the steps and problems a report shows)."""
+
+    def __init__(self, creator: str = "wirecheck", body_budget: int = MAX_RECORDED_BODY_BYTES,
+                 secrets: tuple[str, ...] = ()):
         self.creator = creator
-        self._entries: list[dict[str, Any]] = []
+        self.body_budget = body_budget
+        self.body_bytes = 0  # kept so far
+        self.omitted = 0  # exchanges whose bodies were not kept
+        self._secrets = {s for s in secrets if len(s) >= MIN_SECRET_CHARS}
+        self._spool = tempfile.TemporaryFile(prefix="wirecheck-har-")  # noqa: SIM115 (lives as long as this)
+        self._count = 0
         self._lock = threading.Lock()
 
+    def scrub(self, text: str) -> str:
+        for secret in self._secrets:
+            text = text.replace(secret, redact_token(secret))
+        return text
+
     def add(self, exchange: Exchange) -> None:
-        entry = har_entry(exchange)
+        size = len(exchange.request_body or b"") + len(exchange.response_body or b"")
+        token = bearer_token(exchange.request_headers)
         with self._lock:
-            self._entries.append(entry)
+            keep = self.body_bytes + size <= self.body_budget
+            if keep:
+                self.body_bytes += size
+            else:
+                self.omitted += 1
+            if token is not None:
+                self._secrets.add(token)
+            secrets = tuple(self._secrets)
+        line = orjson.dumps(har_entry(exchange, keep))
+        for secret in secrets:  # as JSON writes it, so it is found inside any string of the entry
+            line = line.replace(orjson.dumps(secret)[1:-1], orjson.dumps(redact_token(secret))[1:-1])
+        with self._lock:
+            self._spool.write(line + b"\n")
+            self._count += 1
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return self._count
+
+    def _lines(self) -> Iterator[bytes]:
+        """The recorded entries, one JSON line each, as they are at the call."""
+        with self._lock:
+            self._spool.flush()
+            end = self._spool.tell()
+        with open(self._spool.fileno(), "rb", closefd=False) as spool:  # its own position: recording goes on
+            spool.seek(0)
+            while spool.tell() < end and (line := spool.readline()):
+                yield line.rstrip(b"\n")
 
     def document(self) -> dict[str, Any]:
-        with self._lock:
-            entries = list(self._entries)
-        return {"log": {"version": "1.2", "creator": {"name": self.creator, "version": __version__},
-                        "entries": entries}}
+        """The HAR as a value (whole, in memory: for tests and small runs)."""
+        return {"log": {**self._log_head(), "entries": [orjson.loads(line) for line in self._lines()]}}
 
-    def encoded(self) -> bytes:
-        return orjson.dumps(self.document(), option=orjson.OPT_INDENT_2) + b"\n"
+    def _log_head(self) -> dict[str, Any]:
+        return {"version": "1.2", "creator": {"name": self.creator, "version": __version__}}
+
+    def write_to(self, stream: IO[bytes]) -> None:
+        """The HAR document, entry by entry: memory holds one entry at a time."""
+        head = orjson.dumps({"log": {**self._log_head(), "entries": []}})
+        stream.write(head[:-len(b"]}}")] + b"\n")
+        for index, line in enumerate(self._lines()):
+            stream.write((b",\n" if index else b"") + line)
+        stream.write(b"\n]}}\n")
 
     def write(self, path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(self.encoded())
+        with path.open("wb") as stream:
+            self.write_to(stream)
         return path
 
 

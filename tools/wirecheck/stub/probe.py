@@ -2,22 +2,14 @@
 until the platform is idle (204), running each leased command the way the 0.0.253 worker does (started at
 sequence 1, one renewal, one terminal event at sequence 2; cancelled when the renewal says so).
 
-Every exchange is recorded in HAR exactly as it crossed the wire; the HAR is then certified for the role
-`platform`. Uses only urllib; every call has a deadline (the whole exchange: connect, request, response, redirects)
-and every loop a bound.
+Every exchange is recorded in HAR exactly as it crossed the wire (the bearer token cut); the HAR is then certified
+for the role `platform`. HTTP goes through wirecheck's one client (stub/client.py: a deadline for every whole call,
+same-host redirects only, the token only where the policy allows), and every loop has a bound.
 """
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import functools
-import http.client
-import socket
-import threading
-import time
-import urllib.error
-import urllib.request
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,9 +18,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 import orjson
 
-from wirecheck.stub.har import Exchange, HarRecorder, now
+from wirecheck.stub.client import CallFailed, HttpClient
+from wirecheck.stub.har import HarRecorder
 
-MAX_RESPONSE_BYTES = 1 << 20
 DEFAULT_TOKEN = "xopc_rt_wirecheck_probe_0000000000000000000000"
 
 
@@ -47,96 +39,6 @@ class _Stop(Exception):
     pass
 
 
-class _Deadline:
-    """Bounds a whole HTTP exchange. A socket timeout bounds each read only, so a server dripping a byte a second
-    never trips it; when the deadline passes this shuts the exchange's socket down, which ends any read at once.
-    `with deadline:` arms it; the connections of the exchange `attach` their sockets."""
-
-    def __init__(self, seconds: float):
-        self.expired = False
-        self._sockets: list[socket.socket] = []
-        self._lock = threading.Lock()
-        self._timer = threading.Timer(seconds, self._expire)
-        self._timer.daemon = True
-
-    def attach(self, sock: socket.socket | None) -> None:
-        if sock is None:
-            return
-        with self._lock:
-            self._sockets.append(sock)
-            if self.expired:
-                self._shut(sock)
-
-    def _expire(self) -> None:
-        with self._lock:
-            self.expired = True
-            for sock in self._sockets:
-                self._shut(sock)
-
-    @staticmethod
-    def _shut(sock: socket.socket) -> None:
-        with contextlib.suppress(OSError):
-            # the plain socket's shutdown, also for a TLS socket: only the file descriptor is touched
-            socket.socket.shutdown(sock, socket.SHUT_RDWR)
-
-    def __enter__(self) -> _Deadline:
-        self._timer.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._timer.cancel()
-
-
-class _Attached:
-    """A connection that hands its socket to the exchange's deadline once connected (for https: after the TLS
-    handshake, so the socket attached is the one the exchange reads)."""
-
-    sock: socket.socket | None
-
-    def __init__(self, *args: Any, deadline: _Deadline, **kwargs: Any):
-        super().__init__(*args, **kwargs)
-        self._deadline = deadline
-
-    def connect(self) -> None:
-        super().connect()  # type: ignore[misc]
-        self._deadline.attach(self.sock)
-
-
-class _HTTPConnection(_Attached, http.client.HTTPConnection):
-    pass
-
-
-class _HTTPSConnection(_Attached, http.client.HTTPSConnection):
-    pass
-
-
-class _DeadlineHandler(urllib.request.HTTPSHandler):
-    """urllib's http and https handling, every connection bound by one deadline."""
-
-    http_request = urllib.request.AbstractHTTPHandler.do_request_
-
-    def __init__(self, deadline: _Deadline):
-        super().__init__()
-        self._deadline = deadline
-
-    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-        return self.do_open(functools.partial(_HTTPConnection, deadline=self._deadline), req)
-
-    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
-        return self.do_open(functools.partial(_HTTPSConnection, deadline=self._deadline), req)
-
-
-def _opener(deadline: _Deadline) -> urllib.request.OpenerDirector:
-    """urllib's opener for http and https only (an announced file:// URL must not read local files), its
-    connections bound by `deadline`."""
-    opener = urllib.request.OpenerDirector()
-    for handler in (urllib.request.ProxyHandler(), urllib.request.UnknownHandler(),
-                    urllib.request.HTTPDefaultErrorHandler(), urllib.request.HTTPRedirectHandler(),
-                    urllib.request.HTTPErrorProcessor(), _DeadlineHandler(deadline)):
-        opener.add_handler(handler)
-    return opener
-
-
 def _object(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
@@ -148,12 +50,15 @@ def discovery_url(base_url: str) -> str:
 
 class XopcProbe:
     def __init__(self, base_url: str, *, token: str = DEFAULT_TOKEN, timeout: float = 10.0, max_leases: int = 10,
-                 recorder: HarRecorder | None = None, on_step: Callable[[str], None] | None = None):
+                 recorder: HarRecorder | None = None, on_step: Callable[[str], None] | None = None,
+                 allow_insecure_token: bool = False):
         self.base_url = base_url
         self.token = token
         self.timeout = timeout
         self.max_leases = max_leases
-        self.recorder = recorder or HarRecorder("wirecheck probe")
+        self.recorder = recorder or HarRecorder("wirecheck probe", secrets=(token,))
+        self.client = HttpClient(base_url, token=token, timeout=timeout, recorder=self.recorder,
+                                 allow_insecure_token=allow_insecure_token)
         self.on_step = on_step or (lambda text: None)
         self.outcome = ProbeOutcome()
 
@@ -165,56 +70,18 @@ class XopcProbe:
         if body is not None:
             data = orjson.dumps(body)
             headers["content-type"] = "application/json"
-        if auth:
-            headers["authorization"] = f"Bearer {self.token}"
         try:
-            scheme = urlsplit(url).scheme.lower()
-        except ValueError as error:  # a URL the platform announced that nothing can reach
-            raise _Stop(f"{method} {url}: not a usable URL ({error})") from None
-        if scheme not in ("http", "https"):  # the client speaks HTTP only; never open a file:// it was handed
-            raise _Stop(f"{method} {url}: not a usable URL (expected http or https, not {scheme or 'no scheme'!r})")
-        started, clock = now(), time.perf_counter()
-        status: int | None = None
-        response_headers: dict[str, str] = {}
-        raw: bytes | None = None
-        deadline = _Deadline(self.timeout)
-        problem: str | None = None
-        try:
-            request = urllib.request.Request(url, data=data, method=method, headers=headers)
-            with deadline:
-                try:
-                    with _opener(deadline).open(request, timeout=self.timeout) as response:
-                        status, response_headers = response.status, {k.lower(): v
-                                                                     for k, v in response.headers.items()}
-                        raw = response.read(MAX_RESPONSE_BYTES + 1)
-                except urllib.error.HTTPError as error:
-                    status, response_headers = error.code, {k.lower(): v for k, v in error.headers.items()}
-                    raw = error.read(MAX_RESPONSE_BYTES + 1)
-        except (ValueError, http.client.InvalidURL) as error:  # a URL the platform announced that nothing can reach
-            if not deadline.expired:
-                raise _Stop(f"{method} {url}: not a usable URL ({error})") from None
-        except (urllib.error.URLError, TimeoutError, OSError) as error:
-            problem = f"no response ({getattr(error, 'reason', error) or type(error).__name__})"
-        except http.client.HTTPException as error:  # a bad status line, a header line past 64 KiB, a cut chunk
-            problem = f"no HTTP answer ({type(error).__name__}: {str(error)[:200]!r})"
-        if deadline.expired:  # whatever the shut socket made of the answer, it did not come within the deadline
-            problem = f"no response (no complete answer within {self.timeout:g} s)"
-        if problem is not None:
-            self.recorder.add(Exchange(method, url, headers, data, None, {}, None, started,
-                                       (time.perf_counter() - clock) * 1000))
-            raise _Stop(f"{method} {url}: {problem}")
-        if raw is not None and len(raw) > MAX_RESPONSE_BYTES:
-            raw = raw[:MAX_RESPONSE_BYTES]
-        self.recorder.add(Exchange(method, url, headers, data, status, response_headers, raw, started,
-                                   (time.perf_counter() - clock) * 1000))
+            answer = self.client.call(method, url, data, headers, auth)
+        except CallFailed as failed:
+            raise _Stop(str(failed)) from None
         value = None
-        if raw:
+        if answer.body:
             try:
-                value = orjson.loads(raw)
+                value = orjson.loads(answer.body)
             except orjson.JSONDecodeError:
                 value = None
-        self._step(f"{method} {urlsplit(url).path} → {status}")
-        return status, value
+        self._step(self.recorder.scrub(f"{method} {urlsplit(answer.url).path} → {answer.status}"))
+        return answer.status, value
 
     def _step(self, text: str) -> None:
         self.outcome.steps.append(text)

@@ -1,0 +1,186 @@
+"""The stub as a hardened server: a bounded pool of workers with a deep listen queue behind it, deadlines for
+idle connections and for whole request headers, and bodies kept on disk, not in memory. Tests wait for events
+(answers, closed connections) under generous client timeouts; a time is only ever an upper bound."""
+
+from __future__ import annotations
+
+import contextlib
+import selectors
+import socket
+import threading
+import time
+import tracemalloc
+import urllib.request
+
+import pytest
+
+from wirecheck.stub.har import MAX_RECORDED_BODY_BYTES, HarRecorder
+from wirecheck.stub.server import BACKLOG, WORKERS, Reply, StubServer, Timeouts
+
+CLIENT_TIMEOUT = 60.0  # what a test waits for an event at most: far beyond any deadline under test
+
+
+class Gate:
+    """An application that holds every request until `open` is set, counting how many it holds at once."""
+
+    def __init__(self) -> None:
+        self.open = threading.Event()
+        self.inside = 0
+        self.most = 0
+        self.served = 0
+        self.lock = threading.Lock()
+        self.full = threading.Event()  # `inside` reached WORKERS
+
+    def handle(self, method, url, path, headers, body):
+        with self.lock:
+            self.inside += 1
+            self.most = max(self.most, self.inside)
+            if self.inside >= WORKERS:
+                self.full.set()
+        self.open.wait(CLIENT_TIMEOUT)
+        with self.lock:
+            self.inside -= 1
+            self.served += 1
+        return Reply(200, b'{"ok": true}', {"content-type": "application/json"})
+
+
+def address(server: StubServer) -> tuple[str, int]:
+    host, port = server.base_url.removeprefix("http://").split(":")
+    return host, int(port)
+
+
+def connect_all(where: tuple[str, int], count: int) -> list[socket.socket]:
+    """`count` connections, their handshakes done (non-blocking connects, waited for together)."""
+    sockets, pending = [], {}
+    with selectors.DefaultSelector() as selector:
+        for _ in range(count):
+            sock = socket.socket()
+            sock.setblocking(False)
+            with contextlib.suppress(BlockingIOError):
+                sock.connect(where)
+            sockets.append(sock)
+            pending[sock.fileno()] = sock
+            selector.register(sock, selectors.EVENT_WRITE)
+        deadline = time.monotonic() + CLIENT_TIMEOUT
+        while pending and time.monotonic() < deadline:
+            for key, _ in selector.select(1.0):
+                selector.unregister(key.fileobj)
+                pending.pop(key.fd)
+    assert not pending, f"{len(pending)} of {count} connections were not accepted into the listen queue"
+    for sock in sockets:
+        assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == 0
+        sock.setblocking(True)
+        sock.settimeout(CLIENT_TIMEOUT)
+    return sockets
+
+
+def status_of(sock: socket.socket) -> int:
+    data = b""
+    while b"\r\n" not in data and (chunk := sock.recv(4096)):
+        data += chunk
+    return int(data.split()[1]) if data else 0
+
+
+def test_500_connections_at_once_wait_in_the_listen_queue_for_a_bounded_pool():
+    gate = Gate()
+    extra = 500
+    with StubServer(gate) as server:
+        where = address(server)
+        busy = connect_all(where, WORKERS)
+        for sock in busy:
+            sock.sendall(b"GET /busy HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert gate.full.wait(CLIENT_TIMEOUT), f"only {gate.inside} requests reached the workers"
+        # every worker is held: 500 more connections must complete their handshakes in the kernel's queue
+        waiting = connect_all(where, extra)
+        for sock in waiting:
+            sock.sendall(b"GET /waiting HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        time.sleep(0.5)  # room for a server that admits more than its pool to show it (never needed to pass)
+        assert gate.most == WORKERS, f"{gate.most} requests were handled at once; the pool has {WORKERS}"
+        gate.open.set()
+        statuses = [status_of(sock) for sock in busy + waiting]
+        for sock in busy + waiting:
+            sock.close()
+    assert statuses == [200] * (WORKERS + extra)
+    assert gate.most == WORKERS and gate.served == WORKERS + extra
+    assert BACKLOG >= 1024
+
+
+def closed_by_server(sock: socket.socket, drip: bytes = b"") -> tuple[bool, float]:
+    """Send `drip` a byte every 0.05 s until the server closes the connection: (closed, seconds it took)."""
+    started = time.monotonic()
+    sock.settimeout(0.05)
+    sent = 0
+    while time.monotonic() - started < CLIENT_TIMEOUT:
+        try:
+            if not sock.recv(65536):
+                return True, time.monotonic() - started
+        except TimeoutError:
+            pass
+        except (ConnectionResetError, BrokenPipeError):
+            return True, time.monotonic() - started
+        if drip:
+            try:
+                sock.sendall(drip[sent % len(drip):sent % len(drip) + 1])
+            except (ConnectionResetError, BrokenPipeError):
+                return True, time.monotonic() - started
+            sent += 1
+    return False, time.monotonic() - started
+
+
+@pytest.mark.parametrize("what", ["a connection that never sends a request",
+                                  "headers dripped a byte at a time",
+                                  "a kept-alive connection after its answer"])
+def test_idle_and_header_deadlines_close_the_connection(what):
+    gate = Gate()
+    gate.open.set()
+    with StubServer(gate, timeouts=Timeouts(idle=0.5, header=1.0)) as server:
+        with socket.create_connection(address(server), timeout=CLIENT_TIMEOUT) as sock:
+            drip = b""
+            if what == "headers dripped a byte at a time":
+                sock.sendall(b"GET /drip HTTP/1.1\r\n")
+                drip = b"X-Slow: " + b"a" * 10_000  # never ends: only the header deadline does
+            elif what == "a kept-alive connection after its answer":
+                sock.sendall(b"GET /once HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                assert status_of(sock) == 200
+            closed, seconds = closed_by_server(sock, drip)
+        assert closed, f"{what}: still open after {seconds:.0f} s"
+        still = urllib.request.urlopen(f"{server.base_url}/after", timeout=CLIENT_TIMEOUT)
+        assert still.status == 200  # the server goes on serving others
+    assert gate.served == 2 if what == "a kept-alive connection after its answer" else 1
+
+
+def test_a_large_body_costs_disk_not_memory():
+    gate = Gate()
+    gate.open.set()
+    body = b'{"pad": "' + b"x" * ((1 << 20) - 12) + b'"}'
+    with StubServer(gate) as server:
+        url = f"{server.base_url}/agent/heartbeat"
+        post = urllib.request.Request(url, data=body, method="POST", headers={"content-type": "application/json"})
+        with urllib.request.urlopen(post, timeout=CLIENT_TIMEOUT):
+            pass  # the first: imports and buffers that stay
+        tracemalloc.start()
+        try:
+            before = tracemalloc.get_traced_memory()[0]
+            for _ in range(20):
+                with urllib.request.urlopen(post, timeout=CLIENT_TIMEOUT):
+                    pass
+            grown = tracemalloc.get_traced_memory()[0] - before
+        finally:
+            tracemalloc.stop()
+        assert len(server.recorder) == 21
+    assert grown < 4 << 20, f"20 POSTs of 1 MiB left {grown / (1 << 20):.1f} MiB behind"  # in memory: 20 MiB
+    entries = server.recorder.document()["log"]["entries"]
+    assert all(len(e["request"]["postData"]["text"]) == len(body) for e in entries)  # all on disk, whole
+
+
+def test_bodies_past_the_recording_budget_are_not_kept_and_say_so(tmp_path):
+    from wirecheck.stub.har import Exchange, now
+
+    recorder = HarRecorder(body_budget=100)
+    for size in (60, 60, 30):
+        recorder.add(Exchange("POST", "http://127.0.0.1/x", {}, b"a" * size, 204, {}, None, now(), 1.0))
+    entries = recorder.document()["log"]["entries"]
+    assert [("postData" in e["request"], e.get("comment", "")[:13]) for e in entries] == [
+        (True, ""), (False, "body not kept"), (True, "")]
+    assert recorder.omitted == 1 and recorder.body_bytes == 90
+    assert MAX_RECORDED_BODY_BYTES == 32 << 20
