@@ -18,6 +18,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import orjson
 
+from wirecheck.json_text import parse_json
 from wirecheck.stub.client import CallFailed, HttpClient
 from wirecheck.stub.har import HarRecorder
 
@@ -74,12 +75,8 @@ class XopcProbe:
             answer = self.client.call(method, url, data, headers, auth)
         except CallFailed as failed:
             raise _Stop(str(failed)) from None
-        value = None
-        if answer.body:
-            try:
-                value = orjson.loads(answer.body)
-            except orjson.JSONDecodeError:
-                value = None
+        # read as the certification reads it (exact, and surrogate-safe): what is not JSON is None
+        value = parse_json(answer.body)[0] if answer.body else None
         self._step(self.recorder.scrub(f"{method} {urlsplit(answer.url).path} → {answer.status}"))
         return answer.status, value
 

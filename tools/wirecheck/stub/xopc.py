@@ -23,6 +23,7 @@ from wirecheck.check.classify import Classifier, base_prefix
 from wirecheck.check.message import HttpInfo, Message
 from wirecheck.check.validate import Validators
 from wirecheck.contracts.model import ContractRelease
+from wirecheck.json_text import parse_json
 from wirecheck.stub.server import Reply
 
 JSON = {"content-type": "application/json"}
@@ -163,12 +164,14 @@ class XopcPlatformStub:
         base = f"{parts.scheme}://{parts.netloc}"
         self.requests += 1
         value: Any = None
+        problems = []
         if body:
-            try:
-                value = orjson.loads(body)
-            except orjson.JSONDecodeError:
+            value, problem = parse_json(body)  # read as a capture's message is (exact, and surrogate-safe)
+            if value is None:
                 return self._refuse(f"{method} {path}: the body is not JSON", 400)
-        problems = self.check_request(method, url, path, headers, value, base)
+            if problem is not None:
+                problems.append(f"{method} {path} {problem.pointer or '/'}: {problem.message}")
+        problems += self.check_request(method, url, path, headers, value, base)
         for text in problems:
             self._problem(text)
         if problems and self.strict:
