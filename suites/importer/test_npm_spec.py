@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from wirecheck.cli.app import app
-from wirecheck.importer import acp, npm, release, tsgen
+from wirecheck.importer import npm, release, tsgen
 from wirecheck.importer.npm import BadSpec, check_name, check_version, parse_spec
 
 BAD_VERSIONS = [
@@ -49,7 +49,6 @@ def npm_runs(monkeypatch):
 
     monkeypatch.setattr(npm.shutil, "which", lambda name: f"/usr/bin/{name}")
     monkeypatch.setattr(npm.subprocess, "run", run)
-    monkeypatch.setattr(acp.subprocess, "run", run)
     monkeypatch.setattr(tsgen, "generate", lambda *a, **k: run(["npx", "ts-json-schema-generator"]))
     return runs
 
@@ -105,12 +104,9 @@ def test_a_spec_without_a_version_is_refused(spec):
 
 
 @pytest.mark.parametrize("version", ["../x", "2.4.0; rm -rf ~", "latest"])
-def test_acp_importer_refuses_a_bad_sdk_version_with_exit_2(npm_runs, capsys, tmp_path, version):
-    with pytest.raises(SystemExit) as exited:
-        acp.main(["--sdk-version", version, "--out", str(tmp_path / "contracts")])
-    assert exited.value.code == 2
-    assert f"--sdk-version: version {version!r}" in capsys.readouterr().err
+def test_acp_import_refuses_a_bad_sdk_version_with_exit_2(npm_runs, tmp_path, version):
+    """ACP goes through the same front door (its profile has `schema:`): the spec is checked before npm runs."""
+    result = CliRunner().invoke(app, ["import", "npm", f"@agentclientprotocol/sdk@{version}", "--out",
+                                      str(tmp_path / "out")])
+    assert result.exit_code == 2 and f"version {version!r}: not an exact semver version" in result.output
     assert npm_runs == [] and list(tmp_path.iterdir()) == []
-    with pytest.raises(BadSpec):
-        acp.npm_pack(version, tmp_path)
-    assert npm_runs == []

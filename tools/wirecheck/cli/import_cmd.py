@@ -1,8 +1,11 @@
-"""`wirecheck import npm <package>@<version>`: a draft release folder from a TypeScript-typed npm release.
+"""`wirecheck import npm <package>@<version>`: a draft release folder from an npm release, as its profile says.
 
-Thin shell over `wirecheck.importer.release.import_npm` (npm pack → ts-json-schema-generator via npx → normalise →
-assemble). Needs Node and the npm registry; nothing else in wirecheck does. `--check` imports into a temporary
-folder and compares it byte for byte with the committed one (exit 1 on any difference).
+Thin shell over `wirecheck.importer.release.import_npm`: a TypeScript-typed release (npm pack → ts-json-schema-
+generator via npx → normalise → assemble), or a release that ships its JSON Schema (importer/shipped.py: the
+schema translated into 2020-12, kinds derived by the profile, written only once the folder loads). Needs the npm
+registry (and Node for npx); nothing else in wirecheck does. A release the profile cannot import is refused with
+the reason and where (exit 2). `--check` imports into a temporary folder and compares it byte for byte with the
+committed one (exit 1 on any difference).
 """
 
 from __future__ import annotations
@@ -29,7 +32,8 @@ def import_npm_command(
                                help="Import into a temporary folder and compare with --out (or the committed "
                                     "folder) byte for byte; exit 1 when they differ."),
 ) -> None:
-    """npm pack → ts-json-schema-generator (npx) → 2020-12 normalisation → a draft release folder with provenance."""
+    """npm pack → the profile's pipeline (TypeScript types via npx, or the shipped JSON Schema) → a draft release
+    folder with provenance."""
     from wirecheck.contracts import default_contracts_dir
     from wirecheck.importer.npm import BadSpec, parse_spec
     from wirecheck.importer.release import import_npm, load_profile
@@ -54,7 +58,7 @@ def import_npm_command(
                 extra = sorted({p.name for p in target.glob("*.json")} - {f.name for f in files})
         else:
             _, files = import_npm(spec, out=target)
-    except RuntimeError as exc:  # npm/npx missing, the registry unreachable, the generator failing
+    except RuntimeError as exc:  # npm/npx missing, the registry unreachable, the generator failing, ImportRefused
         raise fail_usage(str(exc)) from None
     if check:
         if differing or extra:

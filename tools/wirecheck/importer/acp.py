@@ -1,39 +1,45 @@
-"""Import the Agent Client Protocol (ACP) v1 contract from the official JSON Schema in npm `@agentclientprotocol/sdk`.
+"""Message kinds of the Agent Client Protocol (ACP) v1, from the JSON Schema its npm SDK ships: `jsonrpc-methods`.
 
-    python -m wirecheck.importer.acp --sdk-version 2.4.0            # npm pack, then convert into contracts/acp/2.4.0
-    python -m wirecheck.importer.acp --package-dir ./package         # convert an already extracted tarball
+    wirecheck import npm @agentclientprotocol/sdk@2.4.0       # profile importer/profiles/acp.yaml → contracts/acp/2.4.0
+    python -m wirecheck.importer.acp --package-dir ./package  # an already extracted tarball, no network
 
-The SDK ships `schema/v1/schema.json` (draft 2020-12): one `$defs` entry per type, each method's request, response
-and notification type marked with `x-method` and `x-side` (the side that receives it). The conversion is pure
-(`convert`): the upstream schema is kept byte-for-byte in meaning, only given our `$id` and a provenance block, and
-a second file, `wire.json`, wraps each method's params in its JSON-RPC envelope so every method is its own message
-kind (selected by `/method`), with the typed result checked against the method's response type (`reply:`).
-The SDK's licence (Apache-2.0) is copied next to the schema, as the licence requires.
+The SDK ships `schema/v1/schema.json` (2.0.0 and later) or `schema/schema.json` (0.4.5 – 1.9.0): one `$defs` entry
+per type, each method's request, response and notification type marked with `x-method` and `x-side` (the side
+that receives it). The shipped-schema importer (`shipped.py`) keeps that schema as `schema.json`; this module adds
+`wire.json`, which wraps each method's params in its JSON-RPC envelope so every method is its own message kind
+(selected by `/method`), with the typed result checked against the method's response type (`reply:`).
 
-Node/npm is needed only to fetch the tarball; the generated contract is committed and nothing else needs them.
+Schemas before 0.7.0 define no `RequestId` (0.4.x no `Error` either): the envelopes then use the JSON-RPC 2.0
+shapes kept in `wire.json` itself (`jsonrpc.RequestId`, `jsonrpc.Error`), as the later schemas define them.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
 import re
-import shutil
-import subprocess
 import sys
-import tarfile
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-PACKAGE = "acp"
-NPM_NAME = "@agentclientprotocol/sdk"
-SCHEMA_PATH = "schema/v1/schema.json"
-ID_BASE = "https://contracts.wirecheck.invalid"
-DIALECT = "https://json-schema.org/draft/2020-12/schema"
 OTHER_SIDE = {"agent": "client", "client": "agent"}
+BOTH_SIDES = ("agent", "client")  # `x-side: both` (0.22.0 – 1.5.1 mcp/message): a kind for each receiver
+# JSON-RPC 2.0 (jsonrpc.org/specification §4, §5.1) as ACP's own schemas spell it from 0.7.0 (RequestId) and
+# 0.5.1 (Error): for the early schemas that leave these types out, so no envelope refers to nothing.
+JSONRPC_DEFS: dict[str, Any] = {
+    "jsonrpc.RequestId": {
+        "description": "JSON-RPC 2.0 §4: a String, Number, or Null (the shape ACP's RequestId has from 0.7.0; "
+                       "this schema defines none)",
+        "anyOf": [{"type": "null"}, {"type": "integer", "format": "int64"}, {"type": "string"}],
+    },
+    "jsonrpc.Error": {
+        "description": "JSON-RPC 2.0 §5.1: the error object (the shape ACP's Error has from 0.5.1; this schema "
+                       "defines none)",
+        "type": "object",
+        "required": ["code", "message"],
+        "properties": {"code": {"type": "integer", "format": "int32"}, "message": {"type": "string"}, "data": {}},
+    },
+}
 
 
 def kind_id(side: str, method: str) -> str:
@@ -46,21 +52,32 @@ def methods(schema: Mapping[str, Any]) -> list[dict[str, str]]:
 
     Returns [{method, side, request?, response?, notification?}] sorted by side and method, where the values are
     `$defs` names. A type ending in Request with a matching Response is a request; one ending in Notification is
-    a notification.
+    a notification. A method annotated `x-side: both` is received by either side: it is listed once per side.
     """
     table: dict[tuple[str, str], dict[str, str]] = {}
     for name, definition in schema.get("$defs", {}).items():
+        if not isinstance(definition, dict):
+            continue
         method, side = definition.get("x-method"), definition.get("x-side")
         if not (isinstance(method, str) and isinstance(side, str)):
             continue
-        entry = table.setdefault((side, method), {"method": method, "side": side})
-        for suffix, role in (("Request", "request"), ("Response", "response"), ("Notification", "notification")):
-            if name.endswith(suffix):
-                entry[role] = name
+        for receiver in BOTH_SIDES if side == "both" else (side,):  # "both": either side receives it
+            entry = table.setdefault((receiver, method), {"method": method, "side": receiver})
+            for suffix, role in (("Request", "request"), ("Response", "response"),
+                                 ("Notification", "notification")):
+                if name.endswith(suffix):
+                    entry[role] = name
     return [table[key] for key in sorted(table)]
 
 
-def _envelope(entry: Mapping[str, str]) -> dict[str, Any]:
+def _jsonrpc_refs(schema: Mapping[str, Any]) -> tuple[str, str]:
+    defs = schema.get("$defs", {})
+    request_id = "schema.json#/$defs/RequestId" if "RequestId" in defs else "#/$defs/jsonrpc.RequestId"
+    error = "schema.json#/$defs/Error" if "Error" in defs else "#/$defs/jsonrpc.Error"
+    return request_id, error
+
+
+def _envelope(entry: Mapping[str, str], request_id: str) -> dict[str, Any]:
     is_request = "request" in entry
     params = entry["request"] if is_request else entry["notification"]
     properties: dict[str, Any] = {
@@ -70,7 +87,7 @@ def _envelope(entry: Mapping[str, str]) -> dict[str, Any]:
     }
     required = ["jsonrpc", "method"]
     if is_request:
-        properties["id"] = {"$ref": "schema.json#/$defs/RequestId"}
+        properties["id"] = {"$ref": request_id}
         required.insert(1, "id")
     return {
         "description": f"JSON-RPC {'request' if is_request else 'notification'} `{entry['method']}` "
@@ -81,7 +98,7 @@ def _envelope(entry: Mapping[str, str]) -> dict[str, Any]:
     }
 
 
-def _response_envelope(side: str) -> dict[str, Any]:
+def _response_envelope(side: str, request_id: str, error: str) -> dict[str, Any]:
     return {
         "description": f"A JSON-RPC response sent by the {side}: a result (checked against the type of the request "
         "it answers, matched by id) or an error.",
@@ -89,39 +106,34 @@ def _response_envelope(side: str) -> dict[str, Any]:
         "required": ["jsonrpc", "id"],
         "properties": {
             "jsonrpc": {"const": "2.0"},
-            "id": {"$ref": "schema.json#/$defs/RequestId"},
+            "id": {"$ref": request_id},
             "result": True,
-            "error": {"$ref": "schema.json#/$defs/Error"},
+            "error": {"$ref": error},
         },
         "oneOf": [{"required": ["result"]}, {"required": ["error"]}],
     }
 
 
-def convert(
-    schema: Mapping[str, Any], *, sdk_version: str, sha256: str, license_name: str
-) -> dict[str, Any]:
-    """Upstream schema → the files of `contracts/acp/<sdk_version>/` (pure: dicts in, dicts/text out)."""
-    if schema.get("$schema") != DIALECT:
-        raise ValueError(f"expected a {DIALECT} schema, found {schema.get('$schema')!r}")
-    base = f"{ID_BASE}/{PACKAGE}/{sdk_version}"
-    provenance = {
-        "package": NPM_NAME,
-        "version": sdk_version,
-        "path": SCHEMA_PATH,
-        "sha256": sha256,
-        "license": f"{license_name}; the licence text is LICENSE in this folder",
-    }
-    upstream = {"$schema": DIALECT, "$id": f"{base}/schema.json", "x-imported-from": provenance}
-    upstream.update({k: v for k, v in schema.items() if k not in ("$schema", "$id")})
+class NoMethods(ValueError):
+    """The schema names no method (no `x-method`/`x-side` annotations): no kind can be derived from it."""
 
+
+def jsonrpc_kinds(schema: Mapping[str, Any], *, package: str, version: str, base: str, source: str
+                  ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """(catalog kinds, the `wire.json` resource) for one release: one kind per method the schema annotates, one per
+    responding side. Pure; `schema` is the 2020-12 schema as `schema.json` holds it."""
     table = methods(schema)
+    if not any("request" in e or "notification" in e for e in table):
+        raise NoMethods("no $defs entry carries x-method and x-side annotations, so no message kind can be "
+                        "derived (profile kinds: jsonrpc-methods)")
+    request_id, error = _jsonrpc_refs(schema)
     wire_defs: dict[str, Any] = {}
     kinds: list[dict[str, Any]] = []
     for entry in table:
         if "request" not in entry and "notification" not in entry:
             continue
         kid = kind_id(entry["side"], entry["method"])
-        wire_defs[kid] = _envelope(entry)
+        wire_defs[kid] = _envelope(entry, request_id)
         sender = OTHER_SIDE.get(entry["side"], "any")
         kind: dict[str, Any] = {
             "id": kid,
@@ -134,11 +146,11 @@ def convert(
         }
         if "request" in entry and "response" in entry:
             kind["reply"] = {"at": "/result", "schema": f"schema.json#/$defs/{entry['response']}"}
-        kind["provenance"] = {"source": "sdk", "note": f"$defs/{entry.get('request') or entry.get('notification')}"}
+        kind["provenance"] = {"source": source, "note": f"$defs/{entry.get('request') or entry.get('notification')}"}
         kinds.append(kind)
     for side in ("agent", "client"):
         rid = f"{side}.response"
-        wire_defs[rid] = _response_envelope(side)
+        wire_defs[rid] = _response_envelope(side, request_id, error)
         kinds.append({
             "id": rid,
             "title": f"Response from the {side}",
@@ -151,99 +163,33 @@ def convert(
             "schema": f"wire.json#/$defs/{rid}",
             "answers": f"{side}.*",
             "correlate": {"request": "/id", "response": "/id"},
-            "provenance": {"source": "sdk", "note": "$defs/AgentResponse, $defs/ClientResponse"},
+            "provenance": {"source": source, "note": "$defs/AgentResponse, $defs/ClientResponse"},
         })
+    wire_defs.update({name: JSONRPC_DEFS[name] for name in sorted(JSONRPC_DEFS)
+                      if f"#/$defs/{name}" in (request_id, error)})
     wire = {
-        "$schema": DIALECT,
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": f"{base}/wire.json",
         "title": "ACP v1 JSON-RPC envelopes, one per method (generated by tools/wirecheck/importer/acp.py)",
         "$defs": wire_defs,
     }
-    catalog = {
-        "package": PACKAGE,
-        "version": sdk_version,
-        "title": f"Agent Client Protocol v1 (JSON Schema of {NPM_NAME} {sdk_version})",
-        "description": (
-            f"JSON-RPC 2.0 over stdio between a client (editor, Navarch's ACP adapter) and an agent. Generated by "
-            f"tools/wirecheck/importer/acp.py from {SCHEMA_PATH} of {NPM_NAME}@{sdk_version} ({license_name}, "
-            "Copyright Zed Industries, Inc. and contributors; LICENSE in this folder). Releases are named after the "
-            "SDK version the schema came from; the wire protocol version is 1. Do not edit: re-run the importer."
-        ),
-        "wire_version": "1",
-        "sources": {
-            "sdk": {
-                "type": "published-release",
-                "ref": f"npm {NPM_NAME}@{sdk_version} {SCHEMA_PATH}",
-                "note": f"sha256 {sha256}; {license_name}",
-            }
-        },
-        "roles": ["client", "agent", "any"],
-        "kinds": kinds,
-    }
-    return {"schema.json": upstream, "wire.json": wire, "catalog": catalog}
-
-
-def _catalog_yaml(catalog: Mapping[str, Any]) -> str:
-    import yaml
-
-    header = "# Generated by tools/wirecheck/importer/acp.py: do not edit, re-run the importer.\n"
-    return header + yaml.safe_dump(dict(catalog), sort_keys=False, width=118, allow_unicode=True)
-
-
-def write_release(package_dir: Path, out_root: Path) -> Path:
-    """Convert an extracted `package/` folder of the SDK tarball into `out_root/acp/<version>/`."""
-    manifest = json.loads((package_dir / "package.json").read_text(encoding="utf-8"))
-    raw = (package_dir / SCHEMA_PATH).read_bytes()
-    files = convert(
-        json.loads(raw),
-        sdk_version=manifest["version"],
-        sha256=hashlib.sha256(raw).hexdigest(),
-        license_name=manifest.get("license", "unknown"),
-    )
-    folder = out_root / PACKAGE / manifest["version"]
-    folder.mkdir(parents=True, exist_ok=True)
-    for name in ("schema.json", "wire.json"):
-        (folder / name).write_text(json.dumps(files[name], indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    (folder / "catalog.yaml").write_text(_catalog_yaml(files["catalog"]), encoding="utf-8")
-    shutil.copyfile(package_dir / "LICENSE", folder / "LICENSE")
-    return folder
-
-
-def npm_pack(version: str, into: Path) -> Path:
-    """`npm pack @agentclientprotocol/sdk@<version>` and extract it safely; returns the `package/` folder."""
-    from wirecheck.importer.npm import check_version
-
-    check_version(version)  # an exact release, never a path, URL, range or tag
-    subprocess.run(
-        ["npm", "pack", f"{NPM_NAME}@{version}", "--pack-destination", str(into), "--silent"],
-        check=True,
-        capture_output=True,
-    )
-    (tarball,) = into.glob("*.tgz")
-    with tarfile.open(tarball) as archive:
-        archive.extractall(into, filter="data")
-    return into / "package"
+    return kinds, wire
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Import from an extracted tarball (offline); `wirecheck import npm` fetches one."""
+    from wirecheck.importer.release import load_profile
+    from wirecheck.importer.shipped import ImportRefused, import_package_dir
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    source = parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("--sdk-version", help="npm version of @agentclientprotocol/sdk to fetch with npm pack")
-    source.add_argument("--package-dir", type=Path, help="an extracted SDK tarball's package/ folder")
+    parser.add_argument("--package-dir", type=Path, required=True, help="an extracted SDK tarball's package/ folder")
     parser.add_argument("--out", type=Path, default=Path("contracts"), help="the contracts/ folder")
     args = parser.parse_args(argv)
-    if args.sdk_version is not None:
-        from wirecheck.importer.npm import BadSpec, check_version
-
-        try:
-            check_version(args.sdk_version)
-        except BadSpec as exc:
-            parser.error(f"--sdk-version: {exc}")  # exit 2, before npm runs
-    if args.package_dir:
-        folder = write_release(args.package_dir, args.out)
-    else:
-        with tempfile.TemporaryDirectory() as tmp:
-            folder = write_release(npm_pack(args.sdk_version, Path(tmp)), args.out)
+    try:
+        folder, _ = import_package_dir(load_profile("acp"), args.package_dir.parent, contracts_root=args.out)
+    except ImportRefused as exc:
+        print(f"wirecheck: error: {exc}", file=sys.stderr)
+        return 2
     print(f"wrote {folder}", file=sys.stderr)
     return 0
 

@@ -269,8 +269,10 @@ def _shared_selectors(release: ContractRelease) -> set[str]:
     return {kid for ids in seen.values() if len(ids) > 1 for kid in ids[1:]}
 
 
-def write(release: ContractRelease, folder: Path) -> list[str]:
-    files, cases, problems = generate(release)
+def write(release: ContractRelease, folder: Path, generator: Any = None) -> list[str]:
+    """Replace `folder/generated/` and its cases in expectations.yaml by what `generator` (this module's `generate`,
+    or another protocol's: rpc_fixtures.generate) makes; hand-written cases stay."""
+    files, cases, problems = (generator or generate)(release)
     generated = folder / GENERATED
     if generated.exists():
         for old in sorted(generated.rglob("*"), reverse=True):

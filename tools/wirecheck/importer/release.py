@@ -189,11 +189,16 @@ def write_folder(files: Mapping[str, str], out: Path) -> list[Path]:
 
 
 def import_npm(spec: str, out: Path | None = None, contracts_root: Path | None = None) -> tuple[Path, list[Path]]:
-    """`npm pack` → generator → normalise → assemble → write. Returns the folder and the files written."""
+    """`npm pack` → generator → normalise → assemble → write. Returns the folder and the files written. A profile
+    with `schema:` names a series that ships its JSON Schema: that file is imported instead (shipped.py)."""
     from wirecheck.importer import npm, tsgen
 
     name, version = npm.parse_spec(spec)  # before anything runs: a path, URL or shell text never reaches npm
     profile = load_profile(name)
+    if "schema" in profile:
+        from wirecheck.importer import shipped
+
+        return shipped.import_npm(profile, version, out=out, contracts_root=contracts_root)
     with tempfile.TemporaryDirectory(prefix="wirecheck-import-") as temp:
         packed = npm.pack(f"{profile['npm']}@{version}", Path(temp))
         generated = tsgen.generate(packed.root, profile["entry"], profile.get("stand_ins", {}), profile["generator"])
