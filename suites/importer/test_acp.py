@@ -1,17 +1,24 @@
-"""The ACP importer (importer/acp.py): the pure conversion, and that the committed contract is what it produces."""
+"""ACP's kinds (importer/acp.py) and its bundled releases: the derivation, and that every committed release is what
+`wirecheck import npm @agentclientprotocol/sdk@<version>` produces (offline: from the committed schema)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
 import pytest
 import yaml
 
-from wirecheck.importer.acp import DIALECT, convert, kind_id, methods
+from wirecheck.contracts import load_registry
+from wirecheck.importer.acp import JSONRPC_DEFS, NoMethods, jsonrpc_kinds, kind_id, methods
+from wirecheck.importer.release import load_profile
+from wirecheck.importer.shipped import Shipped, assemble
 
 ROOT = Path(__file__).resolve().parents[2]
-COMMITTED = ROOT / "contracts" / "acp" / "2.4.0"
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+BASE = "https://contracts.wirecheck.invalid/acp/9.9.9"
+ACP_RELEASES = load_registry(ROOT / "contracts").package("acp").releases
 
 TINY = {
     "$schema": DIALECT,
@@ -24,9 +31,15 @@ TINY = {
                                "x-method": "session/new", "x-side": "agent"},
         "SessionNotification": {"type": "object", "x-method": "session/update", "x-side": "client"},
         "CancelRequestNotification": {"type": "object", "x-method": "$/cancel_request", "x-side": "protocol"},
+        "MessageMcpRequest": {"type": "object", "x-method": "mcp/message", "x-side": "both"},
+        "MessageMcpResponse": {"type": "object", "x-method": "mcp/message", "x-side": "both"},
         "Plain": {"type": "string"},
     },
 }
+
+
+def derive(schema):
+    return jsonrpc_kinds(schema, package="acp", version="9.9.9", base=BASE, source="sdk")
 
 
 def test_kind_ids_are_catalog_ids():
@@ -35,54 +48,65 @@ def test_kind_ids_are_catalog_ids():
     assert kind_id("protocol", "$/cancel_request") == "protocol.cancel_request"
 
 
-def test_methods_pair_requests_with_responses_by_annotation():
+def test_methods_pair_requests_with_responses_and_both_sides_receive_a_both_method():
     assert methods(TINY) == [
+        {"method": "mcp/message", "side": "agent", "request": "MessageMcpRequest", "response": "MessageMcpResponse"},
         {"method": "session/new", "side": "agent", "request": "NewSessionRequest", "response": "NewSessionResponse"},
+        {"method": "mcp/message", "side": "client", "request": "MessageMcpRequest",
+         "response": "MessageMcpResponse"},
         {"method": "session/update", "side": "client", "notification": "SessionNotification"},
         {"method": "$/cancel_request", "side": "protocol", "notification": "CancelRequestNotification"},
     ]
 
 
-def test_convert_keeps_upstream_and_adds_id_and_provenance():
-    files = convert(TINY, sdk_version="9.9.9", sha256="ab" * 32, license_name="Apache-2.0")
-    upstream = files["schema.json"]
-    assert upstream["$id"] == "https://contracts.wirecheck.invalid/acp/9.9.9/schema.json"
-    assert upstream["$defs"] == TINY["$defs"]
-    assert upstream["x-imported-from"]["version"] == "9.9.9"
-    assert "LICENSE" in upstream["x-imported-from"]["license"]
-
-
-def test_convert_makes_one_kind_per_method_with_envelope_reply_and_correlation():
-    files = convert(TINY, sdk_version="9.9.9", sha256="ab" * 32, license_name="Apache-2.0")
-    kinds = {k["id"]: k for k in files["catalog"]["kinds"]}
+def test_one_kind_per_method_with_envelope_reply_and_correlation():
+    kinds_list, wire = derive(TINY)
+    kinds = {k["id"]: k for k in kinds_list}
     assert set(kinds) == {"agent.session.new", "client.session.update", "protocol.cancel_request",
-                          "agent.response", "client.response"}
+                          "agent.mcp.message", "client.mcp.message", "agent.response", "client.response"}
     new = kinds["agent.session.new"]
     assert new["producer"] == "client" and new["consumer"] == "agent"
     assert new["selector"] == {"fields": {"/jsonrpc": "2.0", "/method": "session/new"}}
     assert new["reply"] == {"at": "/result", "schema": "schema.json#/$defs/NewSessionResponse"}
-    envelope = files["wire.json"]["$defs"]["agent.session.new"]
+    envelope = wire["$defs"]["agent.session.new"]
     assert envelope["required"] == ["jsonrpc", "id", "method"]
     assert envelope["properties"]["params"] == {"$ref": "schema.json#/$defs/NewSessionRequest"}
-    notification = files["wire.json"]["$defs"]["client.session.update"]
-    assert "id" not in notification["properties"]
+    assert envelope["properties"]["id"] == {"$ref": "schema.json#/$defs/RequestId"}
+    assert "id" not in wire["$defs"]["client.session.update"]["properties"]
     assert kinds["agent.response"]["answers"] == "agent.*"
     assert kinds["agent.response"]["correlate"] == {"request": "/id", "response": "/id"}
-    assert files["catalog"]["wire_version"] == "1"
+    assert wire["$id"] == f"{BASE}/wire.json" and not set(JSONRPC_DEFS) & set(wire["$defs"])
 
 
-def test_convert_refuses_another_dialect():
-    with pytest.raises(ValueError, match="2020-12"):
-        convert({**TINY, "$schema": "http://json-schema.org/draft-07/schema#"},
-                sdk_version="1.0.0", sha256="", license_name="MIT")
+def test_a_schema_without_request_id_or_error_gets_the_json_rpc_shapes():
+    """0.4.x defines neither RequestId nor Error, 0.5.1 no RequestId: the envelopes used to point at nothing, and
+    the releases written did not load."""
+    early = {**TINY, "$defs": {k: v for k, v in TINY["$defs"].items() if k not in ("RequestId", "Error")}}
+    _, wire = derive(early)
+    assert wire["$defs"]["agent.session.new"]["properties"]["id"] == {"$ref": "#/$defs/jsonrpc.RequestId"}
+    assert wire["$defs"]["agent.response"]["properties"]["error"] == {"$ref": "#/$defs/jsonrpc.Error"}
+    assert wire["$defs"]["jsonrpc.RequestId"] == JSONRPC_DEFS["jsonrpc.RequestId"]
 
 
-def test_committed_contract_is_what_the_importer_produces():
-    committed = json.loads((COMMITTED / "schema.json").read_text(encoding="utf-8"))
+def test_a_schema_with_no_annotated_method_derives_no_kind():
+    with pytest.raises(NoMethods, match="x-method and x-side"):
+        derive({"$schema": DIALECT, "$defs": {"Plain": {"type": "string"}}})
+
+
+@pytest.mark.parametrize("version", ACP_RELEASES)
+def test_committed_release_is_what_the_importer_produces(version):
+    folder = ROOT / "contracts" / "acp" / version
+    committed = json.loads((folder / "schema.json").read_text(encoding="utf-8"))
+    record = yaml.safe_load((folder / "import.yaml").read_text(encoding="utf-8"))
     source = committed["x-imported-from"]
-    upstream = {k: v for k, v in committed.items() if k not in ("$id", "x-imported-from")}
-    files = convert(upstream, sdk_version=source["version"], sha256=source["sha256"], license_name="Apache-2.0")
-    assert files["schema.json"] == committed
-    assert files["wire.json"] == json.loads((COMMITTED / "wire.json").read_text(encoding="utf-8"))
-    assert files["catalog"] == yaml.safe_load((COMMITTED / "catalog.yaml").read_text(encoding="utf-8"))
-    assert "Apache License" in (COMMITTED / "LICENSE").read_text(encoding="utf-8")
+    upstream = {"$schema": DIALECT, **{k: v for k, v in committed.items() if k not in ("$schema", "$id",
+                                                                                     "x-imported-from")}}
+    raw = json.dumps(upstream).encode()
+    shipped = Shipped(source["package"], version, source["path"], raw, "Apache-2.0",
+                      (folder / "LICENSE").read_text(encoding="utf-8"), record.get("integrity"),
+                      record.get("shasum"))
+    files = {name: text.replace(hashlib.sha256(raw).hexdigest(), source["sha256"])
+             for name, text in assemble(load_profile("acp"), shipped).items()}
+    for name, text in files.items():
+        assert text == (folder / name).read_text(encoding="utf-8"), name
+    assert "Apache License" in files["LICENSE"]
