@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import nox
 
 nox.options.default_venv_backend = "venv"
@@ -50,6 +52,18 @@ def import_release(session: nox.Session) -> None:
     session.install("-e", ".")
     args = session.posargs or ["qoder-agent-sdk@1.0.39", "--check"]
     session.run("wirecheck", "import", "npm", *args)
+
+
+@nox.session(name="acp-series", python=PYTHON)
+def acp_series(session: nox.Session) -> None:
+    """Diff every consecutive pair of @agentclientprotocol/sdk's shipped schema whole-file and check ACP's documented
+    breaking changes (needs npm and the registry; tarballs cached outside the repository): the pair table and the
+    found/missed list on stdout, reports/series/acp.json. `nox -s acp-series -- --mode catalog`, or after `--`
+    another `--`: diff-schemas options (`nox -s acp-series -- -- --kinds auto`). Never part of the default run."""
+    session.install("-e", ".")
+    Path("reports/series").mkdir(parents=True, exist_ok=True)
+    session.run("python", "-m", "wirecheck.importer.series", "acp", "--json", "reports/series/acp.json",
+                *session.posargs)
 
 
 @nox.session(name="record-qodercli", python=PYTHON)

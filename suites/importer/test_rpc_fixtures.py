@@ -21,7 +21,7 @@ GENERATED_RELEASES = [v for v in REGISTRY.package("acp").releases
 
 
 def test_the_releases_before_2_4_0_have_generated_fixtures():
-    assert GENERATED_RELEASES == [v for v in REGISTRY.package("acp").releases if v != "2.4.0"]
+    assert [v for v in REGISTRY.package("acp").releases if v != "2.4.0"] == GENERATED_RELEASES
 
 
 @pytest.mark.parametrize("version", GENERATED_RELEASES)
