@@ -190,6 +190,12 @@ def test_an_unknown_draft_name_is_refused():
     ({"items": {"$dynamicRef": "#x"}}, "/items/$dynamicRef", "dynamic scope"),
     ({"$schema": D4, "required": []}, "/required", "not a valid draft-04 schema"),
     ({"$schema": D7, "definitions": {"s": {"$schema": D4}}}, "/definitions/s/$schema", "another draft"),
+    ({"$schema": D7, "definitions": {"x\ud800": {}}, "properties": {"a": {"$ref": "#/definitions/x%ED%A0%80"}}},
+     "/properties/a/$ref", "points at nothing"),
+    ({"$schema": D7, "definitions": {"x\ud800": {}}, "properties": {"a": {"$ref": "#/definitions/x\ud800"}}},
+     "/properties/a/$ref", "not a valid draft-07 schema"),
+    ({"$schema": D7, "definitions": {"x\ud800": {"$id": "#x"}}, "properties": {"a": {"$ref": "#x"}}},
+     "/properties/a/$ref", "lone surrogate, which no URI"),
 ])
 def test_what_has_no_faithful_translation_is_refused_with_its_place(schema, pointer, reason):
     with pytest.raises(Untranslatable) as caught:

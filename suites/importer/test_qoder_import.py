@@ -71,6 +71,14 @@ def test_tuple_becomes_prefix_items_closed_at_its_length():
     assert rng["items"] is False
 
 
+def test_additional_items_beside_a_single_items_schema_is_dropped_not_made_the_items():
+    """Draft-07 ignores additionalItems unless items is an array; read as 2020-12 `items` it replaced the real
+    items schema (contracts/drafts.py translates the same way)."""
+    generated = {"definitions": {"X": {"type": "array", "items": {"type": "string"}, "additionalItems": False}}}
+    resource = normalise.normalise(generated, schema_id=ID, title="t", root_patterns=["X"])
+    assert resource["$defs"]["X"] == {"type": "array", "items": {"type": "string"}}
+
+
 def test_jsdoc_deprecated_reason_becomes_a_boolean_and_keeps_its_text():
     scene = _normalised()["$defs"]["SDKPromptSuggestionMessage"]["properties"]["scene"]
     assert scene["deprecated"] is True

@@ -487,7 +487,11 @@ class _Translator:
                 self.hoisted[name] = self.schema(target, target_path, new, self._base_at(target_path))
                 self.note(target_path, f"kept under $defs as {name!r}: a $ref leads here, and the translation "
                                        "dropped the place it was")
-        written = "#" + quote(format_pointer(new), safe="/?:@!$&'()*+,;=")  # a URI fragment: `%` and `"` escaped
+        try:  # a URI fragment: non-ASCII, `%`, `"` and spaces percent-encoded as UTF-8
+            written = "#" + quote(format_pointer(new), safe="/?:@!$&'()*+,;=")
+        except UnicodeEncodeError:
+            raise Untranslatable(format_pointer(where), f"{ref!r} leads to a name holding a lone surrogate, which no "
+                                                        "URI (and so no $ref) can carry") from None
         node["$ref"] = written
         if written != ref:
             self.note(where, f"$ref {ref!r} → {written!r}")

@@ -94,7 +94,8 @@ def _convert(schema: Any, renames: Mapping[str, str]) -> Any:
         elif key == "items" and isinstance(value, list):
             out["prefixItems"] = _convert(value, renames)
         elif key == "additionalItems":
-            out["items"] = _convert(value, renames)
+            if isinstance(schema.get("items"), list):  # draft-07 ignores it beside a single `items` schema
+                out["items"] = _convert(value, renames)
         elif key == "enum" and isinstance(value, list) and len(value) == 1:
             out["const"] = value[0]
         elif key == "deprecated" and isinstance(value, str):
