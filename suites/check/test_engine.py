@@ -341,7 +341,7 @@ def test_har_structure_problems_are_located_and_the_rest_is_checked(demo, tmp_pa
         ),
         (
             {"wirecheck_artifact": 1, "channel": "file", "path": "other.json", "content": {}},
-            [("UNKNOWN_MESSAGE_KIND", None)],
+            [("UNKNOWN_MESSAGE_KIND", None), ("NOTHING_RECOGNISED", None)],  # the capture's only artifact
         ),
         ({"wirecheck_artifact": 1, "channel": "tape"}, [("CAPTURE_FORMAT", None)]),
         ({"wirecheck_artifact": True, "channel": "file", "path": "s.demo.json", "content": {"name": "n"}},

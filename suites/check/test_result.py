@@ -82,7 +82,7 @@ def test_merge_reads_every_field_of_a_result():
     """A field added to a result must be merged too: this fails until merge (and this list) names it."""
     assert {f.name for f in dataclasses.fields(result_module.CheckResult)} == {
         "release", "captures", "coverage", "messages", "unclassified", "fail_on", "omitted", "capture_count",
-        "unreadable_count"}
+        "unreadable_count", "min_coverage"}
     assert {f.name for f in dataclasses.fields(result_module.CaptureSummary)} == {
         "file", "form", "messages", "index", "findings", "unreadable"}
 
@@ -95,6 +95,10 @@ def test_merging_results_of_different_releases_or_gates_is_refused(demo, write_l
     b = Engine(demo, engine_module.CheckOptions(fail_on=Severity.WARNING)).run([CaptureFile(path)], first_index=1)
     with pytest.raises(ValueError, match="cannot merge"):
         merge([a, b])
+    c = Engine(demo, engine_module.CheckOptions(min_coverage=0.5)).run([CaptureFile(path)], first_index=1)
+    with pytest.raises(ValueError, match="cannot merge"):  # judged against another coverage minimum
+        merge([a, c])
+    assert merge([c]).min_coverage == 0.5
     with pytest.raises(ValueError, match="more than one result"):
         merge([a, a])
 

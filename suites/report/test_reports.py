@@ -36,7 +36,8 @@ def test_json_report_matches_its_schema_and_the_result(result):
     jsonschema.validate(report, own_schema("report.schema.json"), format_checker=jsonschema.FormatChecker())
     assert report["summary"] == {"verdict": "fails", "messages": 3, "classified": 2, "unclassified": 1,
                                  "errors": 1, "warnings": 2, "infos": 0, "kinds_total": 12, "kinds_exercised": 2,
-                                 "captures": 1, "unreadable": 0}
+                                 "captures": 1, "unreadable": 0,
+                                 "min_coverage": None}
     assert [(f["line"], f["code"], f.get("pointer")) for f in report["findings"]] == [
         (1, "UNKNOWN_FIELD", "/extra"), (2, "SCHEMA_VIOLATION", "/payload/count"), (3, "UNKNOWN_MESSAGE_KIND", None)]
     assert {c["kind"]: c["seen"] for c in report["coverage"]}["hello"] == 1
@@ -122,11 +123,12 @@ def test_info_findings_are_counted_in_every_summary(demo, write_lines) -> None:
     from wirecheck.check.engine import MAX_LISTED, CheckOptions
     from wirecheck.findings import Severity
 
-    lines = [{"type": "who-knows"}] * (MAX_LISTED + 1)
+    # one message it knows: a capture of nothing but unknown messages is NOTHING RECOGNISED (test_verdict.py)
+    lines = [{"type": "hello", "version": "1.0.0"}] + [{"type": "who-knows"}] * (MAX_LISTED + 1)
     for fail_on, verdict in ((Severity.ERROR, "CONFORMS"), (Severity.INFO, "FAILS")):
         result = check_captures(demo, [write_lines(lines)], CheckOptions(fail_on=fail_on))
         assert render("text", result).rstrip().endswith(
-            f"{verdict}: {MAX_LISTED + 1} messages ({MAX_LISTED + 1} unclassified), 0 errors, {MAX_LISTED + 1} "
+            f"{verdict}: {MAX_LISTED + 2} messages ({MAX_LISTED + 1} unclassified), 0 errors, {MAX_LISTED + 1} "
             "warnings, 1 info")
         assert f"0 errors, {MAX_LISTED + 1} warnings, 1 info, " in render("markdown", result)
         assert orjson.loads(render("json", result))["summary"]["infos"] == 1

@@ -28,10 +28,12 @@ from wirecheck.check.result import (
     empty_result,
     group_of,
 )
+from wirecheck.check.unrecognised import Unrecognised, bundled_releases, likely_releases, looks_like
 from wirecheck.check.validate import Problem, Validators
 from wirecheck.contracts.model import ContractRelease, MessageKind
 from wirecheck.findings import Finding, Severity, short_repr
 from wirecheck.pointer import MISSING, format_pointer, resolve
+from wirecheck.rules.catalogue import level_of
 from wirecheck.rules.registry import Rule, SettlingRule, instantiate
 
 # the result types live in check/result.py (they merge); importers of the engine find them here too
@@ -46,6 +48,7 @@ class CheckOptions:
     base_urls: Mapping[str, str] = field(default_factory=dict)  # base name → URL (or path prefix)
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
     fail_on: Severity = Severity.ERROR
+    min_coverage: float | None = None  # --min-coverage, a fraction in [0, 1]
 
 
 @dataclass(slots=True)
@@ -64,6 +67,7 @@ class _CaptureRun:
         self.capture = capture
         self.pending: dict[Any, _Pending] = {}
         self.bases = {name: base_prefix(url) for name, url in engine.options.base_urls.items()}
+        self.unrecognised = Unrecognised()  # what its unclassified messages looked like
         self.rules: list[Rule] = []
         self.rules_by_kind: dict[str, list[Rule]] = {kind.id: [] for kind in engine.release.kinds}
         for use in engine.release.rules:
@@ -98,6 +102,7 @@ class Engine:
         self._consumers: dict[str, list[tuple[str, MessageKind, Validators]]] = {}
         self._consumer_validator_sets: dict[str, Validators] = {}
         self._base_kinds = {base.kind: base for base in release.bases.values()}
+        self._other_releases: list[ContractRelease] | None = None  # loaded when a capture recognises nothing
 
     def _answered_kinds(self) -> dict[str, MessageKind]:
         """request kind id → the response kind that answers it (by `answers`, a kind id or a glob)."""
@@ -113,7 +118,7 @@ class Engine:
     def run(self, captures: Iterable[CaptureFile], on_finding: Callable[[Finding], None] | None = None,
             first_index: int = 0) -> CheckResult:
         """Check captures in order; `first_index` is the first one's place in a larger run (see result.merge)."""
-        result = empty_result(self.release, self.options.fail_on)
+        result = empty_result(self.release, self.options.fail_on, self.options.min_coverage)
         listed: dict[GroupKey, int] = {}  # the run's (check, kind, severity) → found so far
         capture_summary: list[CaptureSummary] = []  # the capture being read
 
@@ -194,7 +199,19 @@ class Engine:
         summary.form = capture.form
         if summary.messages == 0 and not emitted.count:  # e.g. a HAR with no entries
             emit(capture_finding("EMPTY_CAPTURE", "the capture holds no messages", capture.label))
+        elif summary.messages and run.unrecognised.count == summary.messages:
+            emit(self._nothing_recognised(run.unrecognised, capture.label))
         self._finish(run, emit)
+
+    def _nothing_recognised(self, unrecognised: Unrecognised, file: str) -> Finding:
+        if self._other_releases is None:
+            self._other_releases = bundled_releases(self.release)()
+        matches = likely_releases(unrecognised.samples.values(), self._other_releases, self.release.name)
+        return Finding(
+            code="NOTHING_RECOGNISED", severity=level_of("NOTHING_RECOGNISED"), file=file,
+            message=f"none of the {unrecognised.count} messages of this capture is of a kind of "
+                    f"{self.release.name}; " + looks_like(matches),
+            found=unrecognised.describe())
 
     def _acceptor(
         self, fast: dict[str, _FastEntry], seen: dict[str, int], last: list[Any], file: str
@@ -256,6 +273,7 @@ class Engine:
         if kind is None:
             kind = self.classifier.classify(message, run.bases)
         if kind is None:
+            run.unrecognised.add(message)
             emit(message.finding("UNKNOWN_MESSAGE_KIND", self._unknown_text(message), found=self._shape(message)))
             return None
         message.kind = kind

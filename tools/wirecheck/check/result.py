@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
+from wirecheck import exitcodes
 from wirecheck.contracts.model import ContractRelease, MessageKind
 from wirecheck.findings import Finding, Severity
 
@@ -27,6 +28,18 @@ from wirecheck.findings import Finding, Severity
 MAX_LISTED = 1000
 
 GroupKey = tuple[str, str | None, Severity]  # (check, kind, severity)
+
+# A run's verdicts, worst first, and the exit code each gives (see CheckResult.verdict).
+NOTHING_RECOGNISED = "nothing-recognised"  # no message was of a kind of the release: wrong file or wrong release
+FAILS = "fails"  # a finding at or above --fail-on
+BELOW_MIN_COVERAGE = "below-min-coverage"  # fewer of the release's kinds exercised than --min-coverage asks
+CONFORMS = "conforms"
+VERDICT_EXIT = {
+    NOTHING_RECOGNISED: exitcodes.INCONCLUSIVE,
+    FAILS: exitcodes.FINDINGS,
+    BELOW_MIN_COVERAGE: exitcodes.INCONCLUSIVE,
+    CONFORMS: exitcodes.CONFORMS,
+}
 
 
 @dataclass
@@ -67,6 +80,30 @@ class CheckResult:
     omitted: dict[GroupKey, Omission] = field(default_factory=dict)  # findings counted past MAX_LISTED
     capture_count: int = 0  # every capture of the run, listed in `captures` or not
     unreadable_count: int = 0  # captures that could not be read
+    min_coverage: float | None = None  # --min-coverage: the fraction of the release's kinds a conforming run exercises
+
+    @property
+    def classified(self) -> int:
+        return self.messages - self.unclassified
+
+    @property
+    def verdict(self) -> str:
+        """The run's verdict, which every report shows and the exit code follows: nothing recognised (not one
+        message of a kind of the release, however few the findings: a gate pointed at the wrong file or release
+        must not pass), else fails (a finding at or above --fail-on), else below the coverage asked for, else
+        conforms."""
+        if self.classified == 0:
+            return NOTHING_RECOGNISED
+        if self.fails():
+            return FAILS
+        # exercised/total < min, in integers where the fraction is exact (0.7 of 10 kinds is 7, not 7.000…01)
+        if self.min_coverage is not None and len(self.exercised) < round(self.min_coverage * len(self.coverage), 9):
+            return BELOW_MIN_COVERAGE
+        return CONFORMS
+
+    @property
+    def exit_code(self) -> int:
+        return VERDICT_EXIT[self.verdict]
 
     @property
     def findings(self) -> list[Finding]:
@@ -109,9 +146,10 @@ class CheckResult:
         return [capture for capture in self.captures if capture.unreadable is not None]
 
 
-def empty_result(release: ContractRelease, fail_on: Severity = Severity.ERROR) -> CheckResult:
+def empty_result(release: ContractRelease, fail_on: Severity = Severity.ERROR,
+                 min_coverage: float | None = None) -> CheckResult:
     return CheckResult(release=release, captures=[], coverage={k.id: KindCoverage(k) for k in release.kinds},
-                       fail_on=fail_on)
+                       fail_on=fail_on, min_coverage=min_coverage)
 
 
 def group_of(finding: Finding) -> GroupKey:
@@ -126,10 +164,12 @@ def merge(results: Iterable[CheckResult]) -> CheckResult:
         raise ValueError("merge needs at least one result")
     first = results[0]
     for other in results[1:]:
-        if other.release.name != first.release.name or other.fail_on is not first.fail_on:
-            raise ValueError(f"cannot merge results of {other.release.name} (--fail-on {other.fail_on.value}) into "
-                             f"{first.release.name} (--fail-on {first.fail_on.value})")
-    merged = empty_result(first.release, first.fail_on)
+        if (other.release.name != first.release.name or other.fail_on is not first.fail_on
+                or other.min_coverage != first.min_coverage):
+            raise ValueError(f"cannot merge results of {other.release.name} (--fail-on {other.fail_on.value}, "
+                             f"--min-coverage {other.min_coverage}) into {first.release.name} (--fail-on "
+                             f"{first.fail_on.value}, --min-coverage {first.min_coverage})")
+    merged = empty_result(first.release, first.fail_on, first.min_coverage)
     for result in results:
         merged.messages += result.messages
         merged.unclassified += result.unclassified

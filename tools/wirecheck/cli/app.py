@@ -29,7 +29,7 @@ app = typer.Typer(
     name="wirecheck",
     help="Protocol conformance and contract diff for the wire protocols of AI coding-agent runtimes.\n\n"
     "Exit codes: 0 conforms, 1 findings (non-conforming / breaking), 2 usage or contract error, 3 internal "
-    "error (a bug in wirecheck).",
+    "error (a bug in wirecheck), 4 inconclusive (validate: nothing recognised, or below --min-coverage).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,

@@ -57,6 +57,20 @@ def parse_base_urls(values: list[str], known: list[str]) -> dict[str, str]:
     return bases
 
 
+def parse_min_coverage(value: str | None) -> float | None:
+    """`--min-coverage`: a fraction (`0.8`, `1`) or a percentage (`80%`) of the release's message kinds."""
+    if value is None:
+        return None
+    text = value.strip()
+    try:
+        number = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+    except ValueError:
+        number = float("nan")
+    if not 0 <= number <= 1:  # also NaN
+        raise fail_usage(f"--min-coverage {value!r}: give a fraction from 0 to 1 (0.8) or a percentage (80%)")
+    return number
+
+
 class _Progress:
     """A progress bar on stderr while long captures are read, only when stderr is a terminal."""
 
@@ -103,6 +117,9 @@ def register(app: typer.Typer) -> None:
         output_format: str = typer.Option("text", "--format", "-f", help=f"One of: {', '.join(FORMATS)}."),
         output: Path | None = typer.Option(None, "--output", "-o", help="Write the report here (default stdout)."),
         fail_on: Severity = typer.Option(Severity.ERROR, "--fail-on", help="Lowest severity that fails the run."),
+        min_coverage: str | None = typer.Option(
+            None, "--min-coverage", metavar="FRACTION|PERCENT",
+            help="Fewest of the release's message kinds the captures must exercise (0.8 or 80%; 1 = every kind)."),
         base_url: list[str] = typer.Option([], "--base-url", help="NAME=URL of an HTTP base (e.g. agentApi=...)."),
         max_line_bytes: int = typer.Option(DEFAULT_MAX_LINE_BYTES, "--max-line-bytes", min=1024),
         progress: bool | None = typer.Option(None, "--progress/--no-progress", help="Default: on for a terminal."),
@@ -110,7 +127,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Check captures against a release: findings with locations, coverage, and a verdict.
 
-        Exit codes: 0 conforms, 1 non-conforming (a finding at or above --fail-on), 2 usage or contract error.
+        Exit codes: 0 conforms, 1 non-conforming (a finding at or above --fail-on), 2 usage or contract error,
+        4 inconclusive (no message was of a kind of the release, or coverage below --min-coverage).
         """
         from wirecheck.capture import CaptureFile
         from wirecheck.check.engine import CheckOptions, Engine
@@ -119,7 +137,8 @@ def register(app: typer.Typer) -> None:
             raise fail_usage(f"--format {output_format!r}: expected one of {', '.join(FORMATS)}")
         reg = registry(contracts)
         release = guarded(lambda: reg.load(spec))
-        options = CheckOptions(parse_base_urls(base_url, list(release.bases)), max_line_bytes, fail_on)
+        options = CheckOptions(parse_base_urls(base_url, list(release.bases)), max_line_bytes, fail_on,
+                               parse_min_coverage(min_coverage))
         check_captures_exist(captures)
         if output is not None and any(c != "-" and Path(c).resolve() == output.resolve() for c in captures):
             raise fail_usage(f"--output {output} is one of the captures: the report would overwrite it")
@@ -140,4 +159,4 @@ def register(app: typer.Typer) -> None:
             print(f"wirecheck: cannot read capture {capture.file}: {capture.unreadable}", file=sys.stderr)
         if result.unreadable:
             raise typer.Exit(exitcodes.USAGE)
-        raise typer.Exit(exitcodes.FINDINGS if result.fails() else exitcodes.CONFORMS)
+        raise typer.Exit(result.exit_code)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import TextIO
 
-from wirecheck.check.engine import CheckResult
+from wirecheck.check.result import BELOW_MIN_COVERAGE, CheckResult
 from wirecheck.findings import Finding, Severity
 from wirecheck.junit_xml import xml_document
 from wirecheck.report.summary import finding_line
@@ -32,16 +32,27 @@ def write(result: CheckResult, out: TextIO) -> None:
     by_kind: dict[str | None, list[Finding]] = {}
     for finding in result.findings:
         by_kind.setdefault(finding.kind, []).append(finding)
+    short = result.verdict == BELOW_MIN_COVERAGE
     suite = ET.Element(
         "testsuite",
         name=f"wirecheck {result.release.name}",
-        tests=str(len(result.coverage) + 1),
-        failures=str(sum(1 for k in [*result.coverage, None] if any(map(result.failing, by_kind.get(k, []))))),
+        tests=str(len(result.coverage) + 1 + (result.min_coverage is not None)),
+        failures=str(sum(1 for k in [*result.coverage, None] if any(map(result.failing, by_kind.get(k, []))))
+                     + short),
         skipped=str(len(result.not_exercised)),
     )
     for kind_id, cov in result.coverage.items():
         _case(suite, result, kind_id, by_kind.get(kind_id, []), None if cov.seen else "not exercised")
     _case(suite, result, "(capture)", by_kind.get(None, []), None)
+    if result.min_coverage is not None:  # --min-coverage: its own case, so a short run is red in JUnit too
+        case = ET.SubElement(suite, "testcase", classname=result.release.name, name="(coverage)")
+        text = (f"{len(result.exercised)}/{len(result.coverage)} message kinds exercised; --min-coverage "
+                f"{result.min_coverage:.0%}")
+        if short:
+            ET.SubElement(case, "failure", message=text, type="MIN_COVERAGE").text = (
+                "not exercised: " + ", ".join(result.not_exercised))
+        else:
+            ET.SubElement(case, "system-out").text = text
     suites = ET.Element("testsuites", name="wirecheck", tests=suite.get("tests", "0"),
                         failures=suite.get("failures", "0"))
     suites.append(suite)

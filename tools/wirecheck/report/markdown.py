@@ -16,9 +16,10 @@ def _cell(text: object) -> str:
 def write(result: CheckResult, out: TextIO) -> None:
     out = printable_stream(out)  # a capture's control characters are shown, not obeyed
     t = totals(result)
-    icon = "✅" if t.verdict == "conforms" else "❌"
+    icon = {"conforms": "✅", "fails": "❌"}.get(t.verdict, "❔")  # ❔ inconclusive: nothing shown either way
     out.write(f"# wirecheck: {result.release.name}\n\n")
-    out.write(f"{icon} **{t.verdict}** — {t.messages} messages, {t.errors} errors, {t.warnings} warnings, "
+    out.write(f"{icon} **{t.verdict.replace('-', ' ')}** — {t.messages} messages, {t.errors} errors, "
+              f"{t.warnings} warnings, "
               f"{f'{t.infos} info, ' if t.infos else ''}"
               f"{t.kinds_exercised}/{t.kinds_total} message kinds exercised\n\n")
     out.write("| capture | form | messages |\n|---|---|---:|\n")

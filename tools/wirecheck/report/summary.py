@@ -10,7 +10,7 @@ from wirecheck.findings import Severity
 
 @dataclass(frozen=True)
 class Totals:
-    verdict: str  # conforms | fails
+    verdict: str  # conforms | fails | nothing-recognised | below-min-coverage (CheckResult.verdict)
     messages: int
     classified: int
     unclassified: int
@@ -21,11 +21,12 @@ class Totals:
     kinds_exercised: int
     captures: int  # every capture of the run (reports may list only some: see check/result.py)
     unreadable: int  # captures that could not be read (the run's exit code is then 2)
+    min_coverage: float | None  # --min-coverage, when given
 
 
 def totals(result: CheckResult) -> Totals:
     return Totals(
-        verdict="fails" if result.fails() else "conforms",  # by the run's --fail-on, as its exit code
+        verdict=result.verdict,  # by the run's --fail-on and --min-coverage, as its exit code
         messages=result.messages,
         classified=result.messages - result.unclassified,
         unclassified=result.unclassified,
@@ -36,7 +37,13 @@ def totals(result: CheckResult) -> Totals:
         kinds_exercised=len(result.exercised),
         captures=result.capture_count,
         unreadable=result.unreadable_count,
+        min_coverage=result.min_coverage,
     )
+
+
+def headline(t: Totals) -> str:
+    """The verdict in words: `CONFORMS`, `FAILS`, `NOTHING RECOGNISED`, `BELOW MIN COVERAGE`."""
+    return t.verdict.replace("-", " ").upper()
 
 
 def finding_line(f) -> str:

@@ -6,7 +6,7 @@ from typing import TextIO
 
 from wirecheck.check.engine import CheckResult
 from wirecheck.findings import printable_stream
-from wirecheck.report.summary import finding_line, totals
+from wirecheck.report.summary import finding_line, headline, totals
 
 
 def write(result: CheckResult, out: TextIO, *, findings: bool = True) -> None:
@@ -23,7 +23,8 @@ def write(result: CheckResult, out: TextIO, *, findings: bool = True) -> None:
     if findings:
         for finding in result.findings:
             out.write(finding_line(finding) + "\n")
-    out.write(f"\ncoverage: {t.kinds_exercised}/{t.kinds_total} message kinds exercised\n")
+    minimum = f" (--min-coverage {result.min_coverage:.0%})" if result.min_coverage is not None else ""
+    out.write(f"\ncoverage: {t.kinds_exercised}/{t.kinds_total} message kinds exercised{minimum}\n")
     for kind_id, cov in result.coverage.items():
         mark = "✓" if cov.seen and not cov.errors else ("✗" if cov.errors else "·")
         detail = f"{cov.seen} seen" + (f", {cov.errors} errors" if cov.errors else "") + (
@@ -31,6 +32,6 @@ def write(result: CheckResult, out: TextIO, *, findings: bool = True) -> None:
         )
         out.write(f"  {mark} {kind_id:<40} {detail if cov.seen or cov.errors else 'not exercised'}\n")
     out.write(
-        f"\n{t.verdict.upper()}: {t.messages} messages ({t.unclassified} unclassified), "
+        f"\n{headline(t)}: {t.messages} messages ({t.unclassified} unclassified), "
         f"{t.errors} errors, {t.warnings} warnings{f', {t.infos} info' if t.infos else ''}\n"
     )
