@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,8 +18,9 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 CONTRACTS_OPTION = typer.Option(
-    None, "--contracts", envvar="WIRECHECK_CONTRACTS", help="Contracts folder (default: the bundled contracts/)."
-)
+    None, "--contracts", envvar="WIRECHECK_CONTRACTS",
+    help="Contracts folder(s), separated by ':' (';' on Windows); they replace the installed contracts (bundled and "
+    "packs), or add to them with a leading or trailing ':' (default: the installed contracts).")
 # certification options, shared by `certify`, `stub` and `probe`
 REQUIREMENTS_OPTION = typer.Option(None, "--requirements",
                                    help="Requirement set (default: the release's requirements.yaml).")
@@ -89,8 +91,11 @@ def contract_errors_as_usage() -> Iterator[None]:
 def registry(contracts: Path | None) -> PackageRegistry:
     from wirecheck.contracts import load_registry
 
+    # each folder of a --contracts list made absolute; an empty entry (the installed contracts) kept
+    spec = None if contracts is None else os.pathsep.join(
+        str(Path(entry).resolve()) if entry else "" for entry in str(contracts).split(os.pathsep))
     with contract_errors_as_usage():
-        return load_registry(contracts.resolve() if contracts else None)
+        return load_registry(spec)
 
 
 def guarded(fn: Callable[[], T]) -> T:

@@ -90,15 +90,17 @@ def _show_kind(release: ContractRelease, kind: MessageKind) -> None:
 def register(app: typer.Typer) -> None:
     @app.command("contracts")
     def contracts_command(contracts: Path | None = CONTRACTS_OPTION) -> None:
-        """List packages, their releases (oldest first) and message-kind counts. Releases that do not load are
-        listed too; their problems follow the list, and the exit code is then 2."""
+        """List packages, their releases (oldest first) and message-kind counts: the bundled contracts and installed
+        contract packs (marked [pack ...]), or the --contracts folders. Releases that do not load are listed too;
+        their problems follow the list, and the exit code is then 2."""
         from wirecheck.contracts import ContractError
 
         reg = registry(contracts)
         problems = []
         for package in reg.packages.values():
             external = " (external)" if package.external else ""
-            typer.echo(f"{package.name}{external}  {package.npm or package.pypi or ''}  — {package.title}")
+            pack = f" [{package.origin}]" if package.origin.startswith("pack") else ""
+            typer.echo(f"{package.name}{external}{pack}  {package.npm or package.pypi or ''}  — {package.title}")
             for version in package.releases:
                 try:
                     release = reg.load(f"{package.name}@{version}")

@@ -44,14 +44,84 @@ from wirecheck.yaml_lines import YamlFileError, read_yaml_file
 ID_BASE = "https://contracts.wirecheck.invalid"
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 _OWN_SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
+BUNDLED_PACKAGE = "wirecheck._contracts"  # the top-level contracts/, shipped in the wheel (pyproject.toml maps it)
+PACK_GROUP = "wirecheck.contracts"  # entry points of installed contract packs
+
+
+def bundled_contracts_dir() -> Path:
+    """The contracts shipped inside the package, found with importlib.resources."""
+    from importlib.resources import files
+
+    try:
+        root = files(BUNDLED_PACKAGE)
+    except ModuleNotFoundError:  # an editable install made before contracts/ was mapped into the package
+        return Path(__file__).resolve().parents[3] / "contracts"
+    return Path(str(root))
 
 
 def default_contracts_dir() -> Path:
-    """`$WIRECHECK_CONTRACTS`, else the repository's `contracts/`, else `./contracts`."""
-    if env := os.environ.get("WIRECHECK_CONTRACTS"):
-        return Path(env)
-    bundled = Path(__file__).resolve().parents[3] / "contracts"
-    return bundled if bundled.is_dir() else Path.cwd() / "contracts"
+    """Where a new release is written by default (`wirecheck import`): the first folder of `$WIRECHECK_CONTRACTS`,
+    else the bundled contracts."""
+    first = os.environ.get("WIRECHECK_CONTRACTS", "").split(os.pathsep)[0]
+    return Path(first) if first else bundled_contracts_dir()
+
+
+@dataclass(frozen=True)
+class ContractSource:
+    """One folder with a registry.yaml: the bundled contracts, an installed pack, or a folder the user names."""
+
+    root: Path
+    origin: str  # "bundled", "folder", or "pack <distribution> <version>"
+    listed: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (package, releases) as this folder's registry lists them
+
+
+def contract_sources(spec: str | None) -> tuple[list[ContractSource], list[ContractProblem]]:
+    """The contract folders `spec` names, in the order their packages are looked up (the first to list a package
+    has it). `spec` is `--contracts` / `$WIRECHECK_CONTRACTS`: folders separated by the path separator, where an
+    empty entry (a leading or trailing separator, as in MANPATH) stands for the installed contracts: the bundled
+    ones and every installed pack. None or "" is the installed contracts alone."""
+    if not spec:
+        return _installed()
+    sources: list[ContractSource] = []
+    problems: list[ContractProblem] = []
+    installed = False
+    for entry in spec.split(os.pathsep):
+        if entry:
+            sources.append(ContractSource(Path(entry), "folder"))
+        elif not installed:
+            installed = True
+            more, trouble = _installed()
+            sources += more
+            problems += trouble
+    return sources, problems
+
+
+def _installed() -> tuple[list[ContractSource], list[ContractProblem]]:
+    """The bundled contracts, then each installed pack (entry point group `wirecheck.contracts`: a name and the
+    package whose folder holds the pack's registry.yaml), in entry-point name order."""
+    from importlib.metadata import entry_points
+    from importlib.resources import files
+
+    sources = [ContractSource(bundled_contracts_dir(), "bundled")]
+    problems = []
+    for point in sorted(entry_points(group=PACK_GROUP), key=lambda p: p.name):
+        dist = point.dist
+        origin = f"pack {dist.name} {dist.version}" if dist is not None else f"pack {point.name}"
+        where = f"{origin} (entry point {PACK_GROUP}: {point.name} = {point.value})"
+        if point.attr:
+            problems.append(ContractProblem(where, "", "the entry point must name a package (whose folder holds "
+                                            "registry.yaml), not an attribute"))
+            continue
+        try:
+            root = files(point.module)
+        except (ImportError, TypeError) as exc:  # TypeError: a module, not a package
+            problems.append(ContractProblem(where, "", f"cannot find the pack's package: {exc}"))
+            continue
+        if not isinstance(root, Path):  # a zipped install: reading needs real files
+            problems.append(ContractProblem(where, "", "the pack is not installed as files (zipped?)"))
+            continue
+        sources.append(ContractSource(root, origin))
+    return sources, problems
 
 
 @cache
@@ -73,12 +143,15 @@ class PackageInfo:
     pypi: str | None = None
     external: bool = False
     description: str | None = None
+    root: Path | None = None  # the contracts folder that lists it (None: the registry's first)
+    origin: str = "folder"  # of that folder: bundled, folder, or pack <distribution> <version>
 
 
 @dataclass(frozen=True)
 class PackageRegistry:
-    root: Path
+    root: Path  # the first contracts folder (where `diff --against` looks in git)
     packages: MappingProxyType[str, PackageInfo]
+    sources: tuple[ContractSource, ...] = ()
 
     def resolve(self, spec: str) -> tuple[str, str]:
         """`xopc@0.0.253` or `@xopcai/xopc@0.0.253` → ("xopc", "0.0.253"); a ContractError names what exists."""
@@ -109,22 +182,26 @@ class PackageRegistry:
 
     def _load_listed(self, package: str, version: str) -> ContractRelease:
         """A release the registry lists; one without a catalog is an error in the registry, where it is listed."""
-        if not (self.root / package / version / "catalog.yaml").is_file():
+        root = self.packages[package].root or self.root
+        if not (root / package / version / "catalog.yaml").is_file():
             index = self.packages[package].releases.index(version)
             raise ContractError(ContractProblem(
-                str(self.root / "registry.yaml"), format_pointer(["packages", package, "releases", index]),
+                str(root / "registry.yaml"), format_pointer(["packages", package, "releases", index]),
                 f"{version} is listed, but {package}/{version}/catalog.yaml does not exist"))
-        return load_release(self.root, package, version)
+        return load_release(root, package, version)
 
     def unlisted(self) -> list[ContractProblem]:
-        """Release folders (with a catalog) the registry does not list: no command can reach them."""
+        """Release folders (with a catalog) their folder's registry does not list: no command can reach them."""
+        listings = [(s.root, s.listed) for s in self.sources] or [
+            (self.root, tuple((n, i.releases) for n, i in self.packages.items()))]
         return [
-            ContractProblem(str(self.root / "registry.yaml"), format_pointer(["packages", name, "releases"]),
+            ContractProblem(str(root / "registry.yaml"), format_pointer(["packages", name, "releases"]),
                             f"{catalog.parent.name} is not listed, but {name}/{catalog.parent.name}/catalog.yaml "
                             "exists (add it in release order)")
-            for name, info in self.packages.items()
-            for catalog in sorted((self.root / name).glob("*/catalog.yaml"))
-            if catalog.parent.name not in info.releases
+            for root, listed in listings
+            for name, releases in listed
+            for catalog in sorted((root / name).glob("*/catalog.yaml"))
+            if catalog.parent.name not in releases
         ]
 
     def load_all(self) -> tuple[list[ContractRelease], list[tuple[str, ContractError]]]:
@@ -171,9 +248,43 @@ def _schema_problems(document: Any, name: str, file: str) -> list[ContractProble
             for error in _problems(document, name)]
 
 
+def load_registry(root: Path | str | None = None) -> PackageRegistry:
+    """The packages of the contract folders `root` names (see `contract_sources`; default `$WIRECHECK_CONTRACTS`,
+    else the installed contracts). Loaded once per process for each spelling."""
+    spec = os.environ.get("WIRECHECK_CONTRACTS") if root is None else str(root)
+    return _load_registry(spec or None)
+
+
 @cache
-def load_registry(root: Path | None = None) -> PackageRegistry:
-    root = Path(root) if root is not None else default_contracts_dir()
+def _load_registry(spec: str | None) -> PackageRegistry:
+    sources, problems = contract_sources(spec)
+    if problems:
+        raise ContractError(problems)
+    packages: dict[str, PackageInfo] = {}
+    read = []
+    for source in sources:
+        data = _read_registry(source.root)
+        listed = tuple((name, tuple(entry["releases"])) for name, entry in data["packages"].items())
+        read.append(ContractSource(source.root, source.origin, listed))
+        for name, entry in data["packages"].items():
+            packages.setdefault(name, PackageInfo(
+                name=name,
+                title=entry["title"],
+                releases=tuple(entry["releases"]),
+                npm=entry.get("npm"),
+                pypi=entry.get("pypi"),
+                external=entry.get("external", False),
+                description=entry.get("description"),
+                root=source.root,
+                origin=source.origin,
+            ))
+    return PackageRegistry(root=sources[0].root, packages=MappingProxyType(packages), sources=tuple(read))
+
+
+load_registry.cache_clear = _load_registry.cache_clear  # type: ignore[attr-defined]
+
+
+def _read_registry(root: Path) -> Any:
     if not root.is_dir():
         raise ContractError(ContractProblem(str(root), "", "not a contracts folder (a directory with registry.yaml)"))
     path = root / "registry.yaml"
@@ -181,19 +292,7 @@ def load_registry(root: Path | None = None) -> PackageRegistry:
     problems = _schema_problems(data, "registry.schema.json", str(path))
     if problems:
         raise ContractError(problems)
-    packages = {
-        name: PackageInfo(
-            name=name,
-            title=entry["title"],
-            releases=tuple(entry["releases"]),
-            npm=entry.get("npm"),
-            pypi=entry.get("pypi"),
-            external=entry.get("external", False),
-            description=entry.get("description"),
-        )
-        for name, entry in data["packages"].items()
-    }
-    return PackageRegistry(root=root, packages=MappingProxyType(packages))
+    return data
 
 
 def _load_resources(folder: Path, package: str, version: str) -> tuple[dict[str, Any], list[ContractProblem]]:

@@ -1,0 +1,86 @@
+"""Contract packs: a vendor's contracts installed with pip (entry point group `wirecheck.contracts`) are listed and
+used beside the bundled ones, with the same loader, validation and error locations. The example pack in
+fixtures/contract-pack is really installed (pip, into a folder put on PYTHONPATH: its metadata and entry point are
+what an installed distribution has)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACK = ROOT / "fixtures" / "contract-pack"
+DEMO = ROOT / "suites" / "data" / "contracts"
+
+
+def pip_install(source: Path, target: Path) -> Path:
+    """`pip install` without network or build isolation (setuptools is in the test environment)."""
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation",
+                    "--no-index", "--target", str(target), str(source)], check=True, timeout=300,
+                   capture_output=True)
+    return target
+
+
+@pytest.fixture(scope="module")
+def installed_pack(tmp_path_factory) -> Path:
+    work = tmp_path_factory.mktemp("pack")
+    source = shutil.copytree(PACK, work / "source")  # pip builds in place: keep the fixture clean
+    return pip_install(source, work / "site")
+
+
+def wirecheck(site: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "WIRECHECK_CONTRACTS"}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(site), env.get("PYTHONPATH")]))
+    return subprocess.run([sys.executable, "-m", "wirecheck", *args], env=env, cwd=cwd, capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_an_installed_pack_is_listed_beside_the_bundled_contracts(installed_pack):
+    result = wirecheck(installed_pack, "contracts")
+    assert result.returncode == 0, result.stderr
+    assert "acme-agent [pack acme-wirecheck-contracts 1.0.0]" in result.stdout
+    assert "xopc  @xopcai/xopc" in result.stdout  # the bundled ones are still there
+    assert re.search(r"^acme-agent .*\n  1\.0\.0 +2 kinds  stdio-ndjson$", result.stdout, re.M)
+
+
+def test_a_pack_release_validates_captures(installed_pack):
+    good = wirecheck(installed_pack, "validate", "acme-agent@1.0.0", str(PACK / "captures" / "valid.jsonl"))
+    assert good.returncode == 0, good.stdout + good.stderr
+    bad = wirecheck(installed_pack, "validate", "acme-agent@1.0.0", str(PACK / "captures" / "invalid.jsonl"))
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "invalid.jsonl:1" in bad.stdout and "invalid.jsonl:2" in bad.stdout
+    assert "/session" in bad.stdout and "/ok" in bad.stdout
+
+
+def test_contracts_folders_replace_or_add_to_the_installed_ones(installed_pack):
+    alone = wirecheck(installed_pack, "contracts", "--contracts", str(DEMO))
+    assert "demo" in alone.stdout and "acme-agent" not in alone.stdout and "xopc" not in alone.stdout
+    added = wirecheck(installed_pack, "contracts", "--contracts", f"{DEMO}{os.pathsep}")
+    assert added.returncode == 0, added.stderr
+    assert added.stdout.index("demo") < added.stdout.index("xopc") < added.stdout.index("acme-agent")
+
+
+def test_a_broken_pack_is_reported_where_it_is_installed(installed_pack, tmp_path):
+    site = shutil.copytree(installed_pack, tmp_path / "site")  # the installed files, one of them then broken
+    catalog = site / "acme_wirecheck_contracts" / "acme-agent" / "1.0.0" / "catalog.yaml"
+    catalog.write_text(catalog.read_text().replace("events.json#/$defs/Finished", "events.json#/$defs/Done"))
+    result = wirecheck(site, "contracts")
+    assert result.returncode == 2
+    assert f"{catalog}#/kinds/1/schema" in result.stderr
+    assert "(line 23)" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_an_entry_point_that_names_no_package_is_a_located_error(installed_pack, tmp_path):
+    site = shutil.copytree(installed_pack, tmp_path / "site")
+    (points,) = site.glob("acme_wirecheck_contracts-1.0.0.dist-info/entry_points.txt")
+    points.write_text(points.read_text().replace('acme = acme_wirecheck_contracts', 'acme = acme_missing'))
+    result = wirecheck(site, "contracts")
+    assert result.returncode == 2
+    assert "pack acme-wirecheck-contracts 1.0.0 (entry point wirecheck.contracts: acme = acme_missing)" in result.stderr
+    assert "No module named 'acme_missing'" in result.stderr
