@@ -12,8 +12,9 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
+from wirecheck.capture import documents
 from wirecheck.capture.artifacts import artifact_message, read_artifacts
 from wirecheck.capture.http import read_exchanges, read_har
 from wirecheck.capture.ndjson import (
@@ -24,10 +25,14 @@ from wirecheck.capture.ndjson import (
     read_framed,
     read_stream,
 )
-from wirecheck.check.message import Message
+from wirecheck.check.message import ArtifactInfo, Message
 from wirecheck.contracts.errors import ContractError
 from wirecheck.findings import Finding, Severity
 from wirecheck.json_text import parse_json
+from wirecheck.json_types import json_type
+
+if TYPE_CHECKING:
+    from wirecheck.contracts.model import MessageKind
 
 __all__ = ["DEFAULT_MAX_LINE_BYTES", "CaptureFile", "CaptureUnreadable", "read_capture"]
 
@@ -45,10 +50,24 @@ class CaptureUnreadable(ContractError):
 class CaptureFile:
     """A capture path (or "-" for stdin); `form` is known once reading has started."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, as_kind: MessageKind | None = None):
         self.path = path
-        self.form: str | None = None  # stream | framed | exchanges | har | artifacts
+        # stream | framed | exchanges | har | artifacts | document | array | sequence | concatenated | corpus |
+        # file | argv | env (see capture/README.md)
+        self.form: str | None = None
         self.handle: IO[bytes] | None = None  # while open: lets a progress display poll tell()
+        # `--as KIND`: every message is of this kind; a file, argv or env kind takes the whole capture as one
+        self.as_kind = as_kind
+        # a capture that is one JSON document is one file of a `channel: file` kind (its path matches the kind's
+        # pattern); lines of JSON are read as lines all the same (`*.jsonl` kinds: each line is a message)
+        self.bare_file = False
+
+    @property
+    def bare(self) -> str | None:
+        """The channel whose one artifact the whole capture is (file, argv, env), or None."""
+        if self.as_kind is not None and self.as_kind.channel in ("file", "argv", "env"):
+            return self.as_kind.channel
+        return "file" if self.bare_file else None
 
     @property
     def label(self) -> str:
@@ -98,7 +117,23 @@ def read_capture(
                 yield capture_finding("CAPTURE_FORMAT", f"the capture is {packed}: unpack it first (e.g. "
                                       f"`zcat FILE | wirecheck validate ... -`)", capture.label)
                 return
-            if capture.path != "-" and Path(capture.path).suffix.lower() in _WHOLE_DOCUMENT_SUFFIXES:
+            bare = capture.bare
+            if bare in ("argv", "env"):
+                capture.form = bare
+                data = stream.read()
+                if bare == "argv":
+                    yield documents.bare_argv(data, capture.label)
+                else:
+                    program = capture.as_kind.program if capture.as_kind is not None else None
+                    yield from documents.bare_env(data, capture.label, program)
+                return
+            if head.startswith(documents.RS):
+                capture.form = "sequence"
+                yield from documents.read_sequence(stream.read(), capture.label)
+                return
+            forced_file = capture.as_kind is not None and capture.as_kind.channel == "file"
+            if forced_file or (capture.path != "-" and Path(capture.path).suffix.lower()
+                               in _WHOLE_DOCUMENT_SUFFIXES) or _starts_a_document(stream):
                 data = stream.read()
 
                 def as_lines(text: bytes) -> Iterator[Any]:
@@ -150,6 +185,8 @@ def _read_lines(
         yield from read_framed(itertools.chain(ahead, lines), file)
     elif form == "artifacts":
         yield from read_artifacts(itertools.chain(ahead, lines), file)
+    elif form == "corpus":
+        yield from documents.read_corpus(itertools.chain(ahead, lines), file)
     elif form == "exchanges":
         yield from read_exchanges(itertools.chain(ahead, lines), file)
     elif raw_stream:  # no generator between the line reader and the engine: this is the hot path
@@ -170,6 +207,8 @@ def _form_of(value: object) -> str:
             return "framed"
         if "wirecheck_artifact" in value:
             return "artifacts"
+        if documents.is_corpus_entry(value):
+            return "corpus"
     return "exchanges" if _is_exchange(value) else "stream"
 
 
@@ -177,6 +216,15 @@ def _is_exchange(value: object) -> bool:
     """An exchange line: {"request": {"method", "url", ...}, ...} (a stream message may have a `request` too)."""
     request = value.get("request") if isinstance(value, dict) else None
     return isinstance(request, dict) and isinstance(request.get("method"), str) and isinstance(request.get("url"), str)
+
+
+def _starts_a_document(stream: IO[bytes]) -> bool:
+    """Whether a capture without a .json suffix is one JSON document or several pretty-printed ones, not JSON lines:
+    its first line is a lone `[` (an array of messages) or `{` (a pretty-printed object)."""
+    head = stream.peek(4096)[:4096].lstrip() if hasattr(stream, "peek") else b""
+    if head.startswith(b"\xef\xbb\xbf"):
+        head = head[3:].lstrip()
+    return head.partition(b"\n")[0].strip() in (b"[", b"{")
 
 
 def _read_document(
@@ -189,15 +237,25 @@ def _read_document(
         yield capture_finding("EMPTY_CAPTURE", "the capture holds no messages", file)
         return
     document, problem = parse_json(data.strip())
-    if problem is not None and document is None and _line_oriented(data):
-        # not one document but lines of JSON (`cmd > out.json`): each line is read, and reported where it is
-        yield from as_lines(data)
-        return
+    if problem is not None and document is None:
+        if _line_oriented(data):
+            # not one document but lines of JSON (`cmd > out.json`): each line is read, and reported where it is
+            yield from as_lines(data)
+            return
+        several = documents.read_concatenated(data, file)
+        if several is not None:  # JSON texts one after another (pretty-printed objects)
+            capture.form = "concatenated"
+            yield from several
+            return
     if problem is not None:
         yield capture_finding(problem.code, problem.message, file, where=problem.pointer)
         if document is None:
             return
-    if isinstance(document, dict) and "log" in document:
+    suffix = "-" if capture.path == "-" else Path(capture.path).suffix.lower()
+    if capture.bare == "file" and not (isinstance(document, dict) and "wirecheck_artifact" in document):
+        capture.form = "file"  # a file a program wrote, of a `channel: file` kind (the artifact envelope stays)
+        yield Message(value=document, file=file, line=1, artifact=ArtifactInfo("file", path=capture.path))
+    elif isinstance(document, dict) and "log" in document:
         capture.form = "har"
         yield from read_har(document, file)
     elif isinstance(document, dict) and "wirecheck_artifact" in document:
@@ -208,12 +266,26 @@ def _read_document(
         capture.form = "artifacts"  # a list of artifacts: one that is not is reported where it is, not the file
         for index, item in enumerate(document):
             yield artifact_message(item, file, None, f"/{index}")
-    else:
+    elif suffix == ".har":
         yield capture_finding(
-            "CAPTURE_FORMAT",
-            "a .json/.har capture must be a HAR 1.2 document or a wirecheck artifact (see capture/README.md)",
-            file,
-        )
+            "CAPTURE_FORMAT", f"a .har capture must be a HAR 1.2 document (an object with `log`), found "
+            f"{_described(document)}: name it .json to read it as plain JSON; {documents.HELP}", file)
+    elif isinstance(document, list):
+        capture.form = "array"
+        yield from documents.read_array(document, file)
+    elif isinstance(document, dict):
+        capture.form = "document"  # one message (`claude -p --output-format json > result.json`)
+        yield Message(value=document, file=file, line=1)
+    else:
+        yield capture_finding("NOT_AN_OBJECT", f"a message must be a JSON object, found {_described(document)} "
+                              f"(the capture is one JSON document); {documents.HELP}", file)
+
+
+def _described(document: Any) -> str:
+    if isinstance(document, dict):
+        keys = ", ".join(list(document)[:5]) + (", ..." if len(document) > 5 else "")
+        return f"an object with keys {keys}" if document else "an empty object"
+    return json_type(document)
 
 
 def _line_oriented(data: bytes) -> bool:

@@ -160,15 +160,20 @@ class Engine:
         emitted = _Counting(emit)
         emit = emitted
         run = _CaptureRun(self, capture)
+        forced = capture.as_kind  # `--as KIND`: every message is of this kind
+        if forced is None and capture.path != "-":  # a file a program wrote, named as a file kind's pattern says
+            capture.bare_file = any(k.channel == "file" and k.path_glob and fnmatch.fnmatch(
+                capture.path.replace("\\", "/"), k.path_glob) for k in self.release.kinds)
         # Fast path: a plain stream message of a kind that needs nothing but its schema, and is strictly valid, is
         # counted in the line loop itself, without building a Message. Everything else comes back here.
-        fast = self._fast_validators(run)
+        fast = self._fast_validators(run) if forced is None else {}
         seen: dict[str, int] = {k.id: 0 for k in self.release.kinds}
         settling: list[SettlingRule] = [r for r in run.rules if getattr(r, "settled", True) is False]  # type: ignore[misc]
         last: list[Any] = [None, None]  # the fast path's last refusal: (value, its kind), not to classify it twice
         accept = self._acceptor(fast, seen, last, capture.label)
-        for item in read_capture(capture, self.options.max_line_bytes, raw_stream=True, fast=accept):
-            known = None
+        for item in read_capture(capture, self.options.max_line_bytes, raw_stream=True,
+                                 fast=accept if forced is None else None):
+            known = forced
             if type(item) is tuple:
                 line_no, value = item
                 if type(value) is not dict:
@@ -182,7 +187,10 @@ class Engine:
                 continue
             summary.messages += 1
             result.messages += 1
-            kind = self.check_message(item, run, emit, known)
+            if item.corpus is not None:
+                kind = self.check_corpus_entry(item, emit)
+            else:
+                kind = self.check_message(item, run, emit, known)
             if kind is None:
                 result.unclassified += 1
             else:
@@ -295,6 +303,41 @@ class Engine:
                 emit(finding)
         if kind.id in self._has_consumers:
             self._check_consumers(message, kind, emit)
+        return kind
+
+    def check_corpus_entry(self, message: Message, emit: Callable[[Finding], None]) -> MessageKind | None:
+        """A `wirecheck fuzz` corpus entry, checked alone as its kind: its schema (both views) and the release's
+        single-message rules. Only an entry not judged as it expects is reported (CORPUS_MISMATCH, with the
+        findings of an `accept` entry that did not conform)."""
+        entry = message.corpus
+        assert entry is not None
+        kind = next((k for k in self.release.kinds if k.id == entry.kind), None)
+        if kind is None:
+            emit(message.finding("CORPUS_MISMATCH", f"the entry's kind {entry.kind!r} is not a kind of "
+                                 f"{self.release.name}", found=entry.kind))
+            return None
+        message.kind = kind
+        found: list[Finding] = []
+        self._check_body(message, kind, found.append)
+        for use in self.release.rules:
+            if use.kinds and kind.id not in use.kinds:
+                continue
+            rule = instantiate(use, self.release)
+            if getattr(rule, "single_message", False):  # sequence rules say nothing of a message alone
+                found += [*rule.on_message(message), *rule.finish()]
+        refused = [f for f in found if f.severity in (Severity.ERROR, Severity.WARNING)]
+        if entry.expect == "accept" and refused:
+            emit(message.finding("CORPUS_MISMATCH", f"a valid {kind.id} (expect: accept) does not conform: "
+                                 f"{len(refused)} finding(s) follow", expected="accept", found="refused"))
+            for finding in refused:
+                emit(finding)
+        elif entry.expect == "reject" and not refused:
+            label = entry.breaks if isinstance(entry.breaks, dict) else {}
+            what = " ".join(str(label[k]) for k in ("keyword", "pointer", "description") if label.get(k) is not None)
+            emit(message.finding("CORPUS_MISMATCH", f"a mutant of {kind.id} (expect: reject"
+                                 + (f", breaks {what}" if what else "") + ") conforms",
+                                 pointer=label.get("pointer") if isinstance(label.get("pointer"), str) else None,
+                                 expected="reject", found="conforms"))
         return kind
 
     def _check_body(self, message: Message, kind: MessageKind, emit: Callable[[Finding], None]) -> None:

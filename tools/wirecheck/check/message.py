@@ -27,6 +27,15 @@ class ArtifactInfo:
     program: str | None = None  # argv artifacts: basename of argv[0]
 
 
+@dataclass(frozen=True, slots=True)
+class CorpusEntry:
+    """What a `wirecheck fuzz` corpus line says of its message: its kind and whether it must conform."""
+
+    kind: str
+    expect: str  # accept | reject
+    breaks: Any = None  # a mutant's label: {"keyword", "pointer", "description"}
+
+
 @dataclass(slots=True)
 class Message:
     value: Any  # the parsed JSON (the body, for HTTP)
@@ -38,6 +47,7 @@ class Message:
     http: HttpInfo | None = None
     exchange: int | None = None  # index of the HTTP exchange it belongs to
     artifact: ArtifactInfo | None = None
+    corpus: CorpusEntry | None = None  # a fuzz corpus entry: judged against its expect, not reported as found
 
     def finding(
         self,

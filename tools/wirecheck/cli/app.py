@@ -23,6 +23,7 @@ COMMAND_MODULES = [
     "wirecheck.cli.certify_cmd",
     "wirecheck.cli.stub_cmd",
     "wirecheck.cli.import_cmd",
+    "wirecheck.cli.help_cmd",
 ]
 
 app = typer.Typer(

@@ -27,6 +27,7 @@ from wirecheck.report import FORMATS
 
 if TYPE_CHECKING:
     from wirecheck.capture import CaptureFile
+    from wirecheck.contracts import ContractRelease, MessageKind
 
 
 def parse_base_urls(values: list[str], known: list[str]) -> dict[str, str]:
@@ -69,6 +70,20 @@ def parse_min_coverage(value: str | None) -> float | None:
     if not 0 <= number <= 1:  # also NaN
         raise fail_usage(f"--min-coverage {value!r}: give a fraction from 0 to 1 (0.8) or a percentage (80%)")
     return number
+
+
+def _forced_kind(release: ContractRelease, kind_id: str | None) -> MessageKind | None:
+    """The kind `--as` names; a usage error names the kinds there are."""
+    if kind_id is None:
+        return None
+    kinds = {k.id: k for k in release.kinds}
+    if kind_id not in kinds:
+        raise fail_usage(f"--as {kind_id!r}: {release.name} has no such kind; its kinds: {', '.join(kinds)}")
+    kind = kinds[kind_id]
+    if kind.http is not None:
+        raise fail_usage(f"--as {kind_id}: an HTTP kind is recognised from its exchange (method, path, status); give "
+                         "a HAR or exchange JSONL capture instead (`wirecheck help captures`)")
+    return kind
 
 
 class _Progress:
@@ -123,9 +138,16 @@ def register(app: typer.Typer) -> None:
         base_url: list[str] = typer.Option([], "--base-url", help="NAME=URL of an HTTP base (e.g. agentApi=...)."),
         max_line_bytes: int = typer.Option(DEFAULT_MAX_LINE_BYTES, "--max-line-bytes", min=1024),
         progress: bool | None = typer.Option(None, "--progress/--no-progress", help="Default: on for a terminal."),
+        as_kind: str | None = typer.Option(
+            None, "--as", metavar="KIND", help="Read every capture as messages of KIND. A file, argv or env kind "
+            "takes the whole capture as one: a bare file, a shell-quoted command line, `env` output."),
         contracts: Path | None = CONTRACTS_OPTION,
     ) -> None:
         """Check captures against a release: findings with locations, coverage, and a verdict.
+
+        Captures: NDJSON, framed NDJSON, HAR, exchange JSONL, a JSON document, array or text sequence, JSON objects
+        one after another, a `wirecheck fuzz` corpus (each entry checked against its expect); `wirecheck help
+        captures` says how each is recognised.
 
         Exit codes: 0 conforms, 1 non-conforming (a finding at or above --fail-on), 2 usage or contract error,
         4 inconclusive (no message was of a kind of the release, or coverage below --min-coverage).
@@ -144,7 +166,8 @@ def register(app: typer.Typer) -> None:
             raise fail_usage(f"--output {output} is one of the captures: the report would overwrite it")
         if captures.count("-") > 1:
             raise fail_usage("stdin (-) can be read only once")
-        files = [CaptureFile(p) for p in captures]
+        forced = _forced_kind(release, as_kind)
+        files = [CaptureFile(p, as_kind=forced) for p in captures]
         show_progress = sys.stderr.isatty() if progress is None else progress
         engine = guarded(lambda: Engine(release, options, reg.load))
         with _Progress(files) if show_progress else nullcontext():

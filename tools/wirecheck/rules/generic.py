@@ -16,6 +16,8 @@ from wirecheck.rules.registry import rule
 class FieldsEqual:
     """params: left, right (JSON pointers into the message)."""
 
+    single_message = True  # judges each message alone (a fuzz corpus entry is checked with it)
+
     def __init__(self, params: Mapping[str, Any], release: ContractRelease):
         self._left, self._right = params["left"], params["right"]
         self._left_tokens, self._right_tokens = parse_pointer(self._left), parse_pointer(self._right)

@@ -50,6 +50,8 @@ def rule(rule_id: str) -> Callable[[RuleFactory], RuleFactory]:
 
 
 class _MessageRule:
+    single_message = True  # a stateless rule judges each message alone
+
     def __init__(self, check: Callable[[Message, Mapping[str, Any]], Iterable[Finding]], params: Mapping[str, Any]):
         self._check, self._params = check, params
 

@@ -1,0 +1,200 @@
+"""Plain files in: captures that are not lines of JSON but one document, or a file a program wrote.
+
+- one JSON object (`claude -p --output-format json > result.json`): one message;
+- a JSON array of messages: each element one message, located by its index (`/3`);
+- a JSON text sequence (RFC 7464: each record starts with the record separator 0x1E): each record one message;
+- JSON objects one after another, pretty-printed (`jq . a.json b.json > both.json`): each one message, located by
+  the line it starts on;
+- a bare file of a `channel: file` kind (`opencode.json`), matched by the kind's path pattern or named with `--as`;
+- with `--as` an argv kind: a shell-quoted command line (or a JSON array of strings); an env kind: `env` output,
+  NAME=VALUE a line (or a JSON object of strings).
+
+Everything is parsed strictly (duplicate keys, NaN, bad UTF-8 are located findings, as for lines).
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import shlex
+from collections.abc import Iterator
+from typing import Any
+
+from wirecheck.capture.ndjson import capture_finding, not_an_object
+from wirecheck.check.message import ArtifactInfo, CorpusEntry, Message
+from wirecheck.findings import Finding
+from wirecheck.json_text import parse_json
+from wirecheck.json_types import json_type
+
+RS = b"\x1e"  # RFC 7464 record separator
+HELP = "see `wirecheck help captures`"
+
+
+def read_array(document: list[Any], file: str) -> Iterator[Message | Finding]:
+    """A JSON array of messages."""
+    for index, value in enumerate(document):
+        where = f"/{index}"
+        if isinstance(value, dict):
+            yield Message(value=value, file=file, where=where)
+        else:
+            yield capture_finding("NOT_AN_OBJECT", f"a message must be a JSON object, found {json_type(value)} (the "
+                                  "capture is a JSON array: each element is one message)", file, where=where)
+
+
+def read_sequence(data: bytes, file: str) -> Iterator[Message | Finding]:
+    """An RFC 7464 JSON text sequence: records `RS JSON-text LF`; each record one message, at the line it starts."""
+    line = 1
+    for index, record in enumerate(data.split(RS)):
+        start = line
+        line += record.count(b"\n")
+        if index == 0:
+            if record.strip():
+                yield capture_finding("PARSE_ERROR", "text before the first record separator (0x1E) of a JSON text "
+                                      f"sequence; {HELP}", file, start)
+            continue
+        if not record.strip():
+            continue  # RFC 7464 §2.1: empty records are skipped
+        value, problem = parse_json(record.strip())
+        if problem is not None:
+            yield capture_finding(problem.code, problem.message, file, start, pointer=problem.pointer)
+            if value is None:
+                continue
+        yield Message(value=value, file=file, line=start) if isinstance(value, dict) else not_an_object(
+            value, file, start)
+
+
+def split_concatenated(text: str) -> tuple[list[tuple[int, str]], tuple[int, str] | None]:
+    """JSON texts one after another (pretty-printed objects): (line each starts on, its text) for each complete
+    one, and (line, what is wrong) where the rest cannot be read, or None. Only the boundaries are found here;
+    each text is then parsed strictly."""
+    decoder = json.JSONDecoder()
+    texts: list[tuple[int, str]] = []
+    position, line, length = 0, 1, len(text)
+    while True:
+        skipped = position
+        while position < length and text[position] in " \t\r\n":
+            position += 1
+        line += text.count("\n", skipped, position)
+        if position >= length:
+            return texts, None
+        try:
+            _, end = decoder.raw_decode(text, position)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            where = line + text.count("\n", position, getattr(exc, "pos", position))
+            return texts, (where, getattr(exc, "msg", "nested too deeply"))
+        texts.append((line, text[position:end]))
+        line += text.count("\n", position, end)
+        position = end
+
+
+def read_concatenated(data: bytes, file: str) -> Iterator[Message | Finding] | None:
+    """Objects one after another, each a message at the line it starts on; None when `data` is not that (not
+    UTF-8, or not even two texts before the first that cannot be read)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    texts, broken = split_concatenated(text)
+    if len(texts) < 2:
+        return None
+
+    def messages() -> Iterator[Message | Finding]:
+        for line, part in texts:
+            value, problem = parse_json(part.encode("utf-8", "surrogatepass"))
+            if problem is not None:
+                yield capture_finding(problem.code, problem.message, file, line, pointer=problem.pointer)
+                if value is None:
+                    continue
+            yield Message(value=value, file=file, line=line) if isinstance(value, dict) else not_an_object(
+                value, file, line)
+        if broken is not None:
+            yield capture_finding("PARSE_ERROR", f"{broken[1]}: the JSON texts one after another end here; what "
+                                  "follows cannot be read", file, broken[0])
+
+    return messages()
+
+
+def is_corpus_entry(value: dict[str, Any]) -> bool:
+    """A line of `wirecheck fuzz`: {"kind", "expect": "accept"|"reject", "message", "breaks"?}."""
+    return value.get("expect") in ("accept", "reject") and isinstance(value.get("kind"), str) and "message" in value
+
+
+def read_corpus(items: Iterator[tuple[int, Any] | Finding], file: str) -> Iterator[Message | Finding]:
+    """A `wirecheck fuzz` corpus: each entry's message, carrying what the entry says of it (the engine checks the
+    message as that kind, alone, and reports only entries not judged as they expect)."""
+    for item in items:
+        if isinstance(item, Finding):
+            yield item
+            continue
+        line, entry = item
+        if not (isinstance(entry, dict) and is_corpus_entry(entry)):
+            yield capture_finding("CAPTURE_FORMAT", 'a corpus line must be {"kind", "expect": "accept"|"reject", '
+                                  f'"message"}} as `wirecheck fuzz` writes; {HELP}', file, line)
+            continue
+        yield Message(value=entry["message"], file=file, line=line,
+                      corpus=CorpusEntry(entry["kind"], entry["expect"], entry.get("breaks")))
+
+
+def bare_file(data: bytes, file: str, path: str) -> Message | Finding:
+    """The whole capture is one file a program wrote (a `channel: file` kind)."""
+    value, problem = parse_json(data.strip())
+    if problem is not None:
+        finding = capture_finding(problem.code, f"{path}: {problem.message}", file, pointer=problem.pointer)
+        if value is None:
+            return finding
+    return Message(value=value, file=file, line=1, artifact=ArtifactInfo("file", path=path))
+
+
+def bare_argv(data: bytes, file: str) -> Message | Finding:
+    """A command line: shell-quoted text (`opencode run 'fix it' --format json`), or a JSON array of strings."""
+    text, problem = _text(data, file)
+    if problem is not None:
+        return problem
+    if text.lstrip().startswith("["):
+        argv, parse_problem = parse_json(data.strip())
+        if parse_problem is not None or not (isinstance(argv, list) and all(isinstance(a, str) for a in argv)):
+            return capture_finding("CAPTURE_FORMAT", "a command line in JSON must be an array of strings; "
+                                   f"{HELP}", file, 1)
+    else:
+        try:
+            argv = shlex.split(text, comments=False, posix=True)
+        except ValueError as exc:  # an unclosed quote
+            return capture_finding("CAPTURE_FORMAT", f"not a shell-quoted command line: {exc}; {HELP}", file, 1)
+    if not argv:
+        return capture_finding("EMPTY_CAPTURE", "the capture holds no command line", file)
+    program = posixpath.basename(argv[0].replace("\\", "/"))
+    return Message(value=argv, file=file, line=1, artifact=ArtifactInfo("argv", program=program))
+
+
+def bare_env(data: bytes, file: str, program: str | None) -> Iterator[Message | Finding]:
+    """An environment: `env` output (NAME=VALUE a line; a line without `=` continues the value before it, as a
+    value with a newline prints), or a JSON object of strings."""
+    text, problem = _text(data, file)
+    if problem is not None:
+        yield problem
+        return
+    if text.lstrip().startswith("{"):
+        env, parse_problem = parse_json(data.strip())
+        if parse_problem is not None or not (isinstance(env, dict) and all(isinstance(v, str) for v in env.values())):
+            yield capture_finding("CAPTURE_FORMAT", f"an environment in JSON must be an object of strings; {HELP}",
+                                  file, 1)
+            return
+    else:
+        env, last = {}, None
+        for number, line in enumerate(text.splitlines(), 1):
+            name, sep, value = line.partition("=")
+            if sep and name and " " not in name:
+                env[name], last = value, name
+            elif last is not None:
+                env[last] += "\n" + line
+            elif line.strip():
+                yield capture_finding("CAPTURE_FORMAT", f"not NAME=VALUE (`env` output): {line[:80]!r}; {HELP}",
+                                      file, number)
+    yield Message(value=env, file=file, line=1, artifact=ArtifactInfo("env", program=program))
+
+
+def _text(data: bytes, file: str) -> tuple[str, Finding | None]:
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        return "", capture_finding("INVALID_UTF8", f"not UTF-8 at byte {exc.start}", file, 1)
