@@ -10,4 +10,5 @@ FORMATS = LazyWriters({
     "json": "wirecheck.report.json_report",
     "junit": "wirecheck.report.junit",
     "markdown": "wirecheck.report.markdown",
+    "sarif": "wirecheck.report.sarif",
 })

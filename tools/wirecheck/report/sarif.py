@@ -1,0 +1,55 @@
+"""SARIF 2.1.0 for code scanning: each finding an annotation on the capture file and line it is about (the GitHub
+Action uploads it). A finding without a line (a HAR entry, a whole document) points at the file, its place given as a
+logical location (the JSON pointer)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, TextIO
+
+from wirecheck import __version__
+from wirecheck.check.engine import CheckResult
+from wirecheck.json_types import json_bytes
+from wirecheck.rules.catalogue import rule_catalogue
+
+_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+
+
+def _uri(file: str) -> str:
+    """The capture as the repository knows it: relative to where wirecheck runs when it is under it."""
+    path = Path(file)
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except (ValueError, OSError):
+        return path.as_posix()
+
+
+def to_sarif(result: CheckResult) -> dict[str, Any]:
+    catalogue = rule_catalogue()
+    used = sorted({f.code for f in result.findings})
+    rules = [{"id": code, "shortDescription": {"text": catalogue[code].purpose},
+              "fullDescription": {"text": catalogue[code].rationale},
+              "defaultConfiguration": {"level": _LEVEL[catalogue[code].level.value]}}
+             if code in catalogue else {"id": code} for code in used]
+    results = []
+    for f in result.findings:
+        text = f"{result.release.name} {f.kind or ''} {f.pointer or ''}".replace("  ", " ") + f": {f.message}"
+        physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(f.file)}}
+        if f.line:
+            physical["region"] = {"startLine": f.line}
+        location: dict[str, Any] = {"physicalLocation": physical}
+        if f.where or f.pointer:
+            location["logicalLocations"] = [{"fullyQualifiedName": f"{f.where or ''}{f.pointer or ''}"}]
+        results.append({"ruleId": f.code, "ruleIndex": used.index(f.code), "level": _LEVEL[f.severity.value],
+                        "message": {"text": text}, "locations": [location]})
+    return {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{"tool": {"driver": {"name": "wirecheck", "version": __version__,
+                                      "informationUri": "https://wirecheck.invalid/", "rules": rules}},
+                  "results": results}],
+    }
+
+
+def write(result: CheckResult, out: TextIO) -> None:
+    out.write(json_bytes(to_sarif(result), indent=True).decode() + "\n")
