@@ -16,7 +16,6 @@ from types import MappingProxyType
 from typing import Any
 from urllib.parse import unquote, urljoin
 
-import jsonschema
 import jsonschema_rs
 import orjson
 
@@ -226,20 +225,29 @@ def _read_yaml(path: Path) -> Any:
 
 
 @cache
-def _screened(name: str) -> tuple[Any, jsonschema.Draft202012Validator]:
-    """(jsonschema-rs, python-jsonschema) validators for one of wirecheck's own schemas, or (`meta`) for the 2020-12
-    metaschema. jsonschema-rs screens every document (a thousandth of python-jsonschema's time on the bundled
-    contracts); python-jsonschema, the reference, words the problems of a document it refuses. A test checks the
-    two agree on what is valid."""
+def _fast(name: str) -> Any:
+    """The jsonschema-rs validator for one of wirecheck's own schemas, or (`meta`) for the 2020-12 metaschema (which
+    jsonschema-rs carries: nothing is fetched)."""
+    return jsonschema_rs.validator_for({"$schema": DIALECT, "$ref": DIALECT} if name == "meta" else own_schema(name))
+
+
+@cache
+def _screened(name: str) -> tuple[Any, Any]:
+    """(jsonschema-rs, python-jsonschema) validators for one of wirecheck's own schemas or the metaschema.
+    jsonschema-rs screens every document (a thousandth of python-jsonschema's time on the bundled contracts);
+    python-jsonschema, the reference, words the problems of a document it refuses, and is imported only then (it
+    is a fifth of a `wirecheck validate`'s start-up). A test checks the two agree on what is valid."""
+    import jsonschema
+
     schema = jsonschema.Draft202012Validator.META_SCHEMA if name == "meta" else own_schema(name)
-    return jsonschema_rs.validator_for(schema), jsonschema.Draft202012Validator(schema)
+    return _fast(name), jsonschema.Draft202012Validator(schema)
 
 
 def _problems(document: Any, name: str) -> list[Any]:
     """python-jsonschema's errors for `document` against `name` (see `_screened`), in document order."""
-    fast, reference = _screened(name)
-    if fast.is_valid(document):
+    if _fast(name).is_valid(document):
         return []
+    _, reference = _screened(name)
     return sorted(reference.iter_errors(document), key=lambda e: list(map(str, e.absolute_path)))
 
 
