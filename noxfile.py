@@ -16,9 +16,13 @@ PYTHON = None
 
 @nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
-    """Unit tests and contract self-tests (offline, deterministic)."""
+    """Unit tests and contract self-tests (offline, deterministic), then the installed-wheel tests once (sdist → wheel
+    → a fresh virtualenv outside the checkout: the README, the pytest plugin, the pre-commit hooks, the Action;
+    these reach PyPI for the fresh environments). `nox -s tests -- ARGS` runs only pytest ARGS."""
     session.install("-e", ".[test]")
     session.run("pytest", "-n", "auto", "-p", "no:cacheprovider", *session.posargs, env={"HYPOTHESIS_PROFILE": "ci"})
+    if not session.posargs:
+        session.run("pytest", "-p", "no:cacheprovider", "-m", "installed", "suites/test_installed.py")
 
 
 @nox.session(python=PYTHON)

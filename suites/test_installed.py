@@ -1,0 +1,307 @@
+"""wirecheck as people install it: the sdist is built from the checkout, the wheel from the sdist, and the wheel is
+installed into a fresh virtualenv outside the checkout. From there, in an empty folder, every `sh` block of the README
+runs as written; the pytest plugin gates the sample adapter (the workflow example's steps); both pre-commit hooks run
+through pre-commit itself; the GitHub Action's steps run with the GitHub variables faked; a contract pack installed
+beside it is listed. Run once by `nox -s tests` (marker `installed`): the fresh environments come from PyPI."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+pytestmark = pytest.mark.installed
+
+ROOT = Path(__file__).resolve().parents[1]
+JUNK = shutil.ignore_patterns(".git", ".nox", ".venv", "reports", "build", "dist", "*.egg-info", "__pycache__",
+                              ".hypothesis", ".pytest_cache", ".mypy_cache", ".ruff_cache")
+
+
+def run(argv, **kwargs) -> subprocess.CompletedProcess[str]:
+    kwargs.setdefault("timeout", 900)
+    result = subprocess.run([str(a) for a in argv], capture_output=True, text=True, **kwargs)
+    assert result.returncode == 0, f"{argv}: exit {result.returncode}\n{result.stdout}\n{result.stderr}"
+    return result
+
+
+class Installed:
+    def __init__(self, work: Path):
+        self.work = work
+        self.source = work / "source"  # the checkout as committed to git: what pre-commit and the Action see
+        self.dist = work / "dist"
+        self.venv = work / "venv"
+        self.empty = work / "empty"
+
+    @property
+    def bin(self) -> Path:
+        return self.venv / "bin"
+
+    @property
+    def wheel(self) -> Path:
+        return next(self.dist.glob("*.whl"))
+
+    def env(self, **extra: str) -> dict[str, str]:
+        """The environment of someone who activated the fresh virtualenv: nothing of the test run's."""
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("PYTEST_", "HYPOTHESIS", "WIRECHECK_", "NOX_", "PIP_REQUIRE"))
+               and k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+        env.update(PATH=f"{self.bin}{os.pathsep}{env.get('PATH', '')}", VIRTUAL_ENV=str(self.venv), **extra)
+        return env
+
+    def shell(self, line: str, cwd: Path, **extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["bash", "-c", line], cwd=cwd, env=self.env(**extra), capture_output=True, text=True,
+                              timeout=600)
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Installed:
+    it = Installed(tmp_path_factory.mktemp("installed"))
+    shutil.copytree(ROOT, it.source, ignore=JUNK)
+    git = ["git", "-c", "user.email=t@t", "-c", "user.name=t", "-c", "commit.gpgsign=false", "-C", it.source]
+    run(["git", "init", "-q", it.source])
+    run([*git, "add", "-A"])
+    run([*git, "commit", "-qm", "wirecheck under test"])
+    # sdist from the checkout, the wheel from the sdist (python -m build does both): the sdist must be enough
+    run([sys.executable, "-m", "build", "--no-isolation", "--outdir", it.dist, it.source])
+    run([sys.executable, "-m", "venv", it.venv])
+    run([it.bin / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", it.wheel, "pytest",
+         it.source / "fixtures" / "contract-pack"], cwd=it.work, env=it.env())
+    it.empty.mkdir()
+    return it
+
+
+def source_files(folder: Path) -> set[str]:
+    return {p.relative_to(folder).as_posix() for p in folder.rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"}
+
+
+def test_the_wheel_and_the_sdist_carry_the_package_and_every_contract(installed):
+    names = set(zipfile.ZipFile(installed.wheel).namelist())
+    expected = {f"wirecheck/{f}" for f in source_files(installed.source / "tools" / "wirecheck")}
+    expected |= {f"wirecheck/_contracts/{f}" for f in source_files(installed.source / "contracts")}
+    assert not expected - names, sorted(expected - names)[:20]
+    (sdist,) = installed.dist.glob("*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        members = {m.name.split("/", 1)[1] for m in archive.getmembers() if "/" in m.name}
+    assert {"contracts/registry.yaml", "setup.py", "pyproject.toml"} <= members
+
+
+def readme_blocks() -> list[tuple[bool, list[str]]]:
+    """(run in a checkout?, command lines) of every ```sh block of the README."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = []
+    for body in re.findall(r"^```sh\n(.*?)^```", text, re.M | re.S):
+        lines = body.splitlines()
+        in_checkout = bool(lines) and lines[0].strip() == "# in a checkout of wirecheck"
+        blocks.append((in_checkout, [line for line in lines if line.strip() and not line.startswith("#")]))
+    return blocks
+
+
+def test_every_readme_command_works_as_written(installed):
+    ran = []
+    for in_checkout, lines in readme_blocks():
+        for line in lines:
+            if re.match(r"(pipx run|uvx) nox ", line):
+                continue  # the checkout's developer commands: CI runs the test one itself (.ci/run)
+            result = installed.shell(line, installed.source if in_checkout else installed.empty)
+            said = result.stdout + result.stderr
+            expected = {1} if "FAILS" in line else {0} if "CONFORMS" in line else {0, 1}
+            assert result.returncode in expected, f"{line}\nexit {result.returncode}\n{said[-3000:]}"
+            assert "Traceback" not in said and "internal error" not in said, line
+            ran.append(line)
+    assert len(ran) >= 15
+    reports = installed.empty / "reports"
+    assert (reports / "result.json").is_file() and (reports / "diff.sarif").is_file()
+    assert (reports / "certification" / "certification.html").is_file()
+    assert not (installed.empty / "contracts").exists()  # nothing needed a contracts folder where it ran
+
+
+def test_contracts_come_from_the_wheel_and_the_installed_pack(installed):
+    listed = installed.shell("wirecheck contracts", installed.empty)
+    assert listed.returncode == 0, listed.stderr
+    assert "acme-agent [pack acme-wirecheck-contracts 1.0.0]" in listed.stdout and "xopc" in listed.stdout
+    where = installed.shell("python -c 'import wirecheck.contracts.loader as l; print(l.bundled_contracts_dir())'",
+                            installed.empty)
+    assert Path(where.stdout.strip()).is_relative_to(installed.venv), where.stdout + where.stderr
+    pack = installed.source / "fixtures" / "contract-pack" / "captures"
+    good = installed.shell(f"wirecheck validate acme-agent@1.0.0 {pack / 'valid.jsonl'}", installed.empty)
+    assert good.returncode == 0, good.stdout
+    assert installed.shell(f"wirecheck validate acme-agent@1.0.0 {pack / 'invalid.jsonl'}",
+                           installed.empty).returncode == 1
+
+
+@pytest.mark.parametrize("broken", [False, True])
+def test_the_workflow_example_gates_the_sample_adapter_through_the_plugin(installed, tmp_path, broken):
+    """The workflow example's `run:` steps, with wirecheck and its pytest plugin from the wheel."""
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "wirecheck-gate.yml.example").read_text())
+    steps = [s for s in workflow["jobs"]["conformance"]["steps"] if "run" in s and s.get("id") != "install"]
+    repo = shutil.copytree(ROOT / "suites" / "plugin" / "sample_adapter", tmp_path / "adapter",
+                           ignore=shutil.ignore_patterns("__pycache__", "out", "reports"))
+    extra = dict(WIRECHECK_CONTRACT="xopc@0.0.253", WIRECHECK_ROLE="runtime", WIRECHECK_CAPTURE="out/run.jsonl",
+                 GITHUB_STEP_SUMMARY=str(tmp_path / "summary.md"))
+    if broken:
+        extra["WIRECHECK_SAMPLE_BROKEN"] = "1"
+    codes = []
+    for step in steps:
+        env = installed.env(**extra)
+        result = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=repo, env=env, capture_output=True, text=True,
+                                timeout=300)
+        codes.append(result.returncode)
+        assert "Traceback" not in result.stdout + result.stderr
+    assert codes == ([1, 1] if broken else [0, 0])
+    assert (repo / "reports" / "certification" / "badge.svg").is_file()
+    assert "certif" in (tmp_path / "summary.md").read_text().lower()
+
+
+def test_both_pre_commit_hooks_through_pre_commit(installed, tmp_path):
+    """pre-commit installs wirecheck from the repository (as its users' pre-commit does) and runs the hooks."""
+    sha = run(["git", "-C", installed.source, "rev-parse", "HEAD"]).stdout.strip()
+    repo = tmp_path / "project"
+    shutil.copytree(ROOT / "suites" / "data" / "contracts", repo / "contracts")
+    xopc = ROOT / "fixtures" / "xopc" / "0.0.253"
+    (repo / "captures").mkdir()
+    shutil.copy(xopc / "valid" / "worker-run.jsonl", repo / "captures" / "good.jsonl")
+    (repo / ".pre-commit-config.yaml").write_text(yaml.safe_dump({"repos": [{
+        "repo": str(installed.source), "rev": sha,
+        "hooks": [{"id": "wirecheck-validate", "args": ["xopc@0.0.253"], "files": "^captures/"},
+                  {"id": "wirecheck-diff-contracts"}]}]}))
+    git = ["git", "-c", "user.email=t@t", "-c", "user.name=t", "-c", "commit.gpgsign=false", "-C", repo]
+    run(["git", "init", "-q", repo])
+    run([*git, "add", "-A"])
+    run([*git, "commit", "-qm", "start"])
+    home = tmp_path / "pre-commit-home"
+
+    def pre_commit() -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files", "--color", "never"],
+                              cwd=repo, env=installed.env(PRE_COMMIT_HOME=str(home)), capture_output=True,
+                              text=True, timeout=900)
+
+    clean = pre_commit()
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    assert re.search(r"wirecheck validate.*Passed", clean.stdout) and re.search(r"wirecheck diff.*Passed", clean.stdout)
+    shutil.copy(xopc / "invalid" / "broken-run.jsonl", repo / "captures" / "bad.jsonl")
+    schema = repo / "contracts" / "demo" / "1.0.0" / "stream.json"
+    schema.write_text(schema.read_text().replace('"required": ["type", "version"]',
+                                                 '"required": ["type", "version", "features"]', 1))
+    run([*git, "add", "captures"])  # the capture is staged; the contract change stays in the working tree
+    dirty = pre_commit()
+    assert dirty.returncode == 1
+    assert re.search(r"wirecheck validate.*Failed", dirty.stdout) and "bad.jsonl:" in dirty.stdout
+    assert re.search(r"wirecheck diff.*Failed", dirty.stdout) and "demo@1.0.0" in dirty.stdout
+
+
+# --- the GitHub Action (action.yml): its `run:` steps as the runner would run them ---------------------------------
+
+EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
+
+
+class FakeRunner:
+    """Runs a composite action's `run:` steps with bash, as GitHub does: inputs (with their defaults) and step outputs
+    substituted into `env:` and `if:`, GITHUB_OUTPUT / GITHUB_STEP_SUMMARY files, `uses:` steps skipped."""
+
+    def __init__(self, installed: Installed, workdir: Path, inputs: dict[str, str]):
+        self.action = yaml.safe_load((installed.source / "action.yml").read_text())
+        self.installed, self.workdir = installed, workdir
+        self.inputs = {name: str(spec.get("default", "")) for name, spec in self.action["inputs"].items()}
+        unknown = set(inputs) - set(self.inputs)
+        assert not unknown, f"not inputs of the action: {unknown}"
+        self.inputs.update(inputs)
+        self.outputs: dict[str, dict[str, str]] = {}
+        self.summary = workdir / "summary.md"
+        self.summary.write_text("")
+
+    def value(self, expression: str) -> str:
+        scope, _, name = expression.partition(".")
+        if scope == "inputs":
+            return self.inputs[name]
+        if scope == "github" and name == "action_path":
+            return str(self.installed.source)
+        if scope == "steps":
+            step, _, output = name.partition(".outputs.")
+            return self.outputs.get(step, {}).get(output, "")
+        raise AssertionError(f"expression the fake runner does not know: {expression}")
+
+    def substitute(self, text: str) -> str:
+        return EXPRESSION.sub(lambda m: self.value(m.group(1)), text)
+
+    def run(self) -> list[tuple[str, int, str]]:
+        ran = []
+        for step in self.action["runs"]["steps"]:
+            if "uses" in step:
+                continue
+            output_file = self.workdir / f"output-{len(ran)}"
+            output_file.write_text("")
+            env = self.installed.env(GITHUB_OUTPUT=str(output_file), GITHUB_STEP_SUMMARY=str(self.summary),
+                                     GITHUB_ACTION_PATH=str(self.installed.source),
+                                     **{k: self.substitute(str(v)) for k, v in step.get("env", {}).items()})
+            result = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=self.workdir, env=env,
+                                    capture_output=True, text=True, timeout=600)
+            ran.append((step["name"], result.returncode, result.stdout + result.stderr))
+            if "id" in step:
+                self.outputs[step["id"]] = dict(line.split("=", 1) for line in output_file.read_text().splitlines())
+            if result.returncode != 0:
+                break
+        return ran
+
+
+
+def test_the_action_validates_captures_into_the_summary_and_sarif(installed, tmp_path):
+    xopc = installed.source / "fixtures" / "xopc" / "0.0.253"
+    (tmp_path / "good").mkdir()
+    good = FakeRunner(installed, tmp_path / "good", {"command": "validate", "release": "xopc@0.0.253",
+                                                      "captures": f"{xopc}/valid/*.jsonl",
+                                                      "install": str(installed.wheel)})
+    ran = good.run()
+    assert [(name, code) for name, code, _ in ran] == [("Install wirecheck", 0), ("Run wirecheck", 0),
+                                                       ("Verdict", 0)], ran
+    assert good.outputs["run"]["exit-code"] == "0"
+    assert "conforms" in good.summary.read_text().lower()
+    sarif = json.loads((tmp_path / "good" / good.outputs["run"]["sarif"]).read_text())
+    assert sarif["runs"][0]["results"] == []
+    assert (tmp_path / "good" / "reports" / "wirecheck" / "report.json").is_file()
+
+    (tmp_path / "bad").mkdir()
+    bad = FakeRunner(installed, tmp_path / "bad", {"command": "validate", "release": "xopc@0.0.253",
+                                                    "captures": f"{xopc}/invalid/broken-run.jsonl", "formats": "sarif",
+                                                    "install": str(installed.wheel)})
+    ran = bad.run()
+    assert [(name, code) for name, code, _ in ran] == [("Install wirecheck", 0), ("Run wirecheck", 0), ("Verdict", 1)]
+    assert "::error title=wirecheck::findings" in ran[-1][2]
+    assert "broken-run.jsonl" in bad.summary.read_text()
+    results = json.loads((tmp_path / "bad" / bad.outputs["run"]["sarif"]).read_text())["runs"][0]["results"]
+    assert results and all(r["locations"][0]["physicalLocation"]["region"]["startLine"] >= 1 for r in results
+                           if "region" in r["locations"][0]["physicalLocation"])
+
+
+def test_the_action_diffs_and_certifies(installed, tmp_path):
+    (tmp_path / "diff").mkdir()
+    diff = FakeRunner(installed, tmp_path / "diff", {"command": "diff", "release": "xopc@0.0.251 xopc@0.0.253",
+                                                      "fail-on": "never", "install": str(installed.wheel)})
+    ran = diff.run()
+    assert [code for _, code, _ in ran] == [0, 0, 0], ran
+    assert "xopc" in diff.summary.read_text()
+    assert json.loads((tmp_path / "diff" / diff.outputs["run"]["sarif"]).read_text())["runs"][0]["results"]
+
+    (tmp_path / "certify").mkdir()
+    capture = installed.source / "fixtures" / "xopc" / "0.0.253" / "valid" / "worker-run.har"
+    certify = FakeRunner(installed, tmp_path / "certify", {"command": "certify", "release": "xopc@0.0.253",
+                                                            "captures": str(capture), "role": "runtime",
+                                                            "install": str(installed.wheel)})
+    ran = certify.run()
+    assert ran[1][1] == 0 and certify.outputs["run"]["sarif"] == ""
+    assert (tmp_path / "certify" / "reports" / "wirecheck" / "certification.html").is_file()
+    assert certify.summary.read_text().strip()
+
+    (tmp_path / "typo").mkdir()
+    typo = FakeRunner(installed, tmp_path / "typo", {"command": "valdiate", "install": str(installed.wheel)})
+    ran = typo.run()
+    assert ran[-1][0] == "Verdict" and ran[-1][1] == 2
