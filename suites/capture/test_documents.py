@@ -157,7 +157,7 @@ def test_an_unclosed_quote_is_a_located_refusal(tmp_path):
     path = tmp_path / "argv.txt"
     path.write_text("opencode run 'Fix the failing test\n")
     code, output = validate("opencode-run@1.0.0", "--as", "argv.run", str(path))
-    assert code == 1
+    assert code == 4  # nothing of the release was seen: inconclusive, the refusal says why
     assert "not a shell-quoted command line" in output and "wirecheck help captures" in output
 
 
@@ -185,7 +185,7 @@ def test_a_har_that_is_not_one_says_what_it_found_and_where_to_read(tmp_path):
     path = tmp_path / "run.har"
     path.write_text(json.dumps(GOOD[0]))
     code, output = validate("claude-code-print@2.1.218", str(path))
-    assert code == 1
+    assert code == 4  # nothing of the release was seen: inconclusive, the refusal says why
     assert "found an object with keys type, subtype" in output and "wirecheck help captures" in output
 
 
