@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -152,3 +153,30 @@ def test_text_shows_every_non_passing_requirement(failing):
     assert text.startswith("fakeqoder@1.0.0 (role cli): NOT CERTIFIED")
     assert "FAIL            MUST   FAKEQODER-1.0.0-RESULT-SCHEMA" in text
     assert "baseline: <script>" in text
+
+
+@pytest.mark.parametrize("fixture", ["failing", "passing"])
+def test_no_format_states_a_gate_that_disagrees_with_the_exit_code(request, fixture) -> None:
+    """One decision (`Certification.passed`): the exit code and every format's gate line come from it."""
+    cert = request.getfixturevalue(fixture)
+    expected = "certified" if cert.exit_code == 0 else "not certified"
+    assert (cert.exit_code == 0) == cert.passed
+    for name in FORMATS:
+        out = render(cert, name)
+        if name == "jsonl":
+            footer = json.loads(out.splitlines()[-1])
+            assert footer["exit_code"] == cert.exit_code and footer["verdict"] == expected
+            continue
+        if name == "junit":
+            root = ET.fromstring(out.split("\n", 1)[1])
+            suite = root.find("testsuite")
+            assert suite is not None and (int(suite.get("failures", "0")) > 0) == (cert.exit_code != 0)
+            out = suite.get("gate", "")
+        stated = set(re.findall(r"gate --fail-on \w+: (certified|not certified)", out))
+        assert stated == {expected}, (name, stated)
+
+
+def test_markdown_never_renders_html_from_a_capture(failing) -> None:
+    md = render(failing, "markdown")
+    outside_code = re.sub(r"`+[^`]*`+", "", md)
+    assert "<script" not in outside_code and "&lt;script&gt;" in md

@@ -65,8 +65,8 @@ def test_junit_has_a_case_per_kind_with_failures_and_skips(result):
 def test_markdown_lists_verdict_findings_and_coverage(result):
     text = render("markdown", result)
     assert "❌ **fails** — 3 messages, 1 errors, 2 warnings, 2/12 message kinds exercised" in text
-    assert "| SCHEMA_VIOLATION | event | /payload/count |" in text
-    assert "| job | not exercised | 0 | 0 |" in text
+    assert "| `SCHEMA_VIOLATION` | `event` | `/payload/count` |" in text
+    assert "| `job` | not exercised | 0 | 0 |" in text
 
 
 def test_text_report_gives_location_code_pointer_and_expected_found(result):

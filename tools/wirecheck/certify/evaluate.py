@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from wirecheck import exitcodes
 from wirecheck.certify.baseline import EMPTY, Baseline
 from wirecheck.certify.requirements import LEVELS, Requirement, RequirementSet
 from wirecheck.check.engine import CheckResult, KindCoverage
@@ -101,6 +102,21 @@ class Certification:
     @property
     def verdict(self) -> str:
         return "certified" if self.passed else "not certified"
+
+    @property
+    def exit_code(self) -> int:
+        """The command's exit code: the one decision (`passed`) every report's gate line also shows."""
+        return exitcodes.CONFORMS if self.passed else exitcodes.FINDINGS
+
+    @property
+    def gate_line(self) -> str:
+        """`gate --fail-on MUST: not certified (2 blocking requirement(s); the live run failed)`."""
+        why = []
+        if self.blocking():
+            why.append(f"{len(self.blocking())} blocking requirement(s)")
+        if not self.run_ok:
+            why.append("the live run failed")
+        return f"gate --fail-on {self.fail_on}: {self.verdict}{' (' + '; '.join(why) + ')' if why else ''}"
 
     @property
     def badge(self) -> Badge:

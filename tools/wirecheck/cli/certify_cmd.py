@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from wirecheck import exitcodes
 from wirecheck.certify.report import FORMATS, write_folder
 from wirecheck.cli.common import (
     BASELINE_OPTION,
@@ -186,4 +185,4 @@ def register(app: typer.Typer) -> None:
         write_reports(cert, output_format, output, out_dir)
         if interrupted is not None:  # reported, and still the code of a command that was stopped
             raise typer.Exit(interrupted.exit_code)
-        raise typer.Exit(exitcodes.CONFORMS if cert.passed else exitcodes.FINDINGS)
+        raise typer.Exit(cert.exit_code)

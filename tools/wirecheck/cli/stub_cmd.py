@@ -12,7 +12,6 @@ from urllib.parse import urlsplit
 
 import typer
 
-from wirecheck import exitcodes
 from wirecheck.certify.report import FORMATS
 from wirecheck.cli.certify_cmd import write_reports
 from wirecheck.cli.common import (
@@ -98,7 +97,7 @@ def _certify(release: ContractRelease, reg: PackageRegistry, har: Path, role: st
     write_reports(cert, output_format, None, out_dir)
     if stopped is not None:
         raise typer.Exit(stopped.exit_code)
-    raise typer.Exit(exitcodes.CONFORMS if cert.passed else exitcodes.FINDINGS)
+    raise typer.Exit(cert.exit_code)
 
 
 def register(app: typer.Typer) -> None:

@@ -6,11 +6,8 @@ from typing import TextIO
 
 from wirecheck.check.engine import CheckResult
 from wirecheck.findings import printable_stream
+from wirecheck.markdown_text import code, text
 from wirecheck.report.summary import totals
-
-
-def _cell(text: object) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
 
 
 def write(result: CheckResult, out: TextIO) -> None:
@@ -25,15 +22,19 @@ def write(result: CheckResult, out: TextIO) -> None:
     out.write("| capture | form | messages |\n|---|---|---:|\n")
     for c in result.captures:
         form = c.form or "" if c.unreadable is None else f"cannot read: {c.unreadable}"
-        out.write(f"| {_cell(c.file)} | {_cell(form)} | {c.messages} |\n")
+        out.write(f"| {code(c.file)} | {text(form)} | {c.messages} |
+")
     if result.capture_count > len(result.captures):
-        out.write(f"| … {result.capture_count - len(result.captures)} more captures with nothing listed | | |\n")
+        out.write(f"| … {result.capture_count - len(result.captures)} more captures with nothing listed | | |
+")
     if result.findings:
         out.write("\n## Findings\n\n| location | severity | code | kind | pointer | message | expected | found |\n")
         out.write("|---|---|---|---|---|---|---|---|\n")
         for f in result.findings:
-            out.write("| " + " | ".join(_cell(v or "") for v in (
-                f.location, f.severity.value, f.code, f.kind, f.pointer, f.message, f.expected, f.found)) + " |\n")
+            cells = [code(f.location), f.severity.value, code(f.code), code(f.kind) if f.kind else "",
+                     code(f.pointer) if f.pointer else "", text(f.message),
+                     code(f.expected) if f.expected else "", code(f.found) if f.found else ""]
+            out.write("| " + " | ".join(cells) + " |\n")
     out.write("\n## Coverage\n\n| kind | seen | errors | warnings |\n|---|---:|---:|---:|\n")
     for kind_id, cov in result.coverage.items():
-        out.write(f"| {kind_id} | {cov.seen or 'not exercised'} | {cov.errors} | {cov.warnings} |\n")
+        out.write(f"| {code(kind_id)} | {cov.seen or 'not exercised'} | {cov.errors} | {cov.warnings} |\n")

@@ -52,6 +52,7 @@ def write(cert: Certification, out: TextIO) -> None:
     w(f"<h1>Certification: {escape(cert.contract)}</h1>\n{badge_svg(cert.badge)}\n")
     scope = f" for role <code>{escape(cert.role)}</code>" if cert.role else ""
     w(f'<p class="verdict"><strong>{escape(cert.verdict)}</strong>{scope}: {escape(cert.badge.message)}</p>\n')
+    w(f"<p><b>{escape(cert.gate_line)}</b></p>\n")
     if cert.run is not None:
         outcome = "completed" if cert.run.get("ok") else f"failed: {cert.run.get('problem')}"
         w(f"<p>Live run {escape(outcome)} (exit status {escape(str(cert.run.get('exit_code')))}).</p>\n")

@@ -44,6 +44,8 @@ def records(cert: Certification) -> Iterator[dict[str, Any]]:
         "record": "footer",
         "verdict": cert.verdict,
         "passed": cert.passed,
+        "exit_code": cert.exit_code,
+        "gate": cert.gate_line,
         "badge": {"label": badge.label, "message": badge.message, "color": badge.color},
         "scores": [s.as_json() for s in cert.scores],
         "blocking": [r.requirement.id for r in cert.blocking()],

@@ -6,14 +6,11 @@ from typing import TextIO
 
 from wirecheck.certify.evaluate import Certification
 from wirecheck.findings import printable_stream
+from wirecheck.markdown_text import code, text
 from wirecheck.report.summary import finding_line
 
 ICONS = {"pass": "✅ pass", "fail": "❌ fail", "not_exercised": "⚪ not exercised",
          "expected_fail": "🟡 expected failure", "unexpected_pass": "❗ passes (stale baseline)"}
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def write(cert: Certification, out: TextIO) -> None:
@@ -22,27 +19,28 @@ def write(cert: Certification, out: TextIO) -> None:
     out.write(f"# Certification: {cert.contract}\n\n")
     out.write(f"**{cert.verdict}** — {cert.badge.message}")
     out.write(f" (role `{cert.role}`)\n\n" if cert.role else "\n\n")
+    out.write(f"**{cert.gate_line}**\n\n")
     out.write("| level | passed | failed | not exercised | expected failures | stale baseline | score |\n")
     out.write("|---|---:|---:|---:|---:|---:|---:|\n")
     for s in cert.scores:
         out.write(f"| {s.level} | {s.passed}/{s.total} | {s.failed} | {s.not_exercised} | {s.expected_failures} "
                   f"| {s.unexpected_passes} | {s.score:.0%} |\n")
     if cert.run is not None:
-        out.write(f"\nLive run: {'completed' if cert.run.get('ok') else 'FAILED: ' + str(cert.run.get('problem'))}"
+        out.write(f"\nLive run: {'completed' if cert.run.get('ok') else 'FAILED: ' + text(cert.run.get('problem'))}"
                   f" (exit status {cert.run.get('exit_code')})\n")
     out.write("\n## Requirements\n\n| id | level | status | checks | exercised |\n|---|---|---|---|---:|\n")
     for r in cert.results:
         out.write(f"| `{r.requirement.id}` | {r.requirement.level} | {ICONS[r.status]} | "
-                  f"{_cell(r.requirement.link.element)} | {r.exercised} |\n")
+                  f"{text(r.requirement.link.element)} | {r.exercised} |\n")
     failing = [r for r in cert.results if r.failures]
     if failing:
         out.write("\n## Findings behind failures\n")
         for r in failing:
-            out.write(f"\n### `{r.requirement.id}`\n\n{r.requirement.text}\n\n")
+            out.write(f"\n### {code(r.requirement.id, table=False)}\n\n{text(r.requirement.text)}\n\n")
             if r.baseline_reason:
-                out.write(f"Baseline: {r.baseline_reason}\n\n")
+                out.write(f"Baseline: {text(r.baseline_reason)}\n\n")
             for f in r.failures[:20]:
-                out.write(f"- `{finding_line(f)}`\n")
+                out.write(f"- {code(finding_line(f), table=False)}\n")
             if len(r.failures) > 20:
                 out.write(f"- … {len(r.failures) - 20} more\n")
     out.write("\n## Coverage\n\n| kind | producer | seen | errors | warnings |\n|---|---|---:|---:|---:|\n")
@@ -54,6 +52,7 @@ def write(cert: Certification, out: TextIO) -> None:
     out.write(f"- contract `{contract.get('name')}` sha256 `{contract.get('sha256')}`\n")
     out.write(f"- requirements `{ident.get('requirements', {}).get('sha256')}`\n")
     for capture in ident.get("captures", []):
-        out.write(f"- capture `{capture['path']}` sha256 `{capture['sha256']}` ({capture['messages']} messages)\n")
+        out.write(f"- capture {code(capture['path'], table=False)} sha256 `{capture['sha256']}` "
+                  f"({capture['messages']} messages)\n")
     if "run" in ident:
-        out.write(f"- command `{' '.join(ident['run']['argv'])}`\n")
+        out.write(f"- command {code(' '.join(ident['run']['argv']), table=False)}\n")

@@ -37,3 +37,4 @@ def write(cert: Certification, out: TextIO) -> None:
         out.write(f"{len(cert.unmapped)} finding(s) no requirement covers:\n")
         for finding in cert.unmapped[:SHOWN_FINDINGS]:
             out.write(f"    {finding_line(finding)}\n")
+    out.write(f"{cert.gate_line}\n")
