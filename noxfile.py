@@ -43,7 +43,8 @@ def bench(session: nox.Session) -> None:
 @nox.session(name="diff-versions", python=PYTHON)
 def diff_versions(session: nox.Session) -> None:
     """Diff every consecutive release pair of every package and the transitive matrix; writes reports/diff/
-    (Markdown per pair, diff.json, index.html with a compatibility matrix per package) and prints a summary."""
+    (Markdown per pair, index.md, diff.json, index.html with a compatibility matrix per package) and prints the
+    table of answers."""
     session.install("-e", ".")
     session.run("python", "-m", "wirecheck.diff.versions", *session.posargs)
 

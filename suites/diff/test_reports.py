@@ -86,10 +86,12 @@ def test_junit(run) -> None:
 
 def test_markdown_text_html(run) -> None:
     md = _render("markdown", run)
-    assert "| backward: new consumers read old producers | ❌ breaking | ❌ breaking |" in md
-    assert "### Witnesses" in md and "`REQUIRED_PROPERTY_REMOVED`" in md
+    assert md.index("| pair | verdict |") < md.index("Legend:") < md.index('<a id="shop-1.0.0-1.0.1">')
+    assert "| shop → client | ✗ tolerant, ✗ strict | ✗ tolerant, ✗ strict |" in md or "❌ breaking" in md
+    assert "`REQUIRED_PROPERTY_REMOVED`" in md and "  - witness backward/" in md
     text = _render("text", run)
-    assert "witness backward/strict:" in text and "gate --fail-on breaking: fail" in text
+    assert text.index("do: ") < text.index("legend: ") < text.index("change(s)")
+    assert "witness backward/tolerant" in text and "gate --fail-on breaking: fail" in text
     html = _render("html", run)
     assert "<table>" in html and "older ↓ / newer →" in html and html.count("<td class=") >= 3
     assert "<script" not in html
@@ -105,7 +107,7 @@ def test_html_for_single_pairs_still_has_a_matrix() -> None:
     registry = load_registry(CATALOGS)
     result = diff_releases(registry.load("shop@1.0.0"), registry.load("shop@1.0.1"))
     html = _render("html", DiffRun((result,)))
-    assert "<h2>shop</h2>" in html and "class=\"bad\"" in html
+    assert "<h2>shop</h2>" in html and "class='bad'" in html and "href='#shop-1.0.0-1.0.1'" in html
 
 
 def test_diff_versions_writes_every_report(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
@@ -115,20 +117,22 @@ def test_diff_versions_writes_every_report(tmp_path, capsys) -> None:  # type: i
     # judged under --fail-on breaking by default (issue 18: it said "never" over pairs that break every direction),
     # and every report says so
     assert code == 1
-    for name in ("README.md", "shop-1.0.0-1.0.1.md"):
-        assert "Gate `--fail-on breaking`: **fail**" in (tmp_path / name).read_text(encoding="utf-8")
-    assert "Gate `--fail-on breaking`: **pass**" in (tmp_path / "shop-1.0.1-2.0.0.md").read_text(encoding="utf-8")
-    assert "never" not in (tmp_path / "README.md").read_text(encoding="utf-8")
+    for name in ("index.md", "shop-1.0.0-1.0.1.md"):
+        assert "gate --fail-on breaking: fail" in (tmp_path / name).read_text(encoding="utf-8")
+    assert "gate --fail-on breaking: pass" in (tmp_path / "shop-1.0.1-2.0.0.md").read_text(encoding="utf-8")
+    assert "never" not in (tmp_path / "index.md").read_text(encoding="utf-8")
     names = sorted(p.name for p in tmp_path.iterdir())
-    assert names == ["README.md", "diff.json", "index.html", "shop-1.0.0-1.0.1.md", "shop-1.0.1-2.0.0.md"]
+    assert names == ["diff.json", "index.html", "index.md", "shop-1.0.0-1.0.1.md", "shop-1.0.1-2.0.0.md"]
+    index = (tmp_path / "index.md").read_text()  # the answers, each pair linked to its own file
+    assert "[shop 1.0.0 → 1.0.1](shop-1.0.0-1.0.1.md#shop-1.0.0-1.0.1)" in index and "## " not in index
     data = json.loads((tmp_path / "diff.json").read_text())
     jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text())).validate(data)
     assert len(data["packages"][0]["matrix"]) == 3
     printed = capsys.readouterr().out
-    assert "1.0.0 → 1.0.1:" in printed and "bump patch (needs major)" in printed
+    assert "shop 1.0.0 → 1.0.1: breaking; patch bump, changes need major" in printed and "do: " in printed
     assert "gate --fail-on breaking: fail" in printed
     assert main(["--contracts", str(CATALOGS), "--out", str(tmp_path), "--fail-on", "never"]) == 0
-    assert "Gate `--fail-on never`: **pass**" in (tmp_path / "README.md").read_text(encoding="utf-8")
+    assert "gate --fail-on never: pass" in (tmp_path / "index.md").read_text(encoding="utf-8")
 
 
 def test_bench_diff_reports_both_modes() -> None:
@@ -163,8 +167,14 @@ def test_markdown_and_junit_hold_any_property_name() -> None:
     run = DiffRun((diff_schemas(old, new),), DiffOptions(), "breaking")
     text = io.StringIO()
     markdown.write(run, text)
-    rows = [line for line in text.getvalue().splitlines() if "TYPE_CHANGED" in line and line.startswith("|")]
-    assert rows and all(line.replace("\\|", "").count("|") == 8 for line in rows)  # 7 cells
+    tables: list[list[str]] = [[]]
+    for line in text.getvalue().splitlines():
+        if line.startswith("|"):
+            tables[-1].append(line.replace("\\|", ""))
+        elif tables[-1]:
+            tables.append([])
+    assert all(len({row.count("|") for row in table}) == 1 for table in tables if table)  # no row split
+    assert "- `a|b\\x00`: type changed from" in text.getvalue()  # a list item: shown as written
     xml = io.StringIO()
     junit.write(run, xml)
     assert "TYPE_CHANGED /a|b\\x00" in ET.fromstring(xml.getvalue().split("\n", 1)[1]).find(".//failure").text

@@ -37,11 +37,13 @@ class DiffRuleInfo:
 
 
 def show(value: Any) -> str:
-    """A parameter as a finding's text shows it: JSON, else its repr."""
+    """A parameter as a finding's text shows it, in JSON syntax; never a Python repr."""
+    if isinstance(value, str):
+        return value
     try:
         return json_bytes(value).decode()
     except TypeError:
-        return repr(value)
+        return str(value)
 
 
 @cache
@@ -69,3 +71,8 @@ def catalogue_from(raw: dict[str, Any]) -> dict[str, DiffRuleInfo]:
             entry["purpose"], entry["rationale"], entry["message"],
         )
     return catalogue
+
+
+def shown(value: Any) -> str:
+    """A value for people: `none` for a value that is not there (None: absent), else as `show` writes it."""
+    return "none" if value is None else show(value)

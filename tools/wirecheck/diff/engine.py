@@ -169,8 +169,9 @@ def _diff_releases(old: ContractRelease, new: ContractRelease, options: DiffOpti
     extra, version = version_findings(old, new, findings, pair.finding)
     findings += extra
     nothing = None if old.kinds or new.kinds else "neither release has a message kind: nothing was compared"
+    roles = {k.id: (k.producer, k.consumer) for k in (*old.kinds, *new.kinds)}
     return DiffResult(new.package, old.version, new.version, tuple(_ordered(findings)), tuple(verdicts), version,
-                      nothing_compared=nothing)
+                      nothing_compared=nothing, roles=tuple((kind, *who) for kind, who in sorted(roles.items())))
 
 
 def _ordered(findings: list[DiffFinding]) -> list[DiffFinding]:

@@ -201,6 +201,16 @@ class DiffResult:
     # why nothing was compared (neither schema constrains anything at its root, neither release has a kind), or
     # None: such a pair is a usage error for the gate (diff/gate.py), never "no changes on the wire"
     nothing_compared: str | None = None
+    # (kind, producer, consumer) of every kind of either release (the new one's where both have it): who writes
+    # and who reads each kind, so a report can say which role breaks (a reply is written by the kind's consumer)
+    roles: tuple[tuple[str, str, str], ...] = ()
+
+    def writer_reader(self, kind: str, surface: str) -> tuple[str, str] | None:
+        """(writer, reader) of `kind`'s `surface`, or None for findings about no kind (protocol rules, versions)."""
+        for kind_id, producer, consumer in self.roles:
+            if kind_id == kind:
+                return (consumer, producer) if surface == "reply" else (producer, consumer)
+        return None
 
     @property
     def name(self) -> str:

@@ -1,7 +1,8 @@
 """`nox -s diff-versions` (`python -m wirecheck.diff.versions`): every consecutive release pair of every package
-in contracts/, the transitive matrix, written to reports/diff/ (Markdown per pair, JSON, an HTML matrix), and a
-summary on stdout. Every report is judged under `--fail-on` (default `breaking`) and says so; the exit code is that
-gate's answer (diff/gate.py): 1 while a bundled pair breaks a protected consumer. A release that does not load is
+in contracts/, the transitive matrix, written to reports/diff/ (an index.md of answers linking a Markdown file per
+pair, JSON, an HTML matrix with details), and the table of answers on stdout. Every report is judged under
+`--fail-on` (default `breaking`) and says so; the exit code is that gate's answer (diff/gate.py): 1 while a bundled
+pair breaks a protected consumer. A release that does not load is
 reported and skipped, never a traceback."""
 
 from __future__ import annotations
@@ -15,11 +16,14 @@ from pathlib import Path
 from wirecheck import exitcodes
 from wirecheck.contracts import ContractError, load_registry
 from wirecheck.diff.gate import FAIL_ON, fails
-from wirecheck.diff.model import BACKWARD, FORWARD, STRICT, TOLERANT
+from wirecheck.diff.model import BACKWARD, FORWARD, TOLERANT
 from wirecheck.diff.options import DiffOptions
 from wirecheck.diff.package import PackageDiff, diff_matrix
 from wirecheck.diff.report import html as html_report
 from wirecheck.diff.report import json_report, markdown
+from wirecheck.diff.report import text as text_report
+from wirecheck.diff.report.common import build as report_model
+from wirecheck.diff.report.common import gate_line, pair_anchor
 from wirecheck.diff.run import DiffRun
 
 
@@ -55,43 +59,37 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     for stale in out.glob("*.md"):
         stale.unlink()
-    for package in packages:
-        for result in package.consecutive:
-            single = DiffRun((result,), options, args.fail_on)
-            name = f"{result.package}-{result.old_version}-{result.new_version}.md"
-            with (out / name).open("w", encoding="utf-8") as f:
-                markdown.write(single, f)
+    links = {}
+    for result in results:  # the consecutive pairs and the jumps that fail the gate: each a file the index links
+        single = DiffRun((result,), options, args.fail_on)
+        name = f"{result.package}-{result.old_version}-{result.new_version}.md"
+        links[pair_anchor(result)] = name
+        with (out / name).open("w", encoding="utf-8") as f:
+            markdown.write(single, f)
     with (out / "diff.json").open("w", encoding="utf-8") as f:
         json_report.write(run, f)
     with (out / "index.html").open("w", encoding="utf-8") as f:
         html_report.write(run, f)
-    with (out / "README.md").open("w", encoding="utf-8") as f:
-        markdown.write(run, f)
+    with (out / "index.md").open("w", encoding="utf-8") as f:
+        markdown.write(run, f, links=links)  # the answers, each pair linking to its own file
     jumps = len(results) - sum(len(p.consecutive) for p in packages)
     print(f"wirecheck diff-versions: {len(packages)} package(s), {len(results) - jumps} consecutive pair(s), "
           f"{jumps} longer jump(s) that fail the gate where no step does, "
           f"{sum(len(p.matrix) for p in packages)} in the transitive matrix, {elapsed:.2f} s"
-          f"{'' if options.witnesses else ' (no witness search)'}")
+          f"{'' if options.witnesses else ' (no witness search)'}\n")
+    text_report.answers(report_model(run), sys.stdout)
     for package in packages:
-        print(f"\n{package.package}: releases {', '.join(package.releases) or '(none loadable)'}")
-        for result in package.consecutive:
-            counts = {"error": 0, "warning": 0, "info": 0}
-            for finding in result.findings:
-                counts[finding.severity.value] += 1
-            verdict = " ".join(
-                f"{d[0].upper()}{'/' + m[0] if m == STRICT else ''}:{result.compatibility(d, m)}"
-                for d in (FORWARD, BACKWARD) for m in (TOLERANT, STRICT))
-            bump = (f"bump {result.version.declared_bump} (needs {result.version.required_bump})"
-                    if result.version else "")
-            print(f"  {result.old_version} → {result.new_version}: {counts['error']} error(s), "
-                  f"{counts['warning']} warning(s), {counts['info']} info; {verdict}; {bump}")
-        if len(package.releases) > 1:
-            print(f"  transitive: forward {package.transitive(FORWARD, TOLERANT)}, backward "
-                  f"{package.transitive(BACKWARD, TOLERANT)} (tolerant consumers); full {package.full(TOLERANT)}")
+        if len(package.releases) < 2:
+            print(f"  {package.package}: one release ({', '.join(package.releases) or 'none loadable'}), "
+                  "nothing to compare")
+        elif len(package.releases) > 2:
+            print(f"  {package.package} transitive: forward {package.transitive(FORWARD, TOLERANT)}, backward "
+                  f"{package.transitive(BACKWARD, TOLERANT)} (tolerant readers); full {package.full(TOLERANT)}")
     for problem in problems:
         print(f"\nwarning: {problem}")
-    print(f"\nreports: {out}/index.html (matrix), {out}/diff.json, {out}/README.md, one Markdown file per pair")
-    print(run.gate.summary())
+    print(f"\n{gate_line(run)}")
+    print(f"reports: {out}/index.md (answers, a link per pair), {out}/index.html (matrix and details), "
+          f"{out}/diff.json, one Markdown file per pair")
     return run.exit_code()
 
 

@@ -1,48 +1,322 @@
-"""What several diff writers share: verdict words, witness rendering, the direction table."""
+"""The one report model every diff format renders: per pair the answer first (who breaks, the version verdict,
+what to do), then each change once (diff/changes.py), then the gate line of the run's one gate decision.
+
+JSON and SARIF keep the flat list of findings as well; the human formats (text, Markdown, HTML, JUnit) render
+only this model, so a pair reads the same in every one of them.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
+from wirecheck.diff.changes import Change, group_changes
 from wirecheck.diff.model import (
     BACKWARD,
+    BREAKING,
     DIRECTIONS,
     FORWARD,
+    ITEM,
+    SAFE,
     STRICT,
     TOLERANT,
+    UNKNOWN,
     VIEWS,
     DiffFinding,
     DiffResult,
     Witness,
 )
+from wirecheck.diff.verdict.upgrade import Answer, Flow, answer
 from wirecheck.json_types import json_bytes
+from wirecheck.pointer import parse_pointer
 
 DIRECTION_TEXT = {
-    FORWARD: "forward (old consumers read new producers)",
-    BACKWARD: "backward (new consumers read old producers)",
+    FORWARD: "forward (old readers, new writers)",
+    BACKWARD: "backward (new readers, old writers)",
 }
 VIEW_TEXT = {STRICT: "strict consumers", TOLERANT: "tolerant consumers"}
+MARK = {BREAKING: "✗", UNKNOWN: "?", SAFE: "✓"}
+LEGEND = (
+    ("forward", "old readers get messages from new writers (deploy order: writers first)"),
+    ("backward", "new readers get messages old writers wrote (deploy order: readers first, or stored messages)"),
+    ("tolerant / strict", "tolerant readers ignore unknown fields; strict readers (closed models) reject them"),
+    ("✗ / ? / ✓", "breaking, proven by a witness payload one release accepts and the other rejects (re-checked by "
+                  "two validators) or by set containment / undecided (never counted as safe) / proven safe"),
+    ("#fingerprint", "a finding's stable id; list it in a waivers file to let a known break pass the gate"),
+)
+# what happened to a member, for the property rules (every other rule's message says it in full)
+MEMBER_VERB = {
+    "REQUIRED_PROPERTY_ADDED": "added (required)",
+    "PROPERTY_ADDED": "added (optional)",
+    "PROPERTY_ADDED_TO_CLOSED_MODEL": "added (optional) to a closed object",
+    "REQUIRED_PROPERTY_REMOVED": "removed (was required)",
+    "PROPERTY_REMOVED": "removed (was optional)",
+    "PROPERTY_REMOVED_FROM_CLOSED_MODEL": "removed (was optional); the new object is closed",
+    "PROPERTY_BECAME_REQUIRED": "now required",
+    "PROPERTY_BECAME_OPTIONAL": "now optional",
+    "MESSAGE_KIND_ADDED": "new kinds",
+    "MESSAGE_KIND_REMOVED": "kinds removed",
+}
+# rules whose findings at one member differ only by one value: (words, the parameter that names the value)
+VALUE_VERB = {
+    "UNION_BRANCH_ADDED": ("union gained members", "branch"),
+    "UNION_BRANCH_REMOVED": ("union lost members", "branch"),
+    "ENUM_VALUE_ADDED": ("enum values added", "value"),
+    "ENUM_VALUE_REMOVED": ("enum values removed", "value"),
+}
 
+
+@dataclass(frozen=True)
+class PairReport:
+    result: DiffResult
+    answer: Answer
+    changes: tuple[Change, ...]  # the changes this report lists (a jump leaves out those its steps show)
+    jump: bool = False  # a pair that skips releases, listed because it fails the gate where no step does
+    shown_in_steps: int = 0  # a jump's changes left out because a consecutive pair lists them already
+
+    @property
+    def anchor(self) -> str:
+        return pair_anchor(self.result)
+
+
+@dataclass(frozen=True)
+class RunReport:
+    pairs: tuple[PairReport, ...]
+    gate_line: str
+    exit_code: int
+
+
+def build(run: Any) -> RunReport:
+    """The model of a whole run (a `DiffRun`)."""
+    shown = {f.fingerprint for r in run.results if not _is_jump(run, r) for f in r.findings}
+    pairs = []
+    for result in run.results:
+        changes = group_changes(result)
+        if _is_jump(run, result):
+            kept = tuple(c for c in changes if any(f.fingerprint not in shown for f in c.findings))
+            pairs.append(PairReport(result, answer(result, run.options), kept, True, len(changes) - len(kept)))
+        else:
+            pairs.append(PairReport(result, answer(result, run.options), changes))
+    return RunReport(tuple(pairs), gate_line(run), run.exit_code())
+
+
+def pair_report(result: DiffResult, run: Any) -> PairReport:
+    return PairReport(result, answer(result, run.options), group_changes(result))
+
+
+def gate_line(run: Any) -> str:
+    """The gate line every format shows, from the run's one gate decision (the one the exit code comes from)."""
+    gate = getattr(run, "gate", None)
+    if gate is not None and hasattr(gate, "summary"):
+        return str(gate.summary())
+    verdict = "fail" if run.exit_code() else "pass"
+    return f"gate --fail-on {run.fail_on}: {verdict}"
+
+
+def _is_jump(run: Any, result: DiffResult) -> bool:
+    return any(package.is_jump(result) for package in run.packages)
+
+
+def pair_anchor(result: DiffResult) -> str:
+    """An id for links to a pair's details (HTML, Markdown)."""
+    return _slug(f"{result.package}-{result.old_version}-{result.new_version}")
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-._" else "-" for c in text)
+
+
+# --- the answer --------------------------------------------------------------------------------------------------
+
+def breaking_readers(a: Answer, direction: str) -> str:
+    """Who breaks in one direction, as `reader ← writer` per flow: `sdk ← cli, ? cli ← sdk` (? undecided; "strict
+    only" where only closed-model readers break and the run does not protect them)."""
+    parts = []
+    for flow in a.flows:
+        verdict = flow.breaks(direction, a.views)
+        strict_only = verdict == SAFE and flow.get(direction, STRICT) == BREAKING
+        old, new = ("old", "new") if direction == FORWARD else ("new", "old")
+        who = f"{old} {flow.reader} ← {new} {flow.writer}"
+        if verdict == BREAKING:
+            parts.append(who)
+        elif verdict == UNKNOWN:
+            parts.append(f"? {who}")
+        elif strict_only:
+            parts.append(f"{who} (strict readers only)")
+    return ", ".join(parts) or "nobody"
+
+
+def verdict_word(a: Answer) -> str:
+    found = {flow.breaks(d, a.views) for flow in a.flows for d in DIRECTIONS}
+    return "breaking" if BREAKING in found else "undecided" if UNKNOWN in found else "compatible"
+
+
+def flows_table(a: Answer) -> list[tuple[str, str, str]]:
+    """(writer → reader, forward cell, backward cell) per flow: marks for tolerant and strict readers."""
+    def cell(flow: Flow, direction: str) -> str:
+        return f"{MARK[flow.get(direction, TOLERANT)]} tolerant, {MARK[flow.get(direction, STRICT)]} strict"
+    return [(f"{f.writer} → {f.reader}", cell(f, FORWARD), cell(f, BACKWARD)) for f in a.flows]
+
+
+def version_text(result: DiffResult, a: Answer) -> str:
+    text = a.version_text
+    v = result.version
+    if v is not None and v.old_wire is not None and v.new_wire is not None:
+        text += f"; wire version {v.old_wire} → {v.new_wire}"
+    return text
+
+
+# --- changes -----------------------------------------------------------------------------------------------------
+
+def change_verdict(change: Change) -> str:
+    """`forward ✗ (tolerant, strict), backward ? (strict)`: where the change breaks, or `breaks nobody`."""
+    parts = []
+    for direction in DIRECTIONS:
+        marks = {m: change.verdict(direction, m) for m in VIEWS}
+        worst = BREAKING if BREAKING in marks.values() else UNKNOWN if UNKNOWN in marks.values() else SAFE
+        if worst != SAFE:
+            views = [m for m in (TOLERANT, STRICT) if marks[m] == worst]
+            parts.append(f"{direction} {MARK[worst]} ({', '.join(views)})")
+    return ", ".join(parts) or "breaks nobody"
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One thing said about a change: a rule, its words, and the members it is about with their fingerprints."""
+
+    rule: str
+    what: str  # `added (required)`, or a finding's message without the path its member names
+    members: tuple[tuple[str, tuple[str, ...]], ...]  # (member name or value, fingerprints); "" = the change itself
+    member: str = ""  # the member a value statement is about (`union gained members`)
+
+    def parts(self) -> tuple[str, list[tuple[str, tuple[str, ...]]]]:
+        """(the member it leads with, or "", [(member or value, fingerprints)] listed after the words): every format
+        says a statement in this order: `lead: what [RULE]: listed`."""
+        if self.rule in MEMBER_VERB:
+            return "", list(self.members)
+        if self.rule in VALUE_VERB:
+            return self.member, list(self.members)
+        name, fingerprints = self.members[0]
+        return name, [("", fingerprints)]
+
+    def text(self) -> str:
+        """`added (required) [REQUIRED_PROPERTY_ADDED]: a #fp, b #fp`, `a: union gained members [RULE]: X #fp`, or
+        `a: constant changed … [RULE]: #fp`."""
+        lead, listed = self.parts()
+        items = ", ".join(" ".join([name] * bool(name) + ["#" + fp for fp in fps]) for name, fps in listed)
+        return f"{lead + ': ' if lead else ''}{self.what} [{self.rule}]: {items}"
+
+
+def member_statements(change: Change) -> list[Statement]:
+    """What happened inside a change. Property and kind rules are gathered by rule (`added (required)`: every
+    member added as required); union members and enum values by rule and member; every other finding is its own
+    statement, its message without the path its member already names. The same statement in several kinds is
+    given once, with every fingerprint."""
+    by_rule: dict[str, dict[str, list[str]]] = {}
+    by_value: dict[tuple[str, str], dict[str, list[str]]] = {}
+    rest: dict[tuple[str, str, str], list[str]] = {}
+    for member in change.members:
+        name = member_name(member.path)
+        for finding in member.findings:
+            if finding.rule in MEMBER_VERB and member.path:
+                by_rule.setdefault(finding.rule, {}).setdefault(name, []).append(finding.fingerprint)
+            elif finding.rule in VALUE_VERB and VALUE_VERB[finding.rule][1] in dict(finding.params):
+                value = str(dict(finding.params)[VALUE_VERB[finding.rule][1]])
+                by_value.setdefault((finding.rule, name), {}).setdefault(value, []).append(finding.fingerprint)
+            else:
+                what = finding.message.replace(f" at {finding.path or '/'}", "") if member.path else finding.message
+                rest.setdefault((finding.rule, what, name), []).append(finding.fingerprint)
+    out = [Statement(rule, MEMBER_VERB[rule], tuple((n, tuple(f)) for n, f in by_rule[rule].items()))
+           for rule in MEMBER_VERB if rule in by_rule]
+    out += [Statement(rule, VALUE_VERB[rule][0], tuple((v, tuple(f)) for v, f in values.items()), name)
+            for (rule, name), values in by_value.items()]
+    return out + [Statement(rule, what, ((name, tuple(fps)),)) for (rule, what, name), fps in rest.items()]
+
+
+def member_name(path: str) -> str:
+    return path.replace("/" + ITEM, "[]").replace("/{name}", "{}").replace(ITEM, "[]")
+
+
+def where_text(change: Change, limit: int = 6) -> str:
+    places = [w.text() for w in change.where]
+    more = len(places) - limit
+    return ", ".join(places[:limit]) + (f" and {more} more" if more > 0 else "")
+
+
+# --- witnesses ---------------------------------------------------------------------------------------------------
 
 def payload_text(payload: object, limit: int = 300) -> str:
     text = json_bytes(payload, sort_keys=True).decode()
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def short_payload(payload: Any, path: str, limit: int = 100) -> str:
+    """`payload` as JSON, cut down to the way to `path` (an instance path; `*` any item): other members become
+    `…`, so the changed part shows however large the message is."""
+    return _short(payload, parse_pointer(path) if path else [], limit)
+
+
+def _short(value: Any, path: list[str], limit: int) -> str:
+    if not path:
+        return _elided(value, limit)
+    head, rest = path[0], path[1:]
+    if isinstance(value, dict):
+        if head in value:
+            inner = f"{json_bytes(head).decode()}:{_short(value[head], rest, limit)}"
+            return "{" + inner + (",…" if len(value) > 1 else "") + "}"
+        return _elided(value, limit)
+    if isinstance(value, list) and value:
+        index = int(head) if head.isdigit() and int(head) < len(value) else 0
+        return "[" + ("…," if index else "") + _short(value[index], rest, limit) + (
+            ",…" if index < len(value) - 1 else "") + "]"
+    return payload_text(value, limit)
+
+
+def _elided(value: Any, limit: int) -> str:
+    """Compact JSON of `value`; past `limit`, an object's or array's members with their own contents elided
+    (`{"a":{…},"b":[…],…}`), so the top-level shape still shows."""
+    text = payload_text(value, 10**9)
+    if len(text) <= limit or not isinstance(value, dict | list) or not value:
+        return text if len(text) <= limit else text[: limit - 1] + "…"
+    items = [(json_bytes(k).decode() + ":", v) for k, v in sorted(value.items())] if isinstance(value, dict) \
+        else [("", v) for v in value]
+    parts: list[str] = []
+    for key, item in items:
+        inner = payload_text(item, 10**9)
+        if len(inner) > 12 and isinstance(item, dict | list):
+            inner = "{…}" if isinstance(item, dict) else "[…]"
+        if sum(len(p) + 1 for p in parts) + len(key) + len(inner) > limit:
+            parts.append("…")
+            break
+        parts.append(key + inner)
+    return ("{" if isinstance(value, dict) else "[") + ",".join(parts) + ("}" if isinstance(value, dict) else "]")
+
+
+def witness_path(change: Change, witness: Witness) -> str:
+    """The instance path a witness of `change` is about: its finding's."""
+    for finding in change.findings:
+        if any(w is witness for w in finding.witnesses):
+            return finding.path
+    return ""
+
+
+def witness_text(witness: Witness, path: str = "", limit: int = 100, reason_limit: int = 160) -> str:
+    """`forward/tolerant {"a":1,…} — old rejects: <the validator's reason>` (`limit` 0: the whole payload)."""
+    reason = witness.reason if len(witness.reason) <= reason_limit else witness.reason[: reason_limit - 1] + "…"
+    payload = short_payload(witness.payload, path, limit) if limit else payload_text(witness.payload, 10**9)
+    return f"{witness.direction}/{witness.view} {payload} — {witness.rejected_by} rejects: {reason}"
+
+
 def breaks_text(finding: DiffFinding) -> str:
-    parts = [f"{v} {d}/{m}" if v != "breaking" else f"{d}/{m}" for d, m, v in finding.verdicts]
-    breaking = [p for p in parts if " " not in p]
-    unknown = [p.split(" ", 1)[1] for p in parts if p.startswith("unknown ")]
+    """A single finding's verdicts (`breaks forward/strict; unknown backward/tolerant`), for the flat formats."""
+    breaking = [f"{d}/{m}" for d, m, v in finding.verdicts if v == BREAKING]
+    unknown = [f"{d}/{m}" for d, m, v in finding.verdicts if v == UNKNOWN]
     out = []
     if breaking:
         out.append("breaks " + ", ".join(breaking))
     if unknown:
         out.append("unknown " + ", ".join(unknown))
     return "; ".join(out) or "breaks nobody"
-
-
-def witness_text(witness: Witness) -> str:
-    accepted = "new" if witness.rejected_by == "old" else "old"
-    return (f"{witness.direction}/{witness.view}: {payload_text(witness.payload)} — {accepted} accepts, "
-            f"{witness.rejected_by} ({witness.view}) rejects: {witness.reason}")
 
 
 def unique_witnesses(finding: DiffFinding) -> list[Witness]:
@@ -52,7 +326,3 @@ def unique_witnesses(finding: DiffFinding) -> list[Witness]:
         key = json_bytes(witness.payload, sort_keys=True) + witness.direction.encode()
         seen.setdefault(key, witness)
     return list(seen.values())
-
-
-def compatibility_rows(result: DiffResult) -> list[tuple[str, str, str]]:
-    return [(d, m, result.compatibility(d, m)) for d in DIRECTIONS for m in VIEWS]

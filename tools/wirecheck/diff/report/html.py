@@ -1,5 +1,7 @@
-"""A self-contained HTML page: per package, a compatibility matrix (older release × newer release) readable at a
-glance, then the findings of every consecutive pair with their witnesses. No scripts, no external assets."""
+"""A self-contained HTML page: the answers first (one row per pair), a legend and the gate line, per package a
+compatibility matrix whose every cell links to that pair's details (the transitive cells too), then the details:
+each change once, its members with fingerprints, one witness per broken direction (shortened; the whole payload
+behind a disclosure). Everything wraps to the page width; no scripts, no external assets."""
 
 from __future__ import annotations
 
@@ -7,34 +9,75 @@ from html import escape
 from typing import TextIO
 
 from wirecheck.diff.model import BACKWARD, FORWARD, STRICT, TOLERANT
-from wirecheck.diff.report.common import breaks_text, payload_text, unique_witnesses
+from wirecheck.diff.report.common import (
+    LEGEND,
+    MARK,
+    PairReport,
+    breaking_readers,
+    build,
+    change_verdict,
+    flows_table,
+    member_statements,
+    pair_anchor,
+    pair_report,
+    payload_text,
+    short_payload,
+    verdict_word,
+    version_text,
+    witness_path,
+)
 
-_MARK = {"breaking": "✗", "unknown": "?", "safe": "✓"}
-_CLASS = {"breaking": "bad", "unknown": "maybe", "safe": "ok"}
+_CLASS = {"breaking": "bad", "unknown": "maybe", "safe": "ok", "undecided": "maybe", "compatible": "ok"}
 _STYLE = """
-body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
-table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.35em .6em;vertical-align:top}
+body{font:14px/1.45 system-ui,sans-serif;margin:1.5em;color:#222;overflow-wrap:anywhere}
+table{border-collapse:collapse;margin:1em 0;max-width:100%}td,th{border:1px solid #ccc;padding:.35em .6em;
+vertical-align:top;text-align:left}
+table.answers{width:100%;table-layout:fixed}table.answers col.pair{width:9em}table.answers col.verdict{width:6.5em}
 th{background:#f4f4f4}.ok{background:#dff5e1}.maybe{background:#fff4cc}.bad{background:#fbdada}.none{background:#fafafa}
-code{font-size:12px}.sev-error{color:#b00020;font-weight:600}.sev-warning{color:#8a6d00}.sev-info{color:#555}
-small{color:#555}
+td a{color:inherit}code{font-size:12px;overflow-wrap:anywhere}.sev-error{color:#b00020;font-weight:600}
+.sev-warning{color:#8a6d00}.sev-info{color:#555}small{color:#555}
+.change{border-left:4px solid #ccc;padding:.2em .8em;margin:.8em 0}.change.bad{border-color:#d33;background:none}
+.change.maybe{border-color:#d9a400;background:none}.change ul{margin:.3em 0;padding-left:1.2em}
+details pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#fafafa;border:1px solid #eee;padding:.5em;
+font-size:12px;max-width:100%}
 """
 
 
-def _worst(*verdicts: str) -> str:
-    return "breaking" if "breaking" in verdicts else "unknown" if "unknown" in verdicts else "safe"
-
-
-def _cell(result) -> str:
-    f_t, b_t = result.compatibility(FORWARD, TOLERANT), result.compatibility(BACKWARD, TOLERANT)
-    f_s, b_s = result.compatibility(FORWARD, STRICT), result.compatibility(BACKWARD, STRICT)
-    worst = _worst(f_t, b_t)
-    if worst == "safe" and _worst(f_s, b_s) != "safe":
-        worst = "unknown"
-    errors = sum(1 for f in result.findings if f.severity.value == "error" and not f.waived)
-    waived = sum(1 for f in result.findings if f.waived)
-    return (f'<td class="{_CLASS[worst]}" title="forward/backward for tolerant consumers; strict in brackets">'
-            f"F {_MARK[f_t]} [{_MARK[f_s]}] · B {_MARK[b_t]} [{_MARK[b_s]}]<br><small>{errors} breaking"
-            f"{f', {waived} waived' if waived else ''}</small></td>")
+def write(run, out: TextIO) -> None:
+    report = build(run)
+    listed = {(p.result.package, p.result.old_version, p.result.new_version) for p in report.pairs}
+    extra = [pair_report(r, run) for package in run.packages for r in package.matrix.values()
+             if (r.package, r.old_version, r.new_version) not in listed]  # every matrix cell gets its details
+    w = out.write
+    w("<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+      "<meta name='viewport' content='width=device-width, initial-scale=1'><title>wirecheck contract diff</title>"
+      f"<style>{_STYLE}</style></head><body><h1>wirecheck contract diff</h1>\n")
+    w("<table class='answers'><colgroup><col class='pair'><col class='verdict'><col><col><col><col></colgroup>"
+      "<tr><th>pair</th><th>verdict</th><th>old readers that break (forward)</th>"
+      "<th>new readers that break (backward)</th><th>version</th><th>what to do</th></tr>\n")
+    for pair in report.pairs:
+        r, a = pair.result, pair.answer
+        word = verdict_word(a)
+        w(f"<tr><td><a href='#{pair.anchor}'>{escape(r.package)} {escape(r.old_version)} → "
+          f"{escape(r.new_version)}</a>{' <small>(skips releases)</small>' if pair.jump else ''}</td>"
+          f"<td class='{_CLASS[word]}'>{word}</td><td>{escape(breaking_readers(a, 'forward'))}</td>"
+          f"<td>{escape(breaking_readers(a, 'backward'))}</td><td>{escape(version_text(r, a))}</td>"
+          f"<td>{'<br>'.join(escape(x) for x in a.advice)}</td></tr>\n")
+    w("</table>\n<p><b>" + escape(report.gate_line) + "</b></p>\n<dl>")
+    w("".join(f"<dt><b>{escape(term)}</b></dt><dd>{escape(words)}</dd>" for term, words in LEGEND) + "</dl>\n")
+    for package in run.packages or _pairs_as_packages(run.results):
+        _matrix(package, w)
+    for pair in (*report.pairs, *extra):
+        _details(pair, w)
+    if run.waiver_findings:  # a stale or expired waiver fails the run: the page says so
+        w("<h2>Waivers</h2><ul>")
+        for f in run.waiver_findings:
+            w(f"<li class='sev-{f.severity.value}'>{escape(f.rule)}: {escape(f.message)} "
+              f"(<code>{escape(f.path)}</code>)</li>")
+        w("</ul>\n")
+    counts = run.counts()
+    w(f"<p>{len(run.results)} release pair(s): {counts['error']} error(s), {counts['warning']} warning(s), "
+      f"{counts['info']} info, {counts['waived']} waived; <b>{escape(report.gate_line)}</b></p>\n</body></html>\n")
 
 
 def _pairs_as_packages(results):
@@ -44,67 +87,78 @@ def _pairs_as_packages(results):
     grouped: dict[str, dict] = {}
     for result in results:
         grouped.setdefault(result.package, {})[(result.old_version, result.new_version)] = result
-    out = []
-    for name, matrix in grouped.items():
-        versions = list(dict.fromkeys(v for pair in matrix for v in pair))
-        out.append(PackageDiff(name, tuple(versions), matrix))
-    return out
+    return [PackageDiff(name, tuple(dict.fromkeys(v for pair in matrix for v in pair)), matrix)
+            for name, matrix in grouped.items()]
 
 
-def write(run, out: TextIO) -> None:
-    out.write(f"<!doctype html><html><head><meta charset='utf-8'><title>wirecheck contract diff</title>"
-              f"<style>{_STYLE}</style></head><body><h1>wirecheck contract diff</h1>\n")
-    out.write("<p>F = forward (old consumers read what new producers write), B = backward (new consumers read what "
-              "old producers wrote). ✓ proven safe, ✗ breaking (with a witness payload), ? undecided. The mark is "
-              "for tolerant consumers, the bracket for strict (closed-model) consumers.</p>\n")
-    packages = list(run.packages) or _pairs_as_packages(run.results)
-    for package in packages:
-        releases = package.releases
-        out.write(f"<h2>{escape(package.package)}</h2>\n<table><tr><th>older ↓ / newer →</th>")
-        out.write("".join(f"<th>{escape(v)}</th>" for v in releases[1:]) + "</tr>\n")
-        for older in releases[:-1]:
-            out.write(f"<tr><th>{escape(older)}</th>")
-            for newer in releases[1:]:
-                result = package.matrix.get((older, newer))
-                out.write(_cell(result) if result is not None else '<td class="none"></td>')
-            out.write("</tr>\n")
-        out.write("</table>\n")
-        transitive = ", ".join(
-            f"{d} {m}: {package.transitive(d, m)}" for d in (FORWARD, BACKWARD) for m in (TOLERANT, STRICT))
-        out.write(f"<p><b>Transitive</b> ({escape(transitive)}); <b>full</b>: tolerant {package.full(TOLERANT)}, "
-                  f"strict {package.full(STRICT)}.</p>\n")
-    for result in run.results:
-        out.write(f"<h3>{escape(result.name)}</h3>\n")
-        if result.version is not None:
-            v = result.version
-            wire = f"; wire {escape(str(v.old_wire))} → {escape(str(v.new_wire))}" if v.old_wire else ""
-            out.write(f"<p>Version bump {escape(v.declared_bump)}; changes require {escape(v.required_bump)}"
-                      f"{wire}.</p>\n")
-        if result.nothing_compared:
-            out.write(f"<p><b>Nothing compared</b>: {escape(result.nothing_compared)}.</p>\n")
-            continue
-        if not result.findings:
-            out.write("<p>No changes on the wire.</p>\n")
-            continue
-        out.write("<table><tr><th>severity</th><th>rule</th><th>kind</th><th>where</th><th>change</th>"
-                  "<th>verdict</th><th>witness</th></tr>\n")
-        for f in result.findings:
-            witnesses = "<br>".join(
-                f"{escape(w.direction)}/{escape(w.view)}: <code>{escape(payload_text(w.payload, 160))}</code>"
-                for w in unique_witnesses(f))
-            out.write(f"<tr><td class='sev-{f.severity.value}'>{f.severity.value}{' (waived)' if f.waived else ''}"
-                      f"</td><td><code>{escape(f.rule)}</code></td><td><code>{escape(f.kind)}</code></td>"
-                      f"<td><code>{escape(f.path or '/')}</code></td><td>{escape(f.message)}</td>"
-                      f"<td>{escape(breaks_text(f))}</td><td>{witnesses}</td></tr>\n")
-        out.write("</table>\n")
-    if run.waiver_findings:  # a stale or expired waiver fails the run: the page says so
-        out.write("<h3>Waivers</h3>\n<table><tr><th>severity</th><th>rule</th><th>waiver</th><th>problem</th></tr>\n")
-        for f in run.waiver_findings:
-            out.write(f"<tr><td class='sev-{f.severity.value}'>{f.severity.value}</td><td><code>{escape(f.rule)}"
-                      f"</code></td><td><code>{escape(f.path)}</code></td><td>{escape(f.message)}</td></tr>\n")
-        out.write("</table>\n")
-    counts = run.counts()
-    out.write(f"<p><b>{len(run.results)} release pair(s)</b>: {counts['error']} error(s), {counts['warning']} "
-              f"warning(s), {counts['info']} info, {counts['waived']} waived; gate <code>--fail-on "
-              f"{escape(run.fail_on)}</code>: <b>{escape(run.gate.verdict)}</b> ({escape(run.gate.summary())})</p>\n")
-    out.write("</body></html>\n")
+def _matrix(package, w) -> None:
+    releases = package.releases
+    w(f"<h2>{escape(package.package)}</h2>\n")
+    if len(releases) < 2:
+        w(f"<p>One release ({escape(', '.join(releases) or 'none loadable')}): nothing to compare.</p>\n")
+        return
+    w("<p>F = forward, B = backward; the mark is for tolerant readers, the bracket for strict readers. "
+      "Each cell links to its pair.</p>\n<table><tr><th>older ↓ / newer →</th>")
+    w("".join(f"<th>{escape(v)}</th>" for v in releases[1:]) + "</tr>\n")
+    for older in releases[:-1]:
+        w(f"<tr><th>{escape(older)}</th>")
+        for newer in releases[1:]:
+            result = package.matrix.get((older, newer))
+            w(_cell(result) if result is not None else "<td class='none'></td>")
+        w("</tr>\n")
+    w("</table>\n")
+    w(f"<p><b>Transitive</b> (every earlier → every later release): forward {package.transitive(FORWARD, TOLERANT)}, "
+      f"backward {package.transitive(BACKWARD, TOLERANT)} (tolerant readers); strict readers: forward "
+      f"{package.transitive(FORWARD, STRICT)}, backward {package.transitive(BACKWARD, STRICT)}.</p>\n")
+
+
+def _cell(result) -> str:
+    f_t, b_t = result.compatibility(FORWARD, TOLERANT), result.compatibility(BACKWARD, TOLERANT)
+    f_s, b_s = result.compatibility(FORWARD, STRICT), result.compatibility(BACKWARD, STRICT)
+    worst = "breaking" if "breaking" in (f_t, b_t) else "unknown" if "unknown" in (f_t, b_t) else "safe"
+    if worst == "safe" and (f_s, b_s) != ("safe", "safe"):
+        worst = "unknown"  # safe for tolerant readers, not for strict ones: shown as a caution
+    errors = sum(1 for f in result.findings if f.severity.value == "error" and not f.waived)
+    return (f"<td class='{_CLASS[worst]}'><a href='#{pair_anchor(result)}'>F {MARK[f_t]} [{MARK[f_s]}] · B {MARK[b_t]} "
+            f"[{MARK[b_s]}]<br><small>{errors} error(s)</small></a></td>")
+
+
+def _details(pair: PairReport, w) -> None:
+    r, a = pair.result, pair.answer
+    w(f"<h3 id='{pair.anchor}'>{escape(r.package)} {escape(r.old_version)} → {escape(r.new_version)}</h3>\n")
+    nothing = getattr(r, "nothing_compared", None)
+    if nothing:
+        w(f"<p><b>Nothing compared</b>: {escape(nothing)}.</p>\n")
+        return
+    w(f"<p><b>{verdict_word(a)}</b>; {escape(version_text(r, a))}. What to do: {escape('; '.join(a.advice))}.</p>\n")
+    if a.flows:
+        w("<table><tr><th>writer → reader</th><th>forward: old reader, new writer</th>"
+          "<th>backward: new reader, old writer</th></tr>")
+        w("".join(f"<tr><td>{escape(flow)}</td><td>{forward}</td><td>{backward}</td></tr>"
+                  for flow, forward, backward in flows_table(a)) + "</table>\n")
+    if not r.findings:
+        w("<p>No changes on the wire.</p>\n")
+        return
+    if pair.shown_in_steps:
+        w(f"<p>{pair.shown_in_steps} more change(s) as in the consecutive pairs.</p>\n")
+    for change in pair.changes:
+        verdicts = {v for _, _, v in change.verdicts()}
+        css = "bad" if "breaking" in verdicts else "maybe" if "unknown" in verdicts else ""
+        places = ", ".join(f"<code>{escape(x.kind)}</code> ({escape(x.text()[len(x.kind) + 2:-1])})"
+                           for x in change.where)
+        waived = " (waived)" if change.waived else ""
+        w(f"<div class='change {css}'><span class='sev-{change.severity.value}'>{change.severity.value}{waived}"
+          f"</span> <code>{escape(change.title)}</code>: {escape(change_verdict(change))}<br><small>in {places}"
+          "</small><ul>")
+        for statement in member_statements(change):
+            lead, listed = statement.parts()
+            items = ", ".join(" ".join([f"<code>{escape(name)}</code>"] * bool(name) +
+                                       [f"<code>#{escape(fp)}</code>" for fp in fps]) for name, fps in listed)
+            w(f"<li>{f'<code>{escape(lead)}</code>: ' if lead else ''}{escape(statement.what)} "
+              f"<small><code>{escape(statement.rule)}</code></small>: {items}</li>")
+        for witness in change.witnesses():
+            short = short_payload(witness.payload, witness_path(change, witness))
+            w(f"<li>witness {escape(witness.direction)}/{escape(witness.view)}: <details><summary><code>"
+              f"{escape(short)}</code> — {escape(witness.rejected_by)} rejects: {escape(witness.reason)}</summary>"
+              f"<pre>{escape(payload_text(witness.payload, 10**9))}</pre></details></li>")
+        w("</ul></div>\n")

@@ -46,6 +46,12 @@ def write(run, out: TextIO) -> None:
             rest = [f for f in findings if f not in errors]
             if rest:
                 ET.SubElement(case, "system-out").text = "\n".join(_line(f) for f in rest)
+    gate = ET.SubElement(root, "testsuite", name="gate", tests="1", failures=str(int(run.exit_code() != 0)))
+    case = ET.SubElement(gate, "testcase", classname="wirecheck", name=f"--fail-on {run.fail_on}")
+    if run.exit_code():  # the run's one gate decision: this case fails exactly when the command does
+        ET.SubElement(case, "failure", message=run.gate.summary(), type="GATE")
+    else:
+        ET.SubElement(case, "system-out").text = run.gate.summary()
     if run.waiver_findings:
         suite = ET.SubElement(root, "testsuite", name="waivers", tests="1", failures="1")
         case = ET.SubElement(suite, "testcase", classname="wirecheck", name="waivers")

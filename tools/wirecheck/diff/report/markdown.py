@@ -1,69 +1,106 @@
-"""Markdown (a PR comment, a per-pair report): verdict table, version verdict, findings with witnesses."""
+"""Markdown (a PR comment, a per-pair report): the answers in one table, a legend, the gate line, then per pair
+its flows and its changes, each once, with fingerprints and shortened witnesses. Everything from a schema is
+escaped (`markdown_text`): a renderer never sees it as HTML or markup."""
 
 from __future__ import annotations
 
 from typing import TextIO
 
-from wirecheck.diff.report.common import VIEW_TEXT, breaks_text, payload_text, unique_witnesses
-from wirecheck.findings import printable_stream
+from wirecheck.diff.report.common import (
+    LEGEND,
+    MARK,
+    PairReport,
+    RunReport,
+    breaking_readers,
+    build,
+    change_verdict,
+    flows_table,
+    member_statements,
+    short_payload,
+    verdict_word,
+    version_text,
+    witness_path,
+)
+from wirecheck.markdown_text import code, text
 
-_ICON = {"breaking": "❌ breaking", "unknown": "❓ unknown", "safe": "✅ safe"}
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def write_result(result, out: TextIO) -> None:
-    out.write(f"## {result.package} {result.old_version} → {result.new_version}\n\n")
-    out.write("| direction | " + " | ".join(VIEW_TEXT.values()) + " |\n|---|---|---|\n")
-    for direction, label in (("forward", "forward: old consumers read new producers"),
-                             ("backward", "backward: new consumers read old producers")):
-        cells = [_ICON[result.compatibility(direction, view)] for view in VIEW_TEXT]
-        out.write(f"| {label} | " + " | ".join(cells) + " |\n")
-    out.write("\n")
-    if result.version is not None:
-        v = result.version
-        out.write(f"Version bump: **{v.declared_bump}**; the changes require **{v.required_bump}**.")
-        if v.old_wire or v.new_wire:
-            out.write(f" Wire version {v.old_wire} → {v.new_wire}.")
-        out.write("\n\n")
-    if result.nothing_compared:
-        out.write(f"**Nothing compared**: {_cell(result.nothing_compared)}.\n\n")
-        return
-    if not result.findings:
-        out.write("No changes on the wire.\n\n")
-        return
-    out.write("| severity | rule | kind | where | change | verdict | fingerprint |\n|---|---|---|---|---|---|---|\n")
-    for f in result.findings:
-        waived = " (waived)" if f.waived else ""
-        out.write(f"| {f.severity.value}{waived} | `{f.rule}` | `{_cell(f.kind)}` | `{_cell(f.path or '/')}` | "
-                  f"{_cell(f.message)} | {_cell(breaks_text(f))} | `{f.fingerprint}` |\n")
-    out.write("\n")
-    witnessed = [f for f in result.findings if f.witnesses]
-    if witnessed:
-        out.write("### Witnesses\n\nPayloads one release accepts and the other rejects, checked by jsonschema-rs "
-                  "and python-jsonschema.\n\n")
-        for f in witnessed:
-            out.write(f"- `{f.rule}` `{f.kind}` `{f.path or '/'}` (`{f.fingerprint}`)\n")
-            for w in unique_witnesses(f):
-                accepted = "new" if w.rejected_by == "old" else "old"
-                out.write(f"  - {w.direction}/{w.view}: `{_cell(payload_text(w.payload))}` — {accepted} accepts, "
-                          f"{w.rejected_by} rejects: {_cell(w.reason)}\n")
-        out.write("\n")
+_ICON = {"breaking": "❌ breaking", "undecided": "❓ undecided", "compatible": "✅ compatible"}
 
 
-def write(run, out: TextIO) -> None:
-    out = printable_stream(out)  # a capture's control characters are shown, not obeyed
+def write(run, out: TextIO, links: dict[str, str] | None = None) -> None:
+    """`links`: pair anchor → the file that holds its details (diff-versions' index); by default each pair's
+    details follow in this document."""
+    report = build(run)
     out.write("# wirecheck contract diff\n\n")
-    counts = run.counts()
-    out.write(f"{len(run.results)} release pair(s): {counts['error']} error(s), {counts['warning']} warning(s), "
-              f"{counts['info']} info, {counts['waived']} waived. Gate `--fail-on {run.fail_on}`: "
-              f"**{run.gate.verdict}** ({run.gate.protects}"
-              f"{'; ' + _cell(run.gate.why()) if run.gate.why() else ''}).\n\n")
-    for result in run.results:
-        write_result(result, out)
+    answers(report, out, links)
+    legend(out)
+    out.write(f"**{text(report.gate_line)}**\n\n")
+    if links is None:
+        for pair in report.pairs:
+            details(pair, out)
     if run.waiver_findings:
         out.write("## Waivers\n\n")
         for f in run.waiver_findings:
-            out.write(f"- **{f.rule}** {f.message} ({f.path})\n")
+            out.write(f"- {code(f.rule, table=False)} {text(f.message)} ({code(f.path, table=False)})\n")
+        out.write("\n")
+    single = [p for p in run.packages if len(p.releases) < 2]
+    for package in single:
+        out.write(f"{text(package.package)}: one release ({text(', '.join(package.releases) or 'none loadable')}), "
+                  "nothing to compare.\n\n")
+
+
+def answers(report: RunReport, out: TextIO, links: dict[str, str] | None = None) -> None:
+    out.write("| pair | verdict | old readers that break (forward) | new readers that break (backward) | version "
+              "| what to do |\n|---|---|---|---|---|---|\n")
+    for pair in report.pairs:
+        r, a = pair.result, pair.answer
+        target = (links or {}).get(pair.anchor, "") + "#" + pair.anchor
+        name = f"{r.package} {r.old_version} → {r.new_version}" + (" (skips releases)" if pair.jump else "")
+        out.write(f"| [{text(name)}]({target}) | {_ICON[verdict_word(a)]} | {text(breaking_readers(a, 'forward'))} "
+                  f"| {text(breaking_readers(a, 'backward'))} | {text(version_text(r, a))} | "
+                  f"{text('; '.join(a.advice))} |\n")
+    out.write("\n")
+
+
+def legend(out: TextIO) -> None:
+    out.write("Legend: " + "; ".join(f"**{text(term)}**: {text(words)}" for term, words in LEGEND) + ".\n\n")
+
+
+def details(pair: PairReport, out: TextIO) -> None:
+    r, a = pair.result, pair.answer
+    out.write(f'<a id="{pair.anchor}"></a>\n\n## {text(r.package)} {text(r.old_version)} → {text(r.new_version)}\n\n')
+    nothing = getattr(r, "nothing_compared", None)
+    if nothing:
+        out.write(f"**Nothing compared**: {text(nothing)}.\n\n")
+        return
+    out.write(f"{_ICON[verdict_word(a)]}; {text(version_text(r, a))}. What to do: {text('; '.join(a.advice))}.\n\n")
+    if a.flows:
+        out.write("| writer → reader | forward: old reader, new writer | backward: new reader, old writer |\n"
+                  "|---|---|---|\n")
+        for flow, forward, backward in flows_table(a):
+            out.write(f"| {text(flow)} | {forward} | {backward} |\n")
+        out.write("\n")
+    if not r.findings:
+        out.write("No changes on the wire.\n\n")
+        return
+    if pair.shown_in_steps:
+        out.write(f"{pair.shown_in_steps} more change(s) as in the consecutive pairs above.\n\n")
+    for change in pair.changes:
+        waived = " (waived)" if change.waived else ""
+        worst = {v for _, _, v in change.verdicts()}
+        mark = MARK["breaking"] if "breaking" in worst else MARK["unknown"] if "unknown" in worst else "·"
+        places = ", ".join(f"{code(w.kind, table=False)} ({text(w.text()[len(w.kind) + 2:-1])})"
+                           for w in change.where)
+        out.write(f"- {mark} **{change.severity.value}{waived}** {code(change.title, table=False)} — "
+                  f"{text(change_verdict(change))}; in {places}\n")
+        for statement in member_statements(change):
+            lead, listed = statement.parts()
+            items = ", ".join(" ".join([code(name, table=False)] * bool(name) + [code("#" + fp, table=False)
+                                                                                  for fp in fps])
+                              for name, fps in listed)
+            out.write(f"  - {code(lead, table=False) + ': ' if lead else ''}{text(statement.what)} "
+                      f"{code(statement.rule, table=False)}: {items}\n")
+        for witness in change.witnesses():
+            payload = short_payload(witness.payload, witness_path(change, witness))
+            out.write(f"  - witness {witness.direction}/{witness.view} {code(payload, table=False)} — "
+                      f"{witness.rejected_by} rejects: {text(witness.reason)}\n")
+    out.write("\n")

@@ -8,7 +8,7 @@ from urllib.parse import unquote
 
 from wirecheck import __version__
 from wirecheck.diff.catalogue import diff_rule_catalogue
-from wirecheck.diff.report.common import breaks_text, unique_witnesses, witness_text
+from wirecheck.diff.report.common import breaks_text, gate_line, unique_witnesses, witness_text
 from wirecheck.json_types import json_bytes
 from wirecheck.pointer import parse_pointer
 
@@ -91,6 +91,9 @@ def write(run, out: TextIO, contracts: Path | None = None, root: Path | None = N
         "version": "2.1.0",
         "runs": [{"tool": {"driver": {"name": "wirecheck", "version": __version__,
                                       "informationUri": "https://wirecheck.invalid/", "rules": rules}},
-                  "results": results}],
+                  "results": results,
+                  # the run's one gate decision, the same the exit code comes from
+                  "invocations": [{"executionSuccessful": True, "exitCode": run.exit_code(),
+                                   "properties": {"gate": gate_line(run)}}]}],
     }
     out.write(json_bytes(sarif, indent=True).decode() + "\n")

@@ -1,51 +1,101 @@
-"""Plain text for terminals and CI logs: one block per release pair, one line per finding, witnesses below."""
+"""Plain text for terminals and CI logs: the answers first (one line per pair), a legend, then per pair its
+changes, each once, with its members, fingerprints and one shortened witness per broken direction."""
 
 from __future__ import annotations
 
+import textwrap
 from typing import TextIO
 
 from wirecheck.diff.model import DIRECTIONS, VIEWS
-from wirecheck.diff.report.common import breaks_text, compatibility_rows, unique_witnesses, witness_text
+from wirecheck.diff.report.common import (
+    LEGEND,
+    MARK,
+    PairReport,
+    RunReport,
+    breaking_readers,
+    build,
+    change_verdict,
+    member_statements,
+    verdict_word,
+    version_text,
+    where_text,
+    witness_path,
+    witness_text,
+)
 from wirecheck.findings import printable_stream
 
+WIDTH = 118
 
-def write(run, out: TextIO, show_info: bool = True) -> None:
-    out = printable_stream(out)  # a capture's control characters are shown, not obeyed
-    for result in run.results:
-        jump = any(package.is_jump(result) for package in run.packages)
-        out.write(f"{result.name}{'  (skips releases: it breaks what no single step breaks)' if jump else ''}\n")
-        verdicts = ", ".join(f"{d}/{m} {v}" for d, m, v in compatibility_rows(result))
-        out.write(f"  compatibility: {verdicts}\n")
-        if result.version is not None:
-            v = result.version
-            wire = f"; wire {v.old_wire} → {v.new_wire}" if v.old_wire or v.new_wire else ""
-            out.write(f"  version bump: {v.declared_bump} (changes require {v.required_bump}){wire}\n")
-        for finding in result.findings:
-            if finding.severity.value == "info" and not show_info:
-                continue
-            waived = f" [waived: {finding.waived}]" if finding.waived else ""
-            where = f" {finding.path}" if finding.path else ""
-            out.write(f"  {finding.severity.value:<7} {finding.rule} {finding.kind}"
-                      f"{'' if finding.surface in ('schema', 'kind', 'release') else ' (' + finding.surface + ')'}"
-                      f"{where}: {finding.message} [{breaks_text(finding)}] #{finding.fingerprint}{waived}\n")
-            locations = [x for x in (finding.old_location and f"old {finding.old_location}",
-                                     finding.new_location and f"new {finding.new_location}") if x]
-            if locations:
-                out.write(f"          at {'; '.join(locations)}\n")
-            for witness in unique_witnesses(finding):
-                out.write(f"          witness {witness_text(witness)}\n")
-        if result.nothing_compared:
-            out.write(f"  nothing compared: {result.nothing_compared}\n")
-        elif not result.findings:
-            out.write("  no changes on the wire\n")
+
+def write(run, out: TextIO) -> None:
+    out = printable_stream(out)  # a schema's or capture's control characters are shown, not obeyed
+    report = build(run)
+    answers(report, out)
+    out.write("legend: " + "; ".join(f"{term}: {text}" for term, text in LEGEND[:3]) + "\n")
+    for pair in report.pairs:
+        _details(pair, out)
     for package in run.packages:
         if len(package.releases) > 2:
             verdicts = ", ".join(f"{d}/{m} {package.transitive(d, m)}" for d in DIRECTIONS for m in VIEWS)
-            out.write(f"{package.package} transitive (every earlier → every later release): {verdicts}\n")
+            out.write(f"\n{package.package} transitive (every earlier → every later release): {verdicts}\n")
+        elif len(package.releases) < 2:
+            out.write(f"\n{package.package}: one release ({', '.join(package.releases) or 'none loadable'}), "
+                      "nothing to compare\n")
     for finding in run.waiver_findings:
-        out.write(f"{finding.severity.value:<7} {finding.rule}: {finding.message} ({finding.path})\n")
+        out.write(f"{finding.severity.value} {finding.rule}: {finding.message} ({finding.path})\n")
     counts = run.counts()
-    out.write(
-        f"{len(run.results)} release pair(s): {counts['error']} error(s), {counts['warning']} warning(s), "
-        f"{counts['info']} info, {counts['waived']} waived; {run.gate.summary()}\n"
-    )
+    out.write(f"\n{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info, "
+              f"{counts['waived']} waived; {report.gate_line}\n")
+
+
+def answers(report: RunReport, out: TextIO) -> None:
+    """The answers, one block per pair: what breaks, the version verdict, what to do."""
+    out.write(f"wirecheck diff: {len(report.pairs)} release pair(s)\n")
+    for pair in report.pairs:
+        _answer(pair, out)
+
+
+def _answer(pair: PairReport, out: TextIO) -> None:
+    r, a = pair.result, pair.answer
+    jump = " (skips releases)" if pair.jump else ""
+    out.write(f"  {r.package} {r.old_version} → {r.new_version}{jump}: {verdict_word(a)}; {version_text(r, a)}\n")
+    if a.flows:
+        out.write(_wrap(f"forward breaks: {breaking_readers(a, 'forward')}; backward breaks: "
+                        f"{breaking_readers(a, 'backward')}", "      "))
+    out.write(_wrap(f"do: {'; '.join(a.advice)}", "      "))
+
+
+def _details(pair: PairReport, out: TextIO) -> None:
+    r = pair.result
+    out.write(f"\n{r.package} {r.old_version} → {r.new_version}: {len(pair.changes)} change(s)"
+              f"{f', {pair.shown_in_steps} more as in the steps above' if pair.shown_in_steps else ''}\n")
+    nothing = getattr(r, "nothing_compared", None)
+    if nothing:
+        out.write(f"  nothing compared: {nothing}\n")
+        return
+    if not r.findings:
+        out.write("  no changes on the wire\n")
+    for change in pair.changes:
+        waived = " (waived)" if change.waived else ""
+        if change.where and change.where[0].surface in ("kind", "release") and len(change.findings) == 1:
+            finding = change.findings[0]  # a finding about no schema (a version, a protocol rule): one line
+            out.write(_wrap(f"{MARK.get(_worst(change), '·')} {change.severity.value}{waived} {finding.message} "
+                            f"[{finding.rule}; {change_verdict(change)}] #{finding.fingerprint}", "  "))
+            continue
+        where = "" if change.where[0].surface == "kind" else f"; in {where_text(change)}"  # kinds: the members
+        out.write(_wrap(f"{MARK.get(_worst(change), '·')} {change.severity.value}{waived} {change.title}: "
+                        f"{change_verdict(change)}{where}", "  "))
+        out.write(_wrap("; ".join(statement.text() for statement in member_statements(change)), "      "))
+        for witness in change.witnesses():
+            out.write(_wrap(f"witness {witness_text(witness, witness_path(change, witness), limit=50)}", "      "))
+
+
+def _worst(change) -> str:
+    verdicts = {v for _, _, v in change.verdicts()}
+    return "breaking" if "breaking" in verdicts else "unknown" if "unknown" in verdicts else \
+        "safe" if any(f.verdicts for f in change.findings) else "none"
+
+
+def _wrap(text: str, indent: str) -> str:
+    return "\n".join(textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=indent + "  ",
+                                   break_long_words=False, break_on_hyphens=False)) + "\n"

@@ -82,6 +82,12 @@ def kind_changes(old: MessageKind, new: MessageKind) -> Iterator[tuple[str, dict
         yield "KIND_DEPRECATED", {}
 
 
+def _json(value: Any) -> str:
+    from wirecheck.json_types import json_bytes
+
+    return json_bytes(value, sort_keys=True).decode()
+
+
 def _grammar_delta(old: dict[str, Any], new: dict[str, Any]) -> str:
     from deepdiff import DeepDiff
 
@@ -91,6 +97,7 @@ def _grammar_delta(old: dict[str, Any], new: dict[str, Any]) -> str:
                        ("changed", "values_changed"), ("added", "iterable_item_added"),
                        ("removed", "iterable_item_removed")):
         for where, value in (delta.get(key) or {}).items():
-            shown = value.get("new_value", value) if isinstance(value, dict) and "new_value" in value else value
-            parts.append(f"{label} {where.replace('root', '')}: {shown!r}"[:160])
+            value = value.get("new_value", value) if isinstance(value, dict) and "new_value" in value else value
+            pointer = "".join("/" + (a or b) for a, b in re.findall(r"\['((?:[^'\\]|\\.)*)'\]|\[(\d+)\]", where))
+            parts.append(f"{label} {pointer or '/'}: {_json(value)}"[:160])
     return "; ".join(sorted(parts)[:12]) or "reordered"

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from wirecheck.contracts.model import ContractRelease, RuleUse
+from wirecheck.diff.catalogue import shown
 from wirecheck.diff.rules import declare
 
 declare("PROTOCOL_RULE_ADDED", "PROTOCOL_RULE_REMOVED", "PROTOCOL_RULE_CHANGED", module=__name__)
@@ -31,7 +32,7 @@ def rule_changes(old: ContractRelease, new: ContractRelease) -> Iterator[tuple[s
         a, b = old_uses[key], new_uses[key]
         delta = _delta(dict(a.params), dict(b.params))
         if set(a.kinds) != set(b.kinds):
-            delta.append(f"kinds {sorted(a.kinds)} → {sorted(b.kinds)}")
+            delta.append(f"kinds {', '.join(sorted(a.kinds)) or 'none'} → {', '.join(sorted(b.kinds)) or 'none'}")
         if delta:
             yield "PROTOCOL_RULE_CHANGED", key, {"rule": key, "changes": "; ".join(delta)}
 
@@ -47,9 +48,9 @@ def _delta(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
         if isinstance(a, list) and isinstance(b, list):
             added = [v for v in b if v not in a]
             removed = [v for v in a if v not in b]
-            parts = ([f"+{', +'.join(map(str, added))}"] if added else []) + (
-                [f"-{', -'.join(map(str, removed))}"] if removed else [])
+            parts = ([f"+{', +'.join(map(shown, added))}"] if added else []) + (
+                [f"-{', -'.join(map(shown, removed))}"] if removed else [])
             out.append(f"{name}: {' '.join(parts) or 'reordered'}")
         else:
-            out.append(f"{name}: {a!r} → {b!r}")
+            out.append(f"{name}: {shown(a)} → {shown(b)}")
     return out
