@@ -212,7 +212,7 @@ def _split(location: str | None) -> tuple[str, str, list[str]] | None:
         if tokens[i] in _DEFINITIONS:
             start = i + 2
     definition = "".join("/" + t.replace("~", "~0").replace("/", "~1") for t in tokens[:start])
-    return file, definition, _instance_tokens(tokens[start:])
+    return file, definition, _instance_tokens(list(tokens[start:]))
 
 
 def _instance_tokens(schema_tokens: list[str]) -> list[str]:
@@ -236,7 +236,7 @@ def _instance_tokens(schema_tokens: list[str]) -> list[str]:
 
 
 def _tokens(path: str) -> list[str]:
-    return parse_pointer(path) if path else []
+    return list(parse_pointer(path)) if path else []
 
 
 def _ends_with(path: list[str], tail: list[str]) -> bool:

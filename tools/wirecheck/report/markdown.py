@@ -22,11 +22,9 @@ def write(result: CheckResult, out: TextIO) -> None:
     out.write("| capture | form | messages |\n|---|---|---:|\n")
     for c in result.captures:
         form = c.form or "" if c.unreadable is None else f"cannot read: {c.unreadable}"
-        out.write(f"| {code(c.file)} | {text(form)} | {c.messages} |
-")
+        out.write(f"| {code(c.file)} | {text(form)} | {c.messages} |\n")
     if result.capture_count > len(result.captures):
-        out.write(f"| … {result.capture_count - len(result.captures)} more captures with nothing listed | | |
-")
+        out.write(f"| … {result.capture_count - len(result.captures)} more captures with nothing listed | | |\n")
     if result.findings:
         out.write("\n## Findings\n\n| location | severity | code | kind | pointer | message | expected | found |\n")
         out.write("|---|---|---|---|---|---|---|---|\n")

@@ -253,7 +253,7 @@ def payload_text(payload: object, limit: int = 300) -> str:
 def short_payload(payload: Any, path: str, limit: int = 100) -> str:
     """`payload` as JSON, cut down to the way to `path` (an instance path; `*` any item): other members become
     `…`, so the changed part shows however large the message is."""
-    return _short(payload, parse_pointer(path) if path else [], limit)
+    return _short(payload, list(parse_pointer(path)) if path else [], limit)
 
 
 def _short(value: Any, path: list[str], limit: int) -> str:
