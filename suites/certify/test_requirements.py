@@ -74,8 +74,8 @@ GOOD = {"id": "FAKEQODER-1.0.0-X", "level": "MUST", "subject": "cli", "text": "t
 @pytest.mark.parametrize(
     ("change", "pointer", "text"),
     [
-        ({"level": "SHALL"}, "/requirements/0/level", "is not one of"),
-        ({"id": "lower-case"}, "/requirements/0/id", "does not match"),
+        ({"level": "SHALL"}, "/requirements/0/level", 'found "SHALL" (a string)'),
+        ({"id": "lower-case"}, "/requirements/0/id", "expected a string matching"),
         ({"checks": {"kind": "nope"}}, "/requirements/0/checks/kind", "has no kind 'nope'"),
         ({"checks": {"rule": "FIELDS_EQUAL"}}, "/requirements/0/checks/rule", "does not turn on rule"),
         ({"checks": {"builtin": ["FIELDS_EQUAL"]}}, "/requirements/0/checks/builtin/0", "is not a built-in check"),

@@ -54,7 +54,7 @@ def test_demo_loads_with_kinds_rules_and_provenance(demo):
 @pytest.mark.parametrize(
     ("change", "expected"),
     [
-        (lambda c: c["kinds"][0].pop("channel"), ("catalog.yaml", "/kinds/0", "'channel' is a required property")),
+        (lambda c: c["kinds"][0].pop("channel"), ("catalog.yaml", "/kinds/0", "missing required member channel")),
         (lambda c: c["kinds"][0].update(channel="pigeon"), ("catalog.yaml", "/kinds/0/channel", None)),
         (lambda c: c["kinds"][1].update(id="hello"), ("catalog.yaml", "/kinds/1/id", "duplicate kind id 'hello'")),
         (lambda c: c["kinds"][0].update(producer="martian"), ("catalog.yaml", "/kinds/0/producer", None)),

@@ -39,3 +39,16 @@ def json_bytes(value: Any, *, sort_keys: bool = False, indent: bool = False) -> 
         text = json.dumps(value, sort_keys=sort_keys, ensure_ascii=False, indent=2 if indent else None,
                           separators=None if indent else (",", ":"))
         return text.encode("utf-8", "surrogatepass")
+
+
+def shown(value: Any) -> str:
+    """A value for people, in JSON syntax (`null`, `true`, `["a"]`); a string as it is; `none` for a value that is
+    not there (None: absent). Never a Python repr."""
+    if value is None:
+        return "none"
+    if isinstance(value, str):
+        return value
+    try:
+        return json_bytes(value).decode()
+    except TypeError:
+        return str(value)

@@ -13,7 +13,7 @@ from typing import Any
 
 import jsonschema
 
-from wirecheck.contracts.errors import ContractError, ContractProblem
+from wirecheck.contracts.errors import ContractError, ContractProblem, for_people
 from wirecheck.contracts.loader import own_schema
 from wirecheck.contracts.model import ContractRelease
 from wirecheck.findings import Finding
@@ -121,7 +121,7 @@ def load_requirements(path: Path, release: ContractRelease) -> RequirementSet:
     data = strip_lines(raw)
     validator = jsonschema.Draft202012Validator(own_schema("requirements.schema.json"))
     problems = [
-        ContractProblem(file, format_pointer(e.absolute_path), e.message)
+        ContractProblem(file, format_pointer(e.absolute_path), for_people(e))
         for e in sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
     ]
     if problems:

@@ -20,7 +20,7 @@ import jsonschema_rs
 import orjson
 
 from wirecheck.contracts.drafts import legacy_keywords
-from wirecheck.contracts.errors import ContractError, ContractProblem
+from wirecheck.contracts.errors import ContractError, ContractProblem, for_people
 from wirecheck.contracts.model import (
     Base,
     Consumer,
@@ -252,7 +252,7 @@ def _problems(document: Any, name: str) -> list[Any]:
 
 
 def _schema_problems(document: Any, name: str, file: str) -> list[ContractProblem]:
-    return [ContractProblem(file, format_pointer(error.absolute_path), error.message)
+    return [ContractProblem(file, format_pointer(error.absolute_path), for_people(error))
             for error in _problems(document, name)]
 
 

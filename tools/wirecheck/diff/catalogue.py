@@ -71,8 +71,3 @@ def catalogue_from(raw: dict[str, Any]) -> dict[str, DiffRuleInfo]:
             entry["purpose"], entry["rationale"], entry["message"],
         )
     return catalogue
-
-
-def shown(value: Any) -> str:
-    """A value for people: `none` for a value that is not there (None: absent), else as `show` writes it."""
-    return "none" if value is None else show(value)

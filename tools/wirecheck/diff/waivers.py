@@ -22,7 +22,7 @@ from typing import Any
 import jsonschema
 import orjson
 
-from wirecheck.contracts.errors import ContractProblem, located
+from wirecheck.contracts.errors import ContractProblem, for_people, located
 from wirecheck.diff.catalogue import diff_rule_catalogue
 from wirecheck.diff.model import DiffFinding, DiffResult
 from wirecheck.diff.rules import declare
@@ -59,7 +59,7 @@ def load_waivers(path: Path) -> list[Waiver]:
         pointer = "/" + "/".join(str(p) for p in errors[0].absolute_path)
         hint = " (quote it: YAML reads an all-digit fingerprint as a number)" if (
             pointer.endswith("/fingerprint") and not isinstance(errors[0].instance, str)) else ""
-        raise WaiverFileError(str(located([ContractProblem(str(path), pointer, errors[0].message + hint)])[0]))
+        raise WaiverFileError(str(located([ContractProblem(str(path), pointer, for_people(errors[0]) + hint)])[0]))
     waivers = []
     for index, entry in enumerate(data.get("waivers", [])):
         expires = dt.date.fromisoformat(entry["expires"]) if entry.get("expires") else None

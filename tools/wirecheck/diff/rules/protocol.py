@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from wirecheck.contracts.model import ContractRelease, RuleUse
-from wirecheck.diff.catalogue import shown
 from wirecheck.diff.rules import declare
+from wirecheck.json_types import shown
 
 declare("PROTOCOL_RULE_ADDED", "PROTOCOL_RULE_REMOVED", "PROTOCOL_RULE_CHANGED", module=__name__)
 
