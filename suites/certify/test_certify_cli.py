@@ -47,6 +47,7 @@ def test_out_dir_writes_every_format_and_the_badge(framed, tmp_path):
     assert names == ["badge.svg", "certification.html", "certification.jsonl", "certification.junit.xml",
                      "certification.md", "certification.txt"]
     assert "<svg" in (out / "badge.svg").read_text()
+    assert f"CERTIFIED; gate --fail-on MUST: certified; reports: {out}" in result.output  # the result line
 
 
 def test_format_and_output(framed, tmp_path):

@@ -61,8 +61,14 @@ def test_progress_bar_goes_to_stderr_and_leaves_the_report_intact(write_lines):
 def test_json_output_to_file(tmp_path, bad):
     target = tmp_path / "out" / "report.json"
     code, out, _ = wirecheck("validate", "demo@1.0.0", bad, "--format", "json", "-o", str(target))
-    assert code == 1 and out == ""
+    # the report went to a file; the result line (verdict, counts, where the report went) still comes out
+    assert code == 1 and out == f"FAILS: 1 messages (0 unclassified), 1 errors, 0 warnings; report: {target}\n"
     assert orjson.loads(target.read_bytes())["summary"]["errors"] == 1
+
+
+def test_the_verdict_comes_before_the_coverage(bad):
+    code, out, _ = wirecheck("validate", "demo@1.0.0", bad)
+    assert code == 1 and out.index("FAILS: 1 messages") < out.index("coverage:")
 
 
 @pytest.mark.parametrize(
@@ -96,7 +102,8 @@ def test_broken_contract_exits_2_with_file_and_pointer(tmp_path, good):
     catalog.write_text(catalog.read_text().replace("channel: stdio-ndjson", "channel: carrier-pigeon", 1))
     code, _, err = wirecheck("validate", "demo@1.0.0", good, "--contracts", str(root))
     line = catalog.read_text().splitlines().index("    channel: carrier-pigeon") + 1
-    assert code == 2 and "catalog.yaml#/kinds/0/channel: 'carrier-pigeon' is not one of" in err
+    assert code == 2 and "catalog.yaml#/kinds/0/channel: expected " in err
+    assert 'found "carrier-pigeon" (a string)' in err and "'" not in err.split("channel:", 1)[1].split("(line")[0]
     assert f"(line {line})" in err
 
 

@@ -180,6 +180,8 @@ def test_diff_schemas_accepts_ecma_regexes_and_reports_an_unwritable_output(tmp_
     new.write_text(json.dumps({"type": "string", "pattern": "^(?<w>\\p{Lu})+$"}))
     code, out, err = wirecheck("diff-schemas", str(old), str(new))
     assert code == 1 and "PATTERN_CHANGED" in out, err
+    code, out, err = wirecheck("diff-schemas", str(old), str(new), "-f", "sarif", "-o", str(tmp_path / "d.sarif"))
+    assert code == 1 and "gate --fail-on breaking: fail" in out and out.endswith(f"report: {tmp_path / 'd.sarif'}\n")
     code, _, err = wirecheck("diff-schemas", str(old), str(old), "-o", str(tmp_path))
     assert code == 2 and f"{tmp_path}: cannot write" in err
     code, _, err = wirecheck("diff-schemas", str(old), str(new), "-f", "bogus")

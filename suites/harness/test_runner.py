@@ -115,6 +115,14 @@ def test_a_crashing_cli_fails_the_step_it_broke_and_keeps_stderr(tmp_path, fake_
     cert = certify_captures(fake_release, [capture], role="cli", run=record.as_run())
     assert not cert.passed and cert.badge.message == "run failed"
     assert "scenario step 3 (expect) failed" in cert.run["problem"]
+    import io
+
+    from wirecheck.certify.report import FORMATS
+
+    for name in ("text", "markdown", "html"):  # the program's own words are quoted beside the failure
+        out = io.StringIO()
+        FORMATS[name](cert, out)
+        assert "simulated crash" in out.getvalue().split("Requirements")[0], name
 
 
 def test_a_flooding_cli_is_cut_off_at_the_output_limit(tmp_path):

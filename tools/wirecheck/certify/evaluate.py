@@ -104,6 +104,15 @@ class Certification:
         return "certified" if self.passed else "not certified"
 
     @property
+    def program_words(self) -> str:
+        """What the program under a failed live run last wrote on stderr (up to 3 lines), to quote beside the
+        failure: "Not logged in · Please run /login" says more than "stdout closed (exit status 1)"."""
+        if self.run is None or self.run_ok:
+            return ""
+        lines = [line.strip() for line in str(self.run.get("stderr_tail") or "").splitlines() if line.strip()]
+        return " / ".join(lines[-3:])[-500:]
+
+    @property
     def exit_code(self) -> int:
         """The command's exit code: the one decision (`passed`) every report's gate line also shows."""
         return exitcodes.CONFORMS if self.passed else exitcodes.FINDINGS

@@ -22,6 +22,7 @@ from wirecheck.cli.common import (
     output_file,
     output_folder,
     registry,
+    result_line,
 )
 from wirecheck.cli.validate_cmd import parse_base_urls
 from wirecheck.limits import DEFAULT_MAX_LINE_BYTES
@@ -39,6 +40,10 @@ def write_reports(cert: Certification, output_format: str, output: Path | None, 
             FORMATS[output_format](cert, handle)
     elif out_dir is None or output_format != "text":
         FORMATS[output_format](cert, sys.stdout)
+    if output is not None or out_dir is not None:
+        places = ", ".join(str(p) for p in (output, out_dir) if p is not None)
+        result_line(f"{cert.contract}: {cert.verdict.upper()}; {cert.gate_line}; reports: {places}",
+                    err=output is None and output_format != "text")  # stdout carries the report
     else:
         FORMATS["text"](cert, sys.stdout)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -101,3 +102,16 @@ def registry(contracts: Path | None) -> PackageRegistry:
 def guarded(fn: Callable[[], T]) -> T:
     with contract_errors_as_usage():
         return fn()
+
+
+def result_line(text: str, err: bool = False) -> None:
+    """The one-line result (verdict, counts, where the report went) of a run whose report went to a file: shown on
+    the terminal (stderr when stdout carries the report), never a failure of the run (a closed stdout skips it)."""
+    stream = sys.stderr if err else sys.stdout
+    if stream is None:
+        return
+    try:
+        stream.write(text + "\n")
+        stream.flush()
+    except (OSError, ValueError):
+        pass

@@ -18,6 +18,7 @@ from wirecheck.cli.common import (
     guarded,
     output_file,
     registry,
+    result_line,
 )
 
 FORMAT_NAMES = ["text", "markdown", "json", "junit", "sarif", "html"]
@@ -45,6 +46,12 @@ def _emit(run: Any, output_format: str, output: Path | None, contracts: Path | N
         return
     with output_file(output) as out:
         report.write(output_format, run, out, **extra)
+    from wirecheck.diff.report.common import gate_line
+
+    counts = run.counts()
+    result_line(f"wirecheck diff: {len(run.results)} release pair(s), {counts['error']} error(s), "
+                f"{counts['warning']} warning(s), {counts['info']} info, {counts['waived']} waived; "
+                f"{gate_line(run)}; report: {output}")
 
 
 def _finish(results: list[Any], options: Any, fail_on: str, waivers: Path | None, packages=()) -> Any:

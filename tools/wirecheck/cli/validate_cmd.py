@@ -20,6 +20,7 @@ from wirecheck.cli.common import (
     guarded,
     output_file,
     registry,
+    result_line,
 )
 from wirecheck.findings import Severity
 from wirecheck.limits import DEFAULT_MAX_LINE_BYTES
@@ -178,6 +179,9 @@ def register(app: typer.Typer) -> None:
         else:
             with output_file(output) as handle:
                 writer(result, handle)
+            from wirecheck.report.summary import verdict_line
+
+            result_line(f"{verdict_line(result)}; report: {output}")
         for capture in result.unreadable:  # the report names them too; the run went on without them
             print(f"wirecheck: cannot read capture {capture.file}: {capture.unreadable}", file=sys.stderr)
         if result.unreadable:

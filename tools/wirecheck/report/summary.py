@@ -61,3 +61,10 @@ def finding_line(f) -> str:
     if detail:
         text += f" ({'; '.join(detail)})"
     return text
+
+
+def verdict_line(result: CheckResult) -> str:
+    """`FAILS: 3 messages (0 unclassified), 1 errors, 2 warnings`: the line every text summary leads with."""
+    t = totals(result)
+    return (f"{headline(t)}: {t.messages} messages ({t.unclassified} unclassified), {t.errors} errors, "
+            f"{t.warnings} warnings{f', {t.infos} info' if t.infos else ''}")

@@ -6,7 +6,7 @@ from typing import TextIO
 
 from wirecheck.check.engine import CheckResult
 from wirecheck.findings import printable_stream
-from wirecheck.report.summary import finding_line, headline, totals
+from wirecheck.report.summary import finding_line, totals, verdict_line
 
 
 def write(result: CheckResult, out: TextIO, *, findings: bool = True) -> None:
@@ -23,6 +23,7 @@ def write(result: CheckResult, out: TextIO, *, findings: bool = True) -> None:
     if findings:
         for finding in result.findings:
             out.write(finding_line(finding) + "\n")
+    out.write(f"\n{verdict_line(result)}\n")  # the verdict before the coverage that explains it ...
     minimum = f" (--min-coverage {result.min_coverage:.0%})" if result.min_coverage is not None else ""
     out.write(f"\ncoverage: {t.kinds_exercised}/{t.kinds_total} message kinds exercised{minimum}\n")
     for kind_id, cov in result.coverage.items():
@@ -31,7 +32,4 @@ def write(result: CheckResult, out: TextIO, *, findings: bool = True) -> None:
             f", {cov.warnings} warnings" if cov.warnings else ""
         )
         out.write(f"  {mark} {kind_id:<40} {detail if cov.seen or cov.errors else 'not exercised'}\n")
-    out.write(
-        f"\n{headline(t)}: {t.messages} messages ({t.unclassified} unclassified), "
-        f"{t.errors} errors, {t.warnings} warnings{f', {t.infos} info' if t.infos else ''}\n"
-    )
+    out.write(f"\n{verdict_line(result)}\n")  # and last, where a CI log's tail shows it

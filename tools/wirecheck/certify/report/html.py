@@ -56,6 +56,8 @@ def write(cert: Certification, out: TextIO) -> None:
     if cert.run is not None:
         outcome = "completed" if cert.run.get("ok") else f"failed: {cert.run.get('problem')}"
         w(f"<p>Live run {escape(outcome)} (exit status {escape(str(cert.run.get('exit_code')))}).</p>\n")
+        if cert.program_words:
+            w(f"<p>The program said: <code>{escape(cert.program_words)}</code></p>\n")
     w("<h2>Scores</h2><table><tr><th>level</th><th>passed</th><th>failed</th><th>not exercised</th>"
       "<th>expected failures</th><th>stale baseline</th><th>score</th></tr>\n")
     for s in cert.scores:

@@ -28,6 +28,8 @@ def write(cert: Certification, out: TextIO) -> None:
     if cert.run is not None:
         out.write(f"\nLive run: {'completed' if cert.run.get('ok') else 'FAILED: ' + text(cert.run.get('problem'))}"
                   f" (exit status {cert.run.get('exit_code')})\n")
+        if cert.program_words:
+            out.write(f"The program said: {code(cert.program_words, table=False)}\n")
     out.write("\n## Requirements\n\n| id | level | status | checks | exercised |\n|---|---|---|---|---:|\n")
     for r in cert.results:
         out.write(f"| `{r.requirement.id}` | {r.requirement.level} | {ICONS[r.status]} | "

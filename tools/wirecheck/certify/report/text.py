@@ -22,6 +22,8 @@ def write(cert: Certification, out: TextIO) -> None:
                       f"{score.unexpected_passes} stale baseline entries\n")
     if cert.run is not None and not cert.run.get("ok", True):
         out.write(f"  run: {cert.run.get('problem', 'failed')}\n")
+        if cert.program_words:
+            out.write(f"  the program said: \"{cert.program_words}\"\n")
     for result in cert.results:
         if result.status == PASS:
             continue
