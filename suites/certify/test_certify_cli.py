@@ -47,7 +47,10 @@ def test_out_dir_writes_every_format_and_the_badge(framed, tmp_path):
     assert names == ["badge.svg", "certification.html", "certification.jsonl", "certification.junit.xml",
                      "certification.md", "certification.txt"]
     assert "<svg" in (out / "badge.svg").read_text()
-    assert f"CERTIFIED; gate --fail-on MUST: certified; reports: {out}" in result.output  # the result line
+    assert "gate --fail-on MUST: certified" in result.output  # the result, on the terminal
+    target = tmp_path / "r.md"
+    result = certify(str(framed(GOOD_RUN)), "--role", "cli", "--format", "markdown", "--output", str(target))
+    assert f"CERTIFIED; gate --fail-on MUST: certified; reports: {target}" in result.output
 
 
 def test_format_and_output(framed, tmp_path):

@@ -78,7 +78,8 @@ def test_pointer_line() -> None:
 def test_junit(run) -> None:
     root = ET.fromstring(_render("junit", run))
     suites = root.findall("testsuite")
-    assert len(suites) == 2
+    assert len(suites) == 3 and suites[2].get("name") == "gate"  # a pair per suite, then the run's gate
+    assert suites[2].find(".//failure") is not None  # the run fails: so does its gate case
     failures = {c.get("name") for c in suites[0].iter("testcase") if c.find("failure") is not None}
     assert {"event.bye", "control.get_usage", "clarify.request"} <= failures
     assert not any(c.find("failure") is not None for c in suites[1].iter("testcase"))
@@ -120,7 +121,7 @@ def test_diff_versions_writes_every_report(tmp_path, capsys) -> None:  # type: i
     for name in ("index.md", "shop-1.0.0-1.0.1.md"):
         assert "gate --fail-on breaking: fail" in (tmp_path / name).read_text(encoding="utf-8")
     assert "gate --fail-on breaking: pass" in (tmp_path / "shop-1.0.1-2.0.0.md").read_text(encoding="utf-8")
-    assert "never" not in (tmp_path / "index.md").read_text(encoding="utf-8")
+    assert "--fail-on never" not in (tmp_path / "index.md").read_text(encoding="utf-8")
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names == ["diff.json", "index.html", "index.md", "shop-1.0.0-1.0.1.md", "shop-1.0.1-2.0.0.md"]
     index = (tmp_path / "index.md").read_text()  # the answers, each pair linked to its own file

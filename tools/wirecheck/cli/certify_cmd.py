@@ -35,17 +35,18 @@ def write_reports(cert: Certification, output_format: str, output: Path | None, 
     """One format to stdout/--output, and with --out-dir every format plus badge.svg."""
     if out_dir is not None:
         write_folder(cert, out_dir, output_file)
+    places = ", ".join(str(p) for p in (output, out_dir) if p is not None)
+    result = f"{cert.contract}: {cert.verdict.upper()}; {cert.gate_line}; reports: {places}"
     if output is not None:
         with output_file(output) as handle:
             FORMATS[output_format](cert, handle)
+        result_line(result)  # the report went to a file: its result line still reaches the terminal
     elif out_dir is None or output_format != "text":
         FORMATS[output_format](cert, sys.stdout)
-    if output is not None or out_dir is not None:
-        places = ", ".join(str(p) for p in (output, out_dir) if p is not None)
-        result_line(f"{cert.contract}: {cert.verdict.upper()}; {cert.gate_line}; reports: {places}",
-                    err=output is None and output_format != "text")  # stdout carries the report
+        if out_dir is not None:
+            result_line(result, err=True)  # stdout carries the report
     else:
-        FORMATS["text"](cert, sys.stdout)
+        FORMATS["text"](cert, sys.stdout)  # with --out-dir, the text report is the terminal's result
 
 
 def _env_pairs(values: list[str]) -> dict[str, str]:

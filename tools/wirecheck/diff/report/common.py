@@ -105,12 +105,8 @@ def pair_report(result: DiffResult, run: Any) -> PairReport:
 
 
 def gate_line(run: Any) -> str:
-    """The gate line every format shows, from the run's one gate decision (the one the exit code comes from)."""
-    gate = getattr(run, "gate", None)
-    if gate is not None and hasattr(gate, "summary"):
-        return str(gate.summary())
-    verdict = "fail" if run.exit_code() else "pass"
-    return f"gate --fail-on {run.fail_on}: {verdict}"
+    """The gate line every format shows: the run's one gate decision (diff/gate.py), the one its exit code is."""
+    return str(run.gate.summary())
 
 
 def _is_jump(run: Any, result: DiffResult) -> bool:

@@ -126,7 +126,7 @@ def _cell(result) -> str:
 def _details(pair: PairReport, w) -> None:
     r, a = pair.result, pair.answer
     w(f"<h3 id='{pair.anchor}'>{escape(r.package)} {escape(r.old_version)} → {escape(r.new_version)}</h3>\n")
-    nothing = getattr(r, "nothing_compared", None)
+    nothing = r.nothing_compared
     if nothing:
         w(f"<p><b>Nothing compared</b>: {escape(nothing)}.</p>\n")
         return

@@ -5,7 +5,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import TextIO
 
-from wirecheck.diff.report.common import breaks_text, unique_witnesses, witness_text
+from wirecheck.diff.report.common import breaks_text, gate_line, unique_witnesses, witness_text
 from wirecheck.junit_xml import xml_document
 
 
@@ -49,9 +49,9 @@ def write(run, out: TextIO) -> None:
     gate = ET.SubElement(root, "testsuite", name="gate", tests="1", failures=str(int(run.exit_code() != 0)))
     case = ET.SubElement(gate, "testcase", classname="wirecheck", name=f"--fail-on {run.fail_on}")
     if run.exit_code():  # the run's one gate decision: this case fails exactly when the command does
-        ET.SubElement(case, "failure", message=run.gate.summary(), type="GATE")
+        ET.SubElement(case, "failure", message=gate_line(run), type="GATE")
     else:
-        ET.SubElement(case, "system-out").text = run.gate.summary()
+        ET.SubElement(case, "system-out").text = gate_line(run)
     if run.waiver_findings:
         suite = ET.SubElement(root, "testsuite", name="waivers", tests="1", failures="1")
         case = ET.SubElement(suite, "testcase", classname="wirecheck", name="waivers")

@@ -68,7 +68,7 @@ def legend(out: TextIO) -> None:
 def details(pair: PairReport, out: TextIO) -> None:
     r, a = pair.result, pair.answer
     out.write(f'<a id="{pair.anchor}"></a>\n\n## {text(r.package)} {text(r.old_version)} → {text(r.new_version)}\n\n')
-    nothing = getattr(r, "nothing_compared", None)
+    nothing = r.nothing_compared
     if nothing:
         out.write(f"**Nothing compared**: {text(nothing)}.\n\n")
         return

@@ -69,7 +69,7 @@ def _details(pair: PairReport, out: TextIO) -> None:
     r = pair.result
     out.write(f"\n{r.package} {r.old_version} → {r.new_version}: {len(pair.changes)} change(s)"
               f"{f', {pair.shown_in_steps} more as in the steps above' if pair.shown_in_steps else ''}\n")
-    nothing = getattr(r, "nothing_compared", None)
+    nothing = r.nothing_compared
     if nothing:
         out.write(f"  nothing compared: {nothing}\n")
         return
