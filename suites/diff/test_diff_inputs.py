@@ -72,7 +72,7 @@ def test_cli_reads_draft_07_and_explains_the_translation(tmp_path: Path) -> None
     new.write_text(json.dumps({"$schema": D7, "definitions": {"P": {"type": "integer"}},
                                "properties": {"p": {"$ref": "#/definitions/P"}, "t": {"items": [{}]}}}))
     code, out, err = wirecheck("diff-schemas", str(old), str(new))
-    assert code == 1 and "TYPE_CHANGED" in out and "at old #/definitions/P" in out, out + err
+    assert code == 1 and "TYPE_CHANGED" in out and "definitions/P" in out, out + err
     assert "read as draft-07 (declared by $schema); 4 rewrite(s) into 2020-12 (--explain-input lists them)" in err
     code, _, err = wirecheck("diff-schemas", str(old), str(new), "--explain-input")
     assert code == 1

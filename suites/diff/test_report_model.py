@@ -116,7 +116,7 @@ def _verdict_of(name: str, output: str) -> str:
     if name == "junit":
         gate = next(s for s in ET.fromstring(output.split("\n", 1)[1]).iter("testsuite") if s.get("name") == "gate")
         return "fail" if gate.find(".//failure") is not None else "pass"
-    lines = set(re.findall(r"gate --fail-on \w+: (pass|fail)", output))
+    lines = set(re.findall(r"[Gg]ate `?--fail-on \w+`?: \**(pass|fail)", output))
     assert len(lines) == 1, (name, lines)
     return lines.pop()
 

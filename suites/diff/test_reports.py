@@ -119,8 +119,8 @@ def test_diff_versions_writes_every_report(tmp_path, capsys) -> None:  # type: i
     # and every report says so
     assert code == 1
     for name in ("index.md", "shop-1.0.0-1.0.1.md"):
-        assert "gate --fail-on breaking: fail" in (tmp_path / name).read_text(encoding="utf-8")
-    assert "gate --fail-on breaking: pass" in (tmp_path / "shop-1.0.1-2.0.0.md").read_text(encoding="utf-8")
+        assert "Gate `--fail-on breaking`: **fail**" in (tmp_path / name).read_text(encoding="utf-8")
+    assert "Gate `--fail-on breaking`: **pass**" in (tmp_path / "shop-1.0.1-2.0.0.md").read_text(encoding="utf-8")
     assert "--fail-on never" not in (tmp_path / "index.md").read_text(encoding="utf-8")
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names == ["diff.json", "index.html", "index.md", "shop-1.0.0-1.0.1.md", "shop-1.0.1-2.0.0.md"]
@@ -133,7 +133,7 @@ def test_diff_versions_writes_every_report(tmp_path, capsys) -> None:  # type: i
     assert "shop 1.0.0 → 1.0.1: breaking; patch bump, changes need major" in printed and "do: " in printed
     assert "gate --fail-on breaking: fail" in printed
     assert main(["--contracts", str(CATALOGS), "--out", str(tmp_path), "--fail-on", "never"]) == 0
-    assert "gate --fail-on never: pass" in (tmp_path / "index.md").read_text(encoding="utf-8")
+    assert "Gate `--fail-on never`: **pass**" in (tmp_path / "index.md").read_text(encoding="utf-8")
 
 
 def test_bench_diff_reports_both_modes() -> None:

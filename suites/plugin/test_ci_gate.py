@@ -115,4 +115,4 @@ def test_diff_hook_fails_on_a_breaking_contract_change(tmp_path):
                                                  '"required": ["type", "version", "features"]', 1))
     changed = run_hook()
     assert changed.returncode == 1, changed.stdout + changed.stderr
-    assert "demo@1.0.0" in changed.stdout
+    assert "demo 1.0.0" in changed.stdout

@@ -63,7 +63,7 @@ def write(run, out: TextIO) -> None:
           f"<td class='{_CLASS[word]}'>{word}</td><td>{escape(breaking_readers(a, 'forward'))}</td>"
           f"<td>{escape(breaking_readers(a, 'backward'))}</td><td>{escape(version_text(r, a))}</td>"
           f"<td>{'<br>'.join(escape(x) for x in a.advice)}</td></tr>\n")
-    w("</table>\n<p><b>" + escape(report.gate_line) + "</b></p>\n<dl>")
+    w(f"</table>\n<p>{_gate(run)}</p>\n<dl>")
     w("".join(f"<dt><b>{escape(term)}</b></dt><dd>{escape(words)}</dd>" for term, words in LEGEND) + "</dl>\n")
     for package in run.packages or _pairs_as_packages(run.results):
         _matrix(package, w)
@@ -77,7 +77,14 @@ def write(run, out: TextIO) -> None:
         w("</ul>\n")
     counts = run.counts()
     w(f"<p>{len(run.results)} release pair(s): {counts['error']} error(s), {counts['warning']} warning(s), "
-      f"{counts['info']} info, {counts['waived']} waived; <b>{escape(report.gate_line)}</b></p>\n</body></html>\n")
+      f"{counts['info']} info, {counts['waived']} waived; {_gate(run)}</p>\n</body></html>\n")
+
+
+def _gate(run) -> str:
+    """The run's one gate decision (diff/gate.py), the one its exit code is."""
+    gate = run.gate
+    return (f"gate <code>--fail-on {escape(gate.fail_on)}</code>: <b>{escape(gate.verdict)}</b> "
+            f"({escape(gate.summary())})")
 
 
 def _pairs_as_packages(results):

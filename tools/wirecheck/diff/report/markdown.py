@@ -33,7 +33,9 @@ def write(run, out: TextIO, links: dict[str, str] | None = None) -> None:
     out.write("# wirecheck contract diff\n\n")
     answers(report, out, links)
     legend(out)
-    out.write(f"**{text(report.gate_line)}**\n\n")
+    gate = run.gate  # the run's one decision (diff/gate.py), the one the exit code is
+    why = f"; {gate.why()}" if gate.why() else ""
+    out.write(f"Gate `--fail-on {gate.fail_on}`: **{gate.verdict}** ({text(gate.protects + why)}).\n\n")
     if links is None:
         for pair in report.pairs:
             details(pair, out)
