@@ -115,6 +115,7 @@ class Program:
         self.left = 0
         self._exited = threading.Event()
         self._done = threading.Event()
+        self._reported = False  # the reaper said everything was ended (not: it died)
         self._stopped = False
         ours, theirs = socket.socketpair()
         try:
@@ -167,6 +168,7 @@ class Program:
             elif message.get("done"):
                 self.escaped = list(message.get("escaped") or [])
                 self.left = int(message.get("left") or 0)
+                self._reported = True
                 break
         self._exited.set()
         self._done.set()
@@ -240,7 +242,10 @@ class Program:
                 self._control.sendall(json.dumps({"stop": grace}).encode() + b"\n")
             if not self._done.wait(grace + 30.0):
                 problems.append("the reaper did not report the end of the command's processes; they were killed")
-            if self.returncode is None or not self._done.is_set():
+            elif not self._reported:
+                problems.append("the reaper ended before the command did (was it killed, by the command?); what "
+                                "could still be reached was killed")
+            if self.returncode is None or not self._reported:
                 # the reaper died (the program killed its parent?) or hangs: end what can still be reached
                 with contextlib.suppress(OSError):
                     os.killpg(self.pid, signal.SIGKILL)
