@@ -24,6 +24,7 @@ from typing import Any
 import yaml
 
 from wirecheck.certify.identity import sha256_file
+from wirecheck.programs.program import run
 
 WHEEL = "qoder-agent-sdk"
 WHEEL_VERSION = "1.0.13"  # its wheel bundles qodercli 1.1.23, the CLI paired with SDK 1.0.23
@@ -101,9 +102,9 @@ def run_cli(binary: Path, scratch: Path, script: list[dict[str, Any]], timeout: 
     env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "XDG_CONFIG_HOME": str(config), "TMPDIR": str(tmp),
            "LANG": "C.UTF-8"}
     argv = [str(binary), *ARGV_FLAGS]
-    # no shell; communicate() writes stdin in one go and tolerates the CLI closing it early (EPIPE)
-    completed = subprocess.run(argv, input=stdin_bytes(script), capture_output=True, env=env, cwd=cwd,
-                               timeout=timeout, check=False)
+    # as wirecheck runs every program: no shell, its own process group ended with all it started, a timeout;
+    # stdin written in one go (a CLI closing it early is no error)
+    completed = run(argv, input=stdin_bytes(script), env=env, cwd=cwd, timeout=timeout)
     return argv, env, completed
 
 

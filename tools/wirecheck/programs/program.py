@@ -270,3 +270,50 @@ class Program:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+# -- a program run to its end ----------------------------------------------------------------------------------
+
+MAX_RUN_OUTPUT = 64 << 20  # of each of stdout and stderr that `run` keeps
+
+
+@dataclass
+class Completed:
+    returncode: int | None  # None: still running at the timeout, and stopped
+    stdout: bytes
+    stderr: bytes
+    problems: list[str]  # what Program.stop found left behind
+
+
+def run(argv: Sequence[str], *, env: Mapping[str, str], timeout: float, cwd: str | Path | None = None,
+        input: bytes = b"", max_output: int = MAX_RUN_OUTPUT) -> Completed:
+    """Run a program to its end as a Program: `input` written (within the timeout), then stdin closed; stdout and
+    stderr collected (each up to `max_output` bytes; the rest is read and dropped); the program and all it started
+    ended at its exit or at `timeout`. OSError when it cannot be started."""
+    deadline = time.monotonic() + timeout
+    program = Program(argv, env=env, cwd=cwd)
+    collected = (bytearray(), bytearray())
+    readers = [threading.Thread(target=_collect, args=(stream, into, max_output), daemon=True)
+               for stream, into in zip((program.stdout, program.stderr), collected, strict=True)]
+    for reader in readers:
+        reader.start()
+    try:
+        if input:
+            program.write(input, deadline)
+        program.close_stdin()
+        code = program.wait(max(deadline - time.monotonic(), 0.0))
+    finally:
+        problems = program.stop()
+        for reader, stream in zip(readers, (program.stdout, program.stderr), strict=True):
+            reader.join(10)
+            with contextlib.suppress(OSError, ValueError):
+                if stream is not None and not reader.is_alive():
+                    stream.close()
+    return Completed(code, bytes(collected[0]), bytes(collected[1]), problems)
+
+
+def _collect(stream: IO[bytes] | None, into: bytearray, limit: int) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        read = getattr(stream, "read1", None)
+        while read is not None and (chunk := read(65536)):
+            into += chunk[:max(limit - len(into), 0)]

@@ -1,0 +1,101 @@
+"""wirecheck.programs: the one way programs are started and ended. The live commands' tests (harness, stub,
+fuzz-consumer, suites/hostile) drive it through real runs; these pin its own promises. Waits are for events, with
+generous bounds."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from wirecheck.programs.program import Program, Scratch, run
+from wirecheck.programs.signals import Terminated, shielded, terminated_by_signals
+
+linux = pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="reads Linux /proc")
+
+
+def alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_run_collects_output_writes_input_and_reports_the_exit_code():
+    done = run([sys.executable, "-c", "import sys; data = sys.stdin.buffer.read(); sys.stdout.buffer.write(data[::-1]);"
+                                      " sys.stderr.write('note'); sys.exit(3)"],
+               env=dict(os.environ), input=b"abc", timeout=60)
+    assert (done.returncode, done.stdout, done.stderr, done.problems) == (3, b"cba", b"note", [])
+
+
+def test_run_stops_a_program_at_its_timeout_with_everything_it_started(tmp_path):
+    pidfile = tmp_path / "child.pid"
+    code = ("import os, subprocess, sys, time\n"
+            "child = subprocess.Popen(['sleep', '300'])\n"
+            f"open({str(pidfile)!r}, 'w').write(str(child.pid))\n"
+            "time.sleep(300)\n")
+    started = time.monotonic()
+    done = run([sys.executable, "-c", code], env=dict(os.environ), timeout=3)
+    assert done.returncode is None and time.monotonic() - started < 60
+    assert not alive(int(pidfile.read_text()))
+
+
+def test_run_bounds_what_it_keeps_and_what_it_writes():
+    # more than a pipe holds, to a program that never reads, and more output than is kept
+    done = run([sys.executable, "-c", "import sys, time; sys.stdout.write('x' * 300_000); sys.stdout.flush(); "
+                                      "time.sleep(300)"],
+               env=dict(os.environ), input=b"y" * (1 << 20), timeout=3, max_output=1000)
+    assert done.returncode is None and done.stdout == b"x" * 1000
+
+
+def test_an_argument_that_is_not_utf8_reaches_the_program_as_its_bytes():
+    argument = os.fsdecode(b"caf\xe9-\xff")  # a lone surrogate in Python: what a non-UTF-8 file name becomes
+    done = run([sys.executable, "-c", "import os, sys; sys.stdout.buffer.write(os.fsencode(sys.argv[1]))", argument],
+               env={**os.environ, "X": argument}, timeout=60)
+    assert done.stdout == b"caf\xe9-\xff"
+
+
+def test_a_program_that_cannot_start_is_an_oserror(tmp_path):
+    with pytest.raises(OSError):
+        Program([str(tmp_path / "missing")], env=dict(os.environ))
+
+
+@linux
+def test_a_daemon_with_no_environment_is_found_killed_and_named(tmp_path):
+    pidfile = tmp_path / "daemon.pid"
+    code = ("import os\n"
+            "if os.fork() == 0:\n"
+            "    os.setsid()\n"
+            f"    open({str(pidfile)!r} + '.tmp', 'w').write(str(os.getpid()))\n"
+            f"    os.rename({str(pidfile)!r} + '.tmp', {str(pidfile)!r})\n"
+            "    os.execve('/bin/sleep', ['sleep', '300'], {})\n"
+            f"while not os.path.exists({str(pidfile)!r}):\n    pass\n")
+    scratch = Scratch.create()
+    try:
+        done = run([sys.executable, "-c", code], env=scratch.env(), timeout=60)
+    finally:
+        scratch.remove()
+    daemon = int(pidfile.read_text())
+    assert not alive(daemon)
+    assert done.returncode == 0 and len(done.problems) == 1
+    assert done.problems[0].startswith(f"process {daemon} (sleep), started by the command, left its process group")
+
+
+def test_sigterm_raises_terminated_and_a_shielded_cleanup_finishes_first():
+    before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGHUP)
+    finished = []
+    with pytest.raises(Terminated) as raised, terminated_by_signals():
+        with shielded():
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.2)  # the handler runs here: noted, not raised
+            finished.append("cleanup")
+    assert finished == ["cleanup"]
+    assert raised.value.exit_code == 128 + signal.SIGTERM and raised.value.name == "SIGTERM"
+    with pytest.raises(Terminated), terminated_by_signals():
+        os.kill(os.getpid(), signal.SIGHUP)
+        time.sleep(5)  # interrupted by the handler
+    assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGHUP)) == before  # restored
