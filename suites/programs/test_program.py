@@ -88,11 +88,10 @@ def test_a_daemon_with_no_environment_is_found_killed_and_named(tmp_path):
 def test_sigterm_raises_terminated_and_a_shielded_cleanup_finishes_first():
     before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGHUP)
     finished = []
-    with pytest.raises(Terminated) as raised, terminated_by_signals():
-        with shielded():
-            os.kill(os.getpid(), signal.SIGTERM)
-            time.sleep(0.2)  # the handler runs here: noted, not raised
-            finished.append("cleanup")
+    with pytest.raises(Terminated) as raised, terminated_by_signals(), shielded():
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.2)  # the handler runs here: noted, not raised
+        finished.append("cleanup")
     assert finished == ["cleanup"]
     assert raised.value.exit_code == 128 + signal.SIGTERM and raised.value.name == "SIGTERM"
     with pytest.raises(Terminated), terminated_by_signals():
