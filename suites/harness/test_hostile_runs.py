@@ -205,9 +205,9 @@ def test_a_flood_of_tiny_lines_stops_at_the_line_limit_and_ends_a_sleep(tmp_path
     assert len(capture.read_bytes().splitlines()) == 5001  # the header and the lines within the limit
 
 
-
-def test_a_terminated_wirecheck_still_ends_the_command(tmp_path):
-    import signal
+def live_wirecheck(tmp_path: Path, mode: str, *options: str, **popen):
+    """`wirecheck certify --run` of hostile_cli MODE (a scenario that waits 50 s for nothing), started once the
+    program has written its pidfile: (the wirecheck process, the pidfile)."""
     import subprocess
 
     scenario_file = tmp_path / "s.yaml"
@@ -216,14 +216,24 @@ def test_a_terminated_wirecheck_still_ends_the_command(tmp_path):
     pidfile = tmp_path / "child.pid"
     wirecheck = subprocess.Popen(
         [sys.executable, "-m", "wirecheck", "certify", "fakeqoder@1.0.0", "--contracts", str(CONTRACTS), "--run",
-         "--scenario", str(scenario_file), "--out-dir", str(tmp_path / "out"), "--format", "jsonl", "--env",
-         f"HOSTILE_PIDFILE={pidfile}", "--", sys.executable, HOSTILE, "hang"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+         "--scenario", str(scenario_file), *options, "--env", f"HOSTILE_PIDFILE={pidfile}", "--", sys.executable,
+         HOSTILE, mode], **popen)
+    deadline = time.monotonic() + 30
+    while not pidfile.is_file() or not pidfile.read_text():
+        if time.monotonic() > deadline or wirecheck.poll() is not None:
+            wirecheck.kill()
+            pytest.fail(f"the program never started: {wirecheck.communicate()}")
+        time.sleep(0.05)
+    return wirecheck, pidfile
+
+
+def test_a_terminated_wirecheck_still_ends_the_command(tmp_path):
+    import signal
+    import subprocess
+
+    wirecheck, pidfile = live_wirecheck(tmp_path, "hang", "--out-dir", str(tmp_path / "out"), "--format", "jsonl",
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        deadline = time.monotonic() + 20
-        while not pidfile.is_file() or not pidfile.read_text():
-            assert time.monotonic() < deadline and wirecheck.poll() is None, wirecheck.communicate()
-            time.sleep(0.05)
         wirecheck.send_signal(signal.SIGTERM)
         out, err = wirecheck.communicate(timeout=60)
     finally:
@@ -244,20 +254,9 @@ def test_a_killed_wirecheck_leaves_nothing_behind(tmp_path):
     import signal
     import subprocess
 
-    scenario_file = tmp_path / "s.yaml"
-    scenario_file.write_text("scenario: 1\nroles: {harness: sdk, implementation: cli}\ntimeout: 60\n"
-                             "steps: [{expect: {match: {type: never}, timeout: 50}}]\n")
-    pidfile = tmp_path / "child.pid"
-    wirecheck = subprocess.Popen(
-        [sys.executable, "-m", "wirecheck", "certify", "fakeqoder@1.0.0", "--contracts", str(CONTRACTS), "--run",
-         "--scenario", str(scenario_file), "--capture-out", str(tmp_path / "c.ndjson"), "--env",
-         f"HOSTILE_PIDFILE={pidfile}", "--", sys.executable, HOSTILE, "escape"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wirecheck, pidfile = live_wirecheck(tmp_path, "escape", "--capture-out", str(tmp_path / "c.ndjson"),
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 30
-        while not pidfile.is_file() or not pidfile.read_text():
-            assert time.monotonic() < deadline and wirecheck.poll() is None
-            time.sleep(0.05)
         wirecheck.send_signal(signal.SIGKILL)
         wirecheck.wait(30)
     finally:
