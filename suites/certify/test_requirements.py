@@ -125,6 +125,7 @@ def test_a_requirement_links_exactly_the_findings_of_its_element():
     assert all(kind_req.matches(finding(code, "result")) for code in KIND_CODES)
     assert not kind_req.matches(finding("SCHEMA_VIOLATION", "assistant"))
     assert not kind_req.matches(finding("UNKNOWN_FIELD", "result", Severity.WARNING))  # strictness is separate
+    assert kind_req.matches(finding("UNKNOWN_FIELD", "result"))  # ... but one its real reader rejects fails the kind
     rule_req = Requirement("A-1-Y", "MUST", "any", "t" * 10, Link(rule="FIELDS_EQUAL", kinds=("job",)))
     assert rule_req.matches(finding("FIELDS_EQUAL", "job")) and not rule_req.matches(finding("FIELDS_EQUAL", "x"))
     builtin_req = Requirement("A-1-Z", "MUST", "any", "t" * 10, Link(builtin=("PARSE_ERROR",)))

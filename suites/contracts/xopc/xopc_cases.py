@@ -55,8 +55,9 @@ def run_with_event(index: int, broken: dict[str, Any]) -> list[dict[str, Any]]:
 def discovery_cases() -> list[Case]:
     doc = discovery_document()
 
-    def broken(name: str, description: str, document: Any, pointer: str, severity: str = "error") -> Case:
-        code = "UNKNOWN_FIELD" if severity == W else "SCHEMA_VIOLATION"
+    def broken(name: str, description: str, document: Any, pointer: str, severity: str = "error",
+               code: str | None = None) -> Case:
+        code = code or ("UNKNOWN_FIELD" if severity == W else "SCHEMA_VIOLATION")
         return Case(f"invalid/{name}", description, [discovery(document)],
                     [at(0, "response", code, pointer, "discovery.response", severity)])
 
@@ -79,12 +80,15 @@ def discovery_cases() -> list[Case]:
                modified(doc, "/endpoints/agentApi", "runtime.test/api/v1/runtime"), "/endpoints/agentApi"),
         broken("discovery-missing-control-api", "endpoints.controlApi is required",
                modified(doc, "/endpoints/controlApi", delete=True), "/endpoints"),
-        broken("discovery-unknown-endpoint", "endpoints is strict: an unknown endpoint is an unknown field (warning)",
-               modified(doc, "/endpoints/billingApi", "https://platform.test/billing"), "/endpoints/billingApi", W),
+        broken("discovery-unknown-endpoint", "endpoints is zod .strict() and the runtime parses the answer with it "
+               "(readers.yaml): an unknown endpoint is an error", modified(doc, "/endpoints/billingApi",
+                                                                            "https://platform.test/billing"),
+               "/endpoints/billingApi", code="UNKNOWN_FIELD"),
         broken("discovery-capability-missing", "the capability record is exhaustive (zod v4 enum-keyed record)",
                modified(doc, "/capabilities/a2a", delete=True), "/capabilities"),
-        broken("discovery-capability-extra", "a key outside the capability enum is an unknown field (warning)",
-               modified(doc, "/capabilities/billing", True), "/capabilities/billing", W),
+        broken("discovery-capability-extra", "a key outside the capability enum is an unknown field the runtime's "
+               "strict parse rejects (an error)", modified(doc, "/capabilities/billing", True), "/capabilities/billing",
+               code="UNKNOWN_FIELD"),
         broken("discovery-capability-not-boolean", "capability values are booleans",
                modified(doc, "/capabilities/runtimeFleet", "true"), "/capabilities/runtimeFleet"),
         broken("discovery-protocol-min-empty", "protocols.xopc.min is a non-empty string",
@@ -144,8 +148,9 @@ def runtime_cases() -> list[Case]:
         cmd_case("command-run-id-mismatch", "payload.runId must equal runId",
                  modified(command(), "/payload/runId", "run-other"), "/command/payload/runId",
                  code="FIELDS_EQUAL"),
-        cmd_case("command-unknown-member", "RuntimeCommand is strict: an unknown member is a warning",
-                 command(priority=5), "/command/priority", W),
+        cmd_case("command-unknown-member",
+                 "RuntimeCommand is .strict() and the runtime parses with it: an unknown member is an error",
+                 command(priority=5), "/command/priority", code="UNKNOWN_FIELD"),
         cmd_case("manifest-schema-version", "the manifest schemaVersion is '1' (as in client.test.ts)",
                  modified(command(), "/payload/manifest/schemaVersion", "2"),
                  "/command/payload/manifest/schemaVersion"),
@@ -165,10 +170,11 @@ def runtime_cases() -> list[Case]:
         cmd_case("manifest-effect", "effects come from the effect enum",
                  modified(command(), "/payload/manifest/permissions/effects", ["destroy"]),
                  "/command/payload/manifest/permissions/effects/0"),
-        cmd_case("manifest-dependency-unknown-member", "a dependency is strict: an unknown member is a warning",
+        cmd_case("manifest-dependency-unknown-member",
+                 "a dependency is .strict() and the runtime parses with it: an unknown member is an error",
                  modified(command(), "/payload/manifest/dependencies/connectors",
                           [{"id": "conn.a", "version": "2.0.0", "url": "https://x.test"}]),
-                 "/command/payload/manifest/dependencies/connectors/0/url", W),
+                 "/command/payload/manifest/dependencies/connectors/0/url", code="UNKNOWN_FIELD"),
         cmd_case("manifest-retention-policy", "data.retentionPolicy is an identifier",
                  modified(command(), "/payload/manifest/data/retentionPolicy", "30 days"),
                  "/command/payload/manifest/data/retentionPolicy"),
@@ -176,8 +182,9 @@ def runtime_cases() -> list[Case]:
 
 
 def event_cases() -> list[Case]:
-    def non_run(name: str, description: str, ev: dict[str, Any], pointer: str, severity: str = "error") -> Case:
-        code = "UNKNOWN_FIELD" if severity == W else "SCHEMA_VIOLATION"
+    def non_run(name: str, description: str, ev: dict[str, Any], pointer: str, severity: str = "error",
+                code: str | None = None) -> Case:
+        code = code or ("UNKNOWN_FIELD" if severity == W else "SCHEMA_VIOLATION")
         return Case(f"invalid/{name}", description, [report(ev, token=None)],
                     [at(0, "request", code, pointer, "events.request", severity)], options=BASE)
 
@@ -199,8 +206,9 @@ def event_cases() -> list[Case]:
         non_run("event-sequence-negative", "sequence is a non-negative integer", {**health, "sequence": -1},
                 "/event/sequence"),
         non_run("event-payload-array", "payload is a JSON object", {**health, "payload": []}, "/event/payload"),
-        non_run("event-unknown-member", "PlatformEvent is strict: an unknown member is a warning",
-                {**health, "severity": "info"}, "/event/severity", W),
+        non_run("event-unknown-member", "PlatformEvent is strict, and the platform's reader is taken as closed "
+                "(not public: readers.yaml): an unknown member is an error",
+                {**health, "severity": "info"}, "/event/severity", code="UNKNOWN_FIELD"),
         Case("invalid/event-missing-sequence", "a run event (with runId) carries a sequence",
              run_with_event(0, {k: v for k, v in started.items() if k != "sequence"}),
              [at(1, "request", "XOPC_RUN_EVENT_HAS_SEQUENCE", "/event/sequence", "events.request")], options=BASE),
@@ -222,9 +230,10 @@ def renew_cases() -> list[Case]:
         Case("invalid/renew-response-cancel-string", "cancelRequested is a boolean",
              run_renewing({"leaseExpiresAt": 1796202090000, "cancelRequested": "false"}),
              [at(2, "response", "SCHEMA_VIOLATION", "/cancelRequested", "renew.response")], options=BASE),
-        Case("invalid/renew-response-unknown-member", "the renewal answer is strict: an unknown member is a warning",
+        Case("invalid/renew-response-unknown-member", "the renewal answer is parsed .strict(): an unknown member is "
+             "an error",
              run_renewing({"leaseExpiresAt": 1796202090000, "cancelRequested": False, "leaseToken": "lease-2"}),
-             [at(2, "response", "UNKNOWN_FIELD", "/leaseToken", "renew.response", W)], options=BASE),
+             [at(2, "response", "UNKNOWN_FIELD", "/leaseToken", "renew.response")], options=BASE),
         Case("invalid/renew-request-token-number", "the renewal leaseToken is a string (command not leased here)",
              run_renewing(body={"leaseToken": 7, "leaseSeconds": 60}, cid="command-9"),
              [at(2, "request", "SCHEMA_VIOLATION", "/leaseToken", "renew.request")], options=BASE),

@@ -170,8 +170,9 @@ def sidechat_cases(version: str) -> list[Case]:
     def bad(name: str, description: str, exchanges: list[dict[str, Any]], *findings: dict[str, Any]) -> Case:
         return Case(f"invalid/{name}", description, exchanges, list(findings))
 
-    def bad_view(name: str, description: str, sc: dict[str, Any], pointer: str, severity: str = "error") -> Case:
-        code = "UNKNOWN_FIELD" if severity == W else "SCHEMA_VIOLATION"
+    def bad_view(name: str, description: str, sc: dict[str, Any], pointer: str, severity: str = "error",
+                 code: str | None = None) -> Case:
+        code = code or ("UNKNOWN_FIELD" if severity == W else "SCHEMA_VIOLATION")
         return bad(name, description, [call("GET", p, response={"ok": True, "sideChat": sc})],
                    at(0, "response", code, pointer, "sidechat.get.response", severity))
 
@@ -187,8 +188,9 @@ def sidechat_cases(version: str) -> list[Case]:
                  {k: x for k, x in base.items() if k != "expiresAt"}, "/sideChat"),
         bad_view("sidechat-view-message-count-negative", "messageCount is a non-negative integer",
                  {**base, "messageCount": -1}, "/sideChat/messageCount"),
-        bad_view("sidechat-view-unknown-member", "SideChatView is closed: an unknown member is a warning",
-                 {**base, "title": "Side chat"}, "/sideChat/title", W),
+        bad_view("sidechat-view-unknown-member",
+                 "SideChatView is closed, the client taken as closed (readers.yaml): an error",
+                 {**base, "title": "Side chat"}, "/sideChat/title", code="UNKNOWN_FIELD"),
         bad("sidechat-create-answer-not-ok", "a 201 carries ok: true",
             [call("POST", "/api/sessions/main/side-chats", {}, 201, {"ok": False, "sideChat": view(v)})],
             at(0, "response", "SCHEMA_VIOLATION", "/ok", "sidechat.create.response")),
@@ -230,7 +232,7 @@ def sidechat_cases(version: str) -> list[Case]:
             at(0, "request", "SCHEMA_VIOLATION", "/answer", "sidechat.clarify.request")),
         bad("sidechat-clarify-answer-not-ok", "the clarify answer is {ok: true}",
             [call("POST", f"{p}/clarify/clarify-1", {"skip": True}, response={"ok": True, "handled": True})],
-            at(0, "response", "UNKNOWN_FIELD", "/handled", "sidechat.clarify.response", W),
+            at(0, "response", "UNKNOWN_FIELD", "/handled", "sidechat.clarify.response"),
             ),
         bad("sidechat-clarify-answer-false", "the clarify answer is {ok: true}",
             [call("POST", f"{p}/clarify/clarify-1", {"skip": True}, response={"ok": "true"})],
@@ -263,9 +265,9 @@ def sidechat_cases(version: str) -> list[Case]:
         bad("sidechat-error-code-status", "EXPIRED is sent with 410, not 404",
             [call("POST", f"{p}/extend", status=404, response=error("EXPIRED", "Side chat expired", reason="idle"))],
             at(0, "response", "XOPC_ERROR_CODE_STATUS", "/code", "sidechat.action.error")),
-        bad("sidechat-error-unknown-member", "the error envelope is closed: an unknown member is a warning",
+        bad("sidechat-error-unknown-member", "the error envelope is closed, the client taken as closed: an error",
             [call("GET", p, status=404, response=error("NOT_FOUND", "Side chat not found", retry=False))],
-            at(0, "response", "UNKNOWN_FIELD", "/retry", "sidechat.get.error", W)),
+            at(0, "response", "UNKNOWN_FIELD", "/retry", "sidechat.get.error")),
         bad("sidechat-inputs-blank", "a blank message is refused: the request breaks the contract, the 400 "
             "answer is the gateway's (its text changed in 0.0.253)",
             [call("POST", f"{p}/inputs", {"content": " \t "}, 400,
@@ -347,11 +349,12 @@ def version_cases(v: str) -> list[Case]:
                 [call("POST", resp_path, respond, 410, {"ok": True, "error": "gone"})],
                 at(0, "response", "SCHEMA_VIOLATION", "/ok", "clarification.respond.error")),
             bad("clarify-removed-route", "0.0.253 has no POST /api/clarify/{requestId}: the 0.0.251 route is "
-                "unknown (warnings), beside a route it knows (a capture of nothing else recognises nothing)",
+                "unknown: the gateway answers it 404 (errors), beside a route it knows (a capture of nothing else "
+                "recognises nothing)",
                 [call("GET", p, response=ok_view(v)),
                  call("POST", "/api/clarify/clarify-1", {"answer": "main"}, response={"ok": True})],
-                at(1, "request", "UNKNOWN_MESSAGE_KIND", severity=W),
-                at(1, "response", "UNKNOWN_MESSAGE_KIND", severity=W)),
+                at(1, "request", "UNKNOWN_MESSAGE_KIND"),
+                at(1, "response", "UNKNOWN_MESSAGE_KIND")),
             bad("sidechat-thinking-level-missing", "0.0.253 always fills config.thinkingLevel",
                 [call("GET", p, response=ok_view(v, config={"modelRef": "openai/gpt-5"}))],
                 at(0, "response", "SCHEMA_VIOLATION", "/sideChat/config", "sidechat.get.response")),
@@ -406,16 +409,18 @@ def version_cases(v: str) -> list[Case]:
         bad("clarify-error-not-envelope", "a 4xx carries {ok: false, error} (inferred)",
             [call("POST", "/api/clarify/clarify-1", {"answer": "main"}, 404, {"ok": False})],
             at(0, "response", "SCHEMA_VIOLATION", "", "clarify.error")),
-        bad("clarification-new-route", "0.0.251 has no /api/clarifications/{id}/responses (warnings), beside a "
-            "route it knows (a capture of nothing else recognises nothing)",
+        bad("clarification-new-route",
+            "0.0.251 has no /api/clarifications/{id}/responses: the gateway answers it 404 (errors), beside a route it "
+            "knows (a capture of nothing else recognises nothing)",
             [call("GET", p, response=ok_view(v)),
              call("POST", "/api/clarifications/clar-1/responses",
                   {"action": "cancel", "expectedVersion": 1, "idempotencyKey": "k"}, response={"ok": True})],
-            at(1, "request", "UNKNOWN_MESSAGE_KIND", severity=W),
-            at(1, "response", "UNKNOWN_MESSAGE_KIND", severity=W)),
-        bad("sidechat-clarification-kind-unknown", "0.0.251 clarifications have no kind: a warning",
+            at(1, "request", "UNKNOWN_MESSAGE_KIND"),
+            at(1, "response", "UNKNOWN_MESSAGE_KIND")),
+        bad("sidechat-clarification-kind-unknown",
+            "0.0.251 clarifications have no kind: an error for the client, taken as closed",
             [call("GET", p, response=ok_view(v, status="waiting-input", clarification=question(v, kind="input")))],
-            at(0, "response", "UNKNOWN_FIELD", "/sideChat/clarification/kind", "sidechat.get.response", W)),
+            at(0, "response", "UNKNOWN_FIELD", "/sideChat/clarification/kind", "sidechat.get.response")),
         bad("sidechat-inputs-attachments-only", "0.0.251 needs a non-blank content: attachments alone are refused",
             [call("POST", f"{p}/inputs", {"content": "", "attachments": [attachment()]}, 202,
                   {"ok": True, "payload": {"runId": "r"}})],

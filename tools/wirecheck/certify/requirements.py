@@ -16,7 +16,7 @@ import jsonschema
 from wirecheck.contracts.errors import ContractError, ContractProblem, for_people
 from wirecheck.contracts.loader import own_schema
 from wirecheck.contracts.model import ContractRelease
-from wirecheck.findings import Finding
+from wirecheck.findings import Finding, Severity
 from wirecheck.pointer import format_pointer
 from wirecheck.rules.catalogue import rule_catalogue
 from wirecheck.yaml_lines import YamlFileError, read_yaml_file, strip_lines
@@ -25,7 +25,8 @@ LEVELS = ("MUST", "SHOULD", "MAY")
 REQUIREMENTS_FILE = "requirements.yaml"
 
 # The built-in checks that judge one message against its kind's schema (or its headers, body, reply payload).
-# UNKNOWN_FIELD is not among them: closed-model strictness is its own (SHOULD) requirement.
+# UNKNOWN_FIELD is not among them: closed-model strictness is its own (SHOULD) requirement, CLOSED-FIELDS; but an
+# unknown member the kind's real reader rejects (an error, by readers.yaml) fails the kind too (`matches`).
 KIND_CODES = frozenset(
     {"SCHEMA_VIOLATION", "UNEXPECTED_BODY", "HEADER_VIOLATION", "REPLY_VIOLATION", "CROSS_CONTRACT_VIOLATION"}
 )
@@ -84,7 +85,8 @@ class Requirement:
         """Does this finding count against this requirement?"""
         link = self.link
         if link.kind is not None:
-            return finding.kind == link.kind and finding.code in KIND_CODES
+            return finding.kind == link.kind and (
+                finding.code in KIND_CODES or (finding.code == "UNKNOWN_FIELD" and finding.severity is Severity.ERROR))
         if link.rule is not None:
             return finding.code == link.rule and (not link.kinds or finding.kind in link.kinds)
         return finding.code in link.builtin

@@ -17,6 +17,7 @@ from wirecheck.capture import DEFAULT_MAX_LINE_BYTES, CaptureFile, CaptureUnread
 from wirecheck.capture.ndjson import capture_finding, not_an_object
 from wirecheck.check.classify import Classifier, base_prefix
 from wirecheck.check.message import Message
+from wirecheck.check.readers import rejects_member, unknown_kind_reading
 from wirecheck.check.result import (
     MAX_LISTED,
     CaptureListing,
@@ -282,7 +283,13 @@ class Engine:
             kind = self.classifier.classify(message, run.bases)
         if kind is None:
             run.unrecognised.add(message)
-            emit(message.finding("UNKNOWN_MESSAGE_KIND", self._unknown_text(message), found=self._shape(message)))
+            reading = unknown_kind_reading(self.release, message)
+            text = self._unknown_text(message)
+            if reading is not None:
+                text += (f"; {reading.consumer} rejects messages it has no kind for ({reading.cited})" if reading.reject
+                         else f"; {reading.consumer} ignores messages it has no kind for ({reading.cited})")
+            emit(message.finding("UNKNOWN_MESSAGE_KIND", text, found=self._shape(message),
+                                 severity=Severity.ERROR if reading is not None and reading.reject else None))
             return None
         message.kind = kind
         self._check_body(message, kind, emit)
@@ -370,9 +377,17 @@ class Engine:
         return decoded
 
     def _finding(self, message: Message, problem: Problem, code: str, prefix_note: str = "") -> Finding:
+        text, severity = prefix_note + problem.message, None
+        if problem.unknown_field and code != "HEADER_VIOLATION" and message.kind is not None:
+            # the kind's real reader decides: one that rejects unknown members makes this an error (readers.yaml)
+            cited = rejects_member(self.release, message.kind.id, problem.pointer)
+            if cited is not None:
+                text, severity = f"{text}: {message.kind.consumer} rejects unknown members here ({cited})", \
+                    Severity.ERROR
         return message.finding(
             "UNKNOWN_FIELD" if problem.unknown_field else code,
-            prefix_note + problem.message,
+            text,
+            severity=severity,
             pointer=problem.pointer,
             schema_location=problem.schema_location,
             expected=problem.expected,
@@ -441,12 +456,16 @@ class Engine:
             value = message.value
             if consumer_kind.argv_grammar is not None:  # the consumer reads argv by its own grammar
                 value = self._decode_for_consumer(message, contract, consumer_kind, emit)
+            other = validators.release
             for problem in validators.pair(consumer_kind.schema).problems(value):
-                what = "unknown to" if problem.unknown_field else "rejected by"
+                # an unknown member is rejected where the consumer's reader is closed there (its readers.yaml)
+                cited = rejects_member(other, consumer_kind.id, problem.pointer) if problem.unknown_field else None
+                what = "unknown to" if problem.unknown_field and cited is None else "rejected by"
                 emit(message.finding(
                     "CROSS_CONTRACT_VIOLATION",
-                    f"{what} consumer {contract} ({consumer_kind.id}): {problem.message}",
-                    severity=Severity.WARNING if problem.unknown_field else Severity.ERROR,
+                    f"{what} consumer {contract} ({consumer_kind.id}): {problem.message}"
+                    + (f" (its reader rejects unknown members here: {cited})" if cited else ""),
+                    severity=Severity.WARNING if what == "unknown to" else Severity.ERROR,
                     pointer=problem.pointer,
                     schema_location=problem.schema_location,
                     expected=problem.expected,

@@ -6,6 +6,7 @@ reviewer sees all of a broken catalog at once.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import os
 import re
@@ -27,12 +28,14 @@ from wirecheck.contracts.model import (
     ContractRelease,
     FieldConditions,
     HttpSelector,
+    MemberReading,
     MessageKind,
     Provenance,
     Reply,
     RuleUse,
     SchemaLink,
     Source,
+    UnknownKindReading,
 )
 from wirecheck.contracts.stamps import VERSION_STAMP, stamp_problems
 from wirecheck.contracts.views import ref_loops, subschemas
@@ -41,6 +44,7 @@ from wirecheck.pointer import format_pointer, parse_pointer, resolve
 from wirecheck.yaml_lines import YamlFileError, read_yaml_file
 
 ID_BASE = "https://contracts.wirecheck.invalid"
+READERS_FILE = "readers.yaml"
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 _OWN_SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
 BUNDLED_PACKAGE = "wirecheck._contracts"  # the top-level contracts/, shipped in the wheel (pyproject.toml maps it)
@@ -408,8 +412,6 @@ def _check_link(link: SchemaLink, resources: dict[str, Any], file: str, where: s
 
 def _build_kind(raw: dict[str, Any], package: str, version: str, resources: dict[str, Any]) -> MessageKind:
     selector = raw["selector"]
-    prov = raw["provenance"]
-    sources = prov["source"] if isinstance(prov["source"], list) else [prov["source"]]
     http = selector.get("http")
     alternatives = tuple(_fields(alt) for alt in selector.get("any", [])) or (
         (_fields(selector["fields"]),) if "fields" in selector else ()
@@ -422,7 +424,7 @@ def _build_kind(raw: dict[str, Any], package: str, version: str, resources: dict
         channel=raw["channel"],
         producer=raw["producer"],
         consumer=raw["consumer"],
-        provenance=Provenance(tuple(sources), prov.get("note")),
+        provenance=_provenance(raw["provenance"]),
         schema=_link(raw["schema"], package, version, resources) if "schema" in raw else None,
         body=raw.get("body", "json"),
         headers=_link(raw["headers"], package, version, resources) if "headers" in raw else None,
@@ -573,6 +575,77 @@ def load_release(root: Path, package: str, version: str) -> ContractRelease:
         description=raw.get("description"),
     )
     problems = _semantic_problems(release, raw, file)
+    readers_path = folder / READERS_FILE
+    if readers_path.is_file():
+        release, reader_problems = _with_readers(release, readers_path)
+        problems += reader_problems
     if problems:
         raise ContractError(problems)
     return release
+
+
+def _provenance(raw: dict[str, Any]) -> Provenance:
+    sources = raw["source"] if isinstance(raw["source"], list) else [raw["source"]]
+    return Provenance(tuple(sources), raw.get("note"), tuple(raw.get("at", ())))
+
+
+def _with_readers(release: ContractRelease, path: Path) -> tuple[ContractRelease, list[ContractProblem]]:
+    """The release with its readers.yaml (how its real consumers read it): every kind takes the first `readers`
+    entry that matches it (one must), and every channel and consumer its kinds use has a default `unknown_kinds`
+    entry (one without `when`)."""
+    file = str(path)
+    raw = _read_yaml(path)
+    problems = _schema_problems(raw, "readers.schema.json", file)
+    if problems:
+        return release, problems
+    own_sources = raw.get("sources", {})
+    problems += [ContractProblem(file, f"/sources/{sid}", f"source {sid!r} is the catalog's already")
+                 for sid in own_sources if sid in release.sources]
+    sources = {**release.sources, **{sid: Source(sid, s["type"], s["ref"], s.get("note"))
+                                     for sid, s in own_sources.items()}}
+
+    def cited(entry: dict[str, Any], where: str) -> Provenance:
+        provenance = _provenance(entry["provenance"])
+        problems.extend(ContractProblem(file, f"{where}/provenance/source", f"unknown source {sid!r}")
+                        for sid in provenance.sources if sid not in sources)
+        return provenance
+
+    readers: dict[str, MemberReading] = {}
+    for index, entry in enumerate(raw["readers"]):  # a kind takes the first entry that matches it
+        where = f"/readers/{index}"
+        closed_at = entry.get("closed_at")
+        reading = MemberReading(
+            closed=entry["members"] == "closed",
+            closed_at=tuple(parse_pointer(p) for p in closed_at) if closed_at is not None else None,
+            provenance=cited(entry, where),
+        )
+        if entry.get("consumer", release.roles[0]) not in release.roles:
+            problems.append(ContractProblem(file, f"{where}/consumer", f"{entry['consumer']!r} is not one of roles"))
+        matched = [kind.id for kind in release.kinds
+                   if entry.get("consumer", kind.consumer) == kind.consumer
+                   and entry.get("channel", kind.channel) == kind.channel
+                   and any(fnmatch.fnmatchcase(kind.id, pattern) for pattern in entry.get("kinds", ["*"]))]
+        if not matched:
+            problems.append(ContractProblem(file, where, "matches no kind of the release"))
+        for kind_id in matched:
+            readers.setdefault(kind_id, reading)
+    missing = [kind.id for kind in release.kinds if kind.id not in readers]
+    if missing:
+        problems.append(ContractProblem(file, "/readers", f"no reader for {', '.join(missing)}"))
+    unknown = []
+    for index, entry in enumerate(raw["unknown_kinds"]):
+        where = f"/unknown_kinds/{index}"
+        if entry["consumer"] not in release.roles:
+            problems.append(ContractProblem(file, f"{where}/consumer", f"{entry['consumer']!r} is not one of roles"))
+        when = entry.get("when", {})
+        unknown.append(UnknownKindReading(
+            channel=entry["channel"], consumer=entry["consumer"], reject=entry["reads"] == "reject",
+            fields=_fields(when.get("fields", {})) if when.get("fields") else (),
+            present=tuple(parse_pointer(p) for p in when.get("present", ())),
+            provenance=cited(entry, where),
+        ))
+    defaults = {(u.channel, u.consumer) for u in unknown if not u.fields and not u.present}
+    for channel, consumer in sorted({(k.channel, k.consumer) for k in release.kinds} - defaults):
+        problems.append(ContractProblem(file, "/unknown_kinds", f"no entry without `when` for consumer "
+                                        f"{consumer!r} on {channel}: what does a message of no kind meet there?"))
+    return dataclasses.replace(release, readers=MappingProxyType(readers), unknown_kinds=tuple(unknown)), problems

@@ -24,6 +24,52 @@ class Source:
 class Provenance:
     sources: tuple[str, ...]
     note: str | None = None
+    at: tuple[str, ...] = ()  # exact places in the sources (file:line) that show it (readers.yaml)
+
+
+def _matches_pattern(pattern: tuple[str, ...], tokens: tuple[str, ...]) -> bool:
+    return len(pattern) == len(tokens) and all(p in ("*", t) for p, t in zip(pattern, tokens, strict=True))
+
+
+@dataclass(frozen=True)
+class MemberReading:
+    """How a kind's real consumer reads object members its contract does not declare (readers.yaml): closed
+    readers reject them (wherever the contract is closed, or only at `closed_at`), open readers ignore them."""
+
+    closed: bool
+    closed_at: tuple[tuple[str, ...], ...] | None  # instance pointers (`*`: any token); None: wherever closed
+    provenance: Provenance
+
+    def rejects_at(self, parent: tuple[str, ...]) -> bool:
+        """Does an unknown member of the object at `parent` (pointer tokens) make this reader reject?"""
+        if not self.closed:
+            return False
+        return self.closed_at is None or any(_matches_pattern(p, parent) for p in self.closed_at)
+
+    def rejects_under(self, path: tuple[str, ...]) -> bool:
+        """Does the reader reject unknown members of the object at `path` or of its parent (a change at `path`
+        adds or removes a member of one of the two)?"""
+        return self.rejects_at(path) or (bool(path) and self.rejects_at(path[:-1]))
+
+    @property
+    def cited(self) -> str:
+        return ", ".join(self.provenance.at) or ", ".join(self.provenance.sources)
+
+
+@dataclass(frozen=True)
+class UnknownKindReading:
+    """What a message of no kind of the release meets at one consumer on one channel (readers.yaml)."""
+
+    channel: str
+    consumer: str
+    reject: bool  # True: the consumer rejects it (an error); False: it ignores it (a warning)
+    fields: FieldConditions  # `when: fields:` equality tests (empty: always)
+    present: tuple[tuple[str, ...], ...]  # `when: present:` pointers that must exist
+    provenance: Provenance
+
+    @property
+    def cited(self) -> str:
+        return ", ".join(self.provenance.at) or ", ".join(self.provenance.sources)
 
 
 @dataclass(frozen=True)
@@ -118,6 +164,9 @@ class ContractRelease:
     resources: MappingProxyType[str, Any] = field(repr=False)
     wire_version: str | None = None
     description: str | None = None
+    # readers.yaml: kind id → how its real consumer reads unknown members; what unknown kinds meet, in order
+    readers: MappingProxyType[str, MemberReading] = field(default_factory=lambda: MappingProxyType({}))
+    unknown_kinds: tuple[UnknownKindReading, ...] = ()
 
     @property
     def name(self) -> str:

@@ -1,0 +1,67 @@
+"""The readers of a release (readers.yaml) applied to what validate finds: an unknown member sent to a reader that
+rejects it, and a message of no kind sent to a consumer that rejects it, are errors; where the reader ignores
+them they are warnings. The diff's real consumer model comes from the same data (diff/readers.py)."""
+
+from __future__ import annotations
+
+from wirecheck.check.message import Message
+from wirecheck.contracts.model import ContractRelease, UnknownKindReading
+from wirecheck.pointer import MISSING, parse_pointer, resolve
+
+
+def channel_of(message: Message) -> str:
+    if message.http is not None:
+        return "http"
+    if message.artifact is not None:
+        return message.artifact.channel
+    return "stdio-ndjson"
+
+
+def _consumers(release: ContractRelease, message: Message, channel: str) -> set[str]:
+    """Who may read an unclassified message: the consumers of what its sender (a framed line's `from`; for HTTP,
+    the side that sends requests or responses) produces on its channel; every consumer there when nobody can tell."""
+    kinds = [k for k in release.kinds if k.channel == channel]
+    if message.sender is not None:
+        kinds = [k for k in kinds if k.producer == message.sender] or kinds
+    elif message.http is not None:
+        request = message.http.status is None
+        kinds = [k for k in kinds if k.http is not None and k.http.is_request == request] or kinds
+    return {k.consumer for k in kinds}
+
+
+def _json_key(value: object) -> object:
+    """JSON true is not the number 1 (Python's True == 1 says it is)."""
+    return ("bool", value) if isinstance(value, bool) else value
+
+
+def _applies(entry: UnknownKindReading, value: object) -> bool:
+    for tokens, accepted in entry.fields:
+        found = resolve(value, tokens, MISSING)
+        if found is MISSING or isinstance(found, dict | list) or _json_key(found) not in map(_json_key, accepted):
+            return False
+    return all(resolve(value, tokens, MISSING) is not MISSING for tokens in entry.present)
+
+
+def unknown_kind_reading(release: ContractRelease, message: Message) -> UnknownKindReading | None:
+    """How the consumers that may read this unclassified message treat it: the first entry that applies for each;
+    one that rejects wins (the message fails where any of its possible readers refuses it). None: no readers.yaml."""
+    channel = channel_of(message)
+    readings = []
+    for consumer in sorted(_consumers(release, message, channel)):
+        for entry in release.unknown_kinds:
+            if entry.channel == channel and entry.consumer == consumer and _applies(entry, message.value):
+                readings.append(entry)
+                break
+    return next((r for r in readings if r.reject), readings[0] if readings else None)
+
+
+def rejects_member(release: ContractRelease, kind_id: str, pointer: str) -> str | None:
+    """Where the kind's reader says it rejects the unknown member at `pointer` (its citation), or None."""
+    reading = release.readers.get(kind_id)
+    if reading is None:
+        return None
+    try:
+        tokens = parse_pointer(pointer)
+    except ValueError:
+        return None
+    return reading.cited if reading.rejects_at(tokens[:-1]) else None
