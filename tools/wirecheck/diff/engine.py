@@ -48,6 +48,7 @@ from wirecheck.diff.shape import constrains_nothing, same_shape
 from wirecheck.diff.side import Side, Sides, location_of
 from wirecheck.diff.walk import structural_changes
 from wirecheck.diff.witness import candidates, from_difference, judge
+from wirecheck.pointer import parse_pointer
 
 _SURFACE_WORD = {"schema": "message", "reply": "reply", "headers": "headers"}
 _ALL_SAFE = {(d, m): SAFE for d in DIRECTIONS for m in VIEWS}
@@ -64,6 +65,7 @@ class _Pair:
         self.package, self.old_version, self.new_version = package, old_version, new_version
         self.old, self.new, self.options = old, new, options
         self.compared: dict[tuple[str, str], Compared] = {}  # (old location, new location) → compared
+        self.readers: dict[str, tuple[Any, Any]] = {}  # kind id → its readings (reader_models)
         self.surfaces = sides.surfaces if sides is not None else {}
         self.constrained = 0  # surfaces compared where at least one side constrains something
 
@@ -75,7 +77,9 @@ class _Pair:
         triples = tuple(sorted((d, m, v) for (d, m), v in (verdicts or {}).items() if v != SAFE))
         # version and waiver findings are not about a direction: their level is the catalogue's. Every other
         # finding's severity follows its verdicts alone, never capped by the rule (the gate reads the verdicts too)
-        severity = info.level if info.group in ("versions", "waivers") else self.options.severity(triples)
+        readers = self.real_models(kind, surface, path)
+        severity = (info.level if info.group in ("versions", "waivers")
+                    else self.options.severity(triples, readers))
         old_short, new_short = short_location(old_location), short_location(new_location)
         return DiffFinding(
             rule=rule,
@@ -94,7 +98,44 @@ class _Pair:
             witnesses=tuple(sorted(witnesses, key=lambda w: (w.direction, w.view))),
             fingerprint=fingerprint(self.package, rule, kind, surface, path, old_short, new_short, key),
             params=tuple(sorted((k, v) for k, v in params.items() if isinstance(v, str | int | float | bool))),
+            readers=readers,
         )
+
+    def real_models(self, kind: str, surface: str, path: str) -> tuple[tuple[str, str], ...]:
+        """(direction, consumer model) of the kind's real consumers, from the releases' readers.yaml: FORWARD is
+        the old release's reader (old consumers read what new producers write), BACKWARD the new one's. A reader
+        closed only at some objects is strict for a change at or just under one of them (schema surface)."""
+        readings = self.readers.get(kind)
+        if readings is None:
+            return ()
+        try:
+            tokens = parse_pointer(path) if surface == "schema" else None
+        except ValueError:
+            tokens = None
+        out = []
+        for direction, reading in zip(DIRECTIONS, readings, strict=True):
+            if reading is None:
+                continue
+            if isinstance(reading, bool):  # an added or removed kind: does that side's consumer refuse unknown kinds?
+                strict = reading
+            else:
+                strict = reading.closed if tokens is None else reading.rejects_under(tokens)
+            out.append((direction, STRICT if strict else TOLERANT))
+        return tuple(out)
+
+
+def reader_models(old: ContractRelease, new: ContractRelease, match: Any) -> dict[str, tuple[Any, Any]]:
+    """kind id (the new one; the old one for a removed kind) → (old release's reading, new release's reading):
+    a MemberReading for a matched kind, or for an added (removed) kind whether the old (new) release's consumer
+    on that channel refuses messages of no kind; None where readers.yaml says nothing."""
+    def refuses_unknown(release: ContractRelease, kind: MessageKind) -> bool | None:
+        entries = [u for u in release.unknown_kinds if u.channel == kind.channel and u.consumer == kind.consumer]
+        return any(u.reject for u in entries) if entries else None
+
+    out: dict[str, tuple[Any, Any]] = {n.id: (old.readers.get(o.id), new.readers.get(n.id)) for o, n in match.matched}
+    out.update({kind.id: (refuses_unknown(old, kind), None) for kind in match.added})
+    out.update({kind.id: (None, refuses_unknown(new, kind)) for kind in match.removed})
+    return out
 
 
 @contextmanager
@@ -135,6 +176,7 @@ def _diff_releases(old: ContractRelease, new: ContractRelease, options: DiffOpti
     findings: list[DiffFinding] = []
     verdicts: list[KindVerdict] = []
     match = match_kinds(old, new)
+    pair.readers = reader_models(old, new, match)
     for kind in match.added:
         findings.append(_kind_added(pair, kind))
     for kind in match.removed:
@@ -232,7 +274,7 @@ def compare_surface(pair: _Pair, kind: str, surface: str, old_location: str, new
     if not (constrains_nothing(pair.old, old_location) and constrains_nothing(pair.new, new_location)):
         pair.constrained += 1
     old_digest, new_digest = pair.old.digest(old_location), pair.new.digest(new_location)
-    key = (pair.package, kind, surface, old_kind, pair.options, old_digest, new_digest)
+    key = (pair.package, kind, surface, old_kind, pair.options, old_digest, new_digest, pair.readers.get(kind))
     if key not in pair.surfaces:
         pair.surfaces[key] = _compare_surface(pair, kind, surface, old_location, new_location, old_kind)
     findings, verdict = pair.surfaces[key]

@@ -14,7 +14,8 @@ What fails, in this order of precedence:
 2. **Stale or expired waivers** fail under every `--fail-on`, `never` included: a waiver that matches nothing
    would hide whatever change next gets its fingerprint.
 3. `--fail-on breaking`: every finding not waived that has a `breaking` verdict for a gated direction and a gated
-   consumer model (`gated_pairs`). That verdict rests on a witness payload re-checked by both validators, or on
+   consumer model (`gated_pairs`, and the kind's real consumer model from readers.yaml: `DiffFinding.readers`).
+   That verdict rests on a witness payload re-checked by both validators, or on
    proven set containment, and **no rule level, ceiling or severity can soften it**: a finding about a direction
    is judged by its verdicts and the options, its severity is never read. Findings about the release itself (no
    verdicts: version bumps) fail by their severity, `error`.
@@ -121,7 +122,8 @@ def finding_reason(finding: DiffFinding, options: DiffOptions, fail_on: str) -> 
         if finding.severity.rank >= _THRESHOLD[fail_on].rank:
             return GateReason(RELEASE, f"{where}: {finding.severity.value}", finding)
         return None
-    gated = gated_pairs(options)
+    # the protected models, and the kind's real consumer model in each gated direction (readers.yaml)
+    gated = gated_pairs(options) | {(d, m) for d, m in finding.readers if d in options.directions}
     broken = [f"{d}/{m}" for d, m, v in finding.verdicts if v == BREAKING and (d, m) in gated]
     if broken:
         proof = "witness" if finding.witnesses else "proven"

@@ -130,6 +130,9 @@ class DiffFinding:
     fingerprint: str = ""
     waived: str | None = None  # the waiver's reason, when one applies
     params: tuple[tuple[str, Any], ...] = ()
+    # (direction, consumer model) of the kind's real consumers, by the releases' readers.yaml (FORWARD: the old
+    # release's reader, BACKWARD: the new one's); a break for the real model is gated like a protected one
+    readers: tuple[tuple[str, str], ...] = ()
 
     def breaks(self, direction: str | None = None, view: str | None = None) -> bool:
         return any(
@@ -157,6 +160,8 @@ class DiffFinding:
             data["new_location"] = self.new_location
         if self.waived is not None:
             data["waived"] = self.waived
+        if self.readers:
+            data["readers"] = dict(self.readers)
         return data
 
 

@@ -18,12 +18,14 @@ class DiffOptions:
     # `strict` protects closed-model consumers too, so those become errors.
     consumers: str = TOLERANT
 
-    def severity(self, verdicts: tuple[tuple[str, str, str], ...]) -> Severity:
-        """A finding's severity from its verdicts: error = breaks a protected consumer, warning = may break one
-        (undecided) or breaks only closed-model consumers we were not asked to protect, info = breaks nobody."""
+    def severity(self, verdicts: tuple[tuple[str, str, str], ...],
+                 readers: tuple[tuple[str, str], ...] = ()) -> Severity:
+        """A finding's severity from its verdicts: error = breaks a protected consumer (the `--consumers` models,
+        and the kind's real consumer model in each direction: `readers`, from readers.yaml), warning = may break
+        one (undecided) or breaks only closed-model consumers we were not asked to protect, info = breaks nobody."""
         protected = [(d, m, v) for d, m, v in verdicts if d in self.directions]
         views = (STRICT, TOLERANT) if self.consumers == STRICT else (TOLERANT,)
-        if any(v == BREAKING and m in views for _, m, v in protected):
+        if any(v == BREAKING and (m in views or (d, m) in readers) for d, m, v in protected):
             return Severity.ERROR
         if any(v in (BREAKING, UNKNOWN) for _, _, v in protected):
             return Severity.WARNING
