@@ -34,7 +34,8 @@ from wirecheck.json_types import json_type
 if TYPE_CHECKING:
     from wirecheck.contracts.model import MessageKind
 
-__all__ = ["DEFAULT_MAX_LINE_BYTES", "CaptureFile", "CaptureUnreadable", "read_capture"]
+__all__ = ["DEFAULT_MAX_LINE_BYTES", "FORM_LOOKAHEAD", "CaptureFile", "CaptureUnreadable", "read_capture",
+           "read_lines"]
 
 
 class CaptureUnreadable(ContractError):
@@ -45,6 +46,9 @@ class CaptureUnreadable(ContractError):
     def __init__(self, path: str, reason: str):
         super().__init__(f"cannot read capture {path}: {reason}")
         self.path, self.reason = path, reason
+
+    def __reduce__(self) -> tuple[Any, ...]:  # crosses process boundaries (check/parallel.py)
+        return (CaptureUnreadable, (self.path, self.reason))
 
 
 class CaptureFile:
@@ -137,16 +141,16 @@ def read_capture(
                 data = stream.read()
 
                 def as_lines(text: bytes) -> Iterator[Any]:
-                    return _read_lines(io.BytesIO(text), capture, max_line_bytes, raw_stream, fast)
+                    return read_lines(io.BytesIO(text), capture, max_line_bytes, raw_stream, fast)
 
                 yield from _read_document(data, capture, capture.label, as_lines)
                 return
-            yield from _read_lines(stream, capture, max_line_bytes, raw_stream, fast)
+            yield from read_lines(stream, capture, max_line_bytes, raw_stream, fast)
     except OSError as exc:  # a read failed (EIO, EBADF, ...): not the report's output
         raise CaptureUnreadable(capture.path, exc.strerror or str(exc)) from None
 
 
-def _read_lines(
+def read_lines(
     stream: IO[bytes], capture: CaptureFile, max_line_bytes: int, raw_stream: bool,
     fast: Callable[[Any, int], bool] | None,
 ) -> Iterator[Any]:

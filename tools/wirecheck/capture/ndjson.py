@@ -69,10 +69,12 @@ def _no_frame(raw: bytes) -> int:
 
 
 def iter_lines(
-    stream: IO[bytes], file: str, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, sink: LineSink | None = None
+    stream: IO[bytes], file: str, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, sink: LineSink | None = None,
+    capture_start: bool = True,
 ) -> Iterator[tuple[int, Any] | Finding]:
     """(line number, parsed value) for every non-blank line that parses; a Finding for every line that does not.
-    Objects that `sink.accept` takes are not yielded.
+    Objects that `sink.accept` takes are not yielded. `capture_start` is False for a stream that begins in the
+    middle of a capture (a part checked by another process: check/parallel.py); its line numbers count from 1.
 
     Reads 1 MiB chunks and cuts them into lines in C (BytesIO.readlines finds line ends with memchr; bytes.split
     walks byte by byte); a line longer than `max_line_bytes` is counted and dropped piece by piece, so memory stays
@@ -118,7 +120,7 @@ def iter_lines(
             yield capture_finding("LINE_TOO_LONG", f"{what} of {size} bytes exceeds --max-line-bytes "
                                   f"{max_line_bytes}", file, line_no, sender=sink.sender_of(lines[0][:LONG_LINE_START]))
             lines = lines[1:]
-        if line_no == 0 and lines and lines[0].startswith(BOM):
+        if line_no == 0 and capture_start and lines and lines[0].startswith(BOM):
             yield capture_finding("BYTE_ORDER_MARK", "capture starts with a UTF-8 byte order mark", file, 1)
             lines[0] = lines[0][3:]
         first = line_no + 1

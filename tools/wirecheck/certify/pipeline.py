@@ -15,6 +15,8 @@ from wirecheck.certify.evaluate import Certification, evaluate
 from wirecheck.certify.identity import identity, sha256_file
 from wirecheck.certify.requirements import LEVELS, RequirementSet, default_requirements_path, load_requirements
 from wirecheck.check.engine import CheckOptions, Engine
+from wirecheck.check.parallel import Plan, ReleaseSource
+from wirecheck.check.parallel import check as check_parallel
 from wirecheck.contracts.errors import ContractError, ContractProblem
 from wirecheck.contracts.model import ContractRelease
 
@@ -35,6 +37,7 @@ def certify_captures(
     load_release: Callable[[str], ContractRelease] | None = None,
     run: dict[str, Any] | None = None,
     timestamp: str | None = None,
+    parallel: tuple[ReleaseSource, Plan] | None = None,
 ) -> Certification:
     """Raises ContractError (located) for a broken requirement set, baseline, unknown role or level."""
     if fail_on not in LEVELS:
@@ -46,7 +49,8 @@ def certify_captures(
     base = baseline if isinstance(baseline, Baseline) else (
         EMPTY if baseline is None else load_baseline(baseline, {r.id for r in reqs}))
     files = [_capture_file(str(p)) for p in captures]
-    result = Engine(release, options, load_release).run(files)
+    engine = Engine(release, options, load_release)
+    result = engine.run(files) if parallel is None else check_parallel(engine, parallel[0], files, parallel[1])
     for unread in result.unreadable:  # nothing is certified on captures that were not all read
         raise CaptureUnreadable(unread.file, unread.unreadable or "")
     certification = evaluate(result, reqs, baseline=base, role=role, fail_on=fail_on)

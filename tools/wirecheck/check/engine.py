@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -38,10 +38,27 @@ from wirecheck.rules.catalogue import level_of
 from wirecheck.rules.registry import Rule, SettlingRule, instantiate
 
 # the result types live in check/result.py (they merge); importers of the engine find them here too
-__all__ = ["MAX_LISTED", "CaptureSummary", "CheckOptions", "CheckResult", "Engine", "KindCoverage", "check_captures"]
+__all__ = ["MAX_LISTED", "CaptureSummary", "CheckOptions", "CheckResult", "Engine", "KindCoverage", "Reading",
+           "Source", "check_captures"]
 
 # The fast path's view of a kind: its strict validator, the rules that observe it without a Message, the kind.
 _FastEntry = tuple[Callable[[Any], bool], tuple[Any, ...], MessageKind]
+
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a capture source feeds while the engine reads one capture: the fast path (as read_capture's `fast`),
+    and the capture's ordered state a source reading parts elsewhere may consult (check/parallel.py)."""
+
+    accept: Callable[[Any, int], bool]  # the fast path: True when it took the value (see Engine._acceptor)
+    seen: dict[str, int]  # messages the fast path took, per kind: a source adds those it took itself
+    unsettled: Callable[[], set[str]]  # kinds that a rule which has not settled yet still watches
+    observe: Callable[[str, int], None]  # (kind id, line): show the fast path's observers a message taken elsewhere
+
+
+# How a capture is read: what read_capture(raw_stream=True, fast=reading.accept) yields, in capture order.
+Source = Callable[[CaptureFile, Reading], Iterator[Any]]
 
 
 @dataclass(frozen=True)
@@ -78,6 +95,11 @@ class _CaptureRun:
             for kind_id in use.kinds or getattr(rule, "watches", None) or self.rules_by_kind:
                 if kind_id in self.rules_by_kind:
                     self.rules_by_kind[kind_id].append(rule)
+
+    def unsettled_kinds(self) -> set[str]:
+        """Kinds that a rule which has not yet seen all it needs still watches."""
+        return {kind_id for kind_id, rules in self.rules_by_kind.items()
+                if any(getattr(rule, "settled", True) is False for rule in rules)}
 
     def drop_settled_rules(self) -> None:
         """Stop showing messages to rules that need no more (their finish() still runs)."""
@@ -117,8 +139,9 @@ class Engine:
         return requests
 
     def run(self, captures: Iterable[CaptureFile], on_finding: Callable[[Finding], None] | None = None,
-            first_index: int = 0) -> CheckResult:
-        """Check captures in order; `first_index` is the first one's place in a larger run (see result.merge)."""
+            first_index: int = 0, source: Source | None = None) -> CheckResult:
+        """Check captures in order; `first_index` is the first one's place in a larger run (see result.merge).
+        `source` reads a capture in place of `read_capture` (check/parallel.py: parts read by other processes)."""
         result = empty_result(self.release, self.options.fail_on, self.options.min_coverage)
         listed: dict[GroupKey, int] = {}  # the run's (check, kind, severity) → found so far
         capture_summary: list[CaptureSummary] = []  # the capture being read
@@ -147,7 +170,7 @@ class Engine:
             summary = CaptureSummary(capture.label, None, index=index)
             capture_summary[:] = [summary]
             try:
-                self._run_capture(capture, summary, result, emit)
+                self._run_capture(capture, summary, result, emit, source or self._read)
             except CaptureUnreadable as exc:  # named in the result; the run goes on with the next capture
                 summary.unreadable = exc.reason
                 result.unreadable_count += 1
@@ -156,8 +179,11 @@ class Engine:
                 result.captures.append(summary)
         return result
 
+    def _read(self, capture: CaptureFile, reading: Reading) -> Iterator[Any]:
+        return read_capture(capture, self.options.max_line_bytes, raw_stream=True, fast=reading.accept)
+
     def _run_capture(self, capture: CaptureFile, summary: CaptureSummary, result: CheckResult,
-                     emit: Callable[[Finding], None]) -> None:
+                     emit: Callable[[Finding], None], source: Source) -> None:
         emitted = _Counting(emit)
         emit = emitted
         run = _CaptureRun(self, capture)
@@ -172,8 +198,14 @@ class Engine:
         settling: list[SettlingRule] = [r for r in run.rules if getattr(r, "settled", True) is False]  # type: ignore[misc]
         last: list[Any] = [None, None]  # the fast path's last refusal: (value, its kind), not to classify it twice
         accept = self._acceptor(fast, seen, last, capture.label)
-        for item in read_capture(capture, self.options.max_line_bytes, raw_stream=True,
-                                 fast=accept if forced is None else None):
+
+        def observe(kind_id: str, line: int) -> None:
+            _, rules, kind = fast[kind_id]  # a kind taken elsewhere is on this fast path (stateless_acceptor)
+            for rule in rules:
+                rule.observe(kind, None, capture.label, line)
+
+        reading = Reading(accept if forced is None else _refuse, seen, run.unsettled_kinds, observe)
+        for item in (source if forced is None else self._read)(capture, reading):
             known = forced
             if type(item) is tuple:
                 line_no, value = item
@@ -256,6 +288,27 @@ class Engine:
             return False
 
         return accept
+
+    def stateless_acceptor(self, capture: CaptureFile, seen: dict[str, int],
+                           record: Callable[[str, int], None]) -> Callable[[Any, int], bool]:
+        """The fast path narrowed to what a process checking a later part of a capture may take without the
+        capture's ordered state (check/parallel.py), once the rules that settle (see rules/registry.py) have
+        settled: kinds no rule watches, and kinds whose only rules observe without reading the value; for those it
+        calls `record(kind id, line)` for the capture's own engine to replay (Reading.observe). It counts what it
+        takes in `seen`. Whoever uses its counts checks that the rules watching those kinds have settled by then
+        (Reading.unsettled)."""
+        run = _CaptureRun(self, capture)
+        for rule in run.rules:
+            if getattr(rule, "settled", True) is False:
+                rule.settled = True  # type: ignore[attr-defined]  # a fresh instance, used for nothing else
+        run.drop_settled_rules()
+        fast = {}
+        for kind_id, (is_valid, rules, kind) in self._fast_validators(run).items():
+            if not rules:
+                fast[kind_id] = (is_valid, rules, kind)
+            elif all(getattr(rule, "observes_values", True) is False for rule in rules):
+                fast[kind_id] = (is_valid, (_Recorder(record),), kind)
+        return self._acceptor(fast, seen, [None, None], capture.label)
 
     def _fast_validators(self, run: _CaptureRun) -> dict[str, _FastEntry]:
         """kind id → (strict `is_valid`, observing rules), for stream kinds whose check is their schema alone in
@@ -522,6 +575,23 @@ class Engine:
                 return short_repr(keys)
             return f"an object with keys {short_repr(sorted(message.value)[:8])}" if message.value else "{}"
         return None
+
+
+def _refuse(value: Any, line: int) -> bool:
+    return False
+
+
+class _Recorder:
+    """Stands for a kind's observers where the capture's rules are not (stateless_acceptor): notes what they should
+    be shown."""
+
+    __slots__ = ("record",)
+
+    def __init__(self, record: Callable[[str, int], None]):
+        self.record = record
+
+    def observe(self, kind: MessageKind, value: Any, file: str, line: int) -> None:
+        self.record(kind.id, line)
 
 
 class _Counting:

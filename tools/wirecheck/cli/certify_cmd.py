@@ -15,13 +15,16 @@ from wirecheck.cli.common import (
     BASELINE_OPTION,
     CONTRACTS_OPTION,
     FAIL_ON_OPTION,
+    JOBS_OPTION,
     REQUIREMENTS_OPTION,
     check_captures_exist,
     fail_usage,
     guarded,
     output_file,
     output_folder,
+    parallel_plan,
     registry,
+    release_source,
     result_line,
 )
 from wirecheck.cli.validate_cmd import parse_base_urls
@@ -109,6 +112,7 @@ def register(app: typer.Typer) -> None:
         timeout: float | None = typer.Option(None, "--timeout", help="Override the scenario's timeout (s)."),
         max_line_bytes: int = typer.Option(DEFAULT_MAX_LINE_BYTES, "--max-line-bytes", min=1024),
         max_output_bytes: int = typer.Option(64 << 20, "--max-output-bytes", min=1024),
+        jobs: int | None = JOBS_OPTION,
         keep_scratch: bool = typer.Option(False, "--keep-scratch", help="Keep the scratch HOME for inspection."),
         contracts: Path | None = CONTRACTS_OPTION,
     ) -> None:
@@ -187,7 +191,8 @@ def register(app: typer.Typer) -> None:
             paths = positionals
         cert = guarded(lambda: certify_captures(
             release, paths, requirements=requirements, baseline=baseline, role=role, fail_on=fail_on,
-            options=options, load_release=reg.load, run=run_info))
+            options=options, load_release=reg.load, run=run_info,
+            parallel=(release_source(contracts, spec), parallel_plan(jobs))))
         write_reports(cert, output_format, output, out_dir)
         if interrupted is not None:  # reported, and still the code of a command that was stopped
             raise typer.Exit(interrupted.exit_code)

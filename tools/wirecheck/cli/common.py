@@ -22,6 +22,9 @@ CONTRACTS_OPTION = typer.Option(
     None, "--contracts", envvar="WIRECHECK_CONTRACTS",
     help="Contracts folder(s), separated by ':' (';' on Windows); they replace the installed contracts (bundled and "
     "packs), or add to them with a leading or trailing ':' (default: the installed contracts).")
+JOBS_OPTION = typer.Option(
+    None, "--jobs", "-j", min=1,
+    help="Worker processes (default: the CPUs this process may use; a small run stays in one process).")
 # certification options, shared by `certify`, `stub` and `probe`
 REQUIREMENTS_OPTION = typer.Option(None, "--requirements",
                                    help="Requirement set (default: the release's requirements.yaml).")
@@ -64,6 +67,14 @@ def output_folder(path: Path) -> Path:
     return path
 
 
+def parallel_plan(jobs: int | None) -> Any:
+    """`-j N` as a check.parallel.Plan: N workers used whatever the run's size; none given, every CPU where it
+    pays."""
+    from wirecheck.check.parallel import Plan, available_cpus
+
+    return Plan(jobs=jobs, forced=True) if jobs is not None else Plan(jobs=available_cpus())
+
+
 def check_captures_exist(paths: list[str]) -> None:
     """A usage error naming every capture that does not exist or is a directory (`-` is stdin; a pipe such as
     `<(cmd)` or a device is read like a file)."""
@@ -89,14 +100,25 @@ def contract_errors_as_usage() -> Iterator[None]:
         raise typer.Exit(exitcodes.USAGE) from None
 
 
+def contracts_spec(contracts: Path | None) -> str | None:
+    """--contracts as load_registry reads it: each folder of the list made absolute; an empty entry (the installed
+    contracts) kept; None for the installed contracts alone."""
+    return None if contracts is None else os.pathsep.join(
+        str(Path(entry).resolve()) if entry else "" for entry in str(contracts).split(os.pathsep))
+
+
 def registry(contracts: Path | None) -> PackageRegistry:
     from wirecheck.contracts import load_registry
 
-    # each folder of a --contracts list made absolute; an empty entry (the installed contracts) kept
-    spec = None if contracts is None else os.pathsep.join(
-        str(Path(entry).resolve()) if entry else "" for entry in str(contracts).split(os.pathsep))
     with contract_errors_as_usage():
-        return load_registry(spec)
+        return load_registry(contracts_spec(contracts))
+
+
+def release_source(contracts: Path | None, spec: str) -> Any:
+    """How worker processes (-j, --dask) load the release the command loaded (check.parallel.ReleaseSource)."""
+    from wirecheck.check.parallel import ReleaseSource
+
+    return ReleaseSource(contracts_spec(contracts), spec)
 
 
 def guarded(fn: Callable[[], T]) -> T:

@@ -8,18 +8,22 @@ import sys
 import threading
 from contextlib import nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
 
 from wirecheck import exitcodes
 from wirecheck.cli.common import (
     CONTRACTS_OPTION,
+    JOBS_OPTION,
     check_captures_exist,
+    contract_errors_as_usage,
     fail_usage,
     guarded,
     output_file,
+    parallel_plan,
     registry,
+    release_source,
     result_line,
 )
 from wirecheck.findings import Severity
@@ -28,6 +32,7 @@ from wirecheck.report import FORMATS
 
 if TYPE_CHECKING:
     from wirecheck.capture import CaptureFile
+    from wirecheck.check.result import CheckResult
     from wirecheck.contracts import ContractRelease, MessageKind
 
 
@@ -142,6 +147,11 @@ def register(app: typer.Typer) -> None:
         as_kind: str | None = typer.Option(
             None, "--as", metavar="KIND", help="Read every capture as messages of KIND. A file, argv or env kind "
             "takes the whole capture as one: a bare file, a shell-quoted command line, `env` output."),
+        jobs: int | None = JOBS_OPTION,
+        dask: str | None = typer.Option(
+            None, "--dask", metavar="ADDRESS|local",
+            help="Check on a Dask cluster (the scheduler at ADDRESS, or `local`: a cluster on this machine); "
+                 "captures are URLs or globs fsspec opens (s3://bucket/runs/*.har). Needs wirecheck[dask]."),
         contracts: Path | None = CONTRACTS_OPTION,
     ) -> None:
         """Check captures against a release: findings with locations, coverage, and a verdict.
@@ -154,6 +164,7 @@ def register(app: typer.Typer) -> None:
         4 inconclusive (no message was of a kind of the release, or coverage below --min-coverage).
         """
         from wirecheck.capture import CaptureFile
+        from wirecheck.check import parallel
         from wirecheck.check.engine import CheckOptions, Engine
 
         if output_format not in FORMATS:
@@ -162,6 +173,19 @@ def register(app: typer.Typer) -> None:
         release = guarded(lambda: reg.load(spec))
         options = CheckOptions(parse_base_urls(base_url, list(release.bases)), max_line_bytes, fail_on,
                                parse_min_coverage(min_coverage))
+        if dask is not None:
+            if "-" in captures:
+                raise fail_usage("--dask reads captures by URL: stdin (-) cannot be sent to a cluster")
+            if as_kind is not None:
+                raise fail_usage("--as cannot be combined with --dask")
+            from wirecheck.check import fleet
+
+            with contract_errors_as_usage():
+                found = fleet.expand(captures)
+                engine = Engine(release, options, reg.load)
+                with fleet.cluster(dask) as client:
+                    result = fleet.check_fleet(engine, release_source(contracts, spec), found, client)
+            _finish(result, output_format, output)
         check_captures_exist(captures)
         if output is not None and any(c != "-" and Path(c).resolve() == output.resolve() for c in captures):
             raise fail_usage(f"--output {output} is one of the captures: the report would overwrite it")
@@ -172,18 +196,28 @@ def register(app: typer.Typer) -> None:
         show_progress = sys.stderr.isatty() if progress is None else progress
         engine = guarded(lambda: Engine(release, options, reg.load))
         with _Progress(files) if show_progress else nullcontext():
-            result = guarded(lambda: engine.run(files))
-        writer = FORMATS[output_format]
-        if output is None:
-            writer(result, sys.stdout)
-        else:
-            with output_file(output) as handle:
-                writer(result, handle)
-            from wirecheck.report.summary import verdict_line
+            result = guarded(lambda: parallel.check(engine, release_source(contracts, spec), files,
+                                                    parallel_plan(jobs)))
+        _finish(result, output_format, output)
 
-            result_line(f"{verdict_line(result)}; report: {output}")
-        for capture in result.unreadable:  # the report names them too; the run went on without them
-            print(f"wirecheck: cannot read capture {capture.file}: {capture.unreadable}", file=sys.stderr)
-        if result.unreadable:
-            raise typer.Exit(exitcodes.USAGE)
-        raise typer.Exit(result.exit_code)
+
+def _finish(result: CheckResult, output_format: str, output: Path | None) -> NoReturn:
+    """Write the report (with -o, its result line still reaches the terminal); exit with the verdict (2 when a
+    capture could not be read)."""
+    writer = FORMATS[output_format]
+    if output is None:
+        writer(result, sys.stdout)
+    else:
+        with output_file(output) as handle:
+            writer(result, handle)
+        from wirecheck.report.summary import verdict_line
+
+        result_line(f"{verdict_line(result)}; report: {output}")
+    for capture in result.unreadable:  # the report names them too; the run went on without them
+        print(f"wirecheck: cannot read capture {capture.file}: {capture.unreadable}", file=sys.stderr)
+    if result.unreadable_count > len(result.unreadable):
+        print(f"wirecheck: ... and {result.unreadable_count - len(result.unreadable)} more captures that cannot be "
+              "read", file=sys.stderr)
+    if result.unreadable_count:
+        raise typer.Exit(exitcodes.USAGE)
+    raise typer.Exit(result.exit_code)

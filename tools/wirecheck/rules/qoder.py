@@ -107,7 +107,10 @@ class ResultEndsTurn(_Turns):
 @rule("QODER_TURN_UNFINISHED")
 class TurnUnfinished(_Turns):
     """params as QODER_RESULT_ENDS_TURN. The capture ends inside a turn: turn output with no `result` after it.
-    It only keeps state until the end, so valid messages reach it on the engine's fast path (`observe`)."""
+    It only keeps state until the end, so valid messages reach it on the engine's fast path (`observe`), by kind
+    and line alone."""
+
+    observes_values = False
 
     def on_message(self, message: Message) -> Iterable[Finding]:
         self.step(message.kind.id if message.kind else "", message.file, message.line, message.where, message.sender)

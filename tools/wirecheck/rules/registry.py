@@ -22,7 +22,9 @@ class Rule(Protocol):
 
     A rule that never reports from `on_message` for a valid message (it only keeps state for `finish`) may also
     define `observe(kind, value, file, line)`: the engine's fast path then calls that instead of building a
-    Message, and valid messages of the kinds it watches stay on the fast path."""
+    Message, and valid messages of the kinds it watches stay on the fast path. One whose `observe` reads only the
+    kind and line, never the value, says so with `observes_values = False`: parts of a large capture checked by
+    other processes (check/parallel.py) then hand on only (kind, line) for such messages, and `value` is None."""
 
     def on_message(self, message: Message) -> Iterable[Finding]: ...
 

@@ -1,0 +1,355 @@
+"""Checking captures on every core: the same engine in worker processes, results merged (check/result.py).
+
+Two kinds of work go to the workers of one `concurrent.futures` process pool:
+- a whole capture, checked by the worker's own engine; its result comes back and is merged;
+- a part of one large plain NDJSON stream: byte ranges cut at line ends. This process reads the first range
+  itself (it settles the capture's form and whatever rules need the first messages). A worker reads a later range
+  with the same line reader and takes what needs no ordered state (valid messages of kinds that no rule watches
+  once the first messages are seen, or only rules that observe a message's kind and line: the fast path, narrowed
+  by `Engine.stateless_acceptor`); everything else it read (findings, values, and (kind, line) notes for those
+  observers) comes back, and this process feeds it, in capture order, to the engine as its own
+  line reader would. Correlation, protocol rules and everything else that needs order stay here. Should a rule
+  still be waiting for messages of a kind a worker took, that range is read again here.
+
+Either way the findings, coverage and counts are those of a sequential run (tested on every bundled fixture).
+Small runs stay in this process: starting workers costs more than they save.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections import deque
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, replace
+from multiprocessing import get_context
+from pathlib import Path
+from typing import IO, Any, cast
+
+from wirecheck.capture import FORM_LOOKAHEAD, CaptureFile, CaptureUnreadable, read_capture, read_lines
+from wirecheck.capture.ndjson import LineSink, iter_lines
+from wirecheck.check.engine import CheckOptions, Engine, Reading
+from wirecheck.check.result import CaptureSummary, CheckResult, GroupKey, KindCoverage, Omission, merge
+from wirecheck.findings import Severity
+
+RANGE_BYTES = 8 << 20  # a part of a split capture
+FIRST_RANGE_BYTES = 64 << 10  # the first part, read by this process: grown only until it settles the form
+SPLIT_MIN_BYTES = 2 * RANGE_BYTES  # a capture smaller than this is checked whole, by one worker
+PARALLEL_MIN_BYTES = 4 << 20  # with the default -j, a run smaller than this stays in this process
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask, which containers and `taskset` narrow)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+@dataclass(frozen=True)
+class ReleaseSource:
+    """How a worker process loads the release (a release holds compiled validators, which do not pickle)."""
+
+    contracts: str | None  # what load_registry reads (folders separated by os.pathsep); None: the installed ones
+    spec: str  # package@version
+
+
+@dataclass
+class Stats:
+    """What a parallel run tells its caller besides the result (the bench reads it)."""
+
+    worker_peak_kib: int = 0  # the highest peak resident memory of any worker process (VmHWM), when known
+    workers_used: bool = False
+
+
+@dataclass(frozen=True)
+class Plan:
+    jobs: int  # worker processes; 1 checks everything here
+    forced: bool = False  # -j given: use the workers even for a small run
+    range_bytes: int = RANGE_BYTES
+    split_min_bytes: int = SPLIT_MIN_BYTES
+
+
+def check(engine: Engine, source: ReleaseSource, captures: Sequence[CaptureFile], plan: Plan,
+          stats: Stats | None = None) -> CheckResult:
+    """Check captures as `engine.run(captures)` would, on `plan.jobs` processes where that pays."""
+    stats = stats if stats is not None else Stats()
+    sizes = [_regular_size(capture) for capture in captures]
+    work = sum(size or 0 for size in sizes)
+    if plan.jobs <= 1 or not (plan.forced or work >= PARALLEL_MIN_BYTES):
+        return engine.run(captures)
+    stats.workers_used = True
+    context = get_context("forkserver")
+    context.set_forkserver_preload(["wirecheck.check.parallel"])
+    with ProcessPoolExecutor(plan.jobs, mp_context=context, initializer=_start_worker,
+                             initargs=(source, engine.options)) as pool:
+        whole: list[tuple[int, Future[tuple[Portable, int]]]] = []
+        here: list[int] = []  # stdin, pipes and captures worth splitting: read by this process
+        for index, (capture, size) in enumerate(zip(captures, sizes, strict=True)):
+            if size is None or _splittable(capture, size, plan):
+                here.append(index)
+            else:
+                whole.append((index, pool.submit(_check_whole, index, capture.path)))
+        parts = []
+        for index in here:
+            capture, size = captures[index], sizes[index]
+            split = None if size is None else _Split(pool, plan, engine.options.max_line_bytes, size, stats)
+            parts.append(engine.run([capture], first_index=index, source=split))
+        for index, future in whole:
+            try:
+                portable, peak = future.result()
+                parts.append(portable.result(engine))
+                stats.worker_peak_kib = max(stats.worker_peak_kib, peak)
+            except BrokenProcessPool:  # a worker died (killed, out of memory): check its captures here instead
+                parts.append(engine.run([captures[index]], first_index=index))
+    return merge(parts)
+
+
+def _regular_size(capture: CaptureFile) -> int | None:
+    """The size of a capture a worker can open by its path; None for stdin, pipes and devices (read here)."""
+    if capture.path == "-" or type(capture) is not CaptureFile or capture.as_kind is not None:
+        return None  # stdin; a subclass reads in its own way (certify hashes it); --as KIND: read here
+    try:
+        info = os.stat(capture.path)
+    except OSError:
+        return 0  # a worker reports it unreadable, as a sequential run would
+    return info.st_size if stat.S_ISREG(info.st_mode) else None
+
+
+def _splittable(capture: CaptureFile, size: int, plan: Plan) -> bool:
+    return size >= plan.split_min_bytes and Path(capture.path).suffix.lower() not in (".har", ".json")
+
+
+# -- in the worker processes -------------------------------------------------------------------------------------
+
+_ENGINE: list[Any] = []  # this worker process's (release source, options, engine)
+
+
+def worker_engine(source: ReleaseSource, options: CheckOptions) -> Engine:
+    """The engine of a worker process (a pool's, a Dask worker's), loaded once for its release and options."""
+    if not (_ENGINE and _ENGINE[0] == source and _ENGINE[1] == options):
+        from wirecheck.contracts import load_registry
+
+        registry = load_registry(source.contracts)
+        _ENGINE[:] = [source, options, Engine(registry.load(source.spec), options, registry.load)]
+    return _ENGINE[2]
+
+
+def _start_worker(source: ReleaseSource, options: CheckOptions) -> None:
+    worker_engine(source, options)
+
+
+def _engine() -> Engine:
+    assert _ENGINE, "worker started without _start_worker"
+    return _ENGINE[2]
+
+
+def _check_whole(index: int, path: str) -> tuple[Portable, int]:
+    return Portable.of(_engine().run([CaptureFile(path)], first_index=index)), _peak_kib()
+
+
+def _peak_kib() -> int:
+    """This process's peak resident memory (VmHWM), in KiB; 0 where /proc does not tell."""
+    try:
+        with open("/proc/self/status") as status:
+            return next((int(line.split()[1]) for line in status if line.startswith("VmHWM:")), 0)
+    except OSError:
+        return 0
+
+
+@dataclass(frozen=True)
+class Portable:
+    """A result without its release (which does not pickle): what a worker sends back."""
+
+    captures: list[CaptureSummary]
+    coverage: dict[str, tuple[int, int, int]]
+    messages: int
+    unclassified: int
+    omitted: dict[GroupKey, Omission]
+    capture_count: int
+    unreadable_count: int
+    fail_on: Severity
+
+    @classmethod
+    def of(cls, result: CheckResult) -> Portable:
+        return cls(result.captures, {k: (c.seen, c.errors, c.warnings) for k, c in result.coverage.items()},
+                   result.messages, result.unclassified, result.omitted, result.capture_count,
+                   result.unreadable_count, result.fail_on)
+
+    def result(self, engine: Engine) -> CheckResult:
+        release = engine.release
+        return CheckResult(
+            release=release, captures=self.captures, messages=self.messages, unclassified=self.unclassified,
+            coverage={k.id: KindCoverage(k, *self.coverage[k.id]) for k in release.kinds},
+            fail_on=self.fail_on, omitted=self.omitted, capture_count=self.capture_count,
+            unreadable_count=self.unreadable_count)
+
+
+@dataclass(frozen=True)
+class _Part:
+    """What a worker read of one byte range: what it took (counts per kind) and what it leaves to this process."""
+
+    items: list[Any]  # Finding | (line, value): lines numbered from 1 within the range
+    seen: dict[str, int]
+    lines: int  # line ends in the range: the next range's line numbers start after them
+    peak_kib: int  # the worker's peak memory so far
+
+
+@dataclass(frozen=True, slots=True)
+class Observed:
+    """A message a worker took whose kind's rules observe it by kind and line (Reading.observe)."""
+
+    kind: str
+    line: int
+
+
+def _check_range(path: str, start: int, end: int, max_line_bytes: int) -> _Part:
+    engine = _engine()
+    capture = CaptureFile(path)
+    seen: dict[str, int] = {k.id: 0 for k in engine.release.kinds}
+    items: list[Any] = []  # what the reader yields and what the acceptor records, in line order
+    sink = LineSink()
+    sink.accept = engine.stateless_acceptor(capture, seen, lambda kind, line: items.append(Observed(kind, line)))
+    with open(path, "rb") as handle:
+        handle.seek(start)
+        stream = _Range(handle, end - start)
+        items.extend(iter_lines(stream.stream, capture.label, max_line_bytes, sink, capture_start=False))
+    return _Part(items, {kind: count for kind, count in seen.items() if count}, stream.line_ends, _peak_kib())
+
+
+class _Range:
+    """A file read from its current position for `size` bytes, counting line ends (`stream` for the readers)."""
+
+    def __init__(self, handle: Any, size: int):
+        self._handle, self._left, self.line_ends = handle, size, 0
+
+    @property
+    def stream(self) -> IO[bytes]:
+        return cast(IO[bytes], self)
+
+    def read(self, size: int = -1) -> bytes:
+        size = self._left if size < 0 else min(size, self._left)
+        data = self._handle.read(size) if size else b""
+        self._left -= len(data)
+        self.line_ends += data.count(b"\n")
+        return data
+
+    read1 = read
+
+
+# -- in this process: a split capture, read back in order -----------------------------------------------------------
+
+
+class _Split:
+    """An engine source: the first range read here (it settles the capture's form and the rules that need the first
+    messages), later ranges by workers; their leftovers handed on in capture order. A part whose taken messages
+    some rule has not settled for yet is read again here, as a sequential reader would."""
+
+    def __init__(self, pool: ProcessPoolExecutor, plan: Plan, max_line_bytes: int, size: int, stats: Stats):
+        self._pool, self._plan, self._max_line_bytes, self._size = pool, plan, max_line_bytes, size
+        self._stats = stats
+
+    def __call__(self, capture: CaptureFile, reading: Reading) -> Iterator[Any]:
+        accept = reading.accept
+        try:
+            ranges = _ranges(capture.path, self._size, self._plan.range_bytes, self._max_line_bytes)
+        except OSError as exc:
+            raise CaptureUnreadable(capture.path, exc.strerror or str(exc)) from None
+        if ranges is None:  # not a plain stream: read whole, here
+            yield from read_capture(capture, self._max_line_bytes, raw_stream=True, fast=accept)
+            return
+        window: deque[tuple[int, int, Future[_Part]]] = deque()
+        later = iter(ranges[1:])
+
+        def submit() -> None:  # ranges in flight: memory stays within a few ranges' leftovers
+            while len(window) < 2 * self._plan.jobs and (part := next(later, None)) is not None:
+                window.append((*part, self._pool.submit(_check_range, capture.path, *part, self._max_line_bytes)))
+
+        submit()
+        with open(capture.path, "rb") as handle:
+            first = _Range(handle, ranges[0][1])
+            yield from read_lines(first.stream, capture, self._max_line_bytes, raw_stream=True, fast=accept)
+            offset = first.line_ends
+            while window:
+                start, end, future = window.popleft()
+                submit()
+                try:
+                    part = future.result()
+                except BrokenProcessPool:  # a worker died (killed, out of memory): what it read cannot be told
+                    raise CaptureUnreadable(capture.path, "a worker process checking a part of it stopped "
+                                            "unexpectedly (killed, or out of memory)") from None
+                self._stats.worker_peak_kib = max(self._stats.worker_peak_kib, part.peak_kib)
+                if reading.unsettled() & part.seen.keys():  # a rule still needs to see these: read the part here
+                    handle.seek(start)
+                    stream = _Range(handle, end - start)
+                    sink = LineSink()
+                    sink.accept = accept
+                    items: Iterator[Any] = iter_lines(stream.stream, capture.label, self._max_line_bytes, sink,
+                                                      capture_start=False)
+                else:
+                    for kind_id, count in part.seen.items():
+                        reading.seen[kind_id] += count
+                    items = iter(part.items)
+                for item in items:
+                    if type(item) is tuple:
+                        line, value = item
+                        line += offset
+                        if accept(value, line):
+                            continue
+                        yield line, value
+                    elif type(item) is Observed:
+                        reading.observe(item.kind, item.line + offset)
+                    else:
+                        yield replace(item, line=item.line + offset) if item.line is not None else item
+                offset += part.lines
+
+
+def _ranges(path: str, size: int, range_bytes: int, max_line_bytes: int) -> list[tuple[int, int]] | None:
+    """Byte ranges of about `range_bytes`, each ending just after a line end (the last at the end of the file); the
+    first long enough to settle the capture's form, as read_capture settles it. None when it is not a plain
+    stream (nothing to split)."""
+    with open(path, "rb") as handle:
+        first = _line_end(handle, min(FIRST_RANGE_BYTES, range_bytes, size), size)
+        while True:  # grow the first range until the form is settled within it
+            form, settled = _form_within(handle, first, max_line_bytes)
+            if form != "stream":
+                return None
+            if settled or first >= size:
+                break
+            first = _line_end(handle, min(2 * first, size), size)
+        ranges, start = [(0, first)], first
+        while start < size:
+            end = _line_end(handle, min(start + range_bytes, size), size)
+            ranges.append((start, end))
+            start = end
+    return ranges
+
+
+def _line_end(handle: Any, at: int, size: int) -> int:
+    """The first place at or after `at` that follows a line end (or the end of the file): a line is never cut."""
+    if at >= size:
+        return size
+    handle.seek(at - 1)  # a range ending right after a line end ends there
+    while True:
+        block = handle.read(1 << 16)
+        if not block:
+            return size
+        newline = block.find(b"\n")
+        if newline >= 0:
+            return at + newline
+        at += len(block)
+
+
+def _form_within(handle: Any, end: int, max_line_bytes: int) -> tuple[str | None, bool]:
+    """The form the capture's first `end` bytes announce, and whether they settle it (see read_lines)."""
+    handle.seek(0)
+    capture = CaptureFile("-")
+    values = 0
+    for item in read_lines(_Range(handle, end).stream, capture, max_line_bytes, raw_stream=True, fast=None):
+        if type(item) is tuple:
+            values += 1
+            if values >= FORM_LOOKAHEAD:
+                break
+    return capture.form, values >= FORM_LOOKAHEAD
