@@ -42,6 +42,7 @@ from wirecheck.check.validate import Validators
 from wirecheck.contracts import ContractRelease, load_registry
 
 THROUGHPUT_TARGET = 0.60
+SCALING_TARGET = 0.8  # -j <cores> over -j 1: at least 0.8 x the cores (issue 23)
 MEMORY_TOLERANCE = (1.10, 8 * 1024)  # (factor, KiB): peak(1M) <= peak(10k) * factor + slack
 PREFERRED_CONTRACTS = ("qoder-agent-sdk@1.0.23", "qoder-agent-sdk@1.0.34", "xopc@0.0.253")
 REPO = Path(__file__).resolve().parents[2]
@@ -198,6 +199,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=7, help="paired floor/engine rounds per corpus (the ratio is "
                                                              "their median)")
     parser.add_argument("--out", type=Path, default=Path("reports/bench"))
+    parser.add_argument("--scaling-lines", type=int, default=1_000_000, help="lines of the one large capture")
+    parser.add_argument("--scaling-captures", type=int, default=1000, help="small captures (200 lines each)")
     parser.add_argument("--skip-others", action="store_true",
                         help="only the conformance bench (not generation and diff)")
     args = parser.parse_args(argv)
@@ -265,6 +268,8 @@ def conformance(args: argparse.Namespace) -> bool:
         return False
     met = real["ratio"] >= THROUGHPUT_TARGET
 
+    scaled = scaling(args, release, registry.root, generated, work)
+
     memory = []
     for lines in [int(n) for n in args.memory_lines.split(",")]:
         path = work / f"memory-{lines}.jsonl"
@@ -313,6 +318,97 @@ def conformance(args: argparse.Namespace) -> bool:
         f"{memory[-1]['lines']:,} lines.",
     ]
     (args.out / "conformance.md").write_text("\n".join(text) + "\n")
+    print("\n".join(text))
+    return met and flat and scaled
+
+
+_PARALLEL_RUN = """
+import json, sys, time
+from pathlib import Path
+from wirecheck.capture import CaptureFile
+from wirecheck.check import parallel
+from wirecheck.check.engine import Engine
+from wirecheck.contracts import load_registry
+contracts, spec, jobs, listing = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+registry = load_registry(Path(contracts))
+engine = Engine(registry.load(spec), load_release=registry.load)
+captures = [CaptureFile(p) for p in Path(listing).read_text().split()]
+stats = parallel.Stats()
+start = time.perf_counter()
+result = parallel.check(engine, parallel.ReleaseSource(contracts, spec), captures,
+                        parallel.Plan(jobs=jobs, forced=True), stats)
+seconds = time.perf_counter() - start
+peak = [int(l.split()[1]) for l in Path('/proc/self/status').read_text().splitlines() if l.startswith('VmHWM:')]
+print(json.dumps({"seconds": seconds, "messages": result.messages, "findings": len(result.findings),
+                  "main_peak_kib": peak[0] if peak else 0, "worker_peak_kib": stats.worker_peak_kib}))
+"""
+
+
+def parallel_run(contracts: Path, spec: str, paths: list[Path], jobs: int, work: Path) -> dict[str, Any]:
+    """One `-j jobs` check of the captures in a fresh process: seconds (pool start-up included, interpreter
+    start-up not), messages, and the peak memory of the main process and of the busiest worker."""
+    listing = work / "captures.txt"
+    listing.write_text("\n".join(str(p) for p in paths))
+    out = subprocess.run([sys.executable, "-c", _PARALLEL_RUN, str(contracts), spec, str(jobs), str(listing)],
+                         capture_output=True, text=True, check=True, timeout=3600)
+    return orjson.loads(out.stdout.strip().splitlines()[-1])
+
+
+def scaling(args: argparse.Namespace, release: ContractRelease, contracts: Path, samples: list[Sample],
+            work: Path, rounds: int = 3) -> bool:
+    """-j 1 against -j <every CPU> on one large capture and on many small ones (issue 23): the speed-up, as the
+    median of paired rounds, against 0.8 x the CPUs; and the peak memory per worker at 1/10 and all of the lines."""
+    from wirecheck.check.parallel import available_cpus
+
+    cores = available_cpus()
+    big = work / "scaling-big.jsonl"
+    write_capture(big, samples, args.scaling_lines, seed=5)
+    tenth = work / "scaling-tenth.jsonl"
+    write_capture(tenth, samples, args.scaling_lines // 10, seed=5)
+    small_dir = work / "scaling-small"
+    small_dir.mkdir(exist_ok=True)
+    smalls = []
+    for i in range(args.scaling_captures):
+        smalls.append(small_dir / f"{i:05d}.jsonl")
+        write_capture(smalls[-1], samples, 200, seed=i)
+    corpora: dict[str, Any] = {}
+    for name, paths in (("one large capture", [big]), ("many small captures", smalls)):
+        pairs = [(parallel_run(contracts, release.name, paths, 1, work),
+                  parallel_run(contracts, release.name, paths, cores, work)) for _ in range(rounds)]
+        one, many = pairs[0]
+        assert one["messages"] == many["messages"] and one["findings"] == many["findings"], (one, many)
+        speedups = [a["seconds"] / b["seconds"] for a, b in pairs]
+        corpora[name] = {
+            "captures": len(paths), "messages": one["messages"],
+            "one_core_messages_per_s": round(one["messages"] / min(a["seconds"] for a, _ in pairs)),
+            "all_cores_messages_per_s": round(one["messages"] / min(b["seconds"] for _, b in pairs)),
+            "speedup": round(statistics.median(speedups), 2), "round_speedups": [round(x, 2) for x in speedups],
+        }
+    memory = [parallel_run(contracts, release.name, [path], cores, work) for path in (tenth, big)]
+    for path in (big, tenth, *smalls):
+        path.unlink()
+    target = SCALING_TARGET * cores
+    met = all(c["speedup"] >= target for c in corpora.values())
+    worker_growth = memory[1]["worker_peak_kib"] - memory[0]["worker_peak_kib"]
+    main_growth = memory[1]["main_peak_kib"] - memory[0]["main_peak_kib"]
+    flat = max(worker_growth, main_growth) <= MEMORY_TOLERANCE[1]
+    report = {"cores": cores, "target_speedup": target, "met": met, "corpora": corpora,
+              "memory": {"lines": [args.scaling_lines // 10, args.scaling_lines], "runs": memory, "flat": flat}}
+    (args.out / "scaling.json").write_text(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode() + "\n")
+    text = [
+        "", f"## Scaling: -j 1 against -j {cores} ({release.name})", "",
+        "| corpus | captures | messages | 1 core msg/s | all cores msg/s | speed-up (median) | each round |",
+        "|---|---:|---:|---:|---:|---:|---|",
+        *[f"| {name} | {c['captures']:,} | {c['messages']:,} | {c['one_core_messages_per_s']:,} | "
+          f"{c['all_cores_messages_per_s']:,} | **{c['speedup']:.2f}** | "
+          f"{', '.join(f'{x:.2f}' for x in c['round_speedups'])} |" for name, c in corpora.items()],
+        "", f"Target speed-up ≥ 0.8 × {cores} cores = {target:.1f}: {'met' if met else 'MISSED'}.", "",
+        f"Peak memory at {args.scaling_lines // 10:,} → {args.scaling_lines:,} lines on -j {cores}: busiest worker "
+        f"{memory[0]['worker_peak_kib'] / 1024:.1f} → {memory[1]['worker_peak_kib'] / 1024:.1f} MiB, main process "
+        f"{memory[0]['main_peak_kib'] / 1024:.1f} → {memory[1]['main_peak_kib'] / 1024:.1f} MiB: "
+        f"{'flat' if flat else 'GROWS'}.",
+    ]
+    (args.out / "scaling.md").write_text("\n".join(text) + "\n")
     print("\n".join(text))
     return met and flat
 
