@@ -184,7 +184,7 @@ class Portable:
             release=release, captures=self.captures, messages=self.messages, unclassified=self.unclassified,
             coverage={k.id: KindCoverage(k, *self.coverage[k.id]) for k in release.kinds},
             fail_on=self.fail_on, omitted=self.omitted, capture_count=self.capture_count,
-            unreadable_count=self.unreadable_count)
+            unreadable_count=self.unreadable_count, min_coverage=engine.options.min_coverage)
 
 
 @dataclass(frozen=True)
