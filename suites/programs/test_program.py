@@ -98,3 +98,23 @@ def test_sigterm_raises_terminated_and_a_shielded_cleanup_finishes_first():
         os.kill(os.getpid(), signal.SIGHUP)
         time.sleep(5)  # interrupted by the handler
     assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGHUP)) == before  # restored
+
+
+@linux
+def test_a_start_interrupted_by_a_signal_ends_what_the_reaper_started(tmp_path, monkeypatch):
+    # the program is running when Terminated arrives, before wirecheck has read its pid: the reaper must end it
+    # (a SIGKILLed reaper left the program running in its own group)
+    pidfile = tmp_path / "program.pid"
+    code = (f"import os, time\nopen({str(pidfile)!r} + '.tmp', 'w').write(str(os.getpid()))\n"
+            f"os.rename({str(pidfile)!r} + '.tmp', {str(pidfile)!r})\ntime.sleep(300)\n")
+
+    def interrupted(self):
+        deadline = time.monotonic() + 60
+        while not pidfile.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        raise Terminated(signal.SIGTERM)
+
+    monkeypatch.setattr(Program, "_read", interrupted)
+    with pytest.raises(Terminated):
+        Program([sys.executable, "-c", code], env=dict(os.environ))
+    assert not alive(int(pidfile.read_text()))

@@ -148,3 +148,16 @@ def test_a_base_url_with_credentials_is_refused_without_repeating_them():
     result = CliRunner().invoke(app, ["probe", "xopc@0.0.253", f"https://runtime:{SECRET}@platform.example/"])
     assert result.exit_code == 2 and "holds credentials" in result.output
     assert SECRET not in result.output
+
+
+def test_redirects_within_the_host_end_after_five(release):
+    def route(method, path, base, headers):
+        if path.startswith("/.well-known/xopc-platform"):
+            return Reply(302, None, {"location": path + "x"})
+        return None
+
+    with StubServer(Platform(release, route)) as server:
+        probe = XopcProbe(server.base_url, token=TOKEN, timeout=10)
+        outcome = probe.run()
+    assert outcome.problems == [f"GET {server.base_url}/.well-known/xopc-platformxxxxxx: more than 5 redirects"]
+    assert len(probe.recorder) == 6  # each hop recorded

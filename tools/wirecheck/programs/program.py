@@ -174,12 +174,19 @@ class Program:
         self._done.set()
 
     def _abandon(self) -> None:
-        """The reaper failed before the program was known: end it, close everything."""
-        with contextlib.suppress(OSError):
-            self._reaper.kill()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self._reaper.wait(10)
-        for stream in (self._lines, self._control, self.stdin, self.stdout, self.stderr):
+        """Starting failed or was interrupted (a signal) before the program was known: the socket closed, the reaper
+        ends whatever it may have started already, as when wirecheck dies; killed if it does not end."""
+        for stream in (self._lines, self._control):
+            with contextlib.suppress(OSError, ValueError):
+                stream.close()
+        try:
+            self._reaper.wait(START_SECONDS)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(OSError):
+                self._reaper.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._reaper.wait(10)
+        for stream in (self.stdin, self.stdout, self.stderr):
             with contextlib.suppress(OSError, ValueError):
                 if stream is not None:
                     stream.close()
