@@ -157,12 +157,12 @@ class BigAnswers:
 
 
 def test_a_client_that_does_not_take_its_answer_frees_the_worker_at_the_write_deadline():
-    with StubServer(BigAnswers(), timeouts=Timeouts(write=0.5), workers=1) as server:
-        with socket.create_connection(address(server), timeout=CLIENT_TIMEOUT) as stuck:
-            stuck.sendall(b"GET /big HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")  # and never reads
-            # the one worker is busy writing to `stuck`: this waits in the listen queue until the write deadline
-            with urllib.request.urlopen(f"{server.base_url}/small", timeout=CLIENT_TIMEOUT) as answer:
-                assert answer.status == 200
+    with (StubServer(BigAnswers(), timeouts=Timeouts(write=0.5), workers=1) as server,
+          socket.create_connection(address(server), timeout=CLIENT_TIMEOUT) as stuck):
+        stuck.sendall(b"GET /big HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")  # and never reads
+        # the one worker is busy writing to `stuck`: this waits in the listen queue until the write deadline
+        with urllib.request.urlopen(f"{server.base_url}/small", timeout=CLIENT_TIMEOUT) as answer:
+            assert answer.status == 200
 
 
 def test_a_large_body_costs_disk_not_memory():

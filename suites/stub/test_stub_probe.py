@@ -171,6 +171,13 @@ def test_the_probe_catches_a_broken_platform(release, tmp_path, edit, failing, b
     assert cert.passed is not blocks
 
 
+def test_a_member_an_open_reader_ignores_does_not_fail_the_platform(release, tmp_path):
+    # report() reads only `status` of an events answer (readers.yaml): the client works, so the platform passes
+    edit = edit_json("/events", lambda v: v.update(region="eu"))
+    outcome, _, client_har = probe_against(Tampered(XopcPlatformStub(release, commands=1), edit), tmp_path)
+    assert certify(release, client_har, "platform", outcome).passed
+
+
 def test_a_platform_without_runtime_fleet_stops_the_probe(release, tmp_path):
     edit = edit_json("/.well-known/xopc-platform", lambda v: v["capabilities"].update(runtimeFleet=False))
     outcome, _, client_har = probe_against(Tampered(XopcPlatformStub(release, commands=1), edit), tmp_path)

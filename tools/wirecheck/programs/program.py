@@ -176,9 +176,9 @@ class Program:
     def _abandon(self) -> None:
         """Starting failed or was interrupted (a signal) before the program was known: the socket closed, the reaper
         ends whatever it may have started already, as when wirecheck dies; killed if it does not end."""
-        for stream in (self._lines, self._control):
+        for end in (self._lines, self._control):
             with contextlib.suppress(OSError, ValueError):
-                stream.close()
+                end.close()
         try:
             self._reaper.wait(START_SECONDS)
         except subprocess.TimeoutExpired:
