@@ -20,7 +20,7 @@ from wirecheck.certify.report import FORMATS
 from wirecheck.certify.report.html import badge_svg
 from wirecheck.contracts.loader import own_schema
 
-from .conftest import GOOD_RUN, RESULT
+from .conftest import GOOD_RUN, INIT, INITIALIZE, RESULT
 
 SCHEMA = own_schema("certification.schema.json")
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
@@ -155,11 +155,68 @@ def test_text_shows_every_non_passing_requirement(failing):
     assert "baseline: <script>" in text
 
 
-@pytest.mark.parametrize("fixture", ["failing", "passing"])
+WORDS = "Not logged in · Please run /login"
+
+
+def live(fake, framed, *, heard: bool, exit_code: int | None = 1):
+    """A live run that failed: before the implementation wrote anything (`heard` false), or after it did."""
+    frames = [("sdk", INITIALIZE), *([("cli", INIT)] if heard else [])]
+    outcome = {"ok": False, "heard": heard, "exit_code": exit_code, "stderr_tail": f"starting\n{WORDS}\n",
+               "problem": "scenario step 2 (expect) failed: stdout closed before a line matching {\"type\":\"result\"}"}
+    return certify_captures(fake, [framed(frames)], role="cli", run={"identity": {"argv": ["qodercli"]},
+                                                                     "outcome": outcome})
+
+
+@pytest.fixture
+def run_failed(fake, framed):
+    return live(fake, framed, heard=False)
+
+
+@pytest.fixture
+def failed_after_speaking(fake, framed):
+    return live(fake, framed, heard=True)
+
+
+def test_a_run_that_heard_nothing_is_run_failed_in_every_format_with_the_programs_words(run_failed) -> None:
+    """Issue 22: "stdout closed (exit status 1)" is not a verdict: exit 5, every format says the run failed and
+    quotes what the program said (qodercli's "Not logged in")."""
+    assert run_failed.exit_code == 5 and run_failed.verdict == "run failed" and not run_failed.passed
+    assert run_failed.gate_line.startswith("gate --fail-on MUST: run failed (nothing was heard")
+    for name in FORMATS:
+        out = render(run_failed, name)
+        if name == "jsonl":
+            footer = json.loads(out.splitlines()[-1])
+            VALIDATOR.validate(footer)
+            assert footer["verdict"] == "run failed" and footer["exit_code"] == 5, footer
+            assert footer["program_said"] == f"starting / {WORDS}"
+            continue
+        assert re.search(r"run failed|RUN FAILED", out), name
+        assert WORDS in out, name
+        assert "stdout closed before a line matching" in out.replace("&quot;", '"'), name
+
+
+def test_a_run_that_failed_after_the_program_spoke_is_not_certified(failed_after_speaking) -> None:
+    cert = failed_after_speaking
+    assert cert.exit_code == 1 and cert.verdict == "not certified"
+    assert "the live run failed" in cert.gate_line
+    assert WORDS in render(cert, "text")  # its words are quoted all the same
+
+
+def test_no_python_value_in_any_format_of_a_live_run(fake, framed) -> None:
+    """A probe has no exit status: no format says "exit status None" (nor any other Python repr)."""
+    repr_ = re.compile(r"\bNone\b|\bTrue\b|\bFalse\b|\{'|\['|': ")
+    for cert in (live(fake, framed, heard=False, exit_code=None), live(fake, framed, heard=True, exit_code=None)):
+        for name in FORMATS:
+            for line in render(cert, name).splitlines():
+                assert not repr_.search(line), (name, line[:300])
+
+
+@pytest.mark.parametrize("fixture", ["failing", "passing", "run_failed", "failed_after_speaking"])
 def test_no_format_states_a_gate_that_disagrees_with_the_exit_code(request, fixture) -> None:
-    """One decision (`Certification.passed`): the exit code and every format's gate line come from it."""
+    """One decision (`Certification.passed`, `run_failed`): the exit code and every format's gate line come from
+    it."""
     cert = request.getfixturevalue(fixture)
-    expected = "certified" if cert.exit_code == 0 else "not certified"
+    expected = {0: "certified", 1: "not certified", 5: "run failed"}[cert.exit_code]
     assert (cert.exit_code == 0) == cert.passed
     for name in FORMATS:
         out = render(cert, name)
@@ -172,7 +229,7 @@ def test_no_format_states_a_gate_that_disagrees_with_the_exit_code(request, fixt
             suite = root.find("testsuite")
             assert suite is not None and (int(suite.get("failures", "0")) > 0) == (cert.exit_code != 0)
             out = suite.get("gate", "")
-        stated = set(re.findall(r"gate --fail-on \w+: (certified|not certified)", out))
+        stated = set(re.findall(r"gate --fail-on \w+: (certified|not certified|run failed)", out))
         assert stated == {expected}, (name, stated)
 
 

@@ -316,3 +316,32 @@ def test_a_terminated_fuzz_consumer_ends_its_consumer(tmp_path):
     while Path(f"/proc/{pid}").exists() and "Z" not in Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2][:3]:
         assert time.monotonic() < deadline, f"the consumer {pid} outlived fuzz-consumer"
         time.sleep(0.05)
+
+
+def test_a_process_consumer_that_never_speaks_is_a_run_failure_quoting_its_words(tmp_path):
+    """A consumer that exits before writing a byte (not logged in, the wrong program) gives no verdict on any
+    message: exit 5, the report says the run failed and quotes its last stderr line."""
+    import orjson
+
+    words = "Not logged in · Please run /login"
+    env = {**os.environ, "WIRECHECK_CONTRACTS": str(Path(__file__).resolve().parents[1] / "data" / "contracts")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "wirecheck", "fuzz-consumer", "demo@1.0.0", "--kind", "hello", "--count", "2",
+         "--valid-only", "--no-shrink", "--timeout", "1", "--json", str(tmp_path / "r.json"),
+         "--markdown", str(tmp_path / "r.md"), "--", sys.executable, "-c",
+         f"import sys; print({words!r}, file=sys.stderr); sys.exit(1)"],
+        capture_output=True, env=env, timeout=120, check=False,
+    )
+    err = proc.stderr.decode()
+    assert proc.returncode == 5, err
+    assert "RUN FAILED" in err and words in err
+    data = orjson.loads((tmp_path / "r.json").read_bytes())
+    assert data["run"]["failed"] is True and data["run"]["program_said"] == words
+    assert "RUN FAILED" in (tmp_path / "r.md").read_text() and words in (tmp_path / "r.md").read_text()
+    import jsonschema
+    import yaml
+
+    import wirecheck.fuzz
+
+    schemas = yaml.safe_load((Path(wirecheck.fuzz.__file__).parent / "outputs.schema.yaml").read_text())
+    jsonschema.Draft202012Validator(schemas["consumer_report"]).validate(data)  # the run section is published

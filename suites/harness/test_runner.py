@@ -204,3 +204,23 @@ def test_certify_run_from_the_command_line(tmp_path):
         "--capture-out", str(tmp_path / "crash.ndjson"), "--", sys.executable, FAKE, "--mode", "crash"])
     assert failing.exit_code == 1
     assert "run: scenario step 3 (expect) failed" in failing.output
+
+
+def test_certify_run_of_a_program_that_exits_before_speaking_is_a_run_failure_quoting_its_words(tmp_path):
+    """Issue 22: qodercli printed "Not logged in · Please run /login" and exited; the summary said "stdout closed
+    (exit status 1)" and exit 1, as if the CLI were non-conforming. Nothing was heard: exit 5, its words quoted."""
+    from typer.testing import CliRunner
+
+    from wirecheck.cli.app import app
+
+    words = "Not logged in · Please run /login"
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, [
+        "certify", "fakeqoder@1.0.0", "--contracts", str(CONTRACTS), "--run", "--scenario", "qoder-handshake",
+        "--out-dir", str(out), "--format", "jsonl", "--timeout", "30", "--", sys.executable, "-c",
+        f"import sys; print({words!r}, file=sys.stderr); sys.exit(1)"])
+    assert result.exit_code == 5, result.output
+    assert f'the program said: "{words}"' in result.output  # the result line on the terminal
+    footer = orjson.loads((out / "certification.jsonl").read_text().splitlines()[-1])
+    assert footer["verdict"] == "run failed" and footer["program_said"] == words and footer["run"]["heard"] is False
+    assert words in (out / "certification.md").read_text() and "RUN FAILED" in (out / "certification.txt").read_text()

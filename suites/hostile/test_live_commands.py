@@ -1,7 +1,8 @@
 """Hostile inputs for the commands that run someone else's program or serve a socket: `certify --run`, `stub`,
 `probe`, `fuzz-consumer`, end to end. Each case runs `python -m wirecheck ...` under a memory budget (RLIMIT_AS,
 inherited by whatever it starts) and a time budget, and asserts an exit code in the case's set (a subset of
-{0, 1, 2}: never 3, never a signal), the verdict where one is owed, and that nothing was left running: the case's
+{0, 1, 2, 5}: never 3, never a signal; 5, run failed, where nothing was heard from the program or platform), the
+verdict where one is owed, and that nothing was left running: the case's
 wirecheck is itself started as a `wirecheck.programs.Program`, whose reaper adopts and names every process left
 behind once wirecheck has exited.
 
@@ -209,14 +210,14 @@ CASES = [
     Case("certify-run: a 1 MiB send to a program that never reads",
          lambda w, _: certify_run(w, [sys.executable, "-c", "import time; time.sleep(300)"],
                                   "send: {type: user, text: " + "x" * (1 << 20) + "}", "close_stdin: true"),
-         frozenset({1}), lambda o: "did not read its input" in footer(o)["run"]["problem"], slow=True),
+         frozenset({5}), lambda o: "did not read its input" in footer(o)["run"]["problem"], slow=True),
     Case("certify-run: a setsid daemon that drops its whole environment",
          lambda w, _: certify_run(w, [sys.executable, script(w, "daemon.py", DAEMON)]),
-         frozenset({1}), lambda o: "left its process group" in str(footer(o)["run"]["problems"])),
+         frozenset({5}), lambda o: "left its process group" in str(footer(o)["run"]["problems"])),
     Case("certify-run: a program that kills its parent",
          lambda w, _: certify_run(w, [sys.executable, "-c", "import os, signal, time; os.kill(os.getppid(), "
                                                             "signal.SIGKILL); time.sleep(300)"]),
-         frozenset({1}), lambda o: "the reaper ended before the command" in str(footer(o)["run"]["problems"]),
+         frozenset({5}), lambda o: "the reaper ended before the command" in str(footer(o)["run"]["problems"]),
          slow=True),
     Case("certify-run: children that leave the group as fast as they can",
          lambda w, _: certify_run(w, [sys.executable, "-c", "import os, time\nfor _ in range(40):\n"
@@ -242,7 +243,7 @@ CASES = [
          lambda w, _: stub(w, str(w)), frozenset({2}), slow=True),
     Case("stub: a runtime that daemonizes without environment",
          lambda w, _: stub(w, sys.executable, script(w, "daemon.py", DAEMON)),
-         frozenset({1}), lambda o: b"left its process group" in o.stderr),
+         frozenset({5}), lambda o: b"left its process group" in o.stderr),
     Case("stub: a runtime that opens 200 connections and drips their headers",
          lambda w, _: stub(w, sys.executable, script(w, "rt.py", (
              "import socket, sys, time\n"
@@ -251,7 +252,7 @@ CASES = [
              "for _ in range(200):\n"
              "    for s in socks:\n"
              "        try:\n            s.send(b'G')\n        except OSError:\n            pass\n"
-             "    time.sleep(0.1)\n")), "{url}", seconds=15), frozenset({1}), slow=True),
+             "    time.sleep(0.1)\n")), "{url}", seconds=15), frozenset({5}), slow=True),
     # -- probe: the platform is hostile -------------------------------------------------------------------------
     Case("probe: a platform redirecting to another host",
          lambda w, url: probe(w, url), frozenset({1}),
@@ -265,11 +266,11 @@ CASES = [
          lambda w, url: probe(w, url), frozenset({1}),
          platform=http_answer(200, b"[" * (100 << 20)), slow=True),
     Case("probe: a platform that does not speak HTTP",
-         lambda w, url: probe(w, url), frozenset({1}),
+         lambda w, url: probe(w, url), frozenset({5}),
          platform=lambda conn, head: conn.sendall(b"\x00\xff" * 1000)),
     # -- fuzz-consumer: the consumer is hostile -----------------------------------------------------------------
     Case("fuzz-consumer: a consumer that never reads",
-         lambda w, _: consumer(w, "import time\ntime.sleep(300)\n"), frozenset({1})),
+         lambda w, _: consumer(w, "import time\ntime.sleep(300)\n"), frozenset({5})),
     Case("fuzz-consumer: a consumer that prints without end",
          lambda w, _: consumer(w, "import sys\nwhile True:\n    sys.stdout.write('a' * 65536)\n"),
          frozenset({1}), slow=True),

@@ -295,10 +295,11 @@ def test_stub_command_runs_the_probe_as_its_client(tmp_path):
     assert probe_footer["verdict"] == "certified"
 
 
-def test_stub_command_with_no_client_times_out_and_fails(tmp_path):
+def test_stub_command_with_no_client_times_out_and_the_run_failed(tmp_path):
     result = CliRunner().invoke(app, ["stub", "xopc@0.0.253", "--max-seconds", "0.3", "--out-dir", str(tmp_path)])
-    assert result.exit_code == 1
-    assert "no request reached the stub" in (tmp_path / "certification.txt").read_text()
+    assert result.exit_code == 5  # nothing was heard: no verdict, not "not certified"
+    text = (tmp_path / "certification.txt").read_text()
+    assert "RUN FAILED" in text and "no request reached the stub" in text
 
 
 @pytest.mark.parametrize("command", [["stub", "qoder-agent-sdk@1.0.23"], ["probe", "qoder-agent-sdk@1.0.23",
@@ -384,3 +385,17 @@ def test_a_runtime_that_never_ends_its_run_is_blamed_for_it(release, tmp_path):
     assert status_of(runtime, P + "RUN-TERMINATES").status == "fail"
     platform = certify(release, client_har, "platform")
     assert P + "RUN-TERMINATES" not in {r.requirement.id for r in platform.results}
+
+
+def test_probe_of_a_platform_that_cannot_be_reached_is_a_run_failure_not_a_verdict(tmp_path):
+    """Issue 22: a platform that never answered said "NOT CERTIFIED — run failed" with exit 1, the code of a real
+    non-conformance. Nothing was heard: exit 5, and the reports say why."""
+    with socket.socket() as closed:  # a port nobody listens on: the connection is refused
+        closed.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{closed.getsockname()[1]}"
+    result = CliRunner().invoke(app, ["probe", "xopc@0.0.253", url, "--timeout", "5", "--out-dir", str(tmp_path)])
+    assert result.exit_code == 5, result.output
+    text = (tmp_path / "certification.txt").read_text()
+    assert "RUN FAILED" in text and "no response" in text and "None" not in text
+    footer = orjson.loads((tmp_path / "certification.jsonl").read_text().splitlines()[-1])
+    assert footer["verdict"] == "run failed" and footer["exit_code"] == 5 and footer["run"]["heard"] is False

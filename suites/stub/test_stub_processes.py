@@ -72,7 +72,7 @@ def stub(out: Path, *runtime_args: str, **kwargs) -> subprocess.Popen:
 def test_a_runtime_given_as_a_relative_path_runs_and_what_it_started_is_ended(tmp_path, runtime):
     process = stub(tmp_path / "out", str(runtime), "normal")
     _, err = process.communicate(timeout=120)
-    assert b"No such file" not in err and process.returncode == 1, err  # it ran, and sent no request: not certified
+    assert b"No such file" not in err and process.returncode == 5, err  # it ran, and sent no request: run failed
     child = int((runtime / "child.pid").read_text())
     assert gone(child), f"the runtime's child {child} outlived the stub"
     home = Path((runtime / "home").read_text().strip())
@@ -122,7 +122,7 @@ def test_a_runtime_that_leaves_its_group_is_ended_and_named(tmp_path, monkeypatc
     daemon = int(pidfile.read_text())
     assert gone(daemon), f"the runtime's daemon {daemon} outlived the stub"
     assert f"process {daemon} (sleep), started by the command, left its process group".encode() in result.stderr
-    assert result.returncode == 1, result.stderr
+    assert result.returncode == 5, result.stderr  # it sent no request: the run failed
 
 
 def test_the_runtime_gets_a_scratch_home_and_no_shell(tmp_path, runtime):

@@ -8,3 +8,10 @@ INTERNAL = 3  # wirecheck itself failed (a bug, never a verdict): reported in on
 # wrong file or the wrong release), or fewer of its kinds were exercised than --min-coverage asks. Not 1: nothing
 # is known to be wrong with the implementation; not 2: the arguments were usable. A gate fails on it all the same.
 INCONCLUSIVE = 4
+# A live run (certify --run, stub, probe, fuzz-consumer with a command) heard nothing from the implementation under
+# test: the program exited, or stayed silent, before writing a byte (qodercli's "Not logged in"), it could not be
+# started (a bad interpreter line), or the platform could not be reached (a host that does not resolve, a refused
+# connection, an answer that is not HTTP). No verdict: not 1, nothing shows the implementation wrong; not 2, the
+# arguments named things that exist (a program that does not exist, or a malformed URL, is 2). The reports say the
+# run failed and quote what the program last wrote on stderr. A gate fails on it all the same.
+RUN_FAILED = 5

@@ -96,11 +96,19 @@ class Certification:
         return self.run is None or bool(self.run.get("ok", True))
 
     @property
+    def run_failed(self) -> bool:
+        """A live run that failed before anything was heard from the implementation (`run["heard"]` false: no byte
+        on its output, no request, no HTTP answer): there is nothing to judge, so no verdict (exit RUN_FAILED)."""
+        return not self.run_ok and self.run is not None and not self.run.get("heard", True)
+
+    @property
     def passed(self) -> bool:
         return not self.blocking() and self.run_ok
 
     @property
     def verdict(self) -> str:
+        if self.run_failed:
+            return "run failed"
         return "certified" if self.passed else "not certified"
 
     @property
@@ -114,12 +122,39 @@ class Certification:
 
     @property
     def exit_code(self) -> int:
-        """The command's exit code: the one decision (`passed`) every report's gate line also shows."""
+        """The command's exit code: the one decision (`passed`, `run_failed`) every report's gate line also shows."""
+        if self.run_failed:
+            return exitcodes.RUN_FAILED
         return exitcodes.CONFORMS if self.passed else exitcodes.FINDINGS
 
     @property
+    def run_problem(self) -> str:
+        """Why the live run failed, as one line ("" when it did not)."""
+        if self.run_ok or self.run is None:
+            return ""
+        return str(self.run.get("problem") or "the live run failed")
+
+    @property
+    def run_status(self) -> str:
+        """` (exit status 1)`; "" where there was no program (probe), it had none (still running when stopped) or
+        the problem already says it."""
+        status = None if self.run is None else self.run.get("exit_code")
+        return "" if status is None or f"exit status {status}" in self.run_problem else f" (exit status {status})"
+
+    @property
+    def run_line(self) -> str:
+        """The live run in a few words, for every format: `completed (exit status 0)`, `failed: <problem>`."""
+        if self.run is None:
+            return ""
+        return f"completed{self.run_status}" if self.run_ok else f"failed: {self.run_problem}{self.run_status}"
+
+    @property
     def gate_line(self) -> str:
-        """`gate --fail-on MUST: not certified (2 blocking requirement(s); the live run failed)`."""
+        """`gate --fail-on MUST: not certified (2 blocking requirement(s); the live run failed)`, or for a run that
+        heard nothing, `gate --fail-on MUST: run failed (nothing was heard from the implementation: <problem>)`."""
+        if self.run_failed:
+            return (f"gate --fail-on {self.fail_on}: run failed (nothing was heard from the implementation: "
+                    f"{self.run_problem}; nothing certified)")
         why = []
         if self.blocking():
             why.append(f"{len(self.blocking())} blocking requirement(s)")

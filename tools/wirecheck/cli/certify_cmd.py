@@ -39,7 +39,8 @@ def write_reports(cert: Certification, output_format: str, output: Path | None, 
     if out_dir is not None:
         write_folder(cert, out_dir, output_file)
     places = ", ".join(str(p) for p in (output, out_dir) if p is not None)
-    result = f"{cert.contract}: {cert.verdict.upper()}; {cert.gate_line}; reports: {places}"
+    said = f'; the program said: "{cert.program_words}"' if cert.program_words else ""
+    result = f"{cert.contract}: {cert.verdict.upper()}; {cert.gate_line}{said}; reports: {places}"
     if output is not None:
         with output_file(output) as handle:
             FORMATS[output_format](cert, handle)
@@ -119,7 +120,9 @@ def register(app: typer.Typer) -> None:
         """Certify captures, or a live command, against a release's requirement set.
 
         Exit codes: 0 certified, 1 not certified (a requirement at or above --fail-on failed or was not exercised,
-        a baseline entry went stale, or the live run failed), 2 usage or contract error.
+        a baseline entry went stale, or the live run failed after the program spoke), 2 usage or contract error,
+        5 run failed (--run: the program wrote nothing on stdout before it exited, failed to start or the scenario
+        gave up; its last words on stderr are quoted).
         """
         from wirecheck.certify.pipeline import certify_captures
         from wirecheck.check.engine import CheckOptions

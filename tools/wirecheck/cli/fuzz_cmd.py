@@ -86,7 +86,8 @@ def register_consumer(app: typer.Typer) -> None:
         one JSON message per line and answers one line per message: `accept`, `ignore`, or `reject` and an
         optional reason after a space.
         It runs with a scratch HOME, XDG_CONFIG_HOME and TMPDIR, no shell. Exit 1 when it rejects valid
-        messages, accepts invalid ones, crashes or hangs.
+        messages, accepts invalid ones, crashes or hangs; exit 5 (run failed, no verdict) when a process consumer
+        never wrote a byte on stdout (it exited or stayed silent: its last stderr line is quoted).
         """
         from wirecheck.fuzz.consumer import ProcessConsumer, PythonConsumer, fuzz_consumer
         from wirecheck.fuzz.consumer_report import render_markdown
@@ -125,6 +126,10 @@ def register_consumer(app: typer.Typer) -> None:
                     handle.write(text)
         if markdown_out is None:
             typer.echo(markdown)
+        if report.run_failed:
+            said = f'; the program said: "{report.program_said}"' if report.program_said else ""
+            typer.echo(f"wirecheck: {release.name}: RUN FAILED: {report.run_failed}{said}", err=True)
+            raise typer.Exit(exitcodes.RUN_FAILED)
         _exit_unless_generated(release.name, report.not_generated,
                                exitcodes.FINDINGS if report.failed else exitcodes.CONFORMS)
 

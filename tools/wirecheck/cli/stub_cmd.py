@@ -88,8 +88,8 @@ def _omitted(recorder: HarRecorder) -> list[str]:
 def _certify(release: ContractRelease, reg: PackageRegistry, har: Path, role: str, run: dict[str, Any],
              requirements: Path | None, baseline: Path | None, fail_on: str, output_format: str,
              out_dir: Path, stopped: Terminated | None = None) -> NoReturn:
-    """Certify the recorded HAR for `role`, write the reports, exit 0 (certified) or 1 (or 128 + the signal that
-    stopped the run)."""
+    """Certify the recorded HAR for `role`, write the reports, exit 0 (certified), 1 (not certified), 5 (the run
+    heard nothing from the other side: nothing to certify), or 128 + the signal that stopped the run."""
     from wirecheck.certify.pipeline import certify_captures
 
     cert = guarded(lambda: certify_captures(release, [har], requirements=requirements, baseline=baseline, role=role,
@@ -127,7 +127,8 @@ def register(app: typer.Typer) -> None:
         until the COMMAND exits, --max-seconds pass, or Ctrl-C. Writes stub.har and certification.* to --out-dir.
         Request bodies need a Content-Length and may be at most 1 MiB: larger is a 413, a bad Content-Length or a
         shorter body a 400, a chunked body a 411, each with a JSON error and not recorded.
-        Exit codes: 0 certified, 1 not certified, 2 usage error.
+        Exit codes: 0 certified, 1 not certified, 2 usage error, 5 run failed (no request reached the stub: the
+        command exited or stayed silent; its own words are quoted).
         """
         from wirecheck.programs.program import CommandError, Program, Scratch, resolve_program
         from wirecheck.programs.signals import Terminated, shielded, terminated_by_signals
@@ -199,7 +200,8 @@ def register(app: typer.Typer) -> None:
         problems += _omitted(server.recorder)
         run = {"identity": {"argv": list(command or ["wirecheck", "stub", spec])},
                "outcome": {"ok": not problems, "exit_code": None if runtime is None else runtime.returncode,
-                           "problem": problems[0] if problems else None, "problems": problems}}
+                           "problem": problems[0] if problems else None, "problems": problems,
+                           "heard": len(server.recorder) > 0}}
         _certify(release, reg, har, "runtime", run, requirements, baseline, fail_on, output_format, out_dir,
                  stopped)
 
@@ -226,7 +228,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Play the xopc runtime client against a platform server and certify its responses (role platform).
 
-        Exit codes: 0 certified, 1 not certified, 2 usage error.
+        Exit codes: 0 certified, 1 not certified, 2 usage error, 5 run failed (the platform never answered: a host
+        that does not resolve, a refused connection, an answer that is not HTTP).
         """
         from wirecheck.stub.probe import XopcProbe
 
@@ -249,5 +252,5 @@ def register(app: typer.Typer) -> None:
         har = _write_har(probe.recorder, out_dir / "probe.har")
         run = {"identity": {"argv": ["wirecheck", "probe", spec, base_url]},
                "outcome": {"ok": not problems, "exit_code": None, "problem": problems[0] if problems else None,
-                           "problems": problems, "steps": outcome.steps}}
+                           "problems": problems, "steps": outcome.steps, "heard": probe.recorder.answered > 0}}
         _certify(release, reg, har, "platform", run, requirements, baseline, fail_on, output_format, out_dir)

@@ -129,6 +129,8 @@ class ProcessConsumer:
         self.startup = startup  # extra seconds for the first answer after a (re)start: interpreters load slowly
         self.cwd = cwd
         self.problems: list[str] = []  # processes it left behind (each ended): not verdicts on messages
+        self.heard = False  # any byte on its stdout, ever: a consumer that never spoke gives no verdict
+        self.last_words = ""  # the last line it wrote on stderr before it was last stopped
         self._fresh = False
         self._scratch = Scratch.create()
         self._program: Program | None = None
@@ -168,6 +170,8 @@ class ProcessConsumer:
                 self._stderr.close()
             self._stderr = None
         tail = stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
+        if tail:
+            self.last_words = tail[0][:200]
         return tail[0][:200] if tail else ""
 
     def __call__(self, message: Any) -> Verdict:
@@ -216,6 +220,7 @@ class ProcessConsumer:
                 chunk = os.read(fd, 65536)
                 if not chunk:
                     return _EOF
+                self.heard = True
                 self._buffer += chunk
         line, _, self._buffer = self._buffer.partition(b"\n")
         return line
@@ -281,6 +286,9 @@ class FuzzReport:
     kinds: dict[str, KindTally]
     failures: list[Failure]
     not_generated: dict[str, str] = field(default_factory=dict)  # kind → why no message was made
+    # A process consumer that never wrote a byte on stdout: why (no verdict: exit RUN_FAILED), its last words
+    run_failed: str | None = None
+    program_said: str = ""
 
     @property
     def failed(self) -> bool:
@@ -297,6 +305,8 @@ class FuzzReport:
             "totals": {c: sum(f.count for f in self.failures if f.category == c) for c in CATEGORIES},
             "failures": [f.as_json() for f in self.failures],
             "not_generated": dict(self.not_generated),
+            **({"run": {"failed": True, "problem": self.run_failed, "program_said": self.program_said}}
+               if self.run_failed else {}),
         }
 
 
@@ -350,6 +360,13 @@ def fuzz_consumer(
             failure.count += 1
             failure.places[place] = failure.places.get(place, 0) + 1
     failures = sorted(groups.values(), key=lambda f: (CATEGORIES.index(f.category), f.kind, f.signature))
+    sent = sum(sum(t.valid.values()) + sum(t.invalid.values()) for t in tallies.values())
+    if sent and not getattr(consumer, "heard", True):  # it never answered: these are not verdicts on messages
+        first = failures[0].verdict.detail if failures else "no answer"
+        return FuzzReport(release.name, description, seed, count, tallies, failures, not_generated,
+                          run_failed=f"the consumer wrote nothing on stdout to any of {sent} "
+                                     f"message{'s' if sent != 1 else ''} ({first})",
+                          program_said=getattr(consumer, "last_words", ""))
     if shrink:
         for failure in failures:
             if progress:

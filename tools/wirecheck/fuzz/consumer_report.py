@@ -7,6 +7,7 @@ from typing import Any
 import orjson
 
 from wirecheck.fuzz.consumer import CATEGORIES, FAILING, FuzzReport
+from wirecheck.markdown_text import code, text
 
 _TITLES = {
     "valid-rejected": "Valid messages the consumer rejects",
@@ -38,6 +39,12 @@ def _json(value: Any) -> str:
     return orjson.dumps(value).decode()
 
 
+def _verdict(report: FuzzReport) -> str:
+    if report.run_failed:
+        return "RUN FAILED (the consumer never answered: no verdict)"
+    return "FAILS" if report.failed else "AGREES WITH THE CONTRACT"
+
+
 def render_markdown(report: FuzzReport) -> str:
     data = report.as_json()
     lines = [
@@ -45,11 +52,14 @@ def render_markdown(report: FuzzReport) -> str:
         "",
         f"- consumer: {report.consumer}",
         f"- seed {report.seed}, {report.count} valid messages and up to {report.count} mutants per kind",
-        f"- verdict: **{'FAILS' if report.failed else 'AGREES WITH THE CONTRACT'}**",
+        f"- verdict: **{_verdict(report)}**",
         "",
         "| category | messages | distinct |",
         "|---|---:|---:|",
     ]
+    if report.run_failed:
+        lines[-3:-3] = [f"- run failed: {text(report.run_failed)}", *(
+            [f"- the program said: {code(report.program_said, table=False)}"] if report.program_said else [])]
     for category in CATEGORIES:
         distinct = sum(1 for f in report.failures if f.category == category)
         lines.append(f"| {category} | {data['totals'][category]} | {distinct} |")

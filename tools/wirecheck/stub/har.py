@@ -125,6 +125,7 @@ class HarRecorder:
         self._secrets = {s for s in secrets if len(s) >= MIN_SECRET_CHARS}
         self._spool = tempfile.TemporaryFile(prefix="wirecheck-har-")  # noqa: SIM115 (lives as long as this)
         self._count = 0
+        self.answered = 0  # exchanges that got a response (a probe that heard nothing has nothing to certify)
         self._lock = threading.Lock()
 
     def scrub(self, text: str) -> str:
@@ -150,6 +151,7 @@ class HarRecorder:
         with self._lock:
             self._spool.write(line + b"\n")
             self._count += 1
+            self.answered += exchange.status is not None
 
     def __len__(self) -> int:
         return self._count

@@ -51,11 +51,12 @@ def write(cert: Certification, out: TextIO) -> None:
     w(f"<title>wirecheck certification: {escape(cert.contract)}</title><style>{CSS}</style></head><body>\n")
     w(f"<h1>Certification: {escape(cert.contract)}</h1>\n{badge_svg(cert.badge)}\n")
     scope = f" for role <code>{escape(cert.role)}</code>" if cert.role else ""
-    w(f'<p class="verdict"><strong>{escape(cert.verdict)}</strong>{scope}: {escape(cert.badge.message)}</p>\n')
+    message = ("nothing was heard from the implementation, so nothing was certified" if cert.run_failed
+               else cert.badge.message)
+    w(f'<p class="verdict"><strong>{escape(cert.verdict)}</strong>{scope}: {escape(message)}</p>\n')
     w(f"<p><b>{escape(cert.gate_line)}</b></p>\n")
     if cert.run is not None:
-        outcome = "completed" if cert.run.get("ok") else f"failed: {cert.run.get('problem')}"
-        w(f"<p>Live run {escape(outcome)} (exit status {escape(str(cert.run.get('exit_code')))}).</p>\n")
+        w(f"<p>Live run {escape(cert.run_line)}.</p>\n")
         if cert.program_words:
             w(f"<p>The program said: <code>{escape(cert.program_words)}</code></p>\n")
     w("<h2>Scores</h2><table><tr><th>level</th><th>passed</th><th>failed</th><th>not exercised</th>"

@@ -55,6 +55,7 @@ def records(cert: Certification) -> Iterator[dict[str, Any]]:
         "unmapped_findings": [f.to_json() for f in cert.unmapped[:MAX_FINDINGS]],
         "unmapped_total": len(cert.unmapped),
         "run": cert.run,
+        **({"program_said": cert.program_words} if cert.program_words else {}),
     }
 
 

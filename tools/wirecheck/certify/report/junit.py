@@ -35,9 +35,12 @@ def write(cert: Certification, out: TextIO) -> None:
             reason = {NOT_EXERCISED: "not exercised", EXPECTED_FAIL: f"expected failure: {r.baseline_reason}",
                       FAIL: f"fails, below --fail-on {cert.fail_on}"}[r.status]
             ET.SubElement(case, "skipped", message=reason)
-    if cert.run is not None and not cert.run.get("ok", True):
+    if cert.run is not None and not cert.run_ok:
         case = ET.SubElement(suite, "testcase", classname=f"{cert.contract}.run", name="live run")
-        ET.SubElement(case, "failure", message=str(cert.run.get("problem", "the live run failed")), type="RUN")
+        node = ET.SubElement(case, "failure", message=cert.run_problem,
+                             type="RUN_FAILED" if cert.run_failed else "RUN")
+        if cert.program_words:
+            node.text = f"the program said: {cert.program_words}"
         failures += 1
     suite.set("gate", cert.gate_line)  # the run's verdict, from the decision its exit code comes from
     tests = len(suite)

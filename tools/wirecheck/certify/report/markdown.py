@@ -17,7 +17,10 @@ def write(cert: Certification, out: TextIO) -> None:
     out = printable_stream(out)  # a capture's control characters are shown, not obeyed
     ident = cert.identity
     out.write(f"# Certification: {cert.contract}\n\n")
-    out.write(f"**{cert.verdict}** — {cert.badge.message}")
+    if cert.run_failed:
+        out.write("**run failed** — nothing was heard from the implementation, so nothing was certified")
+    else:
+        out.write(f"**{cert.verdict}** — {cert.badge.message}")
     out.write(f" (role `{cert.role}`)\n\n" if cert.role else "\n\n")
     out.write(f"**{cert.gate_line}**\n\n")
     out.write("| level | passed | failed | not exercised | expected failures | stale baseline | score |\n")
@@ -26,10 +29,9 @@ def write(cert: Certification, out: TextIO) -> None:
         out.write(f"| {s.level} | {s.passed}/{s.total} | {s.failed} | {s.not_exercised} | {s.expected_failures} "
                   f"| {s.unexpected_passes} | {s.score:.0%} |\n")
     if cert.run is not None:
-        out.write(f"\nLive run: {'completed' if cert.run.get('ok') else 'FAILED: ' + text(cert.run.get('problem'))}"
-                  f" (exit status {cert.run.get('exit_code')})\n")
+        out.write(f"\nLive run: {text(cert.run_line)}\n")
         if cert.program_words:
-            out.write(f"The program said: {code(cert.program_words, table=False)}\n")
+            out.write(f"\nThe program said: {code(cert.program_words, table=False)}\n")
     out.write("\n## Requirements\n\n| id | level | status | checks | exercised |\n|---|---|---|---|---:|\n")
     for r in cert.results:
         out.write(f"| `{r.requirement.id}` | {r.requirement.level} | {ICONS[r.status]} | "

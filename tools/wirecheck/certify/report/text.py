@@ -14,18 +14,22 @@ SHOWN_FINDINGS = 5
 def write(cert: Certification, out: TextIO) -> None:
     out = printable_stream(out)  # a capture's control characters are shown, not obeyed
     scope = f" (role {cert.role})" if cert.role else ""
-    out.write(f"{cert.contract}{scope}: {cert.verdict.upper()} — {cert.badge.message}\n")
+    if cert.run_failed:
+        out.write(f"{cert.contract}{scope}: RUN FAILED — nothing was heard from the implementation, so nothing was "
+                  "certified\n")
+    else:
+        out.write(f"{cert.contract}{scope}: {cert.verdict.upper()} — {cert.badge.message}\n")
+    if cert.run is not None and not cert.run_ok:
+        out.write(f"  run: {cert.run_problem}{cert.run_status}\n")
+        if cert.program_words:
+            out.write(f"  the program said: \"{cert.program_words}\"\n")
     for score in cert.scores:
-        if score.total:
+        if score.total and not cert.run_failed:
             out.write(f"  {score.level:<6} {score.passed}/{score.total} passed, {score.failed} failed, "
                       f"{score.not_exercised} not exercised, {score.expected_failures} expected failures, "
                       f"{score.unexpected_passes} stale baseline entries\n")
-    if cert.run is not None and not cert.run.get("ok", True):
-        out.write(f"  run: {cert.run.get('problem', 'failed')}\n")
-        if cert.program_words:
-            out.write(f"  the program said: \"{cert.program_words}\"\n")
     for result in cert.results:
-        if result.status == PASS:
+        if result.status == PASS or cert.run_failed:  # nothing heard: every requirement is unexercised, no news
             continue
         req = result.requirement
         out.write(f"{result.status.upper():<15} {req.level:<6} {req.id}  ({req.link.element})\n")
