@@ -91,6 +91,19 @@ def test_diff_schemas(tmp_path: Path) -> None:
     assert code == 2 and "new.json#/properties/a/$ref: 'https://example.com/b.json' is not a JSON pointer" in err
 
 
+def test_annotation_changes_pass_the_gate_and_are_listed_only_when_asked(tmp_path: Path) -> None:
+    import yaml
+
+    case = yaml.safe_load((PAIRS / "ANNOTATION_CHANGED.yaml").read_text())
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text(json.dumps(case["before"]))
+    new.write_text(json.dumps(case["after"]))
+    code, out, _ = wirecheck("diff-schemas", str(old), str(new), "--fail-on", "warning")
+    assert code == 0 and "ANNOTATION_CHANGED" not in out
+    code, out, _ = wirecheck("diff-schemas", str(old), str(new), "--annotations", "--fail-on", "warning")
+    assert code == 0 and "info    ANNOTATION_CHANGED" in out and "changed: description, x-deserialize" in out
+
+
 def test_diff_schemas_locations_name_the_users_files(tmp_path: Path) -> None:
     old, new = tmp_path / "a1.json", tmp_path / "a2.json"
     for path, kind in ((old, "string"), (new, "integer")):

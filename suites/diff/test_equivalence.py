@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import copy
+from pathlib import Path
+from typing import Any
+
 import pytest
+import yaml
 
 from wirecheck.diff import diff_schemas
 
@@ -44,9 +49,44 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+# Sixteen reachable definitions, large enough (≈ 30 KB) that jsonschema-rs `covers` is never asked (semantic.py's
+# budgets): what is decided here is decided by the prover and the structural walk alone, as at ACP's size.
+BULK = {f"Bulk{i}": {"type": "object", "required": ["f0"], "properties": {
+    f"f{j}": {"type": "string", "pattern": "^[a-z]+$", "description": "d" * 20} for j in range(30)}} for i in range(16)}
+
+
+def at_size(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` (an object schema) with the bulk definitions reachable from an optional property."""
+    bulk = {"type": "object", "properties": {name: {"$ref": f"#/$defs/{name}"} for name in BULK}}
+    return {**schema, "$defs": {**schema.get("$defs", {}), **copy.deepcopy(BULK), "BulkHolder": bulk},
+            "properties": {**schema.get("properties", {}), "bulk": {"$ref": "#/$defs/BulkHolder"}}}
+
+
+CASES.update({
+    "type list to anyOf of a type behind a $ref and null": (
+        {"$schema": D, "type": "object", "properties": {"a": {"type": ["string", "null"]}}},
+        {"$schema": D, "type": "object", "properties": {"a": {"anyOf": [{"$ref": "#/$defs/S"}, {"type": "null"}]}},
+         "$defs": {"S": {"type": "string", "description": "a string"}}},
+    ),
+    "annotations, x- extensions and discriminator edits": (
+        {"$schema": D, "type": "object", "properties": {"a": {"type": "string", "x-a": 1}}, "x-side": "agent"},
+        {"$schema": D, "type": "object", "properties": {"a": {"type": "string", "x-a": 2, "deprecated": True,
+                                                              "$comment": "c", "examples": ["e"]}},
+         "x-side": "client", "discriminator": {"propertyName": "a"}},
+    ),
+    "an integer range split into an anyOf of two (only covers proves it)": (
+        {"$schema": D, "type": "object", "properties": {"a": {"type": "integer", "minimum": 0, "maximum": 10}}},
+        {"$schema": D, "type": "object", "properties": {"a": {"anyOf": [
+            {"type": "integer", "minimum": 0, "maximum": 5}, {"type": "integer", "minimum": 5, "maximum": 10}]}}},
+    ),
+})
+SIZED = {f"{name}, at size": (at_size(old), at_size(new)) for name, (old, new) in CASES.items()
+         if old.get("type") == "object" and new.get("type") == "object" and "covers" not in name}
+
+
+@pytest.mark.parametrize("name", sorted(CASES) + sorted(SIZED))
 def test_equivalent_refactor_has_no_finding(name: str) -> None:
-    old, new = CASES[name]
+    old, new = CASES[name] if name in CASES else SIZED[name]
     result = diff_schemas(old, new)
     assert result.findings == (), [f"{f.rule} {f.path}" for f in result.findings]
     assert result.kinds[0].verdicts and all(v == "safe" for _, _, v in result.kinds[0].verdicts)
@@ -98,3 +138,48 @@ def test_shape_key_is_shared_by_every_pair_same_shape_calls_alike() -> None:
     assert all(shape_key(old, a) == shape_key(new, b) for a, b in alike)
     differing = sum(shape_key(old, a) != shape_key(new, b) for a in old_branches for b in new_branches)
     assert differing > len(old_branches) * len(new_branches) // 2  # and it does tell most pairs apart
+
+
+# --- what never changes a verdict: definitions nothing refers to, annotations ---------------------------------
+PAIRS = Path(__file__).parent / "pairs"
+
+
+def _pair(name: str) -> tuple[Any, Any]:
+    case = yaml.safe_load((PAIRS / f"{name}.yaml").read_text(encoding="utf-8"))
+    return ({"$schema": D, **case["before"]}, {"$schema": D, **case["after"]})
+
+
+def _summary(old: Any, new: Any) -> tuple[Any, ...]:
+    result = diff_schemas(old, new)
+    return (tuple(sorted((f.rule, f.path, f.verdicts, bool(f.witnesses)) for f in result.findings)),
+            tuple(k.verdicts for k in result.kinds))
+
+
+def _with_unused_definitions(schema: dict[str, Any]) -> dict[str, Any]:
+    return {**schema, "$defs": {**schema.get("$defs", {}), **{f"Unused{n}": d for n, d in BULK.items()}}}
+
+
+_SCHEMA_WORDS = {"type", "properties", "items", "$ref", "anyOf", "oneOf", "allOf", "enum", "const", "pattern"}
+
+
+def _annotated(schema: Any, words: str) -> Any:
+    """`schema` with annotations written into every schema object (never into data: const, enum, names)."""
+    if isinstance(schema, list):
+        return [_annotated(item, words) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: value if key in ("const", "enum", "examples", "default", "required") else
+           {name: _annotated(sub, words) for name, sub in value.items()} if key in ("properties", "$defs")
+           else _annotated(value, words) for key, value in schema.items()}
+    if _SCHEMA_WORDS & set(schema):
+        out.update({"description": words, "x-note": words, "$comment": words, "examples": [words],
+                    "deprecated": words == "new", "discriminator": {"propertyName": words}})
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in PAIRS.glob("*.yaml")))
+def test_unreferenced_definitions_and_annotations_change_no_verdict(name: str) -> None:
+    old, new = _pair(name)
+    plain = _summary(old, new)
+    assert _summary(_with_unused_definitions(old), _with_unused_definitions(new)) == plain
+    assert _summary(_annotated(old, "old"), _annotated(new, "new")) == plain

@@ -13,6 +13,7 @@ from wirecheck.contracts.reference import reference_validator
 from wirecheck.contracts.views import tolerant_view
 from wirecheck.diff import diff_schemas
 from wirecheck.diff.model import STRICT
+from wirecheck.diff.options import DiffOptions
 
 PAIRS = Path(__file__).parent / "pairs"
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -36,7 +37,7 @@ def _valid(schema, payload, view):
 def test_pair(name: str) -> None:
     case = load_pair(name)
     before, after = with_dialect(case["before"]), with_dialect(case["after"])
-    result = diff_schemas(before, after)
+    result = diff_schemas(before, after, DiffOptions(**case.get("options", {})))
     if not case["expect"]:
         assert result.findings == (), [f"{f.rule} {f.path}" for f in result.findings]
     for expected in case["expect"]:

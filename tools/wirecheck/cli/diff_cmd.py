@@ -24,7 +24,7 @@ from wirecheck.cli.common import (
 FORMAT_NAMES = ["text", "markdown", "json", "junit", "sarif", "html"]
 
 
-def _options(compat: str, consumers: str, witnesses: bool, output_format: str):
+def _options(compat: str, consumers: str, witnesses: bool, output_format: str, annotations: bool = False):
     """The diff's options, every one checked before any diff runs."""
     from wirecheck.diff.options import COMPATIBILITY, DiffOptions
 
@@ -34,7 +34,8 @@ def _options(compat: str, consumers: str, witnesses: bool, output_format: str):
         raise fail_usage(f"--compat must be one of {', '.join(COMPATIBILITY)}, got {compat!r}")
     if consumers not in ("tolerant", "strict"):
         raise fail_usage(f"--consumers must be tolerant or strict, got {consumers!r}")
-    return DiffOptions(witnesses=witnesses, directions=COMPATIBILITY[compat], consumers=consumers)
+    return DiffOptions(witnesses=witnesses, directions=COMPATIBILITY[compat], consumers=consumers,
+                       annotations=annotations)
 
 
 def _emit(run: Any, output_format: str, output: Path | None, contracts: Path | None) -> None:
@@ -129,6 +130,8 @@ def register(app: typer.Typer) -> None:
         consumers: str = typer.Option("tolerant", "--consumers", help=(
             "Consumer model to protect: tolerant (closed-model breaks are warnings) | strict (they are errors).")),
         witnesses: bool = typer.Option(True, "--witnesses/--no-witnesses", help="Search for witness payloads."),
+        annotations: bool = typer.Option(False, "--annotations", help=(
+            "Also list changed annotations (description, title, x-..., discriminator) as info findings.")),
         contracts: Path = CONTRACTS_OPTION,
     ) -> None:
         """Diff contract releases: whom each change breaks (forward/backward, strict/tolerant consumers), with
@@ -139,7 +142,7 @@ def register(app: typer.Typer) -> None:
         from wirecheck.diff.gate import fails
         from wirecheck.diff.package import diff_package
 
-        options = _options(compat, consumers, witnesses, output_format)
+        options = _options(compat, consumers, witnesses, output_format, annotations)
         reg = registry(contracts)
         specs = specs or []
         results: list[Any] = []
@@ -206,6 +209,7 @@ def register(app: typer.Typer) -> None:
             "into 2020-12 first.")),
         explain_input: bool = typer.Option(False, "--explain-input", help=(
             "List on stderr every rewrite of the translation into 2020-12 (what, where in your file, why).")),
+        annotations: bool = typer.Option(False, "--annotations", help="Also list changed annotations (info)."),
     ) -> None:
         """Diff two raw JSON Schema files (for schemas outside the catalog): producer writes, consumer reads.
         Drafts 04, 06, 07 and 2019-09 are translated into 2020-12 first (--explain-input shows how)."""
@@ -217,7 +221,7 @@ def register(app: typer.Typer) -> None:
         from wirecheck.diff.inputs import in_input_terms
         from wirecheck.pointer import format_pointer
 
-        options = _options(compat, consumers, witnesses, output_format)
+        options = _options(compat, consumers, witnesses, output_format, annotations)
         try:
             default = draft_named(default_draft)
         except ValueError as exc:

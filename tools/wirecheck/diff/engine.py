@@ -291,7 +291,8 @@ def _compare_surface(pair: _Pair, kind: str, surface: str, old_location: str, ne
     old_end, new_end = (pair.old, old_location), (pair.new, new_location)
     verdict = KindVerdict(kind, surface, old_kind, kind, tuple(sorted((d, m, v) for (d, m), v in proven.items())))
     if all(v == SAFE for v in proven.values()):
-        # proven equivalent: only what breaks nobody by definition is still worth a line (a version stamp)
+        # proven equivalent: only what breaks nobody by definition is still worth a line (a version stamp, an
+        # annotation when they were asked for)
         return [_explain(pair, kind, surface, change, found, proven) for change, found in changes
                 if not diff_rule_catalogue()[change.rule].breaks and not found], verdict
     findings = [_explain(pair, kind, surface, change, found, proven) for change, found in changes]
@@ -305,13 +306,19 @@ def _compare_surface(pair: _Pair, kind: str, surface: str, old_location: str, ne
 
 def _compare_schemas(pair: _Pair, old_location: str, new_location: str) -> Compared:
     """The semantic verdicts, the structural changes (each with its witnesses) and the baseline payloads."""
-    if (pair.old.digest(old_location) == pair.new.digest(new_location)  # written identically
-            or same_shape(pair.old, old_location, pair.new, new_location)):  # ... but for annotations
+    if pair.old.digest(old_location) == pair.new.digest(new_location):  # written identically
         return _ALL_SAFE, [], {}
+    alike = same_shape(pair.old, old_location, pair.new, new_location)  # written alike but for annotations
+    if alike and not pair.options.annotations:
+        return _ALL_SAFE, [], {}
+    found = structural_changes(pair.old, old_location, pair.new, new_location)
+    if not pair.options.annotations:
+        found = [change for change in found if change.rule != "ANNOTATION_CHANGED"]
+    if alike:
+        return _ALL_SAFE, [(change, {}) for change in found if change.rule == "ANNOTATION_CHANGED"], {}
     old_end, new_end = (pair.old, old_location), (pair.new, new_location)
     baseline = _baseline(pair, old_end, new_end)
-    changes = [(change, _witnesses(pair, change, old_end, new_end))
-               for change in structural_changes(pair.old, old_location, pair.new, new_location)]
+    changes = [(change, _witnesses(pair, change, old_end, new_end)) for change in found]
     # a verified witness already answers its (direction, consumer model): no set reasoning needed there
     known = {dv for _, found in changes for dv in found} | {dv for _, dvs in baseline.values() for dv in dvs}
     return semantic.compare(pair.old, old_location, pair.new, new_location, known=known), changes, baseline

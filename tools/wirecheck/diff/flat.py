@@ -11,17 +11,15 @@ from typing import Any
 
 from wirecheck.contracts.stamps import STAMP_VALUE
 from wirecheck.diff.side import Side, child, join
+from wirecheck.diff.vocabulary import assertions
 from wirecheck.json_types import json_type
 from wirecheck.pointer import parse_pointer
-
-_ANNOTATIONS = {"$ref", "$schema", "$id", "$defs", "definitions", "title", "description", "$comment", "examples",
-                "x-provenance", "deprecated", "readOnly", "writeOnly", "default", "x-wirecheck-version-stamp",
-                STAMP_VALUE}
 
 
 @dataclass
 class Flat:
     location: str  # where the node (or the first of its merged parts) is written
+    origin: str = ""  # the location it was flattened from (a bare $ref: where the $ref is written)
     keywords: dict[str, Any] = field(default_factory=dict)  # scalar keywords, merged
     types: tuple[str, ...] | None = None  # None: unconstrained
     properties: dict[str, str] = field(default_factory=dict)  # name → location
@@ -49,7 +47,7 @@ def flatten(side: Side, location: str) -> Flat:
 
 def flatten_uncached(side: Side, location: str, depth: int = 0) -> Flat:
     node = side.node(location)
-    flat = Flat(location)
+    flat = Flat(location, origin=location)
     _merge(side, flat, node, location, depth)
     if flat.types is None and flat.enum is not None:
         flat.types = tuple(sorted({_type_of(v) for v in flat.enum}))
@@ -78,7 +76,7 @@ def _merge(side: Side, flat: Flat, node: Any, location: str, depth: int) -> None
         target = join(location, node["$ref"])
         if target not in flat.refs and side.has(target):
             flat.refs = (*flat.refs, target)
-            if flat.location == location and not (set(node) - _ANNOTATIONS):
+            if flat.location == location and assertions(node) == {"$ref"}:
                 flat.location = target  # a bare $ref is its target: compare (and de-duplicate) it there
             _merge(side, flat, side.node(target), target, depth + 1)
     for index, part in enumerate(node.get("allOf", [])):
@@ -107,10 +105,12 @@ def _merge(side: Side, flat: Flat, node: Any, location: str, depth: int) -> None
     for word in ("oneOf", "anyOf"):
         if word in node:
             branches = node[word]
-            simple = [b.get("type") for b in branches if isinstance(b, dict) and set(b) == {"type"}]
-            if len(simple) == len(branches) and all(isinstance(t, str) for t in simple):
-                # `anyOf: [{type: a}, {type: b}]` is `type: [a, b]`: an equivalent refactor, not a union
-                types = tuple(simple)
+            simple = [_only_types(side, b, child(location, word, i)) for i, b in enumerate(branches)]
+            types = tuple(t for found in simple if found is not None for t in found)
+            disjoint = len(set(types)) == len(types) and not {"integer", "number"} <= set(types)
+            if simple and all(found is not None for found in simple) and (word == "anyOf" or disjoint):
+                # `anyOf: [{type: a}, {$ref: B}]`, B a type alone, is `type: [a, b]`: an equivalent refactor, not a
+                # union (a oneOf too, when no value has two of its types: integer is a number)
                 flat.types = types if flat.types is None else tuple(t for t in flat.types if t in types)
             elif flat.union is None:
                 flat.union = word
@@ -122,6 +122,25 @@ def _merge(side: Side, flat: Flat, node: Any, location: str, depth: int) -> None
     ):
         if word in node:
             flat.keywords[word] = node[word]
+
+
+def _only_types(side: Side, node: Any, location: str, depth: int = 0) -> tuple[str, ...] | None:
+    """The types a schema allows when a type is all it says (`{type: string}`, annotations aside, or a `$ref` or a
+    one-part `allOf` to such a schema), else None."""
+    if not isinstance(node, dict) or depth > 8:
+        return None
+    said = assertions(node)
+    if said == {"type"}:
+        kinds = node["type"]
+        if isinstance(kinds, str):
+            return (kinds,)
+        return tuple(kinds) if isinstance(kinds, list) and all(isinstance(k, str) for k in kinds) else None
+    if said == {"$ref"} and isinstance(node["$ref"], str):
+        target = join(location, node["$ref"])
+        return _only_types(side, side.node(target), target, depth + 1) if side.has(target) else None
+    if said == {"allOf"} and isinstance(node["allOf"], list) and len(node["allOf"]) == 1:
+        return _only_types(side, node["allOf"][0], child(location, "allOf", 0), depth + 1)
+    return None
 
 
 def location_pointer(location: str) -> tuple[str, ...]:

@@ -17,6 +17,7 @@ class DiffOptions:
     # --consumers: `tolerant` (default) makes breaks that only strict (closed-model) consumers see warnings;
     # `strict` protects closed-model consumers too, so those become errors.
     consumers: str = TOLERANT
+    annotations: bool = False  # --annotations: list annotation changes (ANNOTATION_CHANGED, info)
 
     def severity(self, verdicts: tuple[tuple[str, str, str], ...],
                  readers: tuple[tuple[str, str], ...] = ()) -> Severity:

@@ -22,7 +22,7 @@ from typing import Any
 
 from wirecheck.diff.shape import same_shape
 from wirecheck.diff.side import Side, child, join
-from wirecheck.diff.vocabulary import ANNOTATIONS, json_equal, required_alternatives
+from wirecheck.diff.vocabulary import assertions, is_annotation, json_equal, required_alternatives
 
 _APPLICATORS = {"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref", "dependentSchemas"}
 _OBJECT = {"properties", "required", "additionalProperties", "patternProperties", "propertyNames", "minProperties",
@@ -66,7 +66,7 @@ class _Prover:
     def deref(self, side: Side, view: str, location: str) -> tuple[Any, str]:
         node = side.node(location, view)
         for _ in range(64):  # a bare $ref (annotations aside) is its target
-            if isinstance(node, dict) and "$ref" in node and not (set(node) - ANNOTATIONS - {"$ref"}):
+            if isinstance(node, dict) and "$ref" in node and assertions(node) == {"$ref"}:
                 location = join(location, node["$ref"])
                 node = side.node(location, view)
             else:
@@ -81,7 +81,7 @@ class _Prover:
         w, w_ref = self.deref(self.wide, self.wide_view, w_loc)
         # both sides reached through a $ref (a union member, a named type): digests are cheap to ask there
         by_ref, n_loc, w_loc = n_ref != n_loc and w_ref != w_loc, n_ref, w_ref
-        if w is True or (isinstance(w, dict) and not (set(w) - ANNOTATIONS)):
+        if w is True or (isinstance(w, dict) and not assertions(w)):
             return True
         if n is False:
             return True
@@ -127,12 +127,19 @@ class _Prover:
                            for narrow in n_alternatives or [set()]):
                     return False
                 return self.plain(n, n_loc, w_rest, w_loc)
-            # the narrow side, without the wide union, inside one member of it
+            # the narrow side, without the wide union, inside one member of it; or, when it allows several types,
+            # each of its one-type parts inside one member (`type: [string, null]` ⊆ `anyOf: [{$ref: String},
+            # {type: null}]`): the parts together are the narrow side
             marks = self.marks(self.narrow, self.narrow_view, n_loc)
-            members = (child(w_loc, "anyOf", i) for i in range(len(w["anyOf"])))
-            if not any(self.attempt(n_loc, member) for member in members
-                       if not _conflict(marks, self.marks(self.wide, self.wide_view, member))):
-                return False
+            members = [child(w_loc, "anyOf", i) for i in range(len(w["anyOf"]))
+                       if not _conflict(marks, self.marks(self.wide, self.wide_view, child(w_loc, "anyOf", i)))]
+            if not any(self.attempt(n_loc, member) for member in members):
+                kinds = n.get("type")
+                if not (isinstance(kinds, list) and len(kinds) > 1 and not {"anyOf", "oneOf"} & set(n)):
+                    return False
+                if not all(any(self.attempt_part({**n, "type": kind}, n_loc, member) for member in members)
+                           for kind in kinds):
+                    return False
             return self.plain(n, n_loc, w_rest, w_loc)
         return self.plain(n, n_loc, w, w_loc)
 
@@ -159,6 +166,18 @@ class _Prover:
         del self.order[mark:]
         return False
 
+    def attempt_part(self, part: dict[str, Any], n_loc: str, w_loc: str) -> bool:
+        """`attempt` for a part of the narrow node at `n_loc` (written there, but with fewer types)."""
+        mark = len(self.order)
+        w, w_ref = self.deref(self.wide, self.wide_view, w_loc)
+        if w is True or (isinstance(w, dict) and not assertions(w)):
+            return True
+        if isinstance(w, dict) and self.objects(part, n_loc, w, w_ref):
+            return True
+        self.assumed.difference_update(self.order[mark:])
+        del self.order[mark:]
+        return False
+
     def shared(self, n: dict[str, Any], n_loc: str, w: dict[str, Any], w_loc: str, word: str) -> bool:
         """Both sides carry the same intersectand (`word`), written alike (refs followed)."""
         if word not in n or word not in w:
@@ -177,7 +196,7 @@ class _Prover:
         if w_types is not None and (n_types is None or not n_types <= w_types):
             return False
         kinds = n_types if n_types is not None else {"object", "array", "string", "number", "integer"}
-        handled = set(ANNOTATIONS) | _APPLICATORS | {"type"}
+        handled = _APPLICATORS | {"type"}
         if "object" in kinds and not self.object_keywords(n, n_loc, w, w_loc):
             return False
         if "array" in kinds and not self.array_keywords(n, n_loc, w, w_loc):
@@ -191,7 +210,7 @@ class _Prover:
             return False
         handled |= _OBJECT | _ARRAY | _STRING | _NUMBER
         # anything else the wide side says must be said identically by the narrow side
-        return all(k in n and json_equal(n[k], v) for k, v in w.items() if k not in handled)
+        return all(k in n and json_equal(n[k], v) for k, v in w.items() if k not in handled and not is_annotation(k))
 
     def object_keywords(self, n: dict[str, Any], n_loc: str, w: dict[str, Any], w_loc: str) -> bool:
         if not set(w.get("required", [])) <= set(n.get("required", [])):

@@ -6,7 +6,7 @@ from typing import Any
 
 from wirecheck.contracts.views import SCHEMA_MAPS
 from wirecheck.diff.side import Side, child, join
-from wirecheck.diff.vocabulary import ANNOTATIONS, json_equal
+from wirecheck.diff.vocabulary import assertions, json_equal
 
 # SCHEMA_MAPS (contracts.views): keywords whose value maps a name to a subschema (names are data: compared exactly)
 # keywords whose value is a subschema, or a list of subschemas
@@ -28,7 +28,7 @@ def constrains_nothing(side: Side, location: str, depth: int = 0) -> bool:
         return True
     if not isinstance(node, dict) or depth > 32:
         return False
-    keys = {k for k in node if k not in ANNOTATIONS and not k.startswith("x-")}
+    keys = assertions(node)
     if not keys <= {"$ref", "allOf"}:
         return False
     if "$ref" in node and not (isinstance(node["$ref"], str)
@@ -48,7 +48,7 @@ def shape_key(side: Side, location: str, depth: int = 0) -> Any:
         return None
     if not isinstance(node, dict):
         return ("boolean", node)
-    keys = frozenset(set(node) - ANNOTATIONS - {"$ref"})
+    keys = frozenset(assertions(node) - {"$ref"})
     if "$ref" in node and not keys and isinstance(node["$ref"], str) and depth < 8:
         return ("$ref", shape_key(side, join(location, node["$ref"]), depth + 1))
     names = node.get("properties")
@@ -78,8 +78,8 @@ def same_shape(old: Side, old_location: str, new: Side, new_location: str) -> bo
                 seen.add((ta, tb))
                 if not (old.has(ta) and new.has(tb)) or not schema_equal(old.node(ta), new.node(tb), ta, tb):
                     return False
-        keys = set(a) - ANNOTATIONS - {"$ref"}
-        if keys != set(b) - ANNOTATIONS - {"$ref"}:
+        keys = assertions(a) - {"$ref"}
+        if keys != assertions(b) - {"$ref"}:
             return False
         for key in keys:
             x, y = a[key], b[key]

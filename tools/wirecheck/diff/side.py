@@ -23,6 +23,7 @@ from wirecheck.json_types import json_bytes
 from wirecheck.pointer import format_pointer, parse_pointer, resolve
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
+_UNREAD = frozenset({"$id", "$defs", "definitions"})  # not part of what a node says (see Side._closure)
 _MISSING = object()
 
 
@@ -136,19 +137,22 @@ class Side:
         key = ("text", location)
         if key not in self.memo:
             node = written = self.node(location)
-            if isinstance(node, dict) and "$id" in node:  # a resource's own URI names the release
-                node = {k: v for k, v in node.items() if k != "$id"}
+            if isinstance(node, dict) and not _UNREAD.isdisjoint(node):
+                # a resource's own URI names the release; its definitions count where they are referred to
+                node = {k: v for k, v in node.items() if k not in _UNREAD}
             base, _, fragment = location.partition("#")
             where = f"{base.rsplit('/', 1)[-1]}#{fragment} ".encode()
             text = where + json_bytes(node, sort_keys=True)
-            self.memo[key] = (text, [join(location, ref) for ref in self._refs(written)])
+            refs = self._refs(written, skip=_UNREAD)  # `node` may be a copy: refs are memoised by identity
+            self.memo[key] = (text, [join(location, ref) for ref in refs])
         found: tuple[bytes, list[str]] = self.memo[key]
         return found
 
-    def _refs(self, value: Any) -> tuple[str, ...]:
-        """Every `$ref` string inside `value`, a node of this side's resources: memoised by the node's identity
-        (the resources live as long as the side), so nested locations share their subtrees' answers."""
-        key = ("refs", id(value))
+    def _refs(self, value: Any, skip: frozenset[str] = frozenset()) -> tuple[str, ...]:
+        """Every `$ref` string inside `value`, a node of this side's resources, but under its keywords in `skip`:
+        memoised by the node's identity (the resources live as long as the side), so nested locations share their
+        subtrees' answers."""
+        key = ("refs", id(value), skip)
         found: tuple[str, ...] | None = self.memo.get(key)
         if found is None:
             parts: list[str] = []
@@ -156,7 +160,8 @@ class Side:
                 ref = value.get("$ref")
                 if isinstance(ref, str):
                     parts.append(ref)
-                children: Any = [v for k, v in value.items() if k not in DATA_KEYWORDS]  # a const's "$ref" is data
+                # a const's "$ref" is data
+                children: Any = [v for k, v in value.items() if k not in DATA_KEYWORDS and k not in skip]
             elif isinstance(value, list):
                 children = value
             else:  # a boolean schema, a scalar

@@ -8,8 +8,21 @@ from __future__ import annotations
 
 from typing import Any
 
-ANNOTATIONS = {"$id", "$schema", "$comment", "title", "description", "examples", "x-provenance", "$defs",
-                "definitions", "deprecated", "default", "readOnly", "writeOnly"}
+# Keywords no validator asserts: the 2020-12 meta-data and core words that say nothing about an instance, the
+# places definitions live, and OpenAPI's `discriminator` (a hint for code generators; validators ignore it, as they
+# ignore every `x-...` extension). A change to these never changes what a reader accepts (`is_annotation`).
+ANNOTATIONS = frozenset({"$id", "$schema", "$comment", "title", "description", "examples", "$defs", "definitions",
+                         "deprecated", "default", "readOnly", "writeOnly", "discriminator"})
+
+
+def is_annotation(keyword: str) -> bool:
+    """Whether `keyword` says nothing about which instances a schema accepts."""
+    return keyword in ANNOTATIONS or keyword.startswith("x-")
+
+
+def assertions(node: dict[str, Any]) -> set[str]:
+    """The keywords of a schema object that constrain instances (`$ref` included)."""
+    return {k for k in node if not is_annotation(k)}
 
 
 def required_alternatives(node: dict[str, Any]) -> list[set[str]]:
@@ -19,7 +32,7 @@ def required_alternatives(node: dict[str, Any]) -> list[set[str]]:
     members = node.get("anyOf")
     if not isinstance(members, list) or not members:
         return []
-    if not all(isinstance(m, dict) and set(m) - ANNOTATIONS == {"required"} for m in members):
+    if not all(isinstance(m, dict) and assertions(m) == {"required"} for m in members):
         return []
     return [set(m["required"]) for m in members]
 
