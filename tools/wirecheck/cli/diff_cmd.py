@@ -213,13 +213,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Diff two raw JSON Schema files (for schemas outside the catalog): producer writes, consumer reads.
         Drafts 04, 06, 07 and 2019-09 are translated into 2020-12 first (--explain-input shows how)."""
-        import jsonschema
-
         from wirecheck.contracts.drafts import draft_named
-        from wirecheck.contracts.reference import FORMAT_CHECKER
         from wirecheck.diff.engine import diff_schemas
-        from wirecheck.diff.inputs import in_input_terms
-        from wirecheck.pointer import format_pointer
+        from wirecheck.diff.inputs import in_input_terms, not_a_schema
 
         options = _options(compat, consumers, witnesses, output_format, annotations)
         try:
@@ -228,11 +224,10 @@ def register(app: typer.Typer) -> None:
             raise fail_usage(f"--default-draft: {exc}") from None
         old_input, new_input = _load_schema(old, default), _load_schema(new, default)
         for path, translation in ((old, old_input), (new, new_input)):
-            try:  # a screen: the translation of a valid draft-N schema is a valid 2020-12 one
-                jsonschema.Draft202012Validator.check_schema(translation.schema, format_checker=FORMAT_CHECKER)
-            except jsonschema.SchemaError as exc:
-                pointer = translation.source_pointer(format_pointer(exc.absolute_path))
-                raise fail_usage(f"{path}#{pointer}: not a valid 2020-12 schema: {exc.message}") from None
+            problem = not_a_schema(translation.schema)  # a screen: a valid draft-N schema translates to a valid one
+            if problem is not None:
+                pointer, _, why = problem.partition(": ")
+                raise fail_usage(f"{path}#{translation.source_pointer(pointer)}: not a valid 2020-12 schema: {why}")
             _explain(path, translation, explain_input)
         result = diff_schemas(old_input.schema, new_input.schema, options, old_name=str(old), new_name=str(new),
                               files=(str(old), str(new)))
