@@ -142,7 +142,7 @@ def test_diff_schemas_locations_name_the_users_files(tmp_path: Path) -> None:
      "#/$defs/M/anyOf/0/$ref: a $ref loop that reads no part of the message: /$defs/M → /$defs/M/anyOf/0 → /$defs/M"),
     ("deep.json", json.loads('{"type":"object","properties":{"a":' * 100 + "{}" + "}}" * 100),
      "the schema nests more than 128 levels deep"),
-    ("python-regex.json", {"pattern": "(?P<n>a)"}, '#/pattern: not a valid 2020-12 schema: "(?P<n>a)" is not a'),
+    ("python-regex.json", {"pattern": "(?P<n>a)"}, "#/pattern: not a valid 2020-12 schema: '(?P<n>a)' is not a"),
     ("bad-type.json", {"properties": {"a": {"type": "strnig"}}}, "#/properties/a/type: not a valid 2020-12 schema:"),
     ("date.yaml", "const: 2024-01-01\n", "date.yaml#/const: YAML that is not JSON: datetime.date(2024, 1, 1) is a"),
     ("nan.yaml", "properties: {a: {const: .nan}}\n", "nan.yaml#/properties/a/const: YAML that is not JSON: nan is not"),

@@ -60,6 +60,28 @@ def _format_checker() -> jsonschema.FormatChecker:
 FORMAT_CHECKER = _format_checker()
 
 
+@lru_cache(maxsize=8)
+def meta_validator(meta_schema_uri: str) -> Any:
+    """A jsonschema-rs validator of schemas against the meta-schema at `meta_schema_uri` (drafts 04 to 2020-12, as
+    `jsonschema_specifications` ships them), formats asserted and `regex` read as ECMA-262 as FORMAT_CHECKER reads
+    it. python-jsonschema's `check_schema` takes 0.57 s of CPU for ACP's 256 KB schema; this takes milliseconds,
+    so it screens, and python-jsonschema (whose messages the CLI shows) runs only on what it refuses."""
+    import jsonschema_rs
+    import jsonschema_specifications
+
+    def ecma_regex(text: str) -> bool:
+        try:
+            _ecma_regex(text)
+        except regress.RegressError:
+            return False
+        return True
+
+    registry = jsonschema_rs.Registry([(uri, r.contents) for uri, r in jsonschema_specifications.REGISTRY.items()])
+    uri = meta_schema_uri.removesuffix("#") if "/draft/20" in meta_schema_uri else meta_schema_uri
+    return jsonschema_rs.validator_for(jsonschema_specifications.REGISTRY.contents(uri), registry=registry,
+                                       validate_formats=True, formats={"regex": ecma_regex})
+
+
 def _refuse_retrieval(uri: str) -> referencing.Resource:
     raise referencing.exceptions.NoSuchResource(ref=uri)  # type: ignore[call-arg]
 
