@@ -74,6 +74,13 @@ CASES.update({
                                                               "$comment": "c", "examples": ["e"]}},
          "x-side": "client", "discriminator": {"propertyName": "a"}},
     ),
+    "a $ref wrapped in a one-part allOf, a type moved behind a named definition (ACP 0.27.1 → 0.28.0)": (
+        {"$schema": D, "type": "object", "properties": {"id": {"$ref": "#/$defs/RequestId"}, "m": {"type": "string"}},
+         "$defs": {"RequestId": {"type": ["string", "integer", "null"]}}},
+        {"$schema": D, "type": "object", "properties": {"id": {"allOf": [{"$ref": "#/$defs/RequestId"}]},
+                                                        "m": {"allOf": [{"$ref": "#/$defs/MethodId"}]}},
+         "$defs": {"RequestId": {"type": ["string", "integer", "null"]}, "MethodId": {"type": "string"}}},
+    ),
     "an integer range split into an anyOf of two (only covers proves it)": (
         {"$schema": D, "type": "object", "properties": {"a": {"type": "integer", "minimum": 0, "maximum": 10}}},
         {"$schema": D, "type": "object", "properties": {"a": {"anyOf": [

@@ -210,6 +210,9 @@ def register(app: typer.Typer) -> None:
         explain_input: bool = typer.Option(False, "--explain-input", help=(
             "List on stderr every rewrite of the translation into 2020-12 (what, where in your file, why).")),
         annotations: bool = typer.Option(False, "--annotations", help="Also list changed annotations (info)."),
+        kinds: str = typer.Option("auto", "--kinds", help=(
+            "auto: report per message kind when the schemas are unions of messages (JSON-RPC methods, tagged or "
+            "titled unions) or only definitions; none: compare the two roots as one message.")),
     ) -> None:
         """Diff two raw JSON Schema files (for schemas outside the catalog): producer writes, consumer reads.
         Drafts 04, 06, 07 and 2019-09 are translated into 2020-12 first (--explain-input shows how)."""
@@ -218,6 +221,8 @@ def register(app: typer.Typer) -> None:
         from wirecheck.diff.inputs import in_input_terms, not_a_schema
 
         options = _options(compat, consumers, witnesses, output_format, annotations)
+        if kinds not in ("auto", "none"):
+            raise fail_usage(f"--kinds must be auto or none, got {kinds!r}")
         try:
             default = draft_named(default_draft)
         except ValueError as exc:
@@ -230,7 +235,7 @@ def register(app: typer.Typer) -> None:
                 raise fail_usage(f"{path}#{translation.source_pointer(pointer)}: not a valid 2020-12 schema: {why}")
             _explain(path, translation, explain_input)
         result = diff_schemas(old_input.schema, new_input.schema, options, old_name=str(old), new_name=str(new),
-                              files=(str(old), str(new)))
+                              files=(str(old), str(new)), kinds=kinds)
         result = in_input_terms(result, old_input, new_input)
         run = _finish([result], options, fail_on, waivers)
         _emit(run, output_format, output, None)

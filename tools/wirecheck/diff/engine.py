@@ -21,6 +21,7 @@ from typing import Any
 from wirecheck.contracts.model import ContractRelease, MessageKind, SchemaLink
 from wirecheck.diff import semantic
 from wirecheck.diff.catalogue import diff_rule_catalogue
+from wirecheck.diff.derive import DerivedKind, derive, match_derived
 from wirecheck.diff.fingerprints import fingerprint
 from wirecheck.diff.flat import short_location
 from wirecheck.diff.instances import example
@@ -45,7 +46,7 @@ from wirecheck.diff.options import DiffOptions
 from wirecheck.diff.rules.kinds import describe_selector, kind_changes, match_kinds
 from wirecheck.diff.rules.protocol import rule_changes
 from wirecheck.diff.shape import constrains_nothing, same_shape
-from wirecheck.diff.side import Side, Sides, location_of
+from wirecheck.diff.side import Side, Sides, location_of, related
 from wirecheck.diff.walk import structural_changes
 from wirecheck.diff.witness import candidates, from_difference, judge
 from wirecheck.pointer import parse_pointer
@@ -68,6 +69,7 @@ class _Pair:
         self.readers: dict[str, tuple[Any, Any]] = {}  # kind id → its readings (reader_models)
         self.surfaces = sides.surfaces if sides is not None else {}
         self.constrained = 0  # surfaces compared where at least one side constrains something
+        self.locally: dict[tuple[str, str, str, str], bool] = {}  # (writer, reader, view) → contained, per change
 
     def finding(self, rule: str, kind: str, surface: str, params: dict[str, Any], *, path: str = "",
                 old_location: str | None = None, new_location: str | None = None,
@@ -80,7 +82,8 @@ class _Pair:
         readers = self.real_models(kind, surface, path)
         severity = (info.level if info.group in ("versions", "waivers")
                     else self.options.severity(triples, readers))
-        old_short, new_short = short_location(old_location), short_location(new_location)
+        old_short = short_location(self.old.written_at(old_location) if old_location else None)
+        new_short = short_location(self.new.written_at(new_location) if new_location else None)
         return DiffFinding(
             rule=rule,
             severity=severity,
@@ -295,13 +298,41 @@ def _compare_surface(pair: _Pair, kind: str, surface: str, old_location: str, ne
         # annotation when they were asked for)
         return [_explain(pair, kind, surface, change, found, proven) for change, found in changes
                 if not diff_rule_catalogue()[change.rule].breaks and not found], verdict
-    findings = [_explain(pair, kind, surface, change, found, proven) for change, found in changes]
-    unique: dict[tuple[str, str, tuple], DiffFinding] = {}
-    for finding in findings:  # a union walked branch by branch can report one change twice
-        unique.setdefault((finding.rule, finding.path, finding.params), finding)
-    findings = list(unique.values())
-    findings += _safety_net(pair, kind, surface, proven, findings, old_end, new_end, baseline)
+    findings = _explained(pair, kind, surface, changes, proven)
+    net = _net_witnesses(pair, proven, findings, old_end, new_end, baseline)
+    attributed = _attributed(changes, net, old_end, new_end)
+    if attributed is not changes:
+        findings = _explained(pair, kind, surface, attributed, proven)
+    findings += _safety_net(pair, kind, surface, proven, findings, old_end, new_end, net)
     return findings, verdict
+
+
+def _explained(pair: _Pair, kind: str, surface: str, changes: list[tuple[Change, dict[tuple[str, str], Witness]]],
+               proven: dict[tuple[str, str], str]) -> list[DiffFinding]:
+    unique: dict[tuple[str, str, tuple], DiffFinding] = {}
+    for change, found in changes:  # a union walked branch by branch can report one change twice
+        finding = _explain(pair, kind, surface, change, found, proven)
+        unique.setdefault((finding.rule, finding.path, finding.params), finding)
+    return list(unique.values())
+
+
+def _attributed(changes: list[tuple[Change, dict[tuple[str, str], Witness]]], net: dict[tuple[str, str], Witness],
+                old_end: tuple[Side, str], new_end: tuple[Side, str]
+                ) -> list[tuple[Change, dict[tuple[str, str], Witness]]]:
+    """`changes` with each witness the safety net found given to the one change it is about: the only change that
+    predicts a break there, has no witness of its own, and at whose path the reader's every error lies (a probe
+    planted in one member of an untagged union is often read by another member; the set difference is not)."""
+    out = changes
+    for dv, witness in net.items():
+        side, location = old_end if witness.rejected_by == "old" else new_end
+        paths = [path for path, _ in side.errors(location, dv[1], witness.payload)]
+        about = [i for i, (change, found) in enumerate(out) if dv not in found and paths
+                 and dv in diff_rule_catalogue()[change.rule].breaks and all(related(p, change.path) for p in paths)]
+        if len({(out[i][0].rule, out[i][0].path) for i in about}) == 1:
+            out = list(out)
+            for i in about:
+                out[i] = (out[i][0], {**out[i][1], dv: witness})
+    return out
 
 
 def _compare_schemas(pair: _Pair, old_location: str, new_location: str) -> Compared:
@@ -343,7 +374,7 @@ def _witnesses(pair: _Pair, change: Change, old_end: tuple[Side, str],
     if not change.probes:
         return {}
     # only rejections at or around the change's path count, so no change is credited with another's break
-    return judge(candidates(change.probes, old_end, new_end), old_end, new_end, about=change.path,
+    return judge(candidates(change.probes, old_end, new_end, change.via), old_end, new_end, about=change.path,
                  confirm=pair.options.witnesses)
 
 
@@ -356,7 +387,7 @@ def _explain(pair: _Pair, kind: str, surface: str, change: Change, witnesses: di
     for dv in set(info.breaks) | set(witnesses):
         if dv in witnesses:
             verdicts[dv] = BREAKING
-        elif proven.get(dv) == SAFE:
+        elif proven.get(dv) == SAFE or (change.local and _locally_safe(pair, change, dv)):
             continue
         elif proven.get(dv) == BREAKING and not pair.options.witnesses:
             verdicts[dv] = BREAKING
@@ -369,32 +400,62 @@ def _explain(pair: _Pair, kind: str, surface: str, change: Change, witnesses: di
     )
 
 
-def _safety_net(pair: _Pair, kind: str, surface: str, proven: dict[tuple[str, str], str],
-                findings: list[DiffFinding], old_end: tuple[Side, str], new_end: tuple[Side, str],
-                baseline: dict[str, tuple[Any, set]]) -> list[DiffFinding]:
-    out = []
-    for direction in DIRECTIONS:
-        open_views = [
-            view for view in VIEWS
+def _open_views(proven: dict[tuple[str, str], str], findings: list[DiffFinding], direction: str) -> list[str]:
+    """The consumer models a direction breaks (or may) in that no finding explains."""
+    return [view for view in VIEWS
             if proven[(direction, view)] != SAFE
             and not any(d == direction and m == view and v == BREAKING for f in findings for d, m, v in f.verdicts)
             and not (proven[(direction, view)] == UNKNOWN
-                     and any(d == direction and m == view for f in findings for d, m, _ in f.verdicts))
-        ]
+                     and any(d == direction and m == view for f in findings for d, m, _ in f.verdicts))]
+
+
+def _net_witnesses(pair: _Pair, proven: dict[tuple[str, str], str], findings: list[DiffFinding],
+                   old_end: tuple[Side, str], new_end: tuple[Side, str],
+                   baseline: dict[str, tuple[Any, set]]) -> dict[tuple[str, str], Witness]:
+    """Witnesses for what no finding explains: drawn from the set difference (jsonschema-rs `subtract`) and from
+    the baseline payloads."""
+    witnesses: dict[tuple[str, str], Witness] = {}
+    if not pair.options.witnesses:
+        return witnesses
+    for direction in DIRECTIONS:
+        open_views = _open_views(proven, findings, direction)
+        writer, reader = (new_end, old_end) if direction == FORWARD else (old_end, new_end)
+        for view in open_views:
+            rest = semantic.difference(writer[0], writer[1], reader[0], reader[1], view)
+            found = from_difference(rest, writer, old_end, new_end)
+            if (direction, view) in found:
+                witnesses[(direction, view)] = found[(direction, view)]
+        for payload, dvs in baseline.values():
+            for dv in dvs:
+                if dv[0] == direction and dv[1] in open_views and dv not in witnesses:
+                    witnesses[dv] = judge([payload], old_end, new_end)[dv]
+    return witnesses
+
+
+def _locally_safe(pair: _Pair, change: Change, dv: tuple[str, str]) -> bool:
+    """Whether the two schemas at a change's own path are contained in the direction `dv` breaks: then this change
+    breaks nobody there, whatever else in the message does (an enum value added beside an open string member)."""
+    if not change.old_location or not change.new_location:
+        return False
+    direction, view = dv
+    writer, reader = ((pair.new, change.new_location), (pair.old, change.old_location)) if direction == FORWARD else (
+        (pair.old, change.old_location), (pair.new, change.new_location))
+    key = ("locally", writer[1], reader[1], view)
+    found = pair.locally.get(key)
+    if found is None:
+        found = pair.locally[key] = semantic.contained(writer[0], writer[1], reader[0], reader[1], view) == SAFE
+    return found
+
+
+def _safety_net(pair: _Pair, kind: str, surface: str, proven: dict[tuple[str, str], str],
+                findings: list[DiffFinding], old_end: tuple[Side, str], new_end: tuple[Side, str],
+                net: dict[tuple[str, str], Witness]) -> list[DiffFinding]:
+    out = []
+    for direction in DIRECTIONS:
+        open_views = _open_views(proven, findings, direction)
         if not open_views:
             continue
-        witnesses: dict[tuple[str, str], Witness] = {}
-        if pair.options.witnesses:
-            writer, reader = (new_end, old_end) if direction == FORWARD else (old_end, new_end)
-            for view in open_views:
-                rest = semantic.difference(writer[0], writer[1], reader[0], reader[1], view)
-                found = from_difference(rest, writer, old_end, new_end)
-                if (direction, view) in found:
-                    witnesses[(direction, view)] = found[(direction, view)]
-            for payload, dvs in baseline.values():
-                for dv in dvs:
-                    if dv[0] == direction and dv[1] in open_views and dv not in witnesses:
-                        witnesses[dv] = judge([payload], old_end, new_end)[dv]
+        witnesses = {dv: w for dv, w in net.items() if dv[0] == direction and dv[1] in open_views}
         verdicts = {}
         for view in open_views:
             if (direction, view) in witnesses or proven[(direction, view)] == BREAKING:
@@ -414,8 +475,10 @@ def _safety_net(pair: _Pair, kind: str, surface: str, proven: dict[tuple[str, st
 def diff_schemas(old_schema: Any, new_schema: Any, options: DiffOptions | None = None, *,
                  old_name: str = "old", new_name: str = "new", files: tuple[str, str] | None = None,
                  old_resources: dict[str, Any] | None = None,
-                 new_resources: dict[str, Any] | None = None) -> DiffResult:
-    """Two raw JSON Schemas (users outside the catalog): one pseudo-kind `schema`, producer → consumer."""
+                 new_resources: dict[str, Any] | None = None, kinds: str = "auto") -> DiffResult:
+    """Two raw JSON Schemas (users outside the catalog), producer → consumer. `kinds`: "auto" reports per message
+    kind when both schemas are unions of messages, or sets of definitions (diff/derive.py); "none" (or schemas of
+    neither shape) compares them as one pseudo-kind `schema`."""
     options = options or DiffOptions()
     old_id = old_schema.get("$id") if isinstance(old_schema, dict) else None
     new_id = new_schema.get("$id") if isinstance(new_schema, dict) else None
@@ -423,13 +486,90 @@ def diff_schemas(old_schema: Any, new_schema: Any, options: DiffOptions | None =
     # is named beside them); a file name there would be made up, and would change a waiver's fingerprint.
     old_id = old_id or "https://schemas.wirecheck.invalid/diff-schemas/old/"
     new_id = new_id or "https://schemas.wirecheck.invalid/diff-schemas/new/"
-    old_side = Side("old", {**(old_resources or {}), old_id: old_schema}, old_name)
-    new_side = Side("new", {**(new_resources or {}), new_id: new_schema}, new_name)
+    old_resources = {**(old_resources or {}), old_id: old_schema}
+    new_resources = {**(new_resources or {}), new_id: new_schema}
+    old_kinds = derive(old_resources, old_id + "#", "old") if kinds == "auto" else None
+    new_kinds = derive(new_resources, new_id + "#", "new") if kinds == "auto" else None
+    if old_kinds is None or new_kinds is None or old_kinds.by_definition != new_kinds.by_definition:
+        old_kinds = new_kinds = None
+    old_side = Side("old", {**old_resources, **(old_kinds.resources if old_kinds else {})}, old_name,
+                    origins=old_kinds.origins if old_kinds else {})
+    new_side = Side("new", {**new_resources, **(new_kinds.resources if new_kinds else {})}, new_name,
+                    origins=new_kinds.origins if new_kinds else {})
     pair = _Pair("schema", old_name, new_name, old_side, new_side, options)
     with cycle_collector_paused():
-        findings, verdict = compare_surface(pair, "schema", "schema", old_id + "#", new_id + "#")
+        if old_kinds is None or new_kinds is None:
+            findings, verdict = compare_surface(pair, "schema", "schema", old_id + "#", new_id + "#")
+            verdicts = [verdict]
+        else:
+            findings, verdicts = _diff_derived(pair, old_kinds.kinds, new_kinds.kinds, old_id + "#", new_id + "#")
     nothing = None if pair.constrained else (
         "neither schema constrains anything at its root (only definitions or annotations there): every payload "
         "is accepted by both, so nothing was compared")
-    return DiffResult("schema", old_name, new_name, tuple(_ordered(findings)), (verdict,), None, files=files,
+    return DiffResult("schema", old_name, new_name, tuple(_ordered(findings)), tuple(verdicts), None, files=files,
                       nothing_compared=nothing)
+
+
+def _diff_derived(pair: _Pair, old_kinds: list[DerivedKind], new_kinds: list[DerivedKind], old_root: str,
+                  new_root: str) -> tuple[list[DiffFinding], list[KindVerdict]]:
+    """Kinds derived from two raw schemas: matched by id, else by key (a method and role under another name);
+    each matched pair compared like a catalog's kind, the others added or removed."""
+    findings: list[DiffFinding] = []
+    verdicts: list[KindVerdict] = []
+    matched, only_old, only_new = match_derived(old_kinds, new_kinds)
+    for old_kind, new_kind in matched:
+        if old_kind.id != new_kind.id:
+            findings.append(pair.finding("MESSAGE_KIND_RENAMED", new_kind.id, "kind",
+                                         {"old": old_kind.id, "new": new_kind.id}, key=old_kind.id))
+        found, verdict = compare_surface(pair, new_kind.id, "schema", old_kind.location, new_kind.location,
+                                         old_kind.id)
+        findings += found
+        verdicts.append(verdict)
+    for kind in only_new:
+        findings += _derived_kind_changed(pair, kind, "MESSAGE_KIND_ADDED", (pair.new, kind.location),
+                                          (pair.old, old_root))
+    for kind in only_old:
+        findings += _derived_kind_changed(pair, kind, "MESSAGE_KIND_REMOVED", (pair.old, kind.location),
+                                          (pair.new, new_root))
+    return findings, verdicts
+
+
+def _derived_kind_changed(pair: _Pair, kind: DerivedKind, rule: str, own: tuple[Side, str],
+                          other: tuple[Side, str]) -> list[DiffFinding]:
+    """A kind one side lacks. Named by a method or a definition, readers tell it by that name, so the other side
+    has no kind for it whatever its union accepts (a catalog's selector, in effect): breaking as MESSAGE_KIND_*
+    says. Named only by titles or tags, readers tell it by validation: breaking where the other side's whole schema
+    rejects one of its messages (the witness, checked by both validators), safe where it provably accepts all."""
+    added = rule == "MESSAGE_KIND_ADDED"
+    direction = FORWARD if added else BACKWARD
+    params = {"selector": kind.selector, "producer": "producer", "consumer": "consumer"}
+    shown_at = kind.written or kind.location
+    where = {"new_location": shown_at} if added else {"old_location": shown_at}
+    payloads = []
+    try:
+        payload = example(own[0], own[1])
+        if own[0].judge(own[1], STRICT, payload)[0]:
+            payloads.append(payload)
+    except Exception:  # no example for this schema (NoExample, or a construct the generator cannot build)
+        pass
+    views = (STRICT,) if added else VIEWS
+    if kind.dispatch:
+        reason = f"no message kind of {other[0].label} has the {kind.selector}"
+        witnesses = [Witness(p, direction, view, other[0].name, reason) for p in payloads for view in views]
+        return [pair.finding(rule, kind.id, "kind", params, **where, witnesses=witnesses,
+                             verdicts=dict.fromkeys(((direction, view) for view in views), BREAKING))]
+    ends = (other, own) if added else (own, other)
+    found = judge(payloads, *ends, confirm=pair.options.witnesses)
+    verdicts: dict[tuple[str, str], str] = {}
+    for view in VIEWS:
+        if (direction, view) in found:
+            verdicts[(direction, view)] = BREAKING
+        else:
+            writer, reader = own, other
+            verdicts[(direction, view)] = semantic.contained(writer[0], writer[1], reader[0], reader[1], view)
+    if all(v == SAFE for v in verdicts.values()):
+        return []  # its messages are still read (as another kind's): nothing to report
+    shown = [w for dv, w in found.items() if dv[0] == direction] if pair.options.witnesses else []
+    return [pair.finding(rule, kind.id, "kind", params, **where, witnesses=shown, verdicts=verdicts)]
+
+

@@ -12,7 +12,7 @@ from typing import Any
 from wirecheck.contracts.stamps import STAMP_VALUE
 from wirecheck.diff.side import Side, child, join
 from wirecheck.diff.vocabulary import assertions
-from wirecheck.json_types import json_type
+from wirecheck.json_types import json_bytes, json_type
 from wirecheck.pointer import parse_pointer
 
 
@@ -108,10 +108,16 @@ def _merge(side: Side, flat: Flat, node: Any, location: str, depth: int) -> None
             simple = [_only_types(side, b, child(location, word, i)) for i, b in enumerate(branches)]
             types = tuple(t for found in simple if found is not None for t in found)
             disjoint = len(set(types)) == len(types) and not {"integer", "number"} <= set(types)
+            values = [_only_values(side, b, child(location, word, i)) for i, b in enumerate(branches)]
             if simple and all(found is not None for found in simple) and (word == "anyOf" or disjoint):
                 # `anyOf: [{type: a}, {$ref: B}]`, B a type alone, is `type: [a, b]`: an equivalent refactor, not a
                 # union (a oneOf too, when no value has two of its types: integer is a number)
                 flat.types = types if flat.types is None else tuple(t for t in flat.types if t in types)
+            elif len(values) > 1 and all(found is not None for found in values) and (
+                    word == "anyOf" or _distinct([v for found in values if found for v in found])):
+                # `oneOf: [{const: a}, {const: b}]` is `enum: [a, b]` (ACP's Role became one in 0.28.0)
+                listed = [v for found in values if found for v in found]
+                flat.enum = listed if flat.enum is None else [v for v in flat.enum if v in listed]
             elif flat.union is None:
                 flat.union = word
                 flat.branches = [child(location, word, i) for i in range(len(branches))]
@@ -122,6 +128,60 @@ def _merge(side: Side, flat: Flat, node: Any, location: str, depth: int) -> None
     ):
         if word in node:
             flat.keywords[word] = node[word]
+
+
+def within(parent: Flat, member: Flat) -> Flat:
+    """A union's member as it applies: merged with the object its union stands beside (its properties, required
+    names and bounds; the member's own declarations win), located where the member is written."""
+    types = member.types if parent.types is None else parent.types if member.types is None else tuple(
+        t for t in parent.types if t in member.types)
+    return Flat(
+        location=member.location, origin=member.origin, keywords={**parent.keywords, **member.keywords},
+        types=types, properties={**parent.properties, **member.properties},
+        required=parent.required | member.required, closed=parent.closed or member.closed,
+        additional=member.additional or parent.additional, items=member.items or parent.items,
+        prefix_items=member.prefix_items or parent.prefix_items, union=member.union, branches=member.branches,
+        enum=member.enum if member.enum is not None else parent.enum, is_const=member.is_const or parent.is_const,
+        refs=member.refs, false=member.false or parent.false,
+    )
+
+
+def _only_values(side: Side, node: Any, location: str) -> list[Any] | None:
+    """The values a schema allows when a constant or an enum is all it says (a `type` beside it only keeps the
+    values of that type; wrappers followed as in `_only_types`), else None."""
+    for _ in range(8):
+        if not isinstance(node, dict):
+            return None
+        said = assertions(node)
+        if said == {"$ref"} and isinstance(node["$ref"], str) and side.has(join(location, node["$ref"])):
+            location = join(location, node["$ref"])
+            node = side.node(location)
+        elif said == {"allOf"} and isinstance(node["allOf"], list) and len(node["allOf"]) == 1:
+            location, node = child(location, "allOf", 0), node["allOf"][0]
+        else:
+            break
+    if not isinstance(node, dict):
+        return None
+    said = assertions(node) - {"type"}
+    if said == {"const"}:
+        values = [node["const"]]
+    elif said == {"enum"} and isinstance(node["enum"], list):
+        values = list(node["enum"])
+    else:
+        return None
+    kinds = node.get("type")
+    if kinds is None:
+        return values
+    allowed = {kinds} if isinstance(kinds, str) else set(kinds) if isinstance(kinds, list) else set()
+    allowed |= {"integer"} if "number" in allowed else set()
+    return [v for v in values if _type_of(v) in allowed or (_type_of(v) == "integer" and "number" in allowed)]
+
+
+def _distinct(values: list[Any]) -> bool:
+    """No two of `values` are equal as JSON (1 and 1.0 are; true and 1 are not)."""
+    keys = [("number", float(v)) if json_type(v) in ("number", "integer") else
+            (json_type(v), json_bytes(v, sort_keys=True)) for v in values]
+    return len(set(keys)) == len(keys)
 
 
 def _only_types(side: Side, node: Any, location: str, depth: int = 0) -> tuple[str, ...] | None:

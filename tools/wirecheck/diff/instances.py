@@ -8,6 +8,7 @@ re-validated by both validators before it is shown, so a wrong guess costs a wit
 from __future__ import annotations
 
 import dataclasses
+from contextvars import ContextVar
 from typing import Any
 
 from wirecheck.diff.flat import Flat, flatten
@@ -47,9 +48,21 @@ class NoExample(Exception):
     """No payload could be built (recursion too deep, contradictory keywords)."""
 
 
-def example(side: Side, location: str, plants: dict[tuple[Any, ...], Any] | None = None) -> Any:
-    """A small payload valid (we hope; callers re-check) against `location`, with `plants` at their paths."""
-    return _example(side, location, (), dict(plants or {}), 0)
+def example(side: Side, location: str, plants: dict[tuple[Any, ...], Any] | None = None,
+            prefer: dict[tuple[Any, ...], str] | None = None) -> Any:
+    """A small payload valid (we hope; callers re-check) against `location`, with `plants` at their paths.
+    `prefer`: instance path → the member a union there is built from first (the member a change was found in)."""
+    if not prefer:
+        return _example(side, location, (), dict(plants or {}), 0)
+    token = _PREFER.set(prefer)
+    try:
+        return _example(side, location, (), dict(plants or {}), 0)
+    finally:
+        _PREFER.reset(token)
+
+
+# the members to build unions from, for the payload being built (example's `prefer`)
+_PREFER: ContextVar[dict[tuple[Any, ...], str]] = ContextVar("prefer", default={})  # noqa: B039 (never mutated)
 
 
 def _under(plants: dict[tuple[Any, ...], Any], path: tuple[Any, ...]) -> dict[tuple[Any, ...], Any]:
@@ -60,7 +73,7 @@ def _under(plants: dict[tuple[Any, ...], Any], path: tuple[Any, ...]) -> dict[tu
 def _example(side: Side, location: str, path: tuple[Any, ...], plants: dict, depth: int) -> Any:
     if path in plants:
         return plants[path]
-    if plants and _under(plants, path):
+    if (plants and _under(plants, path)) or (_PREFER.get() and any(p[:len(path)] == path for p in _PREFER.get())):
         return _build(side, location, path, plants, depth)
     # Nothing planted here or below: the subtree depends only on where it is written (and how deep, for the
     # nesting limit), so the probes of a diff share it. Payloads are built, validated and serialised, never
@@ -131,7 +144,9 @@ def _from_union(side: Side, flat: Flat, path: tuple[Any, ...], plants: dict, dep
     first: Any = None
     found = False
     below = _under(plants, path)
-    for branch in flat.branches:
+    wanted = _PREFER.get().get(path)
+    branches = sorted(flat.branches, key=lambda b: b != wanted) if wanted in flat.branches else flat.branches
+    for branch in branches:
         if found and below and _refuses(side, branch, below, len(path)):
             continue  # built, it would fail its own branch: only the first built branch is needed regardless
         try:

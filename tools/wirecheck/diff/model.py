@@ -87,6 +87,12 @@ class Change:
     params: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     probes: tuple[Probe, ...] = ()
     key: str = ""  # extra identity for the fingerprint (e.g. the enum value added)
+    # the union members the walk went through to find it: (instance path, old member, new member); probes are
+    # built through them, so a change inside `acp` servers is probed with an `acp` server, not the first member
+    via: tuple[tuple[tuple[Any, ...], str, str], ...] = field(default=(), compare=False, hash=False)
+    # old_location and new_location are the two schemas at `path` itself (the walked nodes, or a union and one of
+    # its members), so containment between them says whether this change alone can break a direction
+    local: bool = field(default=False, compare=False, hash=False)
 
 
 @dataclass(frozen=True)

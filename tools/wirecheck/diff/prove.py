@@ -58,19 +58,21 @@ def _types(node: dict[str, Any]) -> set[str] | None:
 class _Prover:
     def __init__(self, narrow: Side, narrow_view: str, wide: Side, wide_view: str):
         self.narrow, self.narrow_view, self.wide, self.wide_view = narrow, narrow_view, wide, wide_view
-        self.same_view = narrow_view == wide_view
         self.assumed: set[tuple[str, str]] = set()
         self.order: list[tuple[str, str]] = []  # `assumed` in the order added, so a failed attempt can undo its own
         self.steps = 0
 
     def deref(self, side: Side, view: str, location: str) -> tuple[Any, str]:
         node = side.node(location, view)
-        for _ in range(64):  # a bare $ref (annotations aside) is its target
-            if isinstance(node, dict) and "$ref" in node and assertions(node) == {"$ref"}:
+        for _ in range(64):  # a bare $ref or a one-part allOf (annotations aside) is what it wraps
+            said = assertions(node) if isinstance(node, dict) else None
+            if said == {"$ref"}:
                 location = join(location, node["$ref"])
-                node = side.node(location, view)
+            elif said == {"allOf"} and isinstance(node["allOf"], list) and len(node["allOf"]) == 1:
+                location = child(location, "allOf", 0)
             else:
                 break
+            node = side.node(location, view)
         return node, location
 
     def sub(self, n_loc: str, w_loc: str) -> bool:
@@ -87,8 +89,8 @@ class _Prover:
             return True
         if w is False or n is True or not isinstance(n, dict) or not isinstance(w, dict):
             return False
-        if by_ref and self.same_view and self.narrow.digest(n_loc) == self.wide.digest(w_loc):
-            return True  # written identically, refs followed: every schema contains itself
+        if by_ref and self.narrow.digest(n_loc) == self.wide.digest(w_loc):
+            return True  # written identically, refs followed: every schema contains itself (and its tolerant view)
         key = (n_loc, w_loc)
         if key in self.assumed:
             return True
@@ -97,6 +99,19 @@ class _Prover:
         return self.objects(n, n_loc, w, w_loc)
 
     def objects(self, n: dict[str, Any], n_loc: str, w: dict[str, Any], w_loc: str) -> bool:
+        """`n ⊆ w` by the rules below; else, when the narrow side is an intersection, by one of its parts alone
+        (dropping a constraint from N keeps N ⊆ W true): a kind's schema wraps its envelope in `allOf`."""
+        mark = len(self.order)
+        if self.keywords(n, n_loc, w, w_loc):
+            return True
+        parts = n.get("allOf")
+        if not isinstance(parts, list) or not parts:
+            return False
+        self.assumed.difference_update(self.order[mark:])
+        del self.order[mark:]
+        return any(self.attempt(child(n_loc, "allOf", i), w_loc) for i in range(len(parts)))
+
+    def keywords(self, n: dict[str, Any], n_loc: str, w: dict[str, Any], w_loc: str) -> bool:
         # a finite narrow side: check its values one by one against the wide side, exactly
         if "const" in n or "enum" in n:
             values = [n["const"]] if "const" in n else list(n["enum"])
@@ -179,17 +194,20 @@ class _Prover:
         return False
 
     def shared(self, n: dict[str, Any], n_loc: str, w: dict[str, Any], w_loc: str, word: str) -> bool:
-        """Both sides carry the same intersectand (`word`), written alike (refs followed)."""
+        """Both sides carry the same intersectand (`word`), written alike (refs followed). Compared as written
+        (the strict view): the narrow side is always read strictly, and a tolerant reading of the wide side only
+        accepts more, so an intersectand written alike is contained either way."""
         if word not in n or word not in w:
             return False
+        x, y = n[word], w[word]
         if word == "$ref":  # compare what the references point to, never their text
-            return self.narrow_view == self.wide_view and same_shape(
-                self.narrow, join(n_loc, n["$ref"]), self.wide, join(w_loc, w["$ref"]))
-        if self.narrow_view != self.wide_view:
-            # the views differ in closing keywords only; compare the raw values, refs resolved by location
-            return json_equal(n[word], w[word]) and _no_refs(n[word])
-        return same_shape(self.narrow, child(n_loc, word), self.wide, child(w_loc, word)) if isinstance(
-            n[word], dict) else json_equal(n[word], w[word]) and _no_refs(n[word])
+            return same_shape(self.narrow, join(n_loc, x), self.wide, join(w_loc, y))
+        if isinstance(x, dict) and isinstance(y, dict):
+            return same_shape(self.narrow, child(n_loc, word), self.wide, child(w_loc, word))
+        if isinstance(x, list) and isinstance(y, list) and all(isinstance(v, dict | bool) for v in x + y):
+            return len(x) == len(y) and all(same_shape(self.narrow, child(n_loc, word, i), self.wide,
+                                                       child(w_loc, word, i)) for i in range(len(x)))
+        return json_equal(x, y) and _no_refs(x)
 
     def plain(self, n: dict[str, Any], n_loc: str, w: dict[str, Any], w_loc: str) -> bool:
         n_types, w_types = _types(n), _types(w)

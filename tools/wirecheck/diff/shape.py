@@ -39,18 +39,33 @@ def constrains_nothing(side: Side, location: str, depth: int = 0) -> bool:
         constrains_nothing(side, child(location, "allOf", i), depth + 1) for i in range(len(parts)))
 
 
-def shape_key(side: Side, location: str, depth: int = 0) -> Any:
-    """What two schemas `same_shape` calls alike must share (their keywords, property names and types; a bare
-    `$ref`'s target's), cheap to compare: a union's branches are compared only when their keys agree."""
+def unwrapped(side: Side, node: Any, location: str) -> tuple[Any, str]:
+    """A schema that only wraps another — a `$ref` or a one-part `allOf`, annotations aside — is that other schema:
+    (its node, its location)."""
+    for _ in range(16):
+        if not isinstance(node, dict):
+            break
+        said = assertions(node)
+        if said == {"$ref"} and isinstance(node["$ref"], str) and side.has(join(location, node["$ref"])):
+            location = join(location, node["$ref"])
+            node = side.node(location)
+        elif said == {"allOf"} and isinstance(node["allOf"], list) and len(node["allOf"]) == 1:
+            location, node = child(location, "allOf", 0), node["allOf"][0]
+        else:
+            break
+    return node, location
+
+
+def shape_key(side: Side, location: str) -> Any:
+    """What two schemas `same_shape` calls alike must share (their keywords, property names and types, wrappers
+    unwrapped), cheap to compare: a union's branches are compared only when their keys agree."""
     try:
-        node = side.node(location)
+        node, location = unwrapped(side, side.node(location), location)
     except KeyError:
         return None
     if not isinstance(node, dict):
         return ("boolean", node)
     keys = frozenset(assertions(node) - {"$ref"})
-    if "$ref" in node and not keys and isinstance(node["$ref"], str) and depth < 8:
-        return ("$ref", shape_key(side, join(location, node["$ref"]), depth + 1))
     names = node.get("properties")
     kind = node.get("type")
     return ("$ref" in node, keys, frozenset(names) if isinstance(names, dict) else None,
@@ -59,7 +74,8 @@ def shape_key(side: Side, location: str, depth: int = 0) -> Any:
 
 
 def same_shape(old: Side, old_location: str, new: Side, new_location: str) -> bool:
-    """Whether two schemas are written the same, following `$ref`s pairwise (annotations ignored).
+    """Whether two schemas are written the same, following `$ref`s (annotations ignored; a schema that only wraps
+    another, in a `$ref` or a one-part `allOf`, is that other: inline ↔ `$ref` ↔ `allOf: [{$ref}]`).
 
     Set containment over recursive schemas is often UNKNOWN even when nothing changed; a schema copied from
     one release to the next unchanged is equivalent by construction, and needs no canonical form to say so.
@@ -68,16 +84,19 @@ def same_shape(old: Side, old_location: str, new: Side, new_location: str) -> bo
     seen: set[tuple[str, str]] = set()
 
     def schema_equal(a: Any, b: Any, a_loc: str, b_loc: str) -> bool:
+        a, a_loc = unwrapped(old, a, a_loc)
+        b, b_loc = unwrapped(new, b, b_loc)
         if not (isinstance(a, dict) and isinstance(b, dict)):
             return type(a) is type(b) and a == b  # boolean schemas
+        if (a_loc, b_loc) in seen:  # being compared further up: equal unless something else differs (coinduction)
+            return True
+        seen.add((a_loc, b_loc))
         if "$ref" in a or "$ref" in b:
             if "$ref" not in a or "$ref" not in b:
                 return False
             ta, tb = join(a_loc, a["$ref"]), join(b_loc, b["$ref"])
-            if (ta, tb) not in seen:
-                seen.add((ta, tb))
-                if not (old.has(ta) and new.has(tb)) or not schema_equal(old.node(ta), new.node(tb), ta, tb):
-                    return False
+            if not (old.has(ta) and new.has(tb)) or not schema_equal(old.node(ta), new.node(tb), ta, tb):
+                return False
         keys = assertions(a) - {"$ref"}
         if keys != assertions(b) - {"$ref"}:
             return False

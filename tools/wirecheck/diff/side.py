@@ -32,6 +32,8 @@ class Side:
     name: str  # "old" | "new"
     resources: Mapping[str, Any]
     label: str = ""  # e.g. xopc@0.0.251, for messages
+    # where the nodes of a synthetic resource (diff/derive.py: a kind's schema) are written in the user's schema
+    origins: Mapping[str, str] = field(default_factory=dict, repr=False)
     _views: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
     _registries: dict[str, Any] = field(default_factory=dict, repr=False)
     _validators: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
@@ -65,6 +67,19 @@ class Side:
             base, _, fragment = location.partition("#")
             found = self._nodes[key] = resolve(self.view(view)[base], parse_pointer(fragment))
         return found
+
+    def written_at(self, location: str) -> str:
+        """Where the node at `location` is written: a synthetic node's original (its JSON pointer carried on below
+        the original's `properties`), else the location itself."""
+        if not self.origins or location in self.origins:
+            return self.origins.get(location, location)
+        at = location
+        while at.partition("#")[2].count("/") > 3:  # not up to a kind's own root (`#/$defs/k3`: its message type)
+            at = at.rsplit("/", 1)[0]
+            if at in self.origins:
+                rest = location[len(at):]
+                return self.origins[at] + rest if rest.startswith("/properties/") else self.origins[at]
+        return location
 
     def has(self, location: str) -> bool:
         try:
@@ -237,15 +252,28 @@ def _about(error: Any) -> list[tuple[tuple[Any, ...], str]]:
     return [(path, message) for path in _error_paths(error)]
 
 
-def _error_paths(error: Any) -> list[tuple[Any, ...]]:
-    """The instance paths an error is about: a missing or unexpected property's own path, else where the error is.
+_CLOSEST_MEMBER_OF = 32  # unions up to this many members are looked into for the member an error is about
 
-    An anyOf/oneOf error is about its own instance path only. Its branches' errors lie at or below that path, and
-    `related` is decided by the common prefix, so a branch error is related to a change only if the union's own
-    path already is: reading them adds nothing, and their context is the costliest part of a union's errors to
-    build (a union of 36 request kinds: 70 % of its `errors`)."""
+
+def _error_paths(error: Any) -> list[tuple[Any, ...]]:
+    """The instance paths an error is about: a missing or unexpected property's own path, else where the error is;
+    for a union no member accepted, what its closest member says (below)."""
     base = tuple(error.instance_path)
     if error.schema_path and error.schema_path[-1] in ("anyOf", "oneOf"):
+        # A union no member accepted: about what its closest member says (of the members whose tags the payload
+        # has, the one with the fewest errors, when only one has that few), so an `acp` server missing `serverId`
+        # is not also blamed on its `id`; else about the union's own path. Only small unions: their context is
+        # the costliest part of the errors to build (a union of 36 request kinds: 70 % of its `errors`).
+        context = getattr(error.kind, "context", None) if error.schema_path[-1] == "anyOf" or type(
+            error.kind).__name__ == "OneOfNotValid" else None
+        if context and len(context) <= _CLOSEST_MEMBER_OF:
+            # a member whose constant (a tag: `type: "http"`) the payload does not have was not the one meant
+            meant = [errors for errors in context if not any(
+                type(e.kind).__name__ in ("Constant", "Enum") for e in errors)] or list(context)
+            fewest = min(len(errors) for errors in meant)
+            closest = [errors for errors in meant if len(errors) == fewest]
+            if len(closest) == 1 and fewest:
+                return [path for inner in closest[0] for path in _error_paths(inner)]
         return [base]
     kind = error.kind
     if hasattr(kind, "property") and type(kind).__name__ == "Required":

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 # Keywords no validator asserts: the 2020-12 meta-data and core words that say nothing about an instance, the
 # places definitions live, and OpenAPI's `discriminator` (a hint for code generators; validators ignore it, as they
 # ignore every `x-...` extension). A change to these never changes what a reader accepts (`is_annotation`).
@@ -23,6 +25,12 @@ def is_annotation(keyword: str) -> bool:
 def assertions(node: dict[str, Any]) -> set[str]:
     """The keywords of a schema object that constrain instances (`$ref` included)."""
     return {k for k in node if not is_annotation(k)}
+
+
+def tag(name: str, value: Any) -> str:
+    """A member's tag as text: `type=acp` (a plain word as it is, any other value as JSON: `n=1`, `k="a b"`)."""
+    plain = isinstance(value, str) and value and all(c.isalnum() or c in "-_./:$" for c in value)
+    return f"{name}={value}" if plain else f"{name}={orjson.dumps(value).decode()}"
 
 
 def required_alternatives(node: dict[str, Any]) -> list[set[str]]:

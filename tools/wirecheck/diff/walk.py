@@ -7,7 +7,7 @@ from collections import defaultdict
 from typing import Any
 
 from wirecheck.diff.catalogue import show
-from wirecheck.diff.flat import flatten
+from wirecheck.diff.flat import Flat, flatten, within
 from wirecheck.diff.model import ITEM, Change, Several
 from wirecheck.diff.rules import NODE_RULES, Pair, load_rule_modules
 from wirecheck.diff.rules.unions import match_branches
@@ -74,38 +74,55 @@ def _distinct(values: Any) -> tuple[Any, ...]:
     return tuple(out.values())
 
 
+Via = tuple[tuple[tuple[Any, ...], str, str], ...]
+
+
 def _walk(
     old_side: Side, old_loc: str, new_side: Side, new_loc: str, path: tuple[Any, ...],
-    out: list[Change], seen: set[tuple[str, str]], depth: int,
+    out: list[Change], seen: set[tuple[str, str]], depth: int, via: Via = (),
+    old_flat: Flat | None = None, new_flat: Flat | None = None,
 ) -> None:
-    if depth > _MAX_DEPTH or old_side.digest(old_loc) == new_side.digest(new_loc):
+    """`old_flat`/`new_flat`: the node as walked when it is not the one written at its location (a union's member
+    merged with the object beside it)."""
+    if depth > _MAX_DEPTH or (old_side.digest(old_loc) == new_side.digest(new_loc) and not (old_flat or new_flat)):
         return  # too deep, or written identically (refs followed): no rule finds a change there
-    old, new = flatten(old_side, old_loc), flatten(new_side, new_loc)
-    key = (old.location, new.location)
+    old, new = old_flat or flatten(old_side, old_loc), new_flat or flatten(new_side, new_loc)
+    key = (old_loc if old_flat else old.location, new_loc if new_flat else new.location)
     if key in seen:  # recursive schemas: each pair of locations is compared once
         return
     seen.add(key)
-    pair = Pair(old, new, path, old_side, new_side)
+    pair = Pair(old, new, path, old_side, new_side, via, merged=bool(old_flat or new_flat))
     for rule in NODE_RULES.values():
         out.extend(rule(pair))
+    deeper = depth + 1
     for name in sorted(set(old.properties) & set(new.properties)):
-        _walk(old_side, old.properties[name], new_side, new.properties[name], (*path, name), out, seen, depth + 1)
+        _walk(old_side, old.properties[name], new_side, new.properties[name], (*path, name), out, seen, deeper, via)
     if old.items and new.items:
-        _walk(old_side, old.items, new_side, new.items, (*path, ITEM), out, seen, depth + 1)
+        _walk(old_side, old.items, new_side, new.items, (*path, ITEM), out, seen, deeper, via)
     for index, (a, b) in enumerate(zip(old.prefix_items, new.prefix_items, strict=False)):
-        _walk(old_side, a, new_side, b, (*path, index), out, seen, depth + 1)
+        _walk(old_side, a, new_side, b, (*path, index), out, seen, deeper, via)
     if old.additional and new.additional:
-        _walk(old_side, old.additional, new_side, new.additional, (*path, "{name}"), out, seen, depth + 1)
+        _walk(old_side, old.additional, new_side, new.additional, (*path, "{name}"), out, seen, deeper, via)
     if old.union and new.union:
         matched, _, _, _ = match_branches(pair)
         for a, b in matched:
-            _walk(old_side, a, new_side, b, path, out, seen, depth + 1)
+            _walk(old_side, a, new_side, b, path, out, seen, deeper, (*via, (path, a, b)))
     elif old.union and not new.union:
-        # a union collapsed into one shape: compare that shape with each old branch of the same type
+        # a union collapsed into one shape: compare that shape with each old member of the same type (a member
+        # beside the object's own properties is that object refined: compared merged with it)
         for branch in old.branches:
-            if flatten(old_side, branch).types == new.types:
-                _walk(old_side, branch, new_side, new_loc, path, out, seen, depth + 1)
+            member = within(old, flatten(old_side, branch)) if _beside(old) else flatten(old_side, branch)
+            if member.types == new.types:
+                _walk(old_side, branch, new_side, new_loc, path, out, seen, deeper, (*via, (path, branch, new_loc)),
+                      old_flat=member if _beside(old) else None, new_flat=new_flat)
     elif new.union and not old.union:
         for branch in new.branches:
-            if flatten(new_side, branch).types == old.types:
-                _walk(old_side, old_loc, new_side, branch, path, out, seen, depth + 1)
+            member = within(new, flatten(new_side, branch)) if _beside(new) else flatten(new_side, branch)
+            if member.types == old.types:
+                _walk(old_side, old_loc, new_side, branch, path, out, seen, deeper, (*via, (path, old_loc, branch)),
+                      old_flat=old_flat, new_flat=member if _beside(new) else None)
+
+
+def _beside(flat: Flat) -> bool:
+    """Whether a union stands beside the object's own properties (and so only refines that object)."""
+    return bool(flat.union and (flat.properties or flat.required or flat.closed))

@@ -23,13 +23,16 @@ def _size(payload: Any) -> int:
     return len(json_bytes(payload, sort_keys=True))
 
 
-def candidates(probes: Iterable[Probe], old: tuple[Side, str], new: tuple[Side, str]) -> list[Any]:
+def candidates(probes: Iterable[Probe], old: tuple[Side, str], new: tuple[Side, str],
+               via: tuple[tuple[tuple[Any, ...], str, str], ...] = ()) -> list[Any]:
+    """Payloads for `probes`, built through the union members `via` names (Change.via) where it can."""
     payloads: list[Any] = []
     seen: set[bytes] = set()
     for probe in probes:
         side, location = old if probe.side == "old" else new
+        prefer = {at: (a if probe.side == "old" else b) for at, a, b in via}
         try:
-            payload = example(side, location, {probe.path: probe.value} if probe.planted else None)
+            payload = example(side, location, {probe.path: probe.value} if probe.planted else None, prefer)
         except (NoExample, RecursionError):
             continue
         except Exception:  # a generator gap must cost a witness, never the diff

@@ -28,10 +28,14 @@ class Pair:
     path: tuple[Any, ...]
     old_side: Side
     new_side: Side
+    via: tuple[tuple[tuple[Any, ...], str, str], ...] = ()  # union members walked through (Change.via)
+    merged: bool = False  # a node is a union member merged with its object (flat.within), not written anywhere
 
     def change(self, rule: str, *, path: tuple[Any, ...] | None = None, old_location: str | None = "",
                new_location: str | None = "", probes: Iterable[Probe] = (), key: str = "",
-               **params: Any) -> Change:
+               local: bool | None = None, **params: Any) -> Change:
+        """`local`: whether old_location and new_location are both at `path` (Change.local); by default, when
+        they are the walked nodes themselves."""
         return Change(
             rule=rule,
             path=self.path if path is None else path,
@@ -40,6 +44,9 @@ class Pair:
             params=params,
             probes=tuple(probes),
             key=key,
+            via=self.via,
+            local=not self.merged and (path is None or path == self.path) and (
+                local if local is not None else old_location == "" and new_location == ""),
         )
 
 

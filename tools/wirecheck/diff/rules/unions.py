@@ -1,8 +1,10 @@
-"""Unions (`oneOf`/`anyOf`): branches matched by discriminator value, else by shape; added, removed, re-keyed."""
+"""Unions (`oneOf`/`anyOf`): members matched by identity (discriminator value, title, the definition they refer
+to), then by shape; added, removed, re-keyed — each named by its identity, never by its position."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from wirecheck.diff.flat import Flat, flatten
@@ -11,8 +13,10 @@ from wirecheck.diff.model import SAFE, STRICT, Change, Probe
 from wirecheck.diff.rules import Pair, node_rule
 from wirecheck.diff.semantic import contained
 from wirecheck.diff.shape import same_shape, shape_key
-from wirecheck.diff.side import Side
+from wirecheck.diff.side import Side, child, join
+from wirecheck.diff.vocabulary import assertions, tag
 from wirecheck.json_types import json_bytes
+from wirecheck.pointer import parse_pointer
 
 
 def discriminator(side: Side, branches: list[str]) -> tuple[str | None, dict[str, Any]]:
@@ -92,47 +96,94 @@ def _match_branches(pair: Pair) -> Matching:
             else:
                 left_old.append(b)
         return matched, left_old, left_new, (old_d, new_d)
-    # no shared discriminator: branches written alike (refs followed) first
-    left_new = list(new_b)
-    left_old = []
-    shapes = {n: shape_key(pair.new_side, n) for n in new_b}
-    for b in old_b:
-        shape = shape_key(pair.old_side, b)
-        twin = next((n for n in left_new if shapes[n] == shape and same_shape(pair.old_side, b, pair.new_side, n)),
-                    None)
-        if twin is not None:
-            matched.append((b, twin))
-            left_new.remove(twin)
-        else:
-            left_old.append(b)
+    left_old, left_new = list(old_b), list(new_b)
+
+    def pair_off(twin_of: Callable[[str], str | None]) -> None:
+        for b in list(left_old):
+            twin = twin_of(b)
+            if twin is not None and twin in left_new:
+                matched.append((b, twin))
+                left_new.remove(twin)
+                left_old.remove(b)
+
+    # by identity: a title, then the definition a member refers to (each only where it names one member per side)
+    for name_of in (lambda side, b: identity(side, b)[0], lambda side, b: identity(side, b)[1]):
+        new_names = _unique({n: name_of(pair.new_side, n) for n in left_new})
+        old_names = _unique({b: name_of(pair.old_side, b) for b in left_old})
+        by_name = {name: n for n, name in new_names.items()}
+        pair_off(lambda b, by_name=by_name, old_names=old_names: by_name.get(old_names.get(b)))  # type: ignore[misc]
+    # then branches written alike (refs followed)
+    shapes = {n: shape_key(pair.new_side, n) for n in left_new}
+    pair_off(lambda b: next((n for n in left_new if shapes[n] == shape_key(pair.old_side, b)
+                             and same_shape(pair.old_side, b, pair.new_side, n)), None))
     # then by a constant only one branch on each side has (a partial discriminator: `subtype: "get_usage"`)
     old_marks = _unique_consts(pair.old_side, left_old)
     new_marks = _unique_consts(pair.new_side, left_new)
     by_mark = {mark: n for n, marks in new_marks.items() for mark in marks}
-    for b in list(left_old):
-        twin = next((by_mark[m] for m in sorted(old_marks.get(b, ())) if m in by_mark), None)
-        if twin is not None and twin in left_new:
-            matched.append((b, twin))
-            left_new.remove(twin)
-            left_old.remove(b)
+    pair_off(lambda b: next((by_mark[m] for m in sorted(old_marks.get(b, ())) if m in by_mark), None))
     # then proven equal (set containment both ways), among a few remaining branches of the same JSON type
     if len(left_old) * len(left_new) <= _MAX_PROOFS:
-        for b in list(left_old):
-            twin = next((n for n in left_new if _equivalent(pair, b, n)), None)
-            if twin is not None:
-                matched.append((b, twin))
-                left_new.remove(twin)
-                left_old.remove(b)
-    # last, a lone remaining branch of the same JSON type on each side (never guessed among several)
+        pair_off(lambda b: next((n for n in left_new if _equivalent(pair, b, n)), None))
+    # then the most alike objects (half their property names or more in common), best first
+    scored = sorted(((_likeness(pair, b, n), b, n) for b in left_old for n in left_new), reverse=True)
+    for score, b, n in scored:
+        if score >= 0.5 and b in left_old and n in left_new:
+            matched.append((b, n))
+            left_old.remove(b)
+            left_new.remove(n)
+    # last, a lone remaining branch of the same JSON type on each side (never guessed among several; objects only
+    # with a property name in common)
     for b in list(left_old):
         types = flatten(pair.old_side, b).types
         same_old = [o for o in left_old if flatten(pair.old_side, o).types == types]
         same_new = [n for n in left_new if flatten(pair.new_side, n).types == types]
-        if len(same_old) == 1 and len(same_new) == 1:
+        if len(same_old) == 1 and len(same_new) == 1 and (
+                types != ("object",) or _likeness(pair, b, same_new[0]) > 0):
             matched.append((b, same_new[0]))
             left_new.remove(same_new[0])
             left_old.remove(b)
     return matched, left_old, left_new, (old_d, new_d)
+
+
+def identity(side: Side, member: str) -> tuple[str | None, str | None]:
+    """(title, definition name) of a union member: its own title or that of what it wraps (a `$ref`, a one-part
+    `allOf`), and the `$defs` entry it leads to, if any."""
+    key = ("identity", member)
+    if key not in side.memo:
+        title = None
+        location = member
+        for _ in range(16):
+            node = side.node(location)
+            if not isinstance(node, dict):
+                break
+            if title is None and isinstance(node.get("title"), str) and node["title"]:
+                title = node["title"]
+            said = assertions(node)
+            if said == {"$ref"} and isinstance(node["$ref"], str) and side.has(join(location, node["$ref"])):
+                location = join(location, node["$ref"])
+            elif said == {"allOf"} and isinstance(node["allOf"], list) and len(node["allOf"]) == 1:
+                location = child(location, "allOf", 0)
+            else:
+                break
+        tokens = parse_pointer(location.partition("#")[2])
+        name = tokens[1] if len(tokens) == 2 and tokens[0] in ("$defs", "definitions") else None
+        side.memo[key] = (title, name)
+    found: tuple[str | None, str | None] = side.memo[key]
+    return found
+
+
+def _unique(names: dict[str, str | None]) -> dict[str, str]:
+    counts = Counter(names.values())
+    return {b: name for b, name in names.items() if name is not None and counts[name] == 1}
+
+
+def _likeness(pair: Pair, old_branch: str, new_branch: str) -> float:
+    """Property names in common over property names in all (Jaccard), for two objects; 0 for anything else."""
+    a, b = flatten(pair.old_side, old_branch), flatten(pair.new_side, new_branch)
+    if a.types != b.types or not a.properties or not b.properties:
+        return 0.0
+    names_a, names_b = set(a.properties), set(b.properties)
+    return len(names_a & names_b) / len(names_a | names_b)
 
 
 def _unique_consts(side: Side, branches: list[str]) -> dict[str, set[tuple[str, bytes]]]:
@@ -160,7 +211,24 @@ def _example(side: Side, location: str) -> Any:
 
 
 def _label(side: Side, location: str) -> str:
-    return flatten(side, location).location.rsplit("/", 1)[-1]
+    """How a member is named in a finding: its title, the definition it refers to, a constant only it has, else
+    its shape (`object {a, b}`, `string`) — never its position, which says nothing once members move."""
+    title, name = identity(side, location)
+    if title or name:
+        return title or name or ""
+    flat = flatten(side, location)
+    consts = sorted(tag(n, v[0]) for n in flat.properties if (v := _const(side, flat, n)) is not None)
+    if consts:
+        return " ".join(consts)
+    if flat.enum is not None:
+        return ("const " if flat.is_const else "enum ") + json_bytes(flat.enum if not flat.is_const else flat.enum[0]
+                                                                      ).decode()[:60]
+    kinds = "|".join(flat.types) if flat.types else "any value"
+    if flat.properties:
+        names = sorted(flat.properties)
+        shown = ", ".join(names[:4]) + (", …" if len(names) > 4 else "")
+        return f"{kinds} {{{shown}}}"
+    return kinds
 
 
 def mutants(value: Any) -> list[Any]:
@@ -189,7 +257,7 @@ def _introduced(pair: Pair) -> Iterator[Change]:
             probes = [Probe(here, pair.path, value, True)]
             probes += [Probe(there, pair.path, m, True) for m in mutants(value)]
             label = _label(side, b)
-            yield pair.change(code, probes=probes, branch=label, key=json_bytes(label).decode(),
+            yield pair.change(code, probes=probes, branch=label, key=json_bytes(label).decode(), local=True,
                               old_location=b if here == "old" else "", new_location=b if here == "new" else "")
 
 
@@ -215,9 +283,9 @@ def branches(pair: Pair) -> Iterator[Change]:
         value = _example(pair.new_side, b)
         label = new_values.get(b, _label(pair.new_side, b))
         yield pair.change("UNION_BRANCH_ADDED", new_location=b, probes=[Probe("new", pair.path, value, True)],
-                          branch=label, key=json_bytes(label).decode())
+                          branch=label, key=json_bytes(label).decode(), local=True)
     for b in only_old:
         value = _example(pair.old_side, b)
         label = old_values.get(b, _label(pair.old_side, b))
         yield pair.change("UNION_BRANCH_REMOVED", old_location=b, probes=[Probe("old", pair.path, value, True)],
-                          branch=label, key=json_bytes(label).decode())
+                          branch=label, key=json_bytes(label).decode(), local=True)

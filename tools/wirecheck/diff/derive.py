@@ -1,0 +1,328 @@
+"""Message kinds derived from a raw schema (`diff-schemas --kinds auto`), so it reports per message as `diff` does
+on a catalog.
+
+- A root that is a union of messages — JSON-RPC requests, responses and notifications, or any tagged or titled
+  union — is unfolded down to its leaves: a union's members, an object's union beside its properties, and the union
+  under a JSON-RPC envelope's `params` or `result`. Each leaf is a kind, named by its JSON-RPC method when the
+  schema gives one (a `method` constant, or the `x-method` annotation of ACP's generator), else by the titles,
+  tags or definition names on its way (`Agent / Response / Error`). Its schema is the root with every union on the
+  way narrowed to the chosen member, written as a small synthetic resource whose every other part is a `$ref` to
+  where the original is written; a method kind also fixes `method` to its name, as a catalog's selector does.
+- A schema that is only a set of definitions (no root constraint; MCP's `schema.json`) is compared definition by
+  definition: each `$defs` entry is a kind named by its name.
+- Anything else is one kind, `schema`, as before.
+
+Kinds named by a method or a definition name are told apart by that name (readers dispatch on a JSON-RPC method;
+a definition is asked for by name): a kind one side lacks is added or removed whatever the other side's union
+would accept. Kinds named only by titles or tags are told apart by validation, so their witnesses are checked
+against the other side's whole schema.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from wirecheck.diff.side import Side, child, join, uri_of
+from wirecheck.diff.vocabulary import assertions, is_annotation, required_alternatives, tag
+from wirecheck.pointer import parse_pointer
+
+KINDS_RESOURCE = "https://kinds.wirecheck.invalid/{side}/kinds.json"
+_MAX_DEPTH = 16
+_MAX_KINDS = 4096
+_ENVELOPE_PAYLOADS = ("params", "result")  # JSON-RPC 2.0: what a request, notification or response carries
+_ROLE_SUFFIXES = (("Request", "request"), ("Response", "response"), ("Notification", "notification"))
+_SCHEMA_VALUE = frozenset({"items", "additionalProperties", "unevaluatedProperties", "unevaluatedItems", "not",
+                           "if", "then", "else", "contains", "propertyNames", "additionalItems", "contentSchema"})
+_SCHEMA_LIST = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+_SCHEMA_MAP = frozenset({"properties", "patternProperties", "dependentSchemas"})
+_DROPPED = frozenset({"$defs", "definitions", "$id", "$schema"})
+
+
+@dataclass(frozen=True)
+class DerivedKind:
+    id: str
+    location: str  # where its schema is: a synthetic node, a `$defs` entry, or the root
+    selector: str  # how a reader recognises it, for messages: "method session/new", "definition Foo", the labels
+    dispatch: bool  # told apart by name (method, definition) rather than by validation
+    key: str = ""  # a second identity to match by when the id changed (the method and role)
+    written: str = ""  # where the message type itself is written (the leaf of a synthetic kind)
+
+
+@dataclass
+class Derived:
+    kinds: list[DerivedKind]
+    by_definition: bool = False  # the kinds are the definitions of a schema without a root constraint
+    resources: dict[str, Any] = field(default_factory=dict)  # the synthetic resource, when there is one
+    origins: dict[str, str] = field(default_factory=dict)  # synthetic location → where it is written
+
+
+def match_derived(old: list[DerivedKind], new: list[DerivedKind]) -> tuple[
+        list[tuple[DerivedKind, DerivedKind]], list[DerivedKind], list[DerivedKind]]:
+    """(matched, only old, only new): by id, then by key where the key names one kind on each side."""
+    new_by_id = {k.id: k for k in new}
+    matched = [(k, new_by_id.pop(k.id)) for k in old if k.id in new_by_id]
+    done = {id(a) for a, _ in matched}
+    left_old = [k for k in old if id(k) not in done]
+    old_keys = Counter(k.key for k in left_old if k.key)
+    new_keys = Counter(k.key for k in new_by_id.values() if k.key)
+    by_key = {k.key: k for k in new_by_id.values() if k.key and new_keys[k.key] == 1}
+    only_old = []
+    for kind in left_old:
+        twin = by_key.get(kind.key) if kind.key and old_keys[kind.key] == 1 else None
+        if twin is not None:
+            matched.append((kind, twin))
+            del new_by_id[twin.id]
+        else:
+            only_old.append(kind)
+    return matched, only_old, list(new_by_id.values())
+
+
+@dataclass(frozen=True)
+class _Step:
+    how: str  # "ref" | "allOf" | "union" | "property"
+    location: str  # the node the step leaves
+    word: str = ""  # the union keyword, or the property name
+    index: int = 0
+
+
+@dataclass
+class _Leaf:
+    steps: tuple[_Step, ...]
+    location: str
+    labels: tuple[str, ...]
+    method: str | None
+    side_hint: str | None
+    role: str
+    envelope: str | None  # the location of the envelope object whose `method` a method kind fixes
+
+
+def derive(resources: dict[str, Any], root: str, side_name: str) -> Derived | None:
+    """The kinds of the schema at `root` (a location in `resources`), or None when it is one message."""
+    reader = Side(side_name, resources)
+    node = reader.node(root)
+    if not isinstance(node, dict):
+        return None
+    definitions = node.get("$defs") if isinstance(node.get("$defs"), dict) else node.get("definitions")
+    if not assertions(node) and isinstance(definitions, dict) and definitions:
+        word = "$defs" if isinstance(node.get("$defs"), dict) else "definitions"
+        return Derived([DerivedKind(name, child(root, word, name), f"definition {name}", True)
+                        for name in definitions], by_definition=True)
+    leaves: list[_Leaf] = []
+    _unfold(reader, root, (), (), leaves, (None, None), None, 0, top=True)
+    if len(leaves) < 2 or len(leaves) > _MAX_KINDS:
+        return None
+    named = _name(leaves)
+    if named is None:
+        return None
+    synthetic = KINDS_RESOURCE.format(side=side_name)
+    derived = Derived([], resources={synthetic: {"$id": synthetic, "$defs": {}}})
+    definitions_out = derived.resources[synthetic]["$defs"]
+    for index, (leaf, (kind_id, selector, dispatch, key)) in enumerate(zip(leaves, named, strict=True)):
+        name = f"k{index}"
+        definitions_out[name] = _synthesise(reader, leaf, 0, f"{synthetic}#/$defs/{name}", derived.origins)
+        written = _through_wrappers(reader, leaf.location)[0]
+        derived.kinds.append(DerivedKind(kind_id, f"{synthetic}#/$defs/{name}", selector, dispatch, key, written))
+        derived.origins[f"{synthetic}#/$defs/{name}"] = written  # a kind's schema is shown as its message type
+    return derived
+
+
+def _unfold(side: Side, location: str, steps: tuple[_Step, ...], labels: tuple[str, ...], out: list[_Leaf],
+            method: tuple[str | None, str | None], envelope: tuple[str, str] | None, depth: int,
+            top: bool = False, labelled: bool = False) -> None:
+    """Collect the leaves below `location`, reached by `steps`. `labelled`: the member chosen last already gave
+    its label (a title); `method`: the (method, side) marks met since then; `envelope`: (the JSON-RPC envelope's
+    location, the role of its payload) once inside one."""
+    node = side.node(location)
+    if not isinstance(node, dict) or depth > _MAX_DEPTH or len(out) > _MAX_KINDS:
+        out.append(_leaf(side, location, steps, labels, labelled, method, envelope))
+        return
+    title = node.get("title")
+    if isinstance(title, str) and title and not top and not labelled:
+        labels, labelled = (*labels, title), True
+    if method[0] is None:
+        method = _method_mark(node)
+    said = assertions(node)
+    if said == {"$ref"} and isinstance(node["$ref"], str) and side.has(join(location, node["$ref"])):
+        _unfold(side, join(location, node["$ref"]), (*steps, _Step("ref", location)), labels, out, method,
+                envelope, depth + 1, labelled=labelled)
+        return
+    if said == {"allOf"} and isinstance(node["allOf"], list) and len(node["allOf"]) == 1:
+        _unfold(side, child(location, "allOf", 0), (*steps, _Step("allOf", location)), labels, out, method,
+                envelope, depth + 1, labelled=labelled)
+        return
+    union = _union(side, location, node)
+    named = labelled or _definition_name(location) is not None
+    grouping = union is not None and all(_named(side, child(location, union, i)) for i in range(len(node[union])))
+    if method[0] is not None or (envelope is not None and named and not grouping and steps[-1].how != "property"):
+        # a message type: named by its method, or chosen by its title or definition inside an envelope's payload
+        # (unless it only groups named types, as ACP's AgentRequest does)
+        out.append(_leaf(side, location, steps, labels, labelled, method, envelope))
+        return
+    if union is not None:
+        members = [i for i, m in enumerate(node[union]) if not (envelope is not None and _is_null(m))]
+        for index in members:
+            member = child(location, union, index)
+            found, target = _through_wrappers(side, member)
+            name = _definition_name(found) if not (isinstance(target, dict) and "title" in target) else None
+            title = side.node(member).get("title") if isinstance(side.node(member), dict) else None
+            _unfold(side, member, (*steps, _Step("union", location, union, index)),
+                    (*labels, name) if name and not isinstance(title, str) else labels, out, (None, None), envelope,
+                    depth + 1, labelled=bool(name) and not isinstance(title, str))
+        return
+    properties: dict[str, Any] = node["properties"] if isinstance(node.get("properties"), dict) else {}
+    for name in _ENVELOPE_PAYLOADS:
+        if name in properties and _union(side, *_through_wrappers(side, child(location, "properties", name))):
+            role = "response" if name == "result" else "request" if "id" in properties else "notification"
+            _unfold(side, child(location, "properties", name), (*steps, _Step("property", location, name)), labels,
+                    out, (None, None), (location, role), depth + 1, labelled=labelled)
+            return
+    out.append(_leaf(side, location, steps, labels, labelled, method, envelope))
+
+
+def _named(side: Side, location: str) -> bool:
+    """Whether a union member has a name of its own: a title, a method mark, a definition it refers to (or null)."""
+    node = side.node(location)
+    if not isinstance(node, dict):
+        return False
+    if isinstance(node.get("title"), str) or _method_mark(node)[0] is not None or _is_null(node):
+        return True
+    found, target = _through_wrappers(side, location)
+    return found != location and (_definition_name(found) is not None or (isinstance(target, dict) and (
+        isinstance(target.get("title"), str) or _method_mark(target)[0] is not None)))
+
+
+def _definition_name(location: str) -> str | None:
+    """`Foo` for the location of `$defs/Foo` (or `definitions/Foo`) of a resource, else None."""
+    tokens = parse_pointer(location.partition("#")[2])
+    return tokens[1] if len(tokens) == 2 and tokens[0] in ("$defs", "definitions") else None
+
+
+def _through_wrappers(side: Side, location: str) -> tuple[str, Any]:
+    for _ in range(_MAX_DEPTH):
+        node = side.node(location)
+        if not isinstance(node, dict):
+            break
+        said = assertions(node)
+        if said == {"$ref"} and isinstance(node["$ref"], str) and side.has(join(location, node["$ref"])):
+            location = join(location, node["$ref"])
+        elif said == {"allOf"} and isinstance(node["allOf"], list) and len(node["allOf"]) == 1:
+            location = child(location, "allOf", 0)
+        else:
+            break
+    return location, side.node(location)
+
+
+def _union(side: Side, location: str, node: Any) -> str | None:
+    """The union keyword of `node` when it offers alternative messages: not a refinement (`anyOf` of `required`
+    lists) and not a union of bare types (`type: [a, b]` in other words)."""
+    if not isinstance(node, dict):
+        return None
+    for word in ("anyOf", "oneOf"):
+        members = node.get(word)
+        if not isinstance(members, list) or len(members) < 1 or (word == "anyOf" and required_alternatives(node)):
+            continue
+        if all(_only_type(side, child(location, word, i)) for i in range(len(members))):
+            return None
+        return word
+    return None
+
+
+def _only_type(side: Side, location: str) -> bool:
+    _, node = _through_wrappers(side, location)
+    return isinstance(node, dict) and assertions(node) == {"type"}
+
+
+def _is_null(member: Any) -> bool:
+    return isinstance(member, dict) and assertions(member) == {"type"} and member["type"] == "null"
+
+
+def _method_mark(node: dict[str, Any]) -> tuple[str | None, str | None]:
+    """(method, side) from ACP's generator annotations (`x-method`, `x-side`) on a node, if any."""
+    method, side = node.get("x-method"), node.get("x-side")
+    return (method if isinstance(method, str) else None, side if isinstance(side, str) else None)
+
+
+def _leaf(side: Side, location: str, steps: tuple[_Step, ...], labels: tuple[str, ...], labelled: bool,
+          method: tuple[str | None, str | None], envelope: tuple[str, str] | None) -> _Leaf:
+    name, hint = method
+    found, node = _through_wrappers(side, location)
+    props: dict[str, Any] = node["properties"] if isinstance(node, dict) and isinstance(
+        node.get("properties"), dict) else {}
+    if name is None:  # a method written as a constant (MCP, JSON-RPC schemas)
+        const = props["method"].get("const") if isinstance(props.get("method"), dict) else None
+        name = const if isinstance(const, str) else None
+    definition = _definition_name(found) or ""
+    role = envelope[1] if envelope else next((r for suffix, r in _ROLE_SUFFIXES if definition.endswith(suffix)), "")
+    if not labelled:  # no title since the last choice: the definition's name, a tag, or the required names
+        tags = [tag(k, v["const"]) for k, v in sorted(props.items()) if isinstance(v, dict) and "const" in v]
+        required = node.get("required") if isinstance(node, dict) else None
+        label = definition or (tags[0] if tags else "{" + ", ".join(map(str, required)) + "}"
+                               if isinstance(required, list) and required else "")
+        labels = (*labels, label) if label else labels
+    return _Leaf(steps, location, labels, name, hint, role, envelope[0] if envelope else None)
+
+
+def _name(leaves: list[_Leaf]) -> list[tuple[str, str, bool, str]] | None:
+    """(id, selector, dispatch, key) per leaf; None when the leaves cannot all be told apart."""
+    out = []
+    for leaf in leaves:
+        if leaf.method is not None:
+            role = f" {leaf.role}" if leaf.role else ""
+            selector = f"result of method {leaf.method}" if leaf.role == "response" else f"method {leaf.method}"
+            out.append((f"{leaf.method}{role}", selector, True, f"{leaf.method}{role}"))
+        elif leaf.labels:
+            label = " / ".join(leaf.labels)
+            out.append((label, label, False, ""))
+        else:
+            return None
+    counts = Counter(kind_id for kind_id, *_ in out)
+    if max(counts.values()) > 1:
+        # one method, or one definition, in two places: the side that receives it (`mcp/message` both ways), else
+        # the first label on its way (Agent, Client) tells them apart
+        for hint in (lambda leaf: leaf.side_hint, lambda leaf: leaf.labels[0] if leaf.labels else None):
+            tried = [(f"{i} [{hint(leaf)}]", f"{s} [{hint(leaf)}]", d, k) if counts[i] > 1 and hint(leaf) else
+                     (i, s, d, k) for leaf, (i, s, d, k) in zip(leaves, out, strict=True)]
+            if len({i for i, *_ in tried}) == len(tried):
+                return tried
+        return None
+    return out
+
+
+def _synthesise(side: Side, leaf: _Leaf, at: int, here: str, origins: dict[str, str]) -> Any:
+    """The schema of `leaf` from step `at` on, as a node written at `here` in the synthetic resource."""
+    if at == len(leaf.steps):
+        return {"$ref": uri_of(leaf.location)}
+    step = leaf.steps[at]
+    node = side.node(step.location)
+    origins[here] = step.location
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in _DROPPED or (step.how == "union" and key == step.word):
+            continue
+        if key == "$ref":
+            if step.how != "ref":
+                out["allOf"] = [*out.get("allOf", []), {"$ref": uri_of(join(step.location, value))}]
+            continue
+        if is_annotation(key):
+            out[key] = value
+        elif key in _SCHEMA_VALUE:
+            out[key] = {"$ref": uri_of(child(step.location, key))}
+        elif key in _SCHEMA_LIST and isinstance(value, list):
+            if step.how == "allOf" and key == "allOf":
+                continue
+            out[key] = [*out.get(key, []), *({"$ref": uri_of(child(step.location, key, i))} for i in range(len(value)))]
+        elif key in _SCHEMA_MAP and isinstance(value, dict):
+            out[key] = {name: {"$ref": uri_of(child(step.location, key, name))} for name in value}
+        else:
+            out[key] = value
+    if step.how == "property":
+        properties = out["properties"]
+        properties[step.word] = _synthesise(side, leaf, at + 1, child(here, "properties", step.word), origins)
+        if leaf.method is not None and leaf.envelope == step.location and "method" in properties:
+            properties["method"] = {**properties["method"], "const": leaf.method}
+    else:
+        parts = out.setdefault("allOf", [])
+        parts.append(_synthesise(side, leaf, at + 1, child(here, "allOf", len(parts)), origins))
+    return out
