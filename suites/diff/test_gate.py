@@ -132,7 +132,7 @@ DEFS_ONLY = [
 def test_a_diff_that_compared_nothing_says_so_and_is_a_usage_error(old, new) -> None:
     old = {"$schema": DIALECT, **old} if isinstance(old, dict) else old
     new = {"$schema": DIALECT, **new} if isinstance(new, dict) else new
-    result = diff_schemas(old, new)
+    result = diff_schemas(old, new, kinds="none")  # --kinds auto compares a schema of definitions one by one
     assert result.nothing_compared and not result.findings
     run = DiffRun((result,))
     assert run.exit_code() == exitcodes.USAGE == run.gate.exit_code
@@ -159,11 +159,14 @@ def test_a_schema_that_constrains_something_is_compared() -> None:
     assert diff_schemas(ref, ref).nothing_compared is None
 
 
-def test_diff_schemas_of_only_definitions_exits_2(tmp_path: Path) -> None:
+def test_diff_schemas_of_only_definitions_exits_2_unless_definitions_are_compared(tmp_path: Path) -> None:
     (tmp_path / "a.json").write_text(json.dumps({"$schema": DIALECT, "$defs": {"x": {"type": "string"}}}))
     (tmp_path / "b.json").write_text(json.dumps({"$schema": DIALECT, "$defs": {"x": {"type": "integer"}}}))
-    code, out, _ = wirecheck("diff-schemas", "a.json", "b.json", cwd=tmp_path)
+    code, out, _ = wirecheck("diff-schemas", "a.json", "b.json", "--kinds", "none", cwd=tmp_path)
     assert code == exitcodes.USAGE and "nothing compared" in out and "no changes on the wire" not in out
+    # --kinds auto (the default) compares definition by definition (diff/derive.py): `x` changed its type
+    code, out, _ = wirecheck("diff-schemas", "a.json", "b.json", cwd=tmp_path)
+    assert code == exitcodes.FINDINGS and "TYPE_CHANGED" in out and "nothing compared" not in out
 
 
 @pytest.mark.parametrize("fail_on", FAIL_ON)

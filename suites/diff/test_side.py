@@ -37,9 +37,17 @@ def test_a_missing_or_unexpected_property_is_about_its_own_path() -> None:
     assert paths({"id": "1", "body": {}, "extra": 1, "more": 2}) == [("extra",), ("more",)]
 
 
-def test_a_failed_union_is_about_its_own_path_not_its_branches() -> None:
+def test_a_failed_union_is_about_what_its_closest_member_says() -> None:
+    """The member whose tag the payload carries (`kind: b`), not member `a` (whose constant it fails); so a witness
+    is tied to the change inside that member, not to every change under the union (issue 19: blame)."""
     found = paths({"id": "1", "body": {"items": [{"kind": "a"}, {"kind": "b", "x": 3, "y": 1}]}})
-    assert found == [("body", "items", 1)]
+    assert found == [("body", "items", 1, "x"), ("body", "items", 1, "y")]
+
+
+def test_a_failed_union_without_one_closest_member_is_about_its_own_path() -> None:
+    # no tag, and both members fail alike: no member is the one meant
+    found = paths({"id": "1", "body": {"items": [{"z": 1}]}})
+    assert found == [("body", "items", 0)]
 
 
 def test_related_compares_the_common_prefix_with_wildcards() -> None:

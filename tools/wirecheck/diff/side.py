@@ -42,10 +42,13 @@ class Side:
     flats: dict[str, Any] = field(default_factory=dict, repr=False)  # location → Flat, kept by diff.flat
     _nodes: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
     memo: dict[Any, Any] = field(default_factory=dict, repr=False)  # per-side caches of the rule modules
+    stamped: bool = field(default=False, init=False, repr=False)  # a resource holds a version stamp
 
     def __post_init__(self) -> None:
         # a version stamp compares by its type: its value is expected to change (contracts/stamps.py)
-        self.resources = {uri: generalised(schema) for uri, schema in self.resources.items()}
+        written = self.resources
+        self.resources = {uri: generalised(schema) for uri, schema in written.items()}
+        self.stamped = any(self.resources[uri] is not schema for uri, schema in written.items())
 
     def view(self, view: str) -> dict[str, Any]:
         if view not in self._views:
