@@ -44,3 +44,13 @@ def test_shipped_schemas_pass_both(path: Path) -> None:
 def test_the_screen_agrees_with_check_schema(name: str, schema: Any) -> None:
     draft = DRAFTS[name]
     assert meta_validator(draft.uri).is_valid(schema) == _python_accepts(schema, draft)
+
+
+def test_a_lone_surrogate_jsonschema_rs_cannot_take_is_judged_by_python_jsonschema() -> None:
+    """jsonschema-rs refuses a string with a lone surrogate (UnicodeEncodeError) before validating: the screen
+    steps aside instead of crashing, and python-jsonschema gives the verdict and the place."""
+    from wirecheck.diff.inputs import DIALECT, not_a_schema
+
+    assert not_a_schema({"$schema": DIALECT, "title": "a\ud800"}) is None
+    found = not_a_schema({"$schema": DIALECT, "properties": {"a": {"type": "\ud800"}}})
+    assert found is not None and found.startswith("/properties/a/type: ")

@@ -232,8 +232,11 @@ def translate(schema: Any, default: Draft = DRAFT_2020_12) -> Translation:
 def _check_meta_schema(schema: Any, draft: Draft) -> None:
     from wirecheck.contracts.reference import FORMAT_CHECKER, meta_validator  # ECMA-262 `regex`, as everywhere
 
-    if meta_validator(draft.uri).is_valid(schema):  # the fast screen (milliseconds); the message comes from below
-        return
+    try:
+        if meta_validator(draft.uri).is_valid(schema):  # the fast screen (milliseconds); the message comes from below
+            return
+    except ValueError:  # a string jsonschema-rs cannot take (a lone surrogate): python-jsonschema judges alone
+        pass
     try:
         draft.validator.check_schema(schema, format_checker=FORMAT_CHECKER)
     except jsonschema.SchemaError as exc:

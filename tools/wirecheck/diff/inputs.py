@@ -57,7 +57,18 @@ def not_a_schema(schema: Any) -> str | None:
     dialect's meta-schema, formats asserted: `contracts.reference.meta_validator`)."""
     from wirecheck.contracts.reference import meta_validator
 
-    error = next(iter(meta_validator(DIALECT).iter_errors(schema)), None)
+    try:
+        error = next(iter(meta_validator(DIALECT).iter_errors(schema)), None)
+    except ValueError:  # a string jsonschema-rs cannot take (a lone surrogate): python-jsonschema judges alone
+        import jsonschema
+
+        from wirecheck.contracts.reference import FORMAT_CHECKER
+
+        try:
+            jsonschema.Draft202012Validator.check_schema(schema, format_checker=FORMAT_CHECKER)
+        except jsonschema.SchemaError as exc:
+            return f"{format_pointer(tuple(exc.absolute_path))}: {exc.message}"
+        return None
     if error is None:
         return None
     return f"{format_pointer(tuple(error.instance_path))}: {error.message}"
