@@ -1,9 +1,14 @@
 """The probe's redirect and token policy (stub/client.py): redirects within the host are followed hop by hop,
-redirects to another host are not, the runtime token goes over plain http only to the base URL's origin unless
-the user allows it, and the token appears in no report, HAR or log line. Every server is a 127.0.0.1 StubServer;
-"another host" is the same machine under another name (localhost), which is all a client can tell apart."""
+redirects to another host are not, the runtime token goes only to the base URL's host (or hosts the user names)
+and over plain http only to this machine unless the user allows it, and the token appears in no report, HAR or
+log line. Every server is a 127.0.0.1 StubServer; "another host" is the same machine under another name
+(localhost), which is all a client can tell apart, and a host off this machine is reached through a proxy that is
+such a server."""
 
 from __future__ import annotations
+
+import json
+from urllib.parse import urlsplit
 
 import orjson
 import pytest
@@ -12,6 +17,8 @@ from typer.testing import CliRunner
 from wirecheck.certify.pipeline import certify_captures
 from wirecheck.cli.app import app
 from wirecheck.contracts import load_registry
+from wirecheck.stub.client import CallFailed, HttpClient
+from wirecheck.stub.har import HarRecorder, cut_escaped
 from wirecheck.stub.probe import XopcProbe
 from wirecheck.stub.server import Reply, StubServer
 from wirecheck.stub.xopc import XopcPlatformStub
@@ -98,34 +105,111 @@ def test_a_redirect_within_the_host_is_followed_hop_by_hop(release):
     assert entries[0]["response"]["redirectURL"] == "/.well-known/xopc-platform/"
 
 
-@pytest.mark.parametrize("allowed", [False, True])
-def test_the_token_goes_over_plain_http_to_another_origin_only_when_allowed(release, allowed):
+def port_of(server: StubServer) -> str:
+    return server.base_url.rsplit(":", 1)[1]
+
+
+@pytest.mark.parametrize("scheme", ["http", "https"])
+@pytest.mark.parametrize("named", [False, True])
+def test_the_token_goes_to_an_announced_agent_api_on_another_host_only_when_named(release, scheme, named):
     third = ThirdParty()
     with StubServer(third) as other:
+        agent_api = f"{scheme}://localhost:{port_of(other)}/agent"
+
         def route(method, path, base, headers):
             if path == "/.well-known/xopc-platform":
-                return discovery_with(release, base, f"{elsewhere(other)}/agent")
+                return discovery_with(release, base, agent_api)
             return None
 
         with StubServer(Platform(release, route)) as server:
             outcome = XopcProbe(server.base_url, token=TOKEN, timeout=10, max_leases=1,
-                                allow_insecure_token=allowed).run()
-    if allowed:
+                                token_hosts=("LocalHost",) if named else ()).run()
+    if named and scheme == "http":  # a loopback host: plain http is fine
         assert third.requests[0][:2] == ("POST", "/agent/heartbeat")
         assert third.requests[0][2]["authorization"] == f"Bearer {TOKEN}"
+    elif named:  # allowed, made, and failed at the TLS handshake (the third party speaks plain http)
+        assert third.requests == [] and outcome.problems[0].startswith(f"POST {agent_api}/heartbeat: no response")
     else:
         assert third.requests == []
-        assert outcome.problems == [f"POST {elsewhere(other)}/agent/heartbeat: not sent: the runtime token is not "
-                                    f"sent over plain http to http://localhost:{other.base_url.rsplit(':', 1)[1]}, "
-                                    "another origin than the base URL's (http://127.0.0.1:"
-                                    f"{server.base_url.rsplit(':', 1)[1]}); --allow-insecure-token sends it"]
+        assert outcome.problems == [f"POST {agent_api}/heartbeat: not sent: the runtime token is not sent to "
+                                    "localhost, another host than the base URL's (127.0.0.1); --token-host "
+                                    "localhost sends it there"]
+
+
+def test_the_token_goes_over_plain_http_off_this_machine_only_when_allowed():
+    # 192.0.2.0/24 (TEST-NET-1) is not this machine's loopback: the call is refused before anything connects
+    recorder = HarRecorder(secrets=(TOKEN,))
+    client = HttpClient("http://192.0.2.10:8080/", token=TOKEN, timeout=0.5, recorder=recorder)
+    with pytest.raises(CallFailed) as refused:
+        client.call("POST", "http://192.0.2.10:8080/agent/heartbeat", b"{}", {}, auth=True)
+    assert str(refused.value) == ("POST http://192.0.2.10:8080/agent/heartbeat: not sent: the runtime token is not "
+                                  "sent over plain http to 192.0.2.10, which is not this machine; "
+                                  "--allow-insecure-token sends it")
+    assert len(recorder) == 0
+    assert client.token_problem("https://192.0.2.10/agent") is None
+    for loopback in ("http://127.0.0.1:1/", "http://127.8.9.10/", "http://[::1]:8/", "http://localhost/"):
+        assert HttpClient(loopback, token=TOKEN, timeout=1, recorder=recorder).token_problem(loopback) is None
+    allowed = HttpClient("http://192.0.2.10:8080/", token=TOKEN, timeout=1, recorder=recorder,
+                         allow_insecure_token=True)
+    assert allowed.token_problem("http://192.0.2.10:9/agent") is None
+    assert allowed.token_problem("http://192.0.2.11/agent") is not None  # allowed over http, not to another host
+
+
+class Proxied:
+    """A platform at http://platform.invalid reached through an http proxy (the proxy and the platform are one
+    127.0.0.1 stub): a host off this machine, as the client sees it, with nothing leaving it."""
+
+    def __init__(self, release):
+        self.stub, self.authorizations = XopcPlatformStub(release, commands=1), []
+
+    def handle(self, method, url, path, headers, body):
+        self.authorizations.append(headers.get("authorization"))
+        url = path  # a request to a proxy names the whole URL
+        path = urlsplit(url).path
+        return self.stub.handle(method, url, path, headers, body)
+
+
+@pytest.mark.parametrize("allowed", [False, True])
+def test_probe_over_plain_http_to_a_host_off_loopback_sends_no_token_unless_allowed(release, tmp_path, monkeypatch,
+                                                                                    allowed):
+    platform = Proxied(release)
+    with StubServer(platform) as proxy:
+        monkeypatch.setenv("http_proxy", proxy.base_url)
+        monkeypatch.delenv("no_proxy", raising=False)
+        monkeypatch.delenv("NO_PROXY", raising=False)
+        result = CliRunner().invoke(app, ["probe", "xopc@0.0.253", "http://platform.invalid", "--token", TOKEN,
+                                          "--max-leases", "2", "--out-dir", str(tmp_path),
+                                          *(["--allow-insecure-token"] if allowed else [])])
+    if allowed:
+        assert f"Bearer {TOKEN}" in platform.authorizations and result.exit_code == 0, result.output
+    else:
+        assert platform.authorizations == [None]  # discovery (sent without a token), then nothing
+        assert "platform.invalid, which is not this machine; --allow-insecure-token sends it" in result.output
+        assert result.exit_code not in (0, 2)
+
+
+def test_a_loopback_platform_is_called_directly_whatever_http_proxy_says(release, monkeypatch):
+    proxy = ThirdParty()
+    with StubServer(proxy) as other:
+        monkeypatch.setenv("http_proxy", other.base_url)
+        monkeypatch.setenv("https_proxy", other.base_url)
+        monkeypatch.delenv("no_proxy", raising=False)
+        monkeypatch.delenv("NO_PROXY", raising=False)
+        with StubServer(Platform(release, lambda *_: None)) as server:
+            outcome = XopcProbe(server.base_url, token=TOKEN, timeout=10, max_leases=1).run()
+    assert proxy.requests == [] and outcome.ok, outcome.problems
 
 
 def test_the_token_is_in_no_report_har_or_log_line(release, tmp_path):
-    """A platform that echoes the token it was sent, in a body, a header and a redirect's Location."""
+    """A platform that echoes the token it was sent, in a body, a header and a redirect's Location, and spelled
+    with JSON escapes in a value the certification quotes (it is not a date)."""
 
     def route(method, path, base, headers):
         token = headers.get("authorization", "").removeprefix("Bearer ")
+        if path.endswith("/renew"):
+            escaped = "".join(f"\\u{ord(c):04x}" for c in token)
+            return Reply(200, b'{"leaseExpiresAt": "%s", "cancelRequested": false}' % escaped.encode(),
+                         {"content-type": "application/json"})
         if path == "/agent/heartbeat":
             return Reply(302, None, {"location": f"/agent/heartbeat/again?t={token}", "x-echo": token})
         if path.startswith("/agent/heartbeat/again"):
@@ -161,3 +245,13 @@ def test_redirects_within_the_host_end_after_five(release):
         outcome = probe.run()
     assert outcome.problems == [f"GET {server.base_url}/.well-known/xopc-platformxxxxxx: more than 5 redirects"]
     assert len(probe.recorder) == 6  # each hop recorded
+
+
+def test_a_token_spelled_with_escapes_is_cut_and_the_rest_of_the_body_kept_byte_for_byte():
+    escaped = "".join(f"\\u{ord(c):04x}" for c in SECRET).encode()
+    body = b'{"n": 1.50, "other": "caf\\u00e9", "t": "xopc_rt_' + escaped + b'!", "k": "\\ud800"}'
+    cut = cut_escaped(body, (TOKEN,))
+    assert SECRET not in json.dumps(json.loads(cut), ensure_ascii=False)
+    assert cut == b'{"n": 1.50, "other": "caf\\u00e9", "t": "xopc_rt_<redacted 35 chars>!", "k": "\\ud800"}'
+    unclosed = b'"' + b'\\"' * 1000 + b'xopc_rt_' + escaped + b'\\'  # not JSON: its one string runs to the end
+    assert cut_escaped(unclosed, (TOKEN,)) == unclosed

@@ -216,9 +216,13 @@ def register(app: typer.Typer) -> None:
                                       help="Seconds per HTTP call, for the whole exchange (connect, request and "
                                            "the complete response): a call past it stops the probe."),
         max_leases: int = typer.Option(10, "--max-leases", min=1, help="Stop leasing after this many."),
+        token_hosts: list[str] = typer.Option(
+            [], "--token-host", metavar="HOST",
+            help="Another host the token may go to (an agentApi the platform announces elsewhere); repeatable. "
+                 "Otherwise it goes to BASE_URL's host only."),
         allow_insecure_token: bool = typer.Option(
             False, "--allow-insecure-token",
-            help="Send the token over plain http to an origin other than BASE_URL's (an announced agentApi)."),
+            help="Send the token over plain http to a host other than this machine (loopback)."),
         out_dir: Path = typer.Option(Path("reports/probe"), "--out-dir", help="HAR capture and reports go here."),
         output_format: str = FORMAT_OPTION,
         baseline: Path | None = BASELINE_OPTION,
@@ -243,7 +247,7 @@ def register(app: typer.Typer) -> None:
         output_folder(out_dir)
         release, reg = _xopc_release(spec, contracts)
         probe = XopcProbe(base_url, token=token, timeout=timeout, max_leases=max_leases,
-                          allow_insecure_token=allow_insecure_token,
+                          token_hosts=tuple(token_hosts), allow_insecure_token=allow_insecure_token,
                           on_step=lambda text: typer.echo(f"  {text}", err=True))
         outcome = probe.run()
         for text in outcome.problems:

@@ -7,9 +7,12 @@
   within the host the call went to (same scheme and port, or up to https on the same host). A Location anywhere
   else is not followed: the 3xx is the answer, and the call ends with a problem naming where it pointed. (Were it
   followed, a third party's answer would be recorded as the platform's, and the token would travel with it.)
-- A bearer token goes only to the origin of the base URL the user gave, or to any https URL; to plain http on
-  another origin (an `agentApi` a platform announces, say) only when the user allows it (`allow_insecure_token`,
-  `--allow-insecure-token`). The token never reaches a report: the recorder cuts it from every entry and text.
+- A bearer token goes only to the host of the base URL the user gave (and to hosts the user names, `token_hosts`,
+  `--token-host`: an `agentApi` a platform announces elsewhere is another host, so the call is not made), and over
+  plain http only to this machine (a loopback host: localhost, 127.0.0.0/8, ::1) unless the user allows it
+  (`allow_insecure_token`, `--allow-insecure-token`). A call to a loopback host never goes through a proxy from the
+  environment (`http_proxy`): the proxy would get the token in plain text, and cannot reach this machine's loopback.
+  The token never reaches a report: the recorder cuts it from every entry and text.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import http.client
+import ipaddress
 import socket
 import threading
 import time
@@ -51,6 +55,16 @@ def origin(url: str) -> tuple[str, str, int | None]:
     scheme = parts.scheme.lower()
     port = parts.port or {"http": 80, "https": 443}.get(scheme)
     return scheme, (parts.hostname or "").lower(), port
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` (as urlsplit gives it: lower case, no brackets) names this machine's loopback."""
+    if host == "localhost" or host.endswith(".localhost"):  # RFC 6761: always loopback
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def redirect_problem(source: str, target: str) -> str | None:
@@ -147,11 +161,11 @@ class _DeadlineHandler(urllib.request.HTTPSHandler):
         return self.do_open(functools.partial(_HTTPSConnection, deadline=self._deadline), req)
 
 
-def _opener(deadline: _Deadline) -> urllib.request.OpenerDirector:
+def _opener(deadline: _Deadline, direct: bool) -> urllib.request.OpenerDirector:
     """urllib's opener for http and https only, without its redirect handler (redirects are this module's to
-    follow, or not), its connections bound by `deadline`."""
+    follow, or not), its connections bound by `deadline`; `direct`: no proxy, whatever the environment says."""
     opener = urllib.request.OpenerDirector()
-    for handler in (urllib.request.ProxyHandler(), urllib.request.UnknownHandler(),
+    for handler in (urllib.request.ProxyHandler({} if direct else None), urllib.request.UnknownHandler(),
                     urllib.request.HTTPDefaultErrorHandler(), urllib.request.HTTPErrorProcessor(),
                     _DeadlineHandler(deadline)):
         opener.add_handler(handler)
@@ -162,8 +176,9 @@ class HttpClient:
     """Calls recorded in `recorder` (each redirect hop its own exchange), `token` sent where the policy allows."""
 
     def __init__(self, base_url: str, *, token: str, timeout: float, recorder: HarRecorder,
-                 allow_insecure_token: bool = False):
-        self.base_origin = origin(base_url)
+                 token_hosts: tuple[str, ...] = (), allow_insecure_token: bool = False):
+        self.base_host = origin(base_url)[1]
+        self.token_hosts = frozenset({self.base_host, *(host.lower() for host in token_hosts)})
         self.token = token
         self.timeout = timeout
         self.recorder = recorder
@@ -171,12 +186,14 @@ class HttpClient:
 
     def token_problem(self, url: str) -> str | None:
         """Why the token may not go to `url`, or None."""
-        scheme, host, port = target = origin(url)
-        if target == self.base_origin or scheme == "https" or self.allow_insecure_token:
-            return None
-        base = f"{self.base_origin[0]}://{self.base_origin[1]}:{self.base_origin[2]}"
-        return (f"the runtime token is not sent over plain http to {scheme}://{host}:{port}, another origin than "
-                f"the base URL's ({base}); --allow-insecure-token sends it")
+        scheme, host, _ = origin(url)
+        if host not in self.token_hosts:
+            return (f"the runtime token is not sent to {host}, another host than the base URL's ({self.base_host}); "
+                    f"--token-host {host} sends it there")
+        if scheme != "https" and not is_loopback(host) and not self.allow_insecure_token:
+            return (f"the runtime token is not sent over plain http to {host}, which is not this machine; "
+                    "--allow-insecure-token sends it")
+        return None
 
     def call(self, method: str, url: str, data: bytes | None, headers: dict[str, str], auth: bool) -> Answer:
         """One call, following same-host redirects. CallFailed when it gets no answer (or may not be made)."""
@@ -218,7 +235,8 @@ class HttpClient:
             request = urllib.request.Request(url, data=data, method=method, headers=headers)
             with deadline:
                 try:
-                    with _opener(deadline).open(request, timeout=self.timeout) as response:
+                    with _opener(deadline, direct=is_loopback(origin(url)[1])).open(
+                            request, timeout=self.timeout) as response:
                         status, response_headers = response.status, {k.lower(): v
                                                                      for k, v in response.headers.items()}
                         raw = response.read(MAX_RESPONSE_BYTES + 1)

@@ -7,7 +7,10 @@ beyond MAX_RECORDED_BODY_BYTES in all are not kept: their entry says so in a `co
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+import json
+import re
 import tempfile
 import threading
 from collections.abc import Iterator, Mapping
@@ -65,6 +68,32 @@ def bearer_token(headers: Mapping[str, str]) -> str | None:
     return token if scheme.lower() == "bearer" and len(token) >= MIN_SECRET_CHARS else None
 
 
+# a JSON string literal, escapes and all; one that is not closed runs to the end, so every match succeeds and the
+# search is one pass over the body, whatever it holds (a pattern that could fail would be retried from every quote)
+JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*\\?(?:"|\Z)', re.DOTALL)
+
+
+def cut_escaped(body: bytes | None, secrets: tuple[str, ...]) -> bytes | None:
+    """`body` with every JSON string that spells a secret with \\u escapes (which a plain search does not see,
+    but a report quoting the decoded value would show) rewritten with the secret cut; the rest byte for byte."""
+    if not body or b"\\u" not in body or not secrets:
+        return body
+
+    def cut(match: re.Match[bytes]) -> bytes:
+        literal = match.group()
+        try:
+            text = json.loads(literal) if b"\\u" in literal else ""
+        except ValueError:
+            return literal
+        if not any(secret in text for secret in secrets):
+            return literal
+        for secret in secrets:
+            text = text.replace(secret, redact_token(secret))
+        return json.dumps(text).encode()
+
+    return JSON_STRING.sub(cut, body)
+
+
 def _headers(headers: Mapping[str, str]) -> list[dict[str, str]]:
     return [{"name": k, "value": redact(k, v)} for k, v in headers.items()]
 
@@ -114,7 +143,8 @@ class HarRecorder:
 
     Bearer tokens are secrets wherever they appear: the `authorization` header is redacted, and each token given
     (`secrets`) or seen in a request's `authorization` is cut from the whole entry too (a URL, a body, a header
-    that echoes it), as are the texts `scrub` is given (the steps and problems a report shows)."""
+    that echoes it, a JSON string in a body spelling it with \\u escapes), as are the texts `scrub` is given (the
+    steps and problems a report shows)."""
 
     def __init__(self, creator: str = "wirecheck", body_budget: int = MAX_RECORDED_BODY_BYTES,
                  secrets: tuple[str, ...] = ()):
@@ -145,6 +175,9 @@ class HarRecorder:
             if token is not None:
                 self._secrets.add(token)
             secrets = tuple(self._secrets)
+        if keep:
+            exchange = dataclasses.replace(exchange, request_body=cut_escaped(exchange.request_body, secrets),
+                                           response_body=cut_escaped(exchange.response_body, secrets))
         line = orjson.dumps(har_entry(exchange, keep))
         for secret in secrets:  # as JSON writes it, so it is found inside any string of the entry
             line = line.replace(orjson.dumps(secret)[1:-1], orjson.dumps(redact_token(secret))[1:-1])

@@ -4,7 +4,8 @@ sequence 1, one renewal, one terminal event at sequence 2; cancelled when the re
 
 Every exchange is recorded in HAR exactly as it crossed the wire (the bearer token cut); the HAR is then certified
 for the role `platform`. HTTP goes through wirecheck's one client (stub/client.py: a deadline for every whole call,
-same-host redirects only, the token only where the policy allows), and every loop has a bound.
+same-host redirects only, the token only to the base URL's host and never over plain http off this machine
+unless the user allows it), and every loop has a bound.
 """
 
 from __future__ import annotations
@@ -52,14 +53,14 @@ def discovery_url(base_url: str) -> str:
 class XopcProbe:
     def __init__(self, base_url: str, *, token: str = DEFAULT_TOKEN, timeout: float = 10.0, max_leases: int = 10,
                  recorder: HarRecorder | None = None, on_step: Callable[[str], None] | None = None,
-                 allow_insecure_token: bool = False):
+                 token_hosts: tuple[str, ...] = (), allow_insecure_token: bool = False):
         self.base_url = base_url
         self.token = token
         self.timeout = timeout
         self.max_leases = max_leases
         self.recorder = recorder or HarRecorder("wirecheck probe", secrets=(token,))
         self.client = HttpClient(base_url, token=token, timeout=timeout, recorder=self.recorder,
-                                 allow_insecure_token=allow_insecure_token)
+                                 token_hosts=token_hosts, allow_insecure_token=allow_insecure_token)
         self.on_step = on_step or (lambda text: None)
         self.outcome = ProbeOutcome()
 
