@@ -185,6 +185,32 @@ def consumer(work: Path, body: str, *extra: str) -> list[str]:
             script(work, "consumer.py", body)]
 
 
+PROBE_TOKEN = "xopc_rt_hostile-probe-secret-0123456789"
+
+
+def echoing_token(conn: socket.socket, head: bytes) -> None:
+    """A platform that echoes the bearer token it gets, spelled with JSON \\u escapes, in a field the
+    certification quotes (a lease answer's expiry)."""
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
+    token = headers.get("authorization", "").removeprefix("Bearer ")
+    if " /.well-known/" in lines[0]:
+        http_answer(200, discovery(f"http://{headers.get('host', '')}/agent"))(conn, head)
+    elif " /agent/lease " in lines[0]:
+        escaped = "".join(f"\\u{ord(c):04x}" for c in token)
+        http_answer(200, b'{"command": {"id": "c", "leaseExpiresAt": "%s"}}' % escaped.encode())(conn, head)
+    else:
+        http_answer(200, b'{"ok": true}')(conn, head)
+
+
+def token_in_no_output(outcome: Outcome) -> None:
+    secret = PROBE_TOKEN.removeprefix("xopc_rt_").encode()
+    written = {path.name: path.read_bytes() for path in (outcome.work / "out").iterdir()}
+    assert "certification.md" in written and "probe.har" in written
+    assert [name for name, data in written.items() if secret in data] == []
+    assert secret not in outcome.stdout and secret not in outcome.stderr
+
+
 def fails_well_formed(outcome: Outcome) -> None:
     assert requirement(outcome, "-WELL-FORMED")["status"] == "fail"
 
@@ -262,6 +288,13 @@ CASES = [
          lambda w, url: probe(w, url), frozenset({1}),
          lambda o: "not sent" in footer(o)["run"]["problem"],
          platform=http_answer(200, discovery("http://localhost:9/agent")), slow=True),
+    Case("probe: a platform announcing an https agentApi on another host",
+         lambda w, url: probe(w, url), frozenset({1}),
+         lambda o: "another host than the base URL's" in footer(o)["run"]["problem"],
+         platform=http_answer(200, discovery("https://localhost:9/agent")), slow=True),
+    Case("probe: a platform echoing the token in JSON escapes",
+         lambda w, url: [*probe(w, url), "--token", PROBE_TOKEN], frozenset({1}), token_in_no_output,
+         platform=echoing_token),
     Case("probe: a platform answering 100 MiB",
          lambda w, url: probe(w, url), frozenset({1}),
          platform=http_answer(200, b"[" * (100 << 20)), slow=True),
