@@ -6,13 +6,16 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
 
 # what pays for itself only when a command runs: the validators, the generators, the models, YAML, the diff
 HEAVY = {"jsonschema", "jsonschema_rs", "referencing", "jsonschema_specifications", "hypothesis", "pydantic",
          "pydantic_core", "yaml", "deepdiff", "regress", "rfc3339_validator", "rfc3986_validator",
-         "datamodel_code_generator"}
+         "datamodel_code_generator", "ada_url"}
 # the wirecheck modules a command's declaration may need (format names, option defaults)
 LIGHT = {"wirecheck", "wirecheck.exitcodes", "wirecheck.findings", "wirecheck.limits", "wirecheck.lazy",
          "wirecheck.report", "wirecheck.certify", "wirecheck.certify.report"}
@@ -54,3 +57,13 @@ def test_the_probe_sees_a_heavy_import(tmp_path):
     """The check above can fail: a command that runs imports the loader and the validators."""
     modules = imported_by(tmp_path, "contracts")
     assert "wirecheck.contracts.loader" in modules and "jsonschema_rs" in modules
+
+
+def test_the_url_parser_is_imported_only_to_check_a_url(tmp_path):
+    """ada (the `whatwg-url` / `zod-url` formats) is loaded on the first URL checked, not by validate itself."""
+    plain = imported_by(tmp_path, "validate", "claude-code-print@2.1.218",
+                        str(ROOT / "fixtures/claude-code-print/2.1.218/valid/results.ndjson"))
+    assert "jsonschema_rs" in plain and "ada_url" not in plain
+    with_urls = imported_by(tmp_path, "validate", "xopc@0.0.253",
+                            str(ROOT / "fixtures/xopc/0.0.253/valid/worker-run.har"))
+    assert "ada_url" in with_urls

@@ -14,6 +14,7 @@ from typing import Any
 
 import jsonschema_rs
 
+from wirecheck.contracts.formats import fast_validator
 from wirecheck.contracts.loader import DIALECT
 from wirecheck.contracts.model import ContractRelease, SchemaLink
 from wirecheck.contracts.views import tolerant_view
@@ -164,8 +165,8 @@ class Validators:
             root = {"$schema": DIALECT, "$ref": link.uri}
             pair = SchemaPair(
                 link,
-                jsonschema_rs.validator_for(root, registry=self._strict_registry, validate_formats=True),
-                jsonschema_rs.validator_for(root, registry=self._tolerant_registry, validate_formats=True),
+                fast_validator(root, self._strict_registry),
+                fast_validator(root, self._tolerant_registry),
                 self._resources,
             )
             self._pairs[link.uri] = pair

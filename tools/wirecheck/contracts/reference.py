@@ -17,6 +17,8 @@ import regress
 from jsonschema import validators
 from referencing.jsonschema import DRAFT202012
 
+from wirecheck.contracts.formats import FORMATS
+
 
 @lru_cache(maxsize=4096)
 def _ecma_regex(pattern: str) -> regress.Regex:
@@ -44,9 +46,12 @@ ReferenceValidator = validators.extend(
 
 def _format_checker() -> jsonschema.FormatChecker:
     """2020-12's format checks, with `regex` meaning an ECMA-262 pattern (what the dialect says, and what
-    jsonschema-rs checks), not a Python one: `\\p{L}` is a regex, `(?P<name>...)` is not."""
+    jsonschema-rs checks), not a Python one: `\\p{L}` is a regex, `(?P<name>...)` is not; and wirecheck's own
+    formats (`whatwg-url`, `zod-url`: contracts/formats.py), the predicates jsonschema-rs is given too."""
     checker = jsonschema.FormatChecker()
     checker.checkers = dict(jsonschema.Draft202012Validator.FORMAT_CHECKER.checkers)
+    for name, conforms in FORMATS.items():
+        checker.checks(name)(conforms)
 
     @checker.checks("regex", raises=regress.RegressError)
     def _is_ecma_regex(instance: object) -> bool:

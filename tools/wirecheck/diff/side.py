@@ -15,6 +15,7 @@ from urllib.parse import quote, unquote, urljoin, urlsplit, urlunsplit
 
 import jsonschema_rs
 
+from wirecheck.contracts.formats import fast_validator
 from wirecheck.contracts.reference import reference_validator
 from wirecheck.contracts.stamps import generalised
 from wirecheck.contracts.views import DATA_KEYWORDS, tolerant_view
@@ -93,9 +94,7 @@ class Side:
     def validator(self, location: str, view: str = STRICT) -> Any:
         key = (location, view)
         if key not in self._validators:
-            self._validators[key] = jsonschema_rs.validator_for(
-                {"$schema": DIALECT, "$ref": uri_of(location)}, registry=self.registry(view), validate_formats=True
-            )
+            self._validators[key] = fast_validator({"$schema": DIALECT, "$ref": uri_of(location)}, self.registry(view))
         return self._validators[key]
 
     def reference(self, location: str, view: str = STRICT) -> Any:

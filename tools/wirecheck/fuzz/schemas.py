@@ -17,6 +17,7 @@ from urllib.parse import unquote, urldefrag, urljoin
 import jsonschema_rs
 import orjson
 
+from wirecheck.contracts.formats import fast_validator
 from wirecheck.pointer import parse_pointer
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -84,7 +85,7 @@ class SchemaSet:
         if found is None:
             root = dict(schema) if isinstance(schema, dict) else {"allOf": [schema]}
             root.setdefault("$schema", DIALECT)
-            found = jsonschema_rs.validator_for(root, registry=self.registry, validate_formats=True)
+            found = fast_validator(root, self.registry)
             self._validators[key] = found
         return found
 

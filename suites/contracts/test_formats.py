@@ -1,0 +1,118 @@
+"""wirecheck's own formats (`whatwg-url`, `zod-url`: wirecheck/contracts/formats.py): the verdict table, every
+validator wirecheck builds asserting them alike, and (with Node.js, `slow`) the table against Node's `new URL`."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import jsonschema_rs
+import pytest
+
+from wirecheck.contracts.formats import (
+    FORMATS,
+    URL_CASES,
+    WHATWG_URL,
+    ZOD_URL,
+    conforming_samples,
+    fast_validator,
+    is_whatwg_url,
+    is_zod_url,
+    refused_samples,
+    url_verdict,
+    usv_string,
+)
+from wirecheck.contracts.reference import FORMAT_CHECKER, reference_validator
+
+ROOT = Path(__file__).resolve().parents[2]
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+ISSUE_EXAMPLES = {  # issue 18: the real side accepts these, RFC 3986 does not; and the port the real side refuses
+    "https://例え.jp/": True, "https://a.test/a b": True, "https://a.test/%zz": True,
+    "https:\\\\a.test\\x": True, "https://a.\ttest/": True, "https://a.test/ü/路径": True,
+    "https://a.test:99999/": False,
+}
+
+
+@pytest.mark.parametrize("case", URL_CASES, ids=lambda c: c.why)
+def test_the_table_is_what_ada_says(case):
+    assert is_whatwg_url(case.text) is case.whatwg
+    assert is_zod_url(case.text) is case.zod
+
+
+@pytest.mark.parametrize("case", URL_CASES, ids=lambda c: c.why)
+def test_uri_column_is_what_both_validators_say_of_rfc_3986(case):
+    """The `uri` column is not ours to decide: it is what `format: uri` does today in both validators."""
+    assert jsonschema_rs.validator_for({"format": "uri"}, validate_formats=True).is_valid(case.text) is case.uri
+    assert FORMAT_CHECKER.conforms(case.text, "uri") is case.uri
+
+
+def test_the_issue_examples_are_in_the_table_with_the_real_verdict():
+    table = {c.text: c for c in URL_CASES}
+    for text, accepted in ISSUE_EXAMPLES.items():
+        assert table[text].whatwg is table[text].zod is accepted
+        assert table[text].uri is not accepted  # each is a case where RFC 3986 gives the wrong verdict
+
+
+@pytest.mark.parametrize("fmt", [WHATWG_URL, ZOD_URL])
+@pytest.mark.parametrize("case", URL_CASES, ids=lambda c: c.why)
+def test_fast_and_reference_validators_assert_the_format_alike(fmt, case):
+    schema = {"$schema": DIALECT, "type": "string", "format": fmt}
+    expected = url_verdict(case, fmt)
+    assert fast_validator(schema).is_valid(case.text) is expected
+    assert reference_validator(schema, {}).is_valid(case.text) is expected
+
+
+def test_without_the_formats_jsonschema_rs_ignores_the_name():
+    """Why every validator must come from fast_validator: a plain validator_for passes a refused URL."""
+    schema = {"$schema": DIALECT, "format": ZOD_URL}
+    assert jsonschema_rs.validator_for(schema, validate_formats=True).is_valid("https://a.test:99999/")
+    assert not fast_validator(schema).is_valid("https://a.test:99999/")
+
+
+def test_every_jsonschema_rs_validator_of_a_contract_is_built_with_the_formats():
+    """A validator built elsewhere would silently ignore `whatwg-url` (a false green). The loader's two calls build
+    validators of wirecheck's own schemas and a `$ref` resolution check, which carry no URL format."""
+    allowed = {("contracts/formats.py", 1), ("contracts/loader.py", 2)}
+    found = set()
+    for path in (ROOT / "tools" / "wirecheck").rglob("*.py"):
+        count = len(re.findall(r"jsonschema_rs\.(?:validator_for|validator_map_for|Draft\w+Validator)\(",
+                               path.read_text()))
+        if count:
+            found.add((path.relative_to(ROOT / "tools" / "wirecheck").as_posix(), count))
+    assert found == allowed
+
+
+def test_non_strings_conform_and_usv_conversion():
+    for conforms in FORMATS.values():
+        assert conforms(5) and conforms(None) and conforms({"a": 1})
+    assert usv_string("a\ud800b") == "a\ufffdb"  # a lone surrogate: what a JavaScript host hands the parser
+    assert usv_string("\ud83d\ude00") == "\U0001f600"  # a pair is the code point it encodes
+    assert is_whatwg_url("https://a.test/\ud800") and not is_whatwg_url("https://\ud800.test/")
+
+
+def test_samples_split_the_table_by_verdict():
+    for fmt in (WHATWG_URL, ZOD_URL):
+        assert set(conforming_samples(fmt)).isdisjoint(refused_samples(fmt))
+        assert len(conforming_samples(fmt)) + len(refused_samples(fmt)) == len(URL_CASES)
+        assert "https://a.test:99999/" in refused_samples(fmt) and "https://例え.jp/" in conforming_samples(fmt)
+    assert conforming_samples("uri") == refused_samples("date-time") == ()
+
+
+NODE = r"""
+const cases = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const ok = s => { try { new URL(s); return true } catch { return false } };
+process.stdout.write(JSON.stringify(cases.map(s => [ok(s), ok(s.trim())])));
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not on this machine")
+def test_the_table_against_nodes_own_url_parser():
+    """The verdicts come from outside the project: Node's `new URL` and `String.prototype.trim`."""
+    texts = [c.text for c in URL_CASES]
+    out = subprocess.run(["node", "-e", NODE], input=json.dumps(texts), capture_output=True, text=True,
+                         timeout=60, check=True).stdout
+    assert [tuple(v) for v in json.loads(out)] == [(c.whatwg, c.zod) for c in URL_CASES]

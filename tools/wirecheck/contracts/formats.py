@@ -1,0 +1,148 @@
+"""Formats wirecheck asserts beyond JSON Schema's own: URLs as a JavaScript reader's URL parser reads them.
+
+`format: uri` is RFC 3986. Readers written in JavaScript check a URL with the WHATWG URL Standard's parser
+(`new URL(value)`, `URL.canParse`, zod's `.url()`), which accepts what RFC 3986 refuses (`https://例え.jp/`, a space
+or `%zz` in the path, backslashes, a tab or newline anywhere, non-ASCII paths) and refuses what RFC 3986 accepts
+(`https://a.test:99999/`, `https://`, `http://256.0.0.1/`). A contract names the reader it models:
+
+| format       | a string conforms when                 | the reader                                          |
+|--------------|----------------------------------------|-----------------------------------------------------|
+| `whatwg-url` | `new URL(value)` (no base) succeeds    | Node.js / a browser: `new URL`, `URL.canParse`      |
+| `zod-url`    | `new URL(value.trim())` succeeds       | zod v4 `z.url()` / `z.string().url()` (no options)  |
+
+Both are checked by ada (the `ada-url` package), the WHATWG parser Node.js itself uses. The string is first made
+what JavaScript hands the parser: a USVString (a lone UTF-16 surrogate becomes U+FFFD; two that form a pair are
+one code point), and for `zod-url` trimmed by String.prototype.trim (ECMAScript WhiteSpace and LineTerminator,
+U+00A0 and U+FEFF included: more than the C0 controls and space the URL parser strips itself).
+
+zod v4 (4.4.3 `src/v4/core/schemas.ts:480-546`, `$ZodURL`): `payload.value.trim()` (line 485), then
+`new URL(trimmed)` (line 504); the `://` guard (line 489) and the hostname/protocol tests apply only to
+`z.httpUrl()` or explicit `hostname`/`protocol` options, which `z.url()` and `z.string().url()` do not set
+(`src/v4/core/api.ts:201-212`, `src/v4/classic/schemas.ts:538,653`). zod 4.5.0-4.6.7 give the same verdict
+(4.6.7: `validateURL`, line 538, calls `URL.canParse(trimmed)` when no option is set); they differ only in the
+value they return (tabs and newlines deleted), which a conformance check does not see.
+
+ada's version matters at the edges of IDNA: `https://xn--a.test/` (a Punycode label that decodes to a control
+character) is refused by Node 20 (ada 2.9) and accepted by ada 4.0, which `ada-url>=4.0` pins; the table below
+holds for both (suites/contracts/test_formats.py checks it against Node's `new URL` when node is installed).
+
+Every jsonschema-rs validator of a contract is built by `fast_validator` and the reference validator's format
+checker registers the same predicates (contracts/reference.py), so strict/tolerant, the reference validator, the
+diff's witness re-checks and the fuzzer judge these formats alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+WHATWG_URL = "whatwg-url"
+ZOD_URL = "zod-url"
+
+# ECMAScript WhiteSpace (TAB, VT, FF, ZWNBSP and the Zs category) and LineTerminator (LF, CR, LS, PS): what
+# String.prototype.trim removes at both ends (ECMA-262 §22.1.3.32 TrimString, §12.2, §12.3).
+JS_WHITESPACE = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+
+@cache
+def _ada_check() -> Callable[[str], bool]:
+    from ada_url import check_url  # imported on first use: validate's start-up does not pay for it
+
+    return check_url
+
+
+def usv_string(text: str) -> str:
+    """`text` as the USVString a JavaScript host hands the URL parser (WebIDL): a lone surrogate becomes U+FFFD,
+    a high and a low surrogate next to each other are the one code point they encode."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
+
+
+def is_whatwg_url(value: object) -> bool:
+    """`new URL(value)` without a base succeeds (the WHATWG URL parser, as in Node.js). Non-strings conform:
+    a format constrains strings only."""
+    if not isinstance(value, str):
+        return True
+    return bool(_ada_check()(usv_string(value)))
+
+
+def is_zod_url(value: object) -> bool:
+    """zod v4 `z.url()` / `z.string().url()`: `new URL(value.trim())` succeeds."""
+    if not isinstance(value, str):
+        return True
+    return bool(_ada_check()(usv_string(value).strip(JS_WHITESPACE)))
+
+
+# name → predicate: jsonschema-rs `formats=` and python-jsonschema's FormatChecker take the same functions
+FORMATS: dict[str, Callable[[object], bool]] = {WHATWG_URL: is_whatwg_url, ZOD_URL: is_zod_url}
+URL_FORMATS = frozenset(FORMATS)
+
+
+def fast_validator(schema: Any, registry: Any = None) -> Any:
+    """The jsonschema-rs validator of a contract schema: `format` asserted, wirecheck's formats included. Every
+    validator that judges a message (validate's strict and tolerant views, the diff's witness screen, the fuzzer)
+    is built here, so none of them ignores a format another one checks."""
+    import jsonschema_rs
+
+    return jsonschema_rs.validator_for(schema, registry=registry, formats=FORMATS, validate_formats=True)
+
+
+@dataclass(frozen=True)
+class UrlCase:
+    """A string on which the URL readers disagree (or a plain one), with each reader's verdict, verified against
+    Node.js's `new URL` (suites/contracts/test_formats.py, when node is on the machine)."""
+
+    text: str
+    whatwg: bool  # `new URL(text)` succeeds
+    zod: bool  # `new URL(text.trim())` succeeds
+    uri: bool  # RFC 3986 absolute URI (JSON Schema `format: uri`)
+    why: str
+
+
+URL_CASES: tuple[UrlCase, ...] = (
+    UrlCase("https://a.example/x/y?q=1#f", True, True, True, "an ordinary URL"),
+    UrlCase("https://例え.jp/", True, True, False, "an IDN host (becomes xn--r8jz45g.jp)"),
+    UrlCase("https://a.test/a b", True, True, False, "a space in the path (percent-encoded by the parser)"),
+    UrlCase("https://a.test/%zz", True, True, False, "a percent sign not followed by two hex digits"),
+    UrlCase("https:\\\\a.test\\x", True, True, False, "backslashes, read as slashes in a special URL"),
+    UrlCase("https://a.\ttest/", True, True, False, "a tab in the host (tabs and newlines are deleted first)"),
+    UrlCase("https://a.te\nst/p", True, True, False, "a newline in the host"),
+    UrlCase("https://a.test/ü/路径", True, True, False, "a non-ASCII path"),
+    UrlCase("https:a.test", True, True, True, "no `//` (only z.httpUrl() asks for `://`)"),
+    UrlCase(" https://a.test/ ", True, True, False, "spaces around (the URL parser strips C0 controls and space)"),
+    UrlCase("\u00a0https://a.test/", False, True, False, "a no-break space before: only zod's trim() removes it"),
+    UrlCase("https://a.test\u3000", False, True, False, "an ideographic space after the host: only trim() removes it"),
+    UrlCase("\ufeffhttps://a.test/", False, True, False, "a byte order mark before: only zod's trim() removes it"),
+    UrlCase("\u0085https://a.test/", False, False, False, "NEL is neither JavaScript whitespace nor a C0 control"),
+    UrlCase("https://a.test:99999/", False, False, True, "a port above 65535"),
+    UrlCase("https://", False, False, True, "a special scheme without a host"),
+    UrlCase("http://256.0.0.1/", False, False, True, "a host that ends in a number but is no IPv4 address"),
+    UrlCase("https://ex%00ample/", False, False, True, "a host that decodes to a forbidden code point"),
+    UrlCase("https://a b.test/", False, False, False, "a space in the host"),
+    UrlCase("a.test/x", False, False, False, "no scheme (no base URL is given)"),
+    UrlCase("", False, False, False, "the empty string"),
+)
+
+
+def url_verdict(case: UrlCase, fmt: str) -> bool:
+    return {WHATWG_URL: case.whatwg, ZOD_URL: case.zod, "uri": case.uri}[fmt]
+
+
+def conforming_samples(fmt: str) -> tuple[str, ...]:
+    """The edge cases `fmt` accepts (the fuzzer draws them as valid values)."""
+    return tuple(c.text for c in URL_CASES if url_verdict(c, fmt)) if fmt in URL_FORMATS else ()
+
+
+def refused_samples(fmt: str) -> tuple[str, ...]:
+    """The edge cases `fmt` refuses (the fuzzer's format mutants, the diff's probes)."""
+    return tuple(c.text for c in URL_CASES if not url_verdict(c, fmt)) if fmt in URL_FORMATS else ()
