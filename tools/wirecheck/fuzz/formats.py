@@ -6,6 +6,8 @@ import datetime as dt
 
 from hypothesis import strategies as st
 
+from wirecheck.contracts.formats import URL_FORMATS, conforming_samples
+
 _UTC = dt.UTC
 _LABEL = st.from_regex(r"[a-z][a-z0-9]{0,9}", fullmatch=True)
 _SEGMENT = st.from_regex(r"[A-Za-z0-9._~-]{1,12}", fullmatch=True)
@@ -30,6 +32,7 @@ PROBES: dict[str, tuple[str, ...]] = {
     "uuid": ("e3e70682-c209-4cac-629f-6fbed82c07cd",),
     "uri": ("https://a.example/", "http://b0.example/x/y"),
     "email": ("a@b.example",),
+    **{fmt: ("https://a.example/", "http://b0.example/x/y") for fmt in URL_FORMATS},
 }
 
 FORMATS: dict[str, st.SearchStrategy[str]] = {
@@ -50,3 +53,6 @@ FORMATS: dict[str, st.SearchStrategy[str]] = {
     "ipv4": st.ip_addresses(v=4).map(str),
     "ipv6": st.ip_addresses(v=6).map(str),
 }
+# A WHATWG URL reader (`whatwg-url`, `zod-url`): plain URLs, and as often the edge cases on which it and RFC 3986
+# disagree that it accepts (an IDN host, a space or `%zz` in the path, backslashes, a tab in the host, ...).
+FORMATS.update({fmt: st.one_of(FORMATS["uri"], st.sampled_from(conforming_samples(fmt))) for fmt in URL_FORMATS})

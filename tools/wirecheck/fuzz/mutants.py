@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import copy
 import math
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from wirecheck.contracts.formats import refused_samples
 from wirecheck.contracts.reference import reference_validator
 from wirecheck.fuzz import regex
 from wirecheck.fuzz.schemas import SchemaSet
@@ -270,8 +272,19 @@ class MutantFactory:
             longer = value + filler * (schema["maxLength"] + 1 - len(value))
             yield _replaced(instance, path, longer), "maxLength", "one character too long"
         if "format" in schema:
-            for wrong in (f"not-a-{schema['format']}", "", "2026-13-45T99:99:99Z", "::"):
+            for wrong in (*_refused_urls(schema["format"], value), f"not-a-{schema['format']}", "",
+                          "2026-13-45T99:99:99Z", "::"):
                 yield _replaced(instance, path, wrong), "format", f"{wrong!r} is not a {schema['format']}"
+
+
+def _refused_urls(fmt: Any, value: str) -> tuple[str, ...]:
+    """The URL edge cases `fmt` refuses (`https://a.test:99999/`, `https://`, ...), first one chosen by `value`: one
+    format mutant is kept per place, so different messages break a URL field in different ways."""
+    refused = refused_samples(fmt) if isinstance(fmt, str) else ()
+    if not refused:
+        return ()
+    start = zlib.crc32(value.encode("utf-8", "surrogatepass")) % len(refused)
+    return refused[start:] + refused[:start]
 
 
 _REFUSED = "the refused key "
