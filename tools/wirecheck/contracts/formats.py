@@ -124,6 +124,7 @@ URL_CASES: tuple[UrlCase, ...] = (
     UrlCase("https://a.test\u3000", False, True, False, "an ideographic space after the host: only trim() removes it"),
     UrlCase("\ufeffhttps://a.test/", False, True, False, "a byte order mark before: only zod's trim() removes it"),
     UrlCase("\u0085https://a.test/", False, False, False, "NEL is neither JavaScript whitespace nor a C0 control"),
+    UrlCase("a://@\u3000", True, False, False, "trim() leaves credentials without a host: zod refuses a URL"),
     UrlCase("https://a.test:99999/", False, False, True, "a port above 65535"),
     UrlCase("https://", False, False, True, "a special scheme without a host"),
     UrlCase("http://256.0.0.1/", False, False, True, "a host that ends in a number but is no IPv4 address"),

@@ -39,6 +39,8 @@ FORMAT_SAMPLES = {
     "relative-json-pointer": "0",
     "regex": "a",
     "uri-template": "https://example.com/{a}",
+    "whatwg-url": "https://example.com/",
+    "zod-url": "https://example.com/",
 }
 
 _MAX_DEPTH = 64  # payload levels: a witness for a change as deep as the walk reaches

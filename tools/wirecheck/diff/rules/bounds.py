@@ -6,11 +6,15 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
+from wirecheck.contracts.formats import URL_CASES, URL_FORMATS
 from wirecheck.diff.instances import FORMAT_SAMPLES, NoExample, example
 from wirecheck.diff.model import Change, Probe
 from wirecheck.diff.regex_example import regex_example, regex_examples
 from wirecheck.diff.rules import Pair, node_rule
 from wirecheck.json_types import PAYLOAD_LIMIT
+
+# formats a URL may be asserted by: a change between two of them is judged on the URL edge cases
+URL_LIKE = URL_FORMATS | {"uri", "uri-reference", "iri", "iri-reference", "url"}
 
 # keyword → (lower bound?, facet family)
 _BOUNDS = {
@@ -119,6 +123,8 @@ def formats(pair: Pair) -> Iterator[Change]:
     if before == after:
         return
     samples = ["not a formatted value", FORMAT_SAMPLES.get(before or "", ""), FORMAT_SAMPLES.get(after or "", "")]
-    probes = [Probe(side, pair.path, s, True) for s in samples for side in ("old", "new")]
+    if {before, after} & URL_LIKE:  # where RFC 3986 and the WHATWG parser (or two WHATWG readers) disagree
+        samples += [case.text for case in URL_CASES]
+    probes = [Probe(side, pair.path, s, True) for s in dict.fromkeys(samples) for side in ("old", "new")]
     rule = "FORMAT_ADDED" if before is None else "FORMAT_REMOVED" if after is None else "FORMAT_CHANGED"
     yield pair.change(rule, probes=probes, old=before, new=after)
