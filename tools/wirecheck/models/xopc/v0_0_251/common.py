@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import AnyUrl, AwareDatetime, Field, RootModel
+from pydantic import AwareDatetime, Field, RootModel
 
 
 class DateTimeZ(RootModel[AwareDatetime]):
@@ -66,11 +66,11 @@ class Sha256(RootModel[str]):
     ]
 
 
-class Url(RootModel[AnyUrl]):
+class Url(RootModel[str]):
     root: Annotated[
-        AnyUrl,
+        str,
         Field(
-            description="zod: z.string().url(), i.e. `new URL(value)` succeeds. `format: uri` (RFC 3986 absolute URI) is the closest assertable format; zod also trims surrounding spaces first, which a URI never has."
+            description="zod v4: z.string().url(), i.e. `new URL(value.trim())` succeeds (the WHATWG URL parser after JavaScript's trim()): `format: zod-url` (contracts/README.md). IDN hosts, spaces and `%zz` in the path, backslashes, tabs and non-ASCII paths pass; a port above 65535, `https://` or a space in the host fail. RFC 3986 (`format: uri`) disagrees on each of these."
         ),
     ]
 
