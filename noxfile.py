@@ -44,9 +44,16 @@ def bench(session: nox.Session) -> None:
 def diff_versions(session: nox.Session) -> None:
     """Diff every consecutive release pair of every package and the transitive matrix; writes reports/diff/
     (Markdown per pair, index.md, diff.json, index.html with a compatibility matrix per package) and prints the
-    table of answers."""
+    table of answers and, last, the gate's verdict (`--fail-on breaking`), which every report states too.
+
+    The job is the reports: the session succeeds when they were written, whatever the gate says (wirecheck's exit
+    1 means "the gate fails", a result, as certify-qodercli treats "not certified"); usage, contract and internal
+    errors (2, 3) fail it. Given `--fail-on` explicitly (`nox -s diff-versions -- --fail-on breaking`), the session
+    is that gate and fails with it."""
     session.install("-e", ".")
-    session.run("python", "-m", "wirecheck.diff.versions", *session.posargs)
+    gating = any(arg == "--fail-on" or arg.startswith("--fail-on=") for arg in session.posargs)
+    session.run("python", "-m", "wirecheck.diff.versions", *session.posargs,
+                success_codes=[0] if gating else [0, 1])
 
 
 @nox.session(name="import-release", python=PYTHON)

@@ -125,6 +125,33 @@ def test_every_readme_command_works_as_written(installed):
     assert not (installed.empty / "contracts").exists()  # nothing needed a contracts folder where it ran
 
 
+def test_the_readme_main_job_succeeds_on_a_clean_clone_and_its_reports_state_the_gate(installed):
+    """The README's lead command (`pipx run nox -s diff-versions`) in the clean clone exits 0 once the reports are
+    written, while every report and the last line printed still state the gate's real verdict: bundled pairs break
+    protected consumers, so `--fail-on breaking` says fail, the code `python -m wirecheck.diff.versions` exits
+    with."""
+    line = next(line for _, lines in readme_blocks() for line in lines if "nox -s diff-versions" in line)
+    command = line.split("#", 1)[0].strip()
+    if shutil.which("pipx") is None:  # CI has it (.ci/run); elsewhere the same nox, from the fresh virtualenv
+        run([installed.bin / "python", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "nox"],
+            env=installed.env())
+        command = command.replace("pipx run nox", "nox")
+    result = subprocess.run(["bash", "-c", command], cwd=installed.source, env=installed.env(), capture_output=True,
+                            text=True, timeout=1800)
+    said = result.stdout + result.stderr
+    assert result.returncode == 0, f"{command}: exit {result.returncode}\n{said[-3000:]}"
+    reports = installed.source / "reports" / "diff"
+    data = json.loads((reports / "diff.json").read_text(encoding="utf-8"))
+    gate = data["summary"]["gate"]
+    assert (gate["fail_on"], gate["verdict"], data["summary"]["exit_code"]) == ("breaking", "fail", 1)
+    assert "Gate `--fail-on breaking`: **fail**" in (reports / "index.md").read_text(encoding="utf-8")
+    assert gate["line"] in said  # printed, not only written
+    gated = subprocess.run([installed.bin / "python", "-m", "wirecheck.diff.versions", "--no-witnesses", "--out",
+                            installed.work / "gated"], cwd=installed.source, env=installed.env(),
+                           capture_output=True, text=True, timeout=1800)
+    assert gated.returncode == 1, gated.stderr[-3000:]  # the module itself is the gate
+
+
 def test_contracts_come_from_the_wheel_and_the_installed_pack(installed):
     listed = installed.shell("wirecheck contracts", installed.empty)
     assert listed.returncode == 0, listed.stderr
