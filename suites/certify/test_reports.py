@@ -237,3 +237,37 @@ def test_markdown_never_renders_html_from_a_capture(failing) -> None:
     md = render(failing, "markdown")
     outside_code = re.sub(r"`+[^`]*`+", "", md)
     assert "<script" not in outside_code and "&lt;script&gt;" in md
+
+
+def _bundled_captures() -> list[tuple[str, Path]]:
+    """One conforming and one failing capture of each bundled package's newest release that has both."""
+    from wirecheck.contracts import load_registry
+
+    fixtures = Path(__file__).resolve().parents[2] / "fixtures"
+    registry = load_registry()
+    chosen = []
+    for name in registry.packages:
+        for version in reversed(registry.package(name).releases):
+            folder = fixtures / name / version
+            picks = [next(iter(sorted((folder / side).glob("*"))), None) for side in ("valid", "invalid")]
+            if all(p is not None and p.is_file() for p in picks):
+                chosen += [(f"{name}@{version}", p) for p in picks if p is not None]
+                break
+    return chosen
+
+
+def test_no_python_repr_in_any_format_of_the_bundled_certify_runs() -> None:
+    """Issue 22 item 5: every certification format of the bundled fixtures' runs, scanned for Python reprs."""
+    from wirecheck.contracts import load_registry
+
+    registry = load_registry()
+    repr_ = re.compile(r"\bNone\b|\bTrue\b|\bFalse\b|\{'|\['|': |\bobject at 0x")
+    runs = _bundled_captures()
+    assert len(runs) >= 8, runs
+    for spec, capture in runs:
+        cert = certify_captures(registry.load(spec), [capture], load_release=registry.load)
+        for name in FORMATS:
+            for line in render(cert, name).splitlines():
+                if name == "jsonl" or "sha256" in line:
+                    line = re.sub(r'"[^"]*"', '""', line)  # JSON strings hold captured text, not reprs
+                assert not repr_.search(line), (spec, capture.name, name, line[:300])

@@ -59,6 +59,32 @@ def test_every_finding_is_reachable_by_fingerprint_from_every_format(bundled) ->
         assert fingerprints <= shown, (name, sorted(fingerprints - shown)[:5])
 
 
+def test_json_lists_each_pairs_changes_beside_the_flat_findings_each_fingerprint_once(bundled) -> None:
+    """JSON keeps the flat list (tools, waivers) and gains the grouped changes the human formats show: per pair the
+    changes' fingerprints are exactly the flat list's, each in one change, and the answer comes with them."""
+    import jsonschema
+
+    from wirecheck.contracts.loader import own_schema
+
+    data = json.loads(render("json", bundled))
+    jsonschema.Draft202012Validator(own_schema("diff-report.schema.json")).validate(data)
+    grouped = 0
+    for pair in data["pairs"]:
+        flat = [f["fingerprint"] for f in pair["findings"]]
+        in_changes = [fp for change in pair["changes"] for fp in change["fingerprints"]]
+        assert sorted(in_changes) == sorted(flat), (pair["package"], pair["old_version"], pair["new_version"])
+        for change in pair["changes"]:
+            assert sorted(fp for m in change["members"] for fp in m["fingerprints"]) == sorted(change["fingerprints"])
+            broken = {v["direction"] for v in change["verdicts"] if v["verdict"] == "breaking"}
+            assert {w["direction"] for w in change["witnesses"]} <= broken
+        grouped += len(pair["changes"])
+        assert pair["answer"]["advice"] or not flat
+    assert 0 < grouped < sum(len(p["findings"]) for p in data["pairs"]) / 3  # grouping, not one change per finding
+    usage = next(c for p in data["pairs"] if (p["old_version"], p["new_version"]) == ("1.0.21", "1.0.23")
+                 for c in p["changes"] if "SDKControlGetContextUsageResponse" in c["title"])
+    assert usage["where"] == [{"kind": "control_request.get_context_usage", "surface": "reply", "at": ""}]
+
+
 def test_no_contradictory_findings_about_one_change_on_the_bundled_pairs(bundled) -> None:
     found = {(r.name, problem) for r in bundled.results for change in group_changes(r)
              for problem in change.contradictions()}

@@ -5,11 +5,36 @@ from __future__ import annotations
 from typing import Any, TextIO
 
 from wirecheck import __version__
+from wirecheck.diff.changes import group_changes
 from wirecheck.diff.model import DIRECTIONS, VIEWS
+from wirecheck.diff.report.common import build
 from wirecheck.json_types import json_bytes
 
 
-def result_json(result) -> dict[str, Any]:
+def answer_json(a) -> dict[str, Any]:
+    """The pair's answer (diff/verdict/upgrade.py): who breaks reading whom, the version verdict, what to do."""
+    return {"flows": [{"writer": f.writer, "reader": f.reader,
+                       "verdicts": [{"direction": d, "consumer": m, "verdict": v} for d, m, v in f.verdicts]}
+                      for f in a.flows],
+            "protects": list(a.views), "version": a.version_text, "advice": list(a.advice)}
+
+
+def change_json(change) -> dict[str, Any]:
+    """One change as the human formats list it (diff/changes.py): its definitions, where it shows, its members with
+    their findings' fingerprints, one witness per broken direction. Each fingerprint is in exactly one change."""
+    return {"title": change.title, "definitions": list(change.titles), "severity": change.severity.value,
+            "waived": change.waived,
+            "where": [{"kind": w.kind, "surface": w.surface, "at": w.at} for w in change.where],
+            "members": [{"path": m.path, "rules": sorted({f.rule for f in m.findings}),
+                         "fingerprints": [f.fingerprint for f in m.findings]} for m in change.members],
+            "fingerprints": [f.fingerprint for f in change.findings],
+            "verdicts": [{"direction": d, "consumer": m, "verdict": v} for d, m, v in change.verdicts()],
+            "witnesses": [w.to_json() for w in change.witnesses()]}
+
+
+def result_json(result, pair=None) -> dict[str, Any]:
+    """A pair: the flat list of findings (every one, for tools and waivers) and, given its report model (`pair`,
+    diff/report/common.py), the answer and the changes the human formats show, each finding in one change."""
     data: dict[str, Any] = {
         "package": result.package,
         "old_version": result.old_version,
@@ -22,6 +47,9 @@ def result_json(result) -> dict[str, Any]:
         ],
         "findings": [f.to_json() for f in result.findings],
     }
+    if pair is not None:
+        data["answer"] = answer_json(pair.answer)
+        data["changes"] = [change_json(c) for c in group_changes(result)]
     if result.nothing_compared:
         data["nothing_compared"] = result.nothing_compared
     if result.version is not None:
@@ -51,7 +79,7 @@ def run_json(run) -> dict[str, Any]:
         "options": {"compat": "full" if len(run.options.directions) == 2 else run.options.directions[0],
                     "consumers": run.options.consumers, "witnesses": run.options.witnesses,
                     "fail_on": run.fail_on},
-        "pairs": [result_json(r) for r in run.results],
+        "pairs": [result_json(p.result, p) for p in build(run).pairs],
         "waivers": [f.to_json() for f in run.waiver_findings],
         "summary": {**run.counts(), "exit_code": run.gate.exit_code, "gate": gate_json(run.gate)},
     }
