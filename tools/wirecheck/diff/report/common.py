@@ -41,7 +41,8 @@ LEGEND = (
     ("backward", "new readers get messages old writers wrote (deploy order: readers first, or stored messages)"),
     ("tolerant / strict", "tolerant readers ignore unknown fields; strict readers (closed models) reject them"),
     ("✗ / ? / ✓", "breaking, proven by a witness payload one release accepts and the other rejects (re-checked by "
-                  "two validators) or by set containment / undecided (never counted as safe) / proven safe"),
+                  "two validators) or by set containment / undecided (never counted as safe) / proven safe; for "
+                  "tolerant and strict consumers alike unless it says `(strict only)` or `(tolerant only)`"),
     ("#fingerprint", "a finding's stable id; list it in a waivers file to let a known break pass the gate"),
 )
 # what happened to a member, for the property rules (every other rule's message says it in full)
@@ -165,14 +166,15 @@ def version_text(result: DiffResult, a: Answer) -> str:
 # --- changes -----------------------------------------------------------------------------------------------------
 
 def change_verdict(change: Change) -> str:
-    """`forward ✗ (tolerant, strict), backward ? (strict)`: where the change breaks, or `breaks nobody`."""
+    """`forward ✗, backward ? (strict only)`: where the change breaks (a mark alone holds for tolerant and strict
+    consumers alike), or `breaks nobody`."""
     parts = []
     for direction in DIRECTIONS:
         marks = {m: change.verdict(direction, m) for m in VIEWS}
         worst = BREAKING if BREAKING in marks.values() else UNKNOWN if UNKNOWN in marks.values() else SAFE
         if worst != SAFE:
             views = [m for m in (TOLERANT, STRICT) if marks[m] == worst]
-            parts.append(f"{direction} {MARK[worst]} ({', '.join(views)})")
+            parts.append(f"{direction} {MARK[worst]}{'' if len(views) == len(VIEWS) else f' ({views[0]} only)'}")
     return ", ".join(parts) or "breaks nobody"
 
 
