@@ -33,6 +33,8 @@ from wirecheck.limits import DEFAULT_MAX_LINE_BYTES
 if TYPE_CHECKING:
     from wirecheck.certify.evaluate import Certification
 
+DEFAULT_CAPTURE_DIR = Path("reports/certify")  # generated output stays under reports/ (git-ignored)
+
 
 def write_reports(cert: Certification, output_format: str, output: Path | None, out_dir: Path | None) -> None:
     """One format to stdout/--output, and with --out-dir every format plus badge.svg."""
@@ -98,7 +100,8 @@ def register(app: typer.Typer) -> None:
         scenario: str | None = typer.Option(None, "--scenario", "-s",
                                             help="Scenario file, or the name of a shipped one (with --run)."),
         capture_out: Path | None = typer.Option(None, "--capture-out",
-                                                help="Where --run records both directions (framed NDJSON)."),
+                                                help="Where --run records both directions (framed NDJSON); default "
+                                                     "capture.framed.ndjson in --out-dir, else in reports/certify/."),
         requirements: Path | None = REQUIREMENTS_OPTION,
         baseline: Path | None = BASELINE_OPTION,
         role: str | None = typer.Option(None, "--role", help="Certify only the requirements on this role."),
@@ -173,7 +176,7 @@ def register(app: typer.Typer) -> None:
                 output_folder(output.parent)
             if out_dir is not None:
                 output_folder(out_dir)
-            target = capture_out or ((out_dir or Path(".")) / "capture.framed.ndjson")
+            target = capture_out or ((out_dir or DEFAULT_CAPTURE_DIR) / "capture.framed.ndjson")
             with output_file(target, binary=True):
                 pass
             record = run_scenario(positionals, loaded, target,
