@@ -85,6 +85,25 @@ def test_json_lists_each_pairs_changes_beside_the_flat_findings_each_fingerprint
     assert usage["where"] == [{"kind": "control_request.get_context_usage", "surface": "reply", "at": ""}]
 
 
+def _flat_lines(run: DiffRun) -> int:
+    """How many lines the flat text layout this report replaced (f23bbcd) printed for `run`: per pair a name and a
+    compatibility line (and a version line), per finding a line, a location line, one line per distinct witness."""
+    lines = 1 + sum(len(p.releases) > 2 for p in run.packages)
+    for result in run.results:
+        lines += 2 + (result.version is not None) + (not result.findings)
+        for f in result.findings:
+            lines += 1 + bool(f.old_location or f.new_location)
+            lines += len({(w.direction, json.dumps(w.payload, sort_keys=True, default=str)) for w in f.witnesses})
+    return lines
+
+
+def test_the_text_report_of_the_bundled_run_is_five_times_shorter_than_the_flat_one(bundled) -> None:
+    """Issue 22's done-when: the text report at least 5x shorter with nothing lost (every fingerprint is still in
+    it: test_every_finding_is_reachable_by_fingerprint_from_every_format)."""
+    grouped = render("text", bundled).count("\n")
+    assert _flat_lines(bundled) >= 5 * grouped, (_flat_lines(bundled), grouped)
+
+
 def test_no_contradictory_findings_about_one_change_on_the_bundled_pairs(bundled) -> None:
     found = {(r.name, problem) for r in bundled.results for change in group_changes(r)
              for problem in change.contradictions()}
