@@ -255,3 +255,13 @@ def test_a_token_spelled_with_escapes_is_cut_and_the_rest_of_the_body_kept_byte_
     assert cut == b'{"n": 1.50, "other": "caf\\u00e9", "t": "xopc_rt_<redacted 35 chars>!", "k": "\\ud800"}'
     unclosed = b'"' + b'\\"' * 1000 + b'xopc_rt_' + escaped + b'\\'  # not JSON: its one string runs to the end
     assert cut_escaped(unclosed, (TOKEN,)) == unclosed
+
+
+def test_a_recorder_given_empty_is_the_one_used_and_learns_the_token():
+    # an empty HarRecorder is falsy (it has a length): `recorder or HarRecorder()` replaced it
+    given = HarRecorder()
+    probe = XopcProbe("http://127.0.0.1:9", token=TOKEN, recorder=given)
+    assert probe.recorder is given and SECRET not in given.scrub(TOKEN)
+    server_recorder = HarRecorder()
+    with StubServer(ThirdParty(), recorder=server_recorder) as server:
+        assert server.recorder is server_recorder

@@ -132,6 +132,7 @@ def register(app: typer.Typer) -> None:
         """
         from wirecheck.programs.program import CommandError, Program, Scratch, resolve_program
         from wirecheck.programs.signals import Terminated, shielded, terminated_by_signals
+        from wirecheck.stub.har import HarRecorder
         from wirecheck.stub.server import StubServer
         from wirecheck.stub.xopc import XopcPlatformStub
 
@@ -144,10 +145,12 @@ def register(app: typer.Typer) -> None:
                 program = resolve_program(command[0], os.environ.get("PATH"))
             except CommandError as exc:
                 raise fail_usage(f"cannot run the command: {exc}") from None
+        recorder = HarRecorder("wirecheck stub")  # knows the runtime's token: cut from what a request's problems say
         platform = XopcPlatformStub(release, commands=commands, seed=seed, cancel_after_renewals=cancel_after,
-                                    strict=strict, on_problem=lambda text: typer.echo(f"  request: {text}", err=True))
+                                    strict=strict,
+                                    on_problem=lambda text: typer.echo(f"  request: {recorder.scrub(text)}", err=True))
         try:
-            server = StubServer(platform, port)
+            server = StubServer(platform, port, recorder)
         except OSError as exc:
             raise fail_usage(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}") from None
         runtime: Program | None = None

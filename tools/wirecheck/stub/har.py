@@ -158,6 +158,18 @@ class HarRecorder:
         self.answered = 0  # exchanges that got a response (a probe that heard nothing has nothing to certify)
         self._lock = threading.Lock()
 
+    def keep_secret(self, secret: str) -> None:
+        if len(secret) >= MIN_SECRET_CHARS:
+            with self._lock:
+                self._secrets.add(secret)
+
+    def learn(self, headers: Mapping[str, str]) -> None:
+        """Take the bearer token of a request as a secret before the request is handled (what its handling says
+        is scrubbed too); `add` learns it all the same."""
+        token = bearer_token(headers)
+        if token is not None:
+            self.keep_secret(token)
+
     def scrub(self, text: str) -> str:
         for secret in self._secrets:
             text = text.replace(secret, redact_token(secret))

@@ -58,7 +58,8 @@ class XopcProbe:
         self.token = token
         self.timeout = timeout
         self.max_leases = max_leases
-        self.recorder = recorder or HarRecorder("wirecheck probe", secrets=(token,))
+        self.recorder = recorder if recorder is not None else HarRecorder("wirecheck probe")
+        self.recorder.keep_secret(token)
         self.client = HttpClient(base_url, token=token, timeout=timeout, recorder=self.recorder,
                                  token_hosts=token_hosts, allow_insecure_token=allow_insecure_token)
         self.on_step = on_step or (lambda text: None)

@@ -230,6 +230,7 @@ class _Handler(BaseHTTPRequestHandler):
                 answer = _error(500, f"stub failure: {type(exc).__name__}")
             self._send(answer)
             return
+        self.server.recorder.learn(headers)  # the token is a secret in whatever handling the request says
         try:
             reply = self.server.app.handle(self.command, url, path, headers, body)
         except Exception as exc:  # a bug in the stub must not kill the server; it is reported as a 500
@@ -332,7 +333,7 @@ class StubServer:
 
     def __init__(self, app: App, port: int = 0, recorder: HarRecorder | None = None,
                  timeouts: Timeouts | None = None, workers: int = WORKERS):
-        self.recorder = recorder or HarRecorder("wirecheck stub")
+        self.recorder = recorder if recorder is not None else HarRecorder("wirecheck stub")
         self._server = _Server(port, app, self.recorder, timeouts or Timeouts(), workers)
         self._thread = threading.Thread(target=self._server.accept_loop, daemon=True, name="wirecheck-stub")
         self._stopped = False
