@@ -25,14 +25,10 @@ from wirecheck.diff.waivers import apply_waivers, load_waivers
 
 CATALOGS = Path(__file__).parent / "catalogs"
 HUMAN = ("text", "markdown", "html")
-# Statements the engine makes today that cannot all be true: walking an `anyOf` of `required` lists next to an
-# object's own properties as if each branch were the whole object (issue 19, item 4, diffcore). Any other
-# contradiction fails this test; when the engine is fixed, this set goes empty and the test says so.
-KNOWN_CONTRADICTIONS = {
-    ("xopc@0.0.251 → xopc@0.0.253", "sidechat.inputs.request attachments: PROPERTY_ADDED, REQUIRED_PROPERTY_ADDED"),
-    # gone: "content: PROPERTY_BECAME_OPTIONAL, REQUIRED_PROPERTY_REMOVED", a union beside the object's properties
-    # compared without them (issue 19); its members are now compared merged with the object (flat.within)
-}
+# Statements about one change that cannot all be true are engine bugs: the last one, walking an `anyOf` of
+# alternatives beside an object's properties as if each were the whole object (xopc sidechat.inputs.request:
+# "attachments: PROPERTY_ADDED, REQUIRED_PROPERTY_ADDED"), went with issue 19 (diff/walk.py `_as_one`).
+KNOWN_CONTRADICTIONS: set[tuple[str, str]] = set()
 
 
 @pytest.fixture(scope="module")

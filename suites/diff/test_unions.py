@@ -71,3 +71,58 @@ def test_a_tagged_member_is_named_by_its_tag() -> None:
     new = {"$schema": D, "type": "object", "properties": {"server": {"anyOf": [member("http"), member("acp")]}}}
     messages = {f[2] for f in _findings(old, new)}
     assert messages == {"union at /server gained member acp", "union at /server lost member sse"}
+
+
+def _inputs(new: bool) -> dict[str, Any]:
+    """xopc's side-chat input (0.0.251 → 0.0.253): `content` required, then `content` or `attachments`, an anyOf
+    of untagged alternatives beside the object's own properties."""
+    if not new:
+        return {"$schema": D, "type": "object", "required": ["content"],
+                "properties": {"content": {"type": "string", "pattern": "\\S"}}}
+    return {"$schema": D, "type": "object",
+            "properties": {"content": {"type": "string"},
+                           "attachments": {"type": "array", "maxItems": 10, "items": {"type": "string"}}},
+            "anyOf": [{"required": ["content"], "properties": {"content": {"pattern": "\\S"}}},
+                      {"required": ["attachments"], "properties": {"attachments": {"minItems": 1}}}]}
+
+
+def test_untagged_alternatives_beside_properties_say_one_thing_per_property() -> None:
+    """A property one alternative requires and the other does not is optional to the union: `attachments` is an
+    added optional property, never also a required one (issue 22: contradictory findings); `content` became
+    optional, with the message that shows it (built from the alternative merged with the object)."""
+    result = diff_schemas(_inputs(False), _inputs(True), kinds="none")
+    rules = {(f.rule, f.path) for f in result.findings}
+    assert ("REQUIRED_PROPERTY_ADDED", "/attachments") not in rules
+    assert ("PROPERTY_ADDED", "/attachments") in rules
+    optional = next(f for f in result.findings if f.rule == "PROPERTY_BECAME_OPTIONAL")
+    assert optional.path == "/content" and ("forward", "strict", "breaking") in optional.verdicts
+    [witness, *_] = optional.witnesses
+    assert "content" not in witness.payload and witness.payload["attachments"]  # valid new, refused by old
+
+
+def test_a_requirement_of_a_tagged_alternative_stands() -> None:
+    """Members told apart by a tag are separate messages: `y` required by the `b` member alone is a required
+    property added for `b` messages, with a `b` message lacking it as witness."""
+    old = {"$schema": D, "type": "object", "required": ["kind"],
+           "properties": {"kind": {"enum": ["a", "b"]}, "y": {"type": "string"}}}
+    new = {**old, "oneOf": [{"properties": {"kind": {"const": "a"}}},
+                            {"required": ["y"], "properties": {"kind": {"const": "b"}}}]}
+    result = diff_schemas(old, new, kinds="none")
+    became = next(f for f in result.findings if f.rule == "PROPERTY_BECAME_REQUIRED")
+    assert became.path == "/y" and any(w.payload == {"kind": "b"} for w in became.witnesses)
+
+
+def test_a_lost_member_is_never_blamed_for_what_the_union_now_accepts() -> None:
+    """`stopReason: StopReason | null` → `string` (ACP 1.7.0 → 1.8.0): new producers may write any string, which
+    old readers refuse; that break is not the lost member's (a lost member only narrows), so it is witnessed
+    elsewhere, never by UNION_BRANCH_REMOVED."""
+    reasons = {"type": "string", "enum": ["end_turn", "refusal"]}
+    old = {"$schema": D, "type": "object", "properties": {"stopReason": {"anyOf": [
+        {"$ref": "#/$defs/StopReason"}, {"type": "null"}]}}, "$defs": {"StopReason": reasons}}
+    new = {"$schema": D, "type": "object", "properties": {"stopReason": {"type": "string"}}}
+    result = diff_schemas(old, new, kinds="none")
+    for finding in result.findings:
+        if finding.rule == "UNION_BRANCH_REMOVED":
+            assert all(d == "backward" for d, _, _ in finding.verdicts), finding
+            assert all(w.direction == "backward" for w in finding.witnesses), finding
+    assert any(d == "forward" and v == "breaking" for f in result.findings for d, _, v in f.verdicts)

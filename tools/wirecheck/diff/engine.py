@@ -51,6 +51,12 @@ from wirecheck.diff.walk import structural_changes
 from wirecheck.diff.witness import candidates, from_difference, judge
 from wirecheck.pointer import parse_pointer
 
+# Changes that only widen or only narrow what a node accepts, so they break in their catalogued direction alone: a
+# member a union lost makes it refuse more, never accept more (ACP 1.7.0 → 1.8.0: a string new producers may write
+# under `stopReason` was blamed on "lost member null"). Other rules may break either way as the context decides
+# (PROPERTY_ADDED beside a typed additionalProperties breaks forward too).
+_ONE_WAY = frozenset({"UNION_BRANCH_ADDED", "UNION_BRANCH_REMOVED", "ENUM_VALUE_ADDED", "ENUM_VALUE_REMOVED",
+                      "TYPE_WIDENED", "TYPE_NARROWED"})
 _SURFACE_WORD = {"schema": "message", "reply": "reply", "headers": "headers"}
 _ALL_SAFE = {(d, m): SAFE for d in DIRECTIONS for m in VIEWS}
 # (direction, view) → verdict; the structural changes with their witnesses; the baseline payloads
@@ -374,8 +380,12 @@ def _witnesses(pair: _Pair, change: Change, old_end: tuple[Side, str],
     if not change.probes:
         return {}
     # only rejections at or around the change's path count, so no change is credited with another's break
-    return judge(candidates(change.probes, old_end, new_end, change.via), old_end, new_end, about=change.path,
-                 confirm=pair.options.witnesses)
+    found = judge(candidates(change.probes, old_end, new_end, change.via), old_end, new_end, about=change.path,
+                  confirm=pair.options.witnesses)
+    if change.rule in _ONE_WAY:  # nor with a break its kind of change cannot make (another change's, or the net's)
+        directions = {d for d, _ in diff_rule_catalogue()[change.rule].breaks}
+        return {dv: w for dv, w in found.items() if dv[0] in directions}
+    return found
 
 
 def _explain(pair: _Pair, kind: str, surface: str, change: Change, witnesses: dict[tuple[str, str], Witness],

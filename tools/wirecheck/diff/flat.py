@@ -23,6 +23,7 @@ class Flat:
     keywords: dict[str, Any] = field(default_factory=dict)  # scalar keywords, merged
     types: tuple[str, ...] | None = None  # None: unconstrained
     properties: dict[str, str] = field(default_factory=dict)  # name → location
+    patterns: dict[str, str] = field(default_factory=dict)  # patternProperties: regular expression → location
     required: set[str] = field(default_factory=set)
     closed: bool = False  # additionalProperties:false or unevaluatedProperties:false
     additional: str | None = None  # location of a non-boolean additionalProperties schema
@@ -35,6 +36,9 @@ class Flat:
     refs: tuple[str, ...] = ()  # the $ref chain followed, for cycle detection
     stamp: list[Any] | None = None  # [value] of a version stamp (contracts/stamps.py), compared by its type
     false: bool = False
+    # a union member merged with its object (`within`): name → the object's own declaration of a property the
+    # member declares again (both apply: `attachments: {minItems: 1}` in a member, `{type: array}` beside it)
+    also: dict[str, str] = field(default_factory=dict)
 
 
 def flatten(side: Side, location: str) -> Flat:
@@ -93,6 +97,8 @@ def _merge(side: Side, flat: Flat, node: Any, location: str, depth: int) -> None
     for name in node.get("properties", {}):
         # merged parts ($ref, allOf) come first, so the node's own, more specific, declaration wins
         flat.properties[name] = child(location, "properties", name)
+    for pattern in node.get("patternProperties", {}):
+        flat.patterns[pattern] = child(location, "patternProperties", pattern)
     flat.required |= set(node.get("required", []))
     if node.get("additionalProperties") is False or node.get("unevaluatedProperties") is False:
         flat.closed = True
@@ -105,7 +111,7 @@ def _merge(side: Side, flat: Flat, node: Any, location: str, depth: int) -> None
     for word in ("oneOf", "anyOf"):
         if word in node:
             branches = node[word]
-            simple = [_only_types(side, b, child(location, word, i)) for i, b in enumerate(branches)]
+            simple = [only_types(side, b, child(location, word, i)) for i, b in enumerate(branches)]
             types = tuple(t for found in simple if found is not None for t in found)
             disjoint = len(set(types)) == len(types) and not {"integer", "number"} <= set(types)
             values = [_only_values(side, b, child(location, word, i)) for i, b in enumerate(branches)]
@@ -143,12 +149,14 @@ def within(parent: Flat, member: Flat) -> Flat:
         prefix_items=member.prefix_items or parent.prefix_items, union=member.union, branches=member.branches,
         enum=member.enum if member.enum is not None else parent.enum, is_const=member.is_const or parent.is_const,
         refs=member.refs, false=member.false or parent.false,
+        also={name: at for name, at in parent.properties.items()
+              if name in member.properties and member.properties[name] != at},
     )
 
 
 def _only_values(side: Side, node: Any, location: str) -> list[Any] | None:
     """The values a schema allows when a constant or an enum is all it says (a `type` beside it only keeps the
-    values of that type; wrappers followed as in `_only_types`), else None."""
+    values of that type; wrappers followed as in `only_types`), else None."""
     for _ in range(8):
         if not isinstance(node, dict):
             return None
@@ -184,7 +192,7 @@ def _distinct(values: list[Any]) -> bool:
     return len(set(keys)) == len(keys)
 
 
-def _only_types(side: Side, node: Any, location: str, depth: int = 0) -> tuple[str, ...] | None:
+def only_types(side: Side, node: Any, location: str, depth: int = 0) -> tuple[str, ...] | None:
     """The types a schema allows when a type is all it says (`{type: string}`, annotations aside, or a `$ref` or a
     one-part `allOf` to such a schema), else None."""
     if not isinstance(node, dict) or depth > 8:
@@ -197,9 +205,9 @@ def _only_types(side: Side, node: Any, location: str, depth: int = 0) -> tuple[s
         return tuple(kinds) if isinstance(kinds, list) and all(isinstance(k, str) for k in kinds) else None
     if said == {"$ref"} and isinstance(node["$ref"], str):
         target = join(location, node["$ref"])
-        return _only_types(side, side.node(target), target, depth + 1) if side.has(target) else None
+        return only_types(side, side.node(target), target, depth + 1) if side.has(target) else None
     if said == {"allOf"} and isinstance(node["allOf"], list) and len(node["allOf"]) == 1:
-        return _only_types(side, node["allOf"][0], child(location, "allOf", 0), depth + 1)
+        return only_types(side, node["allOf"][0], child(location, "allOf", 0), depth + 1)
     return None
 
 

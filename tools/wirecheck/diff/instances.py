@@ -11,7 +11,7 @@ import dataclasses
 from contextvars import ContextVar
 from typing import Any
 
-from wirecheck.diff.flat import Flat, flatten
+from wirecheck.diff.flat import Flat, flatten, within
 from wirecheck.diff.model import ABSENT, ITEM
 from wirecheck.diff.regex_example import regex_example, regex_examples
 from wirecheck.diff.side import Side, child
@@ -152,7 +152,7 @@ def _from_union(side: Side, flat: Flat, path: tuple[Any, ...], plants: dict, dep
         if found and below and _refuses(side, branch, below, len(path)):
             continue  # built, it would fail its own branch: only the first built branch is needed regardless
         try:
-            candidate = _example(side, branch, path, plants, depth + 1)
+            candidate = _member(side, flat, branch, path, plants, depth + 1)
         except NoExample:
             continue
         if not found:
@@ -162,6 +162,20 @@ def _from_union(side: Side, flat: Flat, path: tuple[Any, ...], plants: dict, dep
     if not found:
         raise NoExample(f"no branch of {flat.location} gives an example")
     return first
+
+
+def _member(side: Side, flat: Flat, branch: str, path: tuple[Any, ...], plants: dict, depth: int) -> Any:
+    """A payload of one member of `flat`'s union. Beside the object's own properties, the member only refines that
+    object (ACP's `jsonrpc` + request | response, xopc's `content` or `attachments`): it is built merged with it,
+    since built alone it would lack what the object requires."""
+    if not (flat.properties or flat.required or flat.closed):
+        return _example(side, branch, path, plants, depth)
+    merged = within(flat, flatten(side, branch))
+    if merged.false:
+        raise NoExample(f"{branch} admits nothing")
+    if merged.union:
+        return _from_union(side, merged, path, plants, depth)
+    return _plain(side, merged, path, plants, depth)
 
 
 def _refuses(side: Side, branch: str, below: dict[tuple[Any, ...], Any], at: int) -> bool:
@@ -237,7 +251,9 @@ def _of_type(side: Side, flat: Flat, kind: str, path: tuple[Any, ...], plants: d
             child = (*path, name)
             if plants.get(child) is ABSENT:
                 continue
-            if name in flat.properties:
+            if name in flat.also and child not in plants:  # declared by a member and by its object: both apply
+                value[name] = _both(side, flat.also[name], flat.properties[name], child, plants, depth + 1)
+            elif name in flat.properties:
                 value[name] = _example(side, flat.properties[name], child, plants, depth + 1)
             elif flat.additional is not None:
                 value[name] = _example(side, flat.additional, child, plants, depth + 1)
@@ -279,6 +295,16 @@ def _of_type(side: Side, flat: Flat, kind: str, path: tuple[Any, ...], plants: d
     if kind == "boolean":
         return False
     return None
+
+
+def _both(side: Side, first: str, second: str, path: tuple[Any, ...], plants: dict, depth: int) -> Any:
+    """A value of two schemas that both apply at one place (merged as `within` merges a member with its object)."""
+    merged = within(flatten(side, first), flatten(side, second))
+    if merged.false:
+        raise NoExample(f"{second} admits nothing")
+    if merged.union:
+        return _example(side, second, path, plants, depth)
+    return _plain(side, merged, path, plants, depth)
 
 
 def _patterned(pattern: str, fmt: str | None, low: int, high: int | None) -> str:

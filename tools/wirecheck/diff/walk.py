@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
-from collections import defaultdict
+from collections import Counter, defaultdict
 from typing import Any
 
-from wirecheck.diff.catalogue import show
+from wirecheck.diff.catalogue import diff_rule_catalogue, show
 from wirecheck.diff.flat import Flat, flatten, within
-from wirecheck.diff.model import ITEM, Change, Several
+from wirecheck.diff.model import ABSENT, BACKWARD, FORWARD, ITEM, Change, Several
+from wirecheck.diff.regex_example import regex_example
 from wirecheck.diff.rules import NODE_RULES, Pair, load_rule_modules
-from wirecheck.diff.rules.unions import match_branches
+from wirecheck.diff.rules.unions import discriminator, match_branches
 from wirecheck.diff.side import Side
 
 _MAX_DEPTH = 64  # schema levels: as deep as diff-schemas accepts (diff/inputs.py, 128 JSON levels)
@@ -99,8 +101,18 @@ def _walk(
         _walk(old_side, old.properties[name], new_side, new.properties[name], (*path, name), out, seen, deeper, via)
     if old.items and new.items:
         _walk(old_side, old.items, new_side, new.items, (*path, ITEM), out, seen, deeper, via)
-    for index, (a, b) in enumerate(zip(old.prefix_items, new.prefix_items, strict=False)):
-        _walk(old_side, a, new_side, b, (*path, index), out, seen, deeper, via)
+    # tuples position by position, a position one side has no prefixItems for read by its `items`
+    for index in range(max(len(old.prefix_items), len(new.prefix_items))):
+        a = old.prefix_items[index] if index < len(old.prefix_items) else old.items
+        b = new.prefix_items[index] if index < len(new.prefix_items) else new.items
+        if a and b:
+            _walk(old_side, a, new_side, b, (*path, index), out, seen, deeper, via)
+    # a pattern both sides keep, judged on a property name it matches
+    for pattern in sorted(set(old.patterns) & set(new.patterns)):
+        literal = regex_example(pattern, 0, None) if old.patterns[pattern] != new.patterns[pattern] else None
+        if literal is not None:
+            _walk(old_side, old.patterns[pattern], new_side, new.patterns[pattern], (*path, literal), out, seen,
+                  deeper, via)
     if old.additional and new.additional:
         _walk(old_side, old.additional, new_side, new.additional, (*path, "{name}"), out, seen, deeper, via)
     if old.union and new.union:
@@ -110,18 +122,58 @@ def _walk(
     elif old.union and not new.union:
         # a union collapsed into one shape: compare that shape with each old member of the same type (a member
         # beside the object's own properties is that object refined: compared merged with it)
+        walks: list[list[Change]] = []
+        tagged = discriminator(old_side, old.branches)[0] is not None
         for branch in old.branches:
             member = within(old, flatten(old_side, branch)) if _beside(old) else flatten(old_side, branch)
             if member.types == new.types:
-                _walk(old_side, branch, new_side, new_loc, path, out, seen, deeper, (*via, (path, branch, new_loc)),
-                      old_flat=member if _beside(old) else None, new_flat=new_flat)
+                found: list[Change] = []
+                walks.append(found)
+                _walk(old_side, branch, new_side, new_loc, path, found, seen if tagged else set(seen), deeper,
+                      (*via, (path, branch, new_loc)), old_flat=member if _beside(old) else None, new_flat=new_flat)
+        out.extend(_as_one(walks, FORWARD, tagged, closed=new.closed))
     elif new.union and not old.union:
+        walks = []
+        tagged = discriminator(new_side, new.branches)[0] is not None
         for branch in new.branches:
             member = within(new, flatten(new_side, branch)) if _beside(new) else flatten(new_side, branch)
             if member.types == old.types:
-                _walk(old_side, old_loc, new_side, branch, path, out, seen, deeper, (*via, (path, old_loc, branch)),
-                      old_flat=old_flat, new_flat=member if _beside(new) else None)
+                found = []
+                walks.append(found)
+                _walk(old_side, old_loc, new_side, branch, path, found, seen if tagged else set(seen), deeper,
+                      (*via, (path, old_loc, branch)), old_flat=old_flat, new_flat=member if _beside(new) else None)
+        out.extend(_as_one(walks, BACKWARD, tagged, closed=old.closed))
 
+
+# A change found in some members of an untagged union only, weakened to what the union as a whole does
+_WEAKER = {("REQUIRED_PROPERTY_ADDED", False): "PROPERTY_ADDED",
+           ("REQUIRED_PROPERTY_ADDED", True): "PROPERTY_ADDED_TO_CLOSED_MODEL",
+           ("REQUIRED_PROPERTY_REMOVED", False): "PROPERTY_REMOVED",
+           ("REQUIRED_PROPERTY_REMOVED", True): "PROPERTY_REMOVED_FROM_CLOSED_MODEL"}
+
+
+def _as_one(walks: list[list[Change]], every: str, tagged: bool, closed: bool) -> list[Change]:
+    """The changes found walking each member of a union against the other side's one shape, as changes of the
+    union. The union accepts what any of its members accepts, so a break in direction `every` (the union is the
+    reader: a payload must fail every member) holds for it only where every member shows the change; the other
+    direction needs one member. Members told apart by a tag (a discriminator) are separate messages, and each
+    member's change stands. Otherwise a change found in some members only and breaking only in `every` is
+    weakened (a property required by some alternatives is an optional one: `content` or `attachments`) or left
+    to the set reasoning, which still judges that direction; each change is listed once (untagged members are
+    walked each on their own, so a change under a property they share is seen in each)."""
+    everywhere = Counter(k for found in walks for k in {(c.rule, c.path, c.key) for c in found})
+    out: dict[tuple[Any, ...], Change] = {}
+    for change in (c for found in walks for c in found):
+        breaks = {d for d, _ in diff_rule_catalogue()[change.rule].breaks}
+        if not tagged and breaks and everywhere[(change.rule, change.path, change.key)] < len(walks):
+            weaker = _WEAKER.get((change.rule, closed))
+            if weaker is not None:
+                change = dataclasses.replace(change, rule=weaker,
+                                             probes=tuple(p for p in change.probes if p.value is not ABSENT))
+            elif breaks <= {every}:
+                continue
+        out.setdefault((change.rule, change.path, change.key), change)
+    return list(out.values())
 
 def _beside(flat: Flat) -> bool:
     """Whether a union stands beside the object's own properties (and so only refines that object)."""
