@@ -71,3 +71,33 @@ def test_a_pattern_that_gives_no_name_leaves_the_change_to_the_set_reasoning() -
     new = {"type": "object", "patternProperties": {"^(?!)": {"type": "integer"}}}
     found = _found(old, new)
     assert not [key for key in found if key[0].startswith("TYPE_")]
+
+
+def test_a_value_that_admitted_anything_given_a_type_is_witnessed_by_another_type() -> None:
+    """ACP 0.5.1 → 0.7.0: `_meta: {description: …}` (any value) became `{type: [object, null]}`, documented as
+    breaking; `{"_meta": 1}` is the witness (SCHEMA_CHANGE_UNDECIDED on 25 message kinds before)."""
+    old = {"type": "object", "properties": {"_meta": {"description": "extension point"}}}
+    new = {"type": "object", "properties": {"_meta": {"type": ["object", "null"], "additionalProperties": True}}}
+    found = _found(old, new)
+    assert list(found) == [("TYPE_NARROWED", "/_meta")]
+    assert found[("TYPE_NARROWED", "/_meta")].message == 'type at /_meta narrowed from any type to ["object","null"]'
+    assert _witness(found[("TYPE_NARROWED", "/_meta")], "backward")["_meta"] not in ({}, None)
+    found = _found(new, old)
+    assert list(found) == [("TYPE_WIDENED", "/_meta")]
+    # a node that constrains something beside its (absent) type is left to the other rules and the set reasoning
+    assert not [k for k in _found({"type": "object", "properties": {"a": {"minLength": 2}}},
+                                  {"type": "object", "properties": {"a": {"type": "string", "minLength": 2}}})
+                if k[0].startswith("TYPE_")]
+
+
+def test_an_optional_property_that_admits_anything_in_an_open_object_changes_nothing() -> None:
+    """ACP 0.4.9 → 0.5.1 dropped `_meta: {description: …}` from open objects: every message reads the same, so
+    nothing is reported (it was PROPERTY_REMOVED, undecided, on 31 message kinds); closing the object is still a
+    change."""
+    # a recursive schema: set containment cannot decide it, so the rule alone must know there is nothing to say
+    old = {"type": "object", "properties": {"a": {"type": "array", "items": {"$ref": "#"}},
+                                            "_meta": {"description": "anything"}}}
+    new = {"type": "object", "properties": {"a": {"type": "array", "items": {"$ref": "#"}}}}
+    assert _found(old, new) == {} and _found(new, old) == {}
+    closed = {**new, "additionalProperties": False}
+    assert ("PROPERTY_REMOVED_FROM_CLOSED_MODEL", "/_meta") in _found(old, closed)

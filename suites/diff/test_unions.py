@@ -126,3 +126,22 @@ def test_a_lost_member_is_never_blamed_for_what_the_union_now_accepts() -> None:
             assert all(d == "backward" for d, _, _ in finding.verdicts), finding
             assert all(w.direction == "backward" for w in finding.witnesses), finding
     assert any(d == "forward" and v == "breaking" for f in result.findings for d, _, v in f.verdicts)
+
+
+def test_a_member_gained_beside_the_objects_properties_is_witnessed_with_them() -> None:
+    """ACP 0.15.0 → 0.16.0: SessionConfigOption = {id, name} + oneOf [select, boolean]; the gained `boolean`
+    member's witness is a whole option (`id`, `name` and all), not the member built alone, which no side accepts."""
+    def option(*kinds: str) -> dict[str, Any]:
+        members = [{"type": "object", "required": ["type"], "properties": {"type": {"const": kind}}}
+                   for kind in kinds]
+        return {"$schema": D, "type": "object", "properties": {"configOptions": {"type": "array", "items": {
+            "type": "object", "required": ["id", "name"],
+            "properties": {"id": {"type": "string"}, "name": {"type": "string"}}, "oneOf": members}}}}
+
+    old, new = option("select", "text"), option("select", "text", "boolean")
+    new["properties"]["configOptions"]["maxItems"] = 8  # another change in the message: the net has two to explain
+    result = diff_schemas(old, new, kinds="none")
+    [gained] = [f for f in result.findings if f.rule == "UNION_BRANCH_ADDED"]
+    assert gained.message.endswith("gained member boolean")
+    assert ("forward", "strict", "breaking") in gained.verdicts
+    assert {"id", "name", "type"} <= set(gained.witnesses[0].payload["configOptions"][0])

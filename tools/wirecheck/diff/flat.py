@@ -136,6 +136,13 @@ def _merge(side: Side, flat: Flat, node: Any, location: str, depth: int) -> None
             flat.keywords[word] = node[word]
 
 
+def admits_anything(flat: Flat) -> bool:
+    """Whether a node admits every value (`{}`, `true`, a description alone: ACP 0.5.1's `_meta`)."""
+    return not (flat.keywords or flat.properties or flat.patterns or flat.required or flat.closed or flat.additional
+                or flat.items or flat.prefix_items or flat.union or flat.enum is not None or flat.false
+                or flat.types is not None or flat.stamp is not None)
+
+
 def within(parent: Flat, member: Flat) -> Flat:
     """A union's member as it applies: merged with the object its union stands beside (its properties, required
     names and bounds; the member's own declarations win), located where the member is written."""

@@ -164,6 +164,11 @@ def _from_union(side: Side, flat: Flat, path: tuple[Any, ...], plants: dict, dep
     return first
 
 
+def member_example(side: Side, union: Flat, branch: str) -> Any:
+    """A small payload of one member of the union in `union` (merged with the object beside it, if any)."""
+    return _member(side, union, branch, (), {}, 0)
+
+
 def _member(side: Side, flat: Flat, branch: str, path: tuple[Any, ...], plants: dict, depth: int) -> Any:
     """A payload of one member of `flat`'s union. Beside the object's own properties, the member only refines that
     object (ACP's `jsonrpc` + request | response, xopc's `content` or `attachments`): it is built merged with it,

@@ -73,6 +73,20 @@ def shape_key(side: Side, location: str) -> Any:
                 isinstance(t, str) for t in kind) else None)
 
 
+_OTHER_NAMES = ("additionalProperties", "unevaluatedProperties", "patternProperties")
+
+
+def _read_properties(side: Side, node: dict[str, Any], location: str) -> Any:
+    """A node's `properties` less those that say nothing to a reader: an optional property that admits anything, in
+    an object whose other names admit anything too (ACP 0.4.9's `_meta: {description: …}`), reads as if undeclared."""
+    declared = node.get("properties")
+    if not isinstance(declared, dict) or any(word in node for word in _OTHER_NAMES):
+        return declared
+    required: list[Any] = node["required"] if isinstance(node.get("required"), list) else []
+    return {name: schema for name, schema in declared.items()
+            if name in required or not constrains_nothing(side, child(location, "properties", name))}
+
+
 def same_shape(old: Side, old_location: str, new: Side, new_location: str) -> bool:
     """Whether two schemas are written the same, following `$ref`s (annotations ignored; a schema that only wraps
     another, in a `$ref` or a one-part `allOf`, is that other: inline ↔ `$ref` ↔ `allOf: [{$ref}]`).
@@ -97,11 +111,12 @@ def same_shape(old: Side, old_location: str, new: Side, new_location: str) -> bo
             ta, tb = join(a_loc, a["$ref"]), join(b_loc, b["$ref"])
             if not (old.has(ta) and new.has(tb)) or not schema_equal(old.node(ta), new.node(tb), ta, tb):
                 return False
-        keys = assertions(a) - {"$ref"}
-        if keys != assertions(b) - {"$ref"}:
+        read_a, read_b = _read_properties(old, a, a_loc), _read_properties(new, b, b_loc)
+        keys = assertions(a) - {"$ref"} - ({"properties"} if read_a == {} else set())
+        if keys != assertions(b) - {"$ref"} - ({"properties"} if read_b == {} else set()):
             return False
         for key in keys:
-            x, y = a[key], b[key]
+            x, y = (read_a, read_b) if key == "properties" else (a[key], b[key])
             if key in SCHEMA_MAPS:
                 if not (isinstance(x, dict) and isinstance(y, dict)) or set(x) != set(y):
                     return False

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from wirecheck.diff.flat import Flat
 from wirecheck.diff.instances import NoExample, example
 from wirecheck.diff.model import ABSENT, Change, Probe
 from wirecheck.diff.rules import Pair, node_rule
+from wirecheck.diff.shape import constrains_nothing
+from wirecheck.diff.side import Side
 
 EXTRA_FIELD = "x_wirecheck_unknown_field"
 
@@ -31,6 +34,8 @@ def added_or_removed(pair: Pair) -> Iterator[Change]:
     if "object" not in (old.types or ()) or "object" not in (new.types or ()):
         return
     for name in sorted(set(new.properties) - set(old.properties)):
+        if _unread(pair.new_side, new.properties[name], old, name):
+            continue
         child = (*pair.path, name)
         value = _sample(pair.new_side, new.properties[name])
         probes = [Probe("new", child, value, True)]
@@ -44,6 +49,8 @@ def added_or_removed(pair: Pair) -> Iterator[Change]:
         yield pair.change(rule, path=child, new_location=new.properties[name], probes=probes, property=name,
                           key=name)
     for name in sorted(set(old.properties) - set(new.properties)):
+        if _unread(pair.old_side, old.properties[name], new, name):
+            continue
         child = (*pair.path, name)
         value = _sample(pair.old_side, old.properties[name])
         probes = [Probe("old", child, value, True), Probe("new", child, ABSENT, True)]
@@ -56,6 +63,14 @@ def added_or_removed(pair: Pair) -> Iterator[Change]:
             rule = "PROPERTY_REMOVED_FROM_CLOSED_MODEL" if new.closed else "PROPERTY_REMOVED"
         yield pair.change(rule, path=child, old_location=old.properties[name], probes=probes, property=name,
                           key=name)
+
+
+def _unread(side: Side, location: str, other: Flat, name: str) -> bool:
+    """Whether declaring an optional property that admits anything changes nothing: the other side's object is
+    open to that name with no schema for other names (ACP 0.4.9 → 0.5.1 dropped `_meta: {}` from open objects;
+    shape.same_shape reads such a property as undeclared too)."""
+    return (constrains_nothing(side, location) and not other.closed and other.additional is None
+            and not other.patterns and name not in other.required)
 
 
 def _other_values(value: object) -> list[object]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from wirecheck.diff.flat import Flat, flatten, only_types
+from wirecheck.diff.flat import Flat, admits_anything, flatten, only_types
 from wirecheck.diff.model import Change, Probe
 from wirecheck.diff.rules import Pair, node_rule
 from wirecheck.diff.rules.properties import EXTRA_FIELD
@@ -29,7 +29,9 @@ def _expand(types: tuple[str, ...]) -> set[str]:
 @node_rule("TYPE_WIDENED", "TYPE_NARROWED", "TYPE_CHANGED")
 def types(pair: Pair) -> Iterator[Change]:
     old, new = pair.old, pair.new
-    if _negated(pair.old_side, old) is not None or _negated(pair.new_side, new) is not None:
+    if (_negated(pair.old_side, old) is not None or _negated(pair.new_side, new) is not None
+            or (old.types is None and admits_anything(old) and new.types is not None)
+            or (new.types is None and admits_anything(new) and old.types is not None)):
         yield from _through_not(pair)
         return
     if old.types is None or new.types is None or old.enum is not None or new.enum is not None:
@@ -67,14 +69,17 @@ def _parts(side: Side, flat: Flat) -> set[str] | None:
     return kinds
 
 
-def _words(side: Side, flat: Flat) -> list[str]:
-    said = list(flat.types) if flat.types is not None else ["any type"]
-    excluded = _negated(side, flat)
-    return [*said, *(f"not {t}" for t in excluded or ())]
+def _words(side: Side, flat: Flat) -> Any:
+    """How a finding's text names what a node admits: its type list, `any type`, `any type but integer`."""
+    excluded = ", ".join(_negated(side, flat) or ())
+    if flat.types is None:
+        return f"any type but {excluded}" if excluded else "any type"
+    return f"{', '.join(flat.types)} but not {excluded}" if excluded else list(flat.types)
 
 
 def _through_not(pair: Pair) -> Iterator[Change]:
-    """`not: {type: integer}` → `not: {type: number}`: 1.5 is refused now (a number that is no integer)."""
+    """`not: {type: integer}` → `not: {type: number}`: 1.5 is refused now (a number that is no integer); and a node
+    that admitted anything given a type (`_meta: {}` → `{type: [object, null]}`: `"x"` is refused now)."""
     old_parts, new_parts = _parts(pair.old_side, pair.old), _parts(pair.new_side, pair.new)
     if old_parts is None or new_parts is None or old_parts == new_parts:
         return
@@ -83,8 +88,7 @@ def _through_not(pair: Pair) -> Iterator[Change]:
     probes += [Probe("old", pair.path, _PART_SAMPLES[p], True) for p in removed]
     rule = "TYPE_WIDENED" if not removed else "TYPE_NARROWED" if not added else "TYPE_CHANGED"
     old_words, new_words = _words(pair.old_side, pair.old), _words(pair.new_side, pair.new)
-    yield pair.change(rule, probes=probes, old=old_words, new=new_words,
-                      key=f"{'|'.join(old_words)}->{'|'.join(new_words)}")
+    yield pair.change(rule, probes=probes, old=old_words, new=new_words, key=f"{old_words}->{new_words}")
 
 
 @node_rule("TYPE_WIDENED", "TYPE_NARROWED", "TYPE_CHANGED")
@@ -109,8 +113,8 @@ def fresh_names(pair: Pair) -> Iterator[Change]:
     planted = (*pair.path, EXTRA_FIELD)
     narrowed = new.additional is not None
     probes = [Probe("old" if narrowed else "new", planted, TYPE_SAMPLES[t], True) for t in lost]
-    words: list[Any] = list(ruled.types)
-    old_words, new_words = (["any type"], words) if narrowed else (words, ["any type"])
+    words: Any = list(ruled.types)
+    old_words, new_words = ("any type", words) if narrowed else (words, "any type")
     yield pair.change("TYPE_NARROWED" if narrowed else "TYPE_WIDENED", path=at, probes=probes, old=old_words,
                       new=new_words, old_location=old.additional, new_location=new.additional,
-                      key=f"{{name}}:{'|'.join(old_words)}->{'|'.join(new_words)}")
+                      key=f"{{name}}:{old_words}->{new_words}")

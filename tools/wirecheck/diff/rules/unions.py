@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from wirecheck.diff.flat import Flat, flatten
-from wirecheck.diff.instances import NoExample, example
+from wirecheck.diff.instances import NoExample, example, member_example
 from wirecheck.diff.model import SAFE, STRICT, Change, Probe
 from wirecheck.diff.rules import Pair, node_rule
 from wirecheck.diff.semantic import contained
@@ -203,9 +203,11 @@ def _unique_consts(side: Side, branches: list[str]) -> dict[str, set[tuple[str, 
     return {b: {m for m in found if counts[m] == 1} for b, found in marks.items()}
 
 
-def _example(side: Side, location: str) -> Any:
+def _example(side: Side, location: str, union: Flat | None = None) -> Any:
+    """A payload of the schema at `location`; of a member of `union`, merged with the object beside that union
+    (built alone, ACP's `boolean` config option lacked the `id` and `name` every option has)."""
     try:
-        return example(side, location)
+        return member_example(side, union, location) if union is not None else example(side, location)
     except NoExample:
         return None
 
@@ -253,7 +255,7 @@ def _introduced(pair: Pair) -> Iterator[Change]:
         for b in union.branches:
             if flatten(side, b).types == plain.types:
                 continue
-            value = _example(side, b)
+            value = _example(side, b, union)
             probes = [Probe(here, pair.path, value, True)]
             probes += [Probe(there, pair.path, m, True) for m in mutants(value)]
             label = _label(side, b)
@@ -274,18 +276,18 @@ def branches(pair: Pair) -> Iterator[Change]:
         return
     _, only_old, only_new, (old_d, new_d) = match_branches(pair)
     if old_d != new_d and old_d is not None and new_d is not None:
-        probes = [Probe("old", pair.path, _example(pair.old_side, b), True) for b in pair.old.branches]
-        probes += [Probe("new", pair.path, _example(pair.new_side, b), True) for b in pair.new.branches]
+        probes = [Probe("old", pair.path, _example(pair.old_side, b, pair.old), True) for b in pair.old.branches]
+        probes += [Probe("new", pair.path, _example(pair.new_side, b, pair.new), True) for b in pair.new.branches]
         yield pair.change("DISCRIMINATOR_CHANGED", probes=probes, old=old_d, new=new_d, key=f"{old_d}->{new_d}")
     _, new_values = discriminator(pair.new_side, pair.new.branches)
     _, old_values = discriminator(pair.old_side, pair.old.branches)
     for b in only_new:
-        value = _example(pair.new_side, b)
+        value = _example(pair.new_side, b, pair.new)
         label = new_values.get(b, _label(pair.new_side, b))
         yield pair.change("UNION_BRANCH_ADDED", new_location=b, probes=[Probe("new", pair.path, value, True)],
                           branch=label, key=json_bytes(label).decode(), local=True)
     for b in only_old:
-        value = _example(pair.old_side, b)
+        value = _example(pair.old_side, b, pair.old)
         label = old_values.get(b, _label(pair.old_side, b))
         yield pair.change("UNION_BRANCH_REMOVED", old_location=b, probes=[Probe("old", pair.path, value, True)],
                           branch=label, key=json_bytes(label).decode(), local=True)
