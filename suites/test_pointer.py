@@ -44,3 +44,18 @@ def test_yaml_keeps_and_strips_lines():
     data = load_with_lines("a: 1\nitems:\n  - b: 2\n")
     assert data["__line__"] == 1 and data["items"][0]["__line__"] == 3
     assert strip_lines(data) == {"a": 1, "items": [{"b": 2}]}
+
+
+def test_replaced_copies_the_way_and_leaves_the_original_alone() -> None:
+    from wirecheck.pointer import replaced
+
+    document = {"a": {"b": [1, {"c": 2}]}, "d": {"e": 3}}
+    out = replaced(document, ("a", "b", "1", "c"), 9)
+    assert out == {"a": {"b": [1, {"c": 9}]}, "d": {"e": 3}}
+    assert document["a"]["b"][1]["c"] == 2 and out["d"] is document["d"]  # untouched, the rest shared
+    assert replaced(document, ("a", "new"), 1)["a"]["new"] == 1  # an absent last member is added
+    assert replaced(document, (), 5) == 5
+    with pytest.raises(KeyError):
+        replaced(document, ("nope", "x"), 1)
+    with pytest.raises(KeyError):
+        replaced(document, ("a", "b", "7"), 1)

@@ -59,27 +59,54 @@ def test_fuzz_invalid_entries_carry_the_broken_constraint():
         assert explain_rejection(validator, entry["message"], label) == [label]
 
 
-def test_fuzz_messages_only_is_a_capture_the_checker_reads(tmp_path):
-    capture = tmp_path / "corpus.ndjson"
-    code, _, _ = wirecheck("fuzz", "demo@1.0.0", "--kind", "event", "--kind", "hello", "--messages-only",
-                           "--output", str(capture))
-    assert code == 0
-    code, out, err = wirecheck("validate", "demo@1.0.0", str(capture))
-    assert code == 0, out + err
-    # without --kind: the stream kinds only (a file or HTTP body is not a line of a plain capture)
-    code, _, _ = wirecheck("fuzz", "demo@1.0.0", "--messages-only", "--count", "2", "--output", str(capture))
-    release = load_registry(Path(DEMO)).load("demo@1.0.0")
-    stream = {k.id for k in release.kinds if k.channel == "stdio-ndjson"}
-    assert code == 0 and stream != {k.id for k in release.kinds}
-    assert capture.read_bytes().count(b"\n") == 2 * len(stream)  # two of each stream kind, nothing else
-    # --skip-kind narrows the stream kinds; it does not widen the capture to files and HTTP bodies
-    code, _, _ = wirecheck("fuzz", "demo@1.0.0", "--messages-only", "--count", "2", "--skip-kind", "hello",
-                           "--output", str(capture))
-    assert code == 0 and capture.read_bytes().count(b"\n") == 2 * (len(stream) - 1)
+def _coverage(capture: Path) -> tuple[int, dict[str, int]]:
     code, out, err = wirecheck("validate", "demo@1.0.0", str(capture), "--format", "json")
     report = orjson.loads(out)
-    assert not {f["code"] for f in report["findings"]} & {"SCHEMA_VIOLATION", "CAPTURE_FORMAT", "NOT_AN_OBJECT"}
-    assert {c["kind"] for c in report["coverage"] if c["seen"]} <= stream
+    assert code == 0 and report["findings"] == [], out + err  # CONFORMS, and not a warning either
+    return code, {c["kind"]: c["seen"] for c in report["coverage"] if c["seen"]}
+
+
+def test_fuzz_messages_only_is_a_session_the_checker_passes(tmp_path):
+    """A protocol-clean session: the handshake first, every request answered after it under an id of its own,
+    FIELDS_EQUAL held; `wirecheck validate` judges it CONFORMS with no finding at all."""
+    capture = tmp_path / "session.ndjson"
+    release = load_registry(Path(DEMO)).load("demo@1.0.0")
+    stream = {k.id for k in release.kinds if k.channel == "stdio-ndjson"}
+    assert stream != {k.id for k in release.kinds}
+    code, _, err = wirecheck("fuzz", "demo@1.0.0", "--messages-only", "--count", "3", "--output", str(capture))
+    assert code == 0, err
+    lines = [orjson.loads(line) for line in capture.read_bytes().splitlines()]
+    assert lines[0] == {"wirecheck_capture": 1, "framing": "directed"}  # client and server both speak: framed
+    assert lines[1]["message"]["type"] == "hello"  # the handshake (FIRST_MESSAGE_IS) first
+    _, seen = _coverage(capture)
+    # every stream kind, nothing but stream kinds; but the client's response envelope: no request goes to the
+    # client (demo's one request kind is the client's own ping), and the note says so
+    assert set(seen) == stream - {"response.client"}
+    assert "some response.client messages are not in the session: it answers no request" in err
+    # --kind narrows what is generated; what the protocol needs around it (the handshake, a request for each
+    # response) comes along
+    code, _, err = wirecheck("fuzz", "demo@1.0.0", "--messages-only", "--kind", "response.server", "--kind", "event",
+                             "--output", str(capture))
+    assert code == 0, err
+    _, seen = _coverage(capture)
+    assert {"hello", "event", "response.server", "request.ping"} <= set(seen) and "job" not in seen
+    # --skip-kind leaves a kind out
+    code, _, _ = wirecheck("fuzz", "demo@1.0.0", "--messages-only", "--skip-kind", "job", "--output", str(capture))
+    assert code == 0 and "job" not in _coverage(capture)[1]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--kind", "item.response"], "not a stream kind: item.response (http)"),
+        (["--kind", "config.file"], "not a stream kind: config.file (file)"),
+    ],
+)
+def test_fuzz_messages_only_says_why_no_session_can_be_written(tmp_path, args, message):
+    capture = tmp_path / "none.ndjson"
+    code, _, err = wirecheck("fuzz", "demo@1.0.0", "--messages-only", *args, "--output", str(capture))
+    assert code == 2 and "no protocol-clean session of demo@1.0.0" in err and message in err, err
+    assert not capture.exists()
 
 
 @pytest.mark.parametrize(

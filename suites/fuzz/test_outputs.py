@@ -24,10 +24,14 @@ def _validator(name):
 
 def test_corpus_entries_match_their_schema(demo):
     validator = _validator("corpus_entry")
+    envelopes = 0
     for invalid in (False, True):
         for entry in corpus(demo, count=4, invalid=invalid):
             data = orjson.loads(orjson.dumps(entry.as_json()))
             assert not list(validator.iter_errors(data)), data
+            envelopes += "http" in data
+            assert ("http" in data) == (demo.kind(entry.kind).channel == "http")  # an HTTP body comes with one
+    assert envelopes
 
 
 def test_consumer_reports_match_their_schema(demo, monkeypatch):

@@ -43,3 +43,20 @@ def resolve(document: Any, tokens: tuple[str, ...], default: Any = _NO_DEFAULT) 
 
 
 MISSING = _MISSING
+
+
+def replaced(document: Any, tokens: tuple[str, ...], value: Any) -> Any:
+    """`document` with `value` at `tokens`: the objects and arrays on the way are copied, the rest is shared, the
+    original is left alone. An absent last member is added; a way that does not exist raises KeyError. `()` is
+    the whole document."""
+    if not tokens:
+        return value
+    head, rest = tokens[0], tokens[1:]
+    if isinstance(document, dict):
+        if rest and head not in document:
+            raise KeyError(format_pointer(tokens))
+        return {**document, head: replaced(document[head], rest, value) if rest else value}
+    if isinstance(document, list) and head.isdigit() and int(head) < len(document):
+        index = int(head)
+        return [*document[:index], replaced(document[index], rest, value) if rest else value, *document[index + 1:]]
+    raise KeyError(format_pointer(tokens))

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from wirecheck.capture.ndjson import capture_finding, not_an_object
-from wirecheck.check.message import ArtifactInfo, CorpusEntry, Message
+from wirecheck.check.message import ArtifactInfo, CorpusEntry, HttpInfo, Message
 from wirecheck.findings import Finding
 from wirecheck.json_text import parse_json
 from wirecheck.json_types import json_type
@@ -115,7 +115,7 @@ def read_concatenated(data: bytes, file: str) -> Iterator[Message | Finding] | N
 
 
 def is_corpus_entry(value: dict[str, Any]) -> bool:
-    """A line of `wirecheck fuzz`: {"kind", "expect": "accept"|"reject", "message", "breaks"?}."""
+    """A line of `wirecheck fuzz`: {"kind", "expect": "accept"|"reject", "message", "http"?, "breaks"?}."""
     return value.get("expect") in ("accept", "reject") and isinstance(value.get("kind"), str) and "message" in value
 
 
@@ -131,8 +131,20 @@ def read_corpus(items: Iterator[tuple[int, Any] | Finding], file: str) -> Iterat
             yield capture_finding("CAPTURE_FORMAT", 'a corpus line must be {"kind", "expect": "accept"|"reject", '
                                   f'"message"}} as `wirecheck fuzz` writes; {HELP}', file, line)
             continue
-        yield Message(value=entry["message"], file=file, line=line,
+        yield Message(value=entry["message"], file=file, line=line, http=_corpus_envelope(entry.get("http")),
                       corpus=CorpusEntry(entry["kind"], entry["expect"], entry.get("breaks")))
+
+
+def _corpus_envelope(http: Any) -> HttpInfo | None:
+    """An HTTP entry's envelope as `wirecheck fuzz` writes it ({"method", "path", "status"?, "headers"}): the
+    status and headers its rules read. Anything else is no envelope (the body is then judged alone)."""
+    if not (isinstance(http, dict) and isinstance(http.get("method"), str) and isinstance(http.get("path"), str)):
+        return None
+    status, headers = http.get("status"), http.get("headers")
+    if not (status is None or type(status) is int) or not isinstance(headers, dict):
+        return None
+    return HttpInfo(method=http["method"], url=http["path"], path=http["path"], status=status,
+                    headers={str(k).lower(): v for k, v in headers.items() if isinstance(v, str)})
 
 
 def bare_file(data: bytes, file: str, path: str) -> Message | Finding:

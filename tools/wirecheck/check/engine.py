@@ -35,7 +35,7 @@ from wirecheck.contracts.model import ContractRelease, MessageKind
 from wirecheck.findings import Finding, Severity, short_repr
 from wirecheck.pointer import MISSING, format_pointer, resolve
 from wirecheck.rules.catalogue import level_of
-from wirecheck.rules.registry import Rule, SettlingRule, instantiate
+from wirecheck.rules.registry import MESSAGE, Rule, SettlingRule, instantiate, scope_of
 
 # the result types live in check/result.py (they merge); importers of the engine find them here too
 __all__ = ["MAX_LISTED", "CaptureSummary", "CheckOptions", "CheckResult", "Engine", "KindCoverage", "Reading",
@@ -126,6 +126,7 @@ class Engine:
         self._consumer_validator_sets: dict[str, Validators] = {}
         self._base_kinds = {base.kind: base for base in release.bases.values()}
         self._other_releases: list[ContractRelease] | None = None  # loaded when a capture recognises nothing
+        self._alone: dict[str, list[Rule]] = {}  # kind id → its single-message rules (judge_alone)
 
     def _answered_kinds(self) -> dict[str, MessageKind]:
         """request kind id → the response kind that answers it (by `answers`, a kind id or a glob)."""
@@ -345,10 +346,7 @@ class Engine:
                                  severity=Severity.ERROR if reading is not None and reading.reject else None))
             return None
         message.kind = kind
-        self._check_body(message, kind, emit)
-        if kind.headers is not None and message.http is not None:
-            for problem in self.validators.pair(kind.headers).problems(message.http.headers):
-                emit(self._finding(message, problem, "HEADER_VIOLATION", prefix_note="header "))
+        self._check_content(message, kind, emit)
         if kind.id in self._base_kinds and isinstance(message.value, dict):
             base = self._base_kinds[kind.id]
             url = resolve(message.value, base.pointer, None)
@@ -377,14 +375,7 @@ class Engine:
                                  f"{self.release.name}", found=entry.kind))
             return None
         message.kind = kind
-        found: list[Finding] = []
-        self._check_body(message, kind, found.append)
-        for use in self.release.rules:
-            if use.kinds and kind.id not in use.kinds:
-                continue
-            rule = instantiate(use, self.release)
-            if getattr(rule, "single_message", False):  # sequence rules say nothing of a message alone
-                found += [*rule.on_message(message), *rule.finish()]
+        found = self.judge_alone(message, decoded=kind.argv_grammar is not None)  # a corpus holds decoded argv
         refused = [f for f in found if f.severity in (Severity.ERROR, Severity.WARNING)]
         if entry.expect == "accept" and refused:
             emit(message.finding("CORPUS_MISMATCH", f"a valid {kind.id} (expect: accept) does not conform: "
@@ -400,7 +391,37 @@ class Engine:
                                  expected="reject", found="conforms"))
         return kind
 
-    def _check_body(self, message: Message, kind: MessageKind, emit: Callable[[Finding], None]) -> None:
+    def judge_alone(self, message: Message, *, decoded: bool = False) -> list[Finding]:
+        """What one message of a known kind (`message.kind`) gets on its own: its body against its schema, its
+        headers, the single-message rules the release turns on for its kind (rules/registry.py MESSAGE), its
+        consumers' contracts. Correlation and sequence rules need other messages and are left out. Generators use
+        it (wirecheck fuzz): a "valid" message gets nothing above info here, a mutant exactly its one finding.
+        `decoded`: an argv message's value is already its grammar's decoded object (what a generator makes), so
+        it is not decoded, and consumers that read the command line by their own grammar are not asked."""
+        kind = message.kind
+        if kind is None:
+            raise ValueError("judge_alone needs a classified message")
+        findings: list[Finding] = []
+        self._check_content(message, kind, findings.append, decoded=decoded)
+        if kind.id not in self._alone:
+            self._alone[kind.id] = [instantiate(use, self.release) for use in self.release.rules
+                                    if scope_of(use.id) == MESSAGE and (not use.kinds or kind.id in use.kinds)]
+        for rule in self._alone[kind.id]:  # single-message rules keep no state between messages
+            findings.extend(rule.on_message(message))
+        if kind.id in self._has_consumers:
+            self._check_consumers(message, kind, findings.append, decoded=decoded)
+        return findings
+
+    def _check_content(self, message: Message, kind: MessageKind, emit: Callable[[Finding], None],
+                       decoded: bool = False) -> None:
+        """The body against the kind's schema, the headers against its header schema."""
+        self._check_body(message, kind, emit, decoded)
+        if kind.headers is not None and message.http is not None:
+            for problem in self.validators.pair(kind.headers).problems(message.http.headers):
+                emit(self._finding(message, problem, "HEADER_VIOLATION", prefix_note="header "))
+
+    def _check_body(self, message: Message, kind: MessageKind, emit: Callable[[Finding], None],
+                    decoded: bool = False) -> None:
         if kind.body == "any":
             return
         if kind.body == "empty":
@@ -416,7 +437,7 @@ class Engine:
         if kind.schema is None:
             return
         value = message.value
-        if kind.argv_grammar is not None:
+        if kind.argv_grammar is not None and not decoded:
             value = self._decode_argv(message, kind, emit)
         for problem in self.validators.pair(kind.schema).problems(value):
             emit(self._finding(message, problem, "SCHEMA_VIOLATION"))
@@ -502,9 +523,10 @@ class Engine:
 
     # -- consumers' contracts ------------------------------------------------------------------------
 
-    def _check_consumers(self, message: Message, kind: MessageKind, emit: Callable[[Finding], None]) -> None:
-        for contract, consumer_kind, validators in self._consumer_validators(kind.id):
-            if consumer_kind.schema is None:
+    def _check_consumers(self, message: Message, kind: MessageKind, emit: Callable[[Finding], None],
+                         decoded: bool = False) -> None:
+        for contract, consumer_kind, validators in self.consumer_validators(kind.id):
+            if consumer_kind.schema is None or (decoded and consumer_kind.argv_grammar is not None):
                 continue
             value = message.value
             if consumer_kind.argv_grammar is not None:  # the consumer reads argv by its own grammar
@@ -537,18 +559,23 @@ class Engine:
                                  pointer=pointer, found=short_repr(message.value)))
         return decoded
 
-    def _consumer_validators(self, kind_id: str) -> list[tuple[str, MessageKind, Validators]]:
+    def consumer_release(self, contract: str) -> ContractRelease:
+        """Another contract named under the release's `consumers:` (loaded from the release's registry)."""
+        if self._load_release is None:
+            from wirecheck.contracts import load_registry
+
+            registry = load_registry(self.release.root.parent.parent)
+            self._load_release = registry.load
+        return self._load_release(contract)
+
+    def consumer_validators(self, kind_id: str) -> list[tuple[str, MessageKind, Validators]]:
+        """(contract, its kind, its validators) for each consumer of `kind_id` (the catalog's `consumers:`)."""
         if kind_id not in self._consumers:
             entries = []
             for consumer in self.release.consumers:
                 if consumer.kind != kind_id:
                     continue
-                if self._load_release is None:
-                    from wirecheck.contracts import load_registry
-
-                    registry = load_registry(self.release.root.parent.parent)
-                    self._load_release = registry.load
-                other = self._load_release(consumer.contract)
+                other = self.consumer_release(consumer.contract)
                 if consumer.contract not in self._consumer_validator_sets:  # one set per contract, not per entry
                     self._consumer_validator_sets[consumer.contract] = Validators(other)
                 entries.append((consumer.contract, other.kind(consumer.as_kind),

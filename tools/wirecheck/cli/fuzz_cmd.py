@@ -30,8 +30,11 @@ def _register_corpus(app: typer.Typer) -> None:
         invalid: bool = typer.Option(False, "--invalid", help="Write labelled mutants instead of valid messages."),
         seed: int = typer.Option(0, "--seed", help="Same seed, same corpus."),
         messages_only: bool = typer.Option(
-            False, "--messages-only", help="One bare message per line, no envelope: a plain NDJSON capture of "
-                                           "the stream kinds (or of the --kind given)."
+            False, "--messages-only", help="A protocol-clean session of the stream kinds (or of the --kind given, "
+                                           "with what the protocol needs around them) that `wirecheck validate` "
+                                           "judges CONFORMS: plain NDJSON, or framed when it holds more than one "
+                                           "sender. Where none can be written, exit 2 saying why. With --invalid: "
+                                           "the mutants' bare messages, one per line."
         ),
         output: Path | None = typer.Option(None, "--output", "-o", help="Write here (default stdout)."),
         contracts: Path | None = CONTRACTS_OPTION,
@@ -45,16 +48,43 @@ def _register_corpus(app: typer.Typer) -> None:
         from wirecheck.fuzz.corpus import corpus
 
         release = guarded(lambda: registry(contracts).load(spec))
-        # a plain NDJSON capture holds stream messages, not files or HTTP bodies
+        not_generated: dict[str, str] = {}
+        if messages_only and not invalid:
+            _write_session(release, kind, skip_kind, count, seed, output, not_generated)
+        # bare mutants: stream messages unless --kind says otherwise (files and HTTP bodies are no stream)
         stream_only = messages_only and not kind
         kind = _select_kinds(release, kind, skip_kind, channel="stdio-ndjson" if stream_only else None)
-        not_generated: dict[str, str] = {}
         with nullcontext(sys.stdout.buffer) if output is None else output_file(output, binary=True) as handle:
             for entry in corpus(release, kinds=kind, count=count, seed=seed, invalid=invalid,
                                 not_generated=not_generated.__setitem__):
                 line = entry.message if messages_only else entry.as_json()
                 handle.write(orjson.dumps(line) + b"\n")
         _exit_unless_generated(release.name, not_generated, exitcodes.CONFORMS)
+
+
+def _write_session(release: Any, include: list[str], skip: list[str], count: int, seed: int, output: Path | None,
+                   not_generated: dict[str, str]) -> NoReturn:
+    """`fuzz --messages-only`: a protocol-clean session (fuzz/session.py), or exit 2 saying why none."""
+    from wirecheck.fuzz.session import STREAM, NoCleanSession, session
+
+    streams = [k.id for k in release.kinds if k.channel == STREAM]
+    if include:
+        wanted = _select_kinds(release, include, skip)
+    else:
+        wanted = [k for k in streams if not any(fnmatch.fnmatchcase(k, g) for g in skip)]
+        if streams and not wanted:
+            raise fail_usage(f"no stream kinds left in {release.name} after --skip-kind")
+    try:
+        built = session(release, kinds=wanted, count=count, seed=seed, not_generated=not_generated.__setitem__)
+    except NoCleanSession as exc:
+        typer.echo(f"wirecheck fuzz: no protocol-clean session of {release.name}: {exc}", err=True)
+        raise typer.Exit(exitcodes.USAGE) from None
+    with nullcontext(sys.stdout.buffer) if output is None else output_file(output, binary=True) as handle:
+        for line in built.ndjson():
+            handle.write(line)
+    for kind_id, why in built.left_out.items():
+        typer.echo(f"wirecheck fuzz: note: some {kind_id} messages are not in the session: {why}", err=True)
+    _exit_unless_generated(release.name, not_generated, exitcodes.CONFORMS)
 
 
 def register_consumer(app: typer.Typer) -> None:

@@ -46,7 +46,7 @@ from wirecheck.contracts.model import ContractRelease, MessageKind
 from wirecheck.fuzz.corpus import kind_corpus
 from wirecheck.fuzz.mutants import MutantFactory
 from wirecheck.fuzz.rules import KindRules
-from wirecheck.fuzz.strategies import compiler_for, kind_strategy
+from wirecheck.fuzz.strategies import compiler_for, kind_messages
 from wirecheck.programs.program import Program, Scratch, resolve_program
 from wirecheck.programs.signals import Terminated
 
@@ -381,7 +381,8 @@ def _shrink(
 ) -> None:
     """Replace the failure's example by the smallest message that fails the same way (Hypothesis `find`)."""
     assert kind.schema is not None
-    valid = kind_strategy(release, kind.id)
+    messages = kind_messages(release, kind.id)  # as the engine reads them: an HTTP body with its envelope
+    valid = messages.map(lambda message: message.value)
     if failure.category == HANG:
         budget = min(budget, 10)
 
@@ -415,10 +416,10 @@ def _shrink(
 
             @st.composite
             def mutants(draw: Any) -> Any:
-                base = draw(valid)
-                found = [m for m in factory.mutants_at(base, pointer) if m.keyword == keyword]
+                base = draw(messages)
+                found = [m for m in factory.mutants_at(base.value, pointer, base) if m.keyword == keyword]
                 if not found:
-                    found = [m for m in factory.mutants(base) if m.keyword == keyword]
+                    found = [m for m in factory.mutants(base.value, base) if m.keyword == keyword]
                 return draw(st.sampled_from(found)) if found else None
 
             shrunk = find(mutants(), lambda m: m is not None and same_failure(False, m.instance), settings=options)

@@ -48,6 +48,7 @@ class Mutant:
     kind: str | None = None
     via: tuple[str, ...] = ()  # the applicators on the schema path to the broken keyword (e.g. "then", "oneOf")
     beside: tuple[str, ...] = ()  # the other keywords of the subschema that holds the broken one
+    http: Any = None  # an HTTP kind's envelope (check.message.HttpInfo) the mutant travels in
 
     @property
     def label(self) -> str:
@@ -93,7 +94,10 @@ class MutantFactory:
         self.reference = reference_validator({"$ref": uri}, schemas.original)
         self.discarded = 0  # candidates another branch accepted, or that broke more than the labelled keyword
 
-    def mutants(self, instance: Any) -> list[Mutant]:
+    def mutants(self, instance: Any, message: Any = None) -> list[Mutant]:
+        """The mutants of a valid `instance`; `message`: the valid message it is the body of (its envelope is
+        kept), by default `instance` as a message of the kind."""
+        base = self._base(instance, message)
         found: list[Mutant] = []
         seen: set[tuple[str, str]] = set()
         for path, node, via in self._places({"$ref": self.uri}, instance, ()):
@@ -101,30 +105,42 @@ class MutantFactory:
                 label = (keyword, format_pointer(_label_path(path, keyword, description)))
                 if label in seen:
                     continue
-                if self.confirm(candidate, keyword, label[1]):
+                if self.confirm(candidate, keyword, label[1], base):
                     seen.add(label)
                     beside = tuple(sorted(k for k in node if k != keyword))
-                    found.append(Mutant(candidate, keyword, label[1], description, self.kind, via, beside))
+                    found.append(Mutant(candidate, keyword, label[1], description, self.kind, via, beside,
+                                        _http(base)))
                 else:
                     self.discarded += 1
-        if self.rules:
-            for candidate, rule_id, pointer, description in self.rules.breaking_edits(instance):
-                if self.confirm_rule(candidate, rule_id):
-                    found.append(Mutant(candidate, rule_id, pointer, description, self.kind, ("rule",)))
+        if self.rules is not None and base is not None:
+            for edited, rule_id, pointer, description in self.rules.breaking_edits(base):
+                if self.confirm_rule(edited, rule_id):
+                    found.append(Mutant(edited.value, rule_id, pointer, description, self.kind, ("rule",),
+                                        http=edited.http))
                 else:
                     self.discarded += 1
         return found
 
-    def confirm_rule(self, candidate: Any, rule_id: str) -> bool:
-        """Schema-valid under both validators, and the one rule the engine flags is `rule_id`."""
+    def _base(self, instance: Any, message: Any) -> Any:
+        if message is not None or self.rules is None:
+            return message
+        from wirecheck.fuzz.rules import message_of
+
+        return message_of(self.rules.kind, instance)
+
+    def confirm_rule(self, edited: Any, rule_id: str) -> bool:
+        """Schema-valid under both validators, and the one finding the engine has on it is `rule_id`'s."""
+        from wirecheck.fuzz.rules import blocking
+
         return (
-            self.fast.is_valid(candidate)
-            and self.reference.is_valid(candidate)
-            and self.rules.findings(candidate) == [rule_id]
+            self.fast.is_valid(edited.value)
+            and self.reference.is_valid(edited.value)
+            and [f.code for f in blocking(self.rules.judge(edited))] == [rule_id]
         )
 
-    def mutants_at(self, instance: Any, pointer: str) -> list[Mutant]:
+    def mutants_at(self, instance: Any, pointer: str, message: Any = None) -> list[Mutant]:
         """Only the mutants whose label is at `pointer` (cheaper, for shrinking one finding)."""
+        base = self._base(instance, message)
         found: list[Mutant] = []
         for path, node, via in self._places({"$ref": self.uri}, instance, ()):
             if not pointer.startswith(format_pointer(path)):
@@ -132,24 +148,38 @@ class MutantFactory:
             for candidate, keyword, description in self._candidates(instance, path, node):
                 if format_pointer(_label_path(path, keyword, description)) != pointer:
                     continue
-                if self.confirm(candidate, keyword, pointer):
+                if self.confirm(candidate, keyword, pointer, base):
                     beside = tuple(sorted(k for k in node if k != keyword))
-                    found.append(Mutant(candidate, keyword, pointer, description, self.kind, via, beside))
+                    found.append(Mutant(candidate, keyword, pointer, description, self.kind, via, beside,
+                                        _http(base)))
         return found
 
     # -- confirmation -------------------------------------------------------------------------------------------
-    def confirm(self, candidate: Any, keyword: str, pointer: str) -> bool:
-        """Both validators reject it, and its only error (in the nearest union branch) is the labelled one.
-        jsonschema-rs answers first (fast); python-jsonschema decides whenever the two readings could differ."""
+    def confirm(self, candidate: Any, keyword: str, pointer: str, base: Any = None) -> bool:
+        """Both validators reject it, its only error (in the nearest union branch) is the labelled one, and — with
+        the kind's rules — the engine, judging it in `base`'s envelope, finds that one constraint broken and
+        nothing else (no protocol rule besides). jsonschema-rs answers first (fast); python-jsonschema decides
+        whenever the two readings could differ."""
         if self.fast.is_valid(candidate):
             return False
-        if self.rules and not self.rules.holds(candidate):
-            return False  # it breaks a protocol rule as well: two constraints, not one
         fast_leaves = _rs_leaf_errors(list(self.fast.iter_errors(candidate)), (keyword, pointer))
-        if len(fast_leaves) == 1 and _rs_matches(fast_leaves[0], keyword, pointer):
-            return True
-        leaves = _leaf_errors(list(self.reference.iter_errors(candidate)), (keyword, pointer))
-        return len(leaves) == 1 and _matches(leaves[0], keyword, pointer)
+        if not (len(fast_leaves) == 1 and _rs_matches(fast_leaves[0], keyword, pointer)):
+            leaves = _leaf_errors(list(self.reference.iter_errors(candidate)), (keyword, pointer))
+            if not (len(leaves) == 1 and _matches(leaves[0], keyword, pointer)):
+                return False
+        return base is None or self.engine_agrees(base, candidate, keyword)
+
+    def engine_agrees(self, base: Any, candidate: Any, keyword: str) -> bool:
+        """The engine's findings on the mutant are all of the one check its keyword is: an unknown member of a
+        closed object is UNKNOWN_FIELD (a warning: only the strict view refuses it), anything else
+        SCHEMA_VIOLATION; a protocol rule flagging it too would make two constraints, not one."""
+        from dataclasses import replace
+
+        from wirecheck.fuzz.rules import blocking
+
+        expected = "UNKNOWN_FIELD" if keyword in _CLOSING else "SCHEMA_VIOLATION"
+        codes = {f.code for f in blocking(self.rules.judge(replace(base, value=candidate)))}
+        return codes == {expected}
 
     # -- walking the schema along the instance ------------------------------------------------------------------
     def _places(
@@ -288,6 +318,11 @@ def _refused_urls(fmt: Any, value: str) -> tuple[str, ...]:
 
 
 _REFUSED = "the refused key "
+_CLOSING = ("additionalProperties", "unevaluatedProperties")
+
+
+def _http(message: Any) -> Any:
+    return getattr(message, "http", None)
 
 
 def _label_path(path: Path, keyword: str, description: str) -> Path:

@@ -1,124 +1,105 @@
-"""Protocol rules that relate fields of one message, as generation knows them: how to keep a generated message
-within the rule (repair) and how to break it with a single edit (a rule mutant).
+"""A kind's single-message protocol rules as generation sees them, read from the rule registry
+(wirecheck.rules.registry `Needs`): the schemas they add to the body and the headers, the repairs JSON Schema cannot
+say, the single edits that break each one — and the engine's own verdict on a generated message
+(`Engine.judge_alone`), which is what "valid" and "breaks exactly its label" are measured by.
 
-JSON Schema cannot say "payload.runId equals runId"; the catalog says it with a rule (FIELDS_EQUAL). A valid
-message must satisfy the schema and such rules, so generated values are repaired, then checked by the rule's own
-implementation (the engine's, from `wirecheck.rules`). Rules over a sequence of messages (FIRST_MESSAGE_IS,
-turn and lifecycle rules) are not single-message properties and are not generated here.
+A generated message is a `Message` as the engine would read it: the body, and for an HTTP kind the envelope its
+selector gives (method, the path with every `{name}` filled, the status, the generated headers).
 """
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Callable
-from dataclasses import dataclass
+import re
+from dataclasses import replace
 from typing import Any
 
-from wirecheck.check.message import Message
+from wirecheck.check.engine import Engine
+from wirecheck.check.message import HttpInfo, Message
 from wirecheck.contracts.model import ContractRelease, MessageKind, RuleUse
-from wirecheck.pointer import parse_pointer
-from wirecheck.rules.registry import instantiate
+from wirecheck.findings import Finding, Severity
+from wirecheck.rules.registry import MESSAGE, NEEDS, Needs, scope_of
 
-_MISSING = object()
-
-
-def _get(value: Any, pointer: str) -> Any:
-    node = value
-    for token in parse_pointer(pointer):
-        if isinstance(node, dict) and token in node:
-            node = node[token]
-        elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
-            node = node[int(token)]
-        else:
-            return _MISSING
-    return node
+GENERATED = "<generated>"  # the file name generated messages are judged under
+_PLACEHOLDER = re.compile(r"\{[^/}]+\}")
 
 
-def _set(value: Any, pointer: str, new: Any) -> Any:
-    tokens = parse_pointer(pointer)
-    copied = copy.deepcopy(value)
-    node = copied
-    for token in tokens[:-1]:
-        node = node[int(token)] if isinstance(node, list) else node[token]
-    node[int(tokens[-1]) if isinstance(node, list) else tokens[-1]] = new
-    return copied
+def engine_for(release: ContractRelease) -> Engine:
+    """One engine per release (validators, classifier): judging a message is then a few validator calls."""
+    from wirecheck.fuzz.strategies import for_release
+
+    engine: Engine = for_release(release, "engine", lambda: Engine(release))
+    return engine
 
 
-def _different(value: Any) -> list[Any]:
-    if isinstance(value, bool):
-        return [not value]
-    if isinstance(value, (int, float)):
-        return [value + 1]
-    if isinstance(value, str):
-        return [value + "-other", value[:-1] if value else "other", "0" if value != "0" else "1"]
-    return []
+def consumer_kinds(release: ContractRelease, kind: MessageKind) -> list[tuple[ContractRelease, MessageKind]]:
+    """The other contracts' kinds a message of `kind` must also be (the catalog's `consumers:`, which the engine
+    checks as CROSS_CONTRACT_VIOLATION), as the engine loads them. An argv kind's generated value is its own
+    grammar's decoded object, which another grammar's decoding cannot be compared with: those are left out."""
+    engine = engine_for(release)
+    return [(engine.consumer_release(contract), consumer_kind)
+            for contract, consumer_kind, _ in engine.consumer_validators(kind.id)
+            if not (kind.argv_grammar is not None and consumer_kind.argv_grammar is not None)]
 
 
-# -- FIELDS_EQUAL -------------------------------------------------------------------------------------------------
-def _fields_equal_repair(value: Any, params: dict[str, Any]) -> Any:
-    left = _get(value, params["left"])
-    if left is _MISSING or _get(value, params["right"]) is _MISSING:
-        return value
-    return _set(value, params["right"], copy.deepcopy(left))
+def message_of(kind: MessageKind, value: Any, headers: dict[str, str] | None = None) -> Message:
+    """`value` as the engine reads a message of `kind`: an HTTP kind's body with the envelope its selector gives."""
+    http = None
+    if kind.http is not None:
+        status = kind.http.status
+        path = _PLACEHOLDER.sub("wirecheck", kind.http.path)
+        http = HttpInfo(method=kind.http.method, url=f"http://127.0.0.1{path}", path=path,
+                        status=None if status is None else int(status if status.isdigit() else status[0] + "00"),
+                        headers=dict(headers or {}))
+    return Message(value=value, file=GENERATED, line=1, kind=kind, http=http)
 
 
-def _fields_equal_break(value: Any, params: dict[str, Any]) -> list[tuple[Any, str, str]]:
-    left = _get(value, params["left"])
-    if left is _MISSING or _get(value, params["right"]) is _MISSING:
-        return []
-    return [
-        (_set(value, params["right"], other), params["right"], f"{params['right']} differs from {params['left']}")
-        for other in _different(left)
-    ]
-
-
-@dataclass(frozen=True)
-class RuleEdits:
-    repair: Callable[[Any, dict[str, Any]], Any]
-    breaks: Callable[[Any, dict[str, Any]], list[tuple[Any, str, str]]]  # (message, pointer, description)
-
-
-RULE_EDITS: dict[str, RuleEdits] = {
-    "FIELDS_EQUAL": RuleEdits(_fields_equal_repair, _fields_equal_break),
-}
+def blocking(findings: list[Finding]) -> list[Finding]:
+    """What makes a message not valid: every finding above info (a note is not a verdict)."""
+    return [f for f in findings if f.severity.rank > Severity.INFO.rank]
 
 
 class KindRules:
-    """The single-message rules a release turns on for one kind, with their engine implementations."""
+    """The single-message rules a release turns on for one kind (rules/registry.py MESSAGE), with their Needs."""
 
     def __init__(self, release: ContractRelease, kind: MessageKind):
-        self.kind = kind
-        self.uses: list[RuleUse] = [
-            use for use in release.rules
-            if use.id in RULE_EDITS and (not use.kinds or kind.id in use.kinds)
-        ]
-        self._release = release
+        self.release, self.kind = release, kind
+        self.uses: list[RuleUse] = [use for use in release.rules
+                                    if scope_of(use.id) == MESSAGE and (not use.kinds or kind.id in use.kinds)]
+        self._needs: list[tuple[RuleUse, Needs]] = [(use, NEEDS[use.id]) for use in self.uses]
+        self._decoded = kind.argv_grammar is not None  # generated argv values are the grammar's decoded object
 
     def __bool__(self) -> bool:
         return bool(self.uses)
 
-    def repair(self, value: Any) -> Any:
-        for use in self.uses:
-            value = RULE_EDITS[use.id].repair(value, dict(use.params))
-        return value
+    def body_schemas(self) -> list[Any]:
+        """The JSON Schemas the rules add to the kind's body schema."""
+        found = [needs.schema(use.params, self.release, self.kind) for use, needs in self._needs if needs.schema]
+        return [schema for schema in found if schema is not None]
 
-    def findings(self, value: Any) -> list[str]:
-        """Ids of the rules this message breaks, according to the engine's rule implementations."""
-        message = Message(value=value, file="<generated>", line=1, kind=self.kind)
-        broken = []
-        for use in self.uses:
-            rule = instantiate(use, self._release)
-            if list(rule.on_message(message)) or list(rule.finish()):
-                broken.append(use.id)
-        return broken
+    def header_schemas(self) -> list[Any]:
+        found = [needs.headers(use.params, self.release, self.kind) for use, needs in self._needs if needs.headers]
+        return [schema for schema in found if schema is not None] if self.kind.http is not None else []
 
-    def holds(self, value: Any) -> bool:
-        return not self.findings(value)
+    def repair(self, message: Message) -> Message:
+        for use, needs in self._needs:
+            if needs.repair is not None:
+                message = needs.repair(use.params, message)
+        return message
 
-    def breaking_edits(self, value: Any) -> list[tuple[Any, str, str, str]]:
-        """(message, rule id, pointer, description) single edits that break one rule."""
-        edits = []
-        for use in self.uses:
-            for candidate, pointer, description in RULE_EDITS[use.id].breaks(value, dict(use.params)):
-                edits.append((candidate, use.id, pointer, description))
-        return edits
+    def judge(self, message: Message) -> list[Finding]:
+        """The engine's findings on this message alone (schema, headers, single-message rules, consumers)."""
+        return engine_for(self.release).judge_alone(message, decoded=self._decoded)
+
+    def holds(self, message: Message) -> bool:
+        return not blocking(self.judge(message))
+
+    def breaking_edits(self, message: Message) -> list[tuple[Message, str, str, str]]:
+        """(message, rule id, pointer, description): single edits that break one rule."""
+        return [(edited, use.id, pointer, description)
+                for use, needs in self._needs if needs.breaks is not None
+                for edited, pointer, description in needs.breaks(use.params, message)]
+
+    def with_headers(self, message: Message, headers: dict[str, str]) -> Message:
+        if message.http is None:
+            return message
+        return replace(message, http=replace(message.http, headers={**message.http.headers, **headers}))

@@ -562,24 +562,43 @@ def _bounds(schema: dict[str, Any]) -> tuple[int, int]:
 
 
 def kind_strategy(release: Any, kind_id: str, *, max_recursion: int = 2) -> st.SearchStrategy[Any]:
-    """Valid messages of one kind of a `ContractRelease`: the schema, and the single-message protocol rules the
-    catalog turns on for the kind (FIELDS_EQUAL), checked by the engine's own rule implementations."""
-    from wirecheck.fuzz.rules import KindRules
+    """Valid messages of one kind of a `ContractRelease` (their bodies, for HTTP kinds): see `kind_messages`."""
+    return kind_messages(release, kind_id, max_recursion=max_recursion).map(lambda message: message.value)
+
+
+def kind_messages(release: Any, kind_id: str, *, max_recursion: int = 2, judged: bool = True,
+                  consumers: bool = True) -> st.SearchStrategy[Any]:
+    """Valid messages of one kind as the engine reads them (`check.message.Message`: the body and, for an HTTP kind,
+    the envelope its selector gives with generated headers). The kind's schema with what its single-message rules
+    add (rules/registry.py `Needs`: an extra schema for the body or the headers), repaired where JSON Schema cannot
+    say it (two fields equal), kept only when the engine finds nothing above info in it (`Engine.judge_alone`):
+    valid to the whole engine, not to the schema alone. `judged=False`: the candidates before that last filter
+    (to say why none passes). `consumers=False`: the consumers' contracts are left to that filter alone, not
+    compiled in (their conjunction with the kind's schema is sometimes more than the compiler can build)."""
+    from wirecheck.fuzz.rules import KindRules, consumer_kinds, message_of
 
     kind = release.kind(kind_id)
     compiler = compiler_for(release, max_recursion=max_recursion)
-    strategy = compiler.for_uri(kind.schema.uri)
     rules = KindRules(release, kind)
+    # what the kind's consumers' contracts ask (a message must be valid to them too) and what its rules ask
+    extra = [{"$ref": other.schema.uri} for _, other in consumer_kinds(release, kind)
+             if other.schema is not None and consumers]
+    extra += rules.body_schemas()
+    body = (compiler.for_uri(kind.schema.uri) if not extra
+            else compiler.compile({"allOf": [{"$ref": kind.schema.uri}, *extra]}, 0))
+    if body is EMPTY:
+        return EMPTY
     selected = _selected_as(release, kind)
-    if strategy is EMPTY or (not rules and selected is None):
-        return strategy
-    validator = compiler.schemas.ref_validator(kind.schema.uri)
     if selected is not None:  # a schema may allow what the selector does not pick (a discriminator left out)
-        strategy = strategy.map(lambda value: value if selected(value) else _planted(value, kind.fields[0]))
-    if rules:
-        strategy = strategy.map(rules.repair)
-    return strategy.filter(lambda value: validator.is_valid(value) and (not rules or rules.holds(value))
-                           and (selected is None or selected(value)))
+        body = body.map(lambda value: value if selected(value) else _planted(value, kind.fields[0]))
+    header_schemas = rules.header_schemas()
+    if kind.http is not None and kind.headers is not None:
+        header_schemas.insert(0, {"$ref": kind.headers.uri})
+    headers = compiler.compile({"allOf": header_schemas}, 0) if header_schemas else st.just({})
+    candidates = st.tuples(body, headers).map(lambda drawn: rules.repair(message_of(kind, *drawn)))
+    if not judged:
+        return candidates
+    return candidates.filter(lambda message: (selected is None or selected(message.value)) and rules.holds(message))
 
 
 def _selected_as(release: Any, kind: Any) -> Callable[[Any], bool] | None:
@@ -590,7 +609,7 @@ def _selected_as(release: Any, kind: Any) -> Callable[[Any], bool] | None:
     from wirecheck.check.classify import Classifier
     from wirecheck.check.message import Message
 
-    classify = _for_release(release, "classifier", lambda: Classifier(release)).classify
+    classify = for_release(release, "classifier", lambda: Classifier(release)).classify
 
     def selected(value: Any) -> bool:
         found = classify(Message(value=value, file="", sender=kind.producer))
@@ -621,7 +640,7 @@ def _planted(value: Any, conditions: Any) -> Any:
 _PER_RELEASE: dict[tuple[str, Any], tuple[Any, Any]] = {}
 
 
-def _for_release(release: Any, key: Any, build: Callable[[], Any]) -> Any:
+def for_release(release: Any, key: Any, build: Callable[[], Any]) -> Any:
     """`build()` once per release and key, shared by every kind of it. A release loaded again (another object
     with other resources) gets a new one."""
     cached = _PER_RELEASE.get((release.name, key))
@@ -631,6 +650,14 @@ def _for_release(release: Any, key: Any, build: Callable[[], Any]) -> Any:
 
 
 def compiler_for(release: Any, *, max_recursion: int = 2) -> Compiler:
-    """One compiler (and one prepared SchemaSet) per release."""
-    return _for_release(release, ("compiler", max_recursion),
-                        lambda: Compiler(SchemaSet(release.resources), max_recursion=max_recursion))
+    """One compiler (and one prepared SchemaSet) per release; the resources of the contracts its `consumers:`
+    name are in it too (their `$id`s are their own), so a kind can be generated valid to them as well."""
+    def build() -> Compiler:
+        from wirecheck.fuzz.rules import engine_for
+
+        resources = dict(release.resources)
+        for contract in sorted({c.contract for c in release.consumers}):
+            resources.update(engine_for(release).consumer_release(contract).resources)
+        return Compiler(SchemaSet(resources), max_recursion=max_recursion)
+
+    return for_release(release, ("compiler", max_recursion), build)

@@ -2,21 +2,49 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from wirecheck.check.message import Message
 from wirecheck.contracts.model import ContractRelease
 from wirecheck.findings import Finding, short_repr
-from wirecheck.pointer import MISSING, parse_pointer, resolve
-from wirecheck.rules.registry import rule
+from wirecheck.pointer import MISSING, parse_pointer, replaced, resolve
+from wirecheck.rules.registry import Edit, Needs, Params, Session, rule
 
 
-@rule("FIELDS_EQUAL")
+def _copy_left(params: Params, message: Message) -> Message:
+    left = resolve(message.value, parse_pointer(params["left"]), MISSING)
+    right = resolve(message.value, parse_pointer(params["right"]), MISSING)
+    if left is MISSING or right is MISSING:
+        return message
+    return replace(message, value=replaced(message.value, parse_pointer(params["right"]), copy.deepcopy(left)))
+
+
+def _right_differs(params: Params, message: Message) -> list[Edit]:
+    left = resolve(message.value, parse_pointer(params["left"]), MISSING)
+    if left is MISSING or resolve(message.value, parse_pointer(params["right"]), MISSING) is MISSING:
+        return []
+    return [(replace(message, value=replaced(message.value, parse_pointer(params["right"]), other)), params["right"],
+             f"{params['right']} differs from {params['left']}") for other in _different(left)]
+
+
+def _different(value: Any) -> list[Any]:
+    """Values of the same JSON type as `value` that differ from it."""
+    if isinstance(value, bool):
+        return [not value]
+    if isinstance(value, int | float):
+        return [value + 1]
+    if isinstance(value, str):
+        return [value + "-other", value[:-1] if value else "other", "0" if value != "0" else "1"]
+    return []
+
+
+@rule("FIELDS_EQUAL", needs=Needs(repair=_copy_left, breaks=_right_differs))
 class FieldsEqual:
     """params: left, right (JSON pointers into the message)."""
 
-    single_message = True  # judges each message alone (a fuzz corpus entry is checked with it)
 
     def __init__(self, params: Mapping[str, Any], release: ContractRelease):
         self._left, self._right = params["left"], params["right"]
@@ -39,7 +67,7 @@ class FieldsEqual:
         return ()
 
 
-@rule("FIRST_MESSAGE_IS")
+@rule("FIRST_MESSAGE_IS", session=lambda params: Session(first=(params["kind"], params.get("from"))))
 class FirstMessageIs:
     """params: kind (the expected first kind), from (optional: only messages sent by this role count).
 

@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from wirecheck.check.message import Message
 from wirecheck.contracts.model import ContractRelease
 from wirecheck.findings import Finding, short_repr
-from wirecheck.rules.registry import rule
+from wirecheck.rules.registry import Needs, rule
 
 # adapter-capacity.cjs / opencode.cjs capacityMonitor: what counts as a provider capacity error.
 CAPACITY_TEXT = re.compile(r"\b(?:session|usage|rate)\s+limit\b|\btoo many requests\b", re.IGNORECASE)
@@ -119,7 +119,12 @@ def capacity_detail(message: Message, status: int = 429) -> tuple[str, str] | No
     return None
 
 
-@rule("NAVARCH_CAPACITY_RESET")
+# Both capacity rules speak only about a message whose text reads as a provider's capacity error (CAPACITY_TEXT).
+_CAPACITY_BY_CHANCE = Needs(by_chance="they judge only text that reads as a provider's usage or rate limit "
+                                      "(CAPACITY_TEXT), which generated text almost never is")
+
+
+@rule("NAVARCH_CAPACITY_RESET", needs=_CAPACITY_BY_CHANCE)
 class CapacityResetRule:
     """params: forms (reset forms the release reads, in order), no_time_minutes, max_search_minutes,
     warn_above_hours (optional: warn when a relative reset pauses claims longer)."""
@@ -166,7 +171,7 @@ class CapacityResetRule:
         return ()
 
 
-@rule("NAVARCH_CAPACITY_GATE_SIGNAL")
+@rule("NAVARCH_CAPACITY_GATE_SIGNAL", needs=_CAPACITY_BY_CHANCE)
 class CapacityGateSignalRule:
     """params: status (the api_error_status the gate requires, 429)."""
 
@@ -195,7 +200,8 @@ class CapacityGateSignalRule:
         return ()
 
 
-@rule("NAVARCH_REJECTION_REMEDIATION")
+@rule("NAVARCH_REJECTION_REMEDIATION", needs=Needs(
+    note="it tells what the release does with a rejection code (remediate or end): a note on any valid message"))
 class RejectionRemediationRule:
     """params: codes (the release's REMEDIABLE_REJECTION_CODES)."""
 

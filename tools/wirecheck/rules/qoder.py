@@ -4,20 +4,46 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from wirecheck.check.message import Message
 from wirecheck.contracts.model import ContractRelease, MessageKind
 from wirecheck.findings import Finding, short_repr
-from wirecheck.pointer import parse_pointer, resolve
+from wirecheck.pointer import parse_pointer, replaced, resolve
 from wirecheck.rules.catalogue import level_of
-from wirecheck.rules.registry import rule
+from wirecheck.rules.registry import Edit, Needs, Params, Session, rule, schema_at
 
 _ABSENT = object()  # pointer.MISSING means "raise" to resolve(), so absence needs its own marker
 _SEMVER = re.compile(r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:[-+].*)?$")
 
 
-@rule("QODER_PROTOCOL_MAJOR")
+def _major(release: ContractRelease) -> str | None:
+    match = _SEMVER.match(release.wire_version or "")
+    return match.group(1) if match else None
+
+
+def _version_in_major(params: Params, release: ContractRelease, kind: MessageKind) -> dict[str, Any] | None:
+    """The handshake's version in the release's own format: a semantic version of its wire major."""
+    major = _major(release)
+    if major is None:
+        return None
+    return schema_at(params.get("pointer", "/protocol_version"),
+                     {"type": "string", "pattern": f"^{major}\\.(0|[1-9][0-9]{{0,5}})\\.(0|[1-9][0-9]{{0,5}})$"})
+
+
+def _other_major(params: Params, message: Message) -> list[Edit]:
+    pointer = params.get("pointer", "/protocol_version")
+    found = resolve(message.value, parse_pointer(pointer), _ABSENT)
+    match = _SEMVER.match(found) if isinstance(found, str) else None
+    if match is None:
+        return []
+    other = f"{int(match.group(1)) + 1}.0.0"
+    return [(replace(message, value=replaced(message.value, parse_pointer(pointer), other)), pointer,
+             f"protocol version {other}: another major")]
+
+
+@rule("QODER_PROTOCOL_MAJOR", needs=Needs(schema=_version_in_major, breaks=_other_major))
 class ProtocolMajor:
     """params: pointer (where the handshake carries the version; default /protocol_version).
 
@@ -29,8 +55,7 @@ class ProtocolMajor:
         self._pointer = params.get("pointer", "/protocol_version")
         self._tokens = parse_pointer(self._pointer)
         self._wire = release.wire_version
-        match = _SEMVER.match(self._wire or "")
-        self._major = match.group(1) if match else None
+        self._major = _major(release)
 
     def on_message(self, message: Message) -> Iterable[Finding]:
         if self._major is None:
@@ -81,7 +106,15 @@ class _Turns:
         return None
 
 
-@rule("QODER_RESULT_ENDS_TURN")
+def _turns(params: Params) -> Session:
+    return Session(turns={
+        "prompt": tuple(params.get("prompt", ("sdk.user",))),
+        "turn": tuple(params.get("turn", ("assistant", "stream_event"))),
+        "result": tuple(params.get("results", ("result.success", "result.error"))),
+        "restart": tuple(params.get("restart", ("system.task_notification",)))})
+
+
+@rule("QODER_RESULT_ENDS_TURN", session=_turns)
 class ResultEndsTurn(_Turns):
     """params: results, turn, prompt, restart (kind ids). Framed captures only: after a `result`, the CLI writes
     no turn output until the SDK sends the next prompt (or a background task notification starts a turn)."""
@@ -104,7 +137,7 @@ class ResultEndsTurn(_Turns):
         return ()
 
 
-@rule("QODER_TURN_UNFINISHED")
+@rule("QODER_TURN_UNFINISHED", session=_turns)
 class TurnUnfinished(_Turns):
     """params as QODER_RESULT_ENDS_TURN. The capture ends inside a turn: turn output with no `result` after it.
     It only keeps state until the end, so valid messages reach it on the engine's fast path (`observe`), by kind

@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import unquote
 
 from wirecheck.check.message import Message
-from wirecheck.contracts.model import ContractRelease
+from wirecheck.contracts.model import ContractRelease, MessageKind
 from wirecheck.findings import Finding, short_repr
-from wirecheck.pointer import parse_pointer, resolve
-from wirecheck.rules.registry import message_rule, rule
+from wirecheck.pointer import parse_pointer, replaced, resolve
+from wirecheck.rules.registry import Edit, Needs, Params, Session, message_rule, rule, schema_at
 
 DEFAULT_STARTED = "xopc.run.started"
 DEFAULT_TERMINAL = ("xopc.run.succeeded", "xopc.run.failed", "xopc.run.cancelled")
@@ -63,7 +63,26 @@ def _renewed_command_id(message: Message) -> str | None:
     return unquote(match.group(1)) if match else None
 
 
-@message_rule("XOPC_RUN_EVENT_HAS_SEQUENCE")
+# JavaScript's falsy JSON values, and Python's (an empty array or object): the rule reads `event.get("runId")`
+_FALSY: list[Any] = ["", 0, False, None, [], {}]
+
+
+def _sequence_needed(params: Params, release: ContractRelease, kind: MessageKind) -> dict[str, Any]:
+    has_run = {"required": ["runId"], "properties": {"runId": {"not": {"enum": _FALSY}}}}
+    return schema_at(params.get("at", "/event"), {"if": has_run, "then": {"required": ["sequence"]}})
+
+
+def _sequence_dropped(params: Params, message: Message) -> list[Edit]:
+    at = params.get("at", "/event")
+    event = resolve(message.value, parse_pointer(at), None)
+    if not (isinstance(event, dict) and event.get("runId") and "sequence" in event):
+        return []
+    without = {k: v for k, v in event.items() if k != "sequence"}
+    return [(replace(message, value=replaced(message.value, parse_pointer(at), without)), f"{at}/sequence",
+             "a run event without its sequence")]
+
+
+@message_rule("XOPC_RUN_EVENT_HAS_SEQUENCE", needs=Needs(schema=_sequence_needed, breaks=_sequence_dropped))
 def run_event_has_sequence(message: Message, params: Mapping[str, Any]) -> Iterable[Finding]:
     """params: at (pointer to the PlatformEvent in the message; default `/event`)."""
     at = params.get("at", "/event")
@@ -79,11 +98,14 @@ def run_event_has_sequence(message: Message, params: Mapping[str, Any]) -> Itera
         )
 
 
+_WORKER_RUN = Session(off_streams="it follows a worker run over HTTP (lease, events, renewals)")
+
+
 def _terminal_types(params: Mapping[str, Any]) -> frozenset[str]:
     return frozenset(params.get("terminal", DEFAULT_TERMINAL))
 
 
-@rule("XOPC_RUN_LIFECYCLE")
+@rule("XOPC_RUN_LIFECYCLE", session=lambda params: _WORKER_RUN)
 class RunLifecycle:
     """params: started (type of the first event), terminal (types that end a run). Sees PlatformEvents at /event.
 
@@ -150,7 +172,7 @@ class _Run:
     terminated: bool = False
 
 
-@rule("XOPC_RUN_TERMINATES")
+@rule("XOPC_RUN_TERMINATES", session=lambda params: _WORKER_RUN)
 class RunTerminates:
     """params: lease, event (kind ids), terminal (types). Reported when the capture ends, at the run's lease."""
 
@@ -200,7 +222,7 @@ class _Leases:
             self.by_run[lease.run_id] = lease
 
 
-@rule("XOPC_LEASE_TOKEN_MATCHES")
+@rule("XOPC_LEASE_TOKEN_MATCHES", session=lambda params: _WORKER_RUN)
 class LeaseTokenMatches:
     """params: lease, event, renew (kind ids). Tokens are compared, never printed."""
 
@@ -243,7 +265,7 @@ _IDENTITY = (("organizationId", "organizationId"), ("workspaceId", "workspaceId"
              ("producer", "runtimeId"))
 
 
-@rule("XOPC_EVENT_IDENTITY_MATCHES_LEASE")
+@rule("XOPC_EVENT_IDENTITY_MATCHES_LEASE", session=lambda params: _WORKER_RUN)
 class EventIdentityMatchesLease:
     """params: lease, event (kind ids). One finding per member that differs from the leased command's payload."""
 
@@ -278,7 +300,7 @@ class EventIdentityMatchesLease:
         return ()
 
 
-@rule("XOPC_NO_RENEW_AFTER_TERMINAL")
+@rule("XOPC_NO_RENEW_AFTER_TERMINAL", session=lambda params: _WORKER_RUN)
 class NoRenewAfterTerminal:
     """params: lease, event, renew (kind ids), terminal (types)."""
 
@@ -322,7 +344,43 @@ def js_trim(text: str) -> str:
     return text.strip(_JS_WHITESPACE)
 
 
-@message_rule("XOPC_ERROR_CODE_STATUS")
+def _status_matches(status: int, selected: str | None) -> bool:
+    """Whether `status` fits a kind's selector status ("404", "4XX", or None: any)."""
+    if selected is None:
+        return True
+    return str(status) == selected if selected.isdigit() else str(status)[0] == selected[0]
+
+
+def _codes_for_kind(params: Params, release: ContractRelease, kind: MessageKind) -> dict[str, Any] | None:
+    """A code whose status the kind's selector cannot have is refused; an unknown code is the schema's business."""
+    selected = kind.http.status if kind.http is not None else None
+    if kind.http is None or selected is None:
+        return None
+    elsewhere = sorted(code for code, status in params["statuses"].items() if not _status_matches(status, selected))
+    return schema_at(params.get("code", "/code"), {"not": {"enum": elsewhere}}) if elsewhere else None
+
+
+def _status_of_code(params: Params, message: Message) -> Message:
+    """The status the gateway sends with the message's code (within the kind's selector: checked above)."""
+    code = resolve(message.value, parse_pointer(params.get("code", "/code")), None)
+    status = params["statuses"].get(code) if isinstance(code, str) else None
+    if message.http is None or status is None or message.http.status == status:
+        return message
+    return replace(message, http=replace(message.http, status=status))
+
+
+def _other_code(params: Params, message: Message) -> list[Edit]:
+    at = params.get("code", "/code")
+    code = resolve(message.value, parse_pointer(at), None)
+    if message.http is None or not isinstance(code, str) or code not in params["statuses"]:
+        return []
+    others = [c for c, status in params["statuses"].items() if status != message.http.status]
+    return [(replace(message, value=replaced(message.value, parse_pointer(at), other)), at,
+             f"code {other} sent with HTTP {message.http.status}") for other in others[:2]]
+
+
+@message_rule("XOPC_ERROR_CODE_STATUS",
+              needs=Needs(schema=_codes_for_kind, repair=_status_of_code, breaks=_other_code))
 def error_code_status(message: Message, params: Mapping[str, Any]) -> Iterable[Finding]:
     """params: code (pointer to the error code; default /code), statuses (code → HTTP status)."""
     if message.http is None or message.http.status is None:
@@ -341,7 +399,27 @@ def error_code_status(message: Message, params: Mapping[str, Any]) -> Iterable[F
     )
 
 
-@message_rule("XOPC_CLIENT_INSTANCE_ID")
+def _client_header(params: Params, release: ContractRelease, kind: MessageKind) -> dict[str, Any]:
+    # ECMA-262 \\S is neither WhiteSpace nor LineTerminator: what String#trim removes (js_trim)
+    return {"type": "object", "required": [params["header"]],
+            "properties": {params["header"]: {"type": "string", "pattern": "\\S"}}}
+
+
+def _client_unnamed(params: Params, message: Message) -> list[Edit]:
+    """The header dropped (and the body's fallback with it, where the kind reads one)."""
+    if message.http is None or params["header"] not in message.http.headers:
+        return []
+    headers = {k: v for k, v in message.http.headers.items() if k != params["header"]}
+    value = message.value
+    if isinstance(resolve(value, parse_pointer(params["body"]), None), str):
+        tokens = parse_pointer(params["body"])
+        parent = resolve(value, tokens[:-1], None)
+        value = replaced(value, tokens[:-1], {k: v for k, v in parent.items() if k != tokens[-1]})
+    return [(replace(message, value=value, http=replace(message.http, headers=headers)), "",
+             f"no {params['header']} header")]
+
+
+@message_rule("XOPC_CLIENT_INSTANCE_ID", needs=Needs(headers=_client_header, breaks=_client_unnamed))
 def client_instance_id(message: Message, params: Mapping[str, Any]) -> Iterable[Finding]:
     """params: header (name, lower case), body (pointer of the body fallback), header_only (kind ids without it)."""
     if message.http is None:

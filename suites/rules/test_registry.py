@@ -1,0 +1,95 @@
+"""The rule registry (rules/registry.py): every rule says whether one message decides it (and what a message needs
+to satisfy it) or a sequence does (and what a session needs), so a generator can never forget a rule."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+
+from wirecheck.contracts import load_registry
+from wirecheck.fuzz.corpus import fuzzable_kinds, mutant_entries
+from wirecheck.fuzz.rules import KindRules, blocking, message_of
+from wirecheck.fuzz.sampling import CannotGenerate
+from wirecheck.rules.catalogue import rule_catalogue
+from wirecheck.rules.registry import (
+    MESSAGE,
+    NEEDS,
+    RULES,
+    SCOPES,
+    SEQUENCE,
+    SESSIONS,
+    Needs,
+    Session,
+    message_rule,
+    rule,
+    scope_of,
+)
+
+REGISTRY = load_registry()
+
+
+@cache
+def _releases():
+    return REGISTRY.load_all()[0]
+
+
+def test_every_registered_rule_says_how_a_generator_satisfies_it() -> None:
+    """A single-message rule declares Needs that fuzz acts on (a schema for the body or the headers, a repair,
+    or why it can be broken only by chance / is only a note); a sequence rule declares the Session it needs. A
+    rule that declares neither cannot even be registered (below)."""
+    scope_of("FIELDS_EQUAL")  # loads every rule module
+    assert set(SCOPES) == set(RULES) and RULES
+    for rule_id, scope in SCOPES.items():
+        assert rule_id in rule_catalogue(), rule_id  # and it has its text
+        if scope == MESSAGE:
+            needs = NEEDS[rule_id]
+            assert needs.schema or needs.headers or needs.repair or needs.by_chance or needs.note, rule_id
+        else:
+            assert scope == SEQUENCE and callable(SESSIONS[rule_id]), rule_id
+
+
+def test_a_rule_without_a_way_to_satisfy_it_cannot_be_registered() -> None:
+    with pytest.raises(ValueError, match="exactly one of needs"):
+        rule("NEW_RULE_NOBODY_CAN_GENERATE")
+    with pytest.raises(ValueError, match="exactly one of needs"):
+        rule("NEW_RULE_TWICE_DECLARED", needs=Needs(note="n"), session=lambda params: Session(off_streams="x"))
+    with pytest.raises(ValueError, match="must say how"):
+        Needs()
+    with pytest.raises(ValueError, match="exactly one thing"):
+        Session()
+    with pytest.raises(TypeError):
+        message_rule("NEW_STATELESS_RULE")  # type: ignore[call-arg]  (needs is required)
+    assert "NEW_RULE_NOBODY_CAN_GENERATE" not in RULES
+
+
+def _message_rule_uses():
+    for release in _releases():
+        for use in release.rules:
+            if scope_of(use.id) == MESSAGE and NEEDS[use.id].breaks is not None:
+                kinds = [k for k in fuzzable_kinds(release) if not use.kinds or k.id in use.kinds]
+                yield pytest.param(release.name, use.id, [k.id for k in kinds], id=f"{release.name}-{use.id}")
+
+
+@pytest.mark.parametrize(("spec", "rule_id", "kind_ids"), list(_message_rule_uses()))
+def test_every_breakable_rule_gets_mutants_the_engine_flags_for_it_alone(spec, rule_id, kind_ids) -> None:
+    """Each single-message rule a bundled release turns on, and that says how to break it, yields rule mutants:
+    schema-valid messages the engine flags with that rule and nothing else."""
+    release = REGISTRY.load(spec)
+    found = 0
+    for kind_id in kind_ids:
+        kind = release.kind(kind_id)
+        try:
+            entries = mutant_entries(release, kind, 10, 0)  # rule mutants come first
+        except CannotGenerate:
+            continue
+        rules = KindRules(release, kind)
+        for entry in entries:
+            if entry.mutant is None or entry.mutant.keyword != rule_id:
+                continue
+            message = message_of(kind, entry.message)
+            if entry.http is not None:
+                message.http = entry.http
+            assert [f.code for f in blocking(rules.judge(message))] == [rule_id], entry.as_json()
+            found += 1
+    assert found, f"{spec}: no mutant breaks {rule_id} on {', '.join(kind_ids)}"
