@@ -5,11 +5,15 @@ usage error; adding and removing an optional property are judged by the same evi
 from __future__ import annotations
 
 import dataclasses
+import html
 import io
 import json
 import os
+import re
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -187,3 +191,99 @@ def test_every_report_states_the_gate_of_the_exit_code(fail_on: str) -> None:
         summary = json.loads(rendered["json"])["summary"]
         assert summary["exit_code"] == run.exit_code() and summary["gate"]["verdict"] == verdict
         assert summary["gate"]["line"] == run.gate.summary()
+
+
+# -- every format scanned: no gate line anywhere may disagree with the exit code -----------------------------------
+
+VERDICT_OF_EXIT = {exitcodes.CONFORMS: "pass", exitcodes.FINDINGS: "fail", exitcodes.USAGE: "nothing compared"}
+GATE_STATEMENT = re.compile(r"gate\s+--fail-on\s+(\w+)\s*:\s*(pass|fail|nothing compared)", re.IGNORECASE)
+
+
+def _strings(value: object) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield str(key)
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+def stated_gates(name: str, out: str, exit_code: int) -> list[tuple[str, str]]:
+    """Every gate statement a report of format `name` makes, wherever it is (a line, an attribute, a JSON string,
+    an HTML cell), as (fail_on, verdict); plus the structured verdicts (JSON's `gate.verdict`; JUnit's gate case,
+    failed exactly when the command is, whose pass/fail stands for the exit code's verdict)."""
+    stated: list[tuple[str, str]] = []
+    if name in ("json", "sarif"):
+        document = json.loads(out)
+        texts = list(_strings(document))
+        if name == "json":
+            gate = document["summary"]["gate"]
+            stated.append((gate["fail_on"], gate["verdict"]))
+            assert document["summary"]["exit_code"] == exit_code
+    elif name == "junit":
+        root = ET.fromstring(out.split("\n", 1)[1] if out.startswith("<?xml") else out)
+        texts = [t for e in root.iter() for t in (e.text or "", *e.attrib.values())]
+        [suite] = [s for s in root.iter("testsuite") if s.get("name") == "gate"]
+        [case] = suite.iter("testcase")
+        failed = case.find("failure") is not None
+        assert failed == (int(suite.get("failures", "0")) > 0)
+        stated.append((str(case.get("name")).removeprefix("--fail-on "),
+                       VERDICT_OF_EXIT[exit_code] if failed == (exit_code != 0) else f"junit failed={failed}"))
+    elif name == "html":
+        texts = [html.unescape(re.sub(r"<[^>]+>", "", out))]
+    else:  # text, markdown: emphasis and code marks are not words
+        texts = [out.replace("**", "").replace("`", "")]
+    for text in texts:
+        stated += [(fail_on, verdict.lower()) for fail_on, verdict in GATE_STATEMENT.findall(text)]
+    return stated
+
+
+SCAN_CASES = [  # (old, new, --compat, --consumers, --fail-on)
+    (OPEN, WITH_B, "backward", "strict", "breaking"),  # the issue's example: a proven break
+    (OPEN, WITH_B, "backward", "strict", "never"),
+    (OPEN, WITH_B, "forward", "tolerant", "breaking"),  # a direction the gate does not protect
+    (OPEN, WITH_B, "full", "tolerant", "warning"),
+    (WITH_B, OPEN, "full", "tolerant", "breaking"),
+    (OPEN, OPEN, "full", "tolerant", "breaking"),
+    ({"$schema": DIALECT, "$defs": {"x": {}}}, {"$schema": DIALECT}, "full", "tolerant", "never"),  # nothing compared
+]
+
+
+@pytest.mark.parametrize("output_format", list(FORMATS))
+def test_no_report_format_states_a_gate_that_disagrees_with_the_exit_code(output_format: str, tmp_path) -> None:
+    """Issue 18 item 3, done when: every report format of `wirecheck diff-schemas` (the command, its real exit
+    code) is scanned for gate statements; each one names the run's --fail-on and the verdict of the exit code, and
+    there is at least one. The cases pass, fail, pass under `never` and compare nothing."""
+    from typer.testing import CliRunner
+
+    from wirecheck.cli.app import app
+
+    runner = CliRunner()
+    codes = set()
+    for number, (old, new, compat, consumers, fail_on) in enumerate(SCAN_CASES):
+        (tmp_path / f"old{number}.json").write_text(json.dumps(old))
+        (tmp_path / f"new{number}.json").write_text(json.dumps(new))
+        result = runner.invoke(app, ["diff-schemas", str(tmp_path / f"old{number}.json"),
+                                     str(tmp_path / f"new{number}.json"), "--compat", compat, "--consumers", consumers,
+                                     "--fail-on", fail_on, "--format", output_format])
+        assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+        expected = VERDICT_OF_EXIT[result.exit_code]
+        stated = stated_gates(output_format, result.stdout, result.exit_code)
+        assert stated, (output_format, number, result.stdout[:400])
+        assert set(stated) == {(fail_on, expected)}, (output_format, number, result.exit_code, stated)
+        codes.add(result.exit_code)
+    assert codes == set(VERDICT_OF_EXIT)  # not vacuous: every verdict was met
+
+
+def test_the_scan_finds_a_gate_line_that_disagrees() -> None:
+    """The scanner itself: a report whose line says pass on a failing run is caught, in every form it can take."""
+    assert stated_gates("markdown", "Gate `--fail-on breaking`: **pass** (x)", 1) == [("breaking", "pass")]
+    assert stated_gates("html", "<p>gate <code>--fail-on never</code>: <b>fail</b></p>", 0) == [("never", "fail")]
+    sarif = json.dumps({"runs": [{"x": "gate --fail-on breaking: pass"}]})
+    assert stated_gates("sarif", sarif, 1) == [("breaking", "pass")]
+    junit = ('<testsuites><testsuite name="gate" failures="0"><testcase name="--fail-on breaking"/></testsuite>'
+             '</testsuites>')
+    assert stated_gates("junit", junit, 1) == [("breaking", "junit failed=False")]

@@ -14,7 +14,7 @@ from wirecheck.check.message import Message
 from wirecheck.contracts import load_registry
 from wirecheck.contracts.reference import reference_validator
 from wirecheck.fuzz.corpus import fuzzable_kinds, valid_messages
-from wirecheck.fuzz.mutants import MutantFactory, explain_rejection
+from wirecheck.fuzz.mutants import RULE, MutantFactory, explain_rejection
 from wirecheck.fuzz.rules import KindRules, blocking
 from wirecheck.fuzz.sampling import CannotGenerate, draw_examples
 from wirecheck.fuzz.strategies import compiler_for, kind_strategy
@@ -70,7 +70,7 @@ def test_kind_generates_valid_messages_and_rejected_mutants(spec, kind_id):
     for message in messages[:MUTATED]:
         for mutant in factory.mutants(message.value, message):
             judged = [f.code for f in blocking(rules.judge(replace(message, value=mutant.instance, http=mutant.http)))]
-            if mutant.via == ("rule",):  # breaks a protocol rule: schema-valid, flagged by the engine's rule
+            if mutant.via == RULE:  # breaks a protocol rule: schema-valid, flagged by the engine's rule
                 assert fast.is_valid(mutant.instance) and reference.is_valid(mutant.instance), mutant
                 assert judged == [mutant.keyword], (mutant, judged)
                 continue

@@ -18,7 +18,7 @@ import orjson
 
 from wirecheck.check.message import Message
 from wirecheck.contracts.model import ContractRelease, MessageKind
-from wirecheck.fuzz.mutants import Mutant, MutantFactory
+from wirecheck.fuzz.mutants import RULE, Mutant, MutantFactory
 from wirecheck.fuzz.rules import KindRules
 from wirecheck.fuzz.sampling import CannotGenerate, draw_examples
 from wirecheck.fuzz.strategies import compiler_for, kind_messages
@@ -114,7 +114,7 @@ def mutant_entries(release: ContractRelease, kind: MessageKind, count: int, seed
         for mutant in factory.mutants(message.value, message):
             by_label.setdefault(mutant.label, []).append(mutant)
     # protocol-rule mutants first: no schema validator catches them, so they are what a reader most likely lets by
-    labels = sorted(by_label.values(), key=lambda ms: ms[0].via != ("rule",))
+    labels = sorted(by_label.values(), key=lambda ms: ms[0].via != RULE)
     chosen: list[Mutant] = []
     round_ = 0
     while len(chosen) < count and any(len(ms) > round_ for ms in labels):

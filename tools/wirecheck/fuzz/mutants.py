@@ -25,6 +25,7 @@ from wirecheck.json_types import PAYLOAD_LIMIT, json_type
 from wirecheck.pointer import format_pointer
 
 UNKNOWN_KEY = "wirecheckUnknownField"
+RULE = ("rule",)  # a Mutant's `via` when it breaks a protocol rule (schema-valid; its keyword is the rule id)
 _WRONG_TYPE_VALUE: dict[str, Any] = {
     "null": 0,
     "boolean": "true",
@@ -115,7 +116,7 @@ class MutantFactory:
         if self.rules is not None and base is not None:
             for edited, rule_id, pointer, description in self.rules.breaking_edits(base):
                 if self.confirm_rule(edited, rule_id):
-                    found.append(Mutant(edited.value, rule_id, pointer, description, self.kind, ("rule",),
+                    found.append(Mutant(edited.value, rule_id, pointer, description, self.kind, RULE,
                                         http=edited.http))
                 else:
                     self.discarded += 1
