@@ -130,3 +130,18 @@ def test_the_runtime_gets_a_scratch_home_and_no_shell(tmp_path, runtime):
     process.communicate(timeout=120)
     home = (runtime / "home").read_text().strip()
     assert home.endswith("/home") and "wirecheck-run-" in home
+
+
+def test_a_runtime_that_exits_before_its_first_request_is_a_run_failure_quoting_its_words(tmp_path):
+    """Its stderr still reaches the terminal as it comes, and the reports quote its last words."""
+    words = "Not logged in · Please run /login"
+    result = subprocess.run([sys.executable, "-m", "wirecheck", "stub", "xopc@0.0.253", "--max-seconds", "60",
+                             "--out-dir", str(tmp_path / "out"), "--", sys.executable, "-c",
+                             f"import sys; print({words!r}, file=sys.stderr); sys.exit(1)"],
+                            capture_output=True, timeout=120)
+    err = result.stderr.decode()
+    assert result.returncode == 5, err
+    assert words in err  # relayed to the terminal as it came
+    assert f'the program said: "{words}"' in result.stdout.decode()  # and quoted in the report
+    text = (tmp_path / "out" / "certification.txt").read_text()
+    assert "RUN FAILED" in text and f'the program said: "{words}"' in text

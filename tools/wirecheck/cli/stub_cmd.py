@@ -3,9 +3,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
+import sys
+import threading
 import time
+from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import urlsplit
@@ -66,6 +70,40 @@ def _url_problem(url: str) -> str | None:
     if any(ord(c) <= 32 or ord(c) == 127 for c in url):
         return "it contains a space or a control character"
     return None
+
+
+class _Relay:
+    """The runtime's stderr passed on to wirecheck's own as it comes (the user still sees it live), its last 4 KiB
+    kept to quote in the reports ("the program said: …"); the reader closes the stream at its end."""
+
+    TAIL = 4096
+
+    def __init__(self, stream: Any):
+        self._tail: deque[bytes] = deque()
+        self._size = 0
+        self._thread = threading.Thread(target=self._run, args=(stream,), daemon=True, name="wirecheck-relay")
+        self._thread.start()
+
+    def _run(self, stream: Any) -> None:
+        try:
+            while chunk := os.read(stream.fileno(), 65536):
+                with contextlib.suppress(OSError, ValueError, AttributeError):
+                    sys.stderr.write(chunk.decode("utf-8", "replace"))
+                    sys.stderr.flush()
+                self._tail.append(chunk)
+                self._size += len(chunk)
+                while self._size > self.TAIL and len(self._tail) > 1:
+                    self._size -= len(self._tail.popleft())
+        except (OSError, ValueError):
+            pass
+        finally:
+            with contextlib.suppress(OSError, ValueError):
+                stream.close()
+
+    def text(self, wait: float = 5.0) -> str:
+        """What it last wrote (once the program has ended: the stream's end is awaited up to `wait` seconds)."""
+        self._thread.join(wait)
+        return b"".join(self._tail)[-self.TAIL:].decode("utf-8", "replace")
 
 
 def _write_har(recorder: HarRecorder, path: Path) -> Path:
@@ -154,6 +192,7 @@ def register(app: typer.Typer) -> None:
         except OSError as exc:
             raise fail_usage(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}") from None
         runtime: Program | None = None
+        relay: _Relay | None = None
         problems: list[str] = []
         stopped: Terminated | None = None
         with terminated_by_signals():
@@ -167,10 +206,11 @@ def register(app: typer.Typer) -> None:
                     env = scratch.env({"WIRECHECK_STUB_URL": server.base_url})
                     try:  # its stdout goes to wirecheck's stderr: wirecheck's stdout is the report's
                         runtime = Program(argv, env=env, cwd=scratch.root / "work", stdin=subprocess.DEVNULL,
-                                          stdout=2, stderr=None)
+                                          stdout=2, stderr=subprocess.PIPE)
                     except OSError as exc:
                         scratch.remove()
                         raise fail_usage(f"cannot start {command[0]!r}: {exc.strerror or exc}") from None
+                    relay = _Relay(runtime.stderr)
                 deadline = time.monotonic() + max_seconds
                 try:
                     while time.monotonic() < deadline and not platform.done.wait(0.1):
@@ -204,7 +244,7 @@ def register(app: typer.Typer) -> None:
         run = {"identity": {"argv": list(command or ["wirecheck", "stub", spec])},
                "outcome": {"ok": not problems, "exit_code": None if runtime is None else runtime.returncode,
                            "problem": problems[0] if problems else None, "problems": problems,
-                           "heard": len(server.recorder) > 0}}
+                           "heard": len(server.recorder) > 0, "stderr_tail": "" if relay is None else relay.text()}}
         _certify(release, reg, har, "runtime", run, requirements, baseline, fail_on, output_format, out_dir,
                  stopped)
 
