@@ -22,13 +22,14 @@ def test_each_exit_code_has_one_meaning() -> None:
 
 def test_every_exit_code_is_documented_in_the_readme_the_help_and_the_action() -> None:
     readme = ROOT.joinpath("README.md").read_text()
-    paragraph = readme[readme.index("**Exit codes**"):]
-    paragraph = paragraph[:paragraph.index("\n\n")]
+    section = readme[readme.index("**Exit codes**"):]
+    table = section[section.index("| code |"):]
+    paragraph = table[:table.index("\n\n")]
     helped = " ".join(CliRunner().invoke(app, ["--help"]).output.split())
     action = ROOT.joinpath("action.yml").read_text()
     verdict_step = action[action.index("- name: Verdict"):]
     for name, value in CODES.items():
-        assert f"`{value}`" in paragraph, (name, "README")
+        assert f"| `{value}` |" in paragraph, (name, "README's exit-code table")
         assert re.search(rf"\b{value} [a-z]", helped), (name, "wirecheck --help")
         if value:
             assert re.search(rf"^\s+{value}\) echo", verdict_step, re.M) or value == exitcodes.USAGE, (name, "action")
