@@ -78,6 +78,15 @@ def discovery_cases() -> list[Case]:
                {**doc, "deploymentMode": "staging"}, "/deploymentMode"),
         broken("discovery-agent-api-not-url", "endpoint URLs are absolute URLs",
                modified(doc, "/endpoints/agentApi", "runtime.test/api/v1/runtime"), "/endpoints/agentApi"),
+        broken("discovery-a2a-port-out-of-range", "endpoint URLs are what zod's .url() accepts (new URL(value.trim())),"
+               " which refuses a port above 65535 that RFC 3986 (`format: uri`) would accept",
+               modified(doc, "/endpoints/a2aApi", "https://platform.test:99999/api/v1/a2a"), "/endpoints/a2aApi"),
+        Case("valid/discovery-whatwg-urls", "endpoint URLs zod's .url() accepts and RFC 3986 does not: an IDN host, "
+             "a space and `%zz` in the path, backslashes, a tab in the host, a non-ASCII path, surrounding spaces",
+             [discovery({**doc, "endpoints": {**doc["endpoints"], "a2aApi": "https://例え.jp/a2a",
+                                               "modelApi": "https://platform.test/a b", "storeApi": "https://a.test/%zz",
+                                               "tunnelApi": "https:\\\\a.test\\t", "shareApi": "https://a.\ttest/",
+                                               "realtime": " https://a.test/ü/路径 "}})]),
         broken("discovery-missing-control-api", "endpoints.controlApi is required",
                modified(doc, "/endpoints/controlApi", delete=True), "/endpoints"),
         broken("discovery-unknown-endpoint", "endpoints is zod .strict() and the runtime parses the answer with it "
