@@ -55,5 +55,9 @@ class TranscriptUploadUrl(StrictModel):
         ),
     ] = None
     upload_url: Annotated[
-        AnyUrl, Field(description="the URL upload.cts PUTs the redacted transcript to")
+        str,
+        Field(
+            description="the URL upload.cts PUTs the redacted transcript to",
+            pattern="^https://[^/?#]+/storage/v1/object/upload/sign/[^?#]+\\?(?:[^#]*&)?token=[^&#]+",
+        ),
     ]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import AnyUrl, ConfigDict, Field, RootModel
+from pydantic import ConfigDict, Field, RootModel
 from wirecheck.models.base import StrictModel
 
 from . import common
@@ -23,7 +23,7 @@ class MachineIdentity(StrictModel):
             description="the local agent choice saved by connect/register; 0.1.53 may save qoder"
         ),
     ] = None
-    api_base: AnyUrl
+    api_base: str
     machine_id: Annotated[str, Field(min_length=1)]
     model: Annotated[
         str | None, Field(description="the model pinned with `connect --model`")

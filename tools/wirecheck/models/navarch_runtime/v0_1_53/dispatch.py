@@ -64,5 +64,9 @@ class TranscriptUploadUrl(StrictModel):
         ),
     ] = None
     upload_url: Annotated[
-        AnyUrl, Field(description="the URL upload.cts PUTs the redacted transcript to")
+        str,
+        Field(
+            description="the URL upload.cts PUTs the redacted transcript to",
+            pattern="^https://[^/?#]+\\.r2\\.cloudflarestorage\\.com/[^?#]*\\?(?:[^#]*&)?X-Amz-Signature=[0-9a-f]+",
+        ),
     ]
