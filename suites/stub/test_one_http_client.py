@@ -1,7 +1,7 @@
 """wirecheck has one HTTP client (stub/client.py, with its redirect and token policy). Nothing else may speak HTTP:
 no other module imports an HTTP client library, and a `$ref` to a URL in a contract or a schema given to
 diff-schemas is refused, never fetched (jsonschema-rs fetches such a `$ref` itself, following redirects to any
-host, when a validator is built without a registry)."""
+host, unless its validator is given a retriever that refuses: contracts.formats.fast_validator gives one)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 import wirecheck
 from wirecheck.cli.app import app
+from wirecheck.contracts.formats import fast_validator
 from wirecheck.stub.server import Reply, StubServer
 
 PACKAGE = Path(wirecheck.__file__).parent
@@ -88,4 +89,11 @@ def test_a_contract_ref_to_a_url_is_refused_not_fetched(server, tmp_path, comman
     argv = [str(tmp_path / "capture.jsonl") if part == "CAPTURE" else part for part in command]
     result = CliRunner().invoke(app, [*argv, "--contracts", str(contracts)])
     assert result.exit_code == 2 and "references resolve offline" in result.output
+    assert server.counter.paths == []
+
+
+def test_the_validator_builder_fetches_nothing_even_for_a_root_ref(server):
+    # jsonschema-rs fetched this (through the redirect) with no registry, and with an empty one
+    with pytest.raises(Exception, match="never fetched"):
+        fast_validator({"$ref": f"{server.base_url}/moved"})
     assert server.counter.paths == []

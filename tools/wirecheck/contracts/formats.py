@@ -88,13 +88,20 @@ FORMATS: dict[str, Callable[[object], bool]] = {WHATWG_URL: is_whatwg_url, ZOD_U
 URL_FORMATS = frozenset(FORMATS)
 
 
+def _never_fetch(uri: str) -> Any:
+    raise ValueError(f"{uri!r} is never fetched: references resolve offline, within the release")
+
+
 def fast_validator(schema: Any, registry: Any = None) -> Any:
     """The jsonschema-rs validator of a contract schema: `format` asserted, wirecheck's formats included. Every
     validator that judges a message (validate's strict and tolerant views, the diff's witness screen, the fuzzer)
-    is built here, so none of them ignores a format another one checks."""
+    is built here, so none of them ignores a format another one checks. Nothing is fetched: left to itself,
+    jsonschema-rs GETs a `$ref` to an http URL it has no resource for (following redirects to any host), even
+    with a registry given."""
     import jsonschema_rs
 
-    return jsonschema_rs.validator_for(schema, registry=registry, formats=FORMATS, validate_formats=True)
+    return jsonschema_rs.validator_for(schema, registry=registry, formats=FORMATS, validate_formats=True,
+                                       retriever=_never_fetch)
 
 
 @dataclass(frozen=True)
