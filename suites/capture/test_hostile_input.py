@@ -4,6 +4,7 @@ traceback, a silent pass, or a finding lost because a neighbouring part of the c
 from __future__ import annotations
 
 import base64
+import io
 import json
 import os
 import socket
@@ -268,3 +269,81 @@ def test_percent_encoded_unreserved_characters_match_the_route(demo, write_lines
     exchange = {"request": {"method": "GET", "url": url}, "response": {"status": 200, "body": DISCOVERY}}
     result = check_captures(demo, [write_lines([exchange])])
     assert result.coverage["discovery.response"].seen == seen, result.findings
+
+
+# -- what would never end, or never start --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
+def test_a_device_is_refused_not_read_for_ever(device):
+    proc = _wirecheck("validate", "demo@1.0.0", device)
+    assert proc.returncode == 2, proc.stderr
+    assert f"{device} is a device" in proc.stderr
+
+
+def test_a_device_on_standard_input_is_refused():
+    with open("/dev/zero", "rb") as zero:
+        proc = _wirecheck("validate", "demo@1.0.0", "-", stdin=zero)
+    assert proc.returncode == 2 and "standard input is a device" in proc.stderr, proc.stderr
+
+
+def test_dev_null_is_an_empty_capture():
+    from wirecheck.exitcodes import INCONCLUSIVE
+
+    proc = _wirecheck("validate", "demo@1.0.0", "/dev/null")
+    assert proc.returncode == INCONCLUSIVE and "EMPTY_CAPTURE" in proc.stdout, proc.stderr
+
+
+def test_a_named_pipe_nobody_writes_to_is_refused_after_a_bounded_wait(demo, tmp_path, monkeypatch):
+    from wirecheck.capture import source
+
+    monkeypatch.setattr(source, "FIFO_WAIT_SECONDS", 0.2)
+    fifo = tmp_path / "capture.jsonl"
+    os.mkfifo(fifo)
+    [summary] = Engine(demo).run([CaptureFile(str(fifo))]).captures  # open() alone would block for ever
+    assert "named pipe (FIFO) and no process wrote to it within 0.2 s" in (summary.unreadable or "")
+
+
+def test_an_anonymous_pipe_is_read_like_standard_input(tmp_path):
+    """`<(cmd)`: a pipe some process already writes to."""
+    read_end, write_end = os.pipe()
+    os.write(write_end, orjson.dumps(HELLO) + b"\n")
+    os.close(write_end)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "wirecheck", "validate", "demo@1.0.0", f"/dev/fd/{read_end}"],
+                              capture_output=True, text=True, timeout=60, pass_fds=(read_end,),
+                              env={**os.environ, "WIRECHECK_CONTRACTS": DEMO_CONTRACTS})
+    finally:
+        os.close(read_end)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_a_symlink_loop_is_named_as_one(tmp_path):
+    (tmp_path / "a.jsonl").symlink_to(tmp_path / "b.jsonl")
+    (tmp_path / "b.jsonl").symlink_to(tmp_path / "a.jsonl")
+    proc = _wirecheck("validate", "demo@1.0.0", str(tmp_path / "a.jsonl"))
+    assert proc.returncode == 2 and "loop of symbolic links" in proc.stderr and "not found" not in proc.stderr
+
+
+def test_a_gzip_stream_whose_first_byte_arrives_alone_is_still_recognised(demo, monkeypatch):
+    """The magic number is two bytes; a pipe may hand over the first one by itself."""
+    import gzip
+    import types
+
+    class OneByteAtATime(io.RawIOBase):
+        def __init__(self, data: bytes):
+            self._data = data
+
+        def readable(self) -> bool:
+            return True
+
+        def read1(self, size: int = -1) -> bytes:
+            byte, self._data = self._data[:1], self._data[1:]
+            return byte
+
+        read = read1  # type: ignore[assignment]
+
+    data = gzip.compress(orjson.dumps(HELLO) + b"\n")
+    monkeypatch.setattr(sys, "stdin", types.SimpleNamespace(buffer=OneByteAtATime(data)))
+    [finding] = Engine(demo).run([CaptureFile("-")]).findings
+    assert finding.code == "CAPTURE_FORMAT" and "gzip-compressed: unpack it first" in finding.message

@@ -1,23 +1,23 @@
 """Capture readers: bytes in, located `Message`s (or `Finding`s for what cannot be read) out.
 
 `read_capture` sniffs the form from the content (documented in capture/README.md), so users never pass a flag
-for it. Nothing here classifies or validates.
+for it. Nothing here classifies or validates. Every form is read in bounded pieces (source.py opens, ndjson.py cuts
+lines, pieces.py cuts documents and record sequences): memory is one chunk plus one line or piece, never the
+capture.
 """
 
 from __future__ import annotations
 
-import io
 import itertools
-import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any, cast
 
 from wirecheck.capture import documents
 from wirecheck.capture.artifacts import artifact_message, read_artifacts
-from wirecheck.capture.http import read_exchanges, read_har
+from wirecheck.capture.http import read_exchanges, read_har, read_har_entries
 from wirecheck.capture.ndjson import (
+    BOM,
     DEFAULT_MAX_LINE_BYTES,
     LineSink,
     capture_finding,
@@ -25,80 +25,21 @@ from wirecheck.capture.ndjson import (
     read_framed,
     read_stream,
 )
+from wirecheck.capture.pieces import HAR_ENTRIES, Broken, Piece, records, split_document
+from wirecheck.capture.source import CaptureFile, CaptureUnreadable, Head, capture_problem
 from wirecheck.check.message import ArtifactInfo, Message
-from wirecheck.contracts.errors import ContractError
 from wirecheck.findings import Finding, Severity
 from wirecheck.json_text import parse_json
 from wirecheck.json_types import json_type
 
-if TYPE_CHECKING:
-    from wirecheck.contracts.model import MessageKind
-
-__all__ = ["DEFAULT_MAX_LINE_BYTES", "FORM_LOOKAHEAD", "CaptureFile", "CaptureUnreadable", "read_capture",
-           "read_lines"]
-
-
-class CaptureUnreadable(ContractError):
-    """A capture that cannot be opened or read (a socket, no permission, an I/O error, closed stdin): like a missing
-    capture, a usage error naming it (a ContractError without a file is what the CLI reports as one), never an
-    internal error, nor taken for a failure to write the report."""
-
-    def __init__(self, path: str, reason: str):
-        super().__init__(f"cannot read capture {path}: {reason}")
-        self.path, self.reason = path, reason
-
-    def __reduce__(self) -> tuple[Any, ...]:  # crosses process boundaries (check/parallel.py)
-        return (CaptureUnreadable, (self.path, self.reason))
-
-
-class CaptureFile:
-    """A capture path (or "-" for stdin); `form` is known once reading has started."""
-
-    def __init__(self, path: str, as_kind: MessageKind | None = None):
-        self.path = path
-        # stream | framed | exchanges | har | artifacts | document | array | sequence | concatenated | corpus |
-        # file | argv | env (see capture/README.md)
-        self.form: str | None = None
-        self.handle: IO[bytes] | None = None  # while open: lets a progress display poll tell()
-        # `--as KIND`: every message is of this kind; a file, argv or env kind takes the whole capture as one
-        self.as_kind = as_kind
-        # a capture that is one JSON document is one file of a `channel: file` kind (its path matches the kind's
-        # pattern); lines of JSON are read as lines all the same (`*.jsonl` kinds: each line is a message)
-        self.bare_file = False
-
-    @property
-    def bare(self) -> str | None:
-        """The channel whose one artifact the whole capture is (file, argv, env), or None."""
-        if self.as_kind is not None and self.as_kind.channel in ("file", "argv", "env"):
-            return self.as_kind.channel
-        return "file" if self.bare_file else None
-
-    @property
-    def label(self) -> str:
-        return self.path
-
-    @contextmanager
-    def open(self) -> Iterator[IO[bytes]]:
-        if self.path == "-":
-            if sys.stdin is None:  # started with standard input closed (`<&-`)
-                raise CaptureUnreadable(self.path, "standard input is closed")
-            yield sys.stdin.buffer
-            return
-        try:
-            handle = open(self.path, "rb")  # noqa: SIM115 (closed below; the open itself is what may fail)
-        except OSError as exc:
-            raise CaptureUnreadable(self.path, exc.strerror or str(exc)) from None
-        with handle:
-            self.handle = handle
-            try:
-                yield handle
-            finally:
-                self.handle = None
+__all__ = ["DEFAULT_MAX_LINE_BYTES", "FORM_LOOKAHEAD", "CaptureFile", "CaptureUnreadable", "capture_problem",
+           "read_capture", "read_lines"]
 
 
 _WHOLE_DOCUMENT_SUFFIXES = (".har", ".json")
 
 
+_MAGIC_BYTES = 6
 _COMPRESSED = {b"\x1f\x8b": "gzip-compressed", b"(\xb5/\xfd": "zstd-compressed", b"BZh": "bzip2-compressed",
                b"\xfd7zXZ\x00": "xz-compressed", b"PK\x03\x04": "a zip archive"}
 
@@ -114,8 +55,10 @@ def read_capture(
 
     A capture that cannot be opened or read raises CaptureUnreadable."""
     try:
-        with capture.open() as stream:
-            head = stream.peek(6)[:6] if hasattr(stream, "peek") else b""
+        with capture.open() as raw:
+            stream = Head(raw)
+            readable = cast(IO[bytes], stream)  # a Head reads like the stream it wraps
+            head = stream.peek(_MAGIC_BYTES)  # a pipe may hand over one byte at a time: peek waits for them all
             packed = next((name for magic, name in _COMPRESSED.items() if head.startswith(magic)), None)
             if packed is not None:  # else one INVALID_UTF8 per line of noise
                 yield capture_finding("CAPTURE_FORMAT", f"the capture is {packed}: unpack it first (e.g. "
@@ -124,8 +67,11 @@ def read_capture(
             bare = capture.bare
             if bare in ("argv", "env"):
                 capture.form = bare
-                data = stream.read()
-                if bare == "argv":
+                data = readable.read(max_line_bytes + 1)
+                if len(data) > max_line_bytes:
+                    yield capture_finding("LINE_TOO_LONG", f"a {bare} capture of more than {max_line_bytes} bytes "
+                                          "exceeds --max-line-bytes", capture.label)
+                elif bare == "argv":
                     yield documents.bare_argv(data, capture.label)
                 else:
                     program = capture.as_kind.program if capture.as_kind is not None else None
@@ -133,19 +79,15 @@ def read_capture(
                 return
             if head.startswith(documents.RS):
                 capture.form = "sequence"
-                yield from documents.read_sequence(stream.read(), capture.label)
+                yield from documents.read_sequence(records(readable, max_line_bytes), capture.label)
                 return
             forced_file = capture.as_kind is not None and capture.as_kind.channel == "file"
             if forced_file or (capture.path != "-" and Path(capture.path).suffix.lower()
-                               in _WHOLE_DOCUMENT_SUFFIXES) or _starts_a_document(stream):
-                data = stream.read()
-
-                def as_lines(text: bytes) -> Iterator[Any]:
-                    return read_lines(io.BytesIO(text), capture, max_line_bytes, raw_stream, fast)
-
-                yield from _read_document(data, capture, capture.label, as_lines)
+                               in _WHOLE_DOCUMENT_SUFFIXES) or _starts_a_document(stream, max_line_bytes):
+                yield from _read_document(stream, capture, max_line_bytes,
+                                          lambda: read_lines(readable, capture, max_line_bytes, raw_stream, fast))
                 return
-            yield from read_lines(stream, capture, max_line_bytes, raw_stream, fast)
+            yield from read_lines(readable, capture, max_line_bytes, raw_stream, fast)
     except OSError as exc:  # a read failed (EIO, EBADF, ...): not the report's output
         raise CaptureUnreadable(capture.path, exc.strerror or str(exc)) from None
 
@@ -222,44 +164,134 @@ def _is_exchange(value: object) -> bool:
     return isinstance(request, dict) and isinstance(request.get("method"), str) and isinstance(request.get("url"), str)
 
 
-def _starts_a_document(stream: IO[bytes]) -> bool:
+def _starts_a_document(stream: Head, max_bytes: int) -> bool:
     """Whether a capture without a .json suffix is one JSON document or several pretty-printed ones, not JSON lines:
     its first line is a lone `[` (an array of messages) or `{` (a pretty-printed object)."""
-    head = stream.peek(4096)[:4096].lstrip() if hasattr(stream, "peek") else b""
-    if head.startswith(b"\xef\xbb\xbf"):
-        head = head[3:].lstrip()
+    head = stream.peek_until(_first_line_and_more, min(max_bytes, 1 << 16) + 1).lstrip()
+    if head.startswith(BOM):
+        head = head[len(BOM):].lstrip()
     return head.partition(b"\n")[0].strip() in (b"[", b"{")
 
 
 def _read_document(
-    data: bytes, capture: CaptureFile, file: str, as_lines: Callable[[bytes], Iterator[Any]]
+    stream: Head, capture: CaptureFile, max_bytes: int, as_lines: Callable[[], Iterator[Any]]
 ) -> Iterator[Any]:
-    if data.startswith(b"\xef\xbb\xbf"):
+    """A capture that is JSON but not lines of it, read in pieces (pieces.py), each bounded by `max_bytes` like a
+    line: a HAR's entries, an array's items, one document, or documents one after another (each at the line it
+    starts on); or, when it is JSON lines after all (`cmd > out.json`), line by line."""
+    file = capture.label
+    if stream.peek(len(BOM)) == BOM:
         yield capture_finding("BYTE_ORDER_MARK", "capture starts with a UTF-8 byte order mark", file)
-        data = data[3:]
-    if not data.strip():
-        yield capture_finding("EMPTY_CAPTURE", "the capture holds no messages", file)
+        stream.read(len(BOM))
+    if _line_oriented(stream.peek_until(_first_line_and_more, max_bytes + 1)):
+        yield from as_lines()  # each line is read, and reported where it is
         return
-    document, problem = parse_json(data.strip())
-    if problem is not None and document is None:
-        if _line_oriented(data):
-            # not one document but lines of JSON (`cmd > out.json`): each line is read, and reported where it is
-            yield from as_lines(data)
+    bare_file = capture.bare == "file"
+    splitter = split_document(cast(IO[bytes], stream), max_bytes, whole=bare_file)
+    # the first top-level value: one document, or the first of several (the next piece tells)
+    first: tuple[Piece, Any, list[Finding]] | None = None
+    for piece in splitter:
+        if isinstance(piece, Broken):
+            if first is not None:
+                yield from _one_document(capture, *first)
+            yield capture_finding("PARSE_ERROR", f"not valid JSON: {piece.message}", file, piece.line,
+                                  where=piece.pointer or None)
             return
-        several = documents.read_concatenated(data, file)
-        if several is not None:  # JSON texts one after another (pretty-printed objects)
+        if piece.document > 0 and (capture.form not in (None, "concatenated") or splitter.envelope
+                                   or () in splitter.entered):
+            yield capture_finding("PARSE_ERROR", "not valid JSON: a second JSON value follows the document "
+                                  f"(a {capture.form} capture is one document)", file, piece.line)
+            return
+        value, findings = _piece_value(piece, file)
+        if piece.pointer == "" and piece.document == 0:
+            first = (piece, value, findings)
+            continue
+        if piece.document > 0 and piece.pointer == "":  # JSON texts one after another (pretty-printed objects)
             capture.form = "concatenated"
-            yield from several
+            if first is not None:
+                yield from _concatenated(*first, file)
+                first = None
+            yield from _concatenated(piece, value, findings, file)
+            continue
+        yield from findings
+        if value is None and findings:
+            continue
+        if piece.pointer.startswith("/log/entries/"):
+            capture.form = "har"
+            yield from read_har_entries([(int(piece.pointer.rsplit("/", 1)[1]), value)], file)
+        else:
+            yield from _array_item(capture, piece, value, file)
+            if capture.form is None:  # the array is not one this form reads: said once, for the file
+                return
+    if first is not None:
+        yield from _one_document(capture, *first)
+    elif splitter.envelope and HAR_ENTRIES not in splitter.entered:
+        capture.form = "har"
+        yield capture_finding("CAPTURE_FORMAT", "a HAR file needs log.entries (an array)", file, where="/log")
+    elif HAR_ENTRIES in splitter.entered:
+        capture.form = "har"
+    elif () in splitter.entered and capture.form is None:  # `[]`: a list of no artifacts
+        capture.form = "artifacts"
+    elif capture.form is None and not splitter.envelope and not splitter.pieces:
+        yield capture_finding("EMPTY_CAPTURE", "the capture holds no messages", file)
+
+
+def _piece_value(piece: Piece, file: str) -> tuple[Any, list[Finding]]:
+    """A piece parsed strictly, with what is wrong with it located at its pointer (or its line, for a top-level
+    value); (None, [...]) when unreadable."""
+    line = piece.line if piece.pointer == "" else None
+    if piece.data is None:
+        return None, [capture_finding("LINE_TOO_LONG", f"a value of {piece.size} bytes exceeds --max-line-bytes "
+                                      "(skipped without being held in memory)", file, line,
+                                      where=piece.pointer or None)]
+    value, problem = parse_json(piece.data.strip())
+    if problem is None:
+        return value, []
+    where = piece.pointer + (problem.pointer or "")
+    message = problem.message if piece.complete else f"{problem.message} (the document ends inside this value)"
+    if line is not None:
+        return value, [capture_finding(problem.code, message, file, line, pointer=problem.pointer)]
+    return value, [capture_finding(problem.code, message, file, where=where or None)]
+
+
+def _concatenated(piece: Piece, value: Any, findings: list[Finding], file: str) -> Iterator[Message | Finding]:
+    """One of several JSON texts one after another: a message at the line it starts on."""
+    yield from findings
+    if value is not None or not findings:
+        yield documents.message_at_line(value, file, piece.line)
+
+
+def _array_item(capture: CaptureFile, piece: Piece, value: Any, file: str) -> Iterator[Message | Finding]:
+    """An item of a top-level array: a list of artifacts, or of messages, as its first item says (a `.har` holds
+    neither)."""
+    if capture.form is None:
+        if isinstance(value, dict) and "wirecheck_artifact" in value:
+            capture.form = "artifacts"
+        elif capture.path != "-" and Path(capture.path).suffix.lower() == ".har":
+            yield capture_finding("CAPTURE_FORMAT", "a .har capture must be a HAR 1.2 document (an object with "
+                                  f"`log`), found an array: name it .json to read it as plain JSON; {documents.HELP}",
+                                  file)
             return
-    if problem is not None:
-        yield capture_finding(problem.code, problem.message, file, where=problem.pointer)
-        if document is None:
-            return
+        else:
+            capture.form = "array"
+    if capture.form == "artifacts":
+        yield artifact_message(value, file, None, piece.pointer)
+    else:
+        yield from documents.read_array_item(value, file, piece.pointer)
+
+
+def _one_document(capture: CaptureFile, piece: Piece, document: Any,
+                  findings: list[Finding]) -> Iterator[Message | Finding]:
+    """The capture is one JSON document (its only top-level value)."""
+    file = capture.label
+    yield from findings
+    if document is None and findings:
+        return
     suffix = "-" if capture.path == "-" else Path(capture.path).suffix.lower()
     if capture.bare == "file" and not (isinstance(document, dict) and "wirecheck_artifact" in document):
         capture.form = "file"  # a file a program wrote, of a `channel: file` kind (the artifact envelope stays)
         yield Message(value=document, file=file, line=1, artifact=ArtifactInfo("file", path=capture.path))
-    elif isinstance(document, dict) and "log" in document:
+    elif isinstance(document, dict) and "log" in document:  # a HAR whose `log` is not its first key
         capture.form = "har"
         yield from read_har(document, file)
     elif isinstance(document, dict) and "wirecheck_artifact" in document:
@@ -267,7 +299,7 @@ def _read_document(
         yield artifact_message(document, file, None, None)
     elif isinstance(document, list) and (
             not document or any(isinstance(d, dict) and "wirecheck_artifact" in d for d in document)):
-        capture.form = "artifacts"  # a list of artifacts: one that is not is reported where it is, not the file
+        capture.form = "artifacts"  # a bare file that is a list of artifacts
         for index, item in enumerate(document):
             yield artifact_message(item, file, None, f"/{index}")
     elif suffix == ".har":
@@ -276,7 +308,8 @@ def _read_document(
             f"{_described(document)}: name it .json to read it as plain JSON; {documents.HELP}", file)
     elif isinstance(document, list):
         capture.form = "array"
-        yield from documents.read_array(document, file)
+        for index, item in enumerate(document):
+            yield from documents.read_array_item(item, file, f"/{index}")
     elif isinstance(document, dict):
         capture.form = "document"  # one message (`claude -p --output-format json > result.json`)
         yield Message(value=document, file=file, line=1)
@@ -292,10 +325,18 @@ def _described(document: Any) -> str:
     return json_type(document)
 
 
-def _line_oriented(data: bytes) -> bool:
+def _first_line_and_more(head: bytes) -> bool:
+    """Enough of a capture is read to tell whether it is JSON lines: its first non-blank line, and a byte of what
+    follows it."""
+    text = head.lstrip()
+    end = text.find(b"\n")
+    return end >= 0 and bool(text[end:].strip())
+
+
+def _line_oriented(head: bytes) -> bool:
     """Whether a .json/.har file that is not one JSON document is JSON lines: its first non-blank line is a JSON
     object by itself, and more follows (a pretty-printed document's first line, `{`, is not)."""
-    text = data.lstrip()
+    text = head.lstrip()
     first, _, rest = text.partition(b"\n")
     if not rest.strip():
         return False

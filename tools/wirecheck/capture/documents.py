@@ -9,18 +9,19 @@
 - with `--as` an argv kind: a shell-quoted command line (or a JSON array of strings); an env kind: `env` output,
   NAME=VALUE a line (or a JSON object of strings).
 
-Everything is parsed strictly (duplicate keys, NaN, bad UTF-8 are located findings, as for lines).
+Everything is parsed strictly (duplicate keys, NaN, bad UTF-8 are located findings, as for lines), one bounded
+piece at a time (capture/pieces.py cuts documents and sequences; capture/__init__.py decides the form).
 """
 
 from __future__ import annotations
 
-import json
 import posixpath
 import shlex
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from wirecheck.capture.ndjson import capture_finding, not_an_object
+from wirecheck.capture.pieces import Piece
 from wirecheck.check.message import ArtifactInfo, CorpusEntry, HttpInfo, Message
 from wirecheck.findings import Finding
 from wirecheck.json_text import parse_json
@@ -30,88 +31,42 @@ RS = b"\x1e"  # RFC 7464 record separator
 HELP = "see `wirecheck help captures`"
 
 
-def read_array(document: list[Any], file: str) -> Iterator[Message | Finding]:
-    """A JSON array of messages."""
-    for index, value in enumerate(document):
-        where = f"/{index}"
-        if isinstance(value, dict):
-            yield Message(value=value, file=file, where=where)
-        else:
-            yield capture_finding("NOT_AN_OBJECT", f"a message must be a JSON object, found {json_type(value)} (the "
-                                  "capture is a JSON array: each element is one message)", file, where=where)
+def read_array_item(value: Any, file: str, where: str) -> Iterator[Message | Finding]:
+    """One element of a JSON array of messages, located by its pointer (`/3`)."""
+    if isinstance(value, dict):
+        yield Message(value=value, file=file, where=where)
+    else:
+        yield capture_finding("NOT_AN_OBJECT", f"a message must be a JSON object, found {json_type(value)} (the "
+                              "capture is a JSON array: each element is one message)", file, where=where)
 
 
-def read_sequence(data: bytes, file: str) -> Iterator[Message | Finding]:
-    """An RFC 7464 JSON text sequence: records `RS JSON-text LF`; each record one message, at the line it starts."""
-    line = 1
-    for index, record in enumerate(data.split(RS)):
-        start = line
-        line += record.count(b"\n")
-        if index == 0:
-            if record.strip():
+def read_sequence(sequence: Iterable[Piece], file: str) -> Iterator[Message | Finding]:
+    """An RFC 7464 JSON text sequence: records `RS JSON-text LF` (cut by pieces.records, each bounded like a
+    line); each record one message, at the line it starts."""
+    for record in sequence:
+        start, data = record.line, record.data
+        if record.document == 0:
+            if data is None or data.strip():
                 yield capture_finding("PARSE_ERROR", "text before the first record separator (0x1E) of a JSON text "
                                       f"sequence; {HELP}", file, start)
             continue
-        if not record.strip():
+        if data is None:
+            yield capture_finding("LINE_TOO_LONG", f"a record of {record.size} bytes exceeds --max-line-bytes "
+                                  "(skipped without being held in memory)", file, start)
+            continue
+        if not data.strip():
             continue  # RFC 7464 §2.1: empty records are skipped
-        value, problem = parse_json(record.strip())
+        value, problem = parse_json(data.strip())
         if problem is not None:
             yield capture_finding(problem.code, problem.message, file, start, pointer=problem.pointer)
             if value is None:
                 continue
-        yield Message(value=value, file=file, line=start) if isinstance(value, dict) else not_an_object(
-            value, file, start)
+        yield message_at_line(value, file, start)
 
 
-def split_concatenated(text: str) -> tuple[list[tuple[int, str]], tuple[int, str] | None]:
-    """JSON texts one after another (pretty-printed objects): (line each starts on, its text) for each complete
-    one, and (line, what is wrong) where the rest cannot be read, or None. Only the boundaries are found here;
-    each text is then parsed strictly."""
-    decoder = json.JSONDecoder()
-    texts: list[tuple[int, str]] = []
-    position, line, length = 0, 1, len(text)
-    while True:
-        skipped = position
-        while position < length and text[position] in " \t\r\n":
-            position += 1
-        line += text.count("\n", skipped, position)
-        if position >= length:
-            return texts, None
-        try:
-            _, end = decoder.raw_decode(text, position)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            where = line + text.count("\n", position, getattr(exc, "pos", position))
-            return texts, (where, getattr(exc, "msg", "nested too deeply"))
-        texts.append((line, text[position:end]))
-        line += text.count("\n", position, end)
-        position = end
-
-
-def read_concatenated(data: bytes, file: str) -> Iterator[Message | Finding] | None:
-    """Objects one after another, each a message at the line it starts on; None when `data` is not that (not
-    UTF-8, or not even two texts before the first that cannot be read)."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    texts, broken = split_concatenated(text)
-    if len(texts) < 2:
-        return None
-
-    def messages() -> Iterator[Message | Finding]:
-        for line, part in texts:
-            value, problem = parse_json(part.encode("utf-8", "surrogatepass"))
-            if problem is not None:
-                yield capture_finding(problem.code, problem.message, file, line, pointer=problem.pointer)
-                if value is None:
-                    continue
-            yield Message(value=value, file=file, line=line) if isinstance(value, dict) else not_an_object(
-                value, file, line)
-        if broken is not None:
-            yield capture_finding("PARSE_ERROR", f"{broken[1]}: the JSON texts one after another end here; what "
-                                  "follows cannot be read", file, broken[0])
-
-    return messages()
+def message_at_line(value: Any, file: str, line: int) -> Message | Finding:
+    """A value read from the text starting at `line`: a message when it is an object."""
+    return Message(value=value, file=file, line=line) if isinstance(value, dict) else not_an_object(value, file, line)
 
 
 def is_corpus_entry(value: dict[str, Any]) -> bool:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -197,15 +197,21 @@ def _messages(
 
 
 def read_har(document: Any, file: str) -> Iterator[Message | Finding]:
+    """A HAR document held whole (one whose `log` is not its first key; others are read entry by entry)."""
     log = document.get("log") if isinstance(document, dict) else None
     entries = log.get("entries") if isinstance(log, dict) else None
     if not isinstance(entries, list):
         yield capture_finding("CAPTURE_FORMAT", "a HAR file needs log.entries (an array)", file, where="/log")
         return
+    yield from read_har_entries(enumerate(entries), file)
+
+
+def read_har_entries(entries: Iterable[tuple[int, Any]], file: str) -> Iterator[Message | Finding]:
+    """HAR entries (index, value), each turned into its request and response."""
     def located(bad: _Bad) -> Finding:
         return capture_finding(bad.code, bad.message, file, where=bad.where)
 
-    for index, entry in enumerate(entries):
+    for index, entry in entries:
         where = f"/log/entries/{index}"
         try:
             if not isinstance(entry, dict) or not isinstance(entry.get("request"), dict):

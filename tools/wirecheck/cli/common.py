@@ -76,10 +76,11 @@ def parallel_plan(jobs: int | None) -> Any:
 
 
 def check_captures_exist(paths: list[str]) -> None:
-    """A usage error naming every capture that does not exist or is a directory (`-` is stdin; a pipe such as
-    `<(cmd)` or a device is read like a file)."""
-    problems = [f"{p} is a directory, not a capture" if Path(p).is_dir() else f"capture not found: {p}"
-                for p in paths if p != "-" and (Path(p).is_dir() or not Path(p).exists())]
+    """A usage error naming every capture that cannot be read (missing, a directory, a device, a named pipe, a
+    symlink loop: capture.capture_problem); `-` is stdin, and a pipe such as `<(cmd)` is read like a file."""
+    from wirecheck.capture import capture_problem
+
+    problems = [problem for problem in map(capture_problem, paths) if problem is not None]
     if problems:
         raise fail_usage("; ".join(problems))
 

@@ -1,0 +1,198 @@
+"""Where a capture's bytes come from: a path or standard input, opened so that reading it ends.
+
+A regular file, standard input and a pipe (`<(cmd)`, a named pipe) are read. What would never end, or never start,
+is refused with a usage error naming it: a device (`/dev/zero` runs for ever; `/dev/null` is read), a named pipe no
+process writes to within FIFO_WAIT_SECONDS (opening one blocks until some writer comes: it is opened without
+waiting, and then waited for, up to that), a symbolic-link loop. The first bytes are looked at through `Head`,
+which reads until it has them (a pipe may hand over one byte at a time), and gives them back to the reader.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import select
+import stat
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import IO, TYPE_CHECKING, Any
+
+from wirecheck.contracts.errors import ContractError
+
+if TYPE_CHECKING:
+    from wirecheck.contracts.model import MessageKind
+
+
+class CaptureUnreadable(ContractError):
+    """A capture that cannot be opened or read (a socket, no permission, an I/O error, closed stdin, a device): like
+    a missing capture, a usage error naming it (a ContractError without a file is what the CLI reports as one),
+    never an internal error, nor taken for a failure to write the report."""
+
+    def __init__(self, path: str, reason: str):
+        super().__init__(f"cannot read capture {path}: {reason}")
+        self.path, self.reason = path, reason
+
+    def __reduce__(self) -> tuple[Any, ...]:  # crosses process boundaries (check/parallel.py)
+        return (CaptureUnreadable, (self.path, self.reason))
+
+
+_NOT_FOUND = {errno.ENOENT, errno.ENOTDIR}
+FIFO_WAIT_SECONDS = 10.0  # a named pipe's writer must send its first byte (or close) within this
+
+
+def capture_problem(path: str) -> str | None:
+    """Why `path` cannot be read as a capture (before any reading starts), or None. Standard input (`-`) is
+    judged when it is opened."""
+    if path == "-":
+        return None
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        if exc.errno in _NOT_FOUND:
+            return f"capture not found: {path}"
+        if exc.errno == errno.ELOOP:
+            return f"{path} is a loop of symbolic links (each points on to the next, and none to a file)"
+        return f"cannot read capture {path}: {exc.strerror or exc}"
+    if stat.S_ISDIR(mode):
+        return f"{path} is a directory, not a capture"
+    return _special(path, mode)
+
+
+def _special(path: str, mode: int) -> str | None:
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        if os.path.realpath(path) == os.devnull:  # reads as empty, at once
+            return None
+        return (f"{path} is a device, not a capture file (a device such as /dev/zero never ends): write the capture "
+                "to a file, or pipe it to standard input (-)")
+    return None
+
+
+def _open_fifo(path: str) -> IO[bytes]:
+    """A named pipe, opened without blocking (open() would wait for a writer for ever), then waited for: its first
+    byte, or its writer closing, within FIFO_WAIT_SECONDS."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN | select.POLLHUP)
+        if not poller.poll(int(FIFO_WAIT_SECONDS * 1000)):
+            raise CaptureUnreadable(path, f"it is a named pipe (FIFO) and no process wrote to it within "
+                                    f"{FIFO_WAIT_SECONDS:g} s (start the writer first, or give the pipe as standard "
+                                    f"input: `wirecheck ... - < {path}`)")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+class CaptureFile:
+    """A capture path (or "-" for stdin); `form` is known once reading has started."""
+
+    def __init__(self, path: str, as_kind: MessageKind | None = None):
+        self.path = path
+        # stream | framed | exchanges | har | artifacts | document | array | sequence | concatenated | corpus |
+        # file | argv | env (see capture/README.md)
+        self.form: str | None = None
+        self.handle: IO[bytes] | None = None  # while open: lets a progress display poll tell()
+        # `--as KIND`: every message is of this kind; a file, argv or env kind takes the whole capture as one
+        self.as_kind = as_kind
+        # a capture that is one JSON document is one file of a `channel: file` kind (its path matches the kind's
+        # pattern); lines of JSON are read as lines all the same (`*.jsonl` kinds: each line is a message)
+        self.bare_file = False
+
+    @property
+    def bare(self) -> str | None:
+        """The channel whose one artifact the whole capture is (file, argv, env), or None."""
+        if self.as_kind is not None and self.as_kind.channel in ("file", "argv", "env"):
+            return self.as_kind.channel
+        return "file" if self.bare_file else None
+
+    @property
+    def label(self) -> str:
+        return self.path
+
+    @contextmanager
+    def open(self) -> Iterator[IO[bytes]]:
+        if self.path == "-":
+            if sys.stdin is None:  # started with standard input closed (`<&-`)
+                raise CaptureUnreadable(self.path, "standard input is closed")
+            stream = sys.stdin.buffer
+            problem = _stdin_problem(stream)
+            if problem:
+                raise CaptureUnreadable(self.path, problem)
+            yield stream
+            return
+        problem = capture_problem(self.path)
+        if problem is not None:
+            raise CaptureUnreadable(self.path, problem)
+        try:
+            fifo = stat.S_ISFIFO(os.stat(self.path).st_mode)
+            # closed below; the open itself is what may fail
+            handle = _open_fifo(self.path) if fifo else open(self.path, "rb")  # noqa: SIM115
+        except OSError as exc:
+            raise CaptureUnreadable(self.path, exc.strerror or str(exc)) from None
+        with handle:
+            self.handle = handle
+            try:
+                yield handle
+            finally:
+                self.handle = None
+
+
+def _stdin_problem(stream: IO[bytes]) -> str | None:
+    """Standard input redirected from a device that never ends (`< /dev/zero`); a terminal is someone typing."""
+    try:
+        fd = stream.fileno()
+        mode = os.fstat(fd).st_mode
+    except (OSError, ValueError, AttributeError):  # not a real descriptor (a test's BytesIO): read it
+        return None
+    if (stat.S_ISCHR(mode) or stat.S_ISBLK(mode)) and not os.isatty(fd):
+        if os.fstat(fd).st_rdev == os.stat(os.devnull).st_rdev:
+            return None
+        return "standard input is a device, not a capture (a device such as /dev/zero never ends)"
+    return None
+
+
+class Head:
+    """A binary stream whose first bytes can be looked at (`peek`, `peek_until`) before reading starts: reads until
+    it has them or the input ends, however a pipe hands them over, and `read1`/`read` give them back first."""
+
+    def __init__(self, raw: IO[bytes]):
+        self._raw = raw
+        self._read = getattr(raw, "read1", raw.read)
+        self._head = b""
+        self._ended = False
+
+    def peek_until(self, enough: Callable[[bytes], bool], limit: int) -> bytes:
+        """The first bytes, read until `enough` says so of them, `limit` is reached or the input ends."""
+        while not enough(self._head) and len(self._head) < limit and not self._ended:
+            more = self._read(min(limit - len(self._head), 1 << 16))
+            if not more:
+                self._ended = True
+            self._head += more
+        return self._head
+
+    def peek(self, size: int) -> bytes:
+        """The first `size` bytes (fewer only when the input is shorter)."""
+        return self.peek_until(lambda head: len(head) >= size, size)[:size]
+
+    def read1(self, size: int = -1) -> bytes:
+        if self._head:
+            data = self._head if size < 0 else self._head[:size]
+            self._head = self._head[len(data):]
+            return data
+        return b"" if self._ended else self._read(size)
+
+    def read(self, size: int = -1) -> bytes:
+        if size < 0:
+            data, self._head = self._head + (b"" if self._ended else self._raw.read()), b""
+            return data
+        parts, got = [], 0
+        while got < size:
+            more = self.read1(size - got)
+            if not more:
+                break
+            parts.append(more)
+            got += len(more)
+        return b"".join(parts)
