@@ -62,3 +62,15 @@ def test_an_alias_bomb_or_an_alias_inside_itself_is_refused_before_it_is_built(l
         parse_yaml("a: &a [*a]\n", "self.yaml", lines=lines)
     shared = "base: &b {k: [1, 2]}\none: *b\ntwo: [*b, *b]\n"  # ordinary sharing is fine
     assert strip_lines(parse_yaml(shared, "ok.yaml", lines=lines))["two"] == [{"k": [1, 2]}, {"k": [1, 2]}]
+
+
+@pytest.mark.parametrize("lines", [False, True])
+def test_aliases_of_a_long_string_are_bounded_by_size_not_count(lines):
+    """A thousand aliases of a 1 MiB string are only a thousand nodes, but a gigabyte once built."""
+    from wirecheck.yaml_lines import EXPANDED_TEXT_LIMIT
+
+    text = f"s: &s \"{'x' * (1 << 20)}\"\nall: [{', '.join(['*s'] * 1000)}]\n"
+    with pytest.raises(YamlFileError, match=f"more than {EXPANDED_TEXT_LIMIT >> 20} MiB of text once its aliases"):
+        parse_yaml(text, "wide.yaml", lines=lines)
+    fits = f"s: &s \"{'x' * (1 << 20)}\"\nall: [{', '.join(['*s'] * 10)}]\n"  # 11 MiB: within the limit
+    assert len(strip_lines(parse_yaml(fits, "ok.yaml", lines=lines))["all"]) == 10

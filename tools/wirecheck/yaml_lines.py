@@ -28,13 +28,15 @@ def _refuse_duplicate_keys(loader: Any, node: yaml.MappingNode) -> None:
 
 
 EXPANDED_NODE_LIMIT = 1_000_000  # YAML nodes once every alias is expanded: far above any contract or waiver file
+EXPANDED_TEXT_LIMIT = 64 << 20  # characters of scalars once every alias is expanded (a 1 MiB string 1000 times...)
 
 
 def _expanded_size(root: yaml.Node) -> int:
     """How many nodes the document holds once each alias is copied out: nine aliases of ten aliases can make a
-    billion (the "billion laughs"), which every later walk over the data would build. A YAMLError past the limit, or
-    for an alias that contains itself (it has no end)."""
-    sizes: dict[int, int] = {}
+    billion (the "billion laughs"), and a thousand aliases of one long string make gigabytes, which every later
+    walk over the data would build. A YAMLError past either limit, or for an alias that contains itself (it has no
+    end)."""
+    sizes: dict[int, tuple[int, int]] = {}  # id(node) → (nodes, characters) it stands for, expanded
     on_path: set[int] = set()
     stack: list[tuple[yaml.Node, bool]] = [(root, False)]
     while stack:
@@ -44,17 +46,22 @@ def _expanded_size(root: yaml.Node) -> int:
             else node.value if isinstance(node, yaml.SequenceNode) else []
         if children_done:
             on_path.discard(key)
-            sizes[key] = 1 + sum(sizes[id(c)] for c in children)
-            if sizes[key] > EXPANDED_NODE_LIMIT:
+            nodes = 1 + sum(sizes[id(c)][0] for c in children)
+            text = len(node.value) if isinstance(node, yaml.ScalarNode) else sum(sizes[id(c)][1] for c in children)
+            sizes[key] = (nodes, text)
+            if nodes > EXPANDED_NODE_LIMIT:
                 raise yaml.YAMLError(f"the document holds more than {EXPANDED_NODE_LIMIT:,} values once its aliases "
                                      "are expanded (an alias bomb?)")
+            if text > EXPANDED_TEXT_LIMIT:
+                raise yaml.YAMLError(f"the document holds more than {EXPANDED_TEXT_LIMIT >> 20} MiB of text once its "
+                                     "aliases are expanded (an alias bomb?)")
         elif key not in sizes:
             if key in on_path:
                 raise yaml.YAMLError("an alias contains itself: the data it stands for has no end")
             on_path.add(key)
             stack.append((node, True))
             stack.extend((c, False) for c in children if id(c) not in sizes)
-    return sizes[id(root)]
+    return sizes[id(root)][0]
 
 
 class _Bounded:
