@@ -76,6 +76,16 @@ def test_bad_waiver_file_is_a_located_usage_error(tmp_path, text) -> None:
     assert "waivers.yaml" in str(info.value)
 
 
+@pytest.mark.parametrize("expires", ['"2027-02-30"', '"0000-01-01"', '"\uff12\uff10\uff12\uff17-01-01"', '"2027-1-01"'])
+def test_a_date_that_does_not_exist_is_a_located_usage_error(tmp_path, expires) -> None:
+    """Quoted, the date is text YAML does not build: the waivers file's schema must refuse it, not the date
+    parser later (an internal error)."""
+    with pytest.raises(WaiverFileError) as info:
+        load_waivers(_write(tmp_path, "waivers:\n  - {fingerprint: '0123456789ab', reason: r, who: w,\n"
+                                      f"     expires: {expires}}}\n"))
+    assert "waivers.yaml#/waivers/0/expires: " in str(info.value) and str(info.value).endswith("(line 3)")
+
+
 def test_a_bad_waiver_names_its_line(tmp_path) -> None:
     with pytest.raises(WaiverFileError) as info:
         load_waivers(_write(tmp_path, "waivers:\n  - {fingerprint: '0123456789ab', reason: r, who: w}\n"

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import orjson
 
 from wirecheck.contracts.errors import ContractProblem, for_people, located
@@ -54,7 +53,10 @@ def load_waivers(path: Path) -> list[Waiver]:
         raise WaiverFileError(str(exc)) from None
     data = _dates_as_text(data)
     schema = orjson.loads(SCHEMA_PATH.read_bytes())
-    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(data), key=lambda e: list(e.absolute_path))
+    # ECMA `\\d` (ASCII digits, not `２`) and `format: date` asserted: the date must exist ("2027-02-30" does not,
+    # nor year 0), whether YAML read it as a date or it was quoted as text
+    validator = ReferenceValidator(schema, format_checker=FORMAT_CHECKER)
+    errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
     if errors:
         pointer = "/" + "/".join(str(p) for p in errors[0].absolute_path)
         hint = " (quote it: YAML reads an all-digit fingerprint as a number)" if (
