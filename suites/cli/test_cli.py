@@ -152,9 +152,12 @@ def test_a_bug_is_exit_3_with_one_line_not_a_traceback(monkeypatch, capsys) -> N
     assert exited.value.code == exitcodes.INTERNAL == 3
     err = capsys.readouterr().err
     assert "internal error: RuntimeError: boom" in err and "Traceback" not in err
-    monkeypatch.setenv("WIRECHECK_DEBUG", "1")
-    with pytest.raises(RuntimeError, match="boom"):
+    monkeypatch.setenv("WIRECHECK_DEBUG", "1")  # the traceback too, and still exit 3 (uncaught it would be 1)
+    with pytest.raises(SystemExit) as exited:
         cli_app.main()
+    assert exited.value.code == exitcodes.INTERNAL
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "RuntimeError: boom" in err and "internal error: RuntimeError: boom" in err
 
 
 def test_standard_output_that_cannot_be_written_is_a_usage_error(good) -> None:

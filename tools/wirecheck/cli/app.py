@@ -13,6 +13,7 @@ from typing import Any, NoReturn
 import typer
 
 from wirecheck import __version__, exitcodes
+from wirecheck.encoding import ERRORS, text_writer
 
 # Each module defines `register(app: typer.Typer) -> None`.
 COMMAND_MODULES = [
@@ -110,16 +111,18 @@ def _pipe_tolerant_stdout() -> None:
     if sys.stderr is None:  # closed too (2>&-): messages have nowhere to go, and must not crash the run
         sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (lives as long as the process)
     if sys.stdout is None:
-        sys.stdout = io.TextIOWrapper(io.BufferedWriter(_Closed()), encoding="utf-8")
+        sys.stdout = text_writer(io.BufferedWriter(_Closed()))
         return
     out = sys.stdout
     try:
         fd = out.fileno()
     except (AttributeError, OSError, ValueError):  # not a real file (an embedding host's stream): left as it is
+        with contextlib.suppress(AttributeError, ValueError):
+            out.reconfigure(errors=ERRORS)  # type: ignore[union-attr]
         return
     out.flush()
-    sys.stdout = io.TextIOWrapper(io.BufferedWriter(_ReaderMayLeave(fd)), encoding=out.encoding, errors=out.errors,
-                                  line_buffering=bool(out.line_buffering))
+    # UTF-8 whatever the locale says, as every report file is (a capture's text is Unicode, not the locale's)
+    sys.stdout = text_writer(io.BufferedWriter(_ReaderMayLeave(fd)), line_buffering=bool(out.line_buffering))
 
 
 def main() -> None:
@@ -148,8 +151,10 @@ def main() -> None:
 
 
 def _internal_error(exc: Exception) -> NoReturn:
-    if os.environ.get("WIRECHECK_DEBUG"):
-        raise exc
+    if os.environ.get("WIRECHECK_DEBUG"):  # the traceback, and still the code that says "a bug", never "findings"
+        import traceback
+
+        traceback.print_exception(exc, file=sys.stderr)
     print(f"wirecheck: internal error: {type(exc).__name__}: {exc}\n"
           "  This is a bug in wirecheck, not a finding about your input. Rerun with WIRECHECK_DEBUG=1 for the "
           "traceback, and report it.", file=sys.stderr)
