@@ -50,17 +50,9 @@ class Finding:
 
 def short_repr(value: Any, limit: int = 120) -> str:
     """A JSON rendering of `value`, cut to `limit` characters: what a finding shows as "found"."""
-    import json
+    from wirecheck.json_types import json_text
 
-    import orjson
-
-    try:
-        text = orjson.dumps(value).decode()
-    except TypeError:  # a lone surrogate, or deeper than orjson writes: the standard library's JSON
-        try:
-            text = json.dumps(value, separators=(",", ":"))
-        except (TypeError, ValueError, RecursionError):
-            text = "(nested too deep to show)"
+    text = json_text(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

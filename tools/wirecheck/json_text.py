@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,7 +108,7 @@ def _diagnose(data: bytes, exc: orjson.JSONDecodeError) -> tuple[Any, JsonProble
         return None, JsonProblem("INVALID_UTF8", f"invalid UTF-8 at byte {bad.start}: {bad.reason}")
     try:
         # Whatever orjson refuses that RFC 8259 allows, the standard library reads.
-        return _slow_parse(text), None
+        value = _slow_parse(text)
     except _DuplicateKey as dup:
         return None, JsonProblem("DUPLICATE_KEY", f"duplicate key {dup.key!r} in an object", dup.pointer)
     except RecursionError:
@@ -119,3 +120,49 @@ def _diagnose(data: bytes, exc: orjson.JSONDecodeError) -> tuple[Any, JsonProble
         if b"\r" in data.rstrip(b"\r"):
             message += " (a carriage return not followed by a line feed ends no line: lines end with \\n or \\r\\n)"
         return None, JsonProblem("PARSE_ERROR", f"not valid JSON: {message}")
+    if _SURROGATE_ESCAPE.search(text):  # orjson refuses a lone surrogate; nothing else it refuses parses
+        return _without_lone_surrogates(value)
+    return value, None
+
+
+# `\ud800`-`\udfff` escapes: each is a lone surrogate unless a high one is followed by a low one
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_LONE = re.compile("[\ud800-\udfff]")
+
+
+def _without_lone_surrogates(value: Any) -> tuple[Any, JsonProblem | None]:
+    """A value the standard library read with lone surrogates in its strings (`"\\ud800"`: the JSON grammar allows
+    the escape, but it names no Unicode character) has each replaced by U+FFFD, as a UTF-8 decoder does, so that
+    the rest of the message can still be checked; the first one is reported where it is (INVALID_UTF8)."""
+    first: list[tuple[str, str]] = []  # (the escape, its pointer)
+
+    def clean(text: str, path: tuple[Any, ...]) -> str:
+        found = _LONE.search(text)
+        if found is None:
+            return text
+        if not first:
+            first.append((f"\\u{ord(found[0]):04x}", format_pointer(path)))
+        return _LONE.sub("\ufffd", text)
+
+    root: list[Any] = [value]
+    stack: list[tuple[Any, Any, tuple[Any, ...]]] = [(root, 0, ())]  # (container, key, path) of every value
+    while stack:
+        container, key, path = stack.pop()
+        item = container[key]
+        if isinstance(item, str):
+            container[key] = clean(item, path)
+        elif isinstance(item, list):
+            stack.extend((item, index, (*path, index)) for index in range(len(item)))
+        elif isinstance(item, dict):
+            if any(_LONE.search(name) for name in item):
+                renamed = {clean(name, (*path, name)): child for name, child in item.items()}
+                item.clear()
+                item.update(renamed)
+            stack.extend((item, name, (*path, name)) for name in item)
+    if not first:
+        return value, None
+    escape, pointer = first[0]
+    return root[0], JsonProblem(
+        "INVALID_UTF8", f"a lone surrogate {escape} at {pointer or 'the top level'}: the escape names no Unicode "
+        "character, so no UTF-8 consumer can read it (RFC 8259 §8.2: behaviour unpredictable; I-JSON forbids it); "
+        "checked with U+FFFD in its place", pointer or None)

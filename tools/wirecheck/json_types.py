@@ -7,6 +7,8 @@ from typing import Any
 
 import orjson
 
+from wirecheck.encoding import encode
+
 # The most characters or items a payload wirecheck makes up (a diff witness or probe, a fuzz mutant) may hold: a
 # schema may demand minLength 2^31; such a payload is not built (the diff judges without it, the fuzzer skips it).
 PAYLOAD_LIMIT = 10_000
@@ -30,15 +32,25 @@ def json_type(value: Any) -> str:
 
 def json_bytes(value: Any, *, sort_keys: bool = False, indent: bool = False) -> bytes:
     """`value` as JSON text (UTF-8): orjson, or the standard library for what orjson refuses to write (integers
-    beyond 64 bits, lone surrogates), so a schema bound or a payload holding one is written, not a crash."""
+    beyond 64 bits, lone surrogates, nesting deeper than 254 levels), so a schema bound or a payload holding one
+    is written, not a crash. A lone surrogate is written as its JSON escape (`\\ud800`, see encoding.py): always
+    valid UTF-8, and distinct values stay distinct texts."""
     option = (orjson.OPT_SORT_KEYS if sort_keys else 0) | (orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS if indent
                                                              else 0)
     try:
         return orjson.dumps(value, option=option)
     except TypeError:
-        text = json.dumps(value, sort_keys=sort_keys, ensure_ascii=False, indent=2 if indent else None,
-                          separators=None if indent else (",", ":"))
-        return text.encode("utf-8", "surrogatepass")
+        try:
+            text = json.dumps(value, sort_keys=sort_keys, ensure_ascii=False, indent=2 if indent else None,
+                              separators=None if indent else (",", ":"))
+        except RecursionError:
+            text = json.dumps("(nested too deep to write)")
+        return encode(text)
+
+
+def json_text(value: Any, *, sort_keys: bool = False, indent: bool = False) -> str:
+    """`json_bytes` as a string, for a report or a message text (never raises for a value JSON can hold)."""
+    return json_bytes(value, sort_keys=sort_keys, indent=indent).decode()
 
 
 def shown(value: Any) -> str:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import typer
 
 from wirecheck import exitcodes
+from wirecheck.encoding import open_text
 
 if TYPE_CHECKING:
     from wirecheck.contracts import PackageRegistry
@@ -43,7 +44,7 @@ def output_file(path: Path, binary: bool = False) -> Iterator[Any]:
     be, a full disk) is a usage error naming it, whether opening or writing fails."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle = path.open("wb") if binary else path.open("w", encoding="utf-8")
+        handle = path.open("wb") if binary else open_text(path)  # encoded as every output is (encoding.py)
     except FileExistsError:  # mkdir met a file on the way
         raise fail_usage(f"{path}: cannot write: a file stands where a folder of this path should be") from None
     except OSError as exc:

@@ -8,7 +8,6 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, NoReturn
 
-import orjson
 import typer
 
 from wirecheck import exitcodes
@@ -46,6 +45,7 @@ def _register_corpus(app: typer.Typer) -> None:
         exactly the one labelled constraint. For HTTP kinds the message is the body.
         """
         from wirecheck.fuzz.corpus import corpus
+        from wirecheck.json_types import json_bytes
 
         release = guarded(lambda: registry(contracts).load(spec))
         not_generated: dict[str, str] = {}
@@ -58,7 +58,7 @@ def _register_corpus(app: typer.Typer) -> None:
             for entry in corpus(release, kinds=kind, count=count, seed=seed, invalid=invalid,
                                 not_generated=not_generated.__setitem__):
                 line = entry.message if messages_only else entry.as_json()
-                handle.write(orjson.dumps(line) + b"\n")
+                handle.write(json_bytes(line) + b"\n")  # a const holding a lone surrogate: its JSON escape
         _exit_unless_generated(release.name, not_generated, exitcodes.CONFORMS)
 
 
@@ -125,6 +125,8 @@ def register_consumer(app: typer.Typer) -> None:
 
         if bool(python) == bool(command):
             raise fail_usage("give exactly one consumer: --python module:function, or -- COMMAND...")
+        from wirecheck.json_types import json_text
+
         release = guarded(lambda: registry(contracts).load(spec))
         if role is not None and role not in release.roles:
             raise fail_usage(f"--role {role!r}: this release's roles: {', '.join(release.roles)}")
@@ -149,7 +151,7 @@ def register_consumer(app: typer.Typer) -> None:
         for problem in getattr(consumer, "problems", ()):
             typer.echo(f"wirecheck: the consumer: {problem}", err=True)
         markdown = render_markdown(report)
-        for path, text in ((json_out, orjson.dumps(report.as_json(), option=orjson.OPT_INDENT_2).decode() + "\n"),
+        for path, text in ((json_out, json_text(report.as_json(), indent=True) + "\n"),
                            (markdown_out, markdown)):
             if path is not None:
                 with output_file(path) as handle:

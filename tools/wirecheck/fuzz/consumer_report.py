@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from wirecheck.fuzz.consumer import CATEGORIES, FAILING, FuzzReport
+from wirecheck.json_types import json_text
 from wirecheck.markdown_text import code, text
 
 _TITLES = {
@@ -36,7 +35,7 @@ def _table(group: list[Any]) -> list[str]:
 
 
 def _json(value: Any) -> str:
-    return orjson.dumps(value).decode()
+    return json_text(value)
 
 
 def _verdict(report: FuzzReport) -> str:

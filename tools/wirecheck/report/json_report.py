@@ -5,10 +5,9 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any, TextIO
 
-import orjson
-
 from wirecheck import __version__
 from wirecheck.check.engine import CheckResult
+from wirecheck.json_types import json_text
 from wirecheck.report.summary import totals
 
 REPORT_FORMAT = "wirecheck-conformance/1"
@@ -31,4 +30,4 @@ def to_json(result: CheckResult) -> dict[str, Any]:
 
 
 def write(result: CheckResult, out: TextIO) -> None:
-    out.write(orjson.dumps(to_json(result), option=orjson.OPT_INDENT_2).decode() + "\n")
+    out.write(json_text(to_json(result), indent=True) + "\n")

@@ -26,8 +26,10 @@ SUFFIXES = {"text": ".txt", "jsonl": ".jsonl", "markdown": ".md", "junit": ".jun
 def write_folder(cert: Certification, folder: Path,
                  open_file: Callable[[Path], AbstractContextManager[TextIO]] | None = None) -> None:
     """Every format (`certification.<suffix>`) and `badge.svg` into `folder`. `open_file` opens one file for
-    writing (the CLI's turns an unwritable path into a usage error); by default, plain UTF-8 text."""
-    opener = open_file or (lambda path: path.open("w", encoding="utf-8"))
+    writing (the CLI's turns an unwritable path into a usage error); by default, UTF-8 text as every output is."""
+    from wirecheck.encoding import open_text
+
+    opener = open_file or open_text
     for name, writer in FORMATS.items():
         with opener(folder / f"certification{SUFFIXES[name]}") as handle:
             writer(cert, handle)

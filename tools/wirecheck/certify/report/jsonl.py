@@ -7,9 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-import orjson
-
 from wirecheck.certify.evaluate import Certification, RequirementResult
+from wirecheck.json_types import json_text
 
 FORMAT, FORMAT_VERSION = "wirecheck-certification", 1
 MAX_FINDINGS = 50
@@ -61,4 +60,4 @@ def records(cert: Certification) -> Iterator[dict[str, Any]]:
 
 def write(cert: Certification, out: TextIO) -> None:
     for record in records(cert):
-        out.write(orjson.dumps(record).decode() + "\n")
+        out.write(json_text(record) + "\n")

@@ -1,0 +1,104 @@
+"""One encoding path for every output (encoding.py): a lone surrogate, from a capture's `"\\ud800"`, a YAML file or
+a file name that is not UTF-8, is written as `\\ud800` (a JSON escape in JSON, six visible characters elsewhere) in
+every format, to standard output and to files alike, and never ends the run."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+SUITES = Path(__file__).parent
+DEMO = str(SUITES / "data" / "contracts")
+FAKE = str(SUITES / "harness" / "data" / "contracts")
+NOT_UTF8 = os.fsdecode(b"caf\xe9")  # a Latin-1 name: Python holds the byte as the lone surrogate U+DCE9
+
+
+def wirecheck(*args: str, contracts: str = DEMO, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+    env = {**os.environ, "WIRECHECK_CONTRACTS": contracts, "LC_ALL": "C.UTF-8"}
+    return subprocess.run([sys.executable, "-m", "wirecheck", *args], capture_output=True, env=env, timeout=120,
+                          cwd=cwd)
+
+
+def assert_encoded(output: bytes, *, is_json: bool = False, jsonl: bool = False) -> str:
+    """Strict UTF-8, the surrogates visible; JSON still JSON (read by the standard library, which takes the escape
+    back to the character it stands for)."""
+    text = output.decode("utf-8")  # strict: no surrogate bytes sneaked through
+    assert "\\udce9" in text, text[:2000]
+    if is_json:
+        json.loads(text)
+    if jsonl:
+        for line in text.splitlines():
+            json.loads(line)
+    return text
+
+
+@pytest.fixture
+def capture(tmp_path):
+    """A capture named with a byte that is not UTF-8, holding lone surrogates in a value, a key and a type."""
+    path = tmp_path / f"{NOT_UTF8}.jsonl"
+    path.write_bytes(b'{"type":"hello","version":"\\ud800"}\n{"type":"hel\\ud800lo"}\n'
+                     b'{"type":"hello","version":"1.0.0","\\udc00x":1}\n')
+    return path
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "junit", "markdown"])
+def test_validate_writes_every_format_to_stdout_and_to_a_file(capture, tmp_path, fmt):
+    shown = wirecheck("validate", "demo@1.0.0", str(capture), "--format", fmt)
+    assert shown.returncode == 1, shown.stderr
+    text = assert_encoded(shown.stdout, is_json=fmt == "json")
+    assert "a lone surrogate" in text and "INVALID_UTF8" in text
+    written = wirecheck("validate", "demo@1.0.0", str(capture), "--format", fmt, "-o", str(tmp_path / "report"))
+    assert written.returncode == 1, written.stderr
+    assert (tmp_path / "report").read_bytes() == shown.stdout
+
+
+def test_a_lone_surrogate_in_a_message_is_a_located_finding_and_the_rest_is_checked(demo, capture):
+    from wirecheck.check.engine import check_captures
+
+    result = check_captures(demo, [str(capture)])
+    assert [(f.line, f.code, f.pointer) for f in result.findings] == [
+        (1, "INVALID_UTF8", "/version"), (1, "SCHEMA_VIOLATION", "/version"),  # checked with U+FFFD in its place
+        (2, "INVALID_UTF8", "/type"), (2, "UNKNOWN_MESSAGE_KIND", None),
+        (3, "INVALID_UTF8", "/\udc00x"), (3, "UNKNOWN_FIELD", "/\ufffdx")]
+
+
+def test_diff_schemas_writes_every_format(tmp_path):
+    old, new = tmp_path / f"old-{NOT_UTF8}.json", tmp_path / f"new-{NOT_UTF8}.json"
+    old.write_bytes(orjson.dumps({"type": "object", "properties": {"a": {"type": "string"}}}))
+    new.write_bytes(orjson.dumps({"type": "object", "properties": {"a": {"type": "integer"}}}))
+    for fmt in ("text", "markdown", "json", "junit", "sarif", "html"):
+        proc = wirecheck("diff-schemas", str(old), str(new), "--format", fmt)
+        assert proc.returncode == 1, (fmt, proc.stderr)
+        assert_encoded(proc.stdout, is_json=fmt in ("json", "sarif"))
+
+
+def test_certify_writes_every_format_with_a_surrogate_in_a_baseline_reason(tmp_path):
+    capture = tmp_path / f"{NOT_UTF8}.framed.ndjson"
+    capture.write_bytes(b'{"wirecheck_capture": 1, "framing": "directed"}\n'
+                        b'{"from": "cli", "message": {"type": "assistant", "session_id": 5, "message": {}}}\n')
+    baseline = tmp_path / "baseline.yaml"  # the YAML loader that keeps lines reads "\udce9" as that character
+    baseline.write_text('expected_failures:\n  - id: FAKEQODER-1.0.0-ASSISTANT-SCHEMA\n    reason: "caf\\udce9"\n')
+    out = tmp_path / "out"
+    proc = wirecheck("certify", "fakeqoder@1.0.0", str(capture), "--role", "cli", "--baseline", str(baseline),
+                     "--out-dir", str(out), contracts=FAKE)
+    assert proc.returncode in (0, 1), proc.stderr
+    for name in ("certification.txt", "certification.md", "certification.junit.xml", "certification.html"):
+        assert_encoded((out / name).read_bytes())
+    assert_encoded((out / "certification.jsonl").read_bytes(), jsonl=True)
+    assert_encoded(proc.stdout + proc.stderr)
+
+
+def test_stdout_is_utf8_whatever_the_locale():
+    """Under LANG=C Python would write stdout as ASCII; reports are UTF-8 everywhere."""
+    env = {**os.environ, "WIRECHECK_CONTRACTS": DEMO, "LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0",
+           "PYTHONIOENCODING": ""}
+    proc = subprocess.run([sys.executable, "-m", "wirecheck", "validate", "demo@1.0.0", "-"],
+                          input=b'{"type":"\xc3\xa9"}\n', capture_output=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr  # an unknown kind is a warning
+    assert '{"type":"é"}' in proc.stdout.decode("utf-8")
