@@ -72,3 +72,32 @@ def test_a_union_rejection_is_credited_to_a_change_inside_the_union_only() -> No
     assert (BACKWARD, STRICT) in inside and (FORWARD, STRICT) not in inside
     elsewhere = judge([payload], old_end, new_end, about=("body", "note"), confirm=False)
     assert (BACKWARD, STRICT) not in elsewhere
+
+
+def _chain(length: int, end: dict) -> dict:
+    defs = {f"s{i}": {"$ref": f"#/$defs/s{i + 1}"} for i in range(length)}
+    defs[f"s{length}"] = end
+    return {"$schema": D, "$id": URI, "$defs": defs}
+
+
+def test_a_schema_too_deep_for_the_canonicaliser_is_never_handed_to_it(monkeypatch) -> None:
+    """jsonschema-rs canonicalises by native recursion: a $ref chain 2,500 long overflowed its stack (SIGSEGV).
+    Past CANONICAL_DEPTH_LIMIT the side refuses, and containment is unknown, never safe."""
+    from wirecheck.diff import side as side_module
+    from wirecheck.diff.model import TOLERANT, UNKNOWN
+    from wirecheck.diff.semantic import contained
+
+    monkeypatch.setattr(side_module, "CANONICAL_DEPTH_LIMIT", 40)
+    old, new = Side("old", {URI: _chain(50, {"type": "string"})}), Side("new", {URI: _chain(50, {"type": "integer"})})
+    start = URI + "#/$defs/s0"
+    assert old.depth(start) == 51 and old.depth(URI + "#/$defs/s45") == 6
+    try:
+        old.canonical(start, STRICT)
+    except side_module.TooDeepToCanonicalise as exc:
+        assert "51 levels deep" in str(exc)
+    else:
+        raise AssertionError("a schema past the limit was canonicalised")
+    assert contained(new, start, old, start, TOLERANT) == UNKNOWN
+    looping = Side("old", {URI: {"$schema": D, "$id": URI, "$defs": {"T": {
+        "type": "object", "properties": {"child": {"$ref": "#/$defs/T"}}}}}})
+    assert looping.depth(URI + "#/$defs/T") == 3  # a loop is kept as a reference by canonical forms: counted once

@@ -2,7 +2,9 @@
 
 jsonschema-rs is the fast validator used by the checker; this one is the oracle in tests and the tool that
 locates unknown fields inside unions. Both must agree on patterns: ECMA-262 semantics (via `regress`), so `$`
-never matches before a trailing newline and `\\d` is ASCII only, like zod and like jsonschema-rs.
+never matches before a trailing newline and `\\d` is ASCII only, like zod and like jsonschema-rs. Patterns are
+matched by `ecma_regex.search`, within a time budget: a match over it raises `ecma_regex.RegexTimeout` out of
+`is_valid`/`iter_errors`, and the caller reads that as "unknown", never as a verdict.
 """
 
 from __future__ import annotations
@@ -18,15 +20,11 @@ from jsonschema import validators
 from referencing.jsonschema import DRAFT202012
 
 from wirecheck.contracts.formats import FORMATS
-
-
-@lru_cache(maxsize=4096)
-def _ecma_regex(pattern: str) -> regress.Regex:
-    return regress.Regex(pattern, flags="u")
+from wirecheck.ecma_regex import compile_ecma, search
 
 
 def _ecma_pattern(validator: Any, pattern: str, instance: Any, schema: Any):
-    if validator.is_type(instance, "string") and _ecma_regex(pattern).find(instance) is None:
+    if validator.is_type(instance, "string") and not search(pattern, instance):
         yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
@@ -35,7 +33,7 @@ def _ecma_pattern_properties(validator: Any, patterns: dict, instance: Any, sche
         return
     for pattern, subschema in patterns.items():
         for key, value in instance.items():
-            if _ecma_regex(pattern).find(key) is not None:
+            if search(pattern, key):
                 yield from validator.descend(value, subschema, path=key, schema_path=pattern)
 
 
@@ -56,7 +54,7 @@ def _format_checker() -> jsonschema.FormatChecker:
     @checker.checks("regex", raises=regress.RegressError)
     def _is_ecma_regex(instance: object) -> bool:
         if isinstance(instance, str):
-            regress.Regex(instance, flags="u")
+            compile_ecma(instance)
         return True
 
     return checker
@@ -76,7 +74,7 @@ def meta_validator(meta_schema_uri: str) -> Any:
 
     def ecma_regex(text: str) -> bool:
         try:
-            _ecma_regex(text)
+            compile_ecma(text)
         except regress.RegressError:
             return False
         return True
@@ -95,8 +93,15 @@ def build_registry(resources: Mapping[str, Any]) -> referencing.Registry:
     """An offline registry of the given `$id` → schema resources; any other URI is an error, never a fetch."""
     registry: referencing.Registry = referencing.Registry(retrieve=_refuse_retrieval)  # type: ignore[call-arg]
     return registry.with_resources(
-        (uri, DRAFT202012.create_resource(schema)) for uri, schema in resources.items()
+        (uri, DRAFT202012.create_resource(_without_dialect(schema))) for uri, schema in resources.items()
     )
+
+
+def _without_dialect(schema: Any) -> Any:
+    """A resource without its `$schema` (2020-12 is said by the resource's type): python-jsonschema's `evolve`
+    swaps in the stock validator class for a `$ref`'d resource that names its dialect, and that class matches
+    `pattern` with Python's `re` (`$` before a trailing newline), not ECMA-262 as ReferenceValidator does."""
+    return {k: v for k, v in schema.items() if k != "$schema"} if isinstance(schema, dict) else schema
 
 
 def reference_validator(schema: Any, resources: Mapping[str, Any]) -> Any:

@@ -314,15 +314,14 @@ def _both(side: Side, first: str, second: str, path: tuple[Any, ...], plants: di
 
 def _patterned(pattern: str, fmt: str | None, low: int, high: int | None) -> str:
     """A string matching `pattern`, the length bounds and, when given, the asserted format."""
-    import regress
-
     from wirecheck.contracts.reference import FORMAT_CHECKER
+    from wirecheck.ecma_regex import compile_ecma, surely_matches
 
-    ecma = regress.Regex(pattern, flags="u")
+    compile_ecma(pattern)  # RegressError when it is not ECMA-262
     candidates = [FORMAT_SAMPLES.get(fmt or ""), regex_example(pattern, low, high), *regex_examples(pattern)]
     for text in candidates:
-        if (isinstance(text, str) and ecma.find(text) is not None and len(text) >= low
-                and (high is None or len(text) <= high) and (fmt is None or FORMAT_CHECKER.conforms(text, fmt))):
+        if (isinstance(text, str) and len(text) >= low and (high is None or len(text) <= high)
+                and surely_matches(pattern, text) and (fmt is None or FORMAT_CHECKER.conforms(text, fmt))):
             return text
     first = regex_example(pattern, low, high)
     if first is None:

@@ -12,6 +12,7 @@ from typing import Any
 
 import regress
 
+from wirecheck.ecma_regex import compile_ecma, surely_matches
 from wirecheck.json_types import PAYLOAD_LIMIT
 
 try:  # Python ≥ 3.11
@@ -93,13 +94,13 @@ def regex_example(pattern: str, min_length: int = 0, max_length: int | None = No
     """A short string matching `pattern` (ECMA search semantics) within the length bounds, or None."""
     if min_length > PAYLOAD_LIMIT:
         return None
-    ecma = regress.Regex(pattern, flags="u")
+    compile_ecma(pattern)  # RegressError when it is not ECMA-262
 
     def ok(text: str) -> bool:
         return (
-            ecma.find(text) is not None
-            and len(text) >= min_length
+            len(text) >= min_length
             and (max_length is None or len(text) <= max_length)
+            and surely_matches(pattern, text)
         )
 
     candidate = None
@@ -182,11 +183,11 @@ def _walk_all(parsed: Any, limit: int) -> list[str] | None:
 def regex_examples(pattern: str, limit: int = 24) -> tuple[str, ...]:
     """Distinct short strings matching `pattern` (ECMA-checked), covering its alternatives; may be empty."""
     try:
-        ecma = regress.Regex(pattern, flags="u")
+        compile_ecma(pattern)
     except regress.RegressError:  # not an ECMA-262 pattern (e.g. Python's `(?P<name>...)`): nothing matches it
         return ()
     try:
         found = _walk_all(P.parse(pattern), limit) or []
     except (re.error, TypeError, ValueError, OverflowError, RecursionError):
         found = []
-    return tuple(t for t in dict.fromkeys(found) if ecma.find(t) is not None)
+    return tuple(t for t in dict.fromkeys(found) if surely_matches(pattern, t))

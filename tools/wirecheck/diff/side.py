@@ -7,7 +7,7 @@ because every check here goes through `{"$ref": location}` resolved offline in t
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -20,12 +20,21 @@ from wirecheck.contracts.reference import reference_validator
 from wirecheck.contracts.stamps import generalised
 from wirecheck.contracts.views import DATA_KEYWORDS, tolerant_view
 from wirecheck.diff.model import STRICT, Several
+from wirecheck.ecma_regex import RegexTimeout
 from wirecheck.json_types import json_bytes
 from wirecheck.pointer import format_pointer, parse_pointer, resolve
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 _UNREAD = frozenset({"$id", "$defs", "definitions"})  # not part of what a node says (see Side._closure)
 _MISSING = object()
+# jsonschema-rs canonicalises by recursion on the native stack: a $ref chain 2,500 long overflows it (SIGSEGV).
+# Deeper schemas get no canonical form, so set containment says "unknown" for them (the rules and witnesses still
+# run); real contracts are a few dozen levels deep.
+CANONICAL_DEPTH_LIMIT = 512
+
+
+class TooDeepToCanonicalise(ValueError):
+    """A schema too deep (with its $refs followed) to hand to jsonschema-rs's canonicaliser."""
 
 
 @dataclass
@@ -111,6 +120,10 @@ class Side:
         """
         key = (location, view)
         if key not in self._canonical:
+            depth = self.depth(location)
+            if depth > CANONICAL_DEPTH_LIMIT:
+                raise TooDeepToCanonicalise(f"{location} reaches {depth} levels deep with its $refs followed (more "
+                                            f"than {CANONICAL_DEPTH_LIMIT}): its containment is unknown")
             tag = f"{self.name}-{view}-{id(self):x}"
             registry_key = f"canonical:{view}"
             if registry_key not in self._registries:
@@ -123,6 +136,45 @@ class Side:
                 validate_formats=True,
             )
         return self._canonical[key]
+
+    def depth(self, location: str) -> int:
+        """How many levels a walk that follows `$ref`s goes down from `location` (a `$ref` is a level; a `$ref`
+        back into the walk's own path is a loop that canonical forms keep as a reference, and counts nothing)."""
+        start = self.node(location)
+        depths: dict[int, int] = self.memo.setdefault("depths", {})
+        on_path: set[int] = set()
+        base = location.partition("#")[0]
+        stack: list[tuple[Any, str, bool]] = [(start, base, False)]
+        while stack:
+            node, at, done = stack.pop()
+            key = id(node)
+            children = list(self._children(node, at))
+            if done:
+                on_path.discard(key)
+                depths[key] = 1 + max((depths.get(id(c), 0) for c, _ in children), default=0)
+            elif key not in depths and key not in on_path:
+                on_path.add(key)
+                stack.append((node, at, True))
+                stack.extend((c, where, False) for c, where in children if id(c) not in depths)
+        return depths[id(start)]
+
+    def _children(self, node: Any, base: str) -> Iterator[tuple[Any, str]]:
+        """A schema node's subschemas and the target of its `$ref`, each with the resource it is in."""
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str):
+                target = join(f"{base}#", ref)
+                try:
+                    found = self.node(target)
+                except (KeyError, IndexError, ValueError, TypeError):  # dangling: refused at load, not walked
+                    found = None
+                if found is not None:
+                    yield found, target.partition("#")[0]
+            for key, value in node.items():
+                if key not in DATA_KEYWORDS and isinstance(value, dict | list):
+                    yield value, base
+        elif isinstance(node, list):
+            yield from ((item, base) for item in node if isinstance(item, dict | list))
 
     def digest(self, location: str) -> str:
         """What the schema at `location` says, as a digest: its node and every node its `$ref`s reach, each under
@@ -207,7 +259,7 @@ class Side:
         def ask() -> bool:
             try:
                 return bool(self.reference(location, view).is_valid(payload))
-            except RecursionError:
+            except (RecursionError, RegexTimeout):  # a pattern not matched in time: undecided, not confirmed
                 return not accepted
 
         return bool(self._remembered("confirms", location, view, payload, ask)) == accepted

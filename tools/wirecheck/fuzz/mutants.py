@@ -19,6 +19,7 @@ from typing import Any
 
 from wirecheck.contracts.formats import refused_samples
 from wirecheck.contracts.reference import reference_validator
+from wirecheck.ecma_regex import RegexTimeout
 from wirecheck.fuzz import regex
 from wirecheck.fuzz.schemas import SchemaSet
 from wirecheck.json_types import PAYLOAD_LIMIT, json_type
@@ -133,11 +134,14 @@ class MutantFactory:
         """Schema-valid under both validators, and the one finding the engine has on it is `rule_id`'s."""
         from wirecheck.fuzz.rules import blocking
 
-        return (
-            self.fast.is_valid(edited.value)
-            and self.reference.is_valid(edited.value)
-            and [f.code for f in blocking(self.rules.judge(edited))] == [rule_id]
-        )
+        try:
+            return (
+                self.fast.is_valid(edited.value)
+                and self.reference.is_valid(edited.value)
+                and [f.code for f in blocking(self.rules.judge(edited))] == [rule_id]
+            )
+        except RegexTimeout:  # undecided: not confirmed
+            return False
 
     def mutants_at(self, instance: Any, pointer: str, message: Any = None) -> list[Mutant]:
         """Only the mutants whose label is at `pointer` (cheaper, for shrinking one finding)."""
@@ -165,7 +169,10 @@ class MutantFactory:
             return False
         fast_leaves = _rs_leaf_errors(list(self.fast.iter_errors(candidate)), (keyword, pointer))
         if not (len(fast_leaves) == 1 and _rs_matches(fast_leaves[0], keyword, pointer)):
-            leaves = _leaf_errors(list(self.reference.iter_errors(candidate)), (keyword, pointer))
+            try:
+                leaves = _leaf_errors(list(self.reference.iter_errors(candidate)), (keyword, pointer))
+            except RegexTimeout:  # a pattern the reference validator could not match in time: not confirmed
+                return False
             if not (len(leaves) == 1 and _matches(leaves[0], keyword, pointer)):
                 return False
         return base is None or self.engine_agrees(base, candidate, keyword)

@@ -2,8 +2,9 @@
 
 JSON Schema patterns are ECMA-262 and unanchored. Generating with `fullmatch=True` yields strings the whole of
 which match, so they also match anywhere; `re.ASCII` gives `\\d`, `\\w` and `\\b` their ECMA (ASCII) meaning.
-Every string is re-checked with the ECMA engine the reference validator uses, so a translation gap can cost
-speed (rejections) but never validity.
+Every string is re-checked with the ECMA engine the reference validator uses (`ecma_regex.search`, time-bounded),
+so a translation gap can cost speed (rejections) but never validity; a re-check that runs out of time counts as
+"not known to match" and as "not known not to match" alike: the string is not used.
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ import re
 import string
 from functools import lru_cache
 
-import regress
 from hypothesis import strategies as st
+
+from wirecheck.ecma_regex import surely_does_not_match
+from wirecheck.ecma_regex import surely_matches as matches
 
 # ECMA named groups `(?<name>` are Python's `(?P<name>`; lookbehind `(?<=`/`(?<!` are the same in both.
 _NAMED_GROUP = re.compile(r"\(\?<(?![=!])")
@@ -21,16 +24,6 @@ _NAMED_GROUP = re.compile(r"\(\?<(?![=!])")
 
 class UnsupportedPattern(ValueError):
     """A pattern Python's `re` cannot express (e.g. `\\p{L}`); the caller falls back to filtering."""
-
-
-@lru_cache(maxsize=4096)
-def ecma(pattern: str) -> regress.Regex:
-    return regress.Regex(pattern, flags="u")
-
-
-def matches(pattern: str, text: str) -> bool:
-    """JSON Schema `pattern`: ECMA-262 search semantics."""
-    return ecma(pattern).find(text) is not None
 
 
 @lru_cache(maxsize=4096)
@@ -65,6 +58,6 @@ def strings_not_matching(pattern: str, like: str = "") -> list[str]:
     candidates = ["", "\u0000", " ", "!", "~~", "-", like + "\u0000!", "\u0000" + like, like[:-1], like + " "]
     seen: list[str] = []
     for text in candidates:
-        if text not in seen and not matches(pattern, text):
+        if text not in seen and surely_does_not_match(pattern, text):
             seen.append(text)
     return seen
