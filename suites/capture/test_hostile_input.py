@@ -347,3 +347,20 @@ def test_a_gzip_stream_whose_first_byte_arrives_alone_is_still_recognised(demo, 
     monkeypatch.setattr(sys, "stdin", types.SimpleNamespace(buffer=OneByteAtATime(data)))
     [finding] = Engine(demo).run([CaptureFile("-")]).findings
     assert finding.code == "CAPTURE_FORMAT" and "gzip-compressed: unpack it first" in finding.message
+
+
+def test_a_finding_quotes_a_huge_value_cut_and_says_how_big_it_was(demo, write_lines):
+    """A 1 MiB string or key in a message is quoted by its findings cut to TEXT_LIMIT characters, its size said:
+    a thousand such findings were a gigabyte of memory and of report."""
+    from wirecheck.findings import TEXT_LIMIT
+
+    value, key = "x" * 100_000, "k" * 100_000
+    result = check_captures(demo, [write_lines([{"type": "hello", "version": value, key: 1}])])
+    by_code = {f.code: f for f in result.findings}
+    violation, unknown = by_code["SCHEMA_VIOLATION"], by_code["UNKNOWN_FIELD"]
+    for finding in (violation, unknown):
+        for text in (finding.message, finding.found, finding.expected, finding.pointer):
+            assert text is None or len(text) <= TEXT_LIMIT + 40, (finding.code, len(text))
+    assert violation.message.endswith('does not match "^\\d+\\.\\d+\\.\\d+$"')  # the end says what was wrong
+    assert "characters cut)…" in violation.message and violation.found.endswith("… (100,000 characters)")
+    assert unknown.pointer is not None and "characters cut" in unknown.pointer

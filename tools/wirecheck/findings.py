@@ -33,6 +33,14 @@ class Finding:
     found: str | None = None
     sender: str | None = None  # the role that sent the line, where the capture says (framed captures)
 
+    def __post_init__(self) -> None:
+        # A capture's value can be megabytes (a 1 MiB string in a message, a 1 MiB key): a finding quotes it cut,
+        # saying how much was cut, so a thousand such findings are not a gigabyte of report
+        for name in _CUT:
+            text = getattr(self, name)
+            if text is not None and len(text) > TEXT_LIMIT:
+                object.__setattr__(self, name, cut(text))
+
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["severity"] = self.severity.value
@@ -48,12 +56,29 @@ class Finding:
         return self.file
 
 
+TEXT_LIMIT = 1000  # characters of a finding's message, expected, found or pointer; longer ones are cut
+_CUT = ("message", "expected", "found", "pointer")
+
+
+def cut(text: str, limit: int = TEXT_LIMIT) -> str:
+    """`text` when it fits in `limit` characters; else its start and end around a note of how much was cut (the
+    end of a message says what was wrong: `... is not of type "integer"`)."""
+    if len(text) <= limit:
+        return text
+    head, tail = limit * 2 // 3, limit // 4
+    return f"{text[:head]}…({len(text) - head - tail:,} characters cut)…{text[-tail:]}"
+
+
 def short_repr(value: Any, limit: int = 120) -> str:
-    """A JSON rendering of `value`, cut to `limit` characters: what a finding shows as "found"."""
+    """A JSON rendering of `value`, cut to `limit` characters with its full length said: what a finding shows as
+    "found"."""
     from wirecheck.json_types import json_text
 
+    if isinstance(value, str) and len(value) > 16 * limit:  # not rendered whole only to be cut
+        text = json_text(value[: limit * 4])
+        return f"{text[: limit - 1]}… ({len(value):,} characters)"
     text = json_text(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return text if len(text) <= limit else f"{text[: limit - 1]}… ({len(text):,} characters)"
 
 
 # C0 and C1 controls (but line feed and tab), DEL, and the bidirectional overrides that reorder what a reader sees

@@ -16,6 +16,7 @@ from typing import Any
 from wirecheck.capture import DEFAULT_MAX_LINE_BYTES, CaptureFile, CaptureUnreadable, read_capture
 from wirecheck.capture.ndjson import capture_finding, not_an_object
 from wirecheck.check.classify import Classifier, base_prefix
+from wirecheck.check.correlation import Correlation, Request
 from wirecheck.check.message import Message
 from wirecheck.check.readers import rejects_member, unknown_kind_reading
 from wirecheck.check.result import (
@@ -69,21 +70,13 @@ class CheckOptions:
     min_coverage: float | None = None  # --min-coverage, a fraction in [0, 1]
 
 
-@dataclass(slots=True)
-class _Pending:
-    kind: MessageKind
-    message: Message
-    request_id: Any
-    answered: int = 0
-
-
 class _CaptureRun:
     """State for one capture file: open requests, rule instances, announced bases."""
 
     def __init__(self, engine: Engine, capture: CaptureFile):
         self.engine = engine
         self.capture = capture
-        self.pending: dict[Any, _Pending] = {}
+        self.requests = Correlation()
         self.bases = {name: base_prefix(url) for name, url in engine.options.base_urls.items()}
         self.unrecognised = Unrecognised()  # what its unclassified messages looked like
         self.rules: list[Rule] = []
@@ -475,29 +468,33 @@ class Engine:
         if response_kind is not None and response_kind.correlate is not None:
             request_id = resolve(message.value, response_kind.correlate[0], None)
             if request_id is not None and _hashable(request_id):
-                earlier = run.pending.get(_id_key(request_id))
+                earlier = run.requests.request(_id_key(request_id), Request(
+                    kind, request_id, message.file, message.line, message.where, message.sender))
                 # both directions in the capture: an id still waiting for its response cannot name a second request
-                if earlier is not None and not earlier.answered and run.capture.form == "framed":
+                if earlier is not None and run.capture.form == "framed":
                     emit(message.finding(
                         "DUPLICATE_REQUEST_ID",
                         f"request id {short_repr(request_id)} is still waiting for the response to the request at "
-                        f"{earlier.message.file}:{earlier.message.line}",
+                        f"{earlier.location}",
                         pointer=format_pointer(response_kind.correlate[0]), found=short_repr(request_id)))
-                run.pending[_id_key(request_id)] = _Pending(kind, message, request_id)
             return
         if kind.correlate is None:
             return
         request_id = resolve(message.value, kind.correlate[1], None)
         if request_id is None or not _hashable(request_id):
             return
-        pending = run.pending.get(_id_key(request_id))
+        requests = run.requests
+        pending = requests.response(_id_key(request_id))
         id_pointer = format_pointer(kind.correlate[1])
         if pending is None:
-            if run.capture.form == "framed":
-                emit(message.finding("RESPONSE_WITHOUT_REQUEST", f"no request with id {short_repr(request_id)}",
-                                     pointer=id_pointer, found=short_repr(request_id)))
+            if run.capture.form != "framed":
+                return
+            if requests.dropped:  # it may answer a request no longer tracked: not known to be wrong
+                requests.unmatched += 1
+                return
+            emit(message.finding("RESPONSE_WITHOUT_REQUEST", requests.no_request_text(short_repr(request_id)),
+                                 pointer=id_pointer, found=short_repr(request_id)))
             return
-        pending.answered += 1
         if pending.answered > 1:
             emit(message.finding("DUPLICATE_RESPONSE",
                                  f"request {short_repr(request_id)} already has a response",
@@ -513,10 +510,12 @@ class Engine:
 
     def _finish(self, run: _CaptureRun, emit: Callable[[Finding], None]) -> None:
         if run.capture.form == "framed":
-            for pending in run.pending.values():
-                if not pending.answered:
-                    emit(pending.message.finding("REQUEST_WITHOUT_RESPONSE",
-                                                 f"request {short_repr(pending.request_id)} got no response"))
+            for pending in run.requests.unanswered():
+                emit(pending.finding("REQUEST_WITHOUT_RESPONSE", f"request {short_repr(pending.request_id)} got no "
+                                     "response"))
+        note = run.requests.limit_note(run.capture.label)
+        if note is not None:
+            emit(note)
         for rule in run.rules:
             for finding in rule.finish():
                 emit(finding)
