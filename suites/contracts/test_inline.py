@@ -108,6 +108,15 @@ def test_an_unknown_location_is_a_key_error_and_a_ref_leading_nowhere_stays() ->
     assert inline_refs(resources, f"{A}#/$defs/M") == {"properties": {"x": {"$ref": "https://example.test/other.json#/X"}}}
 
 
+def test_a_chain_of_thousands_of_refs_is_inlined_to_a_depth_and_then_referenced() -> None:
+    """3,000 $refs one after another ran Python out of recursion (`show` exited 3)."""
+    from wirecheck.contracts.inline import MAX_INLINED
+
+    defs = {f"S{i}": {"$ref": f"#/$defs/S{i + 1}"} for i in range(3000)} | {"S3000": {"type": "string"}}
+    inlined = inline_refs({A: {"$id": A, "$defs": defs}}, f"{A}#/$defs/S0")
+    assert inlined == {"$ref": f"{A}#/$defs/S{MAX_INLINED + 1}"}  # S0 is shown; then MAX_INLINED $refs inlined
+
+
 def test_every_bundled_kind_is_shown_self_contained() -> None:
     """No bundled schema keeps a `$ref` into its files once inlined, and each is a valid 2020-12 schema."""
     registry = load_registry()

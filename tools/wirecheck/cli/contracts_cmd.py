@@ -77,7 +77,10 @@ def _show_kind(release: ContractRelease, kind: MessageKind) -> None:
     for label, link in links:
         if link is None:
             continue
-        schema = inline_refs(release.resources, link.uri)  # self-contained: every $ref resolved
+        try:
+            schema = inline_refs(release.resources, link.uri)  # self-contained: every $ref resolved
+        except RecursionError:  # nested deeper than Python walks (the loader read it): shown as written
+            schema = {"$ref": link.uri, "$comment": "nested too deep to show inlined"}
         typer.echo(f"{label}: {link.ref}")
         typer.echo(json.dumps(schema, indent=2))
         inferred = _field_provenance(schema)

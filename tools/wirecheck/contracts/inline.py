@@ -5,7 +5,8 @@ release's files. A `$ref` that comes back to a schema it is already inside (a re
 it points into the result's own `$defs`, where that schema is written out once. A `$ref` with sibling keywords
 keeps its meaning: beside annotations only, the target takes them on; beside assertions, it becomes an `allOf`
 member (an adjacent `additionalProperties` must not start seeing the target's `properties`). A `$ref` that leads
-nowhere in the release (the loader reports those) is left as written, made absolute.
+nowhere in the release (the loader reports those) is left as written, made absolute, and so is one more than
+MAX_INLINED `$ref`s deep (a chain of thousands would be a page per level and exhaust Python's recursion).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from urllib.parse import unquote, urldefrag, urljoin
 from wirecheck.contracts.views import DATA_KEYWORDS, SCHEMA_MAPS, subschemas
 from wirecheck.pointer import parse_pointer, resolve
 
+MAX_INLINED = 64  # $refs inlined within one another; deeper ones stay references (absolute)
 _ANNOTATIONS = frozenset({"title", "description", "$comment", "examples", "default", "deprecated", "readOnly",
                           "writeOnly"})
 
@@ -89,6 +91,8 @@ class _Inliner:
         if uri in self.open:  # recursive: a reference into the result's own $defs
             name = self.recursive.setdefault(uri, self._name(uri))
             return _beside({"$ref": f"#/$defs/{name}"}, siblings)
+        if len(self.open) >= MAX_INLINED:
+            return _beside({"$ref": uri}, siblings)
         self.open.append(uri)
         try:
             target = self.target(uri)
