@@ -34,6 +34,16 @@ def lint(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+def hostile(session: nox.Session) -> None:
+    """The hostile-input suite with its large tier (200 MB lines, 2M requests, a 119 MB HAR, 1,000 findings on 1 MiB
+    strings, a 3,000-schema $ref chain): every command held to the README's limits table. Slow (tens of minutes);
+    the default tier already runs in `nox -s tests`."""
+    session.install("-e", ".[test]")
+    session.run("pytest", "suites/hostile", "suites/test_readme_limits.py", "-p", "no:cacheprovider",
+                "-m", "not network", *session.posargs, env={"HYPOTHESIS_PROFILE": "ci"})
+
+
+@nox.session(python=PYTHON)
 def bench(session: nox.Session) -> None:
     """Throughput and memory against the orjson + jsonschema-rs floor; writes reports/bench/."""
     session.install("-e", ".")

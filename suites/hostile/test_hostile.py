@@ -1,0 +1,136 @@
+"""The hostile-input suite: every case of hostile_cases.py run as `wirecheck` in a subprocess of its own session,
+held to an exit code in the case's set (never 3, the code of a bug, never a signal), to its wall-clock budget (a
+hang is a failure, not a slow run), to no process left in its process group, and to the README's memory limit
+(peak resident memory, measured by wait4). Cases marked large are the slow tier: `nox -s hostile`."""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+import contextlib
+
+import hostile_cases
+from hostile_cases import CASES, Case, Run, Workspace
+
+ADDRESS_SPACE_CAP = 4 << 30  # RLIMIT_AS: a runaway stops here instead of taking the machine (the budget is RSS)
+
+
+@dataclass
+class Finished:
+    code: int
+    stdout: str
+    stderr: str
+    peak_mib: float
+    seconds: float
+
+
+def _limits(case: Case) -> None:  # runs in the child, before exec
+    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_CAP, ADDRESS_SPACE_CAP))
+    cpu = int(case.seconds * 2)
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def run_case(case: Case, root: Path) -> tuple[Run, Finished]:
+    run = case.build(Workspace(root))
+    env = {**os.environ, "WIRECHECK_CONTRACTS": str(run.contracts), "PYTHONFAULTHANDLER": "1", **run.env}
+    env.pop("WIRECHECK_DEBUG", None)
+    out, err = root / "stdout.txt", root / "stderr.txt"
+    stdin_file = None
+    if isinstance(run.stdin, Path):
+        stdin_file = run.stdin.open("rb")
+    elif run.stdin is not None:
+        (root / "stdin.bin").write_bytes(run.stdin)
+        stdin_file = (root / "stdin.bin").open("rb")
+    started = time.monotonic()
+    with out.open("wb") as stdout, err.open("wb") as stderr:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "wirecheck", *run.args], stdin=stdin_file or subprocess.DEVNULL, stdout=stdout,
+            stderr=stderr, env=env, cwd=root, start_new_session=True, preexec_fn=lambda: _limits(case))
+    if stdin_file is not None:
+        stdin_file.close()
+    status, usage = 0, None
+    while True:
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.monotonic() - started > case.seconds:
+            _kill_group(process.pid)
+            os.wait4(process.pid, 0)
+            pytest.fail(f"{case.id}: still running after {case.seconds:g} s (a hang); stderr: "
+                        f"{err.read_text(errors='replace')[-2000:]}")
+        time.sleep(0.05)
+    process.returncode = os.waitstatus_to_exitcode(status)  # Popen must not wait for it again
+    seconds = time.monotonic() - started
+    left = _left_in_group(process.pid)
+    if left:
+        _kill_group(process.pid)
+        pytest.fail(f"{case.id}: left {left} process(es) running in its process group")
+    return run, Finished(process.returncode, out.read_text(errors="replace"), err.read_text(errors="replace"),
+                         usage.ru_maxrss / 1024 if usage else 0.0, seconds)
+
+
+def _left_in_group(pgid: int) -> int:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return 0
+    return len([pid for pid in os.listdir("/proc") if pid.isdigit() and _pgid(int(pid)) == pgid]) or 1
+
+
+def _pgid(pid: int) -> int | None:
+    try:
+        return os.getpgid(pid)
+    except OSError:
+        return None
+
+
+def _kill_group(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def _params(large: bool) -> list:
+    return [pytest.param(c, id=c.id, marks=[pytest.mark.slow] if c.large else []) for c in CASES if c.large == large]
+
+
+@pytest.mark.parametrize("case", _params(large=False))
+def test_hostile_input(case: Case, tmp_path: Path) -> None:
+    check(case, tmp_path)
+
+
+@pytest.mark.parametrize("case", _params(large=True))
+def test_hostile_input_large(case: Case, tmp_path: Path) -> None:
+    check(case, tmp_path)
+
+
+def check(case: Case, root: Path) -> None:
+    run, finished = run_case(case, root)
+    assert finished.code >= 0, f"{case.id}: killed by signal {-finished.code}\n{finished.stderr[-3000:]}"
+    assert finished.code != 3, f"{case.id}: internal error (exit 3)\n{finished.stderr[-3000:]}"
+    assert finished.code in case.codes, (f"{case.id}: exit {finished.code}, expected one of {sorted(case.codes)}\n"
+                                         f"{finished.stderr[-3000:]}")
+    assert finished.peak_mib <= case.memory_mib, (
+        f"{case.id}: peak memory {finished.peak_mib:.0f} MiB over its budget of {case.memory_mib} MiB")
+    if run.expect is not None:
+        run.expect(finished)
+
+
+def test_every_command_has_hostile_cases() -> None:
+    """A command without a hostile case is a command nobody has attacked."""
+    from wirecheck.cli.app import COMMAND_MODULES  # noqa: F401  (the app lists its command groups)
+
+    covered = {c.command for c in CASES}
+    for command in ("validate", "diff", "diff-schemas", "fuzz", "certify", "show", "contracts"):
+        assert command in covered, command
+    assert hostile_cases.MEMORY_MIB >= hostile_cases.MEMORY_BASE_MIB
