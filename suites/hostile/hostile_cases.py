@@ -334,6 +334,19 @@ def _(ws: Workspace) -> Run:
     return Run(["fuzz", "hostile@1.0.0", "--invalid", "--seed", "1", "--count", "5"], contracts=contracts)
 
 
+@case("fuzz", "valid messages and mutants of a kind reached through 3,000 $refs")
+def _(ws: Workspace) -> Run:
+    contracts = ws.contract("hostile", {"1.0.0": ref_chain(3000, {"type": "string", "minLength": 2})})
+    return Run(["fuzz", "hostile@1.0.0", "--invalid", "--seed", "1", "--count", "3"], contracts=contracts)
+
+
+@case("validate", "messages checked against a kind reached through 3,000 $refs")
+def _(ws: Workspace) -> Run:
+    contracts = ws.contract("hostile", {"1.0.0": ref_chain(3000, {"type": "string"})})
+    capture = ws.lines("chain.jsonl", [{"type": "msg", "value": "x"}, {"type": "msg", "value": 5}])
+    return Run(["validate", "hostile@1.0.0", capture], contracts=contracts, expect=stdout_says("SCHEMA_VIOLATION"))
+
+
 # -- certify -------------------------------------------------------------------------------------------------------
 
 

@@ -135,10 +135,12 @@ def kind_corpus(
             entries = valid_entries(release, kind, count, seed) if valid else []
             if invalid:
                 entries += mutant_entries(release, kind, count, seed)
-        except CannotGenerate as exc:
+        except (CannotGenerate, RecursionError) as exc:
+            why = str(exc) if isinstance(exc, CannotGenerate) else (
+                "the schema nests deeper, with its $refs followed, than the generator can walk")
             if not_generated is None:
-                raise
-            not_generated(kind.id, str(exc))
+                raise CannotGenerate(why) from None
+            not_generated(kind.id, why)
             continue
         yield kind, entries
 
