@@ -18,6 +18,7 @@ HEAVY = {"jsonschema", "jsonschema_rs", "referencing", "jsonschema_specification
          "datamodel_code_generator", "ada_url"}
 # the wirecheck modules a command's declaration may need (format names, option defaults)
 LIGHT = {"wirecheck", "wirecheck.exitcodes", "wirecheck.findings", "wirecheck.limits", "wirecheck.lazy",
+         "wirecheck.encoding",  # how standard output is encoded: set up before any command parses (stdlib only)
          "wirecheck.report", "wirecheck.certify", "wirecheck.certify.report"}
 
 PROBE = r'''
