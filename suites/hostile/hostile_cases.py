@@ -1,7 +1,8 @@
 """Hostile inputs for every command, as data: each case builds its files in a scratch folder and says how to run
-`wirecheck` on them. `test_hostile.py` runs each one as a subprocess under a memory and a time budget and asserts
-an exit code in {0, 1, 2} (never 3, never a signal), no process left behind, and peak memory within the limit the
-README states (MEMORY_BASE_MIB, MEMORY_PER_LINE below; suites/test_readme_limits.py holds the README to them).
+`wirecheck` on them. `test_hostile.py` runs each one as a subprocess under a memory and a time budget and asserts an
+exit code that is a verdict or a usage error (0, 1, 2, 4; never 3, never a signal), no process left behind, and peak
+memory within the limit the README states (MEMORY_BASE_MIB, MEMORY_PER_LINE below; suites/test_readme_limits.py
+holds the README to them).
 
 Adding cases for a command is one decorated function per case:
 
@@ -25,6 +26,8 @@ from typing import Any
 
 import orjson
 
+from wirecheck import exitcodes
+
 SUITES = Path(__file__).resolve().parents[1]
 DEMO = SUITES / "data" / "contracts"  # the engine's demo contract: every capture form
 FAKE = SUITES / "harness" / "data" / "contracts"  # a Qoder-like contract with requirements (certify)
@@ -45,6 +48,10 @@ def memory_budget_mib(max_line_bytes: int) -> int:
 MEMORY_MIB = memory_budget_mib(MIB)  # cases pass --max-line-bytes 1 MiB or hold no long line
 
 
+# the codes a run may end with on any input: a verdict or a usage error, never INTERNAL (3) or a signal
+VERDICTS = {exitcodes.CONFORMS, exitcodes.FINDINGS, exitcodes.USAGE, exitcodes.INCONCLUSIVE}
+
+
 @dataclass
 class Run:
     args: list[str]
@@ -59,7 +66,7 @@ class Case:
     command: str
     name: str
     build: Callable[[Workspace], Run]
-    codes: frozenset[int] = frozenset({0, 1, 2})
+    codes: frozenset[int] = frozenset(VERDICTS)
     memory_mib: int = MEMORY_MIB
     seconds: float = SECONDS
     large: bool = False
@@ -75,7 +82,7 @@ CASES: list[Case] = []
 def case(command: str, name: str, *, codes: set[int] | None = None, memory_mib: int = MEMORY_MIB,
          seconds: float = SECONDS, large: bool = False) -> Callable[[Callable[[Workspace], Run]], Callable]:
     def register(build: Callable[[Workspace], Run]) -> Callable[[Workspace], Run]:
-        CASES.append(Case(command, name, build, frozenset(codes or {0, 1, 2}), memory_mib, seconds, large))
+        CASES.append(Case(command, name, build, frozenset(codes or VERDICTS), memory_mib, seconds, large))
         return build
     return register
 

@@ -1,7 +1,8 @@
-"""The hostile-input suite: every case of hostile_cases.py run as `wirecheck` in a subprocess of its own session,
-held to an exit code in the case's set (never 3, the code of a bug, never a signal), to its wall-clock budget (a
-hang is a failure, not a slow run), to no process left in its process group, and to the README's memory limit
-(peak resident memory, measured by wait4). Cases marked large are the slow tier: `nox -s hostile`."""
+"""The hostile-input suite: every case of hostile_cases.py run as `wirecheck` in a subprocess of its own session, held
+to an exit code in the case's set (a verdict or a usage error: never 3, the code of a bug, never a signal), to its
+wall-clock budget (a hang is a failure, not a slow run), to no process left in its process group, and to the
+README's memory limit (peak resident memory, measured by wait4). Cases marked large are the slow tier: `nox -s
+hostile`."""
 
 from __future__ import annotations
 
