@@ -39,7 +39,7 @@ def hostile(session: nox.Session) -> None:
     strings, a 3,000-schema $ref chain): every command held to the README's limits table. Slow (tens of minutes);
     the default tier already runs in `nox -s tests`."""
     session.install("-e", ".[test]")
-    session.run("pytest", "suites/hostile", "suites/test_readme_limits.py", "-p", "no:cacheprovider",
+    session.run("pytest", "suites/hostile", "suites/test_readme_limits.py", "-p", "no:cacheprovider", "-s",
                 "-m", "not network", *session.posargs, env={"HYPOTHESIS_PROFILE": "ci"})
 
 

@@ -117,6 +117,8 @@ def test_hostile_input_large(case: Case, tmp_path: Path) -> None:
 
 def check(case: Case, root: Path) -> None:
     run, finished = run_case(case, root)
+    print(f"hostile: {case.id}: exit {finished.code}, peak {finished.peak_mib:.0f} MiB of {case.memory_mib}, "
+          f"{finished.seconds:.1f} s")  # shown with -s (nox -s hostile): the numbers behind the limits table
     assert finished.code >= 0, f"{case.id}: killed by signal {-finished.code}\n{finished.stderr[-3000:]}"
     assert finished.code != 3, f"{case.id}: internal error (exit 3)\n{finished.stderr[-3000:]}"
     assert finished.code in case.codes, (f"{case.id}: exit {finished.code}, expected one of {sorted(case.codes)}\n"
