@@ -11,7 +11,8 @@ after every piece before it.
 
 Which arrays hold pieces is data (`envelopes`: key paths such as ("log", "entries")). A top-level object is such
 an envelope when its first key starts one of them (every HAR writer puts `log` first: HAR 1.2 gives the top level
-no other member); any other top-level value, or array item, is a piece.
+no other member); any other top-level value, or array item, is a piece. `records` cuts an RFC 7464 JSON text
+sequence at its record separators, with the same bound.
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ CHUNK_BYTES = 1 << 20
 HAR_ENTRIES = ("log", "entries")
 
 _SPACE = re.compile(rb"[ \t\r\n]*+")
-_SPACE_OR_RS = re.compile(rb"[ \t\r\n\x1e]*+")  # RFC 7464 JSON text sequences: RS before each text
 
 
 def _skipper(levels: int) -> re.Pattern[bytes]:
@@ -45,7 +45,7 @@ def _skipper(levels: int) -> re.Pattern[bytes]:
 
 _SKIP = _skipper(6)
 _STRING_BODY = re.compile(rb'(?:[^"\\]++|\\.)*+', re.DOTALL)  # a string's contents, up to its closing quote
-_SCALAR = re.compile(rb'[^ \t\r\n,:\[\]{}"\x1e]*+')  # a number, true, false, null (or junk) up to what ends it
+_SCALAR = re.compile(rb'[^ \t\r\n,:\[\]{}"]*+')  # a number, true, false, null (or junk) up to what ends it
 _NOT_A_VALUE = frozenset(b",:]}")  # what no value starts with
 _KEY_LIMIT = 4096  # bytes of an envelope key worth reading: no envelope path has a longer one
 
@@ -125,10 +125,10 @@ class _Bytes:
         self._parts = []
         return data, self._size
 
-    def space(self, pattern: re.Pattern[bytes] = _SPACE) -> bool:
+    def space(self) -> bool:
         """Skip white space; True when a byte follows."""
         while True:
-            self.pos = pattern.match(self.buf, self.pos).end()  # type: ignore[union-attr]  # always matches
+            self.pos = _SPACE.match(self.buf, self.pos).end()  # type: ignore[union-attr]  # always matches
             if self.pos < len(self.buf) or not self.more():
                 return self.pos < len(self.buf)
 
@@ -215,12 +215,11 @@ class DocumentSplitter:
     (("log",), ("log", "entries")), so a reader can tell "no entries array" from "no entries"."""
 
     def __init__(self, stream: IO[bytes], max_bytes: int, envelopes: tuple[tuple[str, ...], ...] = (HAR_ENTRIES,),
-                 record_separators: bool = False, whole: bool = False):
+                 whole: bool = False):
         self._in = _Bytes(stream, max_bytes)
         self._whole = whole  # every top-level value is one piece: no envelope, no array items
         self._arrays = frozenset(() if whole else envelopes)
         self._prefixes = frozenset(path[:n] for path in envelopes for n in range(1, len(path)))
-        self._top_space = _SPACE_OR_RS if record_separators else _SPACE
         self.entered: set[tuple[str, ...]] = set()  # envelope paths met (() for a top-level array)
         self.envelope = False  # whether a top-level object was walked as an envelope
         self.pieces = 0  # how many were handed out
@@ -229,7 +228,7 @@ class DocumentSplitter:
 
     def __iter__(self) -> Iterator[Piece | Broken]:
         data = self._in
-        while data.space(self._top_space):
+        while data.space():
             start = data.pos
             line = data.line_at(start)
             if data.buf[start] in _NOT_A_VALUE:
@@ -374,10 +373,10 @@ class DocumentSplitter:
 
 
 def split_document(stream: IO[bytes], max_bytes: int, envelopes: tuple[tuple[str, ...], ...] = (HAR_ENTRIES,),
-                   record_separators: bool = False, whole: bool = False) -> DocumentSplitter:
+                   whole: bool = False) -> DocumentSplitter:
     """The pieces of the document in `stream` (see the module docstring); iterate the result. With `whole`, each
     top-level value is one piece (a bare file: the whole capture is one value)."""
-    return DocumentSplitter(stream, max_bytes, envelopes, record_separators, whole)
+    return DocumentSplitter(stream, max_bytes, envelopes, whole)
 
 
 RS = 0x1E  # RFC 7464 record separator
