@@ -6,8 +6,9 @@ hostile`."""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
-import resource
 import signal
 import subprocess
 import sys
@@ -18,8 +19,6 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-import contextlib
-
 import hostile_cases
 from hostile_cases import CASES, Case, Run, Workspace
 
@@ -35,18 +34,14 @@ class Finished:
     seconds: float
 
 
-def _limits(case: Case) -> None:  # runs in the child, before exec
-    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_CAP, ADDRESS_SPACE_CAP))
-    cpu = int(case.seconds * 2)
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+MEASURE = Path(__file__).with_name("measure.py")
 
 
 def run_case(case: Case, root: Path) -> tuple[Run, Finished]:
     run = case.build(Workspace(root))
     env = {**os.environ, "WIRECHECK_CONTRACTS": str(run.contracts), "PYTHONFAULTHANDLER": "1", **run.env}
     env.pop("WIRECHECK_DEBUG", None)
-    out, err = root / "stdout.txt", root / "stderr.txt"
+    out, err, measured = root / "stdout.txt", root / "stderr.txt", root / "measured.json"
     stdin_file = None
     if isinstance(run.stdin, Path):
         stdin_file = run.stdin.open("rb")
@@ -54,31 +49,30 @@ def run_case(case: Case, root: Path) -> tuple[Run, Finished]:
         (root / "stdin.bin").write_bytes(run.stdin)
         stdin_file = (root / "stdin.bin").open("rb")
     started = time.monotonic()
+    # measure.py forks the command (so its peak memory is its own) and is the leader of a process group of its own:
+    # everything the command starts is in that group unless it leaves it
+    command = [sys.executable, str(MEASURE), str(measured), str(ADDRESS_SPACE_CAP), str(int(case.seconds * 2)), "--",
+               sys.executable, "-m", "wirecheck", *run.args]
     with out.open("wb") as stdout, err.open("wb") as stderr:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "wirecheck", *run.args], stdin=stdin_file or subprocess.DEVNULL, stdout=stdout,
-            stderr=stderr, env=env, cwd=root, start_new_session=True, preexec_fn=lambda: _limits(case))
+        process = subprocess.Popen(command, stdin=stdin_file or subprocess.DEVNULL, stdout=stdout, stderr=stderr,
+                                   env=env, cwd=root, start_new_session=True)
     if stdin_file is not None:
         stdin_file.close()
-    status, usage = 0, None
-    while True:
-        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.monotonic() - started > case.seconds:
-            _kill_group(process.pid)
-            os.wait4(process.pid, 0)
-            pytest.fail(f"{case.id}: still running after {case.seconds:g} s (a hang); stderr: "
-                        f"{err.read_text(errors='replace')[-2000:]}")
-        time.sleep(0.05)
-    process.returncode = os.waitstatus_to_exitcode(status)  # Popen must not wait for it again
+    try:
+        process.wait(timeout=case.seconds)
+    except subprocess.TimeoutExpired:
+        _kill_group(process.pid)
+        process.wait()
+        pytest.fail(f"{case.id}: still running after {case.seconds:g} s (a hang); stderr: "
+                    f"{err.read_text(errors='replace')[-2000:]}")
     seconds = time.monotonic() - started
     left = _left_in_group(process.pid)
     if left:
         _kill_group(process.pid)
         pytest.fail(f"{case.id}: left {left} process(es) running in its process group")
-    return run, Finished(process.returncode, out.read_text(errors="replace"), err.read_text(errors="replace"),
-                         usage.ru_maxrss / 1024 if usage else 0.0, seconds)
+    result = json.loads(measured.read_text())
+    return run, Finished(result["code"], out.read_text(errors="replace"), err.read_text(errors="replace"),
+                         result["peak_kib"] / 1024, seconds)
 
 
 def _left_in_group(pgid: int) -> int:
