@@ -22,6 +22,7 @@ from typing import Any
 import orjson
 
 from wirecheck.contracts.errors import ContractProblem, for_people, located
+from wirecheck.contracts.reference import FORMAT_CHECKER, ReferenceValidator
 from wirecheck.diff.catalogue import diff_rule_catalogue
 from wirecheck.diff.model import DiffFinding, DiffResult
 from wirecheck.diff.rules import declare
