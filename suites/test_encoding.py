@@ -19,17 +19,21 @@ FAKE = str(SUITES / "harness" / "data" / "contracts")
 NOT_UTF8 = os.fsdecode(b"caf\xe9")  # a Latin-1 name: Python holds the byte as the lone surrogate U+DCE9
 
 
-def wirecheck(*args: str, contracts: str = DEMO, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
-    env = {**os.environ, "WIRECHECK_CONTRACTS": contracts, "LC_ALL": "C.UTF-8"}
+def wirecheck(*args: str, contracts: str | None = DEMO, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+    """`python -m wirecheck ARGS` with the given contracts folder (None: the bundled contracts)."""
+    env = {**os.environ, "LC_ALL": "C.UTF-8"}
+    env.pop("WIRECHECK_CONTRACTS", None)
+    if contracts is not None:
+        env["WIRECHECK_CONTRACTS"] = contracts
     return subprocess.run([sys.executable, "-m", "wirecheck", *args], capture_output=True, env=env, timeout=120,
                           cwd=cwd)
 
 
-def assert_encoded(output: bytes, *, is_json: bool = False, jsonl: bool = False) -> str:
+def assert_encoded(output: bytes, *, is_json: bool = False, jsonl: bool = False, surrogate: str = "\\udce9") -> str:
     """Strict UTF-8, the surrogates visible; JSON still JSON (read by the standard library, which takes the escape
     back to the character it stands for)."""
     text = output.decode("utf-8")  # strict: no surrogate bytes sneaked through
-    assert "\\udce9" in text, text[:2000]
+    assert surrogate in text, text[:2000]
     if is_json:
         json.loads(text)
     if jsonl:
@@ -102,3 +106,69 @@ def test_stdout_is_utf8_whatever_the_locale():
                           input=b'{"type":"\xc3\xa9"}\n', capture_output=True, env=env, timeout=120)
     assert proc.returncode == 4, proc.stderr  # a capture of nothing the release knows: INCONCLUSIVE
     assert '{"type":"é"}' in proc.stdout.decode("utf-8")
+
+
+# -- the stub and the probe: a lone surrogate from the other side of the wire ------------------------------------
+
+
+def _strict_utf8_files(folder: Path) -> list[str]:
+    names = sorted(p.name for p in folder.iterdir())
+    for path in folder.iterdir():
+        path.read_bytes().decode("utf-8")  # strict
+    return names
+
+
+def test_a_post_with_lone_surrogates_is_recorded_and_certified_not_a_crash(tmp_path):
+    """One such POST to the stub ended the whole session with no certification written (issue 20)."""
+    import urllib.error
+    import urllib.request
+
+    from wirecheck.contracts import load_registry
+    from wirecheck.stub.server import StubServer
+    from wirecheck.stub.xopc import AGENT_PATH, XopcPlatformStub
+
+    release = load_registry().load("xopc@0.0.253")
+    body = b'{"capabilities": {"engine": "\\ud800"}, "endpoint": "\\udfff", "\\udc00": 1}'
+    with StubServer(XopcPlatformStub(release, commands=1)) as server:
+        request = urllib.request.Request(server.base_url + AGENT_PATH + "/heartbeat", data=body, method="POST",
+                                         headers={"content-type": "application/json",
+                                                  "authorization": "Bearer xopc_rt_aaaaaaaaaaaa"})
+        try:
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                status = answer.status
+        except urllib.error.HTTPError as error:
+            status = error.code
+        assert status < 500  # the stub answered: its handler did not die on the body
+        har = server.recorder.write(tmp_path / f"{NOT_UTF8}.har")
+    out = tmp_path / "out"
+    proc = wirecheck("certify", "xopc@0.0.253", str(har), "--role", "runtime", "--out-dir", str(out),
+                     contracts=None)
+    assert proc.returncode == 1, proc.stderr
+    assert "INVALID_UTF8" in (out / "certification.jsonl").read_text(encoding="utf-8")
+    assert "certification.html" in _strict_utf8_files(out)
+
+
+def test_the_probe_takes_an_answer_with_lone_surrogates_and_writes_every_report(tmp_path):
+    from wirecheck.contracts import load_registry
+    from wirecheck.stub.server import Reply, StubServer
+    from wirecheck.stub.xopc import XopcPlatformStub
+
+    class Surrogates:  # the stub, its discovery answer carrying lone surrogates in a value and a key
+        def __init__(self, stub):
+            self.stub = stub
+
+        def handle(self, method, url, path, headers, body):
+            reply = self.stub.handle(method, url, path, headers, body)
+            if path.endswith("/.well-known/xopc-platform") and reply.body:
+                edited = reply.body.replace(b'{', b'{"\\udc00":"\\ud800",', 1)
+                return Reply(reply.status, edited, reply.headers)
+            return reply
+
+    with StubServer(Surrogates(XopcPlatformStub(load_registry().load("xopc@0.0.253"), commands=1))) as server:
+        proc = wirecheck("probe", "xopc@0.0.253", server.base_url, "--out-dir", str(tmp_path / "out"),
+                         contracts=None)
+    assert proc.returncode == 1, proc.stderr
+    assert_encoded(proc.stdout + proc.stderr, surrogate="\\udc00")  # the key is in the finding's pointer
+    names = _strict_utf8_files(tmp_path / "out")
+    assert "probe.har" in names and "certification.html" in names
+    assert "\\ud800" in (tmp_path / "out" / "probe.har").read_text(encoding="utf-8")
