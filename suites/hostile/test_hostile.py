@@ -37,8 +37,23 @@ class Finished:
 MEASURE = Path(__file__).with_name("measure.py")
 
 
-def run_case(case: Case, root: Path) -> tuple[Run, Finished]:
+@pytest.fixture(scope="session")
+def hypothesis_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A `.hypothesis` folder whose Unicode tables are already built. Hypothesis keeps its tables (the characters of
+    each category, those UTF-8 can encode) in `.hypothesis/` in the current folder and builds them where they are
+    missing (250 MiB peak for a moment, measured with measure.py): a one-time cost per folder, not one that grows
+    with the input, so each case starts in a folder that has them, as a user's second run there does."""
+    home = tmp_path_factory.mktemp("hypothesis-home")
+    subprocess.run([sys.executable, "-c", "from hypothesis.internal.charmap import charmap, intervals_from_codec; "
+                    "charmap(); intervals_from_codec('utf-8')"], cwd=home,
+                   check=True, timeout=600)
+    return home / ".hypothesis"
+
+
+def run_case(case: Case, root: Path, hypothesis_home: Path | None = None) -> tuple[Run, Finished]:
     run = case.build(Workspace(root))
+    if hypothesis_home is not None:
+        (root / ".hypothesis").symlink_to(hypothesis_home, target_is_directory=True)
     env = {**os.environ, "WIRECHECK_CONTRACTS": str(run.contracts), "PYTHONFAULTHANDLER": "1", **run.env}
     env.pop("WIRECHECK_DEBUG", None)
     out, err, measured = root / "stdout.txt", root / "stderr.txt", root / "measured.json"
@@ -75,7 +90,17 @@ def run_case(case: Case, root: Path) -> tuple[Run, Finished]:
                          result["peak_kib"] / 1024, seconds)
 
 
-def _left_in_group(pgid: int) -> int:
+def _left_in_group(pgid: int, grace: float = 5.0) -> int:
+    """How many processes are still in the group once `grace` seconds have passed for them to end on their own (a
+    process pool's forkserver and resource tracker end when they see the pipe of the command that started them
+    close; the same grace the live commands' reaper gives)."""
+    deadline = time.monotonic() + grace
+    while _in_group(pgid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return _in_group(pgid)
+
+
+def _in_group(pgid: int) -> int:
     try:
         os.killpg(pgid, 0)
     except ProcessLookupError:
@@ -100,17 +125,17 @@ def _params(large: bool) -> list:
 
 
 @pytest.mark.parametrize("case", _params(large=False))
-def test_hostile_input(case: Case, tmp_path: Path) -> None:
-    check(case, tmp_path)
+def test_hostile_input(case: Case, tmp_path: Path, hypothesis_home: Path) -> None:
+    check(case, tmp_path, hypothesis_home)
 
 
 @pytest.mark.parametrize("case", _params(large=True))
-def test_hostile_input_large(case: Case, tmp_path: Path) -> None:
-    check(case, tmp_path)
+def test_hostile_input_large(case: Case, tmp_path: Path, hypothesis_home: Path) -> None:
+    check(case, tmp_path, hypothesis_home)
 
 
-def check(case: Case, root: Path) -> None:
-    run, finished = run_case(case, root)
+def check(case: Case, root: Path, hypothesis_home: Path | None = None) -> None:
+    run, finished = run_case(case, root, hypothesis_home)
     print(f"hostile: {case.id}: exit {finished.code}, peak {finished.peak_mib:.0f} MiB of {case.memory_mib}, "
           f"{finished.seconds:.1f} s")  # shown with -s (nox -s hostile): the numbers behind the limits table
     assert finished.code >= 0, f"{case.id}: killed by signal {-finished.code}\n{finished.stderr[-3000:]}"
