@@ -50,13 +50,17 @@ def capture_problem(path: str) -> str | None:
         mode = os.stat(path).st_mode
     except OSError as exc:
         if exc.errno in _NOT_FOUND:
-            return f"capture not found: {path}"
+            return _not_found(path)
         if exc.errno == errno.ELOOP:
             return f"{path} is a loop of symbolic links (each points on to the next, and none to a file)"
         return f"cannot read capture {path}: {exc.strerror or exc}"
     if stat.S_ISDIR(mode):
         return f"{path} is a directory, not a capture"
     return _special(path, mode)
+
+
+def _not_found(path: str) -> str:
+    return f"capture not found: {path}"
 
 
 def _special(path: str, mode: int) -> str | None:
@@ -124,8 +128,9 @@ class CaptureFile:
             yield stream
             return
         problem = capture_problem(self.path)
-        if problem is not None:
-            raise CaptureUnreadable(self.path, problem)
+        if problem is not None:  # a missing file's reason is the system's, as where the capture is read (fsspec)
+            raise CaptureUnreadable(self.path, os.strerror(errno.ENOENT) if problem == _not_found(self.path)
+                                    else problem)
         try:
             fifo = stat.S_ISFIFO(os.stat(self.path).st_mode)
             # closed below; the open itself is what may fail
