@@ -81,8 +81,9 @@ def check(engine: Engine, source: ReleaseSource, captures: Sequence[CaptureFile]
     if plan.jobs <= 1 or not (plan.forced or work >= PARALLEL_MIN_BYTES):
         return engine.run(captures)
     stats.workers_used = True
-    context = get_context("forkserver")
-    context.set_forkserver_preload(["wirecheck.check.parallel"])
+    # fork: workers are this process's children and nothing else is started (a forkserver and multiprocessing's
+    # resource tracker outlived wirecheck by seconds); this process has no threads of its own here
+    context = get_context("fork")
     with ProcessPoolExecutor(plan.jobs, mp_context=context, initializer=_start_worker,
                              initargs=(source, engine.options)) as pool:
         whole: list[tuple[int, Future[tuple[Portable, int]]]] = []
