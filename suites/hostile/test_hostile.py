@@ -39,22 +39,24 @@ MEASURE = Path(__file__).with_name("measure.py")
 
 @pytest.fixture(scope="session")
 def hypothesis_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A `.hypothesis` folder whose Unicode tables are already built. Hypothesis keeps its tables (the characters of
-    each category, those UTF-8 can encode) in `.hypothesis/` in the current folder and builds them where they are
-    missing (250 MiB peak for a moment, measured with measure.py): a one-time cost per folder, not one that grows
-    with the input, so each case starts in a folder that has them, as a user's second run there does."""
-    home = tmp_path_factory.mktemp("hypothesis-home")
-    subprocess.run([sys.executable, "-c", "from hypothesis.internal.charmap import charmap, intervals_from_codec; "
+    """A cache folder (XDG_CACHE_HOME) whose Hypothesis Unicode tables are already built. wirecheck keeps Hypothesis's
+    storage in `$XDG_CACHE_HOME/wirecheck/hypothesis` (lazy.hypothesis_home) and Hypothesis builds the tables (the
+    characters of each category, those UTF-8 can encode) where they are missing (250 MiB peak for a moment, measured
+    with measure.py): a one-time cost per user, not one that grows with the input, so each case starts with them, as
+    a user's second run does."""
+    home = tmp_path_factory.mktemp("cache-home")
+    subprocess.run([sys.executable, "-c", "from wirecheck.lazy import hypothesis_home; hypothesis_home(); "
+                    "from hypothesis.internal.charmap import charmap, intervals_from_codec; "
                     "charmap(); intervals_from_codec('utf-8')"], cwd=home,
-                   check=True, timeout=600)
-    return home / ".hypothesis"
+                   env={**os.environ, "XDG_CACHE_HOME": str(home)}, check=True, timeout=600)
+    assert (home / "wirecheck" / "hypothesis").is_dir()
+    return home
 
 
 def run_case(case: Case, root: Path, hypothesis_home: Path | None = None) -> tuple[Run, Finished]:
     run = case.build(Workspace(root))
-    if hypothesis_home is not None:
-        (root / ".hypothesis").symlink_to(hypothesis_home, target_is_directory=True)
-    env = {**os.environ, "WIRECHECK_CONTRACTS": str(run.contracts), "PYTHONFAULTHANDLER": "1", **run.env}
+    cache = {"XDG_CACHE_HOME": str(hypothesis_home)} if hypothesis_home is not None else {}
+    env = {**os.environ, **cache, "WIRECHECK_CONTRACTS": str(run.contracts), "PYTHONFAULTHANDLER": "1", **run.env}
     env.pop("WIRECHECK_DEBUG", None)
     out, err, measured = root / "stdout.txt", root / "stderr.txt", root / "measured.json"
     stdin_file = None

@@ -30,3 +30,17 @@ class LazyWriters(Mapping[str, Callable[..., Any]]):
 
     def __len__(self) -> int:
         return len(self._modules)
+
+
+def hypothesis_home() -> None:
+    """Point Hypothesis's storage (its Unicode tables, built once: a 250 MiB moment) at the user's cache folder,
+    `$XDG_CACHE_HOME/wirecheck/hypothesis` (default `~/.cache`), instead of `.hypothesis/` in whatever folder
+    wirecheck runs in: `fuzz`, `diff` and `diff-schemas` wrote one into the user's checkout. Call it before the
+    first use of Hypothesis; it imports only `hypothesis.configuration`."""
+    import os
+    from pathlib import Path
+
+    from hypothesis.configuration import set_hypothesis_home_dir
+
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    set_hypothesis_home_dir(Path(cache) / "wirecheck" / "hypothesis")

@@ -123,6 +123,9 @@ def regex_example(pattern: str, min_length: int = 0, max_length: int | None = No
 
 
 def _hypothesis_example(pattern: str, min_length: int, max_length: int | None, ok: Any) -> str | None:
+    from wirecheck.lazy import hypothesis_home
+
+    hypothesis_home()
     from hypothesis import HealthCheck, find, settings
     from hypothesis import strategies as st
     from hypothesis.errors import NoSuchExample, Unsatisfiable
