@@ -223,7 +223,8 @@ def test_both_pre_commit_hooks_through_pre_commit(installed, tmp_path):
     dirty = pre_commit()
     assert dirty.returncode == 1
     assert re.search(r"wirecheck validate.*Failed", dirty.stdout) and "bad.jsonl:" in dirty.stdout
-    assert re.search(r"wirecheck diff.*Failed", dirty.stdout) and "demo@1.0.0" in dirty.stdout
+    assert re.search(r"wirecheck diff.*Failed", dirty.stdout) and "demo 1.0.0 (HEAD) → 1.0.0: breaking" in dirty.stdout
+    assert "change with no version bump" in dirty.stdout
 
 
 # --- the GitHub Action (action.yml): its `run:` steps as the runner would run them ---------------------------------

@@ -53,7 +53,8 @@ class Answer:
                 BUMPS.index(self.declared_bump) >= BUMPS.index(self.required_bump):
             return f"{self.declared_bump} bump (changes need {self.required_bump}): ok" \
                 if self.declared_bump != "downgrade" else "version went down"
-        return f"{self.declared_bump} bump, changes need {self.required_bump}"
+        declared = "no version bump" if self.declared_bump == "none" else f"{self.declared_bump} bump"
+        return f"{declared}, changes need {self.required_bump}"
 
 
 def answer(result: DiffResult, options: DiffOptions) -> Answer:
@@ -113,6 +114,7 @@ def _advice(flows: tuple[Flow, ...], directions: tuple[str, ...], views: tuple[s
         advice.append("some changes are undecided: review them too")
     if declared is not None and required is not None and declared != "downgrade" and \
             BUMPS.index(declared) < BUMPS.index(required):
-        advice.append(f"this is a {required} change shipped as a {declared}")
+        advice.append(f"this is a {required} change shipped as a {declared}" if declared != "none" else
+                      f"this is a {required} change with no version bump")
     return advice
 
