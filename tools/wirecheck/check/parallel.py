@@ -56,6 +56,9 @@ class ReleaseSource:
     spec: str  # package@version
 
 
+BATCH_MAX = 32  # whole captures per task at most
+
+
 @dataclass
 class Stats:
     """What a parallel run tells its caller besides the result (the bench reads it)."""
@@ -86,25 +89,38 @@ def check(engine: Engine, source: ReleaseSource, captures: Sequence[CaptureFile]
     context = get_context("fork")
     with ProcessPoolExecutor(plan.jobs, mp_context=context, initializer=_start_worker,
                              initargs=(source, engine.options)) as pool:
-        whole: list[tuple[int, Future[tuple[Portable, int]]]] = []
+        whole: list[tuple[list[int], Future[tuple[Portable, int]]]] = []
         here: list[int] = []  # stdin, pipes and captures worth splitting: read by this process
+        batch: list[int] = []  # consecutive whole captures for one task: a task per small capture costs more
+        batch_size = max(1, min(BATCH_MAX, -(-len(captures) // (plan.jobs * 8))))  # several tasks per worker
+
+        def submit() -> None:
+            if batch:
+                paths = [captures[i].path for i in batch]
+                whole.append((batch[:], pool.submit(_check_batch, batch[0], paths)))
+                batch.clear()
+
         for index, (capture, size) in enumerate(zip(captures, sizes, strict=True)):
             if size is None or _splittable(capture, size, plan):
+                submit()
                 here.append(index)
             else:
-                whole.append((index, pool.submit(_check_whole, index, capture.path)))
+                batch.append(index)
+                if len(batch) == batch_size:
+                    submit()
+        submit()
         parts = []
         for index in here:
             capture, size = captures[index], sizes[index]
             split = None if size is None else _Split(pool, plan, engine.options.max_line_bytes, size, stats)
             parts.append(engine.run([capture], first_index=index, source=split))
-        for index, future in whole:
+        for indices, future in whole:
             try:
                 portable, peak = future.result()
                 parts.append(portable.result(engine))
                 stats.worker_peak_kib = max(stats.worker_peak_kib, peak)
             except BrokenProcessPool:  # a worker died (killed, out of memory): check its captures here instead
-                parts.append(engine.run([captures[index]], first_index=index))
+                parts.append(engine.run([captures[i] for i in indices], first_index=indices[0]))
     return merge(parts)
 
 
@@ -147,8 +163,9 @@ def _engine() -> Engine:
     return _ENGINE[2]
 
 
-def _check_whole(index: int, path: str) -> tuple[Portable, int]:
-    return Portable.of(_engine().run([CaptureFile(path)], first_index=index)), _peak_kib()
+def _check_batch(first: int, paths: list[str]) -> tuple[Portable, int]:
+    """Captures `first`, `first + 1`, ... checked by this worker's engine, as one merged result."""
+    return Portable.of(_engine().run([CaptureFile(path) for path in paths], first_index=first)), _peak_kib()
 
 
 def _peak_kib() -> int:
