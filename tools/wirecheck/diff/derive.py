@@ -24,6 +24,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from wirecheck.diff.shape import unwrapped
 from wirecheck.diff.side import Side, child, join, uri_of
 from wirecheck.diff.vocabulary import assertions, is_annotation, required_alternatives, tag
 from wirecheck.pointer import parse_pointer
@@ -200,18 +201,8 @@ def _definition_name(location: str) -> str | None:
 
 
 def _through_wrappers(side: Side, location: str) -> tuple[str, Any]:
-    for _ in range(_MAX_DEPTH):
-        node = side.node(location)
-        if not isinstance(node, dict):
-            break
-        said = assertions(node)
-        if said == {"$ref"} and isinstance(node["$ref"], str) and side.has(join(location, node["$ref"])):
-            location = join(location, node["$ref"])
-        elif said == {"allOf"} and isinstance(node["allOf"], list) and len(node["allOf"]) == 1:
-            location = child(location, "allOf", 0)
-        else:
-            break
-    return location, side.node(location)
+    node, location = unwrapped(side, side.node(location), location, limit=_MAX_DEPTH)
+    return location, node
 
 
 def _union(side: Side, location: str, node: Any) -> str | None:

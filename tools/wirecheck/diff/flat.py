@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wirecheck.contracts.stamps import STAMP_VALUE
+from wirecheck.diff.shape import unwrapped
 from wirecheck.diff.side import Side, child, join
 from wirecheck.diff.vocabulary import assertions
 from wirecheck.json_types import json_bytes, json_type
@@ -164,17 +165,7 @@ def within(parent: Flat, member: Flat) -> Flat:
 def _only_values(side: Side, node: Any, location: str) -> list[Any] | None:
     """The values a schema allows when a constant or an enum is all it says (a `type` beside it only keeps the
     values of that type; wrappers followed as in `only_types`), else None."""
-    for _ in range(8):
-        if not isinstance(node, dict):
-            return None
-        said = assertions(node)
-        if said == {"$ref"} and isinstance(node["$ref"], str) and side.has(join(location, node["$ref"])):
-            location = join(location, node["$ref"])
-            node = side.node(location)
-        elif said == {"allOf"} and isinstance(node["allOf"], list) and len(node["allOf"]) == 1:
-            location, node = child(location, "allOf", 0), node["allOf"][0]
-        else:
-            break
+    node, location = unwrapped(side, node, location, limit=8)
     if not isinstance(node, dict):
         return None
     said = assertions(node) - {"type"}

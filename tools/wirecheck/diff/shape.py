@@ -39,10 +39,10 @@ def constrains_nothing(side: Side, location: str, depth: int = 0) -> bool:
         constrains_nothing(side, child(location, "allOf", i), depth + 1) for i in range(len(parts)))
 
 
-def unwrapped(side: Side, node: Any, location: str) -> tuple[Any, str]:
+def unwrapped(side: Side, node: Any, location: str, limit: int = 16) -> tuple[Any, str]:
     """A schema that only wraps another — a `$ref` or a one-part `allOf`, annotations aside — is that other schema:
-    (its node, its location)."""
-    for _ in range(16):
+    (its node, its location), following at most `limit` wrappers."""
+    for _ in range(limit):
         if not isinstance(node, dict):
             break
         said = assertions(node)
