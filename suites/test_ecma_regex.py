@@ -63,3 +63,47 @@ def test_the_reference_validator_is_time_bounded(short_budget):
     validator = reference_validator({"type": "string", "pattern": REDOS}, {})
     with pytest.raises(RegexTimeout):
         validator.is_valid(NEAR_MISS)
+
+
+def _child_matches(pipe, parents_pipes) -> None:
+    """In a forked child: match, and say which helper answered and whether it still holds the parent's pipes."""
+    answers = [search("^b+$", "bbb"), search("^b+$", "abc")]
+    held = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            info = os.stat(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        held.add((info.st_dev, info.st_ino))
+    pipe.send((answers, ecma_regex._helper._process.pid if ecma_regex._helper._process else None,
+               bool(held & parents_pipes)))
+    pipe.close()
+
+
+def test_a_forked_child_starts_its_own_helper_and_leaves_the_parents_alone(short_budget):
+    """-j's workers are forked (check/parallel.py) and inherit this module: a child that used the parent's pipe
+    would read answers meant for the parent, one that kept it open would keep the parent's helper alive, and one
+    forked while another thread held the helper's lock would wait for ever. The child drops the parent's pipe and
+    starts its own helper; the parent's goes on answering."""
+    import multiprocessing
+
+    assert search("^a+$", "aaa")
+    parent_helper = ecma_regex._helper._process.pid
+    parents_pipes = {(info.st_dev, info.st_ino) for info in (
+        os.fstat(ecma_regex._helper._send.fileno()), os.fstat(ecma_regex._helper._receive.fileno()))}
+    receive, send = multiprocessing.Pipe(duplex=False)
+    child = multiprocessing.get_context("fork").Process(target=_child_matches, args=(send, parents_pipes))
+    with ecma_regex._helper._lock:  # another thread in the middle of a match when the fork happens
+        child.start()
+    try:
+        assert receive.poll(30), "the child hangs on the parent's lock"
+        answers, child_helper, holds_parents = receive.recv()
+        child.join(30)
+    finally:
+        child.kill()
+    assert child.exitcode == 0
+    assert answers == [True, False]
+    assert child_helper is not None and child_helper != parent_helper
+    assert not holds_parents  # else the parent's helper would outlive the parent's close while the child lives
+    assert ecma_regex._helper._process.pid == parent_helper
+    assert search("^a+$", "aaa") and not search("^a+$", "ab")

@@ -135,7 +135,7 @@ class _Helper:
             self._process = None
 
     def close(self) -> None:
-        """End the helper (its pipe closes, it exits); at exit, and after a fork, so no process is left behind."""
+        """End the helper (its pipe closes, it exits); at exit, so no process is left behind."""
         with self._lock:
             if self._process is not None:
                 for connection in (self._send, self._receive):
@@ -150,8 +150,19 @@ class _Helper:
                 self._process = None
 
 
+    def forget(self) -> None:
+        """In a forked child: drop the parent's helper (its pipe is the parent's; this process starts its own)."""
+        self._lock = threading.Lock()
+        for connection in (self._send, self._receive):
+            if connection is not None:
+                connection.close()  # this process's copies: the parent's stay open
+        self._send = self._receive = None
+        self._process = None  # the parent's child, not this process's to wait for
+
+
 _helper = _Helper()
 atexit.register(_helper.close)
+os.register_at_fork(after_in_child=_helper.forget)  # forked workers (check/parallel.py) inherit this module
 
 
 def _serve() -> None:
