@@ -81,9 +81,12 @@ class _CaptureRun:
         self.unrecognised = Unrecognised()  # what its unclassified messages looked like
         self.rules: list[Rule] = []
         self.rules_by_kind: dict[str, list[Rule]] = {kind.id: [] for kind in engine.release.kinds}
+        self.alone: set[int] = set()  # id() of the rules that judge each message alone (scope MESSAGE): no state
         for use in engine.release.rules:
             rule = instantiate(use, engine.release)
             self.rules.append(rule)
+            if scope_of(use.id) == MESSAGE:
+                self.alone.add(id(rule))
             # the catalog's `kinds:` narrows a rule; else the rule may say which kinds it watches; else all
             for kind_id in use.kinds or getattr(rule, "watches", None) or self.rules_by_kind:
                 if kind_id in self.rules_by_kind:
@@ -287,10 +290,10 @@ class Engine:
                            record: Callable[[str, int], None]) -> Callable[[Any, int], bool]:
         """The fast path narrowed to what a process checking a later part of a capture may take without the
         capture's ordered state (check/parallel.py), once the rules that settle (see rules/registry.py) have
-        settled: kinds no rule watches, and kinds whose only rules observe without reading the value; for those it
-        calls `record(kind id, line)` for the capture's own engine to replay (Reading.observe). It counts what it
-        takes in `seen`. Whoever uses its counts checks that the rules watching those kinds have settled by then
-        (Reading.unsettled)."""
+        settled: kinds whose rules judge a message alone, and kinds whose other rules observe without reading the
+        value; for those it calls `record(kind id, line)` for the capture's own engine to replay (Reading.observe).
+        It counts what it takes in `seen`. Whoever uses its counts checks that the rules watching those kinds have
+        settled by then (Reading.unsettled)."""
         run = _CaptureRun(self, capture)
         for rule in run.rules:
             if getattr(rule, "settled", True) is False:
@@ -305,16 +308,24 @@ class Engine:
         return self._acceptor(fast, seen, [None, None], capture.label)
 
     def _fast_validators(self, run: _CaptureRun) -> dict[str, _FastEntry]:
-        """kind id → (strict `is_valid`, observing rules), for stream kinds whose check is their schema alone in
-        this capture run, apart from rules that only observe (see rules/registry.py)."""
-        return {
-            kind.id: (self.validators.pair(kind.schema).strict.is_valid, tuple(run.rules_by_kind[kind.id]), kind)
-            for kind in self.release.kinds
-            if kind.channel == "stdio-ndjson" and kind.schema is not None and kind.body == "json"
-            and kind.argv_grammar is None and kind.headers is None and kind.id not in self._correlated
-            and kind.id not in self._has_consumers and kind.id not in self._base_kinds
-            and all(hasattr(rule, "observe") for rule in run.rules_by_kind[kind.id])
-        }
+        """kind id → (`holds`, observing rules, kind), for stream kinds whose check in this capture run is their
+        schema and rules that judge a message alone, apart from rules that only observe (see rules/registry.py).
+        `holds(value)`: strictly valid, and no such rule finds anything in it (else the message takes the full
+        path, which reports what they find)."""
+        fast: dict[str, _FastEntry] = {}
+        for kind in self.release.kinds:
+            if not (kind.channel == "stdio-ndjson" and kind.schema is not None and kind.body == "json"
+                    and kind.argv_grammar is None and kind.headers is None and kind.id not in self._correlated
+                    and kind.id not in self._has_consumers and kind.id not in self._base_kinds):
+                continue
+            rules = run.rules_by_kind[kind.id]
+            alone = tuple(rule for rule in rules if id(rule) in run.alone)
+            observers = tuple(rule for rule in rules if id(rule) not in run.alone)
+            if all(hasattr(rule, "observe") for rule in observers):
+                is_valid = self.validators.pair(kind.schema).strict.is_valid
+                fast[kind.id] = (_holding(is_valid, alone, kind, run.capture.label) if alone else is_valid,
+                                 observers, kind)
+        return fast
 
     # -- per message ---------------------------------------------------------------------------------
 
@@ -605,6 +616,19 @@ class Engine:
 
 def _refuse(value: Any, line: int) -> bool:
     return False
+
+
+def _holding(is_valid: Callable[[Any], bool], rules: tuple[Rule, ...], kind: MessageKind,
+             file: str) -> Callable[[Any], bool]:
+    """Strictly valid, and none of `rules` (each judging a message alone, keeping no state) finds anything in it."""
+
+    def holds(value: Any) -> bool:
+        if not is_valid(value):
+            return False
+        message = Message(value=value, file=file, kind=kind)
+        return not any(True for rule in rules for _ in rule.on_message(message))
+
+    return holds
 
 
 class _Recorder:

@@ -30,7 +30,9 @@ class Rule(Protocol):
     define `observe(kind, value, file, line)`: the engine's fast path then calls that instead of building a
     Message, and valid messages of the kinds it watches stay on the fast path. One whose `observe` reads only the
     kind and line, never the value, says so with `observes_values = False`: parts of a large capture checked by
-    other processes (check/parallel.py) then hand on only (kind, line) for such messages, and `value` is None."""
+    other processes (check/parallel.py) then hand on only (kind, line) for such messages, and `value` is None.
+    A rule of scope MESSAGE keeps no state at all: the fast path runs it on each valid message and takes the message
+    only when it finds nothing (else the message takes the full path, which reports the finding)."""
 
     def on_message(self, message: Message) -> Iterable[Finding]: ...
 
