@@ -3,8 +3,12 @@ gives — on every bundled fixture, on generated corpora, and on streams whose l
 
 from __future__ import annotations
 
+import os
 import random
 import re
+import signal
+import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 import orjson
@@ -169,3 +173,108 @@ def test_the_commands_report_the_same_on_one_and_several_processes(tmp_path, com
     if command == "certify":  # the identity block's timestamp differs between runs
         reports = [re.sub(rb'"timestamp":"[^"]*"', b"", r) for r in reports]
     assert reports[0] == reports[1]
+
+
+def test_rules_that_judge_a_message_alone_still_report_on_the_fast_path(tmp_path):
+    """Once the first message is seen, system/init takes the fast path (in this process and in workers) because its
+    remaining rule, QODER_PROTOCOL_MAJOR, judges each message alone: an init whose major differs must still be
+    reported, at its own line, however the capture is split."""
+    folder = FIXTURES / "qoder-agent-sdk" / "1.0.23" / "protocol"
+    good = (folder / "protocol-minor-ahead.ndjson").read_bytes().splitlines()[0]
+    bad = (folder / "protocol-major-mismatch.ndjson").read_bytes().splitlines()[0]
+    path = tmp_path / "inits.ndjson"
+    path.write_bytes(b"\n".join([good] * 40 + [bad] + [good] * 40 + [bad]) + b"\n")
+    for plan in (Plan(jobs=2, forced=True, range_bytes=4096, split_min_bytes=0), TINY):
+        sequential, parallel = _both("qoder-agent-sdk@1.0.23", [str(path)], plan=plan)
+        assert [f.line for f in sequential.findings if f.code == "QODER_PROTOCOL_MAJOR"] == [41, 82]
+        assert snapshot(parallel) == snapshot(sequential)
+
+
+DIE_AT_CAPTURE = 5  # the batch holding this capture kills its worker
+
+
+def _dying_batch(first, paths):
+    from wirecheck.check import parallel
+
+    if first <= DIE_AT_CAPTURE < first + len(paths):
+        os.kill(os.getpid(), signal.SIGKILL)
+    return parallel.__dict__["_real_check_batch"](first, paths)
+
+
+def _dying_range(path, start, end, max_line_bytes):
+    from wirecheck.check import parallel
+
+    if start > 2 * 4096:  # the third part on: the pool breaks with parts in flight and parts not yet sent
+        os.kill(os.getpid(), signal.SIGKILL)
+    return parallel.__dict__["_real_check_range"](path, start, end, max_line_bytes)
+
+
+@pytest.mark.parametrize("what", ["whole captures", "parts of one capture"])
+def test_a_worker_that_dies_loses_nothing(tmp_path, monkeypatch, what):
+    """A worker killed mid-run (the OOM killer, an operator) breaks the pool: every batch and part it or the others
+    had not returned is checked in this process instead, and the answer is the sequential one."""
+    from wirecheck.check import parallel
+
+    folder = FIXTURES / "qoder-agent-sdk" / "1.0.23"
+    streams = sorted(str(p) for p in folder.rglob("*.ndjson") if b"wirecheck_capture" not in p.read_bytes()[:200])
+    if what == "whole captures":
+        captures, plan = streams * 3, Plan(jobs=2, forced=True)
+        monkeypatch.setattr(parallel, "_real_check_batch", parallel._check_batch, raising=False)
+        monkeypatch.setattr(parallel, "_check_batch", _dying_batch)
+    else:
+        joined = tmp_path / "joined.ndjson"
+        joined.write_bytes(b"".join(Path(p).read_bytes().rstrip(b"\n") + b"\n" for p in streams) * 3)
+        captures, plan = [str(joined)], Plan(jobs=2, forced=True, range_bytes=4096, split_min_bytes=0)
+        monkeypatch.setattr(parallel, "_real_check_range", parallel._check_range, raising=False)
+        monkeypatch.setattr(parallel, "_check_range", _dying_range)
+    registry = load_registry(CONTRACTS)
+    engine = Engine(registry.load("qoder-agent-sdk@1.0.23"), CheckOptions(), registry.load)
+    sequential = engine.run(CaptureFile(c) for c in captures)
+    stats = parallel.Stats()
+    result = check(engine, ReleaseSource(str(CONTRACTS), "qoder-agent-sdk@1.0.23"),
+                   [CaptureFile(c) for c in captures], plan, stats)
+    assert stats.workers_lost
+    assert sequential.messages > 100 and sequential.findings
+    assert snapshot(result) == snapshot(sequential)
+
+
+_FORKS: list[set[str]] | None = None  # while a test watches: the threads alive at each fork of this process
+
+
+def _note_fork() -> None:
+    if _FORKS is not None:
+        _FORKS.append({thread.name for thread in threading.enumerate()})
+
+
+os.register_at_fork(before=_note_fork)
+
+
+def test_workers_are_forked_before_a_progress_display_starts_its_thread(tmp_path):
+    """A thread alive at a fork may hold a lock (stderr's, rich's) that stays locked in the worker for ever, and
+    Python 3.12 warns on every such fork: the display `around` the run starts only once the workers are up."""
+    global _FORKS
+    stop, entered = threading.Event(), []
+
+    @contextmanager
+    def progress():
+        thread = threading.Thread(target=stop.wait, name="progress-display")
+        thread.start()
+        entered.append(True)
+        try:
+            yield
+        finally:
+            stop.set()
+            thread.join()
+
+    folder = FIXTURES / "qoder-agent-sdk" / "1.0.23"
+    captures = [CaptureFile(str(p)) for p in sorted(folder.rglob("*.ndjson"))]
+    registry = load_registry(CONTRACTS)
+    engine = Engine(registry.load("qoder-agent-sdk@1.0.23"), CheckOptions(), registry.load)
+    _FORKS = []
+    try:
+        result = check(engine, ReleaseSource(str(CONTRACTS), "qoder-agent-sdk@1.0.23"), captures,
+                       Plan(jobs=2, forced=True), around=progress)
+    finally:
+        forks, _FORKS = _FORKS, None
+    assert entered and result.messages
+    assert len(forks) == 2 and not any("progress-display" in names for names in forks)

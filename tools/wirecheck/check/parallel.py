@@ -1,28 +1,34 @@
 """Checking captures on every core: the same engine in worker processes, results merged (check/result.py).
 
-Two kinds of work go to the workers of one `concurrent.futures` process pool:
-- a whole capture, checked by the worker's own engine; its result comes back and is merged;
+The workers are forked from this process and inherit its engine (release loaded, validators compiled). Two kinds of
+work go to them, through one `concurrent.futures` process pool:
+- a batch of whole captures, checked by the worker's engine; its result comes back and is merged;
 - a part of one large plain NDJSON stream: byte ranges cut at line ends. This process reads the first range
   itself (it settles the capture's form and whatever rules need the first messages). A worker reads a later range
-  with the same line reader and takes what needs no ordered state (valid messages of kinds that no rule watches
-  once the first messages are seen, or only rules that observe a message's kind and line: the fast path, narrowed
-  by `Engine.stateless_acceptor`); everything else it read (findings, values, and (kind, line) notes for those
-  observers) comes back, and this process feeds it, in capture order, to the engine as its own
-  line reader would. Correlation, protocol rules and everything else that needs order stay here. Should a rule
-  still be waiting for messages of a kind a worker took, that range is read again here.
+  with the same line reader and takes what needs no ordered state (the fast path, narrowed by
+  `Engine.stateless_acceptor`: valid messages of kinds that only rules judging a message alone watch once the first
+  messages are seen, or rules that observe just a message's kind and line); everything else it read (findings,
+  values, and compact (kind, line) notes for those observers) comes back, and this process feeds it, in capture
+  order, to the engine as its own line reader would. Correlation, protocol rules and everything else that needs
+  order stay here. Should a rule still be waiting for messages of a kind a worker took, that range is read again
+  here.
 
-Either way the findings, coverage and counts are those of a sequential run (tested on every bundled fixture).
-Small runs stay in this process: starting workers costs more than they save.
+Either way the findings, coverage and counts are those of a sequential run (tested on every bundled fixture). A
+worker that dies (killed, out of memory) breaks the pool: whatever it or the others had not returned is checked in
+this process instead, so nothing is lost. Small runs stay in this process: starting workers costs more than they
+save.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+from array import array
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from multiprocessing import get_context
 from pathlib import Path
@@ -65,6 +71,7 @@ class Stats:
 
     worker_peak_kib: int = 0  # the highest peak resident memory of any worker process (VmHWM), when known
     workers_used: bool = False
+    workers_lost: bool = False  # a worker died (killed, out of memory): what it had was checked in this process
 
 
 @dataclass(frozen=True)
@@ -76,28 +83,39 @@ class Plan:
 
 
 def check(engine: Engine, source: ReleaseSource, captures: Sequence[CaptureFile], plan: Plan,
-          stats: Stats | None = None) -> CheckResult:
-    """Check captures as `engine.run(captures)` would, on `plan.jobs` processes where that pays."""
+          stats: Stats | None = None,
+          around: Callable[[], AbstractContextManager[Any]] = nullcontext) -> CheckResult:
+    """Check captures as `engine.run(captures)` would, on `plan.jobs` processes where that pays. `around()` is
+    entered while the captures are read (a progress display), once the workers are started: a thread it starts is
+    never copied into a forked worker, where a lock it held would stay locked."""
     stats = stats if stats is not None else Stats()
     sizes = [_regular_size(capture) for capture in captures]
     work = sum(size or 0 for size in sizes)
     if plan.jobs <= 1 or not (plan.forced or work >= PARALLEL_MIN_BYTES):
-        return engine.run(captures)
+        with around():
+            return engine.run(captures)
     stats.workers_used = True
     # fork: workers are this process's children and nothing else is started (a forkserver and multiprocessing's
-    # resource tracker outlived wirecheck by seconds); this process has no threads of its own here
+    # resource tracker outlived wirecheck by seconds)
     context = get_context("fork")
-    with ProcessPoolExecutor(plan.jobs, mp_context=context, initializer=_start_worker,
-                             initargs=(source, engine.options)) as pool:
-        whole: list[tuple[list[int], Future[tuple[Portable, int]]]] = []
+    # the workers, forked, inherit this engine (its release loaded, its validators compiled): none loads its own
+    inherited, _ENGINE[:] = _ENGINE[:], [source, engine.options, engine]
+    with _restore(inherited), ProcessPoolExecutor(plan.jobs, mp_context=context, initializer=_start_worker,
+                                                  initargs=(source, engine.options)) as pool, _started(pool), around():
+        whole: list[tuple[list[int], Future[tuple[Portable, int]] | None]] = []  # None: check here
         here: list[int] = []  # stdin, pipes and captures worth splitting: read by this process
         batch: list[int] = []  # consecutive whole captures for one task: a task per small capture costs more
         batch_size = max(1, min(BATCH_MAX, -(-len(captures) // (plan.jobs * 8))))  # several tasks per worker
 
         def submit() -> None:
             if batch:
-                paths = [captures[i].path for i in batch]
-                whole.append((batch[:], pool.submit(_check_batch, batch[0], paths)))
+                future = None
+                if not stats.workers_lost:
+                    try:
+                        future = pool.submit(_check_batch, batch[0], [captures[i].path for i in batch])
+                    except BrokenProcessPool:
+                        stats.workers_lost = True
+                whole.append((batch[:], future))
                 batch.clear()
 
         for index, (capture, size) in enumerate(zip(captures, sizes, strict=True)):
@@ -115,13 +133,33 @@ def check(engine: Engine, source: ReleaseSource, captures: Sequence[CaptureFile]
             split = None if size is None else _Split(pool, plan, engine.options.max_line_bytes, size, stats)
             parts.append(engine.run([capture], first_index=index, source=split))
         for indices, future in whole:
-            try:
-                portable, peak = future.result()
-                parts.append(portable.result(engine))
-                stats.worker_peak_kib = max(stats.worker_peak_kib, peak)
-            except BrokenProcessPool:  # a worker died (killed, out of memory): check its captures here instead
-                parts.append(engine.run([captures[i] for i in indices], first_index=indices[0]))
+            if future is not None:
+                try:
+                    portable, peak = future.result()
+                    parts.append(portable.result(engine))
+                    stats.worker_peak_kib = max(stats.worker_peak_kib, peak)
+                    continue
+                except BrokenProcessPool:  # a worker died (killed, out of memory): its captures are checked here
+                    stats.workers_lost = True
+            parts.append(engine.run([captures[i] for i in indices], first_index=indices[0]))
     return merge(parts)
+
+
+@contextmanager
+def _started(pool: ProcessPoolExecutor) -> Iterator[None]:
+    """The pool's workers forked now, before anything else starts a thread (a forking pool starts them all at its
+    first task, and then its own manager thread)."""
+    pool.submit(_peak_kib)
+    yield
+
+
+@contextmanager
+def _restore(engine: list[Any]) -> Iterator[None]:
+    """Put back this process's worker engine (_ENGINE) when the pool is done."""
+    try:
+        yield
+    finally:
+        _ENGINE[:] = engine
 
 
 def _regular_size(capture: CaptureFile) -> int | None:
@@ -207,34 +245,50 @@ class Portable:
 
 @dataclass(frozen=True)
 class _Part:
-    """What a worker read of one byte range: what it took (counts per kind) and what it leaves to this process."""
+    """What a worker read of one byte range: what it took (counts per kind) and what it leaves to this process. Lines
+    are numbered from 1 within the range."""
 
-    items: list[Any]  # Finding | (line, value): lines numbered from 1 within the range
+    items: list[Any]  # Finding | (line, value), in line order
+    positions: array[int]  # items[i] comes after observed[:positions[i]]
+    # messages taken whose kind's rules observe them by kind and line (Reading.observe), in line order: each
+    # `line * len(kinds) + kinds.index(kind id)`, so that a million of them cross between processes as one buffer
+    observed: array[int]
+    kinds: tuple[str, ...]
     seen: dict[str, int]
-    lines: int  # line ends in the range: the next range's line numbers start after them
+    line_ends: int  # in the range: the next range's line numbers start after them
     peak_kib: int  # the worker's peak memory so far
 
-
-@dataclass(frozen=True, slots=True)
-class Observed:
-    """A message a worker took whose kind's rules observe it by kind and line (Reading.observe)."""
-
-    kind: str
-    line: int
+    def replay(self, offset: int) -> Iterator[tuple[Any, list[tuple[str, int]]]]:
+        """Each item with the observations before it, (kind id, line), line numbers moved by `offset`; the ones
+        after the last item come with None."""
+        kinds, observed, width = self.kinds, self.observed, len(self.kinds)
+        done = 0
+        for item, position in zip([*self.items, None], [*self.positions, len(observed)], strict=True):
+            notes = [(kinds[code], line + offset) for line, code in
+                     (divmod(observed[at], width) for at in range(done, position))]
+            done = position
+            yield item, notes
 
 
 def _check_range(path: str, start: int, end: int, max_line_bytes: int) -> _Part:
     engine = _engine()
     capture = CaptureFile(path)
-    seen: dict[str, int] = {k.id: 0 for k in engine.release.kinds}
-    items: list[Any] = []  # what the reader yields and what the acceptor records, in line order
+    kinds = tuple(k.id for k in engine.release.kinds)
+    seen: dict[str, int] = dict.fromkeys(kinds, 0)
+    code, width, observed = {kind: at for at, kind in enumerate(kinds)}, len(kinds), array("q")
+    items: list[Any] = []
+    positions = array("q")
     sink = LineSink()
-    sink.accept = engine.stateless_acceptor(capture, seen, lambda kind, line: items.append(Observed(kind, line)))
+    sink.accept = engine.stateless_acceptor(capture, seen,
+                                            lambda kind, line: observed.append(line * width + code[kind]))
     with open(path, "rb") as handle:
         handle.seek(start)
         stream = _Range(handle, end - start)
-        items.extend(iter_lines(stream.stream, capture.label, max_line_bytes, sink, capture_start=False))
-    return _Part(items, {kind: count for kind, count in seen.items() if count}, stream.line_ends, _peak_kib())
+        for item in iter_lines(stream.stream, capture.label, max_line_bytes, sink, capture_start=False):
+            items.append(item)
+            positions.append(len(observed))
+    return _Part(items, positions, observed, kinds, {kind: count for kind, count in seen.items() if count},
+                 stream.line_ends, _peak_kib())
 
 
 class _Range:
@@ -278,12 +332,18 @@ class _Split:
         if ranges is None:  # not a plain stream: read whole, here
             yield from read_capture(capture, self._max_line_bytes, raw_stream=True, fast=accept)
             return
-        window: deque[tuple[int, int, Future[_Part]]] = deque()
+        window: deque[tuple[int, int, Future[_Part] | None]] = deque()
         later = iter(ranges[1:])
 
         def submit() -> None:  # ranges in flight: memory stays within a few ranges' leftovers
             while len(window) < 2 * self._plan.jobs and (part := next(later, None)) is not None:
-                window.append((*part, self._pool.submit(_check_range, capture.path, *part, self._max_line_bytes)))
+                future = None  # None: read here
+                if not self._stats.workers_lost:
+                    try:
+                        future = self._pool.submit(_check_range, capture.path, *part, self._max_line_bytes)
+                    except BrokenProcessPool:
+                        self._stats.workers_lost = True
+                window.append((*part, future))
 
         submit()
         with open(capture.path, "rb") as handle:
@@ -293,35 +353,39 @@ class _Split:
             while window:
                 start, end, future = window.popleft()
                 submit()
-                try:
-                    part = future.result()
-                except BrokenProcessPool:  # a worker died (killed, out of memory): what it read cannot be told
-                    raise CaptureUnreadable(capture.path, "a worker process checking a part of it stopped "
-                                            "unexpectedly (killed, or out of memory)") from None
-                self._stats.worker_peak_kib = max(self._stats.worker_peak_kib, part.peak_kib)
-                if reading.unsettled() & part.seen.keys():  # a rule still needs to see these: read the part here
+                part = None
+                if future is not None:
+                    try:
+                        part = future.result()
+                    except BrokenProcessPool:  # a worker died (killed, out of memory): this part is read here
+                        self._stats.workers_lost = True
+                if part is not None:
+                    self._stats.worker_peak_kib = max(self._stats.worker_peak_kib, part.peak_kib)
+                if part is None or reading.unsettled() & part.seen.keys():  # or a rule still needs to see those
                     handle.seek(start)
                     stream = _Range(handle, end - start)
                     sink = LineSink()
                     sink.accept = accept
-                    items: Iterator[Any] = iter_lines(stream.stream, capture.label, self._max_line_bytes, sink,
-                                                      capture_start=False)
+                    replayed: Iterator[tuple[Any, list[tuple[str, int]]]] = (
+                        (item, []) for item in iter_lines(stream.stream, capture.label, self._max_line_bytes, sink,
+                                                          capture_start=False))
+                    lines: Any = stream
                 else:
                     for kind_id, count in part.seen.items():
                         reading.seen[kind_id] += count
-                    items = iter(part.items)
-                for item in items:
+                    replayed, lines = part.replay(offset), part
+                for item, notes in replayed:
+                    for kind_id, line in notes:
+                        reading.observe(kind_id, line)
                     if type(item) is tuple:
                         line, value = item
                         line += offset
                         if accept(value, line):
                             continue
                         yield line, value
-                    elif type(item) is Observed:
-                        reading.observe(item.kind, item.line + offset)
-                    else:
+                    elif item is not None:
                         yield replace(item, line=item.line + offset) if item.line is not None else item
-                offset += part.lines
+                offset += lines.line_ends
 
 
 def _ranges(path: str, size: int, range_bytes: int, max_line_bytes: int) -> list[tuple[int, int]] | None:

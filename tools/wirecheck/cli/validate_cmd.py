@@ -195,9 +195,8 @@ def register(app: typer.Typer) -> None:
         files = [CaptureFile(p, as_kind=forced) for p in captures]
         show_progress = sys.stderr.isatty() if progress is None else progress
         engine = guarded(lambda: Engine(release, options, reg.load))
-        with _Progress(files) if show_progress else nullcontext():
-            result = guarded(lambda: parallel.check(engine, release_source(contracts, spec), files,
-                                                    parallel_plan(jobs)))
+        result = guarded(lambda: parallel.check(engine, release_source(contracts, spec), files, parallel_plan(jobs),
+                                                around=lambda: _Progress(files) if show_progress else nullcontext()))
         _finish(result, output_format, output)
 
 
