@@ -8,7 +8,7 @@ from functools import cache
 import pytest
 
 from wirecheck.contracts import load_registry
-from wirecheck.fuzz.corpus import fuzzable_kinds, mutant_entries
+from wirecheck.fuzz.corpus import fuzzable_kinds, mutant_entries, valid_entries
 from wirecheck.fuzz.rules import KindRules, blocking, message_of
 from wirecheck.fuzz.sampling import CannotGenerate
 from wirecheck.rules.catalogue import rule_catalogue
@@ -93,3 +93,44 @@ def test_every_breakable_rule_gets_mutants_the_engine_flags_for_it_alone(spec, r
             assert [f.code for f in blocking(rules.judge(message))] == [rule_id], entry.as_json()
             found += 1
     assert found, f"{spec}: no mutant breaks {rule_id} on {', '.join(kind_ids)}"
+
+
+def _message_rules_with_kinds():
+    for release in _releases():
+        for use in release.rules:
+            if scope_of(use.id) == MESSAGE:
+                kinds = [k.id for k in fuzzable_kinds(release) if not use.kinds or k.id in use.kinds]
+                yield pytest.param(release.name, use.id, kinds, id=f"{release.name}-{use.id}")
+
+
+@pytest.mark.parametrize(("spec", "rule_id", "kind_ids"), list(_message_rules_with_kinds()))
+def test_single_message_rules_keep_no_state(spec, rule_id, kind_ids) -> None:
+    """The engine's fast path (and -j workers) run a single-message rule on messages in any order, in any process,
+    and trust it to keep nothing between them: one instance, shown valid messages and mutants, must answer each
+    message the same whatever came before, and its attributes must not change."""
+    from wirecheck.rules.registry import instantiate
+
+    release = REGISTRY.load(spec)
+    use = next(u for u in release.rules if u.id == rule_id)
+    messages = []
+    for kind_id in kind_ids:
+        kind = release.kind(kind_id)
+        try:
+            entries = valid_entries(release, kind, 4, 1) + mutant_entries(release, kind, 6, 1)
+        except CannotGenerate:
+            continue
+        for entry in entries:
+            message = message_of(kind, entry.message)
+            message.http = entry.http
+            messages.append(message)
+    assert messages, f"{spec}: no message of {', '.join(kind_ids)} to show {rule_id}"
+
+    def answers(rule, ordered):
+        return {id(m): [f.to_json() for f in rule.on_message(m)] for m in ordered}
+
+    shared = instantiate(use, release)
+    before = {name: repr(value) for name, value in vars(shared).items()}
+    forward, backward = answers(shared, messages), answers(shared, messages[::-1])
+    assert forward == backward
+    assert forward == {id(m): [f.to_json() for f in instantiate(use, release).on_message(m)] for m in messages}
+    assert {name: repr(value) for name, value in vars(shared).items()} == before
