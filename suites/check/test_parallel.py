@@ -278,3 +278,20 @@ def test_workers_are_forked_before_a_progress_display_starts_its_thread(tmp_path
         forks, _FORKS = _FORKS, None
     assert entered and result.messages
     assert len(forks) == 2 and not any("progress-display" in names for names in forks)
+
+
+def test_spawned_workers_load_the_release_and_agree(tmp_path, monkeypatch):
+    """Where fork is not safe (macOS) or missing (Windows), workers are spawned and load the release themselves:
+    whole captures and a split stream get the sequential answer that way too."""
+    from wirecheck.check import parallel
+
+    monkeypatch.setattr(parallel, "START_METHOD", "spawn")
+    folder = FIXTURES / "qoder-agent-sdk" / "1.0.23"
+    streams = sorted(str(p) for p in folder.rglob("*.ndjson") if b"wirecheck_capture" not in p.read_bytes()[:200])
+    joined = tmp_path / "joined.ndjson"
+    joined.write_bytes(b"".join(Path(p).read_bytes().rstrip(b"\n") + b"\n" for p in streams))
+    assert joined.stat().st_size > 4 * 8192  # split into several parts
+    sequential, spawned = _both("qoder-agent-sdk@1.0.23", [*streams, str(joined)],
+                                plan=Plan(jobs=2, forced=True, range_bytes=4096, split_min_bytes=8192))
+    assert sequential.findings
+    assert snapshot(spawned) == snapshot(sequential)

@@ -1,3 +1,4 @@
 from wirecheck.cli.app import main
 
-main()
+if __name__ == "__main__":  # not when a spawned worker process imports it
+    main()

@@ -162,7 +162,8 @@ class _Helper:
 
 _helper = _Helper()
 atexit.register(_helper.close)
-os.register_at_fork(after_in_child=_helper.forget)  # forked workers (check/parallel.py) inherit this module
+if hasattr(os, "register_at_fork"):  # not on Windows
+    os.register_at_fork(after_in_child=_helper.forget)  # forked workers (check/parallel.py) inherit this module
 
 
 def _serve() -> None:

@@ -1,7 +1,8 @@
 """Checking captures on every core: the same engine in worker processes, results merged (check/result.py).
 
-The workers are forked from this process and inherit its engine (release loaded, validators compiled). Two kinds of
-work go to them, through one `concurrent.futures` process pool:
+On Linux the workers are forked from this process and inherit its engine (release loaded, validators compiled);
+elsewhere they are spawned and load it (START_METHOD). Two kinds of work go to them, through one
+`concurrent.futures` process pool:
 - a batch of whole captures, checked by the worker's engine; its result comes back and is merged;
 - a part of one large plain NDJSON stream: byte ranges cut at line ends. This process reads the first range
   itself (it settles the capture's form and whatever rules need the first messages). A worker reads a later range
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 from array import array
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -63,6 +65,10 @@ class ReleaseSource:
 
 
 BATCH_MAX = 32  # whole captures per task at most
+# fork where it is safe (Linux): workers are this process's children, inherit its engine, and nothing else is started
+# (a forkserver and multiprocessing's resource tracker outlived wirecheck by seconds). macOS's system libraries are
+# not fork-safe and Windows has no fork: there each worker is spawned and loads the release itself.
+START_METHOD = "fork" if sys.platform.startswith("linux") else "spawn"
 
 
 @dataclass
@@ -95,9 +101,7 @@ def check(engine: Engine, source: ReleaseSource, captures: Sequence[CaptureFile]
         with around():
             return engine.run(captures)
     stats.workers_used = True
-    # fork: workers are this process's children and nothing else is started (a forkserver and multiprocessing's
-    # resource tracker outlived wirecheck by seconds)
-    context = get_context("fork")
+    context = get_context(START_METHOD)
     # the workers, forked, inherit this engine (its release loaded, its validators compiled): none loads its own
     inherited, _ENGINE[:] = _ENGINE[:], [source, engine.options, engine]
     with _restore(inherited), ProcessPoolExecutor(plan.jobs, mp_context=context, initializer=_start_worker,
