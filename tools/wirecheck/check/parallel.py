@@ -40,7 +40,7 @@ from wirecheck.capture import FORM_LOOKAHEAD, CaptureFile, CaptureUnreadable, re
 from wirecheck.capture.ndjson import LineSink, iter_lines
 from wirecheck.check.engine import CheckOptions, Engine, Reading
 from wirecheck.check.result import CaptureSummary, CheckResult, GroupKey, KindCoverage, Omission, merge
-from wirecheck.findings import Severity
+from wirecheck.findings import Finding, Severity
 
 RANGE_BYTES = 8 << 20  # a part of a split capture
 FIRST_RANGE_BYTES = 64 << 10  # the first part, read by this process: grown only until it settles the form
@@ -282,13 +282,10 @@ def _check_range(path: str, start: int, end: int, max_line_bytes: int) -> _Part:
     code, width, observed = {kind: at for at, kind in enumerate(kinds)}, len(kinds), array("q")
     items: list[Any] = []
     positions = array("q")
-    sink = LineSink()
-    sink.accept = engine.stateless_acceptor(capture, seen,
-                                            lambda kind, line: observed.append(line * width + code[kind]))
+    accept = engine.stateless_acceptor(capture, seen, lambda kind, line: observed.append(line * width + code[kind]))
     with open(path, "rb") as handle:
-        handle.seek(start)
-        stream = _Range(handle, end - start)
-        for item in iter_lines(stream.stream, capture.label, max_line_bytes, sink, capture_start=False):
+        stream = _Range(handle, end - start, start)
+        for item in stream.lines(capture.label, max_line_bytes, accept):
             items.append(item)
             positions.append(len(observed))
     return _Part(items, positions, observed, kinds, {kind: count for kind, count in seen.items() if count},
@@ -296,14 +293,24 @@ def _check_range(path: str, start: int, end: int, max_line_bytes: int) -> _Part:
 
 
 class _Range:
-    """A file read from its current position for `size` bytes, counting line ends (`stream` for the readers)."""
+    """A file read for `size` bytes from `start` (else from where it is), counting line ends (`stream` for the
+    readers)."""
 
-    def __init__(self, handle: Any, size: int):
+    def __init__(self, handle: Any, size: int, start: int | None = None):
+        if start is not None:
+            handle.seek(start)
         self._handle, self._left, self.line_ends = handle, size, 0
 
     @property
     def stream(self) -> IO[bytes]:
         return cast(IO[bytes], self)
+
+    def lines(self, label: str, max_line_bytes: int, accept: Any) -> Iterator[tuple[int, Any] | Finding]:
+        """The range's lines as a part of a capture (numbered from 1, no capture-start checks); `accept`: the fast
+        path (see LineSink)."""
+        sink = LineSink()
+        sink.accept = accept
+        return iter_lines(self.stream, label, max_line_bytes, sink, capture_start=False)
 
     def read(self, size: int = -1) -> bytes:
         size = self._left if size < 0 else min(size, self._left)
@@ -366,13 +373,9 @@ class _Split:
                 if part is not None:
                     self._stats.worker_peak_kib = max(self._stats.worker_peak_kib, part.peak_kib)
                 if part is None or reading.unsettled() & part.seen.keys():  # or a rule still needs to see those
-                    handle.seek(start)
-                    stream = _Range(handle, end - start)
-                    sink = LineSink()
-                    sink.accept = accept
+                    stream = _Range(handle, end - start, start)
                     replayed: Iterator[tuple[Any, list[tuple[str, int]]]] = (
-                        (item, []) for item in iter_lines(stream.stream, capture.label, self._max_line_bytes, sink,
-                                                          capture_start=False))
+                        (item, []) for item in stream.lines(capture.label, self._max_line_bytes, accept))
                     lines: Any = stream
                 else:
                     for kind_id, count in part.seen.items():
