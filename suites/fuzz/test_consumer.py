@@ -345,3 +345,22 @@ def test_a_process_consumer_that_never_speaks_is_a_run_failure_quoting_its_words
 
     schemas = yaml.safe_load((Path(wirecheck.fuzz.__file__).parent / "outputs.schema.yaml").read_text())
     jsonschema.Draft202012Validator(schemas["consumer_report"]).validate(data)  # the run section is published
+
+
+def test_a_process_consumer_that_floods_stderr_before_exiting_is_quoted_by_its_last_words(tmp_path):
+    """The consumer's stderr is read through programs.tail (it used to go to a file in the scratch folder, growing
+    with what the consumer wrote): its last words are quoted, the cut inside a character dropped."""
+    import orjson
+
+    words = "Not logged in · Please run /login"
+    env = {**os.environ, "WIRECHECK_CONTRACTS": str(Path(__file__).resolve().parents[1] / "data" / "contracts")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "wirecheck", "fuzz-consumer", "demo@1.0.0", "--kind", "hello", "--count", "2",
+         "--valid-only", "--no-shrink", "--timeout", "1", "--json", str(tmp_path / "r.json"), "--", sys.executable,
+         "-c", "import sys\nfor _ in range(1 << 12):\n    sys.stderr.write('€' * 1000 + '\\n')\n"
+               f"print({words!r}, file=sys.stderr); sys.exit(1)"],
+        capture_output=True, env=env, timeout=120, check=False,
+    )
+    assert proc.returncode == 5, proc.stderr[-2000:]
+    said = orjson.loads((tmp_path / "r.json").read_bytes())["run"]["program_said"]
+    assert said.endswith(f"€ / {words}") and "\ufffd" not in said

@@ -224,3 +224,26 @@ def test_certify_run_of_a_program_that_exits_before_speaking_is_a_run_failure_qu
     footer = orjson.loads((out / "certification.jsonl").read_text().splitlines()[-1])
     assert footer["verdict"] == "run failed" and footer["program_said"] == words and footer["run"]["heard"] is False
     assert words in (out / "certification.md").read_text() and "RUN FAILED" in (out / "certification.txt").read_text()
+
+
+def test_certify_run_quotes_the_end_of_a_huge_stderr_cut_cleanly(tmp_path):
+    """stderr is read through programs.tail: 48 MiB of it leave the last 4 KiB, a character the cut fell inside
+    dropped (no U+FFFD), the last words quoted."""
+    from typer.testing import CliRunner
+
+    from wirecheck.cli.app import app
+    from wirecheck.programs.tail import TAIL_BYTES
+
+    words = "Not logged in · Please run /login"
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, [
+        "certify", "fakeqoder@1.0.0", "--contracts", str(CONTRACTS), "--run", "--scenario", "qoder-handshake",
+        "--out-dir", str(out), "--format", "jsonl", "--timeout", "60", "--", sys.executable, "-c",
+        "import sys\nfor _ in range(1 << 14):\n    sys.stderr.write('€' * 1000 + '\\n')\n"
+        f"print({words!r}, file=sys.stderr); sys.exit(1)"])
+    assert result.exit_code == 5, result.output
+    footer = orjson.loads((out / "certification.jsonl").read_text().splitlines()[-1])
+    tail = footer["run"]["stderr_tail"]
+    assert tail.endswith(f"€\n{words}\n") and set(tail[:-len(words) - 1]) <= {"€", "\n"}
+    assert len(tail.encode()) > TAIL_BYTES - 3 and len(tail.encode()) <= TAIL_BYTES
+    assert footer["program_said"].endswith(f"€ / {words}") and "\ufffd" not in footer["program_said"]

@@ -145,3 +145,18 @@ def test_a_runtime_that_exits_before_its_first_request_is_a_run_failure_quoting_
     assert f'the program said: "{words}"' in result.stdout.decode()  # and quoted in the report
     text = (tmp_path / "out" / "certification.txt").read_text()
     assert "RUN FAILED" in text and f'the program said: "{words}"' in text
+
+
+def test_a_runtime_that_floods_stderr_before_exiting_is_quoted_by_its_last_words(tmp_path):
+    """The runtime's stderr is read through programs.tail: all of it relayed, its last words quoted from a bounded
+    tail whose cut fell inside a character (dropped, no U+FFFD)."""
+    words = "Not logged in · Please run /login"
+    result = subprocess.run([sys.executable, "-m", "wirecheck", "stub", "xopc@0.0.253", "--max-seconds", "60",
+                             "--out-dir", str(tmp_path / "out"), "--format", "jsonl", "--", sys.executable, "-c",
+                             "import sys\nfor _ in range(1 << 12):\n    sys.stderr.write('€' * 1000 + '\\n')\n"
+                             f"print({words!r}, file=sys.stderr); sys.exit(1)"],
+                            capture_output=True, timeout=120)
+    assert result.returncode == 5, result.stderr[-2000:]
+    assert result.stderr.count("€".encode() * 1000) == 1 << 12  # relayed whole, as it came
+    footer = orjson.loads((tmp_path / "out" / "certification.jsonl").read_bytes().splitlines()[-1])
+    assert footer["program_said"].endswith(f"€ / {words}") and "\ufffd" not in footer["program_said"]

@@ -12,6 +12,7 @@ from wirecheck.certify.baseline import EMPTY, Baseline
 from wirecheck.certify.requirements import LEVELS, Requirement, RequirementSet
 from wirecheck.check.engine import CheckResult, KindCoverage
 from wirecheck.findings import Finding, Severity
+from wirecheck.programs.tail import last_words
 
 # Statuses. "Not exercised" counts as not passed; a baselined failure does not fail the run, a baselined
 # requirement that passes does (the baseline entry is stale).
@@ -117,8 +118,7 @@ class Certification:
         failure: "Not logged in · Please run /login" says more than "stdout closed (exit status 1)"."""
         if self.run is None or self.run_ok:
             return ""
-        lines = [line.strip() for line in str(self.run.get("stderr_tail") or "").splitlines() if line.strip()]
-        return " / ".join(lines[-3:])[-500:]
+        return last_words(str(self.run.get("stderr_tail") or ""))
 
     @property
     def exit_code(self) -> int:

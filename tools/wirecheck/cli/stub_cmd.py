@@ -3,13 +3,10 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import subprocess
 import sys
-import threading
 import time
-from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import urlsplit
@@ -34,6 +31,7 @@ if TYPE_CHECKING:
     from wirecheck.contracts import PackageRegistry
     from wirecheck.contracts.model import ContractRelease
     from wirecheck.programs.signals import Terminated
+    from wirecheck.programs.tail import Tail
     from wirecheck.stub.har import HarRecorder
 
 FORMAT_OPTION = typer.Option("text", "--format", "-f", help=f"Report on stdout: {', '.join(FORMATS)}.")
@@ -72,38 +70,11 @@ def _url_problem(url: str) -> str | None:
     return None
 
 
-class _Relay:
-    """The runtime's stderr passed on to wirecheck's own as it comes (the user still sees it live), its last 4 KiB
-    kept to quote in the reports ("the program said: …"); the reader closes the stream at its end."""
-
-    TAIL = 4096
-
-    def __init__(self, stream: Any):
-        self._tail: deque[bytes] = deque()
-        self._size = 0
-        self._thread = threading.Thread(target=self._run, args=(stream,), daemon=True, name="wirecheck-relay")
-        self._thread.start()
-
-    def _run(self, stream: Any) -> None:
-        try:
-            while chunk := os.read(stream.fileno(), 65536):
-                with contextlib.suppress(OSError, ValueError, AttributeError):
-                    sys.stderr.write(chunk.decode("utf-8", "replace"))
-                    sys.stderr.flush()
-                self._tail.append(chunk)
-                self._size += len(chunk)
-                while self._size > self.TAIL and len(self._tail) > 1:
-                    self._size -= len(self._tail.popleft())
-        except (OSError, ValueError):
-            pass
-        finally:
-            with contextlib.suppress(OSError, ValueError):
-                stream.close()
-
-    def text(self, wait: float = 5.0) -> str:
-        """What it last wrote (once the program has ended: the stream's end is awaited up to `wait` seconds)."""
-        self._thread.join(wait)
-        return b"".join(self._tail)[-self.TAIL:].decode("utf-8", "replace")
+def _relay(chunk: bytes) -> None:
+    """The runtime's stderr passed on to wirecheck's own as it comes: the user still sees it live."""
+    if sys.stderr is not None:
+        sys.stderr.write(chunk.decode("utf-8", "replace"))
+        sys.stderr.flush()
 
 
 def _write_har(recorder: HarRecorder, path: Path) -> Path:
@@ -170,6 +141,7 @@ def register(app: typer.Typer) -> None:
         """
         from wirecheck.programs.program import CommandError, Program, Scratch, resolve_program
         from wirecheck.programs.signals import Terminated, shielded, terminated_by_signals
+        from wirecheck.programs.tail import Tail
         from wirecheck.stub.har import HarRecorder
         from wirecheck.stub.server import StubServer
         from wirecheck.stub.xopc import XopcPlatformStub
@@ -192,7 +164,7 @@ def register(app: typer.Typer) -> None:
         except OSError as exc:
             raise fail_usage(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}") from None
         runtime: Program | None = None
-        relay: _Relay | None = None
+        stderr: Tail | None = None  # the runtime's, relayed as it comes and its end kept to quote
         problems: list[str] = []
         stopped: Terminated | None = None
         with terminated_by_signals():
@@ -210,7 +182,7 @@ def register(app: typer.Typer) -> None:
                     except OSError as exc:
                         scratch.remove()
                         raise fail_usage(f"cannot start {command[0]!r}: {exc.strerror or exc}") from None
-                    relay = _Relay(runtime.stderr)
+                    stderr = Tail(echo=_relay).follow(runtime.stderr)
                 deadline = time.monotonic() + max_seconds
                 try:
                     while time.monotonic() < deadline and not platform.done.wait(0.1):
@@ -241,10 +213,12 @@ def register(app: typer.Typer) -> None:
         if not len(server.recorder):
             problems.insert(0, "no request reached the stub")
         problems += _omitted(server.recorder)
+        if stderr is not None:
+            stderr.join(5.0)  # the runtime has ended: its stderr's end is near
         run = {"identity": {"argv": list(command or ["wirecheck", "stub", spec])},
                "outcome": {"ok": not problems, "exit_code": None if runtime is None else runtime.returncode,
                            "problem": problems[0] if problems else None, "problems": problems,
-                           "heard": len(server.recorder) > 0, "stderr_tail": "" if relay is None else relay.text()}}
+                           "heard": len(server.recorder) > 0, "stderr_tail": "" if stderr is None else stderr.text()}}
         _certify(release, reg, har, "runtime", run, requirements, baseline, fail_on, output_format, out_dir,
                  stopped)
 

@@ -49,6 +49,7 @@ from wirecheck.fuzz.rules import KindRules
 from wirecheck.fuzz.strategies import compiler_for, kind_messages
 from wirecheck.programs.program import Program, Scratch, resolve_program
 from wirecheck.programs.signals import Terminated
+from wirecheck.programs.tail import Tail, last_words
 
 ACCEPT, IGNORE, REJECT, CRASH, HANG = "accept", "ignore", "reject", "crash", "hang"
 
@@ -130,11 +131,11 @@ class ProcessConsumer:
         self.cwd = cwd
         self.problems: list[str] = []  # processes it left behind (each ended): not verdicts on messages
         self.heard = False  # any byte on its stdout, ever: a consumer that never spoke gives no verdict
-        self.last_words = ""  # the last line it wrote on stderr before it was last stopped
+        self.last_words = ""  # what it last wrote on stderr before it was last stopped (tail.last_words)
         self._fresh = False
         self._scratch = Scratch.create()
         self._program: Program | None = None
-        self._stderr: Any = None
+        self._stderr: Tail | None = None
         self._buffer = b""
 
     def describe(self) -> str:
@@ -144,16 +145,14 @@ class ProcessConsumer:
         if self._program is None or self._program.poll() is not None:
             if self._program is not None:
                 self._stop()
-            # stderr goes to a file, not a pipe: a chatty consumer must not block on a full pipe nobody reads
-            self._stderr = open(self._scratch.root / "stderr.log", "w+b")  # noqa: SIM115
-            self._program = Program(self.argv, env=self._scratch.env(pass_through=tuple(os.environ)), cwd=self.cwd,
-                                    stderr=self._stderr)
+            self._program = Program(self.argv, env=self._scratch.env(pass_through=tuple(os.environ)), cwd=self.cwd)
+            self._stderr = Tail().follow(self._program.stderr)  # read as it comes: a chatty consumer never blocks
             self._buffer = b""
             self._fresh = True
         return self._program
 
     def _stop(self) -> str:
-        """End the process (and all it started); the last line of its stderr."""
+        """End the process (and all it started); the last line of its stderr (what tells crashes apart)."""
         program, self._program = self._program, None
         if program is None:
             return ""
@@ -161,18 +160,12 @@ class ProcessConsumer:
         with contextlib.suppress(OSError, ValueError):
             if program.stdout is not None:
                 program.stdout.close()
-        stderr = b""
+        text = ""
         if self._stderr is not None:
-            with contextlib.suppress(OSError, ValueError):
-                self._stderr.seek(0, os.SEEK_END)
-                self._stderr.seek(max(self._stderr.tell() - 4096, 0))
-                stderr = self._stderr.read()
-                self._stderr.close()
-            self._stderr = None
-        tail = stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
-        if tail:
-            self.last_words = tail[0][:200]
-        return tail[0][:200] if tail else ""
+            self._stderr.join(5.0)  # everything holding the pipe has ended: its end is near
+            text, self._stderr = self._stderr.text(), None
+        self.last_words = last_words(text) or self.last_words
+        return last_words(text, lines=1, chars=200)
 
     def __call__(self, message: Any) -> Verdict:
         program = self._start()

@@ -2,9 +2,9 @@
 under the reaper, which ends everything it started) with bounded buffers and writes.
 
 Stdout is read line by line on a thread (a line longer than `max_line_bytes` is cut and flagged; more than
-`max_output_bytes` in total stops the run); stderr keeps only its last `stderr_tail_bytes`. Every received line is
-handed to `on_line` with the time it arrived. Writes to stdin give up at a deadline, so a program that does not read
-its input cannot hold the run.
+`max_output_bytes` in total stops the run); stderr is read by a `programs.tail.Tail` keeping its last
+`stderr_tail_bytes`. Every received line is handed to `on_line` with the time it arrived. Writes to stdin give up at
+a deadline, so a program that does not read its input cannot hold the run.
 """
 
 from __future__ import annotations
@@ -13,15 +13,14 @@ import contextlib
 import queue
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from wirecheck.programs.program import Program, Scratch
+from wirecheck.programs.tail import TAIL_BYTES, Tail
 
 DEFAULT_MAX_LINE_BYTES = 1 << 20
 DEFAULT_MAX_OUTPUT_BYTES = 64 << 20
-DEFAULT_STDERR_TAIL = 16 << 10
 # Lines, whatever their size: a flood of tiny lines ("1\n") within the byte limit is tens of millions of lines, each
 # a Python object while it waits for an `expect`, a frame in the capture and a finding when certified.
 DEFAULT_MAX_LINES = 1_000_000
@@ -31,7 +30,7 @@ DEFAULT_MAX_LINES = 1_000_000
 class Limits:
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES
-    stderr_tail_bytes: int = DEFAULT_STDERR_TAIL
+    stderr_tail_bytes: int = TAIL_BYTES
     max_lines: int = DEFAULT_MAX_LINES
 
 
@@ -65,17 +64,14 @@ class LiveProcess:
         self.problems = Problems()
         self.lines: queue.Queue[Line | None] = queue.Queue()
         self._on_line = on_line
-        self._stderr: deque[bytes] = deque()
-        self._stderr_size = 0
         self.started = time.monotonic()
         self.output_bytes = 0
         self.line_count = 0
         self.flooded = threading.Event()
         self.program = Program(self.argv, env=env, cwd=scratch.root / "work")
-        self._threads = [threading.Thread(target=self._read_stdout, daemon=True, name="wirecheck-stdout"),
-                         threading.Thread(target=self._read_stderr, daemon=True, name="wirecheck-stderr")]
-        for thread in self._threads:
-            thread.start()
+        self._stdout_reader = threading.Thread(target=self._read_stdout, daemon=True, name="wirecheck-stdout")
+        self._stdout_reader.start()
+        self.stderr = Tail(limits.stderr_tail_bytes).follow(self.program.stderr)
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
@@ -124,20 +120,8 @@ class LiveProcess:
         finally:
             self.lines.put(None)
 
-    def _read_stderr(self) -> None:
-        stream = self.program.stderr
-        assert stream is not None
-        with contextlib.suppress(OSError, ValueError):
-            read = getattr(stream, "read1", stream.read)  # read1: whatever is there, without waiting for 64 KiB
-            for chunk in iter(lambda: read(65536), b""):
-                self._stderr.append(chunk)
-                self._stderr_size += len(chunk)
-                while self._stderr_size > self.limits.stderr_tail_bytes and len(self._stderr) > 1:
-                    self._stderr_size -= len(self._stderr.popleft())
-
     def stderr_tail(self) -> str:
-        data = b"".join(self._stderr)[-self.limits.stderr_tail_bytes:]
-        return data.decode("utf-8", "replace")
+        return self.stderr.text()
 
     # -- writing --------------------------------------------------------------------------------------
 
@@ -157,10 +141,10 @@ class LiveProcess:
         """End the program and everything it started; what it left behind is added to the problems."""
         for problem in self.program.stop():
             self.problems.add(problem)
-        for thread in self._threads:  # every process holding the pipes is gone: the readers meet end of file
-            thread.join(timeout=10)
-        for stream, thread in zip((self.program.stdout, self.program.stderr), self._threads, strict=True):
-            # closing a stream a reader thread still blocks on would wait for that read forever
-            with contextlib.suppress(OSError, ValueError):
-                if stream is not None and not thread.is_alive():
-                    stream.close()
+        # every process holding the pipes is gone: the readers meet end of file (the stderr tail closes its own)
+        self._stdout_reader.join(timeout=10)
+        self.stderr.join(timeout=10)
+        # closing a stream a reader thread still blocks on would wait for that read forever
+        with contextlib.suppress(OSError, ValueError):
+            if self.program.stdout is not None and not self._stdout_reader.is_alive():
+                self.program.stdout.close()

@@ -118,7 +118,7 @@ class RunRecord:
             "heard": self.output_bytes > 0,  # nothing on stdout: a failed run is a run failure, not a verdict
             "problems": self.problems,
             "steps": [s.as_json() for s in self.steps], "duration_seconds": round(self.duration, 3),
-            "output_bytes": self.output_bytes, "stderr_tail": self.stderr_tail[-4000:],
+            "output_bytes": self.output_bytes, "stderr_tail": self.stderr_tail,
         }
         return {"identity": identity, "outcome": outcome}
 

@@ -10,12 +10,14 @@
   itself dies (even by SIGKILL) the reaper sees its end of the socket close and ends everything the same way;
 - writes that cannot block past a deadline (`Program.write`): a program that does not read its input cannot hang
   wirecheck;
+- its stderr read to the end as it comes, its last bytes kept in bounded memory to quote its last words
+  (`tail.Tail`, `tail.last_words`: "the program said: …" in every report of a failed run);
 - SIGTERM and SIGHUP to wirecheck (a CI job's timeout, a closed terminal) end the run through `Terminated`, so
   every `finally` that owns a program runs (`terminated_by_signals`); a cleanup itself is never cut short
   (`shielded`).
 
 Linux is where the reaper can adopt orphans; elsewhere only the process group is ended.
 
-`program.py` starts and ends programs, `reaper.py` is the process that stays their parent, `signals.py` turns
-SIGTERM and SIGHUP into `Terminated` (small: every command imports it).
+`program.py` starts and ends programs, `reaper.py` is the process that stays their parent, `tail.py` keeps the end
+of their stderr, `signals.py` turns SIGTERM and SIGHUP into `Terminated` (small: every command imports it).
 """

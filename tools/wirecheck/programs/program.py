@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from wirecheck.programs.signals import shielded
+from wirecheck.programs.tail import Tail
 
 REAPER = Path(__file__).with_name("reaper.py")
 PASSED_ENV = ("PATH", "LANG", "LC_ALL", "SYSTEMROOT")
@@ -294,16 +295,16 @@ class Completed:
 
 def run(argv: Sequence[str], *, env: Mapping[str, str], timeout: float, cwd: str | Path | None = None,
         input: bytes = b"", max_output: int = MAX_RUN_OUTPUT) -> Completed:
-    """Run a program to its end as a Program: `input` written (within the timeout), then stdin closed; stdout and
-    stderr collected (each up to `max_output` bytes; the rest is read and dropped); the program and all it started
-    ended at its exit or at `timeout`. OSError when it cannot be started."""
+    """Run a program to its end as a Program: `input` written (within the timeout), then stdin closed; stdout
+    collected (its first `max_output` bytes; the rest is read and dropped) and stderr (its last `max_output` bytes: a
+    program's last words are at its end); the program and all it started ended at its exit or at `timeout`. OSError
+    when it cannot be started."""
     deadline = time.monotonic() + timeout
     program = Program(argv, env=env, cwd=cwd)
-    collected = (bytearray(), bytearray())
-    readers = [threading.Thread(target=_collect, args=(stream, into, max_output), daemon=True)
-               for stream, into in zip((program.stdout, program.stderr), collected, strict=True)]
-    for reader in readers:
-        reader.start()
+    stdout = bytearray()
+    reader = threading.Thread(target=_collect, args=(program.stdout, stdout, max_output), daemon=True)
+    reader.start()
+    stderr = Tail(max_output).follow(program.stderr)
     try:
         if input:
             program.write(input, deadline)
@@ -311,12 +312,12 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], timeout: float, cwd: str
         code = program.wait(max(deadline - time.monotonic(), 0.0))
     finally:
         problems = program.stop()
-        for reader, stream in zip(readers, (program.stdout, program.stderr), strict=True):
-            reader.join(10)
-            with contextlib.suppress(OSError, ValueError):
-                if stream is not None and not reader.is_alive():
-                    stream.close()
-    return Completed(code, bytes(collected[0]), bytes(collected[1]), problems)
+        reader.join(10)
+        stderr.join(10)
+        with contextlib.suppress(OSError, ValueError):
+            if program.stdout is not None and not reader.is_alive():
+                program.stdout.close()
+    return Completed(code, bytes(stdout), stderr.data, problems)
 
 
 def _collect(stream: IO[bytes] | None, into: bytearray, limit: int) -> None:
