@@ -244,3 +244,70 @@ def test_a_valid_message_labelled_reject_is_a_mismatch(tmp_path, corpus):
     found = [(f["code"], f["line"], f["message"]) for f in out["findings"]]
     assert found[0][:2] == ("CORPUS_MISMATCH", index + 1) and "conforms" in found[0][2]
     assert found[1][:2] == ("CORPUS_MISMATCH", len(entries)) and "'nope' is not a kind" in found[1][2]
+
+
+def _mutant(entries: list[dict], keyword: str, pointer: str) -> int:
+    return next(i for i, e in enumerate(entries) if e["expect"] == "reject"
+                and (e["breaks"]["keyword"], e["breaks"]["pointer"]) == (keyword, pointer))
+
+
+def test_a_mutant_refused_for_another_reason_is_a_mismatch(tmp_path, corpus):
+    """A mutant labelled `const at /type` whose /type is fine but which lacks `uuid`: refused, but by accident (a
+    required member missing), not for its label. Before labels were compared, this self-tested green."""
+    entries = [dict(e) for e in corpus]
+    index = _mutant(entries, "const", "/type")
+    message = dict(entries[index]["message"], type="result")
+    del message["uuid"]
+    entries[index]["message"] = message
+    code, out = report("claude-code-print@2.1.218", write_corpus(tmp_path, entries))
+    assert code == 1
+    first, *rest = out["findings"]
+    assert (first["code"], first["line"], first["pointer"]) == ("CORPUS_MISMATCH", index + 1, "/type")
+    assert "is refused not for its label" in first["message"], first
+    assert first["expected"] == "refused for const at /type alone"
+    assert first["found"] == "SCHEMA_VIOLATION (required at /)"
+    # the findings it was refused for follow, located at the entry
+    assert [(f["code"], f["line"]) for f in rest] == [("SCHEMA_VIOLATION", index + 1)]
+    assert "uuid" in rest[0]["message"]
+
+
+def test_a_mutant_refused_for_its_label_and_an_accident_besides_is_a_mismatch(tmp_path, corpus):
+    """Still `const at /type` broken, and `uuid` missing too: a consumer refusing it may refuse it for the
+    accident, so it tests nothing about the label."""
+    entries = [dict(e) for e in corpus]
+    index = _mutant(entries, "const", "/type")
+    entries[index]["message"] = {k: v for k, v in entries[index]["message"].items() if k != "uuid"}
+    code, out = report("claude-code-print@2.1.218", write_corpus(tmp_path, entries))
+    assert code == 1
+    first, *rest = out["findings"]
+    assert first["code"] == "CORPUS_MISMATCH" and "for its label and for 1 other finding(s)" in first["message"]
+    assert first["found"].count("SCHEMA_VIOLATION") == 2 and "(const at /type)" in first["found"], first["found"]
+    assert [f["code"] for f in rest] == ["SCHEMA_VIOLATION"] and "uuid" in rest[0]["message"]
+
+
+def test_a_mutant_with_another_mutants_label_is_a_mismatch(tmp_path, corpus):
+    """Two real mutants with their labels swapped: each is refused, neither for the label it carries."""
+    entries = [dict(e) for e in corpus]
+    const, required = _mutant(entries, "const", "/type"), _mutant(entries, "required", "")
+    entries[const]["breaks"], entries[required]["breaks"] = entries[required]["breaks"], entries[const]["breaks"]
+    code, out = report("claude-code-print@2.1.218", write_corpus(tmp_path, entries))
+    assert code == 1
+    mismatches = {f["line"]: f for f in out["findings"] if f["code"] == "CORPUS_MISMATCH"}
+    assert set(mismatches) == {const + 1, required + 1}
+    assert mismatches[const + 1]["expected"] == "refused for required at / alone"
+    assert mismatches[const + 1]["found"] == "SCHEMA_VIOLATION (const at /type)"
+
+
+@pytest.mark.parametrize("breaks", [None, {"keyword": "const"}, {"keyword": 7, "pointer": "/type"},
+                                    {"keyword": "const", "pointer": "type"}])
+def test_a_mutant_without_a_readable_label_is_a_mismatch(tmp_path, corpus, breaks):
+    entries = [dict(e) for e in corpus]
+    index = _mutant(entries, "const", "/type")
+    if breaks is None:
+        del entries[index]["breaks"]
+    else:
+        entries[index]["breaks"] = breaks
+    code, out = report("claude-code-print@2.1.218", write_corpus(tmp_path, entries))
+    assert code == 1
+    assert [(f["code"], f["line"]) for f in out["findings"]] == [("CORPUS_MISMATCH", index + 1)]
+    assert "carries no label" in out["findings"][0]["message"]

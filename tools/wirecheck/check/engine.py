@@ -17,6 +17,7 @@ from wirecheck.capture import DEFAULT_MAX_LINE_BYTES, CaptureFile, CaptureUnread
 from wirecheck.capture.ndjson import capture_finding, not_an_object
 from wirecheck.check.classify import Classifier, base_prefix
 from wirecheck.check.correlation import Correlation, Request
+from wirecheck.check.labels import Label, as_found, matches, refused_for
 from wirecheck.check.message import Message
 from wirecheck.check.readers import rejects_member, unknown_kind_reading
 from wirecheck.check.result import (
@@ -369,8 +370,10 @@ class Engine:
 
     def check_corpus_entry(self, message: Message, emit: Callable[[Finding], None]) -> MessageKind | None:
         """A `wirecheck fuzz` corpus entry, checked alone as its kind: its schema (both views) and the release's
-        single-message rules. Only an entry not judged as it expects is reported (CORPUS_MISMATCH, with the
-        findings of an `accept` entry that did not conform)."""
+        single-message rules. Only an entry not judged as it expects is reported (CORPUS_MISMATCH): an `accept`
+        entry that does not conform, and a `reject` entry (a mutant) that conforms, that carries no readable label,
+        or that is refused for anything but its label (check/labels.py), each followed by the findings that are
+        not what the entry expects."""
         entry = message.corpus
         assert entry is not None
         kind = next((k for k in self.release.kinds if k.id == entry.kind), None)
@@ -381,18 +384,34 @@ class Engine:
         message.kind = kind
         found = self.judge_alone(message, decoded=kind.argv_grammar is not None)  # a corpus holds decoded argv
         refused = [f for f in found if f.severity in (Severity.ERROR, Severity.WARNING)]
-        if entry.expect == "accept" and refused:
-            emit(message.finding("CORPUS_MISMATCH", f"a valid {kind.id} (expect: accept) does not conform: "
-                                 f"{len(refused)} finding(s) follow", expected="accept", found="refused"))
-            for finding in refused:
-                emit(finding)
-        elif entry.expect == "reject" and not refused:
-            label = entry.breaks if isinstance(entry.breaks, dict) else {}
-            what = " ".join(str(label[k]) for k in ("keyword", "pointer", "description") if label.get(k) is not None)
-            emit(message.finding("CORPUS_MISMATCH", f"a mutant of {kind.id} (expect: reject"
-                                 + (f", breaks {what}" if what else "") + ") conforms",
-                                 pointer=label.get("pointer") if isinstance(label.get("pointer"), str) else None,
+        if entry.expect == "accept":
+            if refused:
+                emit(message.finding("CORPUS_MISMATCH", f"a valid {kind.id} (expect: accept) does not conform: "
+                                     f"{len(refused)} finding(s) follow", expected="accept", found="refused"))
+                for finding in refused:
+                    emit(finding)
+            return kind
+        label = Label.of(entry.breaks)
+        said = f" (expect: reject, breaks {label})" if label is not None else " (expect: reject)"
+        if not refused:
+            emit(message.finding("CORPUS_MISMATCH", f"a mutant of {kind.id}{said} conforms",
+                                 pointer=label.pointer if label is not None else None,
                                  expected="reject", found="conforms"))
+        elif label is None:
+            emit(message.finding("CORPUS_MISMATCH", f"a mutant of {kind.id} (expect: reject) carries no label "
+                                 "{keyword, pointer} in `breaks`: whether it is refused for it cannot be checked",
+                                 expected='"breaks": {"keyword", "pointer", "description"}',
+                                 found=short_repr(entry.breaks)))
+        elif not refused_for(refused, label):
+            others = [f for f in refused if not matches(f, label)]
+            why = ("not for its label" if len(others) == len(refused)
+                   else f"for its label and for {len(others)} other finding(s)")
+            emit(message.finding("CORPUS_MISMATCH", f"a mutant of {kind.id}{said} is refused {why}: "
+                                 f"{len(others)} finding(s) follow", pointer=label.pointer,
+                                 expected=f"refused for {label} alone",
+                                 found="; ".join(as_found(f) for f in refused)))
+            for finding in others:
+                emit(finding)
         return kind
 
     def judge_alone(self, message: Message, *, decoded: bool = False) -> list[Finding]:

@@ -5,7 +5,9 @@ instance takes, `if`/`then`/`else`) and, at every place, propose single edits: d
 wrong type, a value outside `enum`/`const`, an unknown key in a closed object, a pattern/length/range/items/
 format violation, a missing dependent key. A candidate becomes a `Mutant` only when both validators reject it
 and the reference validator's errors — inside the union branch the original took — are exactly the labelled one
-(keyword at the instance location). A candidate another union branch happens to accept is not a mutant.
+(keyword at the instance location), and the engine refuses it for its label alone (check/labels.py, the matcher the
+corpus self-test uses). A candidate another union branch happens to accept is not a mutant, nor one the engine
+explains through another branch.
 """
 
 from __future__ import annotations
@@ -14,9 +16,10 @@ import copy
 import math
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from wirecheck.check.labels import Label, refused_for
 from wirecheck.contracts.formats import refused_samples
 from wirecheck.contracts.reference import reference_validator
 from wirecheck.ecma_regex import RegexTimeout
@@ -116,7 +119,7 @@ class MutantFactory:
                     self.discarded += 1
         if self.rules is not None and base is not None:
             for edited, rule_id, pointer, description in self.rules.breaking_edits(base):
-                if self.confirm_rule(edited, rule_id):
+                if self.confirm_rule(edited, rule_id, pointer):
                     found.append(Mutant(edited.value, rule_id, pointer, description, self.kind, RULE,
                                         http=edited.http))
                 else:
@@ -130,15 +133,14 @@ class MutantFactory:
 
         return message_of(self.rules.kind, instance)
 
-    def confirm_rule(self, edited: Any, rule_id: str) -> bool:
-        """Schema-valid under both validators, and the one finding the engine has on it is `rule_id`'s."""
-        from wirecheck.fuzz.rules import blocking
-
+    def confirm_rule(self, edited: Any, rule_id: str, pointer: str) -> bool:
+        """Schema-valid under both validators, and the engine refuses it for `rule_id` at `pointer` alone (the
+        corpus self-test's matcher, check/labels.py)."""
         try:
             return (
                 self.fast.is_valid(edited.value)
                 and self.reference.is_valid(edited.value)
-                and [f.code for f in blocking(self.rules.judge(edited))] == [rule_id]
+                and refused_for(self.rules.judge(edited), Label(rule_id, pointer))
             )
         except RegexTimeout:  # undecided: not confirmed
             return False
@@ -175,19 +177,15 @@ class MutantFactory:
                 return False
             if not (len(leaves) == 1 and _matches(leaves[0], keyword, pointer)):
                 return False
-        return base is None or self.engine_agrees(base, candidate, keyword)
+        return base is None or self.engine_agrees(base, candidate, keyword, pointer)
 
-    def engine_agrees(self, base: Any, candidate: Any, keyword: str) -> bool:
-        """The engine's findings on the mutant are all of the one check its keyword is: an unknown member of a
-        closed object is UNKNOWN_FIELD (a warning: only the strict view refuses it), anything else
-        SCHEMA_VIOLATION; a protocol rule flagging it too would make two constraints, not one."""
-        from dataclasses import replace
-
-        from wirecheck.fuzz.rules import blocking
-
-        expected = "UNKNOWN_FIELD" if keyword in _CLOSING else "SCHEMA_VIOLATION"
-        codes = {f.code for f in blocking(self.rules.judge(replace(base, value=candidate)))}
-        return codes == {expected}
+    def engine_agrees(self, base: Any, candidate: Any, keyword: str, pointer: str) -> bool:
+        """The engine, judging the mutant in `base`'s envelope, refuses it for the labelled keyword at the
+        labelled place and for nothing else (check/labels.py, the matcher the corpus self-test uses): an unknown
+        member of a closed object is UNKNOWN_FIELD, anything else SCHEMA_VIOLATION; a protocol rule flagging it
+        too would make two constraints, and the engine explaining a union's failure through another branch than
+        the one labelled would make the label not what a reader of the report is told."""
+        return refused_for(self.rules.judge(replace(base, value=candidate)), Label(keyword, pointer))
 
     # -- walking the schema along the instance ------------------------------------------------------------------
     def _places(
@@ -326,7 +324,6 @@ def _refused_urls(fmt: Any, value: str) -> tuple[str, ...]:
 
 
 _REFUSED = "the refused key "
-_CLOSING = ("additionalProperties", "unevaluatedProperties")
 
 
 def _http(message: Any) -> Any:
