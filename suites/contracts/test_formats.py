@@ -15,15 +15,20 @@ import pytest
 from wirecheck.contracts.formats import (
     FORMATS,
     URL_CASES,
+    URL_FORMATS,
     WHATWG_URL,
     ZOD_URL,
+    ZOD_URL_SINCE_3_25_0,
+    ZOD_URL_SINCE_3_25_76,
     conforming_samples,
     fast_validator,
     is_whatwg_url,
+    is_zod_3_25_0_url,
     is_zod_url,
     refused_samples,
     url_verdict,
     usv_string,
+    zod_url_readers,
 )
 from wirecheck.contracts.reference import FORMAT_CHECKER, reference_validator
 
@@ -40,6 +45,27 @@ ISSUE_EXAMPLES = {  # issue 18: the real side accepts these, RFC 3986 does not; 
 def test_the_table_is_what_ada_says(case):
     assert is_whatwg_url(case.text) is case.whatwg
     assert is_zod_url(case.text) is case.zod
+    assert is_zod_3_25_0_url(case.text) is case.verdict("host")
+
+
+def test_a_zod_format_asks_every_reader_from_its_first_version_on():
+    assert [r.first for r in zod_url_readers(ZOD_URL)] == [(4, 0, 6)]
+    assert [r.first for r in zod_url_readers(ZOD_URL_SINCE_3_25_76)] == [(3, 25, 29), (4, 0, 6)]
+    assert [r.first for r in zod_url_readers(ZOD_URL_SINCE_3_25_0)] == [(3, 25, 0), (3, 25, 29), (4, 0, 6)]
+
+
+def test_a_zod_range_format_is_what_every_reader_in_it_accepts():
+    """`zod-url-since-3.25.76` refuses what zod 3.25.76 (no trim) or 4.0.6+ (trim) refuses; `-since-3.25.0` also
+    what 3.25.0-3.25.28's hostname test refuses. Each differs from the others on at least one case."""
+    by_text = {c.text: c for c in URL_CASES}
+    nbsp, empty_host, ipv6 = "\u00a0https://a.test/", "a://@\u3000", "http://[::1]:8080/cb"
+    assert url_verdict(by_text[nbsp], ZOD_URL) and not url_verdict(by_text[nbsp], ZOD_URL_SINCE_3_25_76)
+    assert url_verdict(by_text[empty_host], WHATWG_URL) and not url_verdict(by_text[empty_host],
+                                                                            ZOD_URL_SINCE_3_25_76)
+    assert url_verdict(by_text[ipv6], ZOD_URL_SINCE_3_25_76) and not url_verdict(by_text[ipv6],
+                                                                                 ZOD_URL_SINCE_3_25_0)
+    verdicts = {fmt: tuple(url_verdict(c, fmt) for c in URL_CASES) for fmt in URL_FORMATS}
+    assert len(set(verdicts.values())) == len(URL_FORMATS)
 
 
 @pytest.mark.parametrize("case", URL_CASES, ids=lambda c: c.why)
@@ -56,7 +82,7 @@ def test_the_issue_examples_are_in_the_table_with_the_real_verdict():
         assert table[text].uri is not accepted  # each is a case where RFC 3986 gives the wrong verdict
 
 
-@pytest.mark.parametrize("fmt", [WHATWG_URL, ZOD_URL])
+@pytest.mark.parametrize("fmt", sorted(URL_FORMATS))
 @pytest.mark.parametrize("case", URL_CASES, ids=lambda c: c.why)
 def test_fast_and_reference_validators_assert_the_format_alike(fmt, case):
     schema = {"$schema": DIALECT, "type": "string", "format": fmt}
@@ -94,7 +120,7 @@ def test_non_strings_conform_and_usv_conversion():
 
 
 def test_samples_split_the_table_by_verdict():
-    for fmt in (WHATWG_URL, ZOD_URL):
+    for fmt in sorted(URL_FORMATS):
         assert set(conforming_samples(fmt)).isdisjoint(refused_samples(fmt))
         assert len(conforming_samples(fmt)) + len(refused_samples(fmt)) == len(URL_CASES)
         assert "https://a.test:99999/" in refused_samples(fmt) and "https://例え.jp/" in conforming_samples(fmt)
@@ -104,7 +130,9 @@ def test_samples_split_the_table_by_verdict():
 NODE = r"""
 const cases = JSON.parse(require("fs").readFileSync(0, "utf8"));
 const ok = s => { try { new URL(s); return true } catch { return false } };
-process.stdout.write(JSON.stringify(cases.map(s => [ok(s), ok(s.trim())])));
+// zod 3.25.0-3.25.28's hostname test (dist/esm/v4/core/regexes.js:49) on what `new URL` parsed
+const host = s => ok(s) && /^([a-zA-Z0-9-]+\.)*[a-zA-Z0-9-]+$/.test(new URL(s).hostname);
+process.stdout.write(JSON.stringify(cases.map(s => [ok(s), ok(s.trim()), host(s)])));
 """
 
 
@@ -115,4 +143,4 @@ def test_the_table_against_nodes_own_url_parser():
     texts = [c.text for c in URL_CASES]
     out = subprocess.run(["node", "-e", NODE], input=json.dumps(texts), capture_output=True, text=True,
                          timeout=60, check=True).stdout
-    assert [tuple(v) for v in json.loads(out)] == [(c.whatwg, c.zod) for c in URL_CASES]
+    assert [tuple(v) for v in json.loads(out)] == [(c.whatwg, c.zod, c.verdict("host")) for c in URL_CASES]

@@ -5,15 +5,30 @@
 or `%zz` in the path, backslashes, a tab or newline anywhere, non-ASCII paths) and refuses what RFC 3986 accepts
 (`https://a.test:99999/`, `https://`, `http://256.0.0.1/`). A contract names the reader it models:
 
-| format       | a string conforms when                 | the reader                                          |
-|--------------|----------------------------------------|-----------------------------------------------------|
-| `whatwg-url` | `new URL(value)` (no base) succeeds    | Node.js / a browser: `new URL`, `URL.canParse`      |
-| `zod-url`    | `new URL(value.trim())` succeeds       | zod v4 `z.url()` / `z.string().url()` (no options)  |
+| format                  | a string conforms when                       | the reader                                 |
+|-------------------------|----------------------------------------------|--------------------------------------------|
+| `whatwg-url`            | `new URL(value)` (no base) succeeds          | Node.js, browsers: `new URL`, `canParse`   |
+| `zod-url`               | `new URL(value.trim())` succeeds             | zod 4.0.6 on: `z.url()`, `.url()`          |
+| `zod-url-since-3.25.76` | `new URL(value)` and the above succeed       | the same from `zod/v4`, zod 3.25.76 on     |
+| `zod-url-since-3.25.0`  | the above, and 3.25.0-3.25.28's host test    | the same, zod 3.25.0 on                    |
 
-Both are checked by ada (the `ada-url` package), the WHATWG parser Node.js itself uses. The string is first made
+(no options given to `z.url()` in each case).
+
+All are checked by ada (the `ada-url` package), the WHATWG parser Node.js itself uses. The string is first made
 what JavaScript hands the parser: a USVString (a lone UTF-16 surrogate becomes U+FFFD; two that form a pair are
 one code point), and for `zod-url` trimmed by String.prototype.trim (ECMAScript WhiteSpace and LineTerminator,
 U+00A0 and U+FEFF included: more than the C0 controls and space the URL parser strips itself).
+
+zod's `.url()` is not one reader but three, by version (ZOD_URL_READERS, each read in the published tarball):
+3.25.0-3.25.28 (its `zod/v4`) parse with `new URL(value)`, then refuse a hostname made of anything but ASCII
+letters, digits, `-` and dots between them (3.25.28 dist/esm/v4/core/schemas.js:162-164, regexes.js:49: no IPv6
+host, no `_`, no URL without a host); 3.25.29-4.0.5 parse with `new URL(value)` only (3.25.76
+src/v4/core/schemas.ts:430-431); 4.0.6 on trim first (4.0.6 src/v4/core/schemas.ts:435-437). A package importing
+`zod/v4` under a peer range (`^3.25.0 || ^4.0.0`) may run on any of them, so a value conforms to
+`zod-url-since-<v>` when every reader from zod <v> on accepts it: a gate must not pass what one of its real
+readers refuses. URL_CASES was run through `z.url()` and `z.string().url()` of zod 3.25.1, 3.25.3, 3.25.28,
+3.25.29, 3.25.76, 4.0.5, 4.0.6 and 4.4.3 under Node 20 (npm install, 2026-12-03): each agrees with its reader's
+column, on every case (3.25.0 itself does not load: its package exports name files it does not ship).
 
 zod v4 (4.4.3 `src/v4/core/schemas.ts:480-546`, `$ZodURL`): `payload.value.trim()` (line 485), then
 `new URL(trimmed)` (line 504); the `://` guard (line 489) and the hostname/protocol tests apply only to
@@ -33,6 +48,7 @@ diff's witness re-checks and the fuzzer judge these formats alike.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -40,6 +56,8 @@ from typing import Any
 
 WHATWG_URL = "whatwg-url"
 ZOD_URL = "zod-url"
+ZOD_URL_SINCE_3_25_76 = "zod-url-since-3.25.76"
+ZOD_URL_SINCE_3_25_0 = "zod-url-since-3.25.0"
 
 # ECMAScript WhiteSpace (TAB, VT, FF, ZWNBSP and the Zs category) and LineTerminator (LF, CR, LS, PS): what
 # String.prototype.trim removes at both ends (ECMA-262 §22.1.3.32 TrimString, §12.2, §12.3).
@@ -83,8 +101,61 @@ def is_zod_url(value: object) -> bool:
     return bool(_ada_check()(usv_string(value).strip(JS_WHITESPACE)))
 
 
+# zod 3.25.0-3.25.28 `regexes.hostname` (dist/esm/v4/core/regexes.js:49), tested on `new URL(value).hostname`
+_ZOD_3_25_HOSTNAME = re.compile(r"(?:[a-zA-Z0-9-]+\.)*[a-zA-Z0-9-]+")
+
+
+def is_zod_3_25_0_url(value: object) -> bool:
+    """zod 3.25.0-3.25.28 `z.url()` (from `zod/v4`): `new URL(value)` succeeds and its hostname matches
+    `/^([a-zA-Z0-9-]+\\.)*[a-zA-Z0-9-]+$/` (an IPv6 host, a `_` or no host at all is refused)."""
+    if not isinstance(value, str):
+        return True
+    text = usv_string(value)
+    if not _ada_check()(text):
+        return False
+    from ada_url import parse_url
+
+    return _ZOD_3_25_HOSTNAME.fullmatch(parse_url(text)["hostname"]) is not None
+
+
+@dataclass(frozen=True)
+class ZodUrlReader:
+    """One behaviour of zod's `.url()` check, the zod versions that have it, and where it is in their source."""
+
+    first: tuple[int, int, int]
+    last: tuple[int, int, int] | None  # None: to the newest zod checked (4.6.7)
+    accepts: Callable[[object], bool]
+    column: str  # the UrlCase field holding its verdict
+    at: str
+
+
+ZOD_URL_READERS: tuple[ZodUrlReader, ...] = (
+    ZodUrlReader((3, 25, 0), (3, 25, 28), is_zod_3_25_0_url, "host",
+                 "zod@3.25.28 dist/esm/v4/core/schemas.js:162-164, dist/esm/v4/core/regexes.js:49"),
+    ZodUrlReader((3, 25, 29), (4, 0, 5), is_whatwg_url, "whatwg",
+                 "zod@3.25.76 src/v4/core/schemas.ts:430-431 (4.0.5 the same)"),
+    ZodUrlReader((4, 0, 6), None, is_zod_url, "zod", "zod@4.0.6 src/v4/core/schemas.ts:435-437 (4.4.3: 485, 504)"),
+)
+# a zod URL format → the first zod version its readers may run (every reader from there on must accept)
+ZOD_URL_SINCE: dict[str, tuple[int, int, int]] = {
+    ZOD_URL: (4, 0, 6), ZOD_URL_SINCE_3_25_76: (3, 25, 76), ZOD_URL_SINCE_3_25_0: (3, 25, 0)}
+
+
+def zod_url_readers(fmt: str) -> tuple[ZodUrlReader, ...]:
+    """The readers a zod URL format must satisfy: every one whose versions reach past its first version."""
+    since = ZOD_URL_SINCE[fmt]
+    return tuple(r for r in ZOD_URL_READERS if r.last is None or r.last >= since)
+
+
+def _every(readers: tuple[ZodUrlReader, ...]) -> Callable[[object], bool]:
+    if len(readers) == 1:
+        return readers[0].accepts
+    return lambda value: all(r.accepts(value) for r in readers)
+
+
 # name → predicate: jsonschema-rs `formats=` and python-jsonschema's FormatChecker take the same functions
-FORMATS: dict[str, Callable[[object], bool]] = {WHATWG_URL: is_whatwg_url, ZOD_URL: is_zod_url}
+FORMATS: dict[str, Callable[[object], bool]] = {
+    WHATWG_URL: is_whatwg_url, **{fmt: _every(zod_url_readers(fmt)) for fmt in ZOD_URL_SINCE}}
 URL_FORMATS = frozenset(FORMATS)
 
 
@@ -114,6 +185,11 @@ class UrlCase:
     zod: bool  # `new URL(text.trim())` succeeds
     uri: bool  # RFC 3986 absolute URI (JSON Schema `format: uri`)
     why: str
+    host: bool | None = None  # zod 3.25.0-3.25.28: `new URL(text)` and its hostname test; None: as `whatwg`
+
+    def verdict(self, column: str) -> bool:
+        value = getattr(self, column)
+        return self.whatwg if value is None else bool(value)
 
 
 URL_CASES: tuple[UrlCase, ...] = (
@@ -131,7 +207,12 @@ URL_CASES: tuple[UrlCase, ...] = (
     UrlCase("https://a.test\u3000", False, True, False, "an ideographic space after the host: only trim() removes it"),
     UrlCase("\ufeffhttps://a.test/", False, True, False, "a byte order mark before: only zod's trim() removes it"),
     UrlCase("\u0085https://a.test/", False, False, False, "NEL is neither JavaScript whitespace nor a C0 control"),
-    UrlCase("a://@\u3000", True, False, False, "trim() leaves credentials without a host: zod refuses a URL"),
+    UrlCase("a://@\u3000", True, False, False, "trim() leaves credentials without a host: zod refuses a URL",
+            host=False),
+    UrlCase("http://[::1]:8080/cb", True, True, True, "an IPv6 host: zod 3.25.0-3.25.28's hostname test refuses it",
+            host=False),
+    UrlCase("https://a_b.test/", True, True, True, "a `_` in the host: zod 3.25.0-3.25.28 refuses it", host=False),
+    UrlCase("mailto:a@b.test", True, True, True, "no host at all: zod 3.25.0-3.25.28 refuses it", host=False),
     UrlCase("https://a.test:99999/", False, False, True, "a port above 65535"),
     UrlCase("https://", False, False, True, "a special scheme without a host"),
     UrlCase("http://256.0.0.1/", False, False, True, "a host that ends in a number but is no IPv4 address"),
@@ -143,7 +224,9 @@ URL_CASES: tuple[UrlCase, ...] = (
 
 
 def url_verdict(case: UrlCase, fmt: str) -> bool:
-    return {WHATWG_URL: case.whatwg, ZOD_URL: case.zod, "uri": case.uri}[fmt]
+    if fmt in ZOD_URL_SINCE:
+        return all(case.verdict(r.column) for r in zod_url_readers(fmt))
+    return {WHATWG_URL: case.whatwg, "uri": case.uri}[fmt]
 
 
 def conforming_samples(fmt: str) -> tuple[str, ...]:

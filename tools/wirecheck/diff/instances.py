@@ -11,6 +11,7 @@ import dataclasses
 from contextvars import ContextVar
 from typing import Any
 
+from wirecheck.contracts.formats import URL_FORMATS
 from wirecheck.diff.flat import Flat, flatten, within
 from wirecheck.diff.model import ABSENT, ITEM
 from wirecheck.diff.regex_example import regex_example, regex_examples
@@ -39,8 +40,7 @@ FORMAT_SAMPLES = {
     "relative-json-pointer": "0",
     "regex": "a",
     "uri-template": "https://example.com/{a}",
-    "whatwg-url": "https://example.com/",
-    "zod-url": "https://example.com/",
+    **{fmt: "https://example.com/" for fmt in URL_FORMATS},  # every URL reader of contracts/formats.py
 }
 
 _MAX_DEPTH = 64  # payload levels: a witness for a change as deep as the walk reaches
