@@ -1,6 +1,7 @@
 """Every URL field of the bundled contracts, reviewed: where the source parses it with the WHATWG URL parser it has
-`whatwg-url` or `zod-url` with the source line in x-provenance, and the issue's examples get the reader's verdict
-through the field's own schema (its pattern included); every `format: uri` left is listed here with the reason."""
+one of wirecheck's URL formats (`whatwg-url`, `zod-url`, `zod-url-since-<version>`) with the source line in
+x-provenance, and the issue's examples get the reader's verdict through the field's own schema (its pattern
+included); every `format: uri` left is listed here with the reason."""
 
 from __future__ import annotations
 
@@ -41,7 +42,17 @@ ISSUE_ON_SUPABASE = [("https://例え.jp" + SIGN + "t?token=x", True), ("https:/
                      ("https://a.test" + SIGN + "ü/路径?token=x", True),
                      ("https://a.test:99999" + SIGN + "t?token=x", False)]
 
+# ACP's SDK reads ElicitationUrlMode.url with zod's z.url() under a peer zod range (importer/zod_urls.py): every zod
+# in the range must accept. 2.0.0 raised the floor to 3.25.76, so an IPv6 host (refused by 3.25.0-3.25.28's
+# hostname test) is only accepted from there; a no-break space before the URL only zod 4.0.6+ trims away.
+ACP_ELICITATION = "schema.json#/$defs/ElicitationUrlMode/properties/url"
+ZOD_RANGE_FROM_3_25_0 = [*ISSUE, ("http://[::1]:8080/cb", False), ("\u00a0https://a.test/", False)]
+ZOD_RANGE_FROM_3_25_76 = [*ISSUE, ("http://[::1]:8080/cb", True), ("\u00a0https://a.test/", False)]
+
 URL_FIELDS: dict[tuple[str, str], tuple[str, list[tuple[str, bool]]]] = {
+    **{(f"acp@{v}", ACP_ELICITATION): ("zod-url-since-3.25.0", ZOD_RANGE_FROM_3_25_0)
+       for v in ("0.18.2", "0.23.0", "1.9.0")},
+    ("acp@2.4.0", ACP_ELICITATION): ("zod-url-since-3.25.76", ZOD_RANGE_FROM_3_25_76),
     ("xopc@0.0.251", "common.json#/$defs/Url"): ("zod-url", ISSUE),
     ("xopc@0.0.253", "common.json#/$defs/Url"): ("zod-url", ISSUE),
     **{(f"navarch-runtime@{v}", "identity.json#/$defs/MachineIdentity/properties/api_base"): ("whatwg-url", ISSUE)
@@ -53,10 +64,6 @@ URL_FIELDS: dict[tuple[str, str], tuple[str, list[tuple[str, bool]]]] = {
 }
 # `format: uri` kept, and why (issue 18 item 5's review): "<package>/<file>#<pointer>" in any of its releases
 KEPT_URI = {
-    "acp/schema.json#/$defs/ElicitationUrlMode/properties/url":
-        "imported unchanged from the published schema (`Do not edit: re-run the importer`); the TypeScript SDK "
-        "2.4.0 reads it with zod's z.url() (dist/v1/unstable/schema/zod.gen.js:601, zod/v4: with zod 3.25 "
-        "new URL(value), with zod 4.4 new URL(value.trim())): an import-profile overlay should say so (follow-up)",
     "opencode-config/config.json#/$defs/McpRemote/properties/url":
         "OpenCode's config loader types McpRemote.url as z.string() and checks nothing; only the MCP client's later "
         "new URL(mcp.url) parses it, and that source is not at hand to cite",

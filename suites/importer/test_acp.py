@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 from pathlib import Path
@@ -14,6 +15,8 @@ from wirecheck.contracts import load_registry
 from wirecheck.importer.acp import JSONRPC_DEFS, NoMethods, jsonrpc_kinds, kind_id, methods
 from wirecheck.importer.release import load_profile
 from wirecheck.importer.shipped import Shipped, assemble
+from wirecheck.importer.zod_urls import UrlRead, ZodSource
+from wirecheck.pointer import parse_pointer, resolve
 
 ROOT = Path(__file__).resolve().parents[2]
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -93,18 +96,40 @@ def test_a_schema_with_no_annotated_method_derives_no_kind():
         derive({"$schema": DIALECT, "$defs": {"Plain": {"type": "string"}}})
 
 
+def _published(committed: dict, zod_record: dict) -> dict:
+    """The schema as npm ships it: the committed one without what the import added (its $id, x-imported-from,
+    and each URL field's zod format, which import.yaml says it replaced)."""
+    upstream = copy.deepcopy({"$schema": DIALECT, **{k: v for k, v in committed.items()
+                                                     if k not in ("$schema", "$id", "x-imported-from")}})
+    for entry in zod_record["fields"]:
+        field = resolve(upstream, parse_pointer(entry["field"].removeprefix("#")))
+        del field["x-provenance"]
+        if entry["published_format"] is None:
+            del field["format"]
+        else:
+            field["format"] = entry["published_format"]
+    return upstream
+
+
+def _zod_source(record: dict) -> ZodSource:
+    dependency, _, zod_range = record["zod"].partition(" ")
+    reads = tuple(UrlRead(f["definition"], f["property"], f["line"], f["code"]) for f in record["fields"])
+    return ZodSource(record["source"], record["sha256"], record["module"], zod_range, dependency, reads)
+
+
 @pytest.mark.parametrize("version", ACP_RELEASES)
 def test_committed_release_is_what_the_importer_produces(version):
+    """Offline: from the published schema (the committed one, the import's changes undone as import.yaml records
+    them) and the zod source's URL reads as import.yaml records them. `wirecheck import npm ... --check` does the
+    same from the registry."""
     folder = ROOT / "contracts" / "acp" / version
     committed = json.loads((folder / "schema.json").read_text(encoding="utf-8"))
     record = yaml.safe_load((folder / "import.yaml").read_text(encoding="utf-8"))
     source = committed["x-imported-from"]
-    upstream = {"$schema": DIALECT, **{k: v for k, v in committed.items() if k not in ("$schema", "$id",
-                                                                                     "x-imported-from")}}
-    raw = json.dumps(upstream).encode()
+    raw = json.dumps(_published(committed, record["zod_urls"])).encode()
     shipped = Shipped(source["package"], version, source["path"], raw, "Apache-2.0",
                       (folder / "LICENSE").read_text(encoding="utf-8"), record.get("integrity"),
-                      record.get("shasum"))
+                      record.get("shasum"), _zod_source(record["zod_urls"]))
     files = {name: text.replace(hashlib.sha256(raw).hexdigest(), source["sha256"])
              for name, text in assemble(load_profile("acp"), shipped).items()}
     for name, text in files.items():

@@ -100,6 +100,8 @@ def offline(monkeypatch, tmp_path):
         (folder / "package.json").write_text(json.dumps({"name": npm_name, "version": version,
                                                          "license": "Apache-2.0"}))
         (folder / "schema" / "schema.json").write_text(json.dumps(_schema(version)))
+        (folder / "dist" / "schema").mkdir(parents=True, exist_ok=True)  # the zod source (no URL field here)
+        (folder / "dist" / "schema" / "zod.gen.js").write_text('import * as z from "zod/v4";\n')
         (folder / "LICENSE").write_text("Apache License\n")
         return root
 

@@ -38,11 +38,20 @@ CONFIG_SCHEMA = {
 }
 
 
+ZOD_SOURCE = 'import * as z from "zod/v4";\nexport const zInitializeRequest = z.object({});\n'
+
+
 def package(root: Path, schema, *, name: str = "@example/toolcfg", version: str = "1.2.3",
-            path: str = "schema/config.schema.json", license_text: str | None = "MIT License\n") -> Path:
+            path: str = "schema/config.schema.json", license_text: str | None = "MIT License\n",
+            zod: str | None = None, peer: dict | None = None) -> Path:
+    """An unpacked npm package; `zod`: the generated zod source beside an ACP v1 schema (ACP's zod_urls)."""
     folder = root / "package"
     (folder / path).parent.mkdir(parents=True, exist_ok=True)
-    (folder / "package.json").write_text(json.dumps({"name": name, "version": version, "license": "MIT"}))
+    (folder / "package.json").write_text(json.dumps({"name": name, "version": version, "license": "MIT",
+                                                     **({"peerDependencies": peer} if peer else {})}))
+    if zod is not None:
+        (folder / "dist/v1/schema").mkdir(parents=True, exist_ok=True)
+        (folder / "dist/v1/schema/zod.gen.js").write_text(zod)
     (folder / path).write_bytes(schema if isinstance(schema, bytes) else json.dumps(schema).encode())
     if license_text is not None:
         (folder / "LICENSE").write_text(license_text)
@@ -99,7 +108,7 @@ def test_what_cannot_be_imported_is_refused_with_where_and_nothing_is_written(tm
 
 def test_the_acp_profile_refuses_a_schema_that_annotates_no_method(tmp_path):
     root = package(tmp_path / "pack", {"$schema": D2020, "$defs": {"A": {"type": "string"}}},
-                   name="@agentclientprotocol/sdk", path="schema/v1/schema.json")
+                   name="@agentclientprotocol/sdk", path="schema/v1/schema.json", zod=ZOD_SOURCE)
     with pytest.raises(ImportRefused, match=r"schema/v1/schema.json: no \$defs entry carries x-method and x-side"):
         import_package_dir(release.load_profile("acp"), root, contracts_root=tmp_path / "contracts")
 
@@ -125,7 +134,7 @@ def fake_npm(monkeypatch, tmp_path):
         name, version = npm.parse_spec(spec)
         packed.append(spec)
         root = package(dest / "unpacked", ACP_SCHEMA, name=name, version=version, path="schema/v1/schema.json",
-                       license_text="Apache License\n")
+                       license_text="Apache License\n", zod=ZOD_SOURCE)
         return npm.PackedRelease(name, version, dest / "x.tgz", "sha512-test", "ab" * 20, root)
 
     monkeypatch.setattr(npm, "pack", pack)

@@ -35,6 +35,7 @@ from typing import Any
 import yaml
 
 from wirecheck.contracts.drafts import DIALECT, Untranslatable, draft_named, translate
+from wirecheck.importer.zod_urls import ZodSource, ZodSourceRefused
 from wirecheck.json_text import parse_json
 
 ID_BASE = "https://contracts.wirecheck.invalid"
@@ -57,6 +58,7 @@ class Shipped:
     license_text: str | None
     integrity: str | None = None  # the registry's sha512 SRI string (None: read from a folder)
     shasum: str | None = None
+    zod: ZodSource | None = None  # the URL checks of the zod source generated from the schema (zod_urls.py)
 
     @property
     def where(self) -> str:
@@ -107,7 +109,27 @@ def read_package(profile: Mapping[str, Any], root: Path, *, integrity: str | Non
     license_path = next((root / p for p in profile.get("license", []) if (root / p).is_file()), None)
     return Shipped(name, version, found.removeprefix(TARBALL_ROOT), (root / found).read_bytes(),
                    str(manifest.get("license", "unknown")),
-                   license_path.read_text(encoding="utf-8") if license_path else None, integrity, shasum)
+                   license_path.read_text(encoding="utf-8") if license_path else None, integrity, shasum,
+                   _zod_source(profile, root, found, manifest, f"{name}@{version}"))
+
+
+def _zod_source(profile: Mapping[str, Any], root: Path, schema_path: str, manifest: Mapping[str, Any],
+                where: str) -> ZodSource | None:
+    """The profile's zod source beside the schema, read (None when the profile reads none)."""
+    from wirecheck.importer import zod_urls
+
+    if not profile.get("zod_urls"):
+        return None
+    path = zod_urls.source_path(profile, schema_path, lambda p: (root / p).is_file())
+    if path is None:
+        listed = profile["zod_urls"]["source"].get(schema_path)
+        raise ImportRefused(f"{where}: no zod source beside {schema_path.removeprefix(TARBALL_ROOT)} at "
+                            f"{listed} (profile {profile['package']}, zod_urls.source): its URL fields cannot "
+                            "be read as the SDK reads them")
+    try:
+        return zod_urls.read(path.removeprefix(TARBALL_ROOT), (root / path).read_text(encoding="utf-8"), manifest)
+    except (OSError, UnicodeDecodeError, ZodSourceRefused) as exc:
+        raise ImportRefused(f"{where}: {exc}") from None
 
 
 def assemble(profile: Mapping[str, Any], shipped: Shipped) -> dict[str, str]:
@@ -136,6 +158,15 @@ def assemble(profile: Mapping[str, Any], shipped: Shipped) -> dict[str, str]:
     schema.update({k: v for k, v in translation.schema.items() if k not in ("$schema", "$id")})
     catalog_spec = profile.get("catalog", {})
     source = catalog_spec.get("source", "release")
+    url_fields = None
+    if shipped.zod is not None:
+        from wirecheck.importer import zod_urls
+
+        try:
+            url_fields = zod_urls.apply(profile, schema, shipped.zod, npm_name=shipped.npm_name, version=version,
+                                        source=source)
+        except ZodSourceRefused as exc:
+            raise ImportRefused(str(exc)) from None
     try:
         kinds, wire = _derivation(profile)(schema, package=package, version=version, base=base, source=source)
     except ValueError as exc:
@@ -155,7 +186,7 @@ def assemble(profile: Mapping[str, Any], shipped: Shipped) -> dict[str, str]:
               f"# (tools/wirecheck/importer, profile importer/profiles/{package}.yaml). Edit the profile, not this.\n")
     files = {"schema.json": _json(schema),
              "catalog.yaml": header + yaml.safe_dump(catalog, sort_keys=False, width=118, allow_unicode=True),
-             "import.yaml": _import_record(profile, shipped, sha256, translation)}
+             "import.yaml": _import_record(profile, shipped, sha256, translation, url_fields)}
     if wire is not None:
         files["wire.json"] = _json(wire)
     if shipped.license_text is not None:
@@ -167,7 +198,8 @@ def _json(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
 
 
-def _import_record(profile: Mapping[str, Any], shipped: Shipped, sha256: str, translation: Any) -> str:
+def _import_record(profile: Mapping[str, Any], shipped: Shipped, sha256: str, translation: Any,
+                   url_fields: list[dict[str, Any]] | None) -> str:
     record: dict[str, Any] = {"imported": f"{shipped.npm_name}@{shipped.version}"}
     if shipped.integrity:
         record["integrity"] = shipped.integrity
@@ -180,7 +212,11 @@ def _import_record(profile: Mapping[str, Any], shipped: Shipped, sha256: str, tr
         "rewrites": len(translation.rewrites),
         "profile": f"tools/wirecheck/importer/profiles/{profile['package']}.yaml",
     })
-    return yaml.safe_dump(record, sort_keys=False, width=120)
+    if shipped.zod is not None:  # what the SDK's zod source says of URL fields (importer/zod_urls.py)
+        record["zod_urls"] = {"source": shipped.zod.path, "sha256": shipped.zod.sha256, "module": shipped.zod.module,
+                              "zod": f"{shipped.zod.dependency} {shipped.zod.zod_range}" if shipped.zod.dependency
+                              else None, "fields": url_fields or []}
+    return yaml.safe_dump(record, sort_keys=False, width=120, allow_unicode=True)
 
 
 def check_loads(profile: Mapping[str, Any], files: Mapping[str, str], version: str, shown_as: Path) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AnyUrl, Field, RootModel
+from pydantic import Field, RootModel
 from wirecheck.models.base import StrictModel
 
 
@@ -1099,7 +1099,7 @@ class ElicitationUrlMode(StrictModel):
     elicitationId: Annotated[
         ElicitationId, Field(description="The unique identifier for this elicitation.")
     ]
-    url: Annotated[AnyUrl, Field(description="The URL to direct the user to.")]
+    url: Annotated[str, Field(description="The URL to direct the user to.")]
 
 
 class ElicitationRequest2(ElicitationUrlMode):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AnyUrl, Field, RootModel
+from pydantic import Field, RootModel
 from wirecheck.models.base import StrictModel
 
 
@@ -1217,7 +1217,7 @@ class CreateElicitationRequest22(ElicitationRequestScope):
     elicitationId: Annotated[
         ElicitationId, Field(description="The unique identifier for this elicitation.")
     ]
-    url: Annotated[AnyUrl, Field(description="The URL to direct the user to.")]
+    url: Annotated[str, Field(description="The URL to direct the user to.")]
 
 
 class CreateElicitationRequest25(
@@ -1331,7 +1331,7 @@ class CreateElicitationRequest21(ElicitationSessionScope):
     elicitationId: Annotated[
         ElicitationId, Field(description="The unique identifier for this elicitation.")
     ]
-    url: Annotated[AnyUrl, Field(description="The URL to direct the user to.")]
+    url: Annotated[str, Field(description="The URL to direct the user to.")]
 
 
 class CreateElicitationRequest24(
@@ -1416,14 +1416,14 @@ class ElicitationUrlMode1(ElicitationSessionScope):
     elicitationId: Annotated[
         ElicitationId, Field(description="The unique identifier for this elicitation.")
     ]
-    url: Annotated[AnyUrl, Field(description="The URL to direct the user to.")]
+    url: Annotated[str, Field(description="The URL to direct the user to.")]
 
 
 class ElicitationUrlMode2(ElicitationRequestScope):
     elicitationId: Annotated[
         ElicitationId, Field(description="The unique identifier for this elicitation.")
     ]
-    url: Annotated[AnyUrl, Field(description="The URL to direct the user to.")]
+    url: Annotated[str, Field(description="The URL to direct the user to.")]
 
 
 class ElicitationUrlMode(RootModel[ElicitationUrlMode1 | ElicitationUrlMode2]):

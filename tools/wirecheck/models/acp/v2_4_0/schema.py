@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AnyUrl, ConfigDict, Field, RootModel
+from pydantic import ConfigDict, Field, RootModel
 from wirecheck.models.base import StrictModel
 
 
@@ -1097,7 +1097,7 @@ class CreateElicitationRequest22(ElicitationRequestScope):
     elicitationId: Annotated[
         ElicitationId, Field(description="The unique identifier for this elicitation.")
     ]
-    url: Annotated[AnyUrl, Field(description="The URL to direct the user to.")]
+    url: Annotated[str, Field(description="The URL to direct the user to.")]
 
 
 class CreateElicitationRequest25(
@@ -1252,7 +1252,7 @@ class CreateElicitationRequest21(ElicitationSessionScope):
     elicitationId: Annotated[
         ElicitationId, Field(description="The unique identifier for this elicitation.")
     ]
-    url: Annotated[AnyUrl, Field(description="The URL to direct the user to.")]
+    url: Annotated[str, Field(description="The URL to direct the user to.")]
 
 
 class CreateElicitationRequest24(
@@ -1355,14 +1355,14 @@ class ElicitationUrlMode1(ElicitationSessionScope):
     elicitationId: Annotated[
         ElicitationId, Field(description="The unique identifier for this elicitation.")
     ]
-    url: Annotated[AnyUrl, Field(description="The URL to direct the user to.")]
+    url: Annotated[str, Field(description="The URL to direct the user to.")]
 
 
 class ElicitationUrlMode2(ElicitationRequestScope):
     elicitationId: Annotated[
         ElicitationId, Field(description="The unique identifier for this elicitation.")
     ]
-    url: Annotated[AnyUrl, Field(description="The URL to direct the user to.")]
+    url: Annotated[str, Field(description="The URL to direct the user to.")]
 
 
 class ElicitationUrlMode(RootModel[ElicitationUrlMode1 | ElicitationUrlMode2]):
