@@ -4,11 +4,24 @@ two WHATWG readers that differ only in zod's trim() differ both ways too. No dir
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from wirecheck.contracts.formats import WHATWG_URL, ZOD_URL, is_whatwg_url, is_zod_url
+from wirecheck.contracts import load_registry
+from wirecheck.contracts.formats import (
+    WHATWG_URL,
+    ZOD_URL,
+    ZOD_URL_SINCE_3_25_0,
+    ZOD_URL_SINCE_3_25_76,
+    is_whatwg_url,
+    is_zod_url,
+)
 from wirecheck.contracts.reference import reference_validator
 from wirecheck.diff import diff_schemas
+from wirecheck.diff.engine import diff_releases
+
+ROOT = Path(__file__).resolve().parents[2]
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 BOTH = ["backward/strict", "backward/tolerant", "forward/strict", "forward/tolerant"]
@@ -75,3 +88,30 @@ def test_a_field_of_a_url_format_gets_a_valid_example():
     after = {**before, "properties": {**before["properties"], "n": {"type": "integer"}}, "required": ["u", "n"]}
     finding = next(f for f in diff_schemas(before, after).findings if f.path == "/n")
     assert finding.witnesses and all(is_zod_url(w.payload["u"]) for w in finding.witnesses)
+
+
+def test_a_zod_range_whose_floor_rises_breaks_forward_only():
+    """zod-url-since-3.25.0 → -3.25.76 (ACP 1.9.0 → 2.0.0: the SDK's zod floor rose): the new range accepts every
+    URL the old one does, and more (an IPv6 host, no host), which a reader on zod 3.25.0-3.25.28 refuses."""
+    finding = _finding(ZOD_URL_SINCE_3_25_0, ZOD_URL_SINCE_3_25_76)
+    assert finding.rule == "FORMAT_CHANGED"
+    assert _verdicts(finding, "breaking") == ["forward/strict", "forward/tolerant"]
+    assert {w.direction for w in finding.witnesses} == {"forward"}
+    for witness in finding.witnesses:
+        assert reference_validator(_schema(ZOD_URL_SINCE_3_25_76), {}).is_valid(witness.payload)
+        assert not reference_validator(_schema(ZOD_URL_SINCE_3_25_0), {}).is_valid(witness.payload)
+
+
+def test_the_bundled_acp_releases_differ_in_the_elicitation_url_only_where_the_zod_range_did():
+    """The import profile's zod formats move no other verdict: 0.23.0 → 1.9.0 share a range (no format finding);
+    1.9.0 → 2.4.0 has one, on elicitation/create's url, breaking forward with a witness."""
+    registry = load_registry(ROOT / "contracts")
+
+    def format_findings(old, new):
+        result = diff_releases(registry.load(f"acp@{old}"), registry.load(f"acp@{new}"))
+        return [f for f in result.findings if f.rule.startswith("FORMAT_")]
+
+    assert format_findings("0.23.0", "1.9.0") == []
+    (finding,) = format_findings("1.9.0", "2.4.0")
+    assert (finding.kind, finding.path) == ("client.elicitation.create", "/params/url")
+    assert _verdicts(finding, "breaking") == ["forward/strict", "forward/tolerant"] and finding.witnesses
