@@ -28,6 +28,8 @@ from wirecheck.cli.common import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from wirecheck.contracts import PackageRegistry
     from wirecheck.contracts.model import ContractRelease
     from wirecheck.programs.signals import Terminated
@@ -70,11 +72,34 @@ def _url_problem(url: str) -> str | None:
     return None
 
 
-def _relay(chunk: bytes) -> None:
-    """The runtime's stderr passed on to wirecheck's own as it comes: the user still sees it live."""
-    if sys.stderr is not None:
-        sys.stderr.write(chunk.decode("utf-8", "replace"))
-        sys.stderr.flush()
+class _Relay:
+    """The runtime's stderr passed on to wirecheck's own as it comes (the user still sees it live), a line at a time
+    with the tokens the stub has learnt cut (a line longer than RELAY_LINE_BYTES goes on in pieces); what it wrote
+    before its first request, when no token was known yet, goes on as it was."""
+
+    RELAY_LINE_BYTES = 64 << 10
+
+    def __init__(self, recorder: HarRecorder):
+        self._recorder = recorder
+        self._held = b""
+
+    def __call__(self, chunk: bytes) -> None:
+        data = self._held + chunk
+        end = data.rfind(b"\n") + 1 or (len(data) if len(data) > self.RELAY_LINE_BYTES else 0)
+        self._held = data[end:]
+        if end:
+            self._write(data[:end])
+
+    def flush(self) -> None:
+        """Pass on a last line that had no line end (once the stream has ended)."""
+        held, self._held = self._held, b""
+        if held:
+            self._write(held)
+
+    def _write(self, data: bytes) -> None:
+        if sys.stderr is not None:
+            sys.stderr.write(self._recorder.scrub(data.decode("utf-8", "replace")))
+            sys.stderr.flush()
 
 
 def _write_har(recorder: HarRecorder, path: Path) -> Path:
@@ -94,12 +119,20 @@ def _omitted(recorder: HarRecorder) -> list[str]:
             f"{MAX_RECORDED_BODY_BYTES >> 20} MiB of bodies are recorded), so they were not checked"]
 
 
-def _certify(release: ContractRelease, reg: PackageRegistry, har: Path, role: str, run: dict[str, Any],
-             requirements: Path | None, baseline: Path | None, fail_on: str, output_format: str,
+def _say(recorder: HarRecorder) -> Callable[[str], None]:
+    """Print a line on stderr with the tokens the recorder knows cut (stub.redaction: every spelling)."""
+    return lambda text: typer.echo(recorder.scrub(text), err=True)
+
+
+def _certify(release: ContractRelease, reg: PackageRegistry, recorder: HarRecorder, har: Path, role: str,
+             run: dict[str, Any], requirements: Path | None, baseline: Path | None, fail_on: str, output_format: str,
              out_dir: Path, stopped: Terminated | None = None) -> NoReturn:
     """Certify the recorded HAR for `role`, write the reports, exit 0 (certified), 1 (not certified), 5 (the run
-    heard nothing from the other side: nothing to certify), or 128 + the signal that stopped the run."""
+    heard nothing from the other side: nothing to certify), or 128 + the signal that stopped the run. The run record
+    (problems, steps, the program's last words) has the recorder's tokens cut, as the HAR has."""
     from wirecheck.certify.pipeline import certify_captures
+
+    run = recorder.secrets.cut_all(run)
 
     cert = guarded(lambda: certify_captures(release, [har], requirements=requirements, baseline=baseline, role=role,
                                             fail_on=fail_on.upper(), load_release=reg.load, run=run))
@@ -155,16 +188,17 @@ def register(app: typer.Typer) -> None:
                 program = resolve_program(command[0], os.environ.get("PATH"))
             except CommandError as exc:
                 raise fail_usage(f"cannot run the command: {exc}") from None
-        recorder = HarRecorder("wirecheck stub")  # knows the runtime's token: cut from what a request's problems say
+        recorder = HarRecorder("wirecheck stub")  # learns the runtime's token: cut from all that is printed
+        say = _say(recorder)
         platform = XopcPlatformStub(release, commands=commands, seed=seed, cancel_after_renewals=cancel_after,
-                                    strict=strict,
-                                    on_problem=lambda text: typer.echo(f"  request: {recorder.scrub(text)}", err=True))
+                                    strict=strict, on_problem=lambda text: say(f"  request: {text}"))
         try:
             server = StubServer(platform, port, recorder)
         except OSError as exc:
             raise fail_usage(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}") from None
         runtime: Program | None = None
         stderr: Tail | None = None  # the runtime's, relayed as it comes and its end kept to quote
+        relay: _Relay | None = None
         problems: list[str] = []
         stopped: Terminated | None = None
         with terminated_by_signals():
@@ -182,7 +216,8 @@ def register(app: typer.Typer) -> None:
                     except OSError as exc:
                         scratch.remove()
                         raise fail_usage(f"cannot start {command[0]!r}: {exc.strerror or exc}") from None
-                    stderr = Tail(echo=_relay).follow(runtime.stderr)
+                    relay = _Relay(recorder)
+                    stderr = Tail(echo=relay).follow(runtime.stderr)
                 deadline = time.monotonic() + max_seconds
                 try:
                     while time.monotonic() < deadline and not platform.done.wait(0.1):
@@ -207,19 +242,20 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"stopped by {stopped.name}: writing what was recorded", err=True)
             problems.append(f"wirecheck was stopped by {stopped.name}")
         for text in problems:
-            typer.echo(f"  {text}", err=True)
+            say(f"  {text}")
         har = _write_har(server.recorder, out_dir / "stub.har")
         typer.echo(f"recorded {len(server.recorder)} exchanges in {har}", err=True)
         if not len(server.recorder):
             problems.insert(0, "no request reached the stub")
         problems += _omitted(server.recorder)
-        if stderr is not None:
+        if stderr is not None and relay is not None:
             stderr.join(5.0)  # the runtime has ended: its stderr's end is near
+            relay.flush()
         run = {"identity": {"argv": list(command or ["wirecheck", "stub", spec])},
                "outcome": {"ok": not problems, "exit_code": None if runtime is None else runtime.returncode,
                            "problem": problems[0] if problems else None, "problems": problems,
                            "heard": len(server.recorder) > 0, "stderr_tail": "" if stderr is None else stderr.text()}}
-        _certify(release, reg, har, "runtime", run, requirements, baseline, fail_on, output_format, out_dir,
+        _certify(release, reg, recorder, har, "runtime", run, requirements, baseline, fail_on, output_format, out_dir,
                  stopped)
 
     @app.command("probe")
@@ -252,6 +288,7 @@ def register(app: typer.Typer) -> None:
         Exit codes: 0 certified, 1 not certified, 2 usage error, 5 run failed (the platform never answered: a host
         that does not resolve, a refused connection, an answer that is not HTTP).
         """
+        from wirecheck.stub.har import HarRecorder
         from wirecheck.stub.probe import XopcProbe
 
         _check_format(output_format)
@@ -263,15 +300,18 @@ def register(app: typer.Typer) -> None:
             raise fail_usage(f"BASE_URL{shown}: not a usable URL: {problem}")
         output_folder(out_dir)
         release, reg = _xopc_release(spec, contracts)
-        probe = XopcProbe(base_url, token=token, timeout=timeout, max_leases=max_leases,
+        recorder = HarRecorder("wirecheck probe", secrets=(token,))
+        say = _say(recorder)
+        probe = XopcProbe(base_url, token=token, timeout=timeout, max_leases=max_leases, recorder=recorder,
                           token_hosts=tuple(token_hosts), allow_insecure_token=allow_insecure_token,
-                          on_step=lambda text: typer.echo(f"  {text}", err=True))
+                          on_step=lambda text: say(f"  {text}"))
         outcome = probe.run()
         for text in outcome.problems:
-            typer.echo(f"  stopped: {text}", err=True)
+            say(f"  stopped: {text}")
         problems = outcome.problems + _omitted(probe.recorder)
         har = _write_har(probe.recorder, out_dir / "probe.har")
         run = {"identity": {"argv": ["wirecheck", "probe", spec, base_url]},
                "outcome": {"ok": not problems, "exit_code": None, "problem": problems[0] if problems else None,
                            "problems": problems, "steps": outcome.steps, "heard": probe.recorder.answered > 0}}
-        _certify(release, reg, har, "platform", run, requirements, baseline, fail_on, output_format, out_dir)
+        _certify(release, reg, recorder, har, "platform", run, requirements, baseline, fail_on, output_format,
+                 out_dir)

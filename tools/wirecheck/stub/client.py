@@ -12,7 +12,8 @@
   plain http only to this machine (a loopback host: localhost, 127.0.0.0/8, ::1) unless the user allows it
   (`allow_insecure_token`, `--allow-insecure-token`). A call to a loopback host never goes through a proxy from the
   environment (`http_proxy`): the proxy would get the token in plain text, and cannot reach this machine's loopback.
-  The token never reaches a report: the recorder cuts it from every entry and text.
+  The token never reaches a report: the recorder cuts it from every entry, and the command from every text it
+  prints or reports (`stub.redaction`, in every spelling).
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ REDIRECTS = (301, 302, 303, 307, 308)
 
 
 class CallFailed(Exception):
-    """A call that got no usable answer (or may not be made); `str()` says which call and why, secrets cut."""
+    """A call that got no usable answer (or may not be made); `str()` says which call and why (secrets are cut where it
+    is printed or reported: HarRecorder.scrub)."""
 
 
 @dataclass
@@ -205,15 +207,15 @@ class HttpClient:
             target = urljoin(url, location.strip())
             problem = redirect_problem(url, target)
             if problem is not None:
-                raise CallFailed(self.recorder.scrub(f"{method} {url}: answered {answer.status}, {problem}"))
+                raise CallFailed(f"{method} {url}: answered {answer.status}, {problem}")
             if answer.status == 303 or (answer.status in (301, 302) and method == "POST"):
                 method, data = "GET", None  # as fetch and browsers do
                 headers = {k: v for k, v in headers.items() if k != "content-type"}
             url = target
-        raise CallFailed(self.recorder.scrub(f"{method} {url}: more than {MAX_REDIRECTS} redirects"))
+        raise CallFailed(f"{method} {url}: more than {MAX_REDIRECTS} redirects")
 
     def _exchange(self, method: str, url: str, data: bytes | None, headers: dict[str, str], auth: bool) -> Answer:
-        where = self.recorder.scrub(f"{method} {url}")
+        where = f"{method} {url}"
         try:
             scheme = urlsplit(url).scheme.lower()
             problem = self.token_problem(url) if auth else None
@@ -255,7 +257,7 @@ class HttpClient:
         elapsed = (time.perf_counter() - clock) * 1000
         if failure is not None or status is None:
             self.recorder.add(Exchange(method, url, headers, data, None, {}, None, started, elapsed))
-            raise CallFailed(self.recorder.scrub(f"{where}: {failure}"))
+            raise CallFailed(f"{where}: {failure}")
         if raw is not None and len(raw) > MAX_RESPONSE_BYTES:
             raw = raw[:MAX_RESPONSE_BYTES]
         self.recorder.add(Exchange(method, url, headers, data, status, response_headers, raw, started, elapsed))

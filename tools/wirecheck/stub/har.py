@@ -7,10 +7,7 @@ beyond MAX_RECORDED_BODY_BYTES in all are not kept: their entry says so in a `co
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
-import json
-import re
 import tempfile
 import threading
 from collections.abc import Iterator, Mapping
@@ -21,6 +18,7 @@ from typing import IO, Any
 import orjson
 
 from wirecheck import __version__
+from wirecheck.stub.redaction import MIN_SECRET_CHARS, Secrets, redact_token
 
 
 @dataclass(frozen=True)
@@ -37,10 +35,6 @@ class Exchange:
 
 
 SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
-KEPT_TOKEN_PREFIXES = ("xopc_rt_",)  # the part of a token its contract checks; the rest is a secret
-
-
-MIN_SECRET_CHARS = 8  # a token learned from a request is cut wherever it appears; a shorter one would cut noise
 
 
 def redact(name: str, value: str) -> str:
@@ -54,44 +48,12 @@ def redact(name: str, value: str) -> str:
     return f"{scheme}{sep}{redact_token(token)}"
 
 
-def redact_token(token: str) -> str:
-    kept = next((p for p in KEPT_TOKEN_PREFIXES if token.startswith(p)), "")
-    secret = token[len(kept):]
-    return f"{kept}<redacted {len(secret)} chars>" if secret else token
-
-
 def bearer_token(headers: Mapping[str, str]) -> str | None:
     """The token of an `authorization: Bearer ...` header, if it is long enough to be cut elsewhere."""
     value = next((v for k, v in headers.items() if k.lower() == "authorization"), "")
     scheme, _, token = value.strip().partition(" ")
     token = token.strip()
     return token if scheme.lower() == "bearer" and len(token) >= MIN_SECRET_CHARS else None
-
-
-# a JSON string literal, escapes and all; one that is not closed runs to the end, so every match succeeds and the
-# search is one pass over the body, whatever it holds (a pattern that could fail would be retried from every quote)
-JSON_STRING = re.compile(rb'"(?:[^"\\]|\\.)*\\?(?:"|\Z)', re.DOTALL)
-
-
-def cut_escaped(body: bytes | None, secrets: tuple[str, ...]) -> bytes | None:
-    """`body` with every JSON string that spells a secret with \\u escapes (which a plain search does not see,
-    but a report quoting the decoded value would show) rewritten with the secret cut; the rest byte for byte."""
-    if not body or b"\\u" not in body or not secrets:
-        return body
-
-    def cut(match: re.Match[bytes]) -> bytes:
-        literal = match.group()
-        try:
-            text = json.loads(literal) if b"\\u" in literal else ""
-        except ValueError:
-            return literal
-        if not any(secret in text for secret in secrets):
-            return literal
-        for secret in secrets:
-            text = text.replace(secret, redact_token(secret))
-        return json.dumps(text).encode()
-
-    return JSON_STRING.sub(cut, body)
 
 
 def _headers(headers: Mapping[str, str]) -> list[dict[str, str]]:
@@ -142,9 +104,9 @@ class HarRecorder:
     """Exchanges recorded in order (from any thread), kept in a spool file until the HAR is written.
 
     Bearer tokens are secrets wherever they appear: the `authorization` header is redacted, and each token given
-    (`secrets`) or seen in a request's `authorization` is cut from the whole entry too (a URL, a body, a header
-    that echoes it, a JSON string in a body spelling it with \\u escapes), as are the texts `scrub` is given (the
-    steps and problems a report shows)."""
+    (`secrets`) or seen in a request's `authorization` is cut (`redaction.Secrets`: in every spelling an echo may
+    use) from every string of the entry too (a URL, a body, a header that echoes it), as from the texts `scrub` is
+    given (the steps, problems and stderr quotes a report or the terminal shows)."""
 
     def __init__(self, creator: str = "wirecheck", body_budget: int = MAX_RECORDED_BODY_BYTES,
                  secrets: tuple[str, ...] = ()):
@@ -152,16 +114,14 @@ class HarRecorder:
         self.body_budget = body_budget
         self.body_bytes = 0  # kept so far
         self.omitted = 0  # exchanges whose bodies were not kept
-        self._secrets = {s for s in secrets if len(s) >= MIN_SECRET_CHARS}
+        self.secrets = Secrets(secrets)
         self._spool = tempfile.TemporaryFile(prefix="wirecheck-har-")  # noqa: SIM115 (lives as long as this)
         self._count = 0
         self.answered = 0  # exchanges that got a response (a probe that heard nothing has nothing to certify)
         self._lock = threading.Lock()
 
     def keep_secret(self, secret: str) -> None:
-        if len(secret) >= MIN_SECRET_CHARS:
-            with self._lock:
-                self._secrets.add(secret)
+        self.secrets.add(secret)
 
     def learn(self, headers: Mapping[str, str]) -> None:
         """Take the bearer token of a request as a secret before the request is handled (what its handling says
@@ -171,9 +131,7 @@ class HarRecorder:
             self.keep_secret(token)
 
     def scrub(self, text: str) -> str:
-        for secret in self._secrets:
-            text = text.replace(secret, redact_token(secret))
-        return text
+        return self.secrets.cut(text)
 
     def add(self, exchange: Exchange) -> None:
         size = len(exchange.request_body or b"") + len(exchange.response_body or b"")
@@ -184,15 +142,9 @@ class HarRecorder:
                 self.body_bytes += size
             else:
                 self.omitted += 1
-            if token is not None:
-                self._secrets.add(token)
-            secrets = tuple(self._secrets)
-        if keep:
-            exchange = dataclasses.replace(exchange, request_body=cut_escaped(exchange.request_body, secrets),
-                                           response_body=cut_escaped(exchange.response_body, secrets))
-        line = orjson.dumps(har_entry(exchange, keep))
-        for secret in secrets:  # as JSON writes it, so it is found inside any string of the entry
-            line = line.replace(orjson.dumps(secret)[1:-1], orjson.dumps(redact_token(secret))[1:-1])
+        if token is not None:
+            self.secrets.add(token)
+        line = orjson.dumps(self.secrets.cut_all(har_entry(exchange, keep)))
         with self._lock:
             self._spool.write(line + b"\n")
             self._count += 1

@@ -1,0 +1,199 @@
+"""Bearer tokens echoed in other spellings (stub/redaction.py): upper or mixed case, percent-encoded, JSON escapes,
+hex, base64 (standard and URL-safe, padded or not, inside a `Basic user:token` credential) are cut from the HAR, the
+reports and stderr, as the token itself is. Each spelling is checked in each output."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+
+import orjson
+import pytest
+from typer.testing import CliRunner
+
+from wirecheck.cli.app import app
+from wirecheck.contracts import load_registry
+from wirecheck.stub.har import Exchange, HarRecorder, now
+from wirecheck.stub.redaction import Secrets, redact_token
+from wirecheck.stub.server import Reply, StubServer
+from wirecheck.stub.xopc import XopcPlatformStub
+
+TOKEN = "xopc_rt_s3cr3t-probe-token-0123456789abcdef"
+SECRET = TOKEN.removeprefix("xopc_rt_")
+
+
+def _mixed(text: str) -> str:
+    return "".join(c.upper() if i % 2 else c for i, c in enumerate(text))
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def _b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode().rstrip("=")
+
+
+# name → (the token as an echo spells it, what of it must not appear in any output: the secret part so spelled, or
+# for base64 the characters between the first and last eight, which only the token's bytes decide)
+SPELLINGS: dict[str, tuple[str, str]] = {
+    "upper case": (TOKEN.upper(), SECRET.upper()),
+    "mixed case": (_mixed(TOKEN), _mixed(TOKEN).removeprefix("xOpC_Rt_")),
+    "percent-encoded, upper-case hex": ("".join(f"%{b:02X}" for b in TOKEN.encode()),
+                                        "".join(f"%{b:02X}" for b in SECRET.encode())),
+    "percent-encoded, lower-case hex": ("".join(f"%{b:02x}" for b in TOKEN.encode()),
+                                        "".join(f"%{b:02x}" for b in SECRET.encode())),
+    "JSON escapes": ("".join(f"\\u{ord(c):04X}" for c in TOKEN), "".join(f"\\u{ord(c):04X}" for c in SECRET)),
+    "hex": (TOKEN.encode().hex(), SECRET.encode().hex()),
+    "upper-case hex": (TOKEN.encode().hex().upper(), SECRET.encode().hex().upper()),
+    "base64": (_b64(TOKEN.encode()), _b64(TOKEN.encode())[8:-8]),
+    "base64 of Basic user:token": (_b64(b"runtime:" + TOKEN.encode()), _b64(b"runtime:" + TOKEN.encode())[16:-8]),
+    "URL-safe base64, unpadded, one byte in": (_b64url(b"u" + TOKEN.encode()), _b64url(b"u" + TOKEN.encode())[8:-8]),
+    "URL-safe base64, two bytes in": (base64.urlsafe_b64encode(b"us" + TOKEN.encode()).decode(),
+                                      _b64url(b"us" + TOKEN.encode())[8:-8]),
+}
+
+
+def leaks(data: str | bytes) -> list[str]:
+    """The spellings (and the plain token) whose secret part appears in `data`."""
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    found = [name for name, (_, needle) in SPELLINGS.items() if needle in text]
+    return found + (["plain"] if SECRET in text else [])
+
+
+@pytest.mark.parametrize("name", SPELLINGS)
+def test_each_spelling_is_cut_and_the_text_around_it_kept(name):
+    spelled, needle = SPELLINGS[name]
+    assert needle not in TOKEN or name == "plain"
+    cut = Secrets([TOKEN]).cut(f"before {spelled} after")
+    assert leaks(cut) == [], cut
+    assert cut.startswith("before ") and cut.endswith(" after")
+
+
+def test_a_text_spelling_shows_as_the_token_redacted_and_encodings_are_named():
+    secrets = Secrets([TOKEN])
+    assert secrets.cut(TOKEN.upper()) == redact_token(TOKEN) == "xopc_rt_<redacted 35 chars>"
+    assert secrets.cut(SPELLINGS["hex"][0]) == "<redacted hex>"
+    # what is left of base64 is a character holding the last few bits of the token and padding
+    assert re.fullmatch(r"<redacted base64>[A-Za-z0-9+/]?=*", secrets.cut(SPELLINGS["base64"][0]))
+
+
+def test_an_echo_inside_a_json_body_leaves_it_json_with_the_same_shape():
+    body = '{"n": 1.50, "t": "' + '", "u": "'.join(spelled for spelled, _ in SPELLINGS.values()) + '", "k": "\\ud800"}'
+    cut = Secrets([TOKEN]).cut(body)
+    assert leaks(cut) == [] and leaks(json.dumps(json.loads(cut), ensure_ascii=False)) == []
+    assert json.loads(cut).keys() == json.loads(body).keys() and cut.startswith('{"n": 1.50, ') and "\\ud800" in cut
+
+
+def test_text_without_a_token_is_left_as_it_is_and_short_tokens_are_not_cut():
+    text = "Bearer xopc_rt_other-token, 78 6f %78 eG9wY19y, é İ \\u0078"
+    assert Secrets([TOKEN]).cut(text) == text
+    assert Secrets(["abc1234"]).cut("abc1234 ABC1234") == "abc1234 ABC1234"  # under MIN_SECRET_CHARS: noise
+    assert not Secrets(["abc1234"])
+
+
+def test_a_token_holding_another_is_cut_whole_and_every_string_of_a_value_is_cut():
+    secrets = Secrets([SECRET[:10], TOKEN])
+    assert secrets.cut(f"[{TOKEN.upper()}]") == f"[{redact_token(TOKEN)}]"
+    value = {TOKEN: [SPELLINGS["hex"][0], 5, None, {"k": (SPELLINGS["base64"][0],)}]}
+    assert leaks(json.dumps(secrets.cut_all(value))) == []
+
+
+def test_the_har_cuts_every_spelling_in_a_url_a_header_and_both_bodies():
+    recorder = HarRecorder(secrets=(TOKEN,))
+    for spelled, _ in SPELLINGS.values():
+        recorder.add(Exchange("POST", f"http://127.0.0.1:1/agent/x?t={spelled}", {"x-echo": spelled},
+                              f'{{"t": "{spelled}"}}'.encode(), 200, {"x-echo": spelled},
+                              f'{{"t": "{spelled}"}}'.encode(), now(), 1.0))
+    document = recorder.document()
+    assert len(document["log"]["entries"]) == len(SPELLINGS)
+    assert leaks(orjson.dumps(document)) == [] and leaks(json.dumps(document, ensure_ascii=False)) == []
+
+
+class _Echoing:
+    """The stub as a platform that echoes the runtime token it is sent in every spelling: in headers, in a body,
+    in a followed redirect's Location, in a value the certification quotes (a renewal's leaseExpiresAt, which is
+    not a date) and, last, in a redirect to another host that ends the run (its URL is in the problem printed on
+    stderr and written in every report)."""
+
+    def __init__(self, release):
+        self.stub, self.events = XopcPlatformStub(release, commands=1), 0
+
+    def handle(self, method, url, path, headers, body):
+        token = headers.get("authorization", "").removeprefix("Bearer ")
+        spelled = [spelling.replace(TOKEN, token) for spelling, _ in SPELLINGS.values()] if token else []
+        every = ",".join(spelled)
+        echo = {f"x-echo-{n}": s for n, s in enumerate(spelled)}
+        if path == "/agent/heartbeat":
+            return Reply(302, None, {"location": f"/agent/heartbeat/again?t={every}", **echo})
+        if path.startswith("/agent/heartbeat/again"):
+            return Reply(200, f'{{"ok": true, "you": "{every}"}}'.encode(), {"content-type": "application/json"})
+        if path.endswith("/renew"):
+            return Reply(200, f'{{"leaseExpiresAt": "{every}", "cancelRequested": false}}'.encode(),
+                         {"content-type": "application/json", **echo})
+        if path == "/agent/events":
+            self.events += 1
+            if self.events == 2:
+                return Reply(302, None, {"location": f"http://localhost:9/elsewhere?t={every}"})
+        return self.stub.handle(method, url, path, headers, body)
+
+
+def test_the_probe_cuts_every_spelling_from_the_har_every_report_and_stderr(tmp_path):
+    release = load_registry().load("xopc@0.0.253")
+    with StubServer(_Echoing(release)) as server:
+        result = CliRunner().invoke(app, ["probe", "xopc@0.0.253", server.base_url, "--token", TOKEN,
+                                          "--max-leases", "1", "--out-dir", str(tmp_path), "--format", "jsonl"])
+        server.recorder.write(tmp_path / "platform-side.har")  # the stub's own HAR learns the token and cuts it
+    assert result.exit_code == 1, result.output
+    written = {path.name: path.read_bytes() for path in tmp_path.iterdir()}
+    assert {"probe.har", "platform-side.har", "certification.jsonl", "certification.md"} <= written.keys()
+    assert {name: leaks(data) for name, data in written.items() if leaks(data)} == {}
+    assert leaks(result.output) == []
+    # the echoes were there to be cut: where each shows, redacted
+    footer = orjson.loads(written["certification.jsonl"].splitlines()[-1])
+    assert "redirected to another host" in footer["run"]["problem"] and "<redacted base64>" in footer["run"]["problem"]
+    assert "redirected to another host" in result.output and "<redacted hex>" in result.output
+    assert b"xopc_rt_<redacted 35 chars>" in written["certification.md"]
+    har = orjson.loads(written["probe.har"])["log"]["entries"]
+    assert any(h["name"] == "x-echo-0" for e in har for h in e["response"]["headers"])
+
+
+RUNTIME = """import json, sys, urllib.request
+token, spelled = json.loads(sys.argv[2])
+body = ('{"leaseSeconds": "' + ",".join(spelled) + '"}').encode()
+request = urllib.request.Request(sys.argv[1] + "/agent/lease", data=body, method="POST",
+                                 headers={"content-type": "application/json", "authorization": "Bearer " + token})
+try:
+    urllib.request.urlopen(request, timeout=30)
+except Exception:
+    pass
+for spelling in spelled:
+    print("my token is", spelling, file=sys.stderr)
+sys.exit(1)
+"""
+
+
+def test_the_stub_cuts_every_spelling_a_runtime_echoes_from_the_har_every_report_and_stderr(tmp_path):
+    """A runtime sends its token where a number belongs, spelled every way (the stub's problem line on stderr and
+    the certification quote it), then says it on its own stderr (relayed to wirecheck's, and quoted as its last
+    words in every report)."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "runtime.py"
+    script.write_text(RUNTIME)
+    out = tmp_path / "out"
+    spelled = json.dumps([TOKEN, [spelling for spelling, _ in SPELLINGS.values()]])
+    result = subprocess.run([sys.executable, "-m", "wirecheck", "stub", "xopc@0.0.253", "--max-seconds", "60",
+                             "--out-dir", str(out), "--format", "jsonl", "--", sys.executable, str(script), "{url}",
+                             spelled], capture_output=True, timeout=180)
+    assert result.returncode == 1, result.stderr[-3000:]
+    written = {path.name: path.read_bytes() for path in out.iterdir()}
+    assert {"stub.har", "certification.jsonl", "certification.md"} <= written.keys()
+    assert {name: leaks(data) for name, data in written.items() if leaks(data)} == {}
+    assert leaks(result.stdout) == [] and leaks(result.stderr) == []
+    assert b'/leaseSeconds: "xopc_rt_<redacted 35 chars>' in result.stderr  # the stub's problem line
+    assert result.stderr.count(b"my token is ") == len(SPELLINGS)  # relayed, cut
+    footer = orjson.loads(written["certification.jsonl"].splitlines()[-1])
+    assert "my token is <redacted base64>" in footer["run"]["stderr_tail"]
