@@ -1,8 +1,11 @@
 """Hostile inputs for every command, as data: each case builds its files in a scratch folder and says how to run
-`wirecheck` on them. `test_hostile.py` runs each one as a subprocess under a memory and a time budget and asserts an
-exit code that is a verdict or a usage error (0, 1, 2, 4; never 3, never a signal), no process left behind, and peak
-memory within the limit the README states (MEMORY_BASE_MIB, MEMORY_PER_LINE below; suites/test_readme_limits.py
-holds the README to them).
+`wirecheck` on them. Hostile captures, schemas and YAML are here; hostile programs and platforms for the commands
+that run one or serve a socket (`certify --run`, `stub`, `probe`, `fuzz-consumer`) are in live_cases.py. One runner,
+`test_hostile.py`, holds every case to the same guarantees: an exit code in the case's set, a subset of ALLOWED (a
+verdict, a usage error or a failed live run: 0, 1, 2, 4, 5; never 3, the code of a bug, never a signal, never a
+traceback), its wall-clock budget (a hang is a failure), nothing left in its process group and nothing that left
+the group still running, and peak memory within the limit the README states (MEMORY_BASE_MIB, MEMORY_PER_LINE
+below; suites/test_readme_limits.py holds the README to them).
 
 Adding cases for a command is one decorated function per case:
 
@@ -10,16 +13,20 @@ Adding cases for a command is one decorated function per case:
     def _(ws: Workspace) -> Run:
         return Run(["stub", ws.contract(...), "--", ...])
 
-`ws` makes files (`ws.write`, `ws.lines`, `ws.contract` for a generated contract package with its own schemas);
-`Run` carries the arguments, standard input, environment and what else to assert (`expect`). Options of `case`:
-`codes` (the exit codes allowed), `memory_mib`, `seconds`, `large=True` for the slow tier (`nox -s hostile`).
+`ws` makes files (`ws.write`, `ws.lines`, `ws.contract` for a generated contract package with its own schemas) and
+serves a hostile platform for the case's run (`ws.platform`); `Run` carries the arguments, standard input,
+environment and what else to assert (`expect`, given the finished run). Options of `case`: `codes` (the exit codes
+allowed), `memory_mib`, `seconds`, `large=True` for the slow tier (`nox -s hostile`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import os
-from collections.abc import Callable
+import socket
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,8 +55,10 @@ def memory_budget_mib(max_line_bytes: int) -> int:
 MEMORY_MIB = memory_budget_mib(MIB)  # cases pass --max-line-bytes 1 MiB or hold no long line
 
 
-# the codes a run may end with on any input: a verdict or a usage error, never INTERNAL (3) or a signal
+# the codes a run may end with on any input: a verdict or a usage error, never INTERNAL (3) or a signal; a live run
+# that heard nothing from its program or platform may also end RUN_FAILED (5)
 VERDICTS = {exitcodes.CONFORMS, exitcodes.FINDINGS, exitcodes.USAGE, exitcodes.INCONCLUSIVE}
+ALLOWED = frozenset({*VERDICTS, exitcodes.RUN_FAILED})
 
 
 @dataclass
@@ -58,7 +67,7 @@ class Run:
     stdin: bytes | Path | None = None
     env: dict[str, str] = field(default_factory=dict)
     contracts: Path = DEMO
-    expect: Callable[[Any], None] | None = None  # more assertions on the finished run (test_hostile.Finished)
+    expect: Callable[[Any], object] | None = None  # more assertions on the finished run (test_hostile.Finished)
 
 
 @dataclass(frozen=True)
@@ -81,17 +90,26 @@ CASES: list[Case] = []
 
 def case(command: str, name: str, *, codes: set[int] | None = None, memory_mib: int = MEMORY_MIB,
          seconds: float = SECONDS, large: bool = False) -> Callable[[Callable[[Workspace], Run]], Callable]:
+    allowed = frozenset(codes or VERDICTS)
+    assert allowed <= ALLOWED, f"{command}: {name}: exit codes {sorted(allowed - ALLOWED)} are never allowed"
+
     def register(build: Callable[[Workspace], Run]) -> Callable[[Workspace], Run]:
-        CASES.append(Case(command, name, build, frozenset(codes or VERDICTS), memory_mib, seconds, large))
+        CASES.append(Case(command, name, build, allowed, memory_mib, seconds, large))
         return build
     return register
 
 
 class Workspace:
-    """A scratch folder for one case's inputs."""
+    """A scratch folder for one case's inputs, and what serves the case while it runs (closed by `stack`)."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, stack: contextlib.ExitStack):
         self.root = root
+        self.stack = stack
+
+    def platform(self, answer: Callable[[socket.socket, bytes], None]) -> str:
+        """The base URL of a 127.0.0.1 server handing each connection's request head to `answer`, serving until the
+        case's run has ended."""
+        return self.stack.enter_context(_serving(answer))
 
     def path(self, name: str | bytes) -> Path:
         return self.root / (os.fsdecode(name) if isinstance(name, bytes) else name)
@@ -124,6 +142,35 @@ class Workspace:
             uri = f"https://contracts.wirecheck.invalid/{package}/{version}/stream.json"
             (folder / "stream.json").write_bytes(orjson.dumps({"$schema": D, "$id": uri, "$defs": defs}))
         return root
+
+
+@contextlib.contextmanager
+def _serving(answer: Callable[[socket.socket, bytes], None]) -> Iterator[str]:
+    listener = socket.create_server(("127.0.0.1", 0), backlog=64)
+    listener.settimeout(0.2)
+    done = threading.Event()
+
+    def serve_one(conn: socket.socket) -> None:
+        with contextlib.suppress(OSError), conn:
+            conn.settimeout(30)
+            head = b""
+            while b"\r\n\r\n" not in head and (chunk := conn.recv(65536)):
+                head += chunk
+            answer(conn, head)
+
+    def serve() -> None:
+        while not done.is_set():
+            with contextlib.suppress(TimeoutError, OSError):
+                threading.Thread(target=serve_one, args=(listener.accept()[0],), daemon=True).start()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        done.set()
+        thread.join(10)
+        listener.close()
 
 
 def message_schema(properties: dict[str, Any]) -> dict[str, Any]:

@@ -1,15 +1,16 @@
-"""The hostile-input suite: every case of hostile_cases.py run as `wirecheck` in a subprocess of its own session, held
-to an exit code in the case's set (a verdict or a usage error: never 3, the code of a bug, never a signal), to its
-wall-clock budget (a hang is a failure, not a slow run), to no process left in its process group, and to the
-README's memory limit (peak resident memory, measured by wait4). Cases marked large are the slow tier: `nox -s
-hostile`."""
+"""The hostile-input suite's one runner: every case (hostile_cases.py: captures, schemas, YAML; live_cases.py:
+programs and platforms for the live commands) run as `wirecheck` in a process group of its own under a
+`wirecheck.programs.Program` (its reaper adopts whatever leaves the group), and held to the same guarantees: an exit
+code in the case's set (a subset of hostile_cases.ALLOWED: never 3, the code of a bug, never a signal, no
+traceback), its wall-clock budget (a hang is a failure, not a slow run), nothing left in its process group and
+nothing that left the group still running once wirecheck has exited, and the README's memory limit (peak resident
+memory, measured by wait4 in measure.py). Cases marked large are the slow tier: `nox -s hostile`."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -20,7 +21,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 import hostile_cases
+import live_cases  # noqa: F401  (registers its cases)
 from hostile_cases import CASES, Case, Run, Workspace
+
+from wirecheck.programs.program import Program
 
 ADDRESS_SPACE_CAP = 4 << 30  # RLIMIT_AS: a runaway stops here instead of taking the machine (the budget is RSS)
 
@@ -32,6 +36,7 @@ class Finished:
     stderr: str
     peak_mib: float
     seconds: float
+    root: Path  # the case's folder: its inputs, and what the run wrote there
 
 
 MEASURE = Path(__file__).with_name("measure.py")
@@ -54,42 +59,41 @@ def hypothesis_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def run_case(case: Case, root: Path, hypothesis_home: Path | None = None) -> tuple[Run, Finished]:
-    run = case.build(Workspace(root))
+    with contextlib.ExitStack() as serving:  # a platform the case serves lives as long as the run
+        run = case.build(Workspace(root, serving))
+        return run, _run(case, run, root, hypothesis_home)
+
+
+def _run(case: Case, run: Run, root: Path, hypothesis_home: Path | None) -> Finished:
     cache = {"XDG_CACHE_HOME": str(hypothesis_home)} if hypothesis_home is not None else {}
     env = {**os.environ, **cache, "WIRECHECK_CONTRACTS": str(run.contracts), "PYTHONFAULTHANDLER": "1", **run.env}
     env.pop("WIRECHECK_DEBUG", None)
     out, err, measured = root / "stdout.txt", root / "stderr.txt", root / "measured.json"
-    stdin_file = None
-    if isinstance(run.stdin, Path):
-        stdin_file = run.stdin.open("rb")
-    elif run.stdin is not None:
+    if isinstance(run.stdin, bytes):
         (root / "stdin.bin").write_bytes(run.stdin)
-        stdin_file = (root / "stdin.bin").open("rb")
+    stdin_path = run.stdin if isinstance(run.stdin, Path) else root / "stdin.bin" if run.stdin is not None else None
     started = time.monotonic()
-    # measure.py forks the command (so its peak memory is its own) and is the leader of a process group of its own:
-    # everything the command starts is in that group unless it leaves it
+    # measure.py forks the command (so its peak memory is its own) and leads the process group the reaper starts it
+    # in: everything the command starts is in that group unless it leaves it, and then the reaper adopts it
     command = [sys.executable, str(MEASURE), str(measured), str(ADDRESS_SPACE_CAP), str(int(case.seconds * 2)), "--",
                sys.executable, "-m", "wirecheck", *run.args]
-    with out.open("wb") as stdout, err.open("wb") as stderr:
-        process = subprocess.Popen(command, stdin=stdin_file or subprocess.DEVNULL, stdout=stdout, stderr=stderr,
-                                   env=env, cwd=root, start_new_session=True)
-    if stdin_file is not None:
-        stdin_file.close()
+    with out.open("wb") as stdout, err.open("wb") as stderr, \
+            (stdin_path.open("rb") if stdin_path is not None else open(os.devnull, "rb")) as stdin:
+        program = Program(command, env=env, cwd=root, stdin=stdin, stdout=stdout, stderr=stderr)
     try:
-        process.wait(timeout=case.seconds)
-    except subprocess.TimeoutExpired:
-        _kill_group(process.pid)
-        process.wait()
+        code = program.wait(case.seconds)
+        seconds = time.monotonic() - started
+        left = _left_in_group(program.pid) if code is not None else 0
+    finally:
+        escaped = program.stop(grace=5.0)  # ends what is left; names each process that had left the group
+    if code is None:
         pytest.fail(f"{case.id}: still running after {case.seconds:g} s (a hang); stderr: "
                     f"{err.read_text(errors='replace')[-2000:]}")
-    seconds = time.monotonic() - started
-    left = _left_in_group(process.pid)
-    if left:
-        _kill_group(process.pid)
-        pytest.fail(f"{case.id}: left {left} process(es) running in its process group")
+    assert not left, f"{case.id}: left {left} process(es) running in its process group"
+    assert escaped == [], f"{case.id}: {escaped}"
     result = json.loads(measured.read_text())
-    return run, Finished(result["code"], out.read_text(errors="replace"), err.read_text(errors="replace"),
-                         result["peak_kib"] / 1024, seconds)
+    return Finished(result["code"], out.read_text(errors="replace"), err.read_text(errors="replace"),
+                    result["peak_kib"] / 1024, seconds, root)
 
 
 def _left_in_group(pgid: int, grace: float = 5.0) -> int:
@@ -117,11 +121,6 @@ def _pgid(pid: int) -> int | None:
         return None
 
 
-def _kill_group(pgid: int) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(pgid, signal.SIGKILL)
-
-
 def _params(large: bool) -> list:
     return [pytest.param(c, id=c.id, marks=[pytest.mark.slow] if c.large else []) for c in CASES if c.large == large]
 
@@ -142,12 +141,13 @@ def check(case: Case, root: Path, hypothesis_home: Path | None = None) -> None:
           f"{finished.seconds:.1f} s")  # shown with -s (nox -s hostile): the numbers behind the limits table
     assert finished.code >= 0, f"{case.id}: killed by signal {-finished.code}\n{finished.stderr[-3000:]}"
     assert finished.code != 3, f"{case.id}: internal error (exit 3)\n{finished.stderr[-3000:]}"
+    assert "Traceback" not in finished.stderr, f"{case.id}: a traceback\n{finished.stderr[-3000:]}"
     assert finished.code in case.codes, (f"{case.id}: exit {finished.code}, expected one of {sorted(case.codes)}\n"
                                          f"{finished.stderr[-3000:]}")
     assert finished.peak_mib <= case.memory_mib, (
         f"{case.id}: peak memory {finished.peak_mib:.0f} MiB over its budget of {case.memory_mib} MiB")
     if run.expect is not None:
-        run.expect(finished)
+        assert run.expect(finished) is not False, f"{case.id}: {run.expect}\n{finished.stderr[-3000:]}"
 
 
 def test_every_command_has_hostile_cases() -> None:
@@ -155,6 +155,37 @@ def test_every_command_has_hostile_cases() -> None:
     from wirecheck.cli.app import COMMAND_MODULES  # noqa: F401  (the app lists its command groups)
 
     covered = {c.command for c in CASES}
-    for command in ("validate", "diff", "diff-schemas", "fuzz", "certify", "show", "contracts"):
+    for command in ("validate", "diff", "diff-schemas", "fuzz", "certify", "show", "contracts", "stub", "probe",
+                    "fuzz-consumer"):
         assert command in covered, command
     assert hostile_cases.MEMORY_MIB >= hostile_cases.MEMORY_BASE_MIB
+
+
+# -- the runner's own guarantees fail when they should ---------------------------------------------------------------
+
+# Loaded at start-up by the Pythons of a case's run (PYTHONPATH): misbehaves in the `wirecheck` process only.
+MISBEHAVING = """import os, signal, subprocess, sys
+if sys.orig_argv[1:3] == ["-m", "wirecheck"]:
+    {}
+"""
+
+
+@pytest.mark.parametrize(("misbehaviour", "says"), [
+    ("os._exit(3)", r"internal error \(exit 3\)"),
+    ("os.kill(os.getpid(), signal.SIGKILL)", "killed by signal 9"),
+    ("sys.stderr.write('Traceback (most recent call last):')", "a traceback"),
+    ("os._exit(5)", r"exit 5, expected one of \[0\]"),
+    ("sys.modules['hog'] = bytearray(300 << 20)", "peak memory 3"),
+    ("subprocess.Popen(['sleep', '300'])", r"left 1 process\(es\) running in its process group"),
+    ("subprocess.Popen(['sleep', '300'], start_new_session=True)", "left its process group and was still running"),
+], ids=["exit 3", "a signal", "a traceback", "another exit code", "memory", "a process left", "a process escaped"])
+def test_the_runner_fails_a_case_that_breaks_a_guarantee(tmp_path: Path, misbehaviour: str, says: str) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(MISBEHAVING.format(misbehaviour))
+    root = tmp_path / "case"
+    root.mkdir()
+    broken = Case("contracts", "misbehaves", lambda ws: Run(["contracts"], env={"PYTHONPATH": str(site)}),
+                  frozenset({0}))
+    with pytest.raises(AssertionError, match=says):
+        check(broken, root)
