@@ -128,3 +128,20 @@ def test_a_url_field_that_is_not_one_string_is_refused(tmp_path):
     schema["$defs"]["Link"]["properties"]["url"] = {"type": ["string", "null"]}
     with pytest.raises(ImportRefused, match=r"one string field expected"):
         _import(tmp_path, schema=schema)
+
+
+def test_the_field_walk_skips_extensions_and_names_and_goes_as_deep_as_the_schema():
+    """`properties/url` is found as a keyword only: not inside an `x-` extension, not where `properties` is a
+    property's name; and a definition nested deeper than Python's recursion limit is walked, not a crash."""
+    from wirecheck.importer.zod_urls import _fields
+
+    definition = {"type": "object", "properties": {
+        "url": {"type": "string"},
+        "properties": {"type": "object", "url": {"type": "string"}},  # a property named `properties`
+    }, "x-example": {"properties": {"url": {"type": "string"}}}}
+    assert [pointer for pointer, _ in _fields(definition, "url", ("$defs", "D"))] == [
+        ("$defs", "D", "properties", "url")]
+    deep: dict = {"type": "object", "properties": {"url": {"type": "string"}}}
+    for _ in range(5000):
+        deep = {"allOf": [deep]}
+    assert len(list(_fields(deep, "url", ()))) == 1

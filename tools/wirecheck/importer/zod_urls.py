@@ -31,6 +31,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from wirecheck.contracts.views import SCHEMA_MAPS, subschemas
+
 # `z.url()` and `z.string().url()` without options, optionally made optional: the whole value of a property
 _PLAIN_URL = re.compile(r"z\.(?:string\(\)\.)?url\(\)(?:\.(?:optional|nullable|nullish)\(\))*")
 _URL_CALL = re.compile(r"\.url\(|\bhttpUrl\(")
@@ -102,28 +104,26 @@ def read(path: str, text: str, manifest: Mapping[str, Any]) -> ZodSource:
                      manifest[key]["zod"] if key else None, f"{key}.zod" if key else None, tuple(reads))
 
 
-_NOT_SCHEMAS = frozenset({"$ref", "const", "enum", "default", "examples", "required"})
-_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
+def _fields(node: Any, prop: str, at: tuple[str, ...]) -> Iterator[tuple[tuple[Any, ...], Any]]:
+    """(pointer, subschema) of every `properties/<prop>` within `node`, outside `x-` extensions: the walk is
+    contracts.views.subschemas (iterative, not through $ref, not into data keywords)."""
+    for sub, path in subschemas(node):
+        keywords = _keywords(path)
+        if path[-2:] == ("properties", prop) and len(path) - 2 in keywords and not any(
+                str(path[i]).startswith("x-") for i in keywords):
+            yield (*at, *path), sub
 
 
-def _fields(node: Any, prop: str, at: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], Any]]:
-    """(pointer, subschema) of every `properties/<prop>` within `node`, not through $ref."""
-    if isinstance(node, list):
-        for index, value in enumerate(node):
-            yield from _fields(value, prop, (*at, str(index)))
-        return
-    if not isinstance(node, dict):
-        return
-    for key, value in node.items():
-        if key in _NOT_SCHEMAS or key.startswith("x-"):
-            continue
-        if key in _SCHEMA_MAPS and isinstance(value, dict):
-            for name, sub in value.items():
-                if key == "properties" and name == prop:
-                    yield (*at, key, name), sub
-                yield from _fields(sub, prop, (*at, key, name))
+def _keywords(path: tuple[Any, ...]) -> set[int]:
+    """The places in a `subschemas` path that are keywords (not array indexes, not names in a schema map)."""
+    keywords, name_next = set(), False
+    for i, step in enumerate(path):
+        if not name_next and isinstance(step, str):
+            keywords.add(i)
+            name_next = step in SCHEMA_MAPS
         else:
-            yield from _fields(value, prop, (*at, key))
+            name_next = False
+    return keywords
 
 
 def format_for(profile: Mapping[str, Any], zod: ZodSource, where: str) -> str:
