@@ -77,7 +77,8 @@ def test_mutant_labels_name_keyword_and_place(schemas):
 def test_protocol_rules_hold_in_valid_messages_and_rule_mutants_break_one(demo):
     from dataclasses import replace
 
-    from wirecheck.fuzz.rules import KindRules, blocking
+    from wirecheck.findings import blocking
+    from wirecheck.fuzz.rules import KindRules
     from wirecheck.fuzz.strategies import compiler_for, kind_messages
 
     kind = demo.kind("job")  # the demo catalog turns FIELDS_EQUAL on: /payload/id must equal /id

@@ -10,6 +10,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from functools import cache
 from pathlib import Path
 
@@ -32,6 +33,11 @@ def _release(spec: str):
     return REGISTRY.load(spec)
 
 
+def _streams(release):
+    """The release's stream kinds with a schema: what a session is made of."""
+    return [k for k in release.kinds if k.channel == STREAM and k.schema is not None]
+
+
 SPECS = [f"{name}@{version}" for name, package in REGISTRY.packages.items() for version in package.releases]
 
 
@@ -47,7 +53,7 @@ def _validate(release, path: Path):
 @given(seed=st.integers(0, 2**16))
 def test_every_release_gets_a_clean_session_or_says_why(spec, seed, tmp_path_factory) -> None:
     release = _release(spec)
-    streams = [k for k in release.kinds if k.channel == STREAM and k.schema is not None]
+    streams = _streams(release)
     try:
         built = session(release, count=3, seed=seed)
     except NoCleanSession as exc:
@@ -104,8 +110,9 @@ def _pipe(spec: str, stderr_file: Path) -> tuple[int, int, dict, str]:
             started.append(validate)
             assert fuzz.stdout is not None
             fuzz.stdout.close()  # validate holds the reading end now, as in a shell
+            end = time.monotonic() + PIPE_DEADLINE  # for the whole pipe
             out, err = validate.communicate(timeout=PIPE_DEADLINE)
-            fuzz.wait(timeout=PIPE_DEADLINE)
+            fuzz.wait(timeout=max(0.0, end - time.monotonic()))
     finally:
         for process in started:
             if process.poll() is None:
@@ -125,7 +132,7 @@ def test_fuzz_messages_only_piped_into_validate_conforms(spec, tmp_path) -> None
     protocol_version not semver.) A release without stream kinds: fuzz refuses with its reason and writes nothing,
     and validate, reading nothing, does not pass either (exit 4): a pipe without `pipefail` is not green."""
     release = _release(spec)
-    streams = {k.id for k in release.kinds if k.channel == STREAM and k.schema is not None}
+    streams = {k.id for k in _streams(release)}
     fuzz_code, validate_code, report, fuzz_stderr = _pipe(spec, tmp_path / "fuzz.stderr")
     summary = report["summary"]
     if not streams:

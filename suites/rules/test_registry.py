@@ -8,8 +8,9 @@ from functools import cache
 import pytest
 
 from wirecheck.contracts import load_registry
+from wirecheck.findings import blocking
 from wirecheck.fuzz.corpus import fuzzable_kinds, mutant_entries, valid_entries
-from wirecheck.fuzz.rules import KindRules, blocking, message_of
+from wirecheck.fuzz.rules import KindRules, message_of
 from wirecheck.fuzz.sampling import CannotGenerate
 from wirecheck.rules.catalogue import rule_catalogue
 from wirecheck.rules.registry import (

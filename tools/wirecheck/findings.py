@@ -106,3 +106,7 @@ class _PrintableText:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._out, name)
 
+
+def blocking(findings: list[Finding]) -> list[Finding]:
+    """What makes a message not valid: every finding above info (a note is not a verdict)."""
+    return [f for f in findings if f.severity.rank > Severity.INFO.rank]

@@ -17,7 +17,7 @@ from wirecheck.capture import DEFAULT_MAX_LINE_BYTES, CaptureFile, CaptureUnread
 from wirecheck.capture.ndjson import capture_finding, not_an_object
 from wirecheck.check.classify import Classifier, base_prefix
 from wirecheck.check.correlation import Correlation, Request
-from wirecheck.check.labels import Label, as_found, matches, refused_for
+from wirecheck.check.labels import Label, as_found, matches
 from wirecheck.check.message import Message
 from wirecheck.check.readers import rejects_member, unknown_kind_reading
 from wirecheck.check.result import (
@@ -34,7 +34,7 @@ from wirecheck.check.result import (
 from wirecheck.check.unrecognised import Unrecognised, bundled_releases, likely_releases, looks_like
 from wirecheck.check.validate import Problem, Validators
 from wirecheck.contracts.model import ContractRelease, MessageKind
-from wirecheck.findings import Finding, Severity, short_repr
+from wirecheck.findings import Finding, Severity, blocking, short_repr
 from wirecheck.pointer import MISSING, format_pointer, resolve
 from wirecheck.rules.catalogue import level_of
 from wirecheck.rules.registry import MESSAGE, Rule, SettlingRule, instantiate, scope_of
@@ -383,7 +383,7 @@ class Engine:
             return None
         message.kind = kind
         found = self.judge_alone(message, decoded=kind.argv_grammar is not None)  # a corpus holds decoded argv
-        refused = [f for f in found if f.severity in (Severity.ERROR, Severity.WARNING)]
+        refused = blocking(found)
         if entry.expect == "accept":
             if refused:
                 emit(message.finding("CORPUS_MISMATCH", f"a valid {kind.id} (expect: accept) does not conform: "
@@ -402,8 +402,7 @@ class Engine:
                                  "{keyword, pointer} in `breaks`: whether it is refused for it cannot be checked",
                                  expected='"breaks": {"keyword", "pointer", "description"}',
                                  found=short_repr(entry.breaks)))
-        elif not refused_for(refused, label):
-            others = [f for f in refused if not matches(f, label)]
+        elif others := [f for f in refused if not matches(f, label)]:
             why = ("not for its label" if len(others) == len(refused)
                    else f"for its label and for {len(others)} other finding(s)")
             emit(message.finding("CORPUS_MISMATCH", f"a mutant of {kind.id}{said} is refused {why}: "

@@ -27,17 +27,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from wirecheck.contracts.views import SCHEMA_MAPS
-from wirecheck.findings import Finding, Severity
+from wirecheck.contracts.views import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_VALUES
+from wirecheck.findings import Finding, blocking
 from wirecheck.pointer import format_pointer, parse_pointer
 
 # keywords found at the member or item they refuse, one level below the object or array they are labelled at
 _CLOSING = frozenset({"additionalProperties", "unevaluatedProperties", "items", "unevaluatedItems"})
 _SCHEMA_CODES = frozenset({"SCHEMA_VIOLATION", "UNKNOWN_FIELD", "CROSS_CONTRACT_VIOLATION"})
-# where a schema location goes on below a keyword: one subschema, or a list of them (an index, then a subschema)
-_ONE_SCHEMA = frozenset({"not", "if", "then", "else", "contains", "propertyNames", "additionalItems",
-                         "additionalProperties", "unevaluatedProperties", "items", "unevaluatedItems"})
-_SCHEMA_LISTS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 
 
 @dataclass(frozen=True)
@@ -76,9 +72,9 @@ def keyword_of(schema_location: str | None) -> str | None:
     keyword, index = None, 0
     while index < len(tokens):
         keyword = tokens[index]
-        if keyword in SCHEMA_MAPS or keyword in _SCHEMA_LISTS:
+        if keyword in SCHEMA_MAPS or keyword in SCHEMA_LISTS:
             index += 2  # a name or an index, then the subschema's keywords
-        elif keyword in _ONE_SCHEMA:
+        elif keyword in SCHEMA_VALUES:  # where a schema location goes on below a keyword
             index += 1
         else:
             break  # a keyword whose value is no schema: whatever follows names a part of its value
@@ -100,7 +96,7 @@ def matches(finding: Finding, label: Label) -> bool:
 
 def refused_for(findings: Iterable[Finding], label: Label) -> bool:
     """Refused for `label` and nothing else: some finding above info is the label's, and every one is."""
-    refused = [f for f in findings if f.severity.rank > Severity.INFO.rank]
+    refused = blocking(list(findings))
     return bool(refused) and all(matches(f, label) for f in refused)
 
 

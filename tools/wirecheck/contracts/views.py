@@ -23,6 +23,10 @@ DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})  # values, n
 _NEGATED = frozenset({"not", "if"})
 # keywords whose value maps names (data, never rewritten) to subschemas; the diff's same_shape uses it too
 SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+# keywords whose value is one subschema, or a list of subschemas (the diff's walk and the fuzz label matcher use them)
+SCHEMA_VALUES = frozenset({"items", "additionalProperties", "unevaluatedProperties", "unevaluatedItems", "not", "if",
+                           "then", "else", "contains", "propertyNames", "additionalItems"})
+SCHEMA_LISTS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
 
 
 def tolerant_view(schema: Any) -> Any:

@@ -4,15 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from wirecheck.contracts.views import SCHEMA_MAPS
+from wirecheck.contracts.views import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_VALUES
 from wirecheck.diff.side import Side, child, join
 from wirecheck.diff.vocabulary import assertions, json_equal
-
-# SCHEMA_MAPS (contracts.views): keywords whose value maps a name to a subschema (names are data: compared exactly)
-# keywords whose value is a subschema, or a list of subschemas
-_SCHEMA_VALUES = {"items", "additionalProperties", "unevaluatedProperties", "unevaluatedItems", "not", "if", "then",
-                  "else", "contains", "propertyNames", "additionalItems"}
-_SCHEMA_LISTS = {"allOf", "anyOf", "oneOf", "prefixItems"}
 
 
 def constrains_nothing(side: Side, location: str, depth: int = 0) -> bool:
@@ -122,10 +116,10 @@ def same_shape(old: Side, old_location: str, new: Side, new_location: str) -> bo
                     return False
                 if not all(schema_equal(x[n], y[n], child(a_loc, key, n), child(b_loc, key, n)) for n in x):
                     return False
-            elif key in _SCHEMA_VALUES:
+            elif key in SCHEMA_VALUES:
                 if not schema_equal(x, y, child(a_loc, key), child(b_loc, key)):
                     return False
-            elif key in _SCHEMA_LISTS:
+            elif key in SCHEMA_LISTS:
                 if not (isinstance(x, list) and isinstance(y, list)) or len(x) != len(y):
                     return False
                 if not all(schema_equal(p, q, child(a_loc, key, i), child(b_loc, key, i))

@@ -80,7 +80,8 @@ def valid_messages(release: ContractRelease, kind: MessageKind, count: int, seed
 def _why_none(release: ContractRelease, kind: MessageKind, seed: int) -> str:
     """What the engine says about candidates, when none passes it: those drawn for the kind with everything its
     rules and consumers add, else (when those admit none at all) the kind's own schema's."""
-    from wirecheck.fuzz.rules import KindRules, blocking, message_of
+    from wirecheck.findings import blocking
+    from wirecheck.fuzz.rules import KindRules, message_of
 
     rules = KindRules(release, kind)
     candidates = draw_examples(kind_messages(release, kind.id, judged=False, consumers=False), 5, seed)

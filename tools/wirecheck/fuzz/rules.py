@@ -16,7 +16,7 @@ from typing import Any
 from wirecheck.check.engine import Engine
 from wirecheck.check.message import HttpInfo, Message
 from wirecheck.contracts.model import ContractRelease, MessageKind, RuleUse
-from wirecheck.findings import Finding, Severity
+from wirecheck.findings import Finding, blocking
 from wirecheck.rules.registry import MESSAGE, NEEDS, Needs, scope_of
 
 GENERATED = "<generated>"  # the file name generated messages are judged under
@@ -51,11 +51,6 @@ def message_of(kind: MessageKind, value: Any, headers: dict[str, str] | None = N
                         status=None if status is None else int(status if status.isdigit() else status[0] + "00"),
                         headers=dict(headers or {}))
     return Message(value=value, file=GENERATED, line=1, kind=kind, http=http)
-
-
-def blocking(findings: list[Finding]) -> list[Finding]:
-    """What makes a message not valid: every finding above info (a note is not a verdict)."""
-    return [f for f in findings if f.severity.rank > Severity.INFO.rank]
 
 
 class KindRules:

@@ -31,9 +31,9 @@ import orjson
 from wirecheck.capture import CaptureFile
 from wirecheck.check.message import Message
 from wirecheck.contracts.model import ContractRelease, MessageKind
-from wirecheck.findings import Severity
+from wirecheck.findings import Severity, blocking
 from wirecheck.fuzz.corpus import fuzzable_kinds, valid_messages
-from wirecheck.fuzz.rules import blocking, engine_for
+from wirecheck.fuzz.rules import engine_for
 from wirecheck.fuzz.sampling import CannotGenerate, draw_examples
 from wirecheck.fuzz.strategies import compiler_for
 from wirecheck.pointer import replaced, resolve
