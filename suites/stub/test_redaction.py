@@ -197,3 +197,39 @@ def test_the_stub_cuts_every_spelling_a_runtime_echoes_from_the_har_every_report
     assert result.stderr.count(b"my token is ") == len(SPELLINGS)  # relayed, cut
     footer = orjson.loads(written["certification.jsonl"].splitlines()[-1])
     assert "my token is <redacted base64>" in footer["run"]["stderr_tail"]
+
+
+CUT_RUNTIME = """import sys, urllib.request
+token, filler = sys.argv[2], int(sys.argv[3])
+request = urllib.request.Request(sys.argv[1] + "/.well-known/xopc-platform",
+                                 headers={"authorization": "Bearer " + token})
+try:
+    urllib.request.urlopen(request, timeout=30)
+except Exception:
+    pass
+sys.stderr.write("my token is " + token + "\\n" + "." * filler + "\\n")
+sys.exit(1)
+"""
+
+
+def test_a_quoted_stderr_tail_starting_inside_a_token_quotes_none_of_it(tmp_path):
+    """The report quotes the last 4 KiB of the runtime's stderr. When that window starts inside a token, what is
+    left of the token matches no spelling: the quote is taken from the stderr already cut, so none of it shows."""
+    import subprocess
+    import sys
+
+    from wirecheck.programs.tail import TAIL_BYTES
+
+    script = tmp_path / "runtime.py"
+    script.write_text(CUT_RUNTIME)
+    out = tmp_path / "out"
+    filler = TAIL_BYTES - 2 - (len(TOKEN) - 12)  # the last TAIL_BYTES bytes start 12 characters into the token
+    result = subprocess.run([sys.executable, "-m", "wirecheck", "stub", "xopc@0.0.253", "--max-seconds", "60",
+                             "--out-dir", str(out), "--format", "jsonl", "--", sys.executable, str(script), "{url}",
+                             TOKEN, str(filler)], capture_output=True, timeout=180)
+    assert result.returncode in (1, 5), result.stderr[-3000:]
+    footer = orjson.loads((out / "certification.jsonl").read_bytes().splitlines()[-1])
+    tail = footer["run"]["stderr_tail"]
+    assert tail.endswith("." * 100 + "\n") or tail.endswith("." * 100)
+    assert TOKEN[-20:] not in tail, tail[:200]
+    assert all(TOKEN[-20:].encode() not in path.read_bytes() for path in out.iterdir())

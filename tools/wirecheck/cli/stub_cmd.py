@@ -74,18 +74,24 @@ def _url_problem(url: str) -> str | None:
 
 class _Relay:
     """The runtime's stderr passed on to wirecheck's own as it comes (the user still sees it live), a line at a time
-    with the tokens the stub has learnt cut (a line longer than RELAY_LINE_BYTES goes on in pieces); what it wrote
-    before its first request, when no token was known yet, goes on as it was."""
+    with the tokens the stub has learnt cut (a line longer than RELAY_LINE_BYTES goes on in pieces, each holding back
+    its last HELD_BYTES for the next, so that no spelling of a token is split between two); what it wrote before its
+    first request, when no token was known yet, goes on as it was. `quoted` keeps the end of what it passed on, to
+    quote: cut before it is kept, so a token the tail's start falls inside is never quoted in part."""
 
     RELAY_LINE_BYTES = 64 << 10
+    HELD_BYTES = 8 << 10  # longer than any spelling of a token (6 bytes per character at most, as \uXXXX)
 
     def __init__(self, recorder: HarRecorder):
+        from wirecheck.programs.tail import Tail
+
         self._recorder = recorder
         self._held = b""
+        self.quoted = Tail()
 
     def __call__(self, chunk: bytes) -> None:
         data = self._held + chunk
-        end = data.rfind(b"\n") + 1 or (len(data) if len(data) > self.RELAY_LINE_BYTES else 0)
+        end = data.rfind(b"\n") + 1 or (len(data) - self.HELD_BYTES if len(data) > self.RELAY_LINE_BYTES else 0)
         self._held = data[end:]
         if end:
             self._write(data[:end])
@@ -97,8 +103,10 @@ class _Relay:
             self._write(held)
 
     def _write(self, data: bytes) -> None:
+        text = self._recorder.scrub(data.decode("utf-8", "replace"))
+        self.quoted.add(text.encode())
         if sys.stderr is not None:
-            sys.stderr.write(self._recorder.scrub(data.decode("utf-8", "replace")))
+            sys.stderr.write(text)
             sys.stderr.flush()
 
 
@@ -197,7 +205,7 @@ def register(app: typer.Typer) -> None:
         except OSError as exc:
             raise fail_usage(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}") from None
         runtime: Program | None = None
-        stderr: Tail | None = None  # the runtime's, relayed as it comes and its end kept to quote
+        stderr: Tail | None = None  # the runtime's, read to its end and relayed as it comes (the relay keeps the quote)
         relay: _Relay | None = None
         problems: list[str] = []
         stopped: Terminated | None = None
@@ -254,7 +262,8 @@ def register(app: typer.Typer) -> None:
         run = {"identity": {"argv": list(command or ["wirecheck", "stub", spec])},
                "outcome": {"ok": not problems, "exit_code": None if runtime is None else runtime.returncode,
                            "problem": problems[0] if problems else None, "problems": problems,
-                           "heard": len(server.recorder) > 0, "stderr_tail": "" if stderr is None else stderr.text()}}
+                           "heard": len(server.recorder) > 0,
+                           "stderr_tail": "" if relay is None else relay.quoted.text()}}
         _certify(release, reg, recorder, har, "runtime", run, requirements, baseline, fail_on, output_format, out_dir,
                  stopped)
 
