@@ -90,7 +90,7 @@ def test_a_baseline_key_it_does_not_know_is_a_usage_error(framed, tmp_path, cont
         (["--scenario", "x.yaml", "c.jsonl"], "--scenario needs --run"),
         (["--format", "pdf", "c.jsonl"], "--format 'pdf'"),
         (["--role", "server", "CAPTURE"], "no role 'server'"),
-        (["--baseline", "nope.yaml", "CAPTURE"], "baseline file not found"),
+        (["--baseline", "nope.yaml", "CAPTURE"], "scope file not found"),
         (["--fail-on", "SHALL", "CAPTURE"], "--fail-on 'SHALL'"),
         (["--run", "--scenario", "nope.yaml", "--", "true"], "scenario file not found"),
     ],

@@ -49,8 +49,27 @@ def test_not_exercised_must_fails_and_lower_levels_skip(adapter_repo):
     result = run_pytest(adapter_repo, *GATE, "-k", "not worker_run")
     assert result.returncode == 1
     assert f"FAILED wirecheck[xopc@0.0.253]::{P}LEASE-REQUEST-SCHEMA" in result.stdout
-    assert "not exercised by the captures (not exercised counts as not passed)" in result.stdout
+    assert ("not exercised by the captures (the run is incomplete; a scope file can declare what it cannot reach)"
+            in result.stdout)
     assert "SKIPPED" in result.stdout  # SHOULD requirements that were not exercised (RUN-TERMINATES)
+
+
+def test_an_out_of_scope_requirement_skips_with_its_reason_and_a_stale_one_fails(adapter_repo):
+    entry = {"id": f"{P}RUN-EVENT-HAS-SEQUENCE", "reason": "this adapter sends no run events",
+             "evidence": "adapter.py posts no event"}
+    (adapter_repo / "scope.yaml").write_text(yaml.safe_dump({"out_of_scope": [entry]}))
+    (adapter_repo / "out").mkdir()
+    (adapter_repo / "out" / "run.jsonl").write_text(json.dumps({
+        "request": {"method": "GET", "url": "https://p.test/.well-known/xopc-platform",
+                    "headers": {"accept": "application/json"}}}) + "\n")
+    gap = run_pytest(adapter_repo, *GATE, "--wirecheck-scope", "scope.yaml", "-k", "not worker_run", "-rs")
+    assert gap.returncode == 1  # the other MUSTs this capture does not reach are not declared
+    assert ": out of scope: this adapter sends no run events (evidence: adapter.py posts no event)" in gap.stdout
+    assert f"FAILED wirecheck[xopc@0.0.253]::{P}RUN-EVENT-HAS-SEQUENCE" not in gap.stdout
+    stale = run_pytest(adapter_repo, *GATE, "--wirecheck-scope", "scope.yaml")  # the real run sends events
+    assert stale.returncode == 1
+    assert f"FAILED wirecheck[xopc@0.0.253]::{P}RUN-EVENT-HAS-SEQUENCE" in stale.stdout
+    assert "the scope file declares it out of scope; remove the entry" in stale.stdout
 
 
 def test_a_missing_capture_fails_every_item_with_one_clear_message(adapter_repo):

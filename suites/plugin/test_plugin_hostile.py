@@ -20,7 +20,7 @@ def test_a_broken_baseline_is_a_usage_error_not_a_failure_per_item(adapter_repo)
     assert result.returncode == 4, result.stdout
     assert "baseline.yaml#/expected_failures/0/id: no requirement 'NOPE'" in result.stderr
     missing = run_pytest(adapter_repo, *GATE, "--wirecheck-baseline", "nope.yaml")
-    assert missing.returncode == 4 and "baseline file not found" in missing.stderr
+    assert missing.returncode == 4 and "scope file not found" in missing.stderr
 
 
 def test_a_report_folder_that_cannot_be_made_is_a_usage_error(adapter_repo):

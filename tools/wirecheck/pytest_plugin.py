@@ -5,9 +5,11 @@
 adds one test item per requirement of the release's requirement set (or `--wirecheck-requirements`). The items
 run after the adapter's own tests, so those tests can write the capture; the captures are certified once, on
 the first item. A failed requirement fails its item with the findings behind it; a requirement not exercised
-fails at a failing level (`--wirecheck-fail-on`, default MUST) and is skipped below it; a baselined failure is an
-xfail; a baselined requirement that passes fails (the baseline entry is stale). Options may also be set in the
-ini file: `wirecheck_contract`, `wirecheck_captures` (one per line), `wirecheck_role`, `wirecheck_baseline`.
+fails at a failing level (`--wirecheck-fail-on`, default MUST: the run is incomplete) and is skipped below it,
+unless the scope file (`--wirecheck-scope`, also `--wirecheck-baseline`) declares it out of scope (skipped, with the
+reason and evidence); a baselined failure is an xfail; a scope-file entry the run shows wrong fails (a baselined
+requirement that passes, an out-of-scope one exercised and passed). Options may also be set in the ini file:
+`wirecheck_contract`, `wirecheck_captures` (one per line), `wirecheck_role`, `wirecheck_baseline`.
 Without a contract the plugin adds nothing. Under pytest-xdist every worker certifies on its own: write the
 capture in a session-scoped fixture (or run the gate without -n) so it exists on every worker.
 """
@@ -28,7 +30,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--wirecheck-capture", action="append", default=[], metavar="PATH",
                     help="A capture to certify (repeatable); may be written by the tests of this run.")
     group.addoption("--wirecheck-requirements", metavar="PATH", help="Requirement set (default: the release's).")
-    group.addoption("--wirecheck-baseline", metavar="PATH", help="Expected failures (id + reason).")
+    group.addoption("--wirecheck-scope", "--wirecheck-baseline", dest="wirecheck_baseline", metavar="PATH",
+                    help="Scope file: expected_failures (id + reason), out_of_scope (id + reason + evidence).")
     group.addoption("--wirecheck-role", metavar="ROLE", help="Certify only the requirements on this role.")
     group.addoption("--wirecheck-fail-on", default=None, metavar="LEVEL", help="MUST (default) | SHOULD | MAY.")
     group.addoption("--wirecheck-contracts", metavar="DIR", help="Contracts folder (default: bundled).")
@@ -36,7 +39,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("wirecheck_contract", "release to certify against (PKG@VER)", default=None)
     parser.addini("wirecheck_captures", "captures to certify, one per line", type="linelist", default=[])
     parser.addini("wirecheck_role", "role to certify", default=None)
-    parser.addini("wirecheck_baseline", "expected-failures file", default=None)
+    parser.addini("wirecheck_baseline", "scope file (expected failures, out of scope)", default=None)
 
 
 def _setting(config: pytest.Config, option: str, ini: str) -> tuple[Any, bool]:
@@ -172,7 +175,14 @@ class RequirementItem(pytest.Item):
         self.add_marker(getattr(pytest.mark, f"wirecheck_{requirement.level.lower()}"))
 
     def runtest(self) -> None:
-        from wirecheck.certify.evaluate import EXPECTED_FAIL, FAIL, NOT_EXERCISED, UNEXPECTED_PASS
+        from wirecheck.certify.evaluate import (
+            EXPECTED_FAIL,
+            FAIL,
+            NOT_EXERCISED,
+            OUT_OF_SCOPE,
+            STALE_SCOPE,
+            UNEXPECTED_PASS,
+        )
 
         cert = self.state.certification()
         result = next(r for r in cert.results if r.requirement.id == self.requirement.id)
@@ -182,12 +192,17 @@ class RequirementItem(pytest.Item):
         if result.status == UNEXPECTED_PASS:
             raise RequirementFailed(result, "passes but is listed in the baseline as an expected failure; "
                                             "remove the entry")
+        if result.status == STALE_SCOPE:
+            raise RequirementFailed(result, "was exercised and passes, but the scope file declares it out of scope; "
+                                            "remove the entry")
         if result.status == EXPECTED_FAIL:
             pytest.xfail(f"baseline: {result.baseline_reason}")
+        if result.status == OUT_OF_SCOPE:
+            pytest.skip(f"out of scope: {result.scope.reason} (evidence: {result.scope.evidence})")
         if result.status == NOT_EXERCISED:
             if level in cert.failing_levels():
-                raise RequirementFailed(result, f"{level} requirement not exercised by the captures "
-                                                "(not exercised counts as not passed)")
+                raise RequirementFailed(result, f"{level} requirement not exercised by the captures (the run is "
+                                                "incomplete; a scope file can declare what it cannot reach)")
             pytest.skip(f"{level} requirement not exercised by the captures")
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:

@@ -1,5 +1,6 @@
-"""Judge an engine result against a requirement set: per requirement pass / fail / not exercised, scores per level,
-a verdict and a compatibility badge. Pure: values in, a `Certification` out."""
+"""Judge an engine result against a requirement set: per requirement pass / fail / not exercised / out of scope,
+scores per level, a verdict (certified, not certified, incomplete, run failed) and a compatibility badge. Pure: values
+in, a `Certification` out."""
 
 from __future__ import annotations
 
@@ -8,17 +9,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wirecheck import exitcodes
-from wirecheck.certify.baseline import EMPTY, Baseline
+from wirecheck.certify.baseline import EMPTY, Baseline, OutOfScope
 from wirecheck.certify.requirements import LEVELS, Requirement, RequirementSet
 from wirecheck.check.engine import CheckResult, KindCoverage
 from wirecheck.findings import Finding, Severity
 from wirecheck.programs.tail import last_words
 
-# Statuses. "Not exercised" counts as not passed; a baselined failure does not fail the run, a baselined
-# requirement that passes does (the baseline entry is stale).
+# Statuses. A failure fails the run (NOT CERTIFIED); "not exercised" is not a pass either, but not a failure: it
+# leaves the run INCOMPLETE, unless the scope file declares the requirement out of scope for this run (OUT_OF_SCOPE,
+# with its reason and evidence). A baselined failure does not fail the run; a baselined requirement that passes does
+# (the entry is stale), and so does an out-of-scope requirement that was exercised and passed (STALE_SCOPE).
 PASS, FAIL, NOT_EXERCISED = "pass", "fail", "not_exercised"
 EXPECTED_FAIL, UNEXPECTED_PASS = "expected_fail", "unexpected_pass"
-STATUSES = (PASS, FAIL, NOT_EXERCISED, EXPECTED_FAIL, UNEXPECTED_PASS)
+OUT_OF_SCOPE, STALE_SCOPE = "out_of_scope", "stale_scope"
+STATUSES = (PASS, FAIL, NOT_EXERCISED, EXPECTED_FAIL, UNEXPECTED_PASS, OUT_OF_SCOPE, STALE_SCOPE)
+STALE = (UNEXPECTED_PASS, STALE_SCOPE)  # a scope-file entry that the run shows wrong: fails the run at any level
+
+# Verdicts, and the exit code each gives.
+CERTIFIED, NOT_CERTIFIED, INCOMPLETE, RUN_FAILED = "certified", "not certified", "incomplete", "run failed"
 
 
 @dataclass(frozen=True)
@@ -29,6 +37,7 @@ class RequirementResult:
     failures: tuple[Finding, ...] = ()  # the findings that fail it
     notes: tuple[Finding, ...] = ()  # matched findings below its failing severity (e.g. unknown fields on a kind)
     baseline_reason: str | None = None
+    scope: OutOfScope | None = None  # the scope file declares it out of scope (whether or not that held)
 
 
 @dataclass(frozen=True)
@@ -40,15 +49,23 @@ class LevelScore:
     not_exercised: int = 0
     expected_failures: int = 0
     unexpected_passes: int = 0
+    out_of_scope: int = 0
+    stale_scope: int = 0
+
+    @property
+    def in_scope(self) -> int:
+        return self.total - self.out_of_scope
 
     @property
     def score(self) -> float:
-        return self.passed / self.total if self.total else 1.0
+        """Passed among the requirements in scope (out-of-scope ones are neither for nor against)."""
+        return self.passed / self.in_scope if self.in_scope else 1.0
 
     def as_json(self) -> dict[str, Any]:
         return {"level": self.level, "total": self.total, "passed": self.passed, "failed": self.failed,
                 "not_exercised": self.not_exercised, "expected_failures": self.expected_failures,
-                "unexpected_passes": self.unexpected_passes, "score": round(self.score, 4)}
+                "unexpected_passes": self.unexpected_passes, "out_of_scope": self.out_of_scope,
+                "stale_scope": self.stale_scope, "score": round(self.score, 4)}
 
 
 @dataclass(frozen=True)
@@ -79,7 +96,8 @@ class Certification:
                 level, len(mine),
                 sum(r.status == PASS for r in mine), sum(r.status == FAIL for r in mine),
                 sum(r.status == NOT_EXERCISED for r in mine), sum(r.status == EXPECTED_FAIL for r in mine),
-                sum(r.status == UNEXPECTED_PASS for r in mine),
+                sum(r.status == UNEXPECTED_PASS for r in mine), sum(r.status == OUT_OF_SCOPE for r in mine),
+                sum(r.status == STALE_SCOPE for r in mine),
             ))
         return out
 
@@ -87,10 +105,19 @@ class Certification:
         return LEVELS[: LEVELS.index(self.fail_on) + 1]
 
     def blocking(self) -> list[RequirementResult]:
-        """The results that fail the run: failures and gaps at a failing level, and stale baseline entries."""
+        """The results that make the run NOT CERTIFIED: failures at a failing level, and stale scope-file entries
+        (an expected failure that passes, an out-of-scope requirement exercised and passed) at any level."""
         levels = self.failing_levels()
-        return [r for r in self.results if r.status == UNEXPECTED_PASS
-                or (r.requirement.level in levels and r.status in (FAIL, NOT_EXERCISED))]
+        return [r for r in self.results if r.status in STALE or (r.requirement.level in levels and r.status == FAIL)]
+
+    def unexercised(self) -> list[RequirementResult]:
+        """The requirements at a failing level that no message exercised and the scope file does not declare out of
+        scope: they make an otherwise clean run INCOMPLETE, not certified and not failed."""
+        levels = self.failing_levels()
+        return [r for r in self.results if r.requirement.level in levels and r.status == NOT_EXERCISED]
+
+    def out_of_scope(self) -> list[RequirementResult]:
+        return [r for r in self.results if r.status == OUT_OF_SCOPE]
 
     @property
     def run_ok(self) -> bool:
@@ -104,13 +131,17 @@ class Certification:
 
     @property
     def passed(self) -> bool:
-        return not self.blocking() and self.run_ok
+        return self.verdict == CERTIFIED
 
     @property
     def verdict(self) -> str:
+        """run failed (nothing heard) | not certified (a failure, a stale scope entry, a failed run) | incomplete
+        (requirements at a failing level neither exercised nor declared out of scope) | certified."""
         if self.run_failed:
-            return "run failed"
-        return "certified" if self.passed else "not certified"
+            return RUN_FAILED
+        if self.blocking() or not self.run_ok:
+            return NOT_CERTIFIED
+        return INCOMPLETE if self.unexercised() else CERTIFIED
 
     @property
     def program_words(self) -> str:
@@ -122,10 +153,8 @@ class Certification:
 
     @property
     def exit_code(self) -> int:
-        """The command's exit code: the one decision (`passed`, `run_failed`) every report's gate line also shows."""
-        if self.run_failed:
-            return exitcodes.RUN_FAILED
-        return exitcodes.CONFORMS if self.passed else exitcodes.FINDINGS
+        """The command's exit code: the one decision (`verdict`) every report's gate line also shows."""
+        return VERDICT_EXIT[self.verdict]
 
     @property
     def run_problem(self) -> str:
@@ -150,33 +179,49 @@ class Certification:
 
     @property
     def gate_line(self) -> str:
-        """`gate --fail-on MUST: not certified (2 blocking requirement(s); the live run failed)`, or for a run that
-        heard nothing, `gate --fail-on MUST: run failed (nothing was heard from the implementation: <problem>)`."""
+        """`gate --fail-on MUST: not certified (2 failed requirement(s); the live run failed)`,
+        `gate --fail-on MUST: incomplete (3 requirement(s) neither exercised nor declared out of scope)`, or for a
+        run that heard nothing, `gate --fail-on MUST: run failed (nothing was heard from the implementation: ...)`."""
         if self.run_failed:
             return (f"gate --fail-on {self.fail_on}: run failed (nothing was heard from the implementation: "
                     f"{self.run_problem}; nothing certified)")
         why = []
-        if self.blocking():
-            why.append(f"{len(self.blocking())} blocking requirement(s)")
+        failed = [r for r in self.blocking() if r.status not in STALE]
+        stale = len(self.blocking()) - len(failed)
+        if failed:
+            why.append(f"{len(failed)} failed requirement(s)")
+        if stale:
+            why.append(f"{stale} stale scope-file entr{'y' if stale == 1 else 'ies'}")
         if not self.run_ok:
             why.append("the live run failed")
+        if self.unexercised():
+            why.append(f"{len(self.unexercised())} requirement(s) neither exercised nor declared out of scope")
+        if self.out_of_scope() and self.verdict == CERTIFIED:
+            why.append(f"{len(self.out_of_scope())} out of scope")
         return f"gate --fail-on {self.fail_on}: {self.verdict}{' (' + '; '.join(why) + ')' if why else ''}"
 
     @property
     def badge(self) -> Badge:
-        must = [r for r in self.results if r.requirement.level == "MUST"]
-        should = [r for r in self.results if r.requirement.level == "SHOULD"]
+        """Counts MUSTs in scope: an out-of-scope MUST is neither passed nor missing, and the badge says how many."""
+        must = [r for r in self.results if r.requirement.level == "MUST" and r.status != OUT_OF_SCOPE]
+        should = [r for r in self.results if r.requirement.level == "SHOULD" and r.status != OUT_OF_SCOPE]
         passed = sum(r.status == PASS for r in must)
+        outside = sum(r.status == OUT_OF_SCOPE for r in self.results if r.requirement.level == "MUST")
+        aside = f", {outside} out of scope" if outside else ""
         label = f"wirecheck {self.contract}"
         if not self.run_ok:
             return Badge(label, "run failed", "#e05d44")
         if any(r.status in (FAIL, EXPECTED_FAIL) for r in must):
-            return Badge(label, f"incompatible ({passed}/{len(must)} MUST)", "#e05d44")
+            return Badge(label, f"incompatible ({passed}/{len(must)} MUST{aside})", "#e05d44")
         if any(r.status != PASS for r in must):
-            return Badge(label, f"incomplete ({passed}/{len(must)} MUST)", "#fe7d37")
+            return Badge(label, f"incomplete ({passed}/{len(must)} MUST{aside})", "#fe7d37")
         if any(r.status != PASS for r in should):
-            return Badge(label, f"compatible (MUST {passed}/{len(must)})", "#a4a61d")
-        return Badge(label, "compatible", "#4c1")
+            return Badge(label, f"compatible (MUST {passed}/{len(must)}{aside})", "#a4a61d")
+        return Badge(label, f"compatible (MUST {passed}/{len(must)}{aside})" if outside else "compatible", "#4c1")
+
+
+VERDICT_EXIT = {CERTIFIED: exitcodes.CONFORMS, NOT_CERTIFIED: exitcodes.FINDINGS, INCOMPLETE: exitcodes.INCONCLUSIVE,
+                RUN_FAILED: exitcodes.RUN_FAILED}
 
 
 # Findings judged against the party that should have acted, not the one whose message carries them.
@@ -253,14 +298,14 @@ def evaluate(
                 exercised = (result.messages if role is None else seen_in_scope(producers) + result.unclassified)
                 exercised += len(mine)
         notes = tuple(f for _, f in mine if f not in failing)
-        reason = baseline.reason(requirement.id)
-        if failing:
+        reason, scope = baseline.reason(requirement.id), baseline.scope(requirement.id)
+        if failing:  # out of scope or not, a requirement that fails has failed
             status = EXPECTED_FAIL if reason is not None else FAIL
         elif not exercised:
-            status = NOT_EXERCISED
+            status = OUT_OF_SCOPE if scope is not None else NOT_EXERCISED
         else:
-            status = UNEXPECTED_PASS if reason is not None else PASS
-        results.append(RequirementResult(requirement, status, exercised, tuple(failing), notes, reason))
+            status = UNEXPECTED_PASS if reason is not None else STALE_SCOPE if scope is not None else PASS
+        results.append(RequirementResult(requirement, status, exercised, tuple(failing), notes, reason, scope))
     unmapped = [f for i, f in enumerate(findings)
                 if in_scope[i] and i not in matched and f.severity is not Severity.INFO]
     return Certification(

@@ -31,7 +31,8 @@ app = typer.Typer(
     name="wirecheck",
     help="Protocol conformance and contract diff for the wire protocols of AI coding-agent runtimes.\n\n"
     "Exit codes: 0 conforms, 1 findings (non-conforming / breaking), 2 usage or contract error, 3 internal "
-    "error (a bug in wirecheck), 4 inconclusive (validate: nothing recognised, or below --min-coverage), 5 run "
+    "error (a bug in wirecheck), 4 inconclusive (validate: nothing recognised, or below --min-coverage; certify: "
+    "incomplete, requirements neither exercised nor declared out of scope), 5 run "
     "failed (a live run heard nothing from the program or platform under test: no verdict).",
     no_args_is_help=True,
     add_completion=False,

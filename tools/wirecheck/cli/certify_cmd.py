@@ -122,9 +122,10 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Certify captures, or a live command, against a release's requirement set.
 
-        Exit codes: 0 certified, 1 not certified (a requirement at or above --fail-on failed or was not exercised,
-        a baseline entry went stale, or the live run failed after the program spoke), 2 usage or contract error,
-        5 run failed (--run: the program wrote nothing on stdout before it exited, failed to start or the scenario
+        Exit codes: 0 certified, 1 not certified (a requirement at or above --fail-on failed, a scope-file entry
+        went stale, or the live run failed after the program spoke), 2 usage or contract error, 4 incomplete (none
+        failed, but some at or above --fail-on were neither exercised nor declared out of scope in --scope), 5 run
+        failed (--run: the program wrote nothing on stdout before it exited, failed to start or the scenario
         gave up; its last words on stderr are quoted).
         """
         from wirecheck.certify.pipeline import certify_captures

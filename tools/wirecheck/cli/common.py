@@ -29,7 +29,10 @@ JOBS_OPTION = typer.Option(
 # certification options, shared by `certify`, `stub` and `probe`
 REQUIREMENTS_OPTION = typer.Option(None, "--requirements",
                                    help="Requirement set (default: the release's requirements.yaml).")
-BASELINE_OPTION = typer.Option(None, "--baseline", help="Expected failures (YAML: id + reason).")
+BASELINE_OPTION = typer.Option(
+    None, "--scope", "--baseline",
+    help="Scope file (YAML): expected_failures (id + reason) and out_of_scope (id + reason + evidence): what this "
+         "run is known not to show. A stale entry fails the run.")
 FAIL_ON_OPTION = typer.Option("MUST", "--fail-on", help="MUST | SHOULD | MAY: lowest level that fails.")
 
 

@@ -135,7 +135,8 @@ def _say(recorder: HarRecorder) -> Callable[[str], None]:
 def _certify(release: ContractRelease, reg: PackageRegistry, recorder: HarRecorder, har: Path, role: str,
              run: dict[str, Any], requirements: Path | None, baseline: Path | None, fail_on: str, output_format: str,
              out_dir: Path, stopped: Terminated | None = None) -> NoReturn:
-    """Certify the recorded HAR for `role`, write the reports, exit 0 (certified), 1 (not certified), 5 (the run
+    """Certify the recorded HAR for `role`, write the reports, exit 0 (certified), 1 (not certified), 4 (incomplete:
+    requirements neither exercised nor declared out of scope), 5 (the run
     heard nothing from the other side: nothing to certify), or 128 + the signal that stopped the run. The run record
     (problems, steps, the program's last words) has the recorder's tokens cut, as the HAR has."""
     from wirecheck.certify.pipeline import certify_captures
@@ -177,8 +178,8 @@ def register(app: typer.Typer) -> None:
         until the COMMAND exits, --max-seconds pass, or Ctrl-C. Writes stub.har and certification.* to --out-dir.
         Request bodies need a Content-Length and may be at most 1 MiB: larger is a 413, a bad Content-Length or a
         shorter body a 400, a chunked body a 411, each with a JSON error and not recorded.
-        Exit codes: 0 certified, 1 not certified, 2 usage error, 5 run failed (no request reached the stub: the
-        command exited or stayed silent; its own words are quoted).
+        Exit codes: 0 certified, 1 not certified, 2 usage error, 4 incomplete, 5 run failed (no request reached the
+        stub: the command exited or stayed silent; its own words are quoted).
         """
         from wirecheck.programs.program import CommandError, Program, Scratch, resolve_program
         from wirecheck.programs.signals import Terminated, shielded, terminated_by_signals
@@ -294,8 +295,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Play the xopc runtime client against a platform server and certify its responses (role platform).
 
-        Exit codes: 0 certified, 1 not certified, 2 usage error, 5 run failed (the platform never answered: a host
-        that does not resolve, a refused connection, an answer that is not HTTP).
+        Exit codes: 0 certified, 1 not certified, 2 usage error, 4 incomplete, 5 run failed (the platform never
+        answered: a host that does not resolve, a refused connection, an answer that is not HTTP).
         """
         from wirecheck.stub.har import HarRecorder
         from wirecheck.stub.probe import XopcProbe

@@ -51,7 +51,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"   step {step.index + 1} {step.action:<11} {step.status:<7} {step.detail}")
             FORMATS["text"](cert, sys.stdout)
             codes[name] = cert.exit_code
-    return max(codes.values(), default=0)  # a run that heard nothing (5) outranks "not certified" (1)
+    # a run that heard nothing (5) outranks "not certified" (1), which outranks "incomplete" (4)
+    return max(codes.values(), key=[0, 4, 1, 5].index, default=0)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,8 @@ from wirecheck.certify.evaluate import Badge, Certification
 from wirecheck.report.summary import finding_line
 
 STATUS_TEXT = {"pass": "pass", "fail": "fail", "not_exercised": "not exercised",
-               "expected_fail": "expected failure", "unexpected_pass": "passes (stale baseline)"}
+               "expected_fail": "expected failure", "unexpected_pass": "passes (stale baseline)",
+               "out_of_scope": "out of scope", "stale_scope": "passes (stale out-of-scope entry)"}
 
 CSS = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;
@@ -19,7 +20,8 @@ h1{font-size:1.5rem;margin-bottom:.3rem} h2{font-size:1.15rem;margin-top:2rem}
 table{border-collapse:collapse;width:100%;margin:.5rem 0}
 th,td{border:1px solid #ddd;padding:.3rem .5rem;text-align:left;vertical-align:top}
 th{background:#f5f5f5} td.num{text-align:right} code{font-size:12px}
-.pass{color:#2a7a2a}.fail,.unexpected_pass{color:#b00020;font-weight:600}.not_exercised{color:#777}.expected_fail{color:#8a6d00}
+.pass{color:#2a7a2a}.fail,.unexpected_pass,.stale_scope{color:#b00020;font-weight:600}.not_exercised{color:#777}
+.expected_fail{color:#8a6d00}.out_of_scope{color:#555;font-style:italic}
 details{margin:.4rem 0} pre{white-space:pre-wrap;background:#fafafa;border:1px solid #eee;padding:.5rem;font-size:12px}
 .verdict{font-size:1.1rem;margin:.5rem 0 1rem}
 """
@@ -60,11 +62,12 @@ def write(cert: Certification, out: TextIO) -> None:
         if cert.program_words:
             w(f"<p>The program said: <code>{escape(cert.program_words)}</code></p>\n")
     w("<h2>Scores</h2><table><tr><th>level</th><th>passed</th><th>failed</th><th>not exercised</th>"
-      "<th>expected failures</th><th>stale baseline</th><th>score</th></tr>\n")
+      "<th>out of scope</th><th>expected failures</th><th>stale scope entries</th><th>score</th></tr>\n")
     for s in cert.scores:
-        w(f"<tr><td>{s.level}</td><td class=num>{s.passed}/{s.total}</td><td class=num>{s.failed}</td>"
-          f"<td class=num>{s.not_exercised}</td><td class=num>{s.expected_failures}</td>"
-          f"<td class=num>{s.unexpected_passes}</td><td class=num>{s.score:.0%}</td></tr>\n")
+        w(f"<tr><td>{s.level}</td><td class=num>{s.passed}/{s.in_scope}</td><td class=num>{s.failed}</td>"
+          f"<td class=num>{s.not_exercised}</td><td class=num>{s.out_of_scope}</td>"
+          f"<td class=num>{s.expected_failures}</td><td class=num>{s.unexpected_passes + s.stale_scope}</td>"
+          f"<td class=num>{s.score:.0%}</td></tr>\n")
     w("</table>\n<h2>Requirements</h2><table><tr><th>id</th><th>level</th><th>status</th><th>requirement</th>"
       "<th>exercised</th></tr>\n")
     for r in cert.results:
@@ -76,11 +79,27 @@ def write(cert: Certification, out: TextIO) -> None:
                       "</details>")
         if r.baseline_reason:
             detail += f"<div>baseline: {escape(r.baseline_reason)}</div>"
+        if r.scope is not None:
+            detail += (f"<div>out of scope: {escape(r.scope.reason)} (evidence: {escape(r.scope.evidence)})"
+                       f"{'' if r.status == 'out_of_scope' else ', yet exercised'}</div>")
         w(f'<tr id="{escape(req.id)}"><td><code>{escape(req.id)}</code></td><td>{req.level}</td>'
           f'<td class="{r.status}">{STATUS_TEXT[r.status]}</td><td>{escape(req.text)}'
           f"<div><small>checks {escape(req.link.element)}</small></div>{detail}</td>"
           f"<td class=num>{r.exercised}</td></tr>\n")
     w("</table>\n")
+    gaps = cert.unexercised()
+    if gaps:
+        ids = ", ".join(f'<a href="#{escape(r.requirement.id)}"><code>{escape(r.requirement.id)}</code></a>'
+                        for r in gaps)
+        w(f"<h2>Not exercised</h2><p>Neither passed nor failed, and not declared out of scope: without them the "
+          f"run cannot be certified: {ids}</p>\n")
+    if cert.out_of_scope():
+        w("<h2>Out of scope for this run</h2><table><tr><th>id</th><th>reason</th><th>evidence</th></tr>\n")
+        for r in cert.out_of_scope():
+            assert r.scope is not None
+            w(f"<tr><td><code>{escape(r.requirement.id)}</code></td><td>{escape(r.scope.reason)}</td>"
+              f"<td>{escape(r.scope.evidence)}</td></tr>\n")
+        w("</table>\n")
     if cert.unmapped:
         lines = "\n".join(finding_line(f) for f in cert.unmapped[:50])
         w(f"<h2>Findings no requirement covers</h2><pre>{escape(lines)}</pre>\n")

@@ -1,4 +1,8 @@
-"""JSONL: a header (identity), one record per requirement, a footer (verdict, scores, badge, coverage).
+"""JSONL: a header (identity), one record per requirement, a footer (verdict, scores, badge, coverage; the ids that
+failed the run, those not exercised, those out of scope, each list apart).
+
+Format version 2 added the verdict `incomplete` (exit 4), the statuses `out_of_scope` and `stale_scope`, each
+record's `scope` and the footer's `not_exercised` and `out_of_scope` lists.
 
 Every line validates against tools/wirecheck/schemas/certification.schema.json (tested)."""
 
@@ -10,7 +14,7 @@ from typing import Any, TextIO
 from wirecheck.certify.evaluate import Certification, RequirementResult
 from wirecheck.json_types import json_text
 
-FORMAT, FORMAT_VERSION = "wirecheck-certification", 1
+FORMAT, FORMAT_VERSION = "wirecheck-certification", 2
 MAX_FINDINGS = 50
 
 
@@ -30,6 +34,8 @@ def requirement_record(r: RequirementResult) -> dict[str, Any]:
     }
     if r.baseline_reason is not None:
         record["baseline_reason"] = r.baseline_reason
+    if r.scope is not None:
+        record["scope"] = {"reason": r.scope.reason, "evidence": r.scope.evidence}
     return record
 
 
@@ -48,6 +54,8 @@ def records(cert: Certification) -> Iterator[dict[str, Any]]:
         "badge": {"label": badge.label, "message": badge.message, "color": badge.color},
         "scores": [s.as_json() for s in cert.scores],
         "blocking": [r.requirement.id for r in cert.blocking()],
+        "not_exercised": [r.requirement.id for r in cert.unexercised()],
+        "out_of_scope": [r.requirement.id for r in cert.out_of_scope()],
         "coverage": [{"kind": k, "producer": c.kind.producer, "seen": c.seen, "errors": c.errors,
                       "warnings": c.warnings} for k, c in cert.coverage.items()],
         "messages": cert.messages,

@@ -1,12 +1,22 @@
-"""JUnit XML: one test case per requirement. Failures fail; not exercised fails at a failing level and is skipped
-below it; expected failures are skipped with the baseline's reason; stale baseline entries fail."""
+"""JUnit XML: one test case per requirement. Failures fail (`<failure>`); a requirement not exercised at a failing
+level is an `<error type="NOT_EXERCISED">` (apart from failures: it could not be judged, and leaves the run
+incomplete) and skipped below it; out of scope is skipped with the scope file's reason and evidence; expected failures
+are skipped with the baseline's reason; stale scope-file entries fail."""
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from typing import TextIO
 
-from wirecheck.certify.evaluate import EXPECTED_FAIL, FAIL, NOT_EXERCISED, UNEXPECTED_PASS, Certification
+from wirecheck.certify.evaluate import (
+    EXPECTED_FAIL,
+    FAIL,
+    NOT_EXERCISED,
+    OUT_OF_SCOPE,
+    STALE_SCOPE,
+    UNEXPECTED_PASS,
+    Certification,
+)
 from wirecheck.junit_xml import xml_document
 from wirecheck.report.summary import finding_line
 
@@ -15,7 +25,7 @@ def write(cert: Certification, out: TextIO) -> None:
     failing_levels = cert.failing_levels()
     blocking = {id(r) for r in cert.blocking()}  # the gate's: a failure here is a failure of the run
     suite = ET.Element("testsuite", name=f"wirecheck certify {cert.contract}")
-    failures = skipped = 0
+    failures = errors = skipped = 0
     for r in cert.results:
         req = r.requirement
         case = ET.SubElement(suite, "testcase", classname=f"{cert.contract}.{req.level}", name=req.id)
@@ -27,9 +37,17 @@ def write(cert: Certification, out: TextIO) -> None:
             failures += 1
             ET.SubElement(case, "failure", message="passes but is listed as an expected failure; remove it "
                                                    "from the baseline", type="STALE_BASELINE")
-        elif r.status == NOT_EXERCISED and req.level in failing_levels:
+        elif r.status == STALE_SCOPE and r.scope is not None:
             failures += 1
-            ET.SubElement(case, "failure", message="not exercised by the captures", type="NOT_EXERCISED")
+            ET.SubElement(case, "failure", message=f"declared out of scope ({r.scope.reason}), yet exercised and "
+                                                   "passed; remove it from the scope file", type="STALE_SCOPE")
+        elif r.status == NOT_EXERCISED and req.level in failing_levels:
+            errors += 1
+            ET.SubElement(case, "error", message="not exercised by the captures, and not declared out of scope: "
+                                                 "the run is incomplete", type="NOT_EXERCISED")
+        elif r.status == OUT_OF_SCOPE and r.scope is not None:
+            skipped += 1
+            ET.SubElement(case, "skipped", message=f"out of scope: {r.scope.reason} (evidence: {r.scope.evidence})")
         elif r.status in (NOT_EXERCISED, EXPECTED_FAIL, FAIL):
             skipped += 1
             reason = {NOT_EXERCISED: "not exercised", EXPECTED_FAIL: f"expected failure: {r.baseline_reason}",
@@ -46,7 +64,9 @@ def write(cert: Certification, out: TextIO) -> None:
     tests = len(suite)
     suite.set("tests", str(tests))
     suite.set("failures", str(failures))
+    suite.set("errors", str(errors))
     suite.set("skipped", str(skipped))
-    suites = ET.Element("testsuites", name="wirecheck certify", tests=str(tests), failures=str(failures))
+    suites = ET.Element("testsuites", name="wirecheck certify", tests=str(tests), failures=str(failures),
+                        errors=str(errors))
     suites.append(suite)
     out.write(xml_document(suites))

@@ -1,10 +1,11 @@
-"""Plain text for a terminal: verdict, scores, then every requirement that is not passed, with its findings."""
+"""Plain text for a terminal: verdict, scores, then the requirements that are not passed, in three groups apart:
+failures (with their findings), requirements not exercised, and requirements the scope file declares out of scope."""
 
 from __future__ import annotations
 
 from typing import TextIO
 
-from wirecheck.certify.evaluate import PASS, Certification
+from wirecheck.certify.evaluate import NOT_EXERCISED, OUT_OF_SCOPE, PASS, STALE_SCOPE, Certification
 from wirecheck.findings import printable_stream
 from wirecheck.report.summary import finding_line
 
@@ -25,20 +26,45 @@ def write(cert: Certification, out: TextIO) -> None:
             out.write(f"  the program said: \"{cert.program_words}\"\n")
     for score in cert.scores:
         if score.total and not cert.run_failed:
-            out.write(f"  {score.level:<6} {score.passed}/{score.total} passed, {score.failed} failed, "
-                      f"{score.not_exercised} not exercised, {score.expected_failures} expected failures, "
-                      f"{score.unexpected_passes} stale baseline entries\n")
-    for result in cert.results:
-        if result.status == PASS or cert.run_failed:  # nothing heard: every requirement is unexercised, no news
-            continue
+            out.write(f"  {score.level:<6} {score.passed}/{score.in_scope} passed, {score.failed} failed, "
+                      f"{score.not_exercised} not exercised, {score.out_of_scope} out of scope, "
+                      f"{score.expected_failures} expected failures, "
+                      f"{score.unexpected_passes + score.stale_scope} stale scope-file entries\n")
+    if cert.run_failed:  # nothing heard: every requirement is unexercised, no news
+        out.write(f"{cert.gate_line}\n")
+        return
+    judged = [r for r in cert.results if r.status not in (PASS, NOT_EXERCISED, OUT_OF_SCOPE)]
+    if judged:
+        out.write("Failed or stale:\n")
+    for result in judged:
         req = result.requirement
         out.write(f"{result.status.upper():<15} {req.level:<6} {req.id}  ({req.link.element})\n")
         if result.baseline_reason:
             out.write(f"    baseline: {result.baseline_reason}\n")
+        if result.scope is not None:
+            exercised = ("exercised and passed: remove the entry" if result.status == STALE_SCOPE
+                         else "but it was exercised")
+            out.write(f"    declared out of scope ({result.scope.reason}), {exercised}\n")
         for finding in result.failures[:SHOWN_FINDINGS]:
             out.write(f"    {finding_line(finding)}\n")
         if len(result.failures) > SHOWN_FINDINGS:
             out.write(f"    … {len(result.failures) - SHOWN_FINDINGS} more\n")
+    gaps = [r for r in cert.results if r.status == NOT_EXERCISED]
+    if gaps:
+        levels = cert.failing_levels()
+        out.write("Not exercised (not failed, not passed; declare what this run cannot reach in a scope file):\n")
+        for result in gaps:
+            req = result.requirement
+            mark = "NOT_EXERCISED" if req.level in levels else "not exercised"
+            out.write(f"{mark:<15} {req.level:<6} {req.id}  ({req.link.element})\n")
+    outside = cert.out_of_scope()
+    if outside:
+        out.write("Out of scope for this run (scope file):\n")
+        for result in outside:
+            req = result.requirement
+            assert result.scope is not None
+            out.write(f"{'OUT_OF_SCOPE':<15} {req.level:<6} {req.id}  ({req.link.element})\n")
+            out.write(f"    reason: {result.scope.reason}\n    evidence: {result.scope.evidence}\n")
     if cert.unmapped:
         out.write(f"{len(cert.unmapped)} finding(s) no requirement covers:\n")
         for finding in cert.unmapped[:SHOWN_FINDINGS]:
