@@ -128,6 +128,74 @@ def token_in_no_output(finished: Any) -> None:
     assert secret not in finished.stdout and secret not in finished.stderr
 
 
+# a token with upper-case letters: its percent-encoded and \\u-escaped spellings leaked (issue 31, 2b); its secret
+# part, quoted without the `xopc_rt_` prefix, leaked in every spelling (2c)
+CASED_TOKEN = "xopc_rt_S3CRET-Hostile-Token-0123456789ABCdef"
+
+
+def spellings(text: str) -> list[str]:
+    """`text` as an echo may spell it: as it is, upper case, percent-encoded (either hex case), JSON escapes."""
+    return [text, text.upper(), "".join(f"%{b:02X}" for b in text.encode()),
+            "".join(f"%{b:02x}" for b in text.encode()), "".join(f"\\u{ord(c):04x}" for c in text),
+            "".join(f"\\u{ord(c):04X}" for c in text)]
+
+
+def echoed(token: str) -> list[str]:
+    """Every spelling of the token and of its secret part alone."""
+    return spellings(token) + spellings(token.removeprefix("xopc_rt_"))
+
+
+def no_spelling_in_any_output(token: str, also_cut_in: tuple[str, ...] = ()) -> Callable[[Any], None]:
+    """No spelling of `token`'s secret part in stdout, stderr or any file written to out/ (the HAR, every report)."""
+    needles = [needle.lower() for needle in spellings(token.removeprefix("xopc_rt_"))]
+
+    def check(finished: Any) -> None:
+        written = {path.name: path.read_bytes() for path in (finished.root / "out").iterdir()}
+        assert "certification.jsonl" in written and any(name.endswith(".har") for name in written)
+        outputs = {**{name: data.decode("utf-8", "replace") for name, data in written.items()},
+                   "stdout": finished.stdout, "stderr": finished.stderr}
+        leaks = {name: [n for n in needles if n in text.lower()] for name, text in outputs.items()}
+        leaked = {name: found for name, found in leaks.items() if found}
+        assert leaked == {}, f"spellings of the token's secret part in {leaked}"
+        cut = [name for name, text in outputs.items() if "<redacted" in text]  # the echoes were there, and were cut
+        assert {"certification.jsonl", *also_cut_in} <= set(cut), f"what was redacted: {cut}"
+    return check
+
+
+ECHOING_RUNTIME = """import json, sys, urllib.request
+token, spelled = sys.argv[2], json.loads(sys.argv[3])
+for spelling in spelled:
+    print("stdout: my token is", spelling, flush=True)
+    print("stderr: my token is", spelling, file=sys.stderr, flush=True)
+body = json.dumps({"leaseSeconds": ",".join(spelled)}).encode()
+request = urllib.request.Request(sys.argv[1] + "/agent/lease", data=body, method="POST",
+                                 headers={"content-type": "application/json", "authorization": "Bearer " + token})
+try:
+    urllib.request.urlopen(request, timeout=30)
+except Exception:
+    pass
+for spelling in spelled:
+    print("stdout: again", spelling, flush=True)
+    print("stderr: again", spelling, file=sys.stderr, flush=True)
+"""
+
+
+def echoing_cased_token(conn: socket.socket, head: bytes) -> None:
+    """A platform that echoes the bearer token it gets in every spelling, and its secret part alone, in a header and
+    in the lease answer's expiry (a value the certification quotes)."""
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
+    token = headers.get("authorization", "").removeprefix("Bearer ")
+    every = ",".join(echoed(token)) if token else ""
+    if " /.well-known/" in lines[0]:
+        http_answer(200, discovery(f"http://{headers.get('host', '')}/agent"))(conn, head)
+    elif " /agent/lease " in lines[0]:
+        http_answer(200, orjson.dumps({"command": {"id": "c", "leaseExpiresAt": every}}),
+                    f"x-echo: {every}\r\n")(conn, head)
+    else:
+        http_answer(200, b'{"ok": true}', f"x-echo: {every}\r\n")(conn, head)
+
+
 DAEMON = """import os, sys, time
 if os.fork() == 0:
     os.setsid()
@@ -217,6 +285,13 @@ def _(ws: Workspace) -> Run:
                 expect=lambda o: token_in_no_output(o) is None and '/leaseSeconds: "xopc_rt_<redacted' in o.stderr)
 
 
+@live("stub", "a runtime echoing a mixed-case token, encoded and without its prefix, on stdout, stderr and in a body",
+      {1})
+def _(ws: Workspace) -> Run:
+    return stub(ws, sys.executable, script(ws, "rt.py", ECHOING_RUNTIME), "{url}", CASED_TOKEN,
+                orjson.dumps(echoed(CASED_TOKEN)).decode(), expect=no_spelling_in_any_output(CASED_TOKEN, ("stderr",)))
+
+
 @live("stub", "a runtime that cannot be started", {2}, large=True)
 def _(ws: Workspace) -> Run:
     return stub(ws, str(ws.root))
@@ -264,6 +339,11 @@ def _(ws: Workspace) -> Run:
 @live("probe", "a platform echoing the token in JSON escapes", {1})
 def _(ws: Workspace) -> Run:
     return probe(ws, echoing_token, "--token", PROBE_TOKEN, expect=token_in_no_output)
+
+
+@live("probe", "a platform echoing a mixed-case token percent-encoded, \\u-escaped and without its prefix", {1})
+def _(ws: Workspace) -> Run:
+    return probe(ws, echoing_cased_token, "--token", CASED_TOKEN, expect=no_spelling_in_any_output(CASED_TOKEN))
 
 
 @live("probe", "a platform answering 100 MiB", {1}, large=True)

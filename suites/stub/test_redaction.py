@@ -71,6 +71,53 @@ def test_each_spelling_is_cut_and_the_text_around_it_kept(name):
     assert cut.startswith("before ") and cut.endswith(" after")
 
 
+def _spellings(text: str) -> dict[str, str]:
+    """`text` spelled every way an echo may, character by character."""
+    return {
+        "as it is": text, "upper case": text.upper(), "mixed case": _mixed(text),
+        "percent-encoded, upper-case hex": "".join(f"%{b:02X}" for b in text.encode()),
+        "percent-encoded, lower-case hex": "".join(f"%{b:02x}" for b in text.encode()),
+        "percent-encoded upper case": "".join(f"%{b:02x}" for b in text.upper().encode()),
+        "JSON escapes": "".join(f"\\u{u:04x}" for u in _utf16(text)),
+        "JSON escapes, upper-case hex": "".join(f"\\u{u:04X}" for u in _utf16(text)),
+        "JSON escapes of upper case": "".join(f"\\u{u:04x}" for u in _utf16(text.upper())),
+        "hex": text.encode().hex(), "upper-case hex": text.encode().hex().upper(),
+        "base64": _b64(text.encode()), "URL-safe base64, one byte in": _b64url(b"u" + text.encode()),
+    }
+
+
+def _utf16(text: str) -> list[int]:
+    units = text.encode("utf-16-be")
+    return [int.from_bytes(units[i:i + 2], "big") for i in range(0, len(units), 2)]
+
+
+# a token with upper-case letters and a character beyond the BMP: its encoded spellings keep the case of each
+# character (`%53` is an `S`), which folding the text does not touch
+CASED = "xopc_rt_S3CR3T-Probe-\U0001F600-Token-0123456789ABCdef"
+
+
+@pytest.mark.parametrize("alone", [False, True], ids=["the token", "its secret part alone"])
+@pytest.mark.parametrize("name", list(_spellings(CASED)))
+def test_a_token_with_upper_case_letters_is_cut_in_every_spelling_and_so_is_its_secret_part(name, alone):
+    secret = CASED.removeprefix("xopc_rt_")
+    spelled = _spellings(secret if alone else CASED)[name]
+    cut = Secrets([CASED]).cut(f"before {spelled} after")
+    assert cut.startswith("before ") and cut.endswith(" after"), cut
+    middle = cut.removeprefix("before ").removesuffix(" after")
+    if "base64" in name:  # a character or two at each end hold bits of the token's neighbours too
+        assert re.fullmatch(r"[A-Za-z0-9+/_-]{0,3}<redacted base64>[A-Za-z0-9+/_=-]{0,3}", middle), middle
+    else:
+        assert re.fullmatch(r"(xopc_rt_)?<redacted (\d+ chars|hex)>", middle), middle
+
+
+def test_overlapping_matches_are_cut_once_named_by_the_longest():
+    secret = CASED.removeprefix("xopc_rt_")
+    secrets = Secrets([CASED, secret[:12] + "-other"])
+    assert secrets.cut(f"<{CASED.upper()}|{secret}|{CASED.encode().hex()}>") == (
+        f"<{redact_token(CASED)}|<redacted {len(secret)} chars>|<redacted hex>>")
+    assert secrets.cut(CASED + CASED) == redact_token(CASED) * 2  # adjacent, not overlapping: two
+
+
 def test_a_text_spelling_shows_as_the_token_redacted_and_encodings_are_named():
     secrets = Secrets([TOKEN])
     assert secrets.cut(TOKEN.upper()) == redact_token(TOKEN) == "xopc_rt_<redacted 35 chars>"
@@ -170,6 +217,7 @@ except Exception:
     pass
 for spelling in spelled:
     print("my token is", spelling, file=sys.stderr)
+    print("on stdout, my token is", spelling, flush=True)
 sys.exit(1)
 """
 
@@ -177,7 +225,7 @@ sys.exit(1)
 def test_the_stub_cuts_every_spelling_a_runtime_echoes_from_the_har_every_report_and_stderr(tmp_path):
     """A runtime sends its token where a number belongs, spelled every way (the stub's problem line on stderr and
     the certification quote it), then says it on its own stderr (relayed to wirecheck's, and quoted as its last
-    words in every report)."""
+    words in every report) and on its stdout (relayed to wirecheck's stderr too)."""
     import subprocess
     import sys
 
@@ -194,7 +242,8 @@ def test_the_stub_cuts_every_spelling_a_runtime_echoes_from_the_har_every_report
     assert {name: leaks(data) for name, data in written.items() if leaks(data)} == {}
     assert leaks(result.stdout) == [] and leaks(result.stderr) == []
     assert b'/leaseSeconds: "xopc_rt_<redacted 35 chars>' in result.stderr  # the stub's problem line
-    assert result.stderr.count(b"my token is ") == len(SPELLINGS)  # relayed, cut
+    assert result.stderr.count(b"\nmy token is ") == len(SPELLINGS)  # relayed, cut
+    assert result.stderr.count(b"\non stdout, my token is ") == len(SPELLINGS)
     footer = orjson.loads(written["certification.jsonl"].splitlines()[-1])
     assert "my token is <redacted base64>" in footer["run"]["stderr_tail"]
 
@@ -233,3 +282,50 @@ def test_a_quoted_stderr_tail_starting_inside_a_token_quotes_none_of_it(tmp_path
     assert tail.endswith("." * 100 + "\n") or tail.endswith("." * 100)
     assert TOKEN[-20:] not in tail, tail[:200]
     assert all(TOKEN[-20:].encode() not in path.read_bytes() for path in out.iterdir())
+
+
+@pytest.mark.parametrize("at", [1, 57329, 57340, 65535, 65540, 100000])
+def test_a_long_line_relayed_in_pieces_never_passes_on_part_of_a_token(capsys, at):
+    """A line longer than the relay's piece, written in chunks of any size, with a token in any spelling anywhere
+    in it (across the boundary of a piece, of a chunk, of a UTF-8 character): what reaches stderr holds none of it."""
+    from wirecheck.cli.stub_cmd import _Relay
+
+    recorder = HarRecorder(secrets=(CASED,))
+    for name, spelled in _spellings(CASED).items():
+        line = ("\u00e9" * (at // 2) + "." * (at % 2) + spelled + "x" * 90000 + "\n").encode()
+        relay = _Relay(recorder, "stderr")
+        for size in (7, 4093, 65536):
+            for i in range(0, len(line), size):
+                relay(line[i:i + size])
+        relay.flush()
+        written = capsys.readouterr().err
+        assert written.count("\n") == 3 and len(written) > 3 * 90000, name
+        assert "S3CR3T" not in written.upper() and "%53%33" not in written.upper(), name
+        assert spelled[12:40] not in written and _spellings(CASED.removeprefix("xopc_rt_"))[name][8:30] not in written
+
+
+def test_what_a_runtime_writes_before_its_first_request_is_held_until_its_token_is_known(capsys, monkeypatch):
+    from wirecheck.cli.stub_cmd import _Relay
+
+    recorder = HarRecorder()
+    relay = _Relay(recorder, "stdout")
+    relay(f"starting with {CASED}\n".encode())
+    relay(f"{CASED.upper()} again\n".encode())
+    relay.release()  # no token known yet: nothing to cut it with, nothing passed on
+    assert capsys.readouterr().err == ""
+    recorder.learn({"authorization": f"Bearer {CASED}"})
+    relay.release()
+    assert capsys.readouterr().err == f"starting with {redact_token(CASED)}\n{redact_token(CASED)} again\n"
+    relay(f"then {CASED}\n".encode())
+    relay.flush()
+    assert capsys.readouterr().err == f"then {redact_token(CASED)}\n"
+    # more than it holds is left out, and said so; a stream that ends before any token was known goes on as it was
+    monkeypatch.setattr(_Relay, "EARLY_CHARS", 12)
+    monkeypatch.setattr(_Relay, "EARLY_MEMORY_CHARS", 4)
+    relay = _Relay(HarRecorder(), "stderr")
+    for line in (b"12345\n", b"67890\n", b"abcdef\n"):
+        relay(line)
+    relay.flush()
+    assert capsys.readouterr().err == (
+        "12345\n67890\nwirecheck: 7 more characters the runtime wrote on its stderr before its first request are not "
+        "shown: the first 12 were held until a token to cut from them was known\n")

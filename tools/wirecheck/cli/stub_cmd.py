@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+import codecs
 import os
 import subprocess
 import sys
+import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -35,6 +38,7 @@ if TYPE_CHECKING:
     from wirecheck.programs.signals import Terminated
     from wirecheck.programs.tail import Tail
     from wirecheck.stub.har import HarRecorder
+    from wirecheck.stub.redaction import Secrets
 
 FORMAT_OPTION = typer.Option("text", "--format", "-f", help=f"Report on stdout: {', '.join(FORMATS)}.")
 NEEDED_KINDS = ("discovery.response", "lease.request", "lease.response", "lease.empty", "events.request",
@@ -72,42 +76,121 @@ def _url_problem(url: str) -> str | None:
     return None
 
 
+class _StreamCut:
+    """Text cut as it comes, in pieces: what `feed` returns goes on through its last line end, a line longer than
+    LINE_CHARS in pieces, each cut with the text held before it and keeping back its last HELD_CHARS (or the longest
+    spelling of a token, if longer), so a spelling the next text completes is cut then, never passed on in part."""
+
+    LINE_CHARS = 64 << 10
+    HELD_CHARS = 8 << 10  # at least the longest spelling of a token (Secrets.longest_spelling)
+
+    def __init__(self, secrets: Secrets):
+        self._secrets = secrets
+        self._held: list[str] = []  # the line so far, in the pieces it came in (joined once, not per chunk)
+        self._held_chars = 0
+
+    def feed(self, text: str) -> str:
+        end = text.rfind("\n") + 1
+        if end:
+            line, rest = "".join([*self._held, text[:end]]), text[end:]
+            self._held, self._held_chars = [rest], len(rest)
+            return self._secrets.cut(line)
+        self._held.append(text)
+        self._held_chars += len(text)
+        if self._held_chars <= self.LINE_CHARS:
+            return ""
+        text = self._secrets.cut("".join(self._held))
+        end = max(len(text) - max(self.HELD_CHARS, self._secrets.longest_spelling), 0)
+        self._held, self._held_chars = [text[end:]], len(text) - end
+        return text[:end]
+
+    def end(self) -> str:
+        held, self._held, self._held_chars = "".join(self._held), [], 0
+        return self._secrets.cut(held)
+
+
 class _Relay:
-    """The runtime's stderr passed on to wirecheck's own as it comes (the user still sees it live), a line at a time
-    with the tokens the stub has learnt cut (a line longer than RELAY_LINE_BYTES goes on in pieces, each holding back
-    its last HELD_BYTES for the next, so that no spelling of a token is split between two); what it wrote before its
-    first request, when no token was known yet, goes on as it was. `quoted` keeps the end of what it passed on, to
-    quote: cut before it is kept, so a token the tail's start falls inside is never quoted in part."""
+    """One of the runtime's streams (stdout or stderr) passed on to wirecheck's stderr as it comes (the user still
+    sees it live; wirecheck's stdout is the report's), a line at a time with the tokens the stub has learnt cut
+    (`_StreamCut`: a long line in pieces, no spelling split between two).
 
-    RELAY_LINE_BYTES = 64 << 10
-    HELD_BYTES = 8 << 10  # longer than any spelling of a token (6 bytes per character at most, as \uXXXX)
+    What the runtime writes before its first request, when no token is known yet, is held (in memory up to
+    EARLY_MEMORY_CHARS, then in an unnamed temporary file, up to EARLY_CHARS; more is left out, and said so) until
+    the stub learns one (`release`) or the stream ends, and then passed on cut. `quoted` keeps the end of what it
+    passed on, to quote: cut before it is kept, so a token the tail's start falls inside is never quoted in part."""
 
-    def __init__(self, recorder: HarRecorder):
+    EARLY_MEMORY_CHARS = 1 << 20
+    EARLY_CHARS = 256 << 20
+    _writing = threading.Lock()  # the runtime's two streams share wirecheck's stderr: a line is written whole
+
+    def __init__(self, recorder: HarRecorder, name: str):
         from wirecheck.programs.tail import Tail
 
-        self._recorder = recorder
-        self._held = b""
+        self._secrets = recorder.secrets
+        self._name = name
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._live = _StreamCut(self._secrets)
+        self._lock = threading.Lock()
+        self._early: Any = None  # a SpooledTemporaryFile of what came before a token was known
+        self._early_chars = 0
+        self._left_out = 0
+        self._ended = False
         self.quoted = Tail()
 
     def __call__(self, chunk: bytes) -> None:
-        data = self._held + chunk
-        end = data.rfind(b"\n") + 1 or (len(data) - self.HELD_BYTES if len(data) > self.RELAY_LINE_BYTES else 0)
-        self._held = data[end:]
-        if end:
-            self._write(data[:end])
+        with self._lock:
+            self._take(self._live.feed(self._decoder.decode(chunk)))
 
     def flush(self) -> None:
-        """Pass on a last line that had no line end (once the stream has ended)."""
-        held, self._held = self._held, b""
-        if held:
-            self._write(held)
+        """Pass on a last line that had no line end, and anything held (once the stream has ended)."""
+        with self._lock:
+            self._ended = True
+            self._take(self._live.feed(self._decoder.decode(b"", final=True)) + self._live.end())
 
-    def _write(self, data: bytes) -> None:
-        text = self._recorder.scrub(data.decode("utf-8", "replace"))
+    def release(self) -> None:
+        """Pass on what came before the first token was known, once one is (the stub calls this as it serves)."""
+        with self._lock:
+            if self._secrets:
+                self._pass_early()
+
+    def _take(self, text: str) -> None:
+        if not self._secrets and not self._ended:  # nothing to cut it with yet: held
+            if self._early_chars + len(text) > self.EARLY_CHARS:
+                self._left_out += len(text)
+                return
+            if self._early is None:
+                self._early = tempfile.SpooledTemporaryFile(  # noqa: SIM115 (closed as it is passed on)
+                    self.EARLY_MEMORY_CHARS, "w+", encoding="utf-8",
+                    prefix="wirecheck-relay-")
+            self._early.write(text)
+            self._early_chars += len(text)
+            return
+        self._pass_early()
+        self._pass(self._secrets.cut(text))  # again: a token may have become known since it was fed
+
+    def _pass_early(self) -> None:
+        early, self._early, self._early_chars = self._early, None, 0
+        if early is not None:
+            with early:
+                early.seek(0)
+                cut = _StreamCut(self._secrets)
+                while text := early.read(1 << 16):
+                    self._pass(cut.feed(text))
+                self._pass(cut.end())
+        if self._left_out:
+            self._pass(f"wirecheck: {self._left_out} more characters the runtime wrote on its {self._name} before "
+                       f"its first request are not shown: the first {self.EARLY_CHARS} were held until a token to "
+                       "cut from them was known\n")
+            self._left_out = 0
+
+    def _pass(self, text: str) -> None:
+        if not text:
+            return
         self.quoted.add(text.encode())
         if sys.stderr is not None:
-            sys.stderr.write(text)
-            sys.stderr.flush()
+            with self._writing:
+                sys.stderr.write(text)
+                sys.stderr.flush()
 
 
 def _write_har(recorder: HarRecorder, path: Path) -> Path:
@@ -206,8 +289,9 @@ def register(app: typer.Typer) -> None:
         except OSError as exc:
             raise fail_usage(f"cannot listen on 127.0.0.1:{port}: {exc.strerror or exc}") from None
         runtime: Program | None = None
-        stderr: Tail | None = None  # the runtime's, read to its end and relayed as it comes (the relay keeps the quote)
-        relay: _Relay | None = None
+        # the runtime's stdout and stderr, each read to its end and relayed as it comes (the stderr relay keeps the
+        # quote of its last words)
+        streams: list[tuple[Tail, _Relay]] = []
         problems: list[str] = []
         stopped: Terminated | None = None
         with terminated_by_signals():
@@ -219,17 +303,19 @@ def register(app: typer.Typer) -> None:
                     scratch = Scratch.create()
                     argv = [program, *(part.replace("{url}", server.base_url) for part in command[1:])]
                     env = scratch.env({"WIRECHECK_STUB_URL": server.base_url})
-                    try:  # its stdout goes to wirecheck's stderr: wirecheck's stdout is the report's
+                    try:  # both its streams go to wirecheck's stderr, cut: wirecheck's stdout is the report's
                         runtime = Program(argv, env=env, cwd=scratch.root / "work", stdin=subprocess.DEVNULL,
-                                          stdout=2, stderr=subprocess.PIPE)
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
                     except OSError as exc:
                         scratch.remove()
                         raise fail_usage(f"cannot start {command[0]!r}: {exc.strerror or exc}") from None
-                    relay = _Relay(recorder)
-                    stderr = Tail(echo=relay).follow(runtime.stderr)
+                    streams = [(Tail(echo=relay).follow(stream, f"wirecheck-{name}"), relay) for stream, name in (
+                        (runtime.stderr, "stderr"), (runtime.stdout, "stdout")) for relay in (_Relay(recorder, name),)]
                 deadline = time.monotonic() + max_seconds
                 try:
                     while time.monotonic() < deadline and not platform.done.wait(0.1):
+                        for _, relay in streams:  # once the first request has told the token
+                            relay.release()
                         if runtime is not None and runtime.poll() is not None:
                             break
                 except KeyboardInterrupt:
@@ -257,14 +343,14 @@ def register(app: typer.Typer) -> None:
         if not len(server.recorder):
             problems.insert(0, "no request reached the stub")
         problems += _omitted(server.recorder)
-        if stderr is not None and relay is not None:
-            stderr.join(5.0)  # the runtime has ended: its stderr's end is near
+        for tail, relay in streams:
+            tail.join(5.0)  # the runtime has ended: its streams' end is near
             relay.flush()
         run = {"identity": {"argv": list(command or ["wirecheck", "stub", spec])},
                "outcome": {"ok": not problems, "exit_code": None if runtime is None else runtime.returncode,
                            "problem": problems[0] if problems else None, "problems": problems,
                            "heard": len(server.recorder) > 0,
-                           "stderr_tail": "" if relay is None else relay.quoted.text()}}
+                           "stderr_tail": streams[0][1].quoted.text() if streams else ""}}
         _certify(release, reg, recorder, har, "runtime", run, requirements, baseline, fail_on, output_format, out_dir,
                  stopped)
 
