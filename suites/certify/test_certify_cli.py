@@ -93,6 +93,12 @@ def test_a_baseline_key_it_does_not_know_is_a_usage_error(framed, tmp_path, cont
         (["--baseline", "nope.yaml", "CAPTURE"], "scope file not found"),
         (["--fail-on", "SHALL", "CAPTURE"], "--fail-on 'SHALL'"),
         (["--run", "--scenario", "nope.yaml", "--", "true"], "scenario file not found"),
+        (["--run", "--scenario", "qoder-handshake", "--step-timeout", "wait_exit", "--", "true"],
+         "--step-timeout 'wait_exit': expected STEP=SECONDS"),
+        (["--run", "--scenario", "qoder-handshake", "--step-timeout", "1=-4", "--", "true"],
+         "--step-timeout '1=-4': expected STEP=SECONDS with a positive number"),
+        (["--run", "--scenario", "qoder-handshake", "--step-timeout", "1=5", "--", "true"],
+         "--step-timeout step 1 is send, which has no time limit"),
     ],
 )
 def test_usage_errors_exit_2(framed, args, message):

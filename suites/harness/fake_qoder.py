@@ -4,7 +4,8 @@ Behaves like the real 1.1.23 binary's opening (system/init first), answers contr
 answers a user prompt with an assistant message and a result. `--mode` makes it misbehave:
 ok | hang (never answers) | flood (prints without end) | crash (dies after init, once it has the first request)
 | badline (a broken JSON line) | longline (one huge line) | signal (kills itself with SIGKILL) | noinit (skips
-system/init) | wrongid.
+system/init) | wrongid | linger (keeps running after end of input, exits with status 1 on SIGTERM, as qodercli
+does) | stubborn (keeps running after end of input and ignores SIGTERM).
 """
 
 from __future__ import annotations
@@ -77,6 +78,9 @@ def main() -> int:
                   "duration_api_ms": 0, "num_turns": 1, "result": "hello", "session_id": "s-1",
                   "total_cost_usd": 0, "usage": {"input_tokens": 0, "output_tokens": 0},
                   "uuid": "00000000-0000-4000-8000-000000000003", "permission_denials": []})
+    if mode in ("linger", "stubborn"):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN if mode == "stubborn" else lambda *_: sys.exit(1))
+        time.sleep(3600)
     return 0
 
 

@@ -4,6 +4,7 @@ prints broken or huge lines, or dies of a signal. Every run is bounded; nothing 
 from __future__ import annotations
 
 import dataclasses
+import re
 import sys
 import time
 from pathlib import Path
@@ -15,7 +16,7 @@ from wirecheck.certify.pipeline import certify_captures
 from wirecheck.contracts import load_registry
 from wirecheck.harness.process import Limits
 from wirecheck.harness.runner import find_scenario, run_scenario
-from wirecheck.harness.scenario import load_scenario
+from wirecheck.harness.scenario import load_scenario, with_step_timeouts
 from wirecheck.programs.program import Scratch
 
 HERE = Path(__file__).parent
@@ -247,3 +248,23 @@ def test_certify_run_quotes_the_end_of_a_huge_stderr_cut_cleanly(tmp_path):
     assert tail.endswith(f"€\n{words}\n") and set(tail[:-len(words) - 1]) <= {"€", "\n"}
     assert len(tail.encode()) > TAIL_BYTES - 3 and len(tail.encode()) <= TAIL_BYTES
     assert footer["program_said"].endswith(f"€ / {words}") and "\ufffd" not in footer["program_said"]
+
+
+@pytest.mark.parametrize(("mode", "ending"), [
+    ("linger", "ended with SIGTERM (it exited with status 1)"),
+    ("stubborn", "SIGTERM did not end it within 2 s; killed with SIGKILL"),
+])
+def test_a_cli_still_running_after_end_of_input_is_said_so_and_how_it_was_ended(tmp_path, mode, ending):
+    sc = with_step_timeouts(scenario(timeout=60.0), {"wait_exit": 1.5})
+    record, _, _ = run(tmp_path, mode, scenario=sc)
+    failed = next(s for s in record.steps if s.status == "failed")
+    assert failed.action == "wait_exit"
+    # not "did not exit within 1.5s (exit status 1)": it was running, and the exit status is the harness's doing
+    assert re.fullmatch(r"still running 1\.[5-9] s after end of input; " + re.escape(ending), failed.detail), \
+        failed.detail
+    assert record.ending == ending and record.as_run()["outcome"]["ending"] == ending
+
+
+def test_a_cli_that_exits_by_itself_has_no_ending(tmp_path):
+    record, _, _ = run(tmp_path, "ok")
+    assert record.ok and record.ending == "" and record.steps[-1].detail == "exit status 0"

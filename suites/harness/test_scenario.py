@@ -6,7 +6,7 @@ import pytest
 
 from wirecheck.contracts import ContractError
 from wirecheck.harness.runner import SHIPPED_SCENARIOS, find_scenario, shipped_scenarios
-from wirecheck.harness.scenario import load_scenario, matches
+from wirecheck.harness.scenario import DEFAULT_STEP_TIMEOUTS, load_scenario, matches, with_step_timeouts
 
 
 @pytest.mark.parametrize("name", shipped_scenarios())
@@ -41,6 +41,12 @@ def test_shipped_scenarios_name_releases_that_exist():
         ("scenario: 1\nroles: {harness: a, implementation: b}\ntimeout: -1\nsteps: [{close_stdin: true}]",
          "/timeout", "positive"),
         ("scenario: 1\nroles: {harness: a, implementation: b}\nsteps: [{sleep: -2}]", "/steps/0/sleep", "seconds"),
+        ("scenario: 1\nroles: {harness: a, implementation: b}\nstep_timeouts: 5\nsteps: [{close_stdin: true}]",
+         "/step_timeouts", "expected {expect: seconds, wait_exit: seconds}"),
+        ("scenario: 1\nroles: {harness: a, implementation: b}\nstep_timeouts: {sleep: 5}\nsteps: [{sleep: 1}]",
+         "/step_timeouts/sleep", "unknown action 'sleep'"),
+        ("scenario: 1\nroles: {harness: a, implementation: b}\nstep_timeouts: {wait_exit: 0}\n"
+         "steps: [{wait_exit: true}]", "/step_timeouts/wait_exit", "positive"),
     ],
 )
 def test_broken_scenarios_are_located(tmp_path, text, pointer, message):
@@ -147,3 +153,19 @@ def test_the_same_role_on_both_sides_is_refused(tmp_path):
     with pytest.raises(ContractError) as info:
         load_scenario(path)
     assert info.value.problems[0].pointer == "/roles" and "different roles" in info.value.problems[0].message
+
+
+def test_a_step_limit_comes_from_the_step_else_the_scenario_else_the_default(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text("scenario: 1\nroles: {harness: a, implementation: b}\nstep_timeouts: {wait_exit: 45}\nsteps:\n"
+                    "  - expect: {match: {type: x}}\n  - expect: {match: {type: y}, timeout: 7}\n"
+                    "  - close_stdin: true\n  - wait_exit: true\n  - wait_exit: {timeout: 3}\n")
+    scenario = load_scenario(path)
+    assert [s.timeout for s in scenario.steps] == [DEFAULT_STEP_TIMEOUTS["expect"], 7.0, None, 45.0, 3.0]
+    # --step-timeout: an action overrides every step of it, a number one step
+    changed = with_step_timeouts(scenario, {"wait_exit": 90.0, "1": 12.0})
+    assert [s.timeout for s in changed.steps] == [12.0, 7.0, None, 90.0, 90.0]
+    for key, message in (("3", "step 3 is close_stdin, which has no time limit"),
+                         ("6", "expected a step number from 1 to 5"), ("sleep", "expected a step number")):
+        with pytest.raises(ValueError, match=message):
+            with_step_timeouts(scenario, {key: 1.0})

@@ -118,3 +118,24 @@ def test_a_start_interrupted_by_a_signal_ends_what_the_reaper_started(tmp_path, 
     with pytest.raises(Terminated):
         Program([sys.executable, "-c", code], env=dict(os.environ))
     assert not alive(int(pidfile.read_text()))
+
+
+@pytest.mark.parametrize(("code", "ended_by", "returncode"), [
+    # exits by itself before the stop: the stop ended nothing
+    ("UP; sys.exit(4)", None, 4),
+    # SIGTERM's default action
+    ("UP; time.sleep(300)", "SIGTERM", -signal.SIGTERM),
+    # a handler that exits with its own status, as qodercli does
+    ("signal.signal(signal.SIGTERM, lambda *a: sys.exit(1)); UP; time.sleep(300)", "SIGTERM", 1),
+    # ignores SIGTERM: the grace passes and SIGKILL ends it
+    ("signal.signal(signal.SIGTERM, signal.SIG_IGN); UP; time.sleep(300)", "SIGKILL", -signal.SIGKILL),
+])
+def test_stop_says_what_ended_the_program(code, ended_by, returncode):
+    up = "print('up', flush=True)"  # once its handlers are in place
+    program = Program([sys.executable, "-c", f"import signal, sys, time; {code.replace('UP', up)}"],
+                      env=dict(os.environ))
+    assert program.stdout is not None and program.stdout.readline() == b"up\n"
+    if ended_by is None:
+        assert program.wait(60) == returncode
+    problems = program.stop(grace=1.0)
+    assert (program.ended_by, program.returncode, problems) == (ended_by, returncode, [])

@@ -65,6 +65,24 @@ def _env_pairs(values: list[str]) -> dict[str, str]:
     return env
 
 
+def _step_timeouts(values: list[str]) -> dict[str, float]:
+    """`--step-timeout STEP=SECONDS` values as {STEP: seconds}; ValueError naming the one that is wrong."""
+    from wirecheck.harness.scenario import MAX_SECONDS, valid_seconds
+
+    out = {}
+    for value in values:
+        key, sep, text = value.partition("=")
+        try:
+            seconds = float(text)
+        except ValueError:
+            seconds = float("nan")
+        if not sep or not key.strip() or not valid_seconds(seconds):
+            raise ValueError(f"{value!r}: expected STEP=SECONDS with a positive number of seconds, at most "
+                             f"{MAX_SECONDS:g}")
+        out[key.strip()] = seconds
+    return out
+
+
 def register(app: typer.Typer) -> None:
     @app.command("requirements")
     def requirements_command(
@@ -114,6 +132,9 @@ def register(app: typer.Typer) -> None:
         env: list[str] = typer.Option([], "--env", help="NAME=VALUE for the live command's environment."),
         pass_env: list[str] = typer.Option([], "--pass-env", help="Pass this variable through to the command."),
         timeout: float | None = typer.Option(None, "--timeout", help="Override the scenario's timeout (s)."),
+        step_timeout: list[str] = typer.Option([], "--step-timeout", metavar="STEP=SECONDS",
+                                               help="Override a step's time limit: STEP is a step number or an "
+                                                    "action (expect, wait_exit: every such step). Repeatable."),
         max_line_bytes: int = typer.Option(DEFAULT_MAX_LINE_BYTES, "--max-line-bytes", min=1024),
         max_output_bytes: int = typer.Option(64 << 20, "--max-output-bytes", min=1024),
         jobs: int | None = JOBS_OPTION,
@@ -149,7 +170,7 @@ def register(app: typer.Typer) -> None:
 
             from wirecheck.harness.process import Limits
             from wirecheck.harness.runner import find_scenario, run_scenario
-            from wirecheck.harness.scenario import MAX_SECONDS, load_scenario, valid_seconds
+            from wirecheck.harness.scenario import MAX_SECONDS, load_scenario, valid_seconds, with_step_timeouts
             from wirecheck.programs.program import CommandError, resolve_program
 
             if timeout is not None and not valid_seconds(timeout):
@@ -158,6 +179,11 @@ def register(app: typer.Typer) -> None:
             loaded = guarded(lambda: load_scenario(find_scenario(scenario)))
             if timeout is not None:
                 loaded = dataclasses.replace(loaded, timeout=timeout)
+            if step_timeout:
+                try:
+                    loaded = with_step_timeouts(loaded, _step_timeouts(step_timeout))
+                except ValueError as exc:
+                    raise fail_usage(f"--step-timeout {exc}") from None
             for side, scenario_role in (("implementation", loaded.implementation_role),
                                         ("harness", loaded.harness_role)):
                 if scenario_role not in release.roles:

@@ -67,6 +67,7 @@ class LiveProcess:
         self.started = time.monotonic()
         self.output_bytes = 0
         self.line_count = 0
+        self.stdin_closed_at: float | None = None  # seconds since start when the harness ended the input
         self.flooded = threading.Event()
         self.program = Program(self.argv, env=env, cwd=scratch.root / "work")
         self._stdout_reader = threading.Thread(target=self._read_stdout, daemon=True, name="wirecheck-stdout")
@@ -130,6 +131,8 @@ class LiveProcess:
         return self.program.write(data + b"\n", deadline, self.flooded)
 
     def close_stdin(self) -> None:
+        if self.stdin_closed_at is None:
+            self.stdin_closed_at = self.elapsed()
         self.program.close_stdin()
 
     # -- ending ---------------------------------------------------------------------------------------

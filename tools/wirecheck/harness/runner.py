@@ -30,7 +30,7 @@ from wirecheck.harness.scenario import (
     matches,
 )
 from wirecheck.json_text import parse_json
-from wirecheck.programs.program import CommandError, Scratch, resolve_program
+from wirecheck.programs.program import STOP_GRACE_SECONDS, CommandError, Scratch, resolve_program
 from wirecheck.programs.signals import Terminated, shielded, terminated_by_signals
 
 FRAMED_HEADER = b'{"wirecheck_capture": 1, "framing": "directed"}\n'
@@ -91,6 +91,7 @@ class RunRecord:
     duration: float = 0.0
     output_bytes: int = 0
     stopped: bool = False  # the harness stopped it (it had not exited by the end of the scenario)
+    ending: str = ""  # how the harness ended it, when it did: "ended with SIGTERM (exit status 1)"
     interrupted: Terminated | None = None  # wirecheck got SIGTERM or SIGHUP: the run was cut short
     program: str | None = None  # the absolute path of the program started (argv[0] resolved), once known
 
@@ -115,6 +116,7 @@ class RunRecord:
             problem = self.problems[0]
         outcome = {
             "ok": self.ok, "problem": problem, "exit_code": self.exit_code, "stopped_by_harness": self.stopped,
+            "ending": self.ending,
             "heard": self.output_bytes > 0,  # nothing on stdout: a failed run is a run failure, not a verdict
             "problems": self.problems,
             "steps": [s.as_json() for s in self.steps], "duration_seconds": round(self.duration, 3),
@@ -196,6 +198,7 @@ def run_scenario(
                     record.problems.append(f"the process died of signal {-record.exit_code}")
             finally:
                 proc.close()  # shielded: a signal now ends the run once everything is ended
+                _say_how_it_ended(proc, record)
         except Terminated as stop:  # the run ends here, and what was recorded is still certified
             record.interrupted, record.stopped = stop, True
             record.problems.append(f"wirecheck was stopped by {stop.name}")
@@ -219,10 +222,11 @@ def _drive(proc: LiveProcess, scenario: Scenario, recorder: FramedRecorder, reco
         if proc.flooded.is_set():
             result.status, result.detail = "failed", "the output limit was exceeded"
         elif time.monotonic() >= deadline:
-            result.status, result.detail = "failed", f"the scenario's {scenario.timeout:g}s timeout was reached"
+            result.status = "failed"
+            result.detail = f"not started: the scenario's {seconds_text(scenario.timeout)} limit was reached"
         else:
             try:
-                _do(proc, step, recorder, result, deadline)
+                _do(proc, step, recorder, result, deadline, scenario.timeout)
             except Terminated as stop:
                 result.status, result.detail = "failed", f"wirecheck was stopped by {stop.name}"
                 _not_run(record, scenario, index + 1)
@@ -237,7 +241,8 @@ def _not_run(record: RunRecord, scenario: Scenario, start: int) -> None:
         record.steps.append(StepResult(later, scenario.steps[later].action, "not_run"))
 
 
-def _do(proc: LiveProcess, step: Step, recorder: FramedRecorder, result: StepResult, deadline: float) -> None:
+def _do(proc: LiveProcess, step: Step, recorder: FramedRecorder, result: StepResult, deadline: float,
+        scenario_timeout: float) -> None:
     if step.action in ("send", "send_raw"):
         data = encode_message(step.value) if step.action == "send" else step.value.encode("utf-8")
         recorder.sent(data)
@@ -259,7 +264,8 @@ def _do(proc: LiveProcess, step: Step, recorder: FramedRecorder, result: StepRes
             wait = limit - time.monotonic()
             if wait <= 0:
                 result.status = "failed"
-                within = f"within {seconds:g}s" if limit < deadline else "within the scenario's timeout"
+                within = (f"within {seconds_text(seconds)}" if limit < deadline else
+                          f"within the scenario's {seconds_text(scenario_timeout)} limit")
                 result.detail = f"no line matching {step.describe()[7:]} {within}"
                 return
             try:
@@ -294,10 +300,43 @@ def _do(proc: LiveProcess, step: Step, recorder: FramedRecorder, result: StepRes
         code = proc.wait(min(seconds, left))
         if code is None:
             result.status = "failed"
-            within = f"within {seconds:g}s" if seconds < left else "within the scenario's timeout"
-            result.detail = f"the process did not exit {within}"
+            limit = "" if seconds < left else f" (the scenario's {seconds_text(scenario_timeout)} limit)"
+            if proc.stdin_closed_at is not None:
+                since = seconds_text(proc.elapsed() - proc.stdin_closed_at)
+                result.detail = f"still running {since} after end of input{limit}"
+            else:
+                result.detail = f"still running after {seconds_text(proc.elapsed() - result.at)}, its input still " \
+                                f"open{limit}"
         else:
             result.detail = f"exit status {code}"
+
+
+def seconds_text(seconds: float) -> str:
+    """A duration for people: "15 s", "2.5 s", "0.25 s"."""
+    text = f"{seconds:.2f}" if seconds < 1 else f"{seconds:.1f}" if seconds < 10 else f"{seconds:.0f}"
+    return f"{text.rstrip('0').rstrip('.') if '.' in text else text} s"
+
+
+def ending_text(ended_by: str | None, code: int | None, grace: float = STOP_GRACE_SECONDS) -> str:
+    """How the harness ended a program it had to stop, from what the reaper saw: "" when it had exited by itself."""
+    if ended_by == "SIGKILL":
+        return f"SIGTERM did not end it within {seconds_text(grace)}; killed with SIGKILL"
+    if ended_by != "SIGTERM":
+        return ""
+    if code is not None and code >= 0:
+        return f"ended with SIGTERM (it exited with status {code})"
+    return "ended with SIGTERM"
+
+
+def _say_how_it_ended(proc: LiveProcess, record: RunRecord) -> None:
+    """Once the harness has ended the program: say how, on the step that gave up on it (a wait_exit or expect that
+    failed) and in the run record."""
+    record.ending = ending_text(proc.program.ended_by, proc.program.returncode)
+    if not record.ending:
+        return
+    failed = next((s for s in record.steps if s.status == "failed"), None)
+    if failed is not None and failed.action in ("wait_exit", "expect"):
+        failed.detail = f"{failed.detail}; {record.ending}"
 
 
 SHIPPED_SCENARIOS = Path(__file__).parent / "scenarios"

@@ -5,6 +5,7 @@ scenario: 1
 title: Qoder stream-json handshake
 roles: {harness: sdk, implementation: cli}   # `from` roles in the recorded capture; the implementation is certified
 timeout: 60                                  # seconds for the whole run
+step_timeouts: {expect: 30, wait_exit: 30}   # optional: the default limit of each step of that action
 steps:
   - send: {type: control_request, request_id: req_1, request: {subtype: initialize}}
   - expect: {match: {type: control_response, response: {request_id: req_1}}, timeout: 20}
@@ -15,7 +16,9 @@ steps:
 Steps: `send` (one JSON message, written as one line), `send_raw` (a text line written as is, for negative
 scenarios), `expect` (wait until a line from the implementation contains `match`: every key given must be present
 with an equal value, recursively; lists compare whole), `sleep` (seconds), `close_stdin: true`, `wait_exit: true` or
-`{timeout: seconds}`. Every timeout is a finite number of seconds above 0 and at most a day (`sleep` may be 0).
+`{timeout: seconds}`. A step's `timeout` is its own limit; without one it gets the scenario's `step_timeouts` for its
+action, else DEFAULT_STEP_TIMEOUTS (`certify --run --step-timeout` overrides either, for a step number or an action).
+Every timeout is a finite number of seconds above 0 and at most a day (`sleep` may be 0).
 A failed `expect` ends the scenario (the run is recorded and certified anyway, and marked failed). Any problem in
 the file (an unknown key or step, a wrong type, a value YAML builds that JSON cannot hold) is a located error.
 """
@@ -24,7 +27,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +35,13 @@ from wirecheck.contracts.errors import ContractError, ContractProblem
 from wirecheck.yaml_lines import LINE_KEY, YamlFileError, read_yaml_file, strip_lines
 
 ACTIONS = ("send", "send_raw", "expect", "sleep", "close_stdin", "wait_exit")
-TOP_KEYS = ("scenario", "title", "description", "contract", "roles", "timeout", "steps", "argv")
+TOP_KEYS = ("scenario", "title", "description", "contract", "roles", "timeout", "step_timeouts", "steps", "argv")
 DEFAULT_EXPECT_TIMEOUT = 30.0
-DEFAULT_WAIT_EXIT_TIMEOUT = 10.0
+# an agent CLI may spend a while after its input ends (flushing transcripts, telemetry it cannot send offline):
+# offline qodercli 1.1.76 exited 22 s after end of input (qoder-prompt.yaml)
+DEFAULT_WAIT_EXIT_TIMEOUT = 60.0
+DEFAULT_STEP_TIMEOUTS = {"expect": DEFAULT_EXPECT_TIMEOUT, "wait_exit": DEFAULT_WAIT_EXIT_TIMEOUT}
+TIMED_ACTIONS = tuple(DEFAULT_STEP_TIMEOUTS)
 MAX_SECONDS = 86400.0  # a day: any timeout or sleep above it is a mistake (milliseconds?), not a plan
 
 
@@ -67,6 +74,24 @@ class Scenario:
     path: Path | None = None
     contract: str | None = None
     argv: tuple[str, ...] = field(default=())  # optional default command (arguments after the program)
+
+
+def with_step_timeouts(scenario: Scenario, overrides: dict[str, float]) -> Scenario:
+    """The scenario with step limits overridden: a key is a step number (1-based, a step with a limit: expect or
+    wait_exit) or an action name (every step of that action). ValueError naming what does not apply."""
+    steps = list(scenario.steps)
+    for key, seconds in overrides.items():
+        if key in TIMED_ACTIONS:
+            steps = [replace(s, timeout=seconds) if s.action == key else s for s in steps]
+            continue
+        if not key.isdigit() or not 1 <= int(key) <= len(steps):
+            raise ValueError(f"{key!r}: expected a step number from 1 to {len(steps)} or one of "
+                             f"{', '.join(TIMED_ACTIONS)}")
+        step = steps[int(key) - 1]
+        if step.action not in TIMED_ACTIONS:
+            raise ValueError(f"step {key} is {step.action}, which has no time limit (only {', '.join(TIMED_ACTIONS)})")
+        steps[int(key) - 1] = replace(step, timeout=seconds)
+    return replace(scenario, steps=tuple(steps))
 
 
 def encode_message(value: Any) -> bytes:
@@ -146,6 +171,22 @@ def load_scenario(path: Path) -> Scenario:
     timeout = raw.get("timeout", 60)
     if not valid_seconds(timeout):
         problem("/timeout", f"{_seconds_text()}, found {_found(timeout)}")
+    defaults = dict(DEFAULT_STEP_TIMEOUTS)
+    step_timeouts = raw.get("step_timeouts", {})
+    if not isinstance(step_timeouts, dict):
+        problem("/step_timeouts", f"expected {{{': seconds, '.join(TIMED_ACTIONS)}: seconds}}, found "
+                                  f"{_found(step_timeouts)}")
+        step_timeouts = {}
+    for action, seconds in step_timeouts.items():
+        if action == LINE_KEY:
+            continue
+        if action not in TIMED_ACTIONS:
+            problem(f"/step_timeouts/{action}", f"unknown action {action!r}; steps with a time limit are "
+                                               f"{', '.join(TIMED_ACTIONS)}")
+        elif not valid_seconds(seconds):
+            problem(f"/step_timeouts/{action}", f"{_seconds_text()}, found {_found(seconds)}")
+        else:
+            defaults[action] = float(seconds)
     for key in ("title", "contract"):
         if key in raw and not isinstance(raw[key], str):
             problem(f"/{key}", f"expected a string, found {_found(raw[key])}")
@@ -191,7 +232,7 @@ def load_scenario(path: Path) -> Scenario:
                 problem(f"{where}/expect/{extra[0]}", f"unknown key {extra[0]!r}; expect has match and timeout",
                         line)
                 continue
-            seconds = timeout_of(body, DEFAULT_EXPECT_TIMEOUT, f"{where}/expect/timeout", line)
+            seconds = timeout_of(body, defaults["expect"], f"{where}/expect/timeout", line)
             if seconds is not None:
                 steps.append(Step("expect", pattern, seconds, line))
         elif action == "send_raw":
@@ -219,7 +260,7 @@ def load_scenario(path: Path) -> Scenario:
             if not isinstance(body, dict) or any(k not in ("timeout", LINE_KEY) for k in body):
                 problem(f"{where}/wait_exit", f"expected true or {{timeout: seconds}}, found {_found(body)}", line)
                 continue
-            seconds = timeout_of(body, DEFAULT_WAIT_EXIT_TIMEOUT, f"{where}/wait_exit/timeout", line)
+            seconds = timeout_of(body, defaults["wait_exit"], f"{where}/wait_exit/timeout", line)
             if seconds is not None:
                 steps.append(Step("wait_exit", None, seconds, line))
         else:  # close_stdin

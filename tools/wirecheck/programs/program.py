@@ -114,6 +114,9 @@ class Program:
         self.returncode: int | None = None
         self.escaped: list[dict[str, Any]] = []
         self.left = 0
+        # what ended the program once `stop` has run: "SIGTERM" (it exited within the grace), "SIGKILL" (it did
+        # not), None (it had exited by itself, or the reaper could not say)
+        self.ended_by: str | None = None
         self._exited = threading.Event()
         self._done = threading.Event()
         self._reported = False  # the reaper said everything was ended (not: it died)
@@ -169,6 +172,8 @@ class Program:
             elif message.get("done"):
                 self.escaped = list(message.get("escaped") or [])
                 self.left = int(message.get("left") or 0)
+                ended_by = message.get("ended_by")
+                self.ended_by = ended_by if ended_by in ("SIGTERM", "SIGKILL") else None
                 self._reported = True
                 break
         self._exited.set()

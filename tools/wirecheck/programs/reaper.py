@@ -10,8 +10,10 @@ those streams, and answers with JSON lines:
 
     {"pid": N}                          the program started (or {"error": errno, "message": "..."}: it did not)
     {"exit": CODE}                      the program exited (CODE as subprocess reports it: -N for signal N)
-    {"done": true, "escaped": [...]}    after a stop: every process is gone; each {"pid", "name"} had left the
-                                        program's process group and was still running, and was killed
+    {"done": true, "escaped": [...],    after a stop: every process is gone; each {"pid", "name"} had left the
+     "ended_by": SIGNAL}                program's process group and was still running, and was killed; SIGNAL
+                                        says what ended the program itself: "SIGTERM" (it exited within the
+                                        grace), "SIGKILL" (it did not), null (it had exited before the stop)
 
 It stops on `{"stop": GRACE}` from wirecheck, on end of file (wirecheck is gone, even by SIGKILL) and on SIGTERM,
 SIGHUP or SIGINT: SIGTERM to the program's group, GRACE seconds for it to exit, then SIGKILL to the group and to
@@ -97,13 +99,18 @@ class Reaper:
     def stop(self, grace: float) -> None:
         group = self.target
         assert group is not None
+        self.reap()  # an exit that came just before the stop is the program's own, not the stop's doing
+        ended_by = None
         if self.running:
+            ended_by = "SIGTERM"
             with contextlib.suppress(OSError):
                 os.killpg(group, signal.SIGTERM)
             deadline = time.monotonic() + grace
             while self.running and time.monotonic() < deadline:
                 time.sleep(0.02)
                 self.reap()
+            if self.running:
+                ended_by = "SIGKILL"
         escaped: dict[int, str] = {}
         deadline = time.monotonic() + CLEANUP_SECONDS
         while True:
@@ -122,7 +129,7 @@ class Reaper:
                 break
             time.sleep(0.02)
         self.send({"done": True, "escaped": [{"pid": pid, "name": name} for pid, name in escaped.items()],
-                   "left": len(children())})
+                   "left": len(children()), "ended_by": ended_by})
 
     def run(self, spec: dict[str, Any]) -> None:
         wake_read, wake_write = os.pipe()
