@@ -12,7 +12,8 @@ from wirecheck.harness.scenario import DEFAULT_STEP_TIMEOUTS, load_scenario, mat
 @pytest.mark.parametrize("name", shipped_scenarios())
 def test_shipped_scenarios_load(name):
     scenario = load_scenario(find_scenario(name))
-    assert scenario.harness_role == "sdk" and scenario.implementation_role == "cli"
+    roles = (scenario.harness_role, scenario.implementation_role)
+    assert roles in {("sdk", "cli"), ("client", "agent"), ("agent", "client")}, roles
     assert scenario.steps[-1].action == "wait_exit"
     assert any(step.action == "expect" for step in scenario.steps)
 
@@ -169,3 +170,53 @@ def test_a_step_limit_comes_from_the_step_else_the_scenario_else_the_default(tmp
                          ("6", "expected a step number from 1 to 5"), ("sleep", "expected a step number")):
         with pytest.raises(ValueError, match=message):
             with_step_timeouts(scenario, {key: 1.0})
+
+# Values carried from a received message into later steps (bind + ${name})
+
+SESSION = HEAD.replace("sdk", "client").replace("cli", "agent")
+
+
+def test_a_bound_value_is_used_whole_in_later_sends_and_expects(tmp_path):
+    from wirecheck.harness.scenario import bind_values, fill
+
+    path = tmp_path / "s.yaml"
+    path.write_text(SESSION + """steps:
+  - expect: {match: {id: 2}, bind: {session: /result/sessionId, first: /result/list/0, all: ""}}
+  - send: {id: 3, params: {sessionId: "${session}", again: ["${first}"], literal: "$${session}", text: "a ${session}"}}
+  - expect: {match: {params: {sessionId: "${session}"}}}
+""")
+    first, send, expect = load_scenario(path).steps
+    assert first.binds == (("session", "/result/sessionId"), ("first", "/result/list/0"), ("all", ""))
+    line = {"id": 2, "result": {"sessionId": "s-9", "list": [{"n": 1}]}}
+    values, problem = bind_values(first, line)
+    assert problem is None and values == {"session": "s-9", "first": {"n": 1}, "all": line}
+    assert fill(send.value, values) == {"id": 3, "params": {"sessionId": "s-9", "again": [{"n": 1}],
+                                                            "literal": "${session}", "text": "a ${session}"}}
+    assert fill(expect.value, values) == {"params": {"sessionId": "s-9"}}
+    assert bind_values(first, {"id": 2, "result": {}}) == ({}, "the matching line has no /result/sessionId to bind "
+                                                                "as session")
+
+
+@pytest.mark.parametrize(
+    ("steps", "pointer", "message"),
+    [
+        ('[{send: {id: "${session}"}}]', "/steps/0/send/id", "uses ${session}, which no earlier step binds"),
+        ('[{send: {a: ["${x}"]}}, {expect: {match: {id: 1}, bind: {x: /id}}}]', "/steps/0/send/a/0",
+         "no earlier step binds"),
+        ('[{expect: {match: {id: "${id}"}, bind: {id: /id}}}]', "/steps/0/expect/match/id",
+         "no earlier step binds"),  # an expect binds from the line it matches, not before it
+        ("[{expect: {match: {id: 1}, bind: [id]}}]", "/steps/0/expect/bind", "expected {name: /json/pointer"),
+        ("[{expect: {match: {id: 1}, bind: {id: result}}}]", "/steps/0/expect/bind/id", "a JSON pointer"),
+        ("[{expect: {match: {id: 1}, bind: {id: 3}}}]", "/steps/0/expect/bind/id", "a JSON pointer"),
+        ('[{expect: {match: {id: 1}, bind: {"2x": /id}}}]', "/steps/0/expect/bind/2x", "a name is letters"),
+        ("[{expect: {match: {id: 1}, bid: {x: /id}}}]", "/steps/0/expect/bid", "expect has match, timeout and bind"),
+    ],
+)
+def test_broken_bindings_are_located(tmp_path, steps, pointer, message):
+    assert_located(tmp_path / "s.yaml", SESSION + f"steps: {steps}\n", pointer, message)
+
+
+def test_a_literal_placeholder_needs_no_binding(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(SESSION + 'steps: [{send: {text: "$${session}"}}]\n')
+    assert load_scenario(path).steps[0].value == {"text": "$${session}"}

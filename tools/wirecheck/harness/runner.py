@@ -26,7 +26,10 @@ from wirecheck.harness.scenario import (
     DEFAULT_WAIT_EXIT_TIMEOUT,
     Scenario,
     Step,
+    bind_values,
+    brief,
     encode_message,
+    fill,
     matches,
 )
 from wirecheck.json_text import parse_json
@@ -216,6 +219,7 @@ def run_scenario(
 
 def _drive(proc: LiveProcess, scenario: Scenario, recorder: FramedRecorder, record: RunRecord,
            deadline: float) -> None:
+    bound: dict[str, Any] = {}  # values the expect steps so far bound, for the steps after them
     for index, step in enumerate(scenario.steps):
         result = StepResult(index, step.action, "ok", at=proc.elapsed())
         record.steps.append(result)
@@ -226,7 +230,7 @@ def _drive(proc: LiveProcess, scenario: Scenario, recorder: FramedRecorder, reco
             result.detail = f"not started: the scenario's {seconds_text(scenario.timeout)} limit was reached"
         else:
             try:
-                _do(proc, step, recorder, result, deadline, scenario.timeout)
+                _do(proc, step, recorder, result, deadline, scenario.timeout, bound)
             except Terminated as stop:
                 result.status, result.detail = "failed", f"wirecheck was stopped by {stop.name}"
                 _not_run(record, scenario, index + 1)
@@ -242,9 +246,10 @@ def _not_run(record: RunRecord, scenario: Scenario, start: int) -> None:
 
 
 def _do(proc: LiveProcess, step: Step, recorder: FramedRecorder, result: StepResult, deadline: float,
-        scenario_timeout: float) -> None:
+        scenario_timeout: float, bound: dict[str, Any]) -> None:
+    value = fill(step.value, bound) if step.action in ("send", "expect") else step.value
     if step.action in ("send", "send_raw"):
-        data = encode_message(step.value) if step.action == "send" else step.value.encode("utf-8")
+        data = encode_message(value) if step.action == "send" else value.encode("utf-8")
         recorder.sent(data)
         written = proc.write_line(data, deadline)
         if written < 0:
@@ -256,7 +261,7 @@ def _do(proc: LiveProcess, step: Step, recorder: FramedRecorder, result: StepRes
                              f"the process did not read its input: {written} of {len(data) + 1} bytes written "
                              "within the scenario's timeout")
         else:
-            result.detail = step.describe()
+            result.detail = step.describe(value)
     elif step.action == "expect":
         seconds = DEFAULT_EXPECT_TIMEOUT if step.timeout is None else step.timeout
         limit = min(time.monotonic() + seconds, deadline)
@@ -266,7 +271,7 @@ def _do(proc: LiveProcess, step: Step, recorder: FramedRecorder, result: StepRes
                 result.status = "failed"
                 within = (f"within {seconds_text(seconds)}" if limit < deadline else
                           f"within the scenario's {seconds_text(scenario_timeout)} limit")
-                result.detail = f"no line matching {step.describe()[7:]} {within}"
+                result.detail = f"no line matching {step.describe(value)[7:]} {within}"
                 return
             try:
                 line = proc.lines.get(timeout=min(wait, 0.5))
@@ -283,11 +288,17 @@ def _do(proc: LiveProcess, step: Step, recorder: FramedRecorder, result: StepRes
                     return
                 code = proc.wait(1.0)
                 status = f"exit status {code}" if code is not None else "still running"
-                result.detail = f"stdout closed ({status}) before a line matching {step.describe()[7:]}"
+                result.detail = f"stdout closed ({status}) before a line matching {step.describe(value)[7:]}"
                 return
-            value = _parse(line)
-            if value is not None and matches(step.value, value):
-                result.detail = f"matched at {line.at:.3f}s"
+            received = _parse(line)
+            if received is not None and matches(value, received):
+                values, problem = bind_values(step, received)
+                if problem is not None:
+                    result.status, result.detail = "failed", f"matched at {line.at:.3f}s, but {problem}"
+                    return
+                bound.update(values)
+                shown = ", ".join(f"{name} = {brief(found)}" for name, found in values.items())
+                result.detail = f"matched at {line.at:.3f}s" + (f"; bound {shown}" if shown else "")
                 return
     elif step.action == "sleep":
         if proc.flooded.wait(max(min(step.value, deadline - time.monotonic()), 0.0)):

@@ -21,17 +21,36 @@ action, else DEFAULT_STEP_TIMEOUTS (`certify --run --step-timeout` overrides eit
 Every timeout is a finite number of seconds above 0 and at most a day (`sleep` may be 0).
 A failed `expect` ends the scenario (the run is recorded and certified anyway, and marked failed). Any problem in
 the file (an unknown key or step, a wrong type, a value YAML builds that JSON cannot hold) is a located error.
+
+**Values carried from one message to a later one.** An `expect` may `bind` names to JSON pointers into the line it
+matched; a later `send` or `expect` uses a bound value where a string is exactly `${name}` (the value replaces the
+string whole, whatever its JSON type; `$${name}` is the literal text `${name}`). This is how a session is held: the
+`sessionId` that `session/new` returns goes into `session/prompt`, and a request the implementation sends is answered
+with its own `id`:
+
+```yaml
+  - expect: {match: {id: 2}, bind: {session: /result/sessionId}}
+  - send: {jsonrpc: "2.0", id: 3, method: session/prompt, params: {sessionId: "${session}", prompt: []}}
+  - expect: {match: {method: session/request_permission}, bind: {permission: /id}}
+  - send: {jsonrpc: "2.0", id: "${permission}", result: {outcome: {outcome: cancelled}}}
+```
+
+A name used before any step binds it is a located error when the file loads; a matched line without the member a
+`bind` points at fails that step ("the matching line has no /result/sessionId").
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from wirecheck.contracts.errors import ContractError, ContractProblem
+from wirecheck.pointer import MISSING, format_pointer, parse_pointer, resolve
 from wirecheck.yaml_lines import LINE_KEY, YamlFileError, read_yaml_file, strip_lines
 
 ACTIONS = ("send", "send_raw", "expect", "sleep", "close_stdin", "wait_exit")
@@ -43,6 +62,8 @@ DEFAULT_WAIT_EXIT_TIMEOUT = 60.0
 DEFAULT_STEP_TIMEOUTS = {"expect": DEFAULT_EXPECT_TIMEOUT, "wait_exit": DEFAULT_WAIT_EXIT_TIMEOUT}
 TIMED_ACTIONS = tuple(DEFAULT_STEP_TIMEOUTS)
 MAX_SECONDS = 86400.0  # a day: any timeout or sleep above it is a mistake (milliseconds?), not a plan
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+PLACEHOLDER = re.compile(r"\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)\}")  # a whole string: ${name}, or $${name} (literal)
 
 
 @dataclass(frozen=True)
@@ -51,12 +72,15 @@ class Step:
     value: Any = None  # the message (send), text (send_raw), pattern (expect), seconds (sleep)
     timeout: float | None = None
     line: int | None = None
+    binds: tuple[tuple[str, str], ...] = ()  # expect: (name, JSON pointer into the matched line)
 
-    def describe(self) -> str:
+    def describe(self, value: Any = MISSING) -> str:
+        """The step in a few words; `value`: its message or pattern with the bound values filled in."""
+        shown = self.value if value is MISSING else value
         if self.action == "send":
-            return f"send {_brief(self.value)}"
+            return f"send {brief(shown)}"
         if self.action == "expect":
-            return f"expect {_brief(self.value)}"
+            return f"expect {brief(shown)}"
         if self.action == "send_raw":
             return f"send_raw {self.value[:60]!r}"
         if self.action == "sleep":
@@ -101,7 +125,7 @@ def encode_message(value: Any) -> bytes:
     return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
 
 
-def _brief(value: Any) -> str:
+def brief(value: Any) -> str:
     try:
         text = encode_message(value).decode()
     except (TypeError, ValueError):
@@ -117,6 +141,46 @@ def matches(pattern: Any, value: Any) -> bool:
         isinstance(pattern, int | float) and not isinstance(pattern, bool)
         and isinstance(value, int | float) and not isinstance(value, bool) and pattern == value
     )
+
+
+def _placeholders(value: Any, at: tuple[str, ...] = ()) -> Iterator[tuple[str, str]]:
+    """(name, JSON pointer) of each `${name}` in a message or pattern (`$${name}` is literal text, not a use)."""
+    if isinstance(value, str):
+        found = PLACEHOLDER.fullmatch(value)
+        if found and not found.group(1):
+            yield found.group(2), format_pointer(at)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _placeholders(item, (*at, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _placeholders(item, (*at, str(index)))
+
+
+def fill(value: Any, bound: Mapping[str, Any]) -> Any:
+    """`value` with each string `${name}` replaced by the value bound to `name` (whole, any JSON type), and each
+    `$${name}` by the text `${name}`. Names the file does not bind were refused when it loaded."""
+    if isinstance(value, str):
+        found = PLACEHOLDER.fullmatch(value)
+        if found is None:
+            return value
+        return value[1:] if found.group(1) else bound[found.group(2)]
+    if isinstance(value, dict):
+        return {key: fill(item, bound) for key, item in value.items()}
+    if isinstance(value, list):
+        return [fill(item, bound) for item in value]
+    return value
+
+
+def bind_values(step: Step, line_value: Any) -> tuple[dict[str, Any], str | None]:
+    """The values `step` binds from the line it matched, or the problem: a pointer that leads nowhere in it."""
+    values = {}
+    for name, pointer in step.binds:
+        found = resolve(line_value, parse_pointer(pointer), MISSING)
+        if found is MISSING:
+            return {}, f"the matching line has no {pointer or '(whole line)'} to bind as {name}"
+        values[name] = found
+    return values, None
 
 
 def valid_seconds(value: Any, *, zero: bool = False) -> bool:
@@ -195,6 +259,35 @@ def load_scenario(path: Path) -> Scenario:
         problem("/argv", f"expected a list of strings, found {_found(argv)}")
         argv = []
     steps = []
+    bound: set[str] = set()  # names the steps so far bind
+
+    def check_uses(value: Any, at: str, line: int | None) -> bool:
+        unbound = [(n, p) for n, p in _placeholders(value) if n not in bound]
+        for name, pointer in unbound:
+            problem(f"{at}{pointer}", f"uses ${{{name}}}, which no earlier step binds (an expect's bind: "
+                                      f"{{{name}: /json/pointer}})", line)
+        return not unbound
+
+    def binds_of(body: dict[str, Any], at: str, line: int | None) -> tuple[tuple[str, str], ...] | None:
+        raw_binds = body.get("bind", {})
+        if not isinstance(raw_binds, dict):
+            problem(at, f"expected {{name: /json/pointer, ...}}, found {_found(raw_binds)}", line)
+            return None
+        pairs = []
+        for name, pointer in raw_binds.items():
+            if name == LINE_KEY:
+                continue
+            if not (isinstance(name, str) and NAME.fullmatch(name)):
+                problem(f"{at}/{name}", f"a name is letters, digits and _ (not first a digit), found {_found(name)}",
+                        line)
+                return None
+            if not (isinstance(pointer, str) and (pointer == "" or pointer.startswith("/"))):
+                problem(f"{at}/{name}", f"expected a JSON pointer (\"\" or starting with /), found {_found(pointer)}",
+                        line)
+                return None
+            pairs.append((name, pointer))
+        return tuple(pairs)
+
     raw_steps = raw.get("steps")
     if not isinstance(raw_steps, list) or not raw_steps:
         problem("/steps", f"expected a non-empty list of steps, found {_found(raw_steps)}")
@@ -224,17 +317,21 @@ def load_scenario(path: Path) -> Scenario:
             except (TypeError, ValueError) as exc:
                 problem(at, f"not JSON: {exc} (quote dates and other text YAML would build a value from)", line)
                 continue
+            if not check_uses(pattern, at, line):
+                continue
             if action == "send":
                 steps.append(Step("send", pattern, line=line))
                 continue
-            extra = [k for k in body if k not in ("match", "timeout", LINE_KEY)]
+            extra = [k for k in body if k not in ("match", "timeout", "bind", LINE_KEY)]
             if extra:
-                problem(f"{where}/expect/{extra[0]}", f"unknown key {extra[0]!r}; expect has match and timeout",
+                problem(f"{where}/expect/{extra[0]}", f"unknown key {extra[0]!r}; expect has match, timeout and bind",
                         line)
                 continue
             seconds = timeout_of(body, defaults["expect"], f"{where}/expect/timeout", line)
-            if seconds is not None:
-                steps.append(Step("expect", pattern, seconds, line))
+            binds = binds_of(body, f"{where}/expect/bind", line)
+            if seconds is not None and binds is not None:
+                steps.append(Step("expect", pattern, seconds, line, binds))
+                bound.update(name for name, _ in binds)
         elif action == "send_raw":
             if not isinstance(body, str):
                 problem(f"{where}/send_raw", f"expected a string, found {_found(body)}", line)
