@@ -25,7 +25,7 @@ from wirecheck.capture.ndjson import (
     read_framed,
     read_stream,
 )
-from wirecheck.capture.pieces import HAR_ENTRIES, Broken, Piece, records, split_document
+from wirecheck.capture.pieces import HAR_ENTRIES, Broken, Duplicate, OutOfOrder, Piece, records, split_document
 from wirecheck.capture.source import CaptureFile, CaptureUnreadable, Head, capture_problem
 from wirecheck.check.message import ArtifactInfo, Message
 from wirecheck.findings import Finding, Severity
@@ -191,6 +191,9 @@ def _read_document(
     # the first top-level value: one document, or the first of several (the next piece tells)
     first: tuple[Piece, Any, list[Finding]] | None = None
     for piece in splitter:
+        if isinstance(piece, Duplicate | OutOfOrder):
+            yield _envelope_finding(piece, file)
+            continue
         if isinstance(piece, Broken):
             if first is not None:
                 yield from _one_document(capture, *first)
@@ -234,6 +237,26 @@ def _read_document(
         capture.form = "artifacts"
     elif capture.form is None and not splitter.envelope and not splitter.pieces:
         yield capture_finding("EMPTY_CAPTURE", "the capture holds no messages", file)
+
+
+def _envelope_finding(said: Duplicate | OutOfOrder, file: str) -> Finding:
+    """A key given twice in a document's envelope (`log` twice; `entries` twice in it), or entries that were not put
+    in time order."""
+    if isinstance(said, OutOfOrder):
+        return capture_finding(
+            "ENTRY_ORDER", f"item {said.index} is earlier than the one before it (by `{said.member}`), and the items "
+            f"were checked in the order they are written, not in time order: {said.reason}", file,
+            where=f"{said.pointer}/{said.index}")
+    if said.checked:
+        return capture_finding(
+            "DUPLICATE_KEY", f"the key `{said.key}` is given again here (first at line {said.other_line}): JSON "
+            "readers (JavaScript's JSON.parse, Python's json) keep this later copy; the earlier one was checked too, "
+            "because the capture is read once (a pipe): save it to a file to have only this copy checked", file,
+            said.line, where=said.pointer)
+    return capture_finding(
+        "DUPLICATE_KEY", f"the key `{said.key}` is given again at line {said.other_line}: JSON readers (JavaScript's "
+        "JSON.parse, Python's json) keep the last copy, so that one is checked and this one is not", file, said.line,
+        where=said.pointer)
 
 
 def _piece_value(piece: Piece, file: str) -> tuple[Any, list[Finding]]:

@@ -182,6 +182,20 @@ class Head:
         """The first `size` bytes (fewer only when the input is shorter)."""
         return self.peek_until(lambda head: len(head) >= size, size)[:size]
 
+    def seekable(self) -> bool:
+        """Whether the input can be read again (a file, standard input from a file; not a pipe)."""
+        try:
+            return bool(self._raw.seekable())
+        except (AttributeError, OSError, ValueError):
+            return False
+
+    def tell(self) -> int:
+        return self._raw.tell() - len(self._head)
+
+    def seek(self, offset: int) -> None:
+        self._raw.seek(offset)
+        self._head, self._ended = b"", False
+
     def read1(self, size: int = -1) -> bytes:
         if self._head:
             data = self._head if size < 0 else self._head[:size]
