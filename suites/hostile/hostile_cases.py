@@ -14,8 +14,9 @@ Adding cases for a command is one decorated function per case:
         return Run(["stub", ws.contract(...), "--", ...])
 
 `ws` makes files (`ws.write`, `ws.lines`, `ws.contract` for a generated contract package with its own schemas) and
-serves a hostile platform for the case's run (`ws.platform`); `Run` carries the arguments, standard input,
-environment and what else to assert (`expect`, given the finished run). Options of `case`: `codes` (the exit codes
+serves a hostile platform for the case's run (`ws.platform`); `Run` carries the arguments, standard input (bytes, a
+file, or a `Feed` a writer pipes in), environment, what else to assert (`expect`, given the finished run) and a
+signal to send mid-run (`interrupt`: the code is then the signal's). Options of `case`: `codes` (the exit codes
 allowed), `memory_mib`, `seconds`, `large=True` for the slow tier (`nox -s hostile`).
 """
 
@@ -24,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import os
+import signal
 import socket
 import threading
 from collections.abc import Callable, Iterator
@@ -61,13 +63,38 @@ VERDICTS = {exitcodes.CONFORMS, exitcodes.FINDINGS, exitcodes.USAGE, exitcodes.I
 ALLOWED = frozenset({*VERDICTS, exitcodes.RUN_FAILED})
 
 
+@dataclass(frozen=True)
+class Feed:
+    """Standard input written through a pipe by a writer in the runner (as `cat big | wirecheck ... -`): `chunk`,
+    `count` times. Once the command has ended, however it ended, the writer must not stay blocked."""
+
+    chunk: bytes
+    count: int
+
+
+@dataclass(frozen=True)
+class Interrupt:
+    """A signal sent to the `wirecheck` process alone (not its process group: a CI runner's cancel, `kill PID`, the
+    OOM killer) once `ready(case folder, wirecheck's pid)` holds, polled until the case's time runs out. The run must
+    then end with 128 + the signal (a SIGKILL: killed by it) and leave nothing behind: whatever it started ends too,
+    within the runner's grace."""
+
+    signum: int
+    ready: Callable[[Path, int], bool]
+
+    @property
+    def code(self) -> int:
+        return -signal.SIGKILL if self.signum == signal.SIGKILL else 128 + self.signum
+
+
 @dataclass
 class Run:
     args: list[str]
-    stdin: bytes | Path | None = None
+    stdin: bytes | Path | Feed | None = None
     env: dict[str, str] = field(default_factory=dict)
     contracts: Path = DEMO
     expect: Callable[[Any], object] | None = None  # more assertions on the finished run (test_hostile.Finished)
+    interrupt: Interrupt | None = None
 
 
 @dataclass(frozen=True)

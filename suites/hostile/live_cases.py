@@ -8,13 +8,15 @@ the group) or in the case's process group.
 
 from __future__ import annotations
 
+import signal
 import socket
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import orjson
-from hostile_cases import FAKE, SUITES, Run, Workspace, case
+from hostile_cases import FAKE, SUITES, Interrupt, Run, Workspace, case
 
 HOSTILE_CLI = str(SUITES / "harness" / "hostile_cli.py")
 DEMO_CONTRACTS = str(SUITES / "data" / "contracts")
@@ -290,6 +292,41 @@ def _(ws: Workspace) -> Run:
 def _(ws: Workspace) -> Run:
     return stub(ws, sys.executable, script(ws, "rt.py", ECHOING_RUNTIME), "{url}", CASED_TOKEN,
                 orjson.dumps(echoed(CASED_TOKEN)).decode(), expect=no_spelling_in_any_output(CASED_TOKEN, ("stderr",)))
+
+
+SLEEPER = """import pathlib, sys, time
+pathlib.Path(sys.argv[1]).write_text("started")
+time.sleep(300)
+"""
+
+
+def started(root: Path, pid: int) -> bool:
+    return (root / "started").exists()
+
+
+def no_scratch_left(finished: Any) -> None:
+    left = sorted(path.name for path in (finished.root / "tmp").iterdir())
+    assert left == [], f"left in TMPDIR: {left}"
+
+
+@live("stub", "SIGKILL to wirecheck while its runtime runs: the reaper removes the scratch folder", {0})
+def _(ws: Workspace) -> Run:
+    ws.path("tmp").mkdir()
+    run = stub(ws, sys.executable, script(ws, "rt.py", SLEEPER), str(ws.path("started")), expect=no_scratch_left)
+    run.env["TMPDIR"] = str(ws.path("tmp"))
+    run.interrupt = Interrupt(signal.SIGKILL, started)
+    return run
+
+
+@live("certify", "--run: SIGKILL to wirecheck while the program runs: the reaper removes the scratch folder", {0},
+      large=True)
+def _(ws: Workspace) -> Run:
+    ws.path("tmp").mkdir()
+    run = certify_run(ws, [sys.executable, script(ws, "rt.py", SLEEPER), str(ws.path("started"))], "sleep: 60",
+                      expect=no_scratch_left)
+    run.env["TMPDIR"] = str(ws.path("tmp"))
+    run.interrupt = Interrupt(signal.SIGKILL, started)
+    return run
 
 
 @live("stub", "a runtime that cannot be started", {2}, large=True)

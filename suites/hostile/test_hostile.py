@@ -11,18 +11,21 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 import hostile_cases
 import live_cases  # noqa: F401  (registers its cases)
-from hostile_cases import CASES, Case, Run, Workspace
+from hostile_cases import CASES, Case, Feed, Interrupt, Run, Workspace
 
 from wirecheck.programs.program import Program
 
@@ -77,23 +80,85 @@ def _run(case: Case, run: Run, root: Path, hypothesis_home: Path | None) -> Fini
     # in: everything the command starts is in that group unless it leaves it, and then the reaper adopts it
     command = [sys.executable, str(MEASURE), str(measured), str(ADDRESS_SPACE_CAP), str(int(case.seconds * 2)), "--",
                sys.executable, "-m", "wirecheck", *run.args]
-    with out.open("wb") as stdout, err.open("wb") as stderr, \
-            (stdin_path.open("rb") if stdin_path is not None else open(os.devnull, "rb")) as stdin:
+    writer = None
+    with contextlib.ExitStack() as streams:
+        stdout, stderr = streams.enter_context(out.open("wb")), streams.enter_context(err.open("wb"))
+        if isinstance(run.stdin, Feed):
+            read_end, write_end = os.pipe()
+            streams.callback(os.close, read_end)  # the command's copy is its own: the writer sees only the command
+            writer = _Writer(write_end, run.stdin)
+            stdin: Any = read_end
+        else:
+            stdin = streams.enter_context((stdin_path if stdin_path is not None else Path(os.devnull)).open("rb"))
         program = Program(command, env=env, cwd=root, stdin=stdin, stdout=stdout, stderr=stderr)
+    if writer is not None:
+        writer.start()
     try:
-        code = program.wait(case.seconds)
+        if run.interrupt is not None:
+            _interrupt(case, run.interrupt, root, program, started)
+        code = program.wait(max(case.seconds - (time.monotonic() - started), 0.0))
         seconds = time.monotonic() - started
         left = _left_in_group(program.pid) if code is not None else 0
+        if run.interrupt is not None and code is not None:
+            # what the command left to end itself once it was gone (its own reapers clean up after it) is given the
+            # same grace as its process group before the runner's reaper names it
+            _left_under(program, grace=15.0)
     finally:
         escaped = program.stop(grace=5.0)  # ends what is left; names each process that had left the group
+    blocked = writer is not None and not writer.ended(grace=5.0)
     if code is None:
         pytest.fail(f"{case.id}: still running after {case.seconds:g} s (a hang); stderr: "
                     f"{err.read_text(errors='replace')[-2000:]}")
     assert not left, f"{case.id}: left {left} process(es) running in its process group"
     assert escaped == [], f"{case.id}: {escaped}"
+    assert not blocked, f"{case.id}: the process writing to its standard input stayed blocked after it ended"
     result = json.loads(measured.read_text())
     return Finished(result["code"], out.read_text(errors="replace"), err.read_text(errors="replace"),
                     result["peak_kib"] / 1024, seconds, root)
+
+
+class _Writer(threading.Thread):
+    """Writes a Feed into the command's standard input, as `cat big |` would, until the feed ends or nobody reads."""
+
+    def __init__(self, fd: int, feed: Feed):
+        super().__init__(daemon=True, name="hostile-stdin")
+        self.fd, self.feed = fd, feed
+
+    def run(self) -> None:
+        with contextlib.suppress(OSError), open(self.fd, "wb", buffering=0) as pipe:
+            for _ in range(self.feed.count):
+                pipe.write(self.feed.chunk)
+
+    def ended(self, grace: float) -> bool:
+        self.join(grace)
+        return not self.is_alive()
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as listing:
+            return [int(child) for child in listing.read().split()]
+    except OSError:
+        return []
+
+
+def _interrupt(case: Case, interrupt: Interrupt, root: Path, program: Program, started: float) -> None:
+    """Send the interrupt's signal to the `wirecheck` process (measure.py's child) once it is ready."""
+    while time.monotonic() - started < case.seconds and program.poll() is None:
+        command = _children(program.pid)
+        if command and interrupt.ready(root, command[0]):
+            os.kill(command[0], interrupt.signum)
+            return
+        time.sleep(0.05)
+    pytest.fail(f"{case.id}: never ready for its {signal.Signals(interrupt.signum).name} (exit {program.poll()})")
+
+
+def _left_under(program: Program, grace: float) -> None:
+    """Wait up to `grace` seconds for the processes under the runner's reaper (orphans it adopted) to end."""
+    reaper = program._reaper.pid
+    deadline = time.monotonic() + grace
+    while _children(reaper) and time.monotonic() < deadline:
+        time.sleep(0.1)
 
 
 def _left_in_group(pgid: int, grace: float = 5.0) -> int:
@@ -139,11 +204,17 @@ def check(case: Case, root: Path, hypothesis_home: Path | None = None) -> None:
     run, finished = run_case(case, root, hypothesis_home)
     print(f"hostile: {case.id}: exit {finished.code}, peak {finished.peak_mib:.0f} MiB of {case.memory_mib}, "
           f"{finished.seconds:.1f} s")  # shown with -s (nox -s hostile): the numbers behind the limits table
-    assert finished.code >= 0, f"{case.id}: killed by signal {-finished.code}\n{finished.stderr[-3000:]}"
-    assert finished.code != 3, f"{case.id}: internal error (exit 3)\n{finished.stderr[-3000:]}"
+    if run.interrupt is not None:  # the code is the signal's; everything else is held as for any case
+        assert finished.code == run.interrupt.code, (
+            f"{case.id}: exit {finished.code} after {signal.Signals(run.interrupt.signum).name}, expected "
+            f"{run.interrupt.code}\n{finished.stderr[-3000:]}")
+    else:
+        assert finished.code >= 0, f"{case.id}: killed by signal {-finished.code}\n{finished.stderr[-3000:]}"
+        assert finished.code != 3, f"{case.id}: internal error (exit 3)\n{finished.stderr[-3000:]}"
     assert "Traceback" not in finished.stderr, f"{case.id}: a traceback\n{finished.stderr[-3000:]}"
-    assert finished.code in case.codes, (f"{case.id}: exit {finished.code}, expected one of {sorted(case.codes)}\n"
-                                         f"{finished.stderr[-3000:]}")
+    if run.interrupt is None:
+        assert finished.code in case.codes, (f"{case.id}: exit {finished.code}, expected one of "
+                                             f"{sorted(case.codes)}\n{finished.stderr[-3000:]}")
     assert finished.peak_mib <= case.memory_mib, (
         f"{case.id}: peak memory {finished.peak_mib:.0f} MiB over its budget of {case.memory_mib} MiB")
     if run.expect is not None:

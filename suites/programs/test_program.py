@@ -139,3 +139,43 @@ def test_stop_says_what_ended_the_program(code, ended_by, returncode):
         assert program.wait(60) == returncode
     problems = program.stop(grace=1.0)
     assert (program.ended_by, program.returncode, problems) == (ended_by, returncode, [])
+
+
+OWNER = """import os, signal, sys, time
+from wirecheck.programs.program import Program, Scratch
+scratch = Scratch.create(keep=sys.argv[1] == "keep")
+program = Program([sys.executable, "-c", "import time; time.sleep(300)"], env=scratch.env(), cwd=scratch.root / "work",
+                  scratch=scratch)
+print(scratch.root, program.pid, flush=True)
+if sys.argv[1] == "stop":
+    program.stop()
+    print("stopped", scratch.root.exists(), flush=True)
+    time.sleep(300)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+@linux
+@pytest.mark.parametrize("how", ["killed", "keep", "stop"])
+def test_the_reaper_removes_the_scratch_folder_of_a_wirecheck_that_was_killed(tmp_path, how):
+    """wirecheck killed (SIGKILL: no `finally` runs) while its program runs: the reaper ends the program and removes
+    the scratch folder, which nobody else would (issue 31, defect 11). A folder kept (--keep-scratch) is kept; one
+    whose program wirecheck stopped is its owner's to remove, and the reaper leaves it."""
+    import subprocess
+
+    owner = subprocess.Popen([sys.executable, "-c", OWNER, how], stdout=subprocess.PIPE, text=True,
+                             env={**os.environ, "TMPDIR": str(tmp_path)})
+    root, pid = owner.stdout.readline().split()
+    if how == "stop":
+        assert owner.stdout.readline().split() == ["stopped", "True"]
+        owner.kill()
+    owner.wait(60)
+    deadline = time.monotonic() + 30
+    while (alive(int(pid)) or (Path(root).exists() and how == "killed")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(int(pid))
+    if how != "killed":
+        time.sleep(0.5)  # the reaper is done with the program: it would have removed the folder by now
+        assert Path(root).exists()
+        Scratch(Path(root)).remove()
+    assert not Path(root).exists()

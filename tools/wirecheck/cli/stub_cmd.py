@@ -305,7 +305,7 @@ def register(app: typer.Typer) -> None:
                     env = scratch.env({"WIRECHECK_STUB_URL": server.base_url})
                     try:  # both its streams go to wirecheck's stderr, cut: wirecheck's stdout is the report's
                         runtime = Program(argv, env=env, cwd=scratch.root / "work", stdin=subprocess.DEVNULL,
-                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, scratch=scratch)
                     except OSError as exc:
                         scratch.remove()
                         raise fail_usage(f"cannot start {command[0]!r}: {exc.strerror or exc}") from None

@@ -145,7 +145,8 @@ class ProcessConsumer:
         if self._program is None or self._program.poll() is not None:
             if self._program is not None:
                 self._stop()
-            self._program = Program(self.argv, env=self._scratch.env(pass_through=tuple(os.environ)), cwd=self.cwd)
+            self._program = Program(self.argv, env=self._scratch.env(pass_through=tuple(os.environ)), cwd=self.cwd,
+                                    scratch=self._scratch)
             self._stderr = Tail().follow(self._program.stderr)  # read as it comes: a chatty consumer never blocks
             self._buffer = b""
             self._fresh = True

@@ -69,7 +69,7 @@ class LiveProcess:
         self.line_count = 0
         self.stdin_closed_at: float | None = None  # seconds since start when the harness ended the input
         self.flooded = threading.Event()
-        self.program = Program(self.argv, env=env, cwd=scratch.root / "work")
+        self.program = Program(self.argv, env=env, cwd=scratch.root / "work", scratch=scratch)
         self._stdout_reader = threading.Thread(target=self._read_stdout, daemon=True, name="wirecheck-stdout")
         self._stdout_reader.start()
         self.stderr = Tail(limits.stderr_tail_bytes).follow(self.program.stderr)

@@ -2,7 +2,8 @@
 `fuzz-consumer`) is started and ended here, one way:
 
 - no shell: an argv, its program resolved where the user is (`resolve_program`), never in the scratch folder;
-- HOME, XDG_* and TMPDIR in a scratch folder removed afterwards (`Scratch`);
+- HOME, XDG_* and TMPDIR in a scratch folder removed afterwards (`Scratch`; by the reaper when wirecheck itself
+  was killed and could not);
 - a session and process group of its own, under a reaper process (`reaper.py`) that stays its parent: a child
   subreaper, so whatever the program starts, a `setsid` daemon that drops HOME and every variable included, is
   re-parented to it, and `Program.stop` ends all of it (SIGTERM to the group, a grace period, then SIGKILL to the

@@ -39,7 +39,7 @@ class Scratch:
 
     @classmethod
     def create(cls, keep: bool = False) -> Scratch:
-        root = Path(tempfile.mkdtemp(prefix="wirecheck-run-"))
+        root = Path(tempfile.mkdtemp(prefix="wirecheck-run-"))  # reaper.SCRATCH_PREFIX: the folders it removes
         for name in ("home", "config", "cache", "data", "state", "tmp", "work"):
             (root / name).mkdir()
         return cls(root, keep)
@@ -104,10 +104,12 @@ def resolve_program(program: str, path: str | None = None) -> str:
 class Program:
     """A program started under the reaper (see the module docstring). `stdin`, `stdout`, `stderr` are what
     subprocess.Popen takes (PIPE, DEVNULL, a file descriptor, None to share wirecheck's); with PIPE, the streams are
-    this object's `stdin`/`stdout`/`stderr`, connected to the program itself. OSError when it cannot be started."""
+    this object's `stdin`/`stdout`/`stderr`, connected to the program itself. `scratch`: the program's scratch
+    folder, which the reaper removes should wirecheck end without doing so (killed); its owner removes it otherwise
+    (a folder kept with `keep` is not given). OSError when it cannot be started."""
 
     def __init__(self, argv: Sequence[str], *, env: Mapping[str, str], cwd: str | Path | None = None,
-                 stdin: Any = DEFAULT, stdout: Any = DEFAULT, stderr: Any = DEFAULT):
+                 stdin: Any = DEFAULT, stdout: Any = DEFAULT, stderr: Any = DEFAULT, scratch: Scratch | None = None):
         if not argv:
             raise ValueError("no command to run")
         self.argv = list(argv)
@@ -140,8 +142,9 @@ class Program:
         try:
             # json, not orjson: an argument or variable that is not UTF-8 arrives as a lone surrogate (Python's
             # surrogateescape) and must leave the reaper as the bytes it was
-            ours.sendall(json.dumps({"argv": self.argv, "env": dict(env), "cwd": None if cwd is None else str(cwd)})
-                         .encode() + b"\n")
+            removed = None if scratch is None or scratch.keep else str(scratch.root)
+            ours.sendall(json.dumps({"argv": self.argv, "env": dict(env), "cwd": None if cwd is None else str(cwd),
+                                     "scratch": removed}).encode() + b"\n")
             ours.settimeout(START_SECONDS)
             first = self._read()
             ours.settimeout(None)

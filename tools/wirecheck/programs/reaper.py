@@ -3,10 +3,10 @@
     python -I -S -X utf8 reaper.py FD
 
 FD is one end of a socket pair; wirecheck holds the other. This script reads one JSON line from it,
-`{"argv": [...], "env": {...}, "cwd": "..."}`, becomes a child subreaper (Linux `PR_SET_CHILD_SUBREAPER`: every
-process the program starts that is orphaned, a `setsid` daemon included, is re-parented here instead of to init),
-starts the program in a session (and process group) of its own with this script's standard streams, lets go of
-those streams, and answers with JSON lines:
+`{"argv": [...], "env": {...}, "cwd": "...", "scratch": "..."}`, becomes a child subreaper (Linux
+`PR_SET_CHILD_SUBREAPER`: every process the program starts that is orphaned, a `setsid` daemon included, is
+re-parented here instead of to init), starts the program in a session (and process group) of its own with this
+script's standard streams, lets go of those streams, and answers with JSON lines:
 
     {"pid": N}                          the program started (or {"error": errno, "message": "..."}: it did not)
     {"exit": CODE}                      the program exited (CODE as subprocess reports it: -N for signal N)
@@ -18,7 +18,8 @@ those streams, and answers with JSON lines:
 It stops on `{"stop": GRACE}` from wirecheck, on end of file (wirecheck is gone, even by SIGKILL) and on SIGTERM,
 SIGHUP or SIGINT: SIGTERM to the program's group, GRACE seconds for it to exit, then SIGKILL to the group and to
 every process left under this one, round after round, until none is left. Orphans that exit on their own are
-reaped as they go, so no zombie is left either.
+reaped as they go, so no zombie is left either. When wirecheck is gone by then, nobody else will remove the
+program's scratch folder (`scratch`, a `wirecheck-run-*` folder: its HOME, TMPDIR, work folder): this script does.
 
 Only the standard library, no wirecheck import: it runs isolated (-I) and without site-packages (-S), so it starts in
 a few milliseconds and nothing of the user's environment (PYTHONPATH, a sitecustomize) runs in it.
@@ -30,6 +31,7 @@ import contextlib
 import json
 import os
 import selectors
+import shutil
 import signal
 import socket
 import subprocess
@@ -39,6 +41,7 @@ from typing import Any
 
 PR_SET_CHILD_SUBREAPER = 36
 CLEANUP_SECONDS = 10.0  # rounds of killing what is left under the reaper end after this long (a fork bomb)
+SCRATCH_PREFIX = "wirecheck-run-"  # programs.Scratch's folders: the only ones this script removes
 
 
 def become_subreaper() -> None:
@@ -165,7 +168,7 @@ class Reaper:
                             data = b""
                         if not data:  # wirecheck is gone
                             stopping.append(0.0)
-                            continue
+                            break
                         for line in data.splitlines():
                             with contextlib.suppress(ValueError, TypeError, AttributeError):
                                 stopping.append(max(float(json.loads(line)["stop"]), 0.0))
@@ -174,6 +177,19 @@ class Reaper:
                             while os.read(wake_read, 512):
                                 pass
         self.stop(stopping[0])
+        scratch = spec.get("scratch")
+        if isinstance(scratch, str) and os.path.basename(scratch).startswith(SCRATCH_PREFIX) and self.peer_gone():
+            shutil.rmtree(scratch, ignore_errors=True)
+
+    def peer_gone(self) -> bool:
+        """wirecheck has closed its end (it ended without removing the scratch folder: killed, or it died)."""
+        try:
+            self.control.setblocking(False)
+            return self.control.recv(1, socket.MSG_PEEK) == b""
+        except BlockingIOError:
+            return False
+        except OSError:
+            return True
 
 
 def _group_alive(group: int) -> bool:
