@@ -11,6 +11,7 @@ import pytest
 
 from wirecheck.diff import diff_schemas
 from wirecheck.diff.derive import derive
+from wirecheck.diff.inputs import read_input
 
 D = "https://json-schema.org/draft/2020-12/schema"
 MCP = Path(__file__).resolve().parents[2] / "fixtures" / "mcp-schema"
@@ -128,8 +129,21 @@ def test_kinds_auto_on_a_schema_of_one_message_is_the_whole_schema() -> None:
     assert {f.kind for f in diff_schemas(old, new).findings} == {"schema"}
 
 
-def test_a_schema_of_definitions_only_is_compared_definition_by_definition() -> None:
-    """MCP's schema.json has no root: every definition is a kind of its own."""
+def test_the_kinds_of_a_schema_of_definitions_are_the_members_of_its_message_unions() -> None:
+    """MCP's schema.json has no root: the unions nothing uses (`ClientRequest`, `JSONRPCMessage`, …) list the
+    messages; helpers outside them (`Request`, `PaginatedRequest`, `EmptyResult`) and the definitions a message
+    uses (`Implementation`, `Result`) are no kinds of their own."""
+    uri = "https://schemas.wirecheck.invalid/diff-schemas/old/"
+    old = read_input(json.loads((MCP / "2025-03-26" / "schema.json").read_text(encoding="utf-8"))).schema
+    kinds = {k.id: k for k in derive({uri: old}, uri + "#", "old").kinds}
+    assert {"ping request", "initialize request", "notifications/initialized notification", "InitializeResult",
+            "JSONRPCRequest", "JSONRPCError"} <= set(kinds)
+    assert not {"Request", "PaginatedRequest", "EmptyResult", "Implementation", "Result", "ClientRequest"} & set(kinds)
+    assert kinds["ping request"].uses == ("ClientRequest", "ServerRequest") and kinds["ping request"].dispatch
+    assert not kinds["InitializeResult"].dispatch  # results are told apart by validation, not by a name
+
+
+def test_a_removed_method_of_a_schema_of_definitions_is_a_removed_kind_and_a_changed_part_shows_where_used() -> None:
     old = json.loads((MCP / "2025-03-26" / "schema.json").read_text(encoding="utf-8"))
     new = copy.deepcopy(old)
     del new["definitions"]["PingRequest"]
@@ -138,14 +152,94 @@ def test_a_schema_of_definitions_only_is_compared_definition_by_definition() -> 
             union["anyOf"] = [m for m in union["anyOf"] if m != {"$ref": "#/definitions/PingRequest"}]
     new["definitions"]["Implementation"]["required"] = [*new["definitions"]["Implementation"]["required"], "title"]
     new["definitions"]["Implementation"]["properties"]["title"] = {"type": "string"}
-    result = diff_schemas(old, new)
+    result = diff_schemas(read_input(old).schema, read_input(new).schema)
     assert result.nothing_compared is None
     removed = [f for f in result.findings if f.rule == "MESSAGE_KIND_REMOVED"]
-    assert [f.kind for f in removed] == ["PingRequest"] and removed[0].witnesses
+    assert [f.kind for f in removed] == ["ping request"] and removed[0].witnesses
+    assert removed[0].witnesses[0].payload["method"] == "ping"
     required = {f.kind: f for f in result.findings if f.rule == "REQUIRED_PROPERTY_ADDED"}
-    assert required["Implementation"].path == "/title"
-    assert required["InitializeRequest"].path == "/params/clientInfo/title"  # where it is used, too
-    assert required["Implementation"].breaks("backward") and required["InitializeRequest"].breaks("backward")
+    assert set(required) == {"initialize request", "InitializeResult"}  # Implementation is a part, not a kind
+    assert required["initialize request"].path == "/params/clientInfo/title"
+    assert required["InitializeResult"].path == "/serverInfo/title"
+    assert all(f.breaks("backward") for f in required.values())
+
+
+DRAFT7 = "http://json-schema.org/draft-07/schema#"
+
+
+def _message_referring_to(name: str) -> dict[str, Any]:
+    return {"type": "object", "properties": {"ref": {"$ref": f"#/definitions/{name}"}}, "required": ["ref"]}
+
+
+A_SHAPE = {"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}
+
+
+def _cli_exit(tmp_path: Path, old: Any, new: Any) -> tuple[int, str]:
+    from typer.testing import CliRunner
+
+    from wirecheck.cli.app import app
+
+    (tmp_path / "old.json").write_text(json.dumps(old), encoding="utf-8")
+    (tmp_path / "new.json").write_text(json.dumps(new), encoding="utf-8")
+    run = CliRunner().invoke(app, ["diff-schemas", str(tmp_path / "old.json"), str(tmp_path / "new.json"),
+                                   "--format", "json"])
+    return run.exit_code, run.stdout
+
+
+def test_a_definition_renamed_with_the_same_shape_removes_no_kind(tmp_path: Path) -> None:
+    """Issue 30, 1: `A` → `B` (the same shape), used by `Msg`: no kind was removed; exit 0."""
+    old = {"$schema": DRAFT7, "definitions": {"Msg": _message_referring_to("A"), "A": A_SHAPE}}
+    new = {"$schema": DRAFT7, "definitions": {"Msg": _message_referring_to("B"), "B": A_SHAPE}}
+    code, out = _cli_exit(tmp_path, old, new)
+    assert code == 0, out
+    assert json.loads(out)["pairs"][0]["findings"] == []
+
+
+def test_a_helper_beside_a_union_of_messages_is_no_kind(tmp_path: Path) -> None:
+    """Issue 30, 1: `Base`, outside the root union that lists the messages, dropped: nothing was removed."""
+    defs = {"Message": {"oneOf": [{"$ref": "#/definitions/Msg"}]}, "Msg": A_SHAPE,
+            "Base": {"type": "object", "properties": {"y": {"type": "integer"}}, "required": ["y"]}}
+    old = {"$schema": DRAFT7, "definitions": defs}
+    new = {"$schema": DRAFT7, "definitions": {k: v for k, v in defs.items() if k != "Base"}}
+    code, out = _cli_exit(tmp_path, old, new)
+    assert code == 0, out
+    assert json.loads(out)["pairs"][0]["findings"] == []
+
+
+def test_a_kind_removed_for_real_is_still_a_removed_kind_with_a_witness(tmp_path: Path) -> None:
+    """The other side of the same rule: a message of the union that nothing in the new schema accepts."""
+    other = {"type": "object", "properties": {"z": {"type": "boolean"}}, "required": ["z"],
+             "additionalProperties": False}
+    old = {"$schema": DRAFT7, "definitions": {
+        "Message": {"oneOf": [{"$ref": "#/definitions/Msg"}, {"$ref": "#/definitions/Other"}]},
+        "Msg": {**A_SHAPE, "additionalProperties": False}, "Other": other}}
+    new = {"$schema": DRAFT7, "definitions": {"Message": {"oneOf": [{"$ref": "#/definitions/Msg"}]},
+                                              "Msg": {**A_SHAPE, "additionalProperties": False}}}
+    result = diff_schemas(read_input(old).schema, read_input(new).schema)
+    (removed,) = [f for f in result.findings if f.rule == "MESSAGE_KIND_REMOVED"]
+    assert removed.kind == "Other" and removed.breaks("backward", "tolerant")
+    assert [w.payload for w in removed.witnesses if w.view == "tolerant"] == [{"z": False}]
+
+
+def test_a_union_member_renamed_and_changed_is_matched_by_use() -> None:
+    """MCP 2025-06-18 → 2025-11-25: `JSONRPCError` → `JSONRPCErrorResponse` (its `id` became optional): the same
+    member of `JSONRPCMessage`, compared as one kind under its new name, not a removed and an added kind."""
+    error = {"type": "object", "required": ["jsonrpc", "id", "error"], "properties": {
+        "jsonrpc": {"const": "2.0"}, "id": {"type": ["string", "integer"]}, "error": {"type": "object"}}}
+    request = {"type": "object", "required": ["jsonrpc", "id", "method"], "properties": {
+        "jsonrpc": {"const": "2.0"}, "id": {"type": ["string", "integer"]}, "method": {"type": "string"}}}
+    renamed = {**error, "required": ["jsonrpc", "error"]}
+    old = {"$schema": D, "$defs": {"JSONRPCMessage": {"anyOf": [{"$ref": "#/$defs/JSONRPCRequest"},
+                                                                {"$ref": "#/$defs/JSONRPCError"}]},
+                                   "JSONRPCRequest": request, "JSONRPCError": error}}
+    new = {"$schema": D, "$defs": {"JSONRPCMessage": {"anyOf": [{"$ref": "#/$defs/JSONRPCRequest"},
+                                                                {"$ref": "#/$defs/JSONRPCErrorResponse"}]},
+                                   "JSONRPCRequest": request, "JSONRPCErrorResponse": renamed}}
+    result = diff_schemas(old, new)
+    rules = {(f.rule, f.kind, f.path) for f in result.findings}
+    assert ("MESSAGE_KIND_RENAMED", "JSONRPCErrorResponse", "") in rules
+    assert ("PROPERTY_BECAME_OPTIONAL", "JSONRPCErrorResponse", "/id") in rules
+    assert not any(f.rule in ("MESSAGE_KIND_REMOVED", "MESSAGE_KIND_ADDED") for f in result.findings)
 
 
 def test_a_tagged_root_union_is_compared_member_by_member() -> None:
@@ -164,3 +258,35 @@ def test_a_tagged_root_union_is_compared_member_by_member() -> None:
 @pytest.mark.parametrize("kinds", ["auto", "none"])
 def test_identical_schemas_report_nothing_either_way(kinds: str) -> None:
     assert diff_schemas(acp_like(), acp_like(), kinds=kinds).findings == ()
+
+
+def _jsonrpc_schema(ping: dict[str, Any]) -> dict[str, Any]:
+    """MCP's layout: an envelope union (`JSONRPCMessage`) beside the unions of payloads (`ClientRequest`)."""
+    envelope = {"jsonrpc": {"const": "2.0"}, "id": {"type": ["string", "integer"]}, "method": {"type": "string"},
+                "params": {"type": "object"}}
+    return {"$schema": D, "$defs": {
+        "JSONRPCMessage": {"anyOf": [{"$ref": "#/$defs/JSONRPCRequest"}, {"$ref": "#/$defs/JSONRPCNotification"}]},
+        "JSONRPCRequest": {"type": "object", "required": ["jsonrpc", "id", "method"], "properties": envelope},
+        "JSONRPCNotification": {"type": "object", "required": ["jsonrpc", "method"],
+                                "properties": {k: v for k, v in envelope.items() if k != "id"}},
+        "ClientRequest": {"anyOf": [{"$ref": "#/$defs/PingRequest"}]},
+        "PingRequest": ping}}
+
+
+def test_a_request_that_now_requires_what_its_envelope_required_breaks_nothing() -> None:
+    """Issue 30, 2 (MCP 2025-06-18 → 2025-11-25, 50 false errors): `PingRequest` now also requires `id` and
+    `jsonrpc`, which every request's envelope (`JSONRPCRequest`) required already: `{"method": "ping"}` was never
+    a valid message. The kind is judged as the messages both its definition and its envelope accept."""
+    ping = {"type": "object", "required": ["method"], "properties": {"method": {"const": "ping"}}}
+    framed = {"type": "object", "required": ["jsonrpc", "id", "method"], "properties": {
+        "jsonrpc": {"const": "2.0"}, "id": {"type": ["string", "integer"]}, "method": {"const": "ping"}}}
+    result = diff_schemas(_jsonrpc_schema(ping), _jsonrpc_schema(framed))
+    assert [f.rule for f in result.findings] == []
+    # what the envelope did not require is still a change: `id` may no longer be an integer
+    narrowed = {**framed, "properties": {**framed["properties"], "id": {"type": "string"}}}
+    result = diff_schemas(_jsonrpc_schema(ping), _jsonrpc_schema(narrowed))
+    (finding,) = result.findings
+    assert finding.kind == "ping request" and finding.path == "/id" and finding.breaks("backward", "tolerant")
+    assert finding.old_location == "#/$defs/JSONRPCRequest/properties/id"
+    assert {**finding.witnesses[0].payload, "id": 0} == {"id": 0, "jsonrpc": "2.0", "method": "ping"}
+    assert isinstance(finding.witnesses[0].payload["id"], int)

@@ -24,6 +24,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from wirecheck.contracts.views import subschemas
+from wirecheck.diff.flat import flatten
 from wirecheck.diff.shape import unwrapped
 from wirecheck.diff.side import Side, child, join, uri_of
 from wirecheck.diff.vocabulary import assertions, is_annotation, required_alternatives, tag
@@ -49,6 +51,7 @@ class DerivedKind:
     dispatch: bool  # told apart by name (method, definition) rather than by validation
     key: str = ""  # a second identity to match by when the id changed (the method and role)
     written: str = ""  # where the message type itself is written (the leaf of a synthetic kind)
+    uses: tuple[str, ...] = ()  # the unions that list it (a schema of definitions): kinds are matched by use too
 
 
 @dataclass
@@ -57,6 +60,9 @@ class Derived:
     by_definition: bool = False  # the kinds are the definitions of a schema without a root constraint
     resources: dict[str, Any] = field(default_factory=dict)  # the synthetic resource, when there is one
     origins: dict[str, str] = field(default_factory=dict)  # synthetic location → where it is written
+    # the schema every message of every kind satisfies (a kind told apart by validation is checked against it):
+    # the root, or for a schema of definitions a synthetic union of its kinds
+    whole: str | None = None
 
 
 def match_derived(old: list[DerivedKind], new: list[DerivedKind]) -> tuple[
@@ -108,8 +114,7 @@ def derive(resources: dict[str, Any], root: str, side_name: str) -> Derived | No
     definitions = node.get("$defs") if isinstance(node.get("$defs"), dict) else node.get("definitions")
     if not assertions(node) and isinstance(definitions, dict) and definitions:
         word = "$defs" if isinstance(node.get("$defs"), dict) else "definitions"
-        return Derived([DerivedKind(name, child(root, word, name), f"definition {name}", True)
-                        for name in definitions], by_definition=True)
+        return _definition_kinds(reader, root, word, list(definitions), side_name)
     leaves: list[_Leaf] = []
     _unfold(reader, root, (), (), leaves, (None, None), None, 0, top=True)
     if len(leaves) < 2 or len(leaves) > _MAX_KINDS:
@@ -127,6 +132,172 @@ def derive(resources: dict[str, Any], root: str, side_name: str) -> Derived | No
         derived.kinds.append(DerivedKind(kind_id, f"{synthetic}#/$defs/{name}", selector, dispatch, key, written))
         derived.origins[f"{synthetic}#/$defs/{name}"] = written  # a kind's schema is shown as its message type
     return derived
+
+
+def _definition_kinds(reader: Side, root: str, word: str, names: list[str], side_name: str) -> Derived:
+    """The kinds of a schema that is only definitions (MCP's `schema.json`). A definition another one uses (a
+    property's type, an `allOf` part, a member of a union something uses) is a part of messages, not a message
+    kind of its own. Where unions that nothing uses list definitions (MCP's `ClientRequest`, `JSONRPCMessage`),
+    their members are the kinds and the definitions outside them are helpers (a base type, a shared part);
+    otherwise the kinds are the definitions nothing uses. A kind with a `method` constant is named by it and its
+    role (`ping request`), as readers dispatch on it; any other by its definition name, told apart by validation.
+
+    Where one listing union is a JSON-RPC envelope (its members all require `jsonrpc`) and a kind is the envelope's
+    payload written at the same level (a `method` beside the envelope's `method`), the kind's messages are those
+    both accept: MCP's requests say `method` and `params`, the envelope `jsonrpc` and `id`, and a request that
+    starts requiring `id` itself (2025-11-25) breaks no message that was valid before."""
+    at = {name: child(root, word, name) for name in names}
+    members: dict[str, list[str]] = {}  # a union of definitions → the definitions it lists
+    refers: dict[str, set[str]] = {}  # definition → the definitions it refers to
+    for name in names:
+        listed = _listed_definitions(reader, at[name])
+        if listed:
+            members[name] = listed
+        refers[name] = {target for target in _referred(reader, at[name]) if target in at and target != name}
+    referred = {target for targets in refers.values() for target in targets}
+    roots = [name for name in names if name not in referred]
+    listing: set[str] = set()  # the unions nothing uses, and the unions they list, and so on
+    todo = [name for name in roots if name in members]
+    while todo:
+        name = todo.pop()
+        if name not in listing:
+            listing.add(name)
+            todo += [m for m in members[name] if m in members]
+    leaves: dict[str, list[str]] = {}  # kind → the listing unions it is a member of, in order of discovery
+    for union in names:
+        for member in members.get(union, []) if union in listing else []:
+            if member not in listing:
+                leaves.setdefault(member, []).append(union)
+    used = _parts_of(refers, leaves)
+    leaves = {name: unions for name, unions in leaves.items() if name not in used}
+    if not leaves:  # no union lists the messages: the definitions nothing uses are the kinds
+        leaves = {name: [] for name in roots}
+    kinds = [name for name in names if name in leaves]
+    synthetic = KINDS_RESOURCE.format(side=side_name)
+    derived = Derived([], by_definition=True, resources={synthetic: {"$id": synthetic, "$defs": {}}})
+    out = derived.resources[synthetic]["$defs"]
+    roles = {name: next((r for suffix, r in _ROLE_SUFFIXES if name.endswith(suffix)), "") or next(
+        (r for union in leaves[name] for suffix, r in _ROLE_SUFFIXES if union.endswith(suffix)), "")
+        for name in kinds}
+    envelope = _envelope(reader, kinds, at, leaves, roles)
+    named: list[tuple[str, str, bool, str]] = []
+    for name in kinds:
+        method, role = _method_of(reader, at[name]), roles[name]
+        if method is not None:
+            kind_id = f"{method} {role}" if role else method
+            named.append((kind_id, f"result of method {method}" if role == "response" else f"method {method}",
+                          True, kind_id))
+        else:
+            named.append((name, f"definition {name}", False, ""))
+    counts = Counter(kind_id for kind_id, *_ in named)
+    for index, (name, (kind_id, selector, dispatch, key)) in enumerate(zip(kinds, named, strict=True)):
+        if counts[kind_id] > 1:  # one method in two definitions: told apart by their names
+            kind_id, selector, dispatch, key = f"{kind_id} ({name})", f"{selector} ({name})", dispatch, ""
+        location = at[name]
+        wrap = envelope.get(name)
+        if wrap:
+            location = f"{synthetic}#/$defs/k{index}"
+            out[f"k{index}"] = {"allOf": [{"anyOf": [{"$ref": uri_of(part)} for part in wrap]}
+                                          if len(wrap) > 1 else {"$ref": uri_of(wrap[0])},
+                                          {"$ref": uri_of(at[name])}]}
+            derived.origins[location] = at[name]
+        derived.kinds.append(DerivedKind(kind_id, location, selector, dispatch, key, at[name],
+                                         uses=tuple(leaves[name])))
+    # what the schema accepts as a message: what its top unions list (a generic member such as MCP's `Result`
+    # included, though it is no kind of its own), else any of its kinds
+    whole = [at[name] for name in roots if name in listing] or [kind.location for kind in derived.kinds]
+    if whole:
+        out["all"] = {"anyOf": [{"$ref": uri_of(location)} for location in whole]}
+        derived.whole = f"{synthetic}#/$defs/all"
+    return derived
+
+
+def _listed_definitions(side: Side, location: str) -> list[str]:
+    """The definitions a union lists by `$ref` (`anyOf: [{$ref: A}, {$ref: B}, {type: array, …}]`: A and B), when a
+    union is all it says; else []."""
+    node = side.node(location)
+    if not isinstance(node, dict) or not assertions(node) <= {"anyOf", "oneOf", "type"}:
+        return []
+    words = [w for w in ("anyOf", "oneOf") if isinstance(node.get(w), list) and node[w]]
+    if len(words) != 1:
+        return []
+    out = []
+    for index in range(len(node[words[0]])):
+        found, _ = _through_wrappers(side, child(location, words[0], index))
+        name = _definition_name(found)
+        if name is not None and found.partition("#")[0] == location.partition("#")[0] and name not in out:
+            out.append(name)
+    return out
+
+
+def _parts_of(refers: dict[str, set[str]], kinds: dict[str, list[str]]) -> set[str]:
+    """The kinds another kind reaches through `$ref`s (directly or through other definitions): parts of messages,
+    not messages of their own. A kind that reaches only itself again (a recursive message) stays a kind. One
+    breadth-first pass from every kind at once: each definition remembers the kind it was reached from, or that
+    several reached it."""
+    several = object()
+    reached: dict[str, Any] = {}
+    todo = [(target, kind) for kind in kinds for target in refers[kind]]
+    while todo:
+        name, source = todo.pop()
+        label = reached.get(name)
+        if label is several or label == source:
+            continue
+        reached[name] = source if label is None else several
+        todo += [(target, reached[name]) for target in refers.get(name, ())]
+    return {kind for kind in kinds if reached.get(kind, kind) != kind}
+
+
+def _referred(side: Side, location: str) -> set[str]:
+    """The names of the definitions a `$ref` inside the node at `location` refers to (not followed further)."""
+    out = set()
+    for node, path in subschemas(side.node(location)):
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            name = _definition_name(join(child(location, *path), ref))
+            if name is not None:
+                out.add(name)
+    return out
+
+
+def _method_of(side: Side, location: str) -> str | None:
+    """The `method` constant of the object at `location` (a JSON-RPC request or notification), if it has one."""
+    flat = flatten(side, location)
+    if "method" not in flat.properties:
+        return None
+    prop = flatten(side, flat.properties["method"])
+    value = prop.enum[0] if prop.enum is not None and len(prop.enum) == 1 else None
+    return value if isinstance(value, str) else None
+
+
+def _envelope(side: Side, listed: list[str], at: dict[str, str], leaves: dict[str, list[str]],
+              roles: dict[str, str]) -> dict[str, list[str]]:
+    """kind → the members of the JSON-RPC envelope union its messages also satisfy (see `_definition_kinds`)."""
+    by_union: dict[str, list[str]] = {}
+    for name in listed:
+        for union in leaves[name]:
+            by_union.setdefault(union, []).append(name)
+    flats = {name: flatten(side, at[name]) for name in listed}
+    # the union's members that require `jsonrpc` and name no method of their own (MCP 2025-03-26 lists JSON-RPC
+    # batches, arrays, beside them; from 2025-11-25 on every request requires `jsonrpc` too)
+    envelope = next((framed for names in by_union.values() if len(framed := [
+        n for n in names if "jsonrpc" in flats[n].required and _method_of(side, at[n]) is None]) > 1), None)
+    if envelope is None:
+        return {}
+    calls = [n for n in envelope if "method" in flats[n].properties]
+    out = {}
+    for name, flat in flats.items():
+        if name in envelope or "method" not in flat.properties or not calls:
+            continue
+        role = roles[name]
+        if role == "request":
+            parts = [n for n in calls if "id" in flats[n].required]
+        elif role == "notification":
+            parts = [n for n in calls if "id" not in flats[n].required]
+        else:
+            parts = []
+        out[name] = [at[n] for n in (parts or calls)]
+    return out
 
 
 def _unfold(side: Side, location: str, steps: tuple[_Step, ...], labels: tuple[str, ...], out: list[_Leaf],

@@ -23,7 +23,7 @@ from wirecheck.diff import semantic
 from wirecheck.diff.catalogue import diff_rule_catalogue
 from wirecheck.diff.derive import DerivedKind, derive, match_derived
 from wirecheck.diff.fingerprints import fingerprint
-from wirecheck.diff.flat import short_location
+from wirecheck.diff.flat import flatten, short_location
 from wirecheck.diff.instances import example
 from wirecheck.diff.model import (
     BACKWARD,
@@ -512,7 +512,8 @@ def diff_schemas(old_schema: Any, new_schema: Any, options: DiffOptions | None =
             findings, verdict = compare_surface(pair, "schema", "schema", old_id + "#", new_id + "#")
             verdicts = [verdict]
         else:
-            findings, verdicts = _diff_derived(pair, old_kinds.kinds, new_kinds.kinds, old_id + "#", new_id + "#")
+            findings, verdicts = _diff_derived(pair, old_kinds.kinds, new_kinds.kinds, old_kinds.whole or old_id + "#",
+                                               new_kinds.whole or new_id + "#")
     nothing = None if pair.constrained else (
         "neither schema constrains anything at its root (only definitions or annotations there): every payload "
         "is accepted by both, so nothing was compared")
@@ -522,11 +523,14 @@ def diff_schemas(old_schema: Any, new_schema: Any, options: DiffOptions | None =
 
 def _diff_derived(pair: _Pair, old_kinds: list[DerivedKind], new_kinds: list[DerivedKind], old_root: str,
                   new_root: str) -> tuple[list[DiffFinding], list[KindVerdict]]:
-    """Kinds derived from two raw schemas: matched by id, else by key (a method and role under another name);
-    each matched pair compared like a catalog's kind, the others added or removed."""
+    """Kinds derived from two raw schemas: matched by id, else by key (a method and role under another name), else
+    (kinds told apart by validation) by shape and use; each matched pair compared like a catalog's kind, the others
+    added or removed. `old_root`, `new_root`: the schemas every message of a side satisfies."""
     findings: list[DiffFinding] = []
     verdicts: list[KindVerdict] = []
     matched, only_old, only_new = match_derived(old_kinds, new_kinds)
+    alike, only_old, only_new = _match_by_shape_and_use(pair, only_old, only_new)
+    matched += alike
     for old_kind, new_kind in matched:
         if old_kind.id != new_kind.id:
             findings.append(pair.finding("MESSAGE_KIND_RENAMED", new_kind.id, "kind",
@@ -543,6 +547,37 @@ def _diff_derived(pair: _Pair, old_kinds: list[DerivedKind], new_kinds: list[Der
         findings += _derived_kind_changed(pair, kind, "MESSAGE_KIND_REMOVED", (pair.old, kind.location),
                                           (pair.new, new_root))
     return findings, verdicts
+
+
+def _match_by_shape_and_use(pair: _Pair, only_old: list[DerivedKind], only_new: list[DerivedKind]) -> tuple[
+        list[tuple[DerivedKind, DerivedKind]], list[DerivedKind], list[DerivedKind]]:
+    """Kinds told apart by validation (named by a definition or a title, not a method) that one side calls by
+    another name: matched when written alike (a definition renamed, `$ref`s followed: MCP's `JSONRPCError` →
+    `JSONRPCErrorResponse`), else when listed by the same union with half their property names or more in common
+    (best first). A kind named by a method is matched by its method alone: readers dispatch on it."""
+    matched: list[tuple[DerivedKind, DerivedKind]] = []
+    left_old = [k for k in only_old if not k.dispatch]
+    left_new = [k for k in only_new if not k.dispatch]
+    for kind in list(left_old):
+        twin = next((k for k in left_new if same_shape(pair.old, kind.location, pair.new, k.location)), None)
+        if twin is not None:
+            matched.append((kind, twin))
+            left_old.remove(kind)
+            left_new.remove(twin)
+    scored = []
+    for a in left_old:
+        names_a = set(flatten(pair.old, a.location).properties)
+        for b in left_new:
+            names_b = set(flatten(pair.new, b.location).properties)
+            if set(a.uses) & set(b.uses) and names_a and names_b:
+                scored.append((len(names_a & names_b) / len(names_a | names_b), a.id, b.id, a, b))
+    for score, _, _, a, b in sorted(scored, key=lambda s: (-s[0], s[1], s[2])):
+        if score >= 0.5 and a in left_old and b in left_new:
+            matched.append((a, b))
+            left_old.remove(a)
+            left_new.remove(b)
+    done = {id(k) for pair_ in matched for k in pair_}
+    return (matched, [k for k in only_old if id(k) not in done], [k for k in only_new if id(k) not in done])
 
 
 def _derived_kind_changed(pair: _Pair, kind: DerivedKind, rule: str, own: tuple[Side, str],

@@ -125,17 +125,57 @@ class Side:
                 raise TooDeepToCanonicalise(f"{location} reaches {depth} levels deep with its $refs followed (more "
                                             f"than {CANONICAL_DEPTH_LIMIT}): its containment is unknown")
             tag = f"{self.name}-{view}-{id(self):x}"
-            registry_key = f"canonical:{view}"
-            if registry_key not in self._registries:
-                self._registries[registry_key] = jsonschema_rs.Registry([
-                    (_retag(uri, tag), {**schema, "$id": _retag(uri, tag)} if isinstance(schema, dict) else schema)
-                    for uri, schema in self.view(view).items()
-                ])
+            registry = jsonschema_rs.Registry(list(self._reached_copy(location, view, tag).items()))
             self._canonical[key] = jsonschema_rs.canonicalize(
-                {"$schema": DIALECT, "$ref": _retag(uri_of(location), tag)}, registry=self._registries[registry_key],
-                validate_formats=True,
-            )
+                {"$schema": DIALECT, "$ref": _retag(uri_of(location), tag)}, registry=registry, validate_formats=True)
         return self._canonical[key]
+
+    def _reached_copy(self, location: str, view: str, tag: str) -> dict[str, Any]:
+        """The resources as a canonical form of `location` needs them: only the nodes it reaches (itself and what
+        its `$ref`s reach), each at its own JSON pointer, under URIs retagged with `tag` — `$ref`s between
+        resources included (a kind's synthetic schema refers into the user's file by absolute URI). A registry
+        of whole resources would hold a 5 MB schema again for every canonical form of a small part of it."""
+        bases = {uri.partition("#")[0] for uri in self.resources}
+        out: dict[str, Any] = {}
+        placed: set[tuple[str, tuple[str, ...]]] = set()
+        for at in sorted(self._reached(location), key=lambda loc: loc.count("/")):  # outer nodes first
+            base, _, fragment = at.partition("#")
+            tokens = parse_pointer(fragment)
+            if any((base, tokens[:i]) in placed for i in range(len(tokens))):
+                continue  # inside a node copied already
+            placed.add((base, tokens))
+            copy = _retagged(self.node(at, view), tag, bases)
+            if not tokens:
+                out[base] = copy
+                continue
+            holder: Any = out.setdefault(base, {})
+            original: Any = self.view(view)[base]
+            for index, token in enumerate(tokens):
+                step: Any = int(token) if isinstance(holder, list) else token
+                original = original[step]
+                if isinstance(holder, list):
+                    holder.extend(True for _ in range(step + 1 - len(holder)))  # unread places: `true`
+                if index == len(tokens) - 1:
+                    holder[step] = copy
+                elif isinstance(holder, list):
+                    if not isinstance(holder[step], dict | list):
+                        holder[step] = [] if isinstance(original, list) else {}
+                    holder = holder[step]
+                else:
+                    holder = holder.setdefault(step, [] if isinstance(original, list) else {})
+        return {_retag(base, tag): {**schema, "$id": _retag(base, tag), "$schema": DIALECT}
+                if isinstance(schema, dict) else schema for base, schema in out.items()}
+
+    def _reached(self, location: str) -> list[str]:
+        """`location` and every location its `$ref`s reach, transitively."""
+        _, refs = self._text_and_refs(location)
+        seen, todo = {location}, list(refs)
+        while todo:
+            at = todo.pop()
+            if at not in seen:
+                seen.add(at)
+                todo += self._text_and_refs(at)[1]
+        return sorted(seen)
 
     def depth(self, location: str) -> int:
         """How many levels a walk that follows `$ref`s goes down from `location` (a `$ref` is a level; a `$ref`
@@ -289,6 +329,32 @@ class Side:
         if not self.confirms(location, view, payload, accepted):
             return None, []
         return accepted, [] if accepted else self.errors(location, view, payload)
+
+
+def _retagged(node: Any, tag: str, bases: set[str]) -> Any:
+    """A copy of a schema node whose absolute `$ref`s into `bases` carry `tag` (see `_retag`); iterative, as a
+    schema may nest deeper than Python recursion goes."""
+    root: list[Any] = [None]
+    stack: list[tuple[Any, Any, Any]] = [(node, root, 0)]
+    while stack:
+        value, holder, key = stack.pop()
+        if isinstance(value, dict):
+            copy: Any = {}
+            for name, item in value.items():
+                if name in DATA_KEYWORDS or not isinstance(item, dict | list):
+                    copy[name] = item
+                else:
+                    stack.append((item, copy, name))
+            ref = value.get("$ref")
+            if isinstance(ref, str) and ref.partition("#")[0] in bases:
+                copy["$ref"] = _retag(ref, tag)
+        elif isinstance(value, list):
+            copy = [None] * len(value)
+            stack.extend((item, copy, index) for index, item in enumerate(value))
+        else:
+            copy = value
+        holder[key] = copy
+    return root[0]
 
 
 def _retag(uri: str, tag: str) -> str:
