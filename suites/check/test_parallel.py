@@ -3,6 +3,7 @@ gives — on every bundled fixture, on generated corpora, and on streams whose l
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import re
@@ -295,3 +296,54 @@ def test_spawned_workers_load_the_release_and_agree(tmp_path, monkeypatch):
                                 plan=Plan(jobs=2, forced=True, range_bytes=4096, split_min_bytes=8192))
     assert sequential.findings
     assert snapshot(spawned) == snapshot(sequential)
+
+
+PARENT = """import os, signal, sys, time
+from multiprocessing import active_children, get_context
+from wirecheck.check import parallel
+from wirecheck.check.engine import CheckOptions
+source = parallel.ReleaseSource(sys.argv[2], "qoder-agent-sdk@1.0.23")
+with parallel._workers(2, get_context(sys.argv[1]), source, CheckOptions()) as pool:
+    pool.submit(time.sleep, 300)  # a worker busy for minutes, the other idle
+    pool.submit(parallel._peak_kib).result()
+    print(*[worker.pid for worker in active_children()], flush=True)
+    if sys.argv[3] == "SIGKILL":
+        os.kill(os.getpid(), signal.SIGKILL)
+    print("waiting", flush=True)
+    time.sleep(300)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="reads Linux /proc")
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+@pytest.mark.parametrize("how", ["SIGKILL", "SIGTERM"])
+def test_workers_end_with_their_parent_however_it_ends(method, how):
+    """A parent killed (SIGKILL, the OOM killer) leaves no worker: each watches its parent's end of a pipe, forked or
+    spawned (issue 31, defect 3). A SIGTERM ends the parent with 143, its workers killed, not waited for."""
+    import subprocess
+    import sys
+    import time
+
+    parent = subprocess.Popen([sys.executable, "-c", PARENT, method, str(CONTRACTS), how], stdout=subprocess.PIPE,
+                              text=True, start_new_session=True)
+    try:
+        workers = [int(pid) for pid in parent.stdout.readline().split()]
+        assert len(workers) == 2
+        if how == "SIGTERM":
+            assert parent.stdout.readline() == "waiting\n"
+            parent.send_signal(signal.SIGTERM)
+        assert parent.wait(60) == (-signal.SIGKILL if how == "SIGKILL" else 143)
+        deadline = time.monotonic() + 30
+        while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert [pid for pid in workers if _alive(pid)] == []
+    finally:
+        with contextlib.suppress(OSError):
+            os.killpg(parent.pid, signal.SIGKILL)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return False

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 
 from wirecheck import exitcodes
 
@@ -426,6 +427,67 @@ def _(ws: Workspace) -> Run:
     contracts = ws.contract("hostile", {"1.0.0": ref_chain(3000, {"type": "string"})})
     capture = ws.lines("chain.jsonl", [{"type": "msg", "value": "x"}, {"type": "msg", "value": 5}])
     return Run(["validate", "hostile@1.0.0", capture], contracts=contracts, expect=stdout_says("SCHEMA_VIOLATION"))
+
+
+# -- -j workers: the parent alone is signalled (a CI runner's cancel, `kill PID`, the OOM killer) -----------------
+
+HELLO = b'{"type": "hello", "version": "1.0.0"}\n'
+BUSY_BYTES = 48 * MIB  # split into ranges the workers are still reading when the signal comes
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as listing:
+            return [int(child) for child in listing.read().split()]
+    except OSError:
+        return []
+
+
+def workers_started(root: Path, pid: int) -> bool:
+    """Both of `-j 2`'s workers are running (forked from the wirecheck process)."""
+    return len(_children(pid)) >= 2
+
+
+def busy_capture(ws: Workspace, name: str = "busy.jsonl") -> str:
+    with ws.path(name).open("wb") as out:
+        block = HELLO * (MIB // len(HELLO))
+        for _ in range(BUSY_BYTES // len(block)):
+            out.write(block)
+    return str(ws.path(name))
+
+
+for _signum in (signal.SIGKILL, signal.SIGTERM, signal.SIGHUP):
+    @case("validate", f"-j 2: {signal.Signals(_signum).name} to the parent alone leaves no worker")
+    def _(ws: Workspace, signum: int = _signum) -> Run:
+        return Run(["validate", "demo@1.0.0", busy_capture(ws), "-j", "2"],
+                   interrupt=Interrupt(signum, workers_started))
+
+
+@case("validate", "the default -j: SIGTERM to the parent alone ends the run with 143 and no worker")
+def _(ws: Workspace) -> Run:
+    from wirecheck.check.parallel import available_cpus
+
+    if available_cpus() < 2:
+        pytest.skip("the default -j starts workers only where more than one CPU may be used")
+    return Run(["validate", "demo@1.0.0", busy_capture(ws)], interrupt=Interrupt(signal.SIGTERM, workers_started))
+
+
+@case("validate", "-j 2 reading standard input from a writer: SIGKILL to the parent leaves the writer unblocked")
+def _(ws: Workspace) -> Run:
+    return Run(["validate", "demo@1.0.0", "-", "-j", "2"], stdin=Feed(HELLO * 4096, 1 << 16),
+               interrupt=Interrupt(signal.SIGKILL, workers_started))
+
+
+@case("certify", "-j 2: SIGTERM to the parent alone ends the run with 143 and no worker")
+def _(ws: Workspace) -> Run:
+    capture = ws.path("busy.jsonl")
+    with capture.open("wb") as out:
+        line = b'{"type": "keep_alive"}\n'
+        block = line * (MIB // len(line))
+        for _ in range(BUSY_BYTES // len(block)):
+            out.write(block)
+    return Run(["certify", "fakeqoder@1.0.0", str(capture), "--role", "cli", "-j", "2"], contracts=FAKE,
+               interrupt=Interrupt(signal.SIGTERM, workers_started))
 
 
 # -- certify -------------------------------------------------------------------------------------------------------

@@ -103,9 +103,9 @@ def _run(case: Case, run: Run, root: Path, hypothesis_home: Path | None) -> Fini
             # what the command left to end itself once it was gone (its own reapers clean up after it) is given the
             # same grace as its process group before the runner's reaper names it
             _left_under(program, grace=15.0)
+        blocked = writer is not None and not writer.ended(grace=5.0)  # before the runner's reaper ends anything
     finally:
         escaped = program.stop(grace=5.0)  # ends what is left; names each process that had left the group
-    blocked = writer is not None and not writer.ended(grace=5.0)
     if code is None:
         pytest.fail(f"{case.id}: still running after {case.seconds:g} s (a hang); stderr: "
                     f"{err.read_text(errors='replace')[-2000:]}")

@@ -18,13 +18,21 @@ Either way the findings, coverage and counts are those of a sequential run (test
 worker that dies (killed, out of memory) breaks the pool: whatever it or the others had not returned is checked in
 this process instead, so nothing is lost. Small runs stay in this process: starting workers costs more than they
 save.
+
+Workers never outlive this process, however it ends. Each watches its parent (`_watch_parent`: multiprocessing's
+parent sentinel, a pipe whose other end only this process holds, on Linux, macOS and Windows alike) and ends the
+moment it closes: a SIGKILL or the OOM killer leaves no orphan blocked on a pipe for ever, nor one holding the read
+end of a pipe into standard input. SIGTERM and SIGHUP (a CI job's cancel, `kill PID`) end a run with workers through
+`Terminated` (exit 128 + the signal): the workers are killed, not waited for.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import stat
 import sys
+import threading
 from array import array
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -32,7 +40,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, replace
-from multiprocessing import get_context
+from multiprocessing import active_children, get_context, parent_process
 from pathlib import Path
 from typing import IO, Any, cast
 
@@ -104,8 +112,7 @@ def check(engine: Engine, source: ReleaseSource, captures: Sequence[CaptureFile]
     context = get_context(START_METHOD)
     # the workers, forked, inherit this engine (its release loaded, its validators compiled): none loads its own
     inherited, _ENGINE[:] = _ENGINE[:], [source, engine.options, engine]
-    with _restore(inherited), ProcessPoolExecutor(plan.jobs, mp_context=context, initializer=_start_worker,
-                                                  initargs=(source, engine.options)) as pool, _started(pool), around():
+    with _restore(inherited), _workers(plan.jobs, context, source, engine.options) as pool, around():
         whole: list[tuple[list[int], Future[tuple[Portable, int]] | None]] = []  # None: check here
         here: list[int] = []  # stdin, pipes and captures worth splitting: read by this process
         batch: list[int] = []  # consecutive whole captures for one task: a task per small capture costs more
@@ -149,12 +156,36 @@ def check(engine: Engine, source: ReleaseSource, captures: Sequence[CaptureFile]
     return merge(parts)
 
 
+# end a run through Terminated (programs.signals); Windows has no SIGHUP
+STOPPING = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
 @contextmanager
-def _started(pool: ProcessPoolExecutor) -> Iterator[None]:
-    """The pool's workers forked now, before anything else starts a thread (a forking pool starts them all at its
-    first task, and then its own manager thread)."""
-    pool.submit(_peak_kib)
-    yield
+def _workers(jobs: int, context: Any, source: ReleaseSource, options: CheckOptions) -> Iterator[ProcessPoolExecutor]:
+    """The pool, its workers started now, before anything else starts a thread (a forking pool starts them all at
+    its first task, and then its own manager thread). SIGTERM and SIGHUP within raise Terminated; leaving by it (or
+    any other exception) kills the workers instead of waiting for their tasks (a capture checked whole may take
+    minutes)."""
+    from wirecheck.programs.signals import terminated_by_signals
+
+    with terminated_by_signals(), ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker,
+                                                      initargs=(source, options)) as pool:
+        try:
+            # held while the workers are forked: raised inside fork's own handlers (logging's), Terminated would be
+            # swallowed ("Exception ignored") and the run would go on; a worker unblocks them (_start_worker)
+            masks = hasattr(signal, "pthread_sigmask")
+            blocked = signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING) if masks else None
+            try:
+                pool.submit(_peak_kib)
+            finally:
+                if blocked is not None:
+                    signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+            yield pool
+        except BaseException:
+            for worker in active_children():
+                worker.kill()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
 
 
 @contextmanager
@@ -197,7 +228,40 @@ def worker_engine(source: ReleaseSource, options: CheckOptions) -> Engine:
 
 
 def _start_worker(source: ReleaseSource, options: CheckOptions) -> None:
+    """A worker's start: SIGTERM and SIGHUP end it as they end any process (the parent, not a worker, turns them
+    into Terminated: a worker stopped alone is a lost worker, whose work the parent does), and it ends with its
+    parent."""
+    for signum in STOPPING:
+        signal.signal(signum, signal.SIG_DFL)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPPING)
+    _watch_parent()
+    try:  # a forked worker holds the parent's standard input (sys.stdin does not own it): a writer into it (`cat
+        # big | wirecheck validate -`) must see the end when the parent ends, and workers read captures by path
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.close(devnull)
+    except OSError:
+        pass
     worker_engine(source, options)
+
+
+def _watch_parent() -> None:
+    """End this worker the moment its parent process ends, however it ends (killed, out of memory): a thread waits on
+    multiprocessing's parent sentinel, which becomes ready when the parent's end of a pipe closes. (With fork, a
+    worker also holds the parent's ends of the pipes of the workers forked before it: the last worker sees its
+    parent's end first, and each ending worker lets the one before it see its own.)"""
+    from multiprocessing.connection import wait
+
+    parent = parent_process()
+    if parent is None or parent.sentinel is None:
+        return
+
+    def watch() -> None:
+        wait([parent.sentinel])
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="wirecheck-parent-watch").start()
 
 
 def _engine() -> Engine:
