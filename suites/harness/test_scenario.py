@@ -12,9 +12,7 @@ from wirecheck.harness.scenario import DEFAULT_STEP_TIMEOUTS, load_scenario, mat
 @pytest.mark.parametrize("name", shipped_scenarios())
 def test_shipped_scenarios_load(name):
     scenario = load_scenario(find_scenario(name))
-    roles = (scenario.harness_role, scenario.implementation_role)
-    assert roles in {("sdk", "cli"), ("client", "agent"), ("agent", "client")}, roles
-    assert scenario.steps[-1].action == "wait_exit"
+    assert scenario.contract is not None and scenario.steps[-1].action == "wait_exit"
     assert any(step.action == "expect" for step in scenario.steps)
 
 
@@ -42,6 +40,18 @@ def test_shipped_scenarios_name_releases_that_exist():
         ("scenario: 1\nroles: {harness: a, implementation: b}\ntimeout: -1\nsteps: [{close_stdin: true}]",
          "/timeout", "positive"),
         ("scenario: 1\nroles: {harness: a, implementation: b}\nsteps: [{sleep: -2}]", "/steps/0/sleep", "seconds"),
+        ("scenario: 1\nroles: {harness: a, implementation: b}\nargv: [\"${modelurl}\"]\nsteps: [{close_stdin: true}]",
+         "/argv/0", "unknown placeholder ${modelurl}; known: ${model_url}"),
+        ("scenario: 1\nroles: {harness: a, implementation: b}\nenv: {A: 1}\nsteps: [{close_stdin: true}]",
+         "/env", "expected {NAME: text}"),
+        ("scenario: 1\nroles: {harness: a, implementation: b}\nfiles: {../x: a}\nsteps: [{close_stdin: true}]",
+         "/files/..~1x", "a path inside the scratch folders"),
+        ("scenario: 1\nroles: {harness: a, implementation: b}\nfiles: {work/../../x: a}\nsteps: [{close_stdin: true}]",
+         "/files/work~1..~1..~1x", "no empty, . or .. part"),
+        ("scenario: 1\nroles: {harness: a, implementation: b}\nfiles: {work/a.json: {u: \"${nope}\"}}\n"
+         "steps: [{close_stdin: true}]", "/files/work~1a.json", "unknown placeholder ${nope}"),
+        ("scenario: 1\nroles: {harness: a, implementation: b}\nmodel: {api: openai-chat, turns: [{text: 1}]}\n"
+         "steps: [{close_stdin: true}]", "/model/turns/0/text", "expected a string"),
         ("scenario: 1\nroles: {harness: a, implementation: b}\nstep_timeouts: 5\nsteps: [{close_stdin: true}]",
          "/step_timeouts", "expected {expect: seconds, wait_exit: seconds}"),
         ("scenario: 1\nroles: {harness: a, implementation: b}\nstep_timeouts: {sleep: 5}\nsteps: [{sleep: 1}]",

@@ -20,6 +20,7 @@ from typing import Any, BinaryIO
 import orjson
 
 from wirecheck.certify.identity import sha256_file
+from wirecheck.harness.endpoint import ModelSide
 from wirecheck.harness.process import Limits, Line, LiveProcess
 from wirecheck.harness.scenario import (
     DEFAULT_EXPECT_TIMEOUT,
@@ -29,7 +30,9 @@ from wirecheck.harness.scenario import (
     bind_values,
     brief,
     encode_message,
+    file_bytes,
     fill,
+    fill_places,
     matches,
 )
 from wirecheck.json_text import parse_json
@@ -95,6 +98,8 @@ class RunRecord:
     output_bytes: int = 0
     stopped: bool = False  # the harness stopped it (it had not exited by the end of the scenario)
     ending: str = ""  # how the harness ended it, when it did: "ended with SIGTERM (exit status 1)"
+    model_evidence: Path | None = None  # the scripted model's side: its HAR, or the fake responses it was given
+    model_requests: int = 0  # requests the scripted model endpoint answered
     interrupted: Terminated | None = None  # wirecheck got SIGTERM or SIGHUP: the run was cut short
     program: str | None = None  # the absolute path of the program started (argv[0] resolved), once known
 
@@ -117,7 +122,7 @@ class RunRecord:
             problem = f"scenario step {failed.index + 1} ({failed.action}) failed: {failed.detail}"
         elif self.problems:
             problem = self.problems[0]
-        outcome = {
+        outcome: dict[str, Any] = {
             "ok": self.ok, "problem": problem, "exit_code": self.exit_code, "stopped_by_harness": self.stopped,
             "ending": self.ending,
             "heard": self.output_bytes > 0,  # nothing on stdout: a failed run is a run failure, not a verdict
@@ -125,6 +130,10 @@ class RunRecord:
             "steps": [s.as_json() for s in self.steps], "duration_seconds": round(self.duration, 3),
             "output_bytes": self.output_bytes, "stderr_tail": self.stderr_tail,
         }
+        if self.scenario.model is not None:
+            outcome["model"] = {"api": self.scenario.model.api, "refused": self.scenario.model.refused,
+                                "requests": self.model_requests,
+                                "evidence": None if self.model_evidence is None else str(self.model_evidence)}
         return {"identity": identity, "outcome": outcome}
 
 
@@ -174,17 +183,38 @@ def run_scenario(
     deadline = started + scenario.timeout
     with capture.open("wb") as stream, terminated_by_signals():
         recorder = FramedRecorder(stream, scenario.harness_role, scenario.implementation_role)
-        child_env = scratch.env(env or {}, pass_env)
+        try:
+            model = ModelSide(scenario.model, scratch, capture)
+        except OSError as exc:
+            record.problems.append(f"cannot start the scripted model endpoint: {exc}")
+            scratch.remove()
+            return record
+        places = {"home": str(scratch.root / "home"), "config": str(scratch.root / "config"),
+                  "work": str(scratch.root / "work"), **model.places}
+        try:
+            for name, content in scenario.files.items():
+                target = scratch.root / fill_places(name, places)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(file_bytes(fill_places(content, places)))
+        except OSError as exc:
+            record.problems.append(f"cannot write the scenario's files: {exc}")
+            model.finish()
+            scratch.remove()
+            return record
+        argv = record.argv = [*argv, *fill_places(list(scenario.argv), places)]
+        child_env = scratch.env({**fill_places(dict(scenario.env), places), **(env or {})}, pass_env)
         try:
             record.program = program or resolve_program(argv[0] if argv else "", child_env.get("PATH"))
             proc = LiveProcess([record.program, *argv[1:]], scratch, env=child_env, limits=limits,
                                on_line=recorder.received)
         except CommandError as exc:
             record.problems.append(f"cannot start the command: {exc}")
+            model.finish()
             scratch.remove()
             return record
         except (OSError, ValueError) as exc:
             record.problems.append(f"cannot start {argv[0]!r}: {getattr(exc, 'strerror', None) or exc}")
+            model.finish()
             scratch.remove()
             return record
         try:
@@ -210,6 +240,8 @@ def run_scenario(
                 if record.exit_code is None:
                     record.exit_code = proc.program.returncode
                 record.problems.extend(proc.problems.items)
+                record.problems.extend(model.finish())
+                record.model_evidence, record.model_requests = model.evidence, model.requests
                 record.stderr_tail = proc.stderr_tail()
                 record.output_bytes = proc.output_bytes
                 record.duration = time.monotonic() - started
@@ -311,13 +343,13 @@ def _do(proc: LiveProcess, step: Step, recorder: FramedRecorder, result: StepRes
         code = proc.wait(min(seconds, left))
         if code is None:
             result.status = "failed"
-            limit = "" if seconds < left else f" (the scenario's {seconds_text(scenario_timeout)} limit)"
+            cut = "" if seconds < left else f" (the scenario's {seconds_text(scenario_timeout)} limit)"
             if proc.stdin_closed_at is not None:
                 since = seconds_text(proc.elapsed() - proc.stdin_closed_at)
-                result.detail = f"still running {since} after end of input{limit}"
+                result.detail = f"still running {since} after end of input{cut}"
             else:
                 result.detail = f"still running after {seconds_text(proc.elapsed() - result.at)}, its input still " \
-                                f"open{limit}"
+                                f"open{cut}"
         else:
             result.detail = f"exit status {code}"
 

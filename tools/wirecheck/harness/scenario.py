@@ -51,10 +51,14 @@ from typing import Any
 
 from wirecheck.contracts.errors import ContractError, ContractProblem
 from wirecheck.pointer import MISSING, format_pointer, parse_pointer, resolve
+from wirecheck.stub.model import ModelScript, parse_model_script
 from wirecheck.yaml_lines import LINE_KEY, YamlFileError, read_yaml_file, strip_lines
 
 ACTIONS = ("send", "send_raw", "expect", "sleep", "close_stdin", "wait_exit")
-TOP_KEYS = ("scenario", "title", "description", "contract", "roles", "timeout", "step_timeouts", "steps", "argv")
+TOP_KEYS = ("scenario", "title", "description", "contract", "roles", "timeout", "step_timeouts", "steps", "argv",
+            "env", "files", "model")
+# what `${name}` in argv, env and files stands for (runner.py fills them in for the run)
+PLACEHOLDERS = ("model_url", "model_file", "home", "config", "work")
 DEFAULT_EXPECT_TIMEOUT = 30.0
 # an agent CLI may spend a while after its input ends (flushing transcripts, telemetry it cannot send offline):
 # offline qodercli 1.1.76 exited 22 s after end of input (qoder-prompt.yaml)
@@ -97,7 +101,10 @@ class Scenario:
     timeout: float = 60.0
     path: Path | None = None
     contract: str | None = None
-    argv: tuple[str, ...] = field(default=())  # optional default command (arguments after the program)
+    argv: tuple[str, ...] = field(default=())  # arguments the scenario adds after the command it is given
+    env: Mapping[str, str] = field(default_factory=dict)  # variables for the command (placeholders filled in)
+    files: Mapping[str, Any] = field(default_factory=dict)  # scratch path → text, JSON value, or list (JSONL)
+    model: ModelScript | None = None  # the scripted model the command is pointed at (stub/model.py)
 
 
 def with_step_timeouts(scenario: Scenario, overrides: dict[str, float]) -> Scenario:
@@ -258,6 +265,28 @@ def load_scenario(path: Path) -> Scenario:
     if not (isinstance(argv, list) and all(isinstance(a, str) for a in argv)):
         problem("/argv", f"expected a list of strings, found {_found(argv)}")
         argv = []
+    for index, arg in enumerate(argv):
+        _check_placeholders(arg, f"/argv/{index}", problem)
+    env = raw.get("env") or {}
+    if not (isinstance(env, dict) and all(isinstance(v, str) for k, v in env.items() if k != LINE_KEY)):
+        problem("/env", f"expected {{NAME: text}}, found {_found(env)}")
+        env = {}
+    env = {k: v for k, v in env.items() if k != LINE_KEY}
+    for name, value in env.items():
+        if not name or "=" in name or "\0" in name or "\0" in value:
+            problem(format_pointer(("env", name)),
+                    "a variable name is not empty and holds no = or NUL, its value no NUL")
+        _check_placeholders(value, format_pointer(("env", name)), problem)
+    files = raw.get("files") or {}
+    if not isinstance(files, dict):
+        problem("/files", f"expected {{scratch path: text | JSON value}}, found {_found(files)}")
+        files = {}
+    files = {k: strip_lines(v) for k, v in files.items() if k != LINE_KEY}
+    for name, content in files.items():
+        _check_file(name, content, problem)
+    model = None
+    if "model" in raw:
+        model = parse_model_script(raw["model"], lambda pointer, message, line: problem(pointer, message, line))
     steps = []
     bound: set[str] = set()  # names the steps so far bind
 
@@ -370,5 +399,64 @@ def load_scenario(path: Path) -> Scenario:
     return Scenario(
         title=str(raw.get("title", path.stem)), harness_role=roles["harness"],
         implementation_role=roles["implementation"], steps=tuple(steps), timeout=float(timeout), path=path,
-        contract=raw.get("contract"), argv=tuple(argv),
+        contract=raw.get("contract"), argv=tuple(argv), env=env, files=files, model=model,
     )
+
+
+_RUN_PLACE = re.compile(r"\$\{([^}]*)\}")
+SCRATCH_FOLDERS = ("home", "config", "work")
+
+
+def _check_placeholders(text: str, pointer: str, problem: Any) -> None:
+    for name in _RUN_PLACE.findall(text):
+        if name not in PLACEHOLDERS:
+            known = ", ".join("${" + p + "}" for p in PLACEHOLDERS)
+            problem(pointer, f"unknown placeholder ${{{name}}}; known: {known}")
+
+
+def _check_file(name: Any, content: Any, problem: Any) -> None:
+    pointer = format_pointer(("files", str(name)))
+    parts = str(name).split("/")
+    if not isinstance(name, str) or parts[0] not in SCRATCH_FOLDERS or len(parts) < 2 or any(
+            part in ("", ".", "..") for part in parts[1:]):
+        problem(pointer, f"expected a path inside the scratch folders ({', '.join(f + '/' for f in SCRATCH_FOLDERS)}"
+                         f"...), with no empty, . or .. part, found {_found(name)}")
+        return
+    try:
+        encode_message(content)
+    except (TypeError, ValueError) as exc:
+        problem(pointer, f"not JSON: {exc}")
+        return
+    for text in _strings(content):
+        _check_placeholders(text, pointer, problem)
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in (_strings(k) + _strings(v))]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def fill_places(value: Any, places: Mapping[str, str]) -> Any:
+    """`value` (argv, env, files) with every `${name}` in its strings (keys too) replaced by `places[name]`: the
+    run's places (PLACEHOLDERS), written inside text (`${model_url}/v1`), unlike the names steps bind."""
+    if isinstance(value, str):
+        return _RUN_PLACE.sub(lambda m: places.get(m[1], m[0]), value)
+    if isinstance(value, dict):
+        return {fill_places(k, places): fill_places(v, places) for k, v in value.items()}
+    if isinstance(value, list):
+        return [fill_places(v, places) for v in value]
+    return value
+
+
+def file_bytes(content: Any) -> bytes:
+    """What a scenario file holds on disk: text as is, a list as JSON lines, any other value as one JSON document."""
+    if isinstance(content, str):
+        return content.encode("utf-8")
+    if isinstance(content, list):
+        return b"".join(encode_message(item) + b"\n" for item in content)
+    return encode_message(content) + b"\n"

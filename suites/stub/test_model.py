@@ -1,0 +1,232 @@
+"""stub/model.py: the scripted model endpoints answer as the APIs they stand for, take turns in order, say what the
+CLI did that the script did not expect, and refuse a broken script with located problems."""
+
+from __future__ import annotations
+
+import threading
+import urllib.error
+import urllib.request
+
+import orjson
+import pytest
+
+from wirecheck.stub.model import ModelApp, fake_responses, parse_model_script
+from wirecheck.stub.server import StubServer
+from wirecheck.yaml_lines import load_with_lines
+
+
+def script(text):
+    problems = []
+    parsed = parse_model_script(load_with_lines(text), lambda pointer, message, line: problems.append(
+        (pointer, message, line)))
+    return parsed, problems
+
+
+def ok(text):
+    parsed, problems = script(text)
+    assert problems == [] and parsed is not None
+    return parsed
+
+
+def post(url, body, headers=None):
+    request = urllib.request.Request(url, orjson.dumps(body), {"content-type": "application/json", **(headers or {})})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, dict(answer.headers), answer.read()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read()
+
+
+def sse_events(data):
+    """(event name, data) pairs of a server-sent event stream, as an SSE client reads them."""
+    events = []
+    for block in data.decode().split("\n\n"):
+        if not block.strip():
+            continue
+        fields = dict(line.split(": ", 1) for line in block.split("\n"))
+        events.append((fields.get("event"), fields["data"]))
+    return events
+
+
+ANTHROPIC = """
+api: anthropic-messages
+turns:
+  - text: Hello.
+  - text: I will run it.
+    tool_call: {name: Bash, input: {command: ls}}
+  - request_contains: tool_result
+    text: Done.
+"""
+
+
+@pytest.fixture
+def served():
+    servers = []
+
+    def serve(text):
+        app = ModelApp(ok(text))
+        server = StubServer(app).start()
+        servers.append(server)
+        return app, server
+
+    yield serve
+    for server in servers:
+        server.stop()
+
+
+def test_anthropic_messages_stream_a_text_then_a_tool_call_then_check_the_tool_result(served):
+    app, server = served(ANTHROPIC)
+    url = f"{server.base_url}/v1/messages?beta=true"
+    status, headers, body = post(url, {"model": "claude-x", "stream": True, "messages": []})
+    assert status == 200 and headers["content-type"] == "text/event-stream"
+    events = sse_events(body)
+    assert [name for name, _ in events] == ["message_start", "content_block_start", "content_block_delta",
+                                            "content_block_stop", "message_delta", "message_stop"]
+    assert all(orjson.loads(data)["type"] == name for name, data in events)  # each event names its data's type
+    start = orjson.loads(events[0][1])["message"]
+    assert start["model"] == "claude-x" and start["role"] == "assistant" and start["content"] == []
+    assert orjson.loads(events[2][1])["delta"] == {"type": "text_delta", "text": "Hello."}
+    assert orjson.loads(events[4][1])["delta"]["stop_reason"] == "end_turn"
+
+    status, _, body = post(url, {"model": "claude-x", "stream": True, "messages": []})
+    events = [orjson.loads(data) for _, data in sse_events(body)]
+    blocks = [e["content_block"] for e in events if e["type"] == "content_block_start"]
+    assert blocks == [{"type": "text", "text": ""},
+                      {"type": "tool_use", "id": "toolu_wirecheck_2_1", "name": "Bash", "input": {}}]
+    deltas = [e["delta"] for e in events if e["type"] == "content_block_delta"]
+    assert deltas[1] == {"type": "input_json_delta", "partial_json": '{"command":"ls"}'}
+    assert events[-2]["delta"]["stop_reason"] == "tool_use"
+    assert app.problems == []
+
+    # turn 3 insists on the tool's result; a request without it is served and named as a problem
+    status, _, body = post(url, {"model": "claude-x", "messages": [{"role": "user", "content": "no result"}]})
+    message = orjson.loads(body)  # not streamed: one JSON message
+    assert status == 200 and message["content"] == [{"type": "text", "text": "Done."}]
+    assert app.problems == ["model request 3 took turn 3, which expects a request containing 'tool_result'; it "
+                            "did not"]
+    # past the last turn: a 500 and a problem, never a hang or a repeat
+    status, _, body = post(url, {"model": "claude-x", "messages": []})
+    assert status == 500 and orjson.loads(body)["error"]["type"] == "api_error"
+    assert "request 4 came after the script's last turn (3)" in app.problems[-1]
+
+
+def test_an_error_turn_answers_its_status_headers_and_the_apis_envelope_every_time_it_is_asked(served):
+    app, server = served("""
+api: anthropic-messages
+turns:
+  - times: always
+    error:
+      status: 429
+      message: slow down
+      headers: {retry-after: 30, anthropic-ratelimit-requests-reset: "2030-01-01T00:00:30Z"}
+""")
+    for _ in range(3):
+        status, headers, body = post(f"{server.base_url}/v1/messages", {"stream": True})
+        assert status == 429 and headers["retry-after"] == "30"
+        assert headers["anthropic-ratelimit-requests-reset"] == "2030-01-01T00:00:30Z"
+        assert orjson.loads(body) == {"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}}
+    assert app.problems == [] and app.requests == 3
+
+
+def test_openai_chat_streams_chunks_ending_in_done_and_side_answers_take_no_turn(served):
+    app, server = served("""
+api: openai-chat
+side:
+  - when: You are a title generator
+    text: Greeting
+turns:
+  - tool_call: {name: bash, input: {command: ls}}
+  - text: Done.
+""")
+    url = f"{server.base_url}/v1/chat/completions"
+    status, _, body = post(url, {"model": "m", "stream": True, "messages": [
+        {"role": "system", "content": "You are a title generator."}]})
+    events = sse_events(body)
+    assert events[-1] == (None, "[DONE]")
+    chunks = [orjson.loads(data) for _, data in events[:-1]]
+    assert all(c["object"] == "chat.completion.chunk" for c in chunks)
+    assert "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks) == "Greeting"
+    for _ in range(2):  # the turns are untouched by side answers
+        status, _, body = post(url, {"model": "m", "stream": True, "messages": []})
+        chunks = [orjson.loads(data) for _, data in sse_events(body)[:-1]]
+        if any("tool_calls" in c["choices"][0]["delta"] for c in chunks):
+            call = next(c for c in chunks if "tool_calls" in c["choices"][0]["delta"])["choices"][0]["delta"]
+            assert call["tool_calls"] == [{"index": 0, "id": "call_wirecheck_2_1", "type": "function",
+                                           "function": {"name": "bash", "arguments": '{"command":"ls"}'}}]
+            assert chunks[-1]["choices"][0]["finish_reason"] == "tool_calls"
+        else:
+            assert chunks[-1]["choices"][0]["finish_reason"] == "stop" and chunks[-1]["usage"]["total_tokens"] == 15
+    status, _, body = post(url, {"model": "m"})
+    assert status == 500 and orjson.loads(body)["error"]["type"] == "server_error"
+    assert app.requests == 4 and len(app.problems) == 1
+
+
+def test_the_endpoint_refuses_other_routes_and_bodies_that_are_not_json(served):
+    app, server = served(ANTHROPIC)
+    status, _, _ = post(f"{server.base_url}/v1/chat/completions", {})
+    assert status == 404
+    request = urllib.request.Request(f"{server.base_url}/v1/messages", b"[1,", {"content-type": "application/json"})
+    with pytest.raises(urllib.error.HTTPError) as info:
+        urllib.request.urlopen(request, timeout=30)
+    assert info.value.code == 400
+    assert app.requests == 0  # neither took a turn
+
+
+def test_concurrent_requests_each_take_one_turn(served):
+    app, server = served("api: openai-chat\nturns:\n" + "".join(f"  - text: t{i}\n" for i in range(8)))
+    answers = []
+    threads = [threading.Thread(target=lambda: answers.append(post(f"{server.base_url}/v1/chat/completions",
+                                                                   {"model": "m"})[2])) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    texts = sorted(orjson.loads(body)["choices"][0]["message"]["content"] for body in answers)
+    assert texts == [f"t{i}" for i in range(8)] and app.problems == []
+
+
+def test_fake_responses_are_qodercli_lines_one_per_model_call():
+    parsed = ok("""
+api: qoder-fake-responses
+turns:
+  - text: Running it.
+    tool_call: {name: Bash, input: {command: ls}}
+  - {text: Done., times: 2}
+""")
+    lines = [orjson.loads(line) for line in fake_responses(parsed).splitlines()]
+    assert len(lines) == 3 and all(line["method"] == "generateContentStream" for line in lines)
+    first = lines[0]["response"][0]
+    assert first["candidates"][0]["content"] == {"role": "model", "parts": [
+        {"text": "Running it."}, {"functionCall": {"name": "Bash", "args": {"command": "ls"}}}]}
+    assert first["candidates"][0]["finishReason"] == "STOP"
+    assert first["usageMetadata"] == {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}
+    assert lines[1] == lines[2]
+
+
+@pytest.mark.parametrize(("text", "pointer", "message"), [
+    ("api: gemini\nturns: [{text: a}]", "/model/api", "expected one of anthropic-messages"),
+    ("[1]", "/model", "expected {api:"),
+    ("api: openai-chat\nturns: []", "/model/turns", "non-empty list"),
+    ("api: openai-chat\nturns: [{text: a, colour: red}]", "/model/turns/0/colour", "unknown key 'colour'"),
+    ("api: openai-chat\nturns: [{times: 2}]", "/model/turns/0", "needs text, tool_call(s) or error"),
+    ("api: openai-chat\nturns: [{text: a, times: 0}]", "/model/turns/0/times", "1 or more"),
+    ("api: openai-chat\nturns: [{tool_call: {input: {}}}]", "/model/turns/0/tool_call", "expected {name: text"),
+    ("api: openai-chat\nturns: [{error: {status: 200}}]", "/model/turns/0/error/status", "400-599"),
+    ("api: openai-chat\nturns: [{error: {status: 429}, text: a}]", "/model/turns/0/error", "no text or tool"),
+    ("api: openai-chat\nturns: [{error: {status: 429, headers: [a]}}]", "/model/turns/0/error/headers",
+     "expected {name: value}"),
+    ("api: qoder-fake-responses\nturns: [{error: {status: 429}}]", "/model/turns/0/error",
+     "cannot answer with an HTTP error"),
+    ("api: qoder-fake-responses\nrefused: true\nturns: [{text: a}]", "/model/refused", "is a file, not a server"),
+    ("api: qoder-fake-responses\nside: [{when: a, text: b}]\nturns: [{text: a}]", "/model/side", "no side answers"),
+    ("api: openai-chat\nside: [{text: b}]\nturns: [{text: a}]", "/model/side/0/when", "the text a request"),
+    ("api: openai-chat\nturns: [{text: a, usage: {input: -1}}]", "/model/turns/0/usage", "tokens"),
+])
+def test_a_broken_script_is_located(text, pointer, message):
+    parsed, problems = script(text)
+    assert parsed is None
+    assert any(p == pointer and message in m for p, m, _ in problems), problems
+
+
+def test_a_refused_endpoint_needs_no_turns():
+    assert ok("api: anthropic-messages\nrefused: true").refused is True

@@ -1,0 +1,418 @@
+"""Scripted model endpoints: what an agent CLI under a live run talks to instead of its model provider.
+
+A model script (the `model:` section of a scenario, harness/scenario.py) lists the model's turns in the order the CLI
+asks for them: a text answer, tool calls, or an HTTP error with its headers (a 429 with `retry-after`). The same
+script is served three ways:
+
+- `anthropic-messages`: the Anthropic Messages API (`POST /v1/messages`), streamed as server-sent events
+  (`message_start`, `content_block_start` / `_delta` / `_stop`, `message_delta`, `message_stop`) when the request asks
+  for `stream`, else one JSON message; errors as `{"type": "error", "error": {"type", "message"}}`. Claude Code.
+- `openai-chat`: the OpenAI-compatible chat completions API (`POST /v1/chat/completions`), streamed as
+  `chat.completion.chunk` events ending in `data: [DONE]`, else one `chat.completion`; errors as
+  `{"error": {"message", "type", "code"}}`. OpenCode's `@ai-sdk/openai-compatible` provider.
+- `qoder-fake-responses`: not a server but a file: qodercli's test hook `--fake-responses FILE.jsonl` reads one
+  line per model call (`{"method": "generateContentStream", "response": [{"candidates": [...]}]}`, Gemini's
+  shape). It cannot answer with an HTTP error.
+
+Both HTTP endpoints are applications of the stub server (stub/server.py: 127.0.0.1, a bounded worker pool, phase
+deadlines, HAR on disk), which records every exchange. Requests whose body contains a `side` answer's text (OpenCode
+asks for a session title beside the turn) get that answer, as often as they come; every other request takes the next
+turn. A turn can insist on what its request carries (`request_contains: tool_result`: the CLI sent the tool's
+result back); a request that does not, or one after the last turn, is a problem of the run (the CLI did not do what
+the script expected), and the second is answered 500.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from wirecheck.stub.server import Reply
+from wirecheck.yaml_lines import LINE_KEY, strip_lines
+
+APIS = ("anthropic-messages", "openai-chat", "qoder-fake-responses")
+HTTP_APIS = APIS[:2]
+ALWAYS = "always"
+TURN_KEYS = ("text", "tool_call", "tool_calls", "error", "times", "request_contains", "usage")
+ERROR_KEYS = ("status", "headers", "type", "message", "body")
+SCRIPT_KEYS = ("api", "turns", "side", "refused")
+SSE = {"content-type": "text/event-stream", "cache-control": "no-cache"}
+JSON = {"content-type": "application/json"}
+# the error `type` each API gives a status when the script names none (Anthropic's documented error types; the
+# OpenAI-compatible ones as OpenAI names them)
+ANTHROPIC_ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
+                         404: "not_found_error", 413: "request_too_large", 429: "rate_limit_error",
+                         500: "api_error", 529: "overloaded_error"}
+OPENAI_ERROR_TYPES = {400: "invalid_request_error", 401: "invalid_api_key", 429: "rate_limit_exceeded",
+                      500: "server_error", 503: "server_error"}
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    name: str
+    input: Mapping[str, Any]
+    id: str | None = None
+
+
+@dataclass(frozen=True)
+class ErrorAnswer:
+    status: int
+    headers: Mapping[str, str] = field(default_factory=dict)
+    type: str | None = None
+    message: str = "wirecheck scripted model error"
+    body: Any = None  # the whole body as given, instead of the API's error envelope
+
+
+@dataclass(frozen=True)
+class Turn:
+    text: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    error: ErrorAnswer | None = None
+    times: int | None = 1  # None: always (every later request gets this turn)
+    request_contains: str | None = None
+    usage: Mapping[str, int] = field(default_factory=lambda: {"input": 10, "output": 5})
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class SideAnswer:
+    when: str
+    turn: Turn
+
+
+@dataclass(frozen=True)
+class ModelScript:
+    api: str
+    turns: tuple[Turn, ...] = ()
+    side: tuple[SideAnswer, ...] = ()
+    refused: bool = False  # nothing listens where the CLI is sent: its connection is refused
+
+
+# -- the script as data ----------------------------------------------------------------------------------------
+
+Problem = Callable[[str, str, "int | None"], None]
+
+
+def _shown(value: Any) -> str:
+    text = orjson.dumps(strip_lines(value), default=str).decode() if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+def parse_model_script(raw: Any, problem: Problem, at: str = "/model") -> ModelScript | None:
+    """The `model:` section as a ModelScript; each problem reported through `problem(pointer, message, line)` (None
+    is returned when there was one)."""
+    line = raw.get(LINE_KEY) if isinstance(raw, dict) else None
+    if not isinstance(raw, dict):
+        problem(at, f"expected {{api: {' | '.join(APIS)}, turns: [...]}}, found {_shown(raw)}", None)
+        return None
+    count = 0
+
+    def bad(pointer: str, message: str, where: int | None = None) -> None:
+        nonlocal count
+        count += 1
+        problem(pointer, message, where if where is not None else line)
+
+    for key in raw:
+        if key not in (*SCRIPT_KEYS, LINE_KEY):
+            bad(f"{at}/{key}", f"unknown key {key!r}; a model script has {', '.join(SCRIPT_KEYS)}")
+    api = raw.get("api")
+    if api not in APIS:
+        bad(f"{at}/api", f"expected one of {', '.join(APIS)}, found {_shown(api)}")
+        return None
+    refused = raw.get("refused", False)
+    if not isinstance(refused, bool):
+        bad(f"{at}/refused", f"expected true or false, found {_shown(refused)}")
+    elif refused and api not in HTTP_APIS:
+        bad(f"{at}/refused", f"{api} is a file, not a server: nothing can refuse a connection")
+    turns = raw.get("turns", [])
+    if not isinstance(turns, list) or (not turns and not refused):
+        bad(f"{at}/turns", f"expected a non-empty list of turns, found {_shown(turns)}")
+        turns = []
+    parsed = [_turn(entry, f"{at}/turns/{i}", api, bad) for i, entry in enumerate(turns)]
+    side_raw = raw.get("side", [])
+    side: list[SideAnswer] = []
+    if not isinstance(side_raw, list):
+        bad(f"{at}/side", f"expected a list of {{when: text, ...a turn}}, found {_shown(side_raw)}")
+        side_raw = []
+    elif side_raw and api not in HTTP_APIS:
+        bad(f"{at}/side", f"{api} answers every call in order: it has no side answers")
+        side_raw = []
+    for i, entry in enumerate(side_raw):
+        where = f"{at}/side/{i}"
+        when = entry.get("when") if isinstance(entry, dict) else None
+        if not isinstance(when, str) or not when:
+            bad(f"{where}/when", f"expected the text a request's body contains, found {_shown(when)}",
+                entry.get(LINE_KEY) if isinstance(entry, dict) else None)
+            continue
+        turn = _turn({k: v for k, v in entry.items() if k != "when"}, where, api, bad)
+        if turn is not None:
+            side.append(SideAnswer(when, turn))
+    if count:
+        return None
+    return ModelScript(api, tuple(t for t in parsed if t is not None), tuple(side), bool(refused))
+
+
+def _turn(raw: Any, at: str, api: str, bad: Callable[..., None]) -> Turn | None:
+    if not isinstance(raw, dict):
+        bad(at, f"expected a turn ({{text: ...}}, {{tool_call: ...}} or {{error: ...}}), found {_shown(raw)}")
+        return None
+    line = raw.get(LINE_KEY)
+    before = _Counter(bad)
+    for key in raw:
+        if key not in (*TURN_KEYS, LINE_KEY):
+            before(f"{at}/{key}", f"unknown key {key!r}; a turn has {', '.join(TURN_KEYS)}", line)
+    text = raw.get("text")
+    if text is not None and not isinstance(text, str):
+        before(f"{at}/text", f"expected a string, found {_shown(text)}", line)
+    calls: list[ToolCall] = []
+    if "tool_call" in raw and "tool_calls" in raw:
+        before(f"{at}/tool_calls", "give tool_call or tool_calls, not both", line)
+    listed = raw.get("tool_calls", [raw["tool_call"]] if "tool_call" in raw else [])
+    if not isinstance(listed, list):
+        before(f"{at}/tool_calls", f"expected a list of {{name, input}}, found {_shown(listed)}", line)
+        listed = []
+    for i, call in enumerate(listed):
+        where = f"{at}/tool_call" if "tool_call" in raw else f"{at}/tool_calls/{i}"
+        ok = (isinstance(call, dict) and isinstance(call.get("name"), str) and call["name"]
+              and isinstance(call.get("input", {}), dict) and isinstance(call.get("id", ""), str)
+              and not set(call) - {"name", "input", "id", LINE_KEY})
+        if not ok:
+            before(where, f"expected {{name: text, input: {{...}}, id?: text}}, found {_shown(call)}", line)
+            continue
+        calls.append(ToolCall(call["name"], strip_lines(call.get("input", {})), call.get("id")))
+    error = None
+    if "error" in raw:
+        error = _error(raw["error"], f"{at}/error", before, line)
+        if api not in HTTP_APIS:
+            before(f"{at}/error", f"{api} cannot answer with an HTTP error (qodercli reads a file of answers; "
+                                  "running out of them is its only failure)", line)
+        if text is not None or calls:
+            before(f"{at}/error", "an error turn has no text or tool calls", line)
+    elif text is None and not calls:
+        before(at, "a turn needs text, tool_call(s) or error", line)
+    times = raw.get("times", 1)
+    if not (times == ALWAYS or (isinstance(times, int) and not isinstance(times, bool) and times >= 1)):
+        before(f"{at}/times", f"expected a count of requests (1 or more) or {ALWAYS!r}, found {_shown(times)}",
+               line)
+    contains = raw.get("request_contains")
+    if contains is not None and not (isinstance(contains, str) and contains):
+        before(f"{at}/request_contains", f"expected the text the request's body must contain, found "
+                                         f"{_shown(contains)}", line)
+    usage = raw.get("usage", {"input": 10, "output": 5})
+    if not (isinstance(usage, dict) and set(usage) - {LINE_KEY} <= {"input", "output"}
+            and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                    for k, v in usage.items() if k != LINE_KEY)):
+        before(f"{at}/usage", f"expected {{input: tokens, output: tokens}}, found {_shown(usage)}", line)
+    if before.count:
+        return None
+    usage = {"input": 10, "output": 5, **strip_lines(usage)}
+    return Turn(text, tuple(calls), error, None if times == ALWAYS else times, contains, usage, line)
+
+
+class _Counter:
+    def __init__(self, bad: Callable[..., None]):
+        self.bad, self.count = bad, 0
+
+    def __call__(self, pointer: str, message: str, line: int | None) -> None:
+        self.count += 1
+        self.bad(pointer, message, line)
+
+
+def _error(raw: Any, at: str, bad: _Counter, line: int | None) -> ErrorAnswer | None:
+    if not isinstance(raw, dict):
+        bad(at, f"expected {{status: code, headers?, type?, message?, body?}}, found {_shown(raw)}", line)
+        return None
+    for key in raw:
+        if key not in (*ERROR_KEYS, LINE_KEY):
+            bad(f"{at}/{key}", f"unknown key {key!r}; an error has {', '.join(ERROR_KEYS)}", line)
+    status = raw.get("status")
+    if not (isinstance(status, int) and not isinstance(status, bool) and 400 <= status <= 599):
+        bad(f"{at}/status", f"expected an HTTP error status (400-599), found {_shown(status)}", line)
+        return None
+    headers = raw.get("headers", {})
+    if not (isinstance(headers, dict) and all(isinstance(k, str) and isinstance(v, str | int | float)
+                                              and not isinstance(v, bool)
+                                              for k, v in headers.items() if k != LINE_KEY)):
+        bad(f"{at}/headers", f"expected {{name: value}} with text or number values, found {_shown(headers)}", line)
+        return None
+    for key in ("type", "message"):
+        if key in raw and not isinstance(raw[key], str):
+            bad(f"{at}/{key}", f"expected a string, found {_shown(raw[key])}", line)
+            return None
+    return ErrorAnswer(status, {k.lower(): str(v) for k, v in headers.items() if k != LINE_KEY}, raw.get("type"),
+                       raw.get("message", ErrorAnswer.message), strip_lines(raw.get("body")))
+
+
+# -- the endpoint --------------------------------------------------------------------------------------------------
+
+
+class ModelApp:
+    """A stub server application answering an agent CLI's model requests from a script (see the module docstring).
+    `problems` lists what the CLI did that the script did not expect; `served` counts the turns' requests."""
+
+    def __init__(self, script: ModelScript):
+        if script.api not in HTTP_APIS:
+            raise ValueError(f"{script.api} is not served over HTTP")
+        self.script = script
+        self.problems: list[str] = []
+        self.requests = 0
+        self._next = 0  # the turn the next request takes
+        self._used = 0  # requests the current turn has answered
+        self._lock = threading.Lock()
+
+    def handle(self, method: str, url: str, path: str, headers: Mapping[str, str], body: bytes | None) -> Reply:
+        wanted = "/chat/completions" if self.script.api == "openai-chat" else "/messages"
+        if method != "POST" or not path.endswith(wanted):
+            return self._error(ErrorAnswer(404, type="not_found_error",
+                                           message=f"the scripted {self.script.api} endpoint answers POST "
+                                                   f"…{wanted} only"))
+        try:
+            request = orjson.loads(body or b"")
+        except orjson.JSONDecodeError:
+            request = None
+        if not isinstance(request, dict):
+            return self._error(ErrorAnswer(400, message="the request body is not a JSON object"))
+        text = (body or b"").decode("utf-8", "replace")
+        with self._lock:
+            self.requests += 1
+            number = self.requests
+            side = next((s for s in self.script.side if s.when in text), None)
+            turn = side.turn if side is not None else self._take(number)
+            if turn is None:
+                return self._error(ErrorAnswer(500, message=f"wirecheck: the model script has no turn left for "
+                                                            f"request {number}"))
+            if side is None and turn.request_contains is not None and turn.request_contains not in text:
+                self.problems.append(
+                    f"model request {number} took turn {self._next + 1}, which expects a request containing "
+                    f"{turn.request_contains!r}; it did not")
+        if turn.error is not None:
+            return self._error(turn.error)
+        asked = request.get("model")
+        model = asked if isinstance(asked, str) else "wirecheck-model"
+        stream = request.get("stream") is True
+        if self.script.api == "anthropic-messages":
+            return _anthropic(turn, model, number, stream)
+        return _openai(turn, model, number, stream)
+
+    def _take(self, number: int) -> Turn | None:
+        turns = self.script.turns
+        while self._next < len(turns):
+            turn = turns[self._next]
+            if turn.times is None or self._used < turn.times:
+                self._used += 1
+                return turn
+            self._next, self._used = self._next + 1, 0
+        self.problems.append(f"model request {number} came after the script's last turn ({len(turns)}): answered "
+                             "500")
+        return None
+
+    def _error(self, error: ErrorAnswer) -> Reply:
+        if error.body is not None:
+            body = error.body if isinstance(error.body, str) else orjson.dumps(error.body).decode()
+        elif self.script.api == "anthropic-messages":
+            kind = error.type or ANTHROPIC_ERROR_TYPES.get(error.status, "api_error")
+            body = orjson.dumps({"type": "error", "error": {"type": kind, "message": error.message}}).decode()
+        else:
+            kind = error.type or OPENAI_ERROR_TYPES.get(error.status, "server_error")
+            body = orjson.dumps({"error": {"message": error.message, "type": kind, "code": kind}}).decode()
+        return Reply(error.status, body.encode(), {**JSON, **error.headers})
+
+
+def _tool_id(call: ToolCall, number: int, index: int, prefix: str) -> str:
+    return call.id or f"{prefix}wirecheck_{number}_{index + 1}"
+
+
+def _sse(events: list[tuple[str | None, Any]]) -> bytes:
+    out = bytearray()
+    for name, data in events:
+        if name is not None:
+            out += b"event: " + name.encode() + b"\n"
+        out += b"data: " + (data if isinstance(data, bytes) else orjson.dumps(data)) + b"\n\n"
+    return bytes(out)
+
+
+def _anthropic(turn: Turn, model: str, number: int, stream: bool) -> Reply:
+    blocks: list[dict[str, Any]] = []
+    if turn.text is not None:
+        blocks.append({"type": "text", "text": turn.text})
+    for index, call in enumerate(turn.tool_calls):
+        blocks.append({"type": "tool_use", "id": _tool_id(call, number, index, "toolu_"), "name": call.name,
+                       "input": dict(call.input)})
+    stop = "tool_use" if turn.tool_calls else "end_turn"
+    usage = {"input_tokens": turn.usage["input"], "output_tokens": turn.usage["output"]}
+    message = {"id": f"msg_wirecheck_{number}", "type": "message", "role": "assistant", "model": model}
+    if not stream:
+        return Reply(200, orjson.dumps({**message, "content": blocks, "stop_reason": stop, "stop_sequence": None,
+                                        "usage": usage}), dict(JSON))
+    events: list[tuple[str | None, Any]] = [("message_start", {"type": "message_start", "message": {
+        **message, "content": [], "stop_reason": None, "stop_sequence": None,
+        "usage": {"input_tokens": usage["input_tokens"], "output_tokens": 1}}})]
+    for index, block in enumerate(blocks):
+        if block["type"] == "text":
+            start: dict[str, Any] = {"type": "text", "text": ""}
+            delta = {"type": "text_delta", "text": block["text"]}
+        else:
+            start = {**block, "input": {}}
+            delta = {"type": "input_json_delta", "partial_json": orjson.dumps(block["input"]).decode()}
+        events += [("content_block_start", {"type": "content_block_start", "index": index, "content_block": start}),
+                   ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}),
+                   ("content_block_stop", {"type": "content_block_stop", "index": index})]
+    events += [("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
+                                  "usage": {"output_tokens": usage["output_tokens"]}}),
+               ("message_stop", {"type": "message_stop"})]
+    return Reply(200, _sse(events), dict(SSE))
+
+
+def _openai(turn: Turn, model: str, number: int, stream: bool) -> Reply:
+    calls = [{"id": _tool_id(call, number, index, "call_"), "type": "function",
+              "function": {"name": call.name, "arguments": orjson.dumps(dict(call.input)).decode()}}
+             for index, call in enumerate(turn.tool_calls)]
+    finish = "tool_calls" if calls else "stop"
+    usage = {"prompt_tokens": turn.usage["input"], "completion_tokens": turn.usage["output"],
+             "total_tokens": turn.usage["input"] + turn.usage["output"]}
+    head = {"id": f"chatcmpl-wirecheck-{number}", "created": 0, "model": model}
+    if not stream:
+        message: dict[str, Any] = {"role": "assistant", "content": turn.text}
+        if calls:
+            message["tool_calls"] = calls
+        return Reply(200, orjson.dumps({**head, "object": "chat.completion", "choices": [
+            {"index": 0, "message": message, "finish_reason": finish}], "usage": usage}), dict(JSON))
+
+    def chunk(delta: dict[str, Any], reason: str | None = None, **extra: Any) -> tuple[str | None, Any]:
+        return None, {**head, "object": "chat.completion.chunk",
+                      "choices": [{"index": 0, "delta": delta, "finish_reason": reason}], **extra}
+
+    events = [chunk({"role": "assistant", "content": ""})]
+    if turn.text is not None:
+        events.append(chunk({"content": turn.text}))
+    for index, call in enumerate(calls):
+        events.append(chunk({"tool_calls": [{"index": index, **call}]}))
+    events += [chunk({}, finish, usage=usage), (None, b"[DONE]")]
+    return Reply(200, _sse(events), dict(SSE))
+
+
+# -- qodercli's --fake-responses file ------------------------------------------------------------------------------
+
+
+def fake_responses(script: ModelScript) -> bytes:
+    """The script as qodercli's `--fake-responses` JSONL: one `generateContentStream` line per model call (a turn
+    with `times: N` is N lines; `always` is written once: the file cannot repeat)."""
+    if script.api != "qoder-fake-responses":
+        raise ValueError(f"{script.api} is served over HTTP, not written as fake responses")
+    lines = []
+    for turn in script.turns:
+        parts: list[dict[str, Any]] = []
+        if turn.text is not None:
+            parts.append({"text": turn.text})
+        parts += [{"functionCall": {"name": call.name, "args": dict(call.input)}} for call in turn.tool_calls]
+        usage = {"promptTokenCount": turn.usage["input"], "candidatesTokenCount": turn.usage["output"],
+                 "totalTokenCount": turn.usage["input"] + turn.usage["output"]}
+        line = orjson.dumps({"method": "generateContentStream", "response": [{
+            "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
+            "usageMetadata": usage}]})
+        lines += [line] * (turn.times or 1)
+    return b"".join(line + b"\n" for line in lines)
