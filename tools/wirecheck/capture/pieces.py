@@ -40,8 +40,12 @@ import orjson
 from wirecheck.pointer import format_pointer
 
 CHUNK_BYTES = 1 << 20
+# bytes one regular expression match looks at: a match keeps what it would need to go back, about 90 times the bytes
+# of tiny strings it passes (94 MiB for 1 MiB of `"a",`), so it is given at most this many at a time
+STEP_BYTES = 1 << 16
 HAR_ENTRIES = ("log", "entries")
-HAR_ORDER: dict[tuple[str, ...], str] = {HAR_ENTRIES: "startedDateTime"}  # arrays whose items are handed out in the order of a member's time
+# arrays whose items are handed out in the order of a member's time
+HAR_ORDER: dict[tuple[str, ...], str] = {HAR_ENTRIES: "startedDateTime"}
 KEYS_TRACKED = 1000  # distinct keys remembered per envelope object, for duplicates (envelope keys always are)
 ORDER_LIMIT = 1_000_000  # items of an array put in time order (32 bytes each); past it, array order, and said
 
@@ -212,10 +216,13 @@ class _Bytes:
         """Consume the string starting at pos (at its quote); False when the input ends inside it."""
         self.pos += 1
         while True:
-            self.pos = _STRING_BODY.match(self.buf, self.pos).end()  # type: ignore[union-attr]
+            end = min(len(self.buf), self.pos + STEP_BYTES)
+            self.pos = _STRING_BODY.match(self.buf, self.pos, end).end()  # type: ignore[union-attr]
             if self.pos < len(self.buf) and self.buf[self.pos] == 0x22:
                 self.pos += 1
                 return True
+            if self.pos < len(self.buf) - 1:  # the step ended (maybe at a backslash): the string goes on
+                continue
             if not self.more():  # at the end, or at a backslash whose escaped byte is still to come
                 self.pos = len(self.buf)
                 return False
@@ -224,7 +231,10 @@ class _Bytes:
         """Consume until `depth` open brackets are closed; False when the input ends first."""
         buf, pos, skip = self.buf, self.pos, _SKIP.match
         while True:
-            pos = skip(buf, pos).end()  # type: ignore[union-attr]  # always matches
+            end = min(len(buf), pos + STEP_BYTES)
+            pos = skip(buf, pos, end).end()  # type: ignore[union-attr]  # always matches
+            if pos == end < len(buf):  # the step ended, not the window: on from there
+                continue
             if pos == len(buf):
                 self.pos = pos
                 if not self.more():
@@ -554,7 +564,7 @@ class DocumentSplitter:
         told = order is not None and order.sorted
         item = _ITEM.match
         while True:
-            found = item(data.buf, data.pos)
+            found = item(data.buf, data.pos, data.pos + STEP_BYTES)
             if found is not None:  # the whole item, and what follows it, are in the window
                 start, end = found.span(1)
                 self.pieces += 1
