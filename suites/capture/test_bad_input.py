@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 import pytest
 
 from wirecheck.capture import ndjson
 from wirecheck.check.engine import CheckOptions, check_captures
+from wirecheck.contracts import load_registry
 from wirecheck.json_text import parse_json
 
 GOOD = b'{"type":"hello","version":"1.0.0"}\n'
@@ -164,3 +166,19 @@ def test_summary_counts_are_exact_across_good_and_bad_lines(demo, tmp_path):
     assert findings == [(2, "PARSE_ERROR", "error"), (3, "NOT_AN_OBJECT", "error"),
                         (4, "UNKNOWN_MESSAGE_KIND", "warning"), (5, "SCHEMA_VIOLATION", "error")]
     assert (result.messages, result.unclassified, result.coverage["hello"].seen) == (4, 1, 3)
+
+
+RESULT = (Path(__file__).resolve().parents[2] / "fixtures/claude-code-print/2.1.218/valid/results.ndjson").read_bytes()
+
+
+@pytest.mark.parametrize("number", [b"1e400", b"1" + b"0" * 400])
+def test_a_number_beyond_a_double_is_one_finding_however_written_and_the_rest_is_checked(tmp_path, number):
+    """`"num_turns": 1000…0` (401 digits) conformed while `1e400` was a PARSE_ERROR that hid the rest of the
+    message; JavaScript reads both as Infinity."""
+    first = RESULT.splitlines()[0]
+    line = first.replace(b'"num_turns": 9', b'"num_turns": ' + number).replace(b'"is_error": false', b'"is_error": 1')
+    path = tmp_path / "result.ndjson"
+    path.write_bytes(line + b"\n")
+    result = check_captures(load_registry().load("claude-code-print@2.1.218"), [str(path)])
+    assert sorted((f.code, f.pointer) for f in result.findings) == [
+        ("NUMBER_OUT_OF_RANGE", "/num_turns"), ("SCHEMA_VIOLATION", "/is_error")]

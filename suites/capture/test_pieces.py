@@ -331,3 +331,18 @@ def test_entries_are_checked_in_time_order(xopc, tmp_path):
     findings, result = _xopc(xopc, tmp_path, orjson.dumps(har, option=orjson.OPT_INDENT_2))
     assert findings == [] and result.messages == 16
 
+
+def test_a_body_left_out_of_the_har_is_unknown_not_missing(demo, tmp_path):
+    """HAR writers leave bodies out ("Leave out this field if the information is not available", HAR 1.2
+    content.text): one run gave 368 UNEXPECTED_BODY "found no body". A body the record says was there but does not
+    hold is not checked, and one note says how many; a record of no body (size 0) is still a missing body."""
+    left_out = {"request": DISCOVERY["request"], "response": {"status": 200, "content": {"size": 23, "mimeType": ""}}}
+    no_size = {"request": DISCOVERY["request"], "response": {"status": 200, "content": {"mimeType": ""}}}
+    empty = {"request": DISCOVERY["request"], "response": {"status": 200, "content": {"size": 0, "mimeType": ""},
+                                                           "bodySize": 0}}
+    data = orjson.dumps({"log": {"entries": [left_out, no_size, empty]}})
+    findings, result = _validate(demo, tmp_path, data)
+    assert findings == [("UNEXPECTED_BODY", "/log/entries/2/response", None), ("BODY_NOT_RECORDED", None, None)]
+    [note] = [f for f in result.findings if f.code == "BODY_NOT_RECORDED"]
+    assert note.message.startswith("2 message(s)") and note.severity.value == "info"
+    assert result.coverage["discovery.response"].seen == 3

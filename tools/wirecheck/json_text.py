@@ -2,7 +2,8 @@
 
 orjson is the fast path. When it refuses a text (or when the text is not its own canonical serialisation, the
 only case in which duplicate keys or integers beyond 64 bits can hide), the standard library decides what
-exactly is wrong, and its value is the one kept.
+exactly is wrong, and its value is the one kept. A number beyond the range of a double is judged alike however it
+is written (`1e400`, or its 401 digits), as JavaScript reads both: see `_replace_out_of_range`.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,31 +22,52 @@ from wirecheck.pointer import format_pointer
 
 @dataclass(frozen=True, slots=True)
 class JsonProblem:
-    code: str  # PARSE_ERROR | INVALID_UTF8 | DUPLICATE_KEY
+    code: str  # PARSE_ERROR | INVALID_UTF8 | DUPLICATE_KEY | NUMBER_OUT_OF_RANGE (the last two keep the value)
     message: str
-    pointer: str | None = None  # where in the value (DUPLICATE_KEY)
-
-
-class _DuplicateKey(Exception):
-    def __init__(self, key: str, pointer: str):
-        self.key, self.pointer = key, pointer
+    pointer: str | None = None  # where in the value (DUPLICATE_KEY, NUMBER_OUT_OF_RANGE, INVALID_UTF8)
 
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON (RFC 8259 has no NaN or Infinity)")
 
 
-def _finite_float(text: str) -> float:
-    number = float(text)
-    if math.isinf(number):
-        raise ValueError(f"number {text} is out of the range of a double")
+class _OutOfRange:
+    """A number literal beyond the range of a double, as read (replaced once the value is whole)."""
+
+    __slots__ = ("negative", "text")
+
+    def __init__(self, text: str):
+        self.text, self.negative = text, text.startswith("-")
+
+
+# An integer of more digits than this is beyond a double whatever they are (DBL_MAX has 309); one of up to this many
+# is converted to find out, never more (Python refuses to convert more than 4,300 digits at all)
+_DOUBLE_DIGITS = 309
+
+
+def _integer(text: str) -> int | _OutOfRange:
+    if len(text.lstrip("-")) > _DOUBLE_DIGITS:
+        return _OutOfRange(text)
+    number = int(text)
+    if len(text) >= _DOUBLE_DIGITS - 1:
+        try:
+            float(number)
+        except OverflowError:  # rounds to infinity (correctly rounded, as JavaScript's Number does)
+            return _OutOfRange(text)
     return number
 
 
-def _slow_parse(text: str) -> Any:
-    """The standard library's strict reading; _DuplicateKey names the first object (in the order objects close)
-    with a key given twice, by its JSON pointer."""
+def _float(text: str) -> float | _OutOfRange:
+    number = float(text)
+    return _OutOfRange(text) if math.isinf(number) else number
+
+
+def _slow_parse(text: str) -> tuple[Any, JsonProblem | None]:
+    """The standard library's strict reading, with the first problem a reader would trip on: a key given twice (the
+    first object with one, in the order objects close, by its JSON pointer; the last value is kept, as JSON.parse,
+    json.loads and orjson keep it), else a number beyond the range of a double (see _replace_out_of_range)."""
     duplicates: list[tuple[int, str]] = []  # (id of the object, key): objects are found again once parsed
+    out_of_range: list[_OutOfRange] = []
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
         result: dict[str, Any] = {}
@@ -54,11 +77,64 @@ def _slow_parse(text: str) -> Any:
             result[key] = value  # the last value wins, as in orjson
         return result
 
-    value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float, object_pairs_hook=pairs)
+    def integer(text: str) -> int | _OutOfRange:
+        number = _integer(text)
+        if type(number) is _OutOfRange:
+            out_of_range.append(number)
+        return number
+
+    def real(text: str) -> float | _OutOfRange:
+        number = _float(text)
+        if type(number) is _OutOfRange:
+            out_of_range.append(number)
+        return number
+
+    value = json.loads(text, parse_constant=_reject_constant, parse_float=real, parse_int=integer,
+                       object_pairs_hook=pairs)
+    problem = None
+    if out_of_range:
+        value, problem = _replace_out_of_range(value)
     if duplicates:
         target, key = duplicates[0]
-        raise _DuplicateKey(key, _pointer_of(value, target) + format_pointer([key]))
-    return value
+        pointer = _pointer_of(value, target) + format_pointer([key])
+        problem = JsonProblem("DUPLICATE_KEY", f"duplicate key {key!r} in an object", pointer)
+    return value, problem
+
+
+# What a number beyond a double is checked as: the nearest double, with its sign (JavaScript reads ±Infinity, which
+# no JSON value is; the finding says so)
+_NEAREST = sys.float_info.max
+
+
+def _replace_out_of_range(value: Any) -> tuple[Any, JsonProblem]:
+    """Numbers beyond the range of a double (`1e400`, or an integer of 401 digits: the same number) are read alike
+    by JavaScript: ECMA-262's JSON.parse rounds each to a Number, ±Infinity, which JSON cannot carry on
+    (JSON.stringify writes null) and which is neither an integer nor a finite number; Python's json reads `1e400` as
+    inf and refuses an integer of more than 4,300 digits. RFC 8259 §6 warns of exactly this, I-JSON (RFC 7493 §2.2)
+    forbids it. Every such number is checked as the nearest double, with its sign, and the first is reported."""
+    first: list[tuple[str, str]] = []
+    root: list[Any] = [value]
+    stack: list[tuple[Any, Any, tuple[Any, ...]]] = [(root, 0, ())]
+    while stack:
+        container, key, path = stack.pop()
+        item = container[key]
+        if type(item) is _OutOfRange:
+            if not first:
+                first.append((item.text, format_pointer(path)))
+            container[key] = -_NEAREST if item.negative else _NEAREST
+        elif isinstance(item, list):
+            stack.extend((item, index, (*path, index)) for index in range(len(item)))
+        elif isinstance(item, dict):
+            stack.extend((item, name, (*path, name)) for name in item)
+    text, pointer = first[0]
+    shown = text if len(text) <= 40 else f"{text[:20]}…{text[-8:]} ({len(text)} characters)"
+    return root[0], JsonProblem(
+        "NUMBER_OUT_OF_RANGE", f"the number {shown} at {pointer or 'the top level'} is beyond the range of a double: "
+        "JavaScript's JSON.parse reads it as " + ("-Infinity" if text.startswith("-") else "Infinity")
+        + ", which is no JSON number (JSON.stringify writes null), and Python's json "
+        + ("reads its digits exactly, up to 4,300 of them, and refuses more" if text.lstrip("-").isdigit()
+           else "reads it as " + ("-inf" if text.startswith("-") else "inf"))
+        + " (RFC 8259 §6, RFC 7493 §2.2); checked as the largest double", pointer or None)
 
 
 def _pointer_of(root: Any, target: int) -> str:
@@ -83,7 +159,8 @@ def canonical(value: Any, data: bytes) -> bool:
 
 
 def parse_json(data: bytes) -> tuple[Any, JsonProblem | None]:
-    """(value, None) or (None, problem). Never raises; `data` has no line terminator."""
+    """(value, None); (value, problem) for what readers read past (a duplicate key, a number beyond a double, a lone
+    surrogate), the value as they read it; or (None, problem). Never raises; `data` has no line terminator."""
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
@@ -93,9 +170,7 @@ def parse_json(data: bytes) -> tuple[Any, JsonProblem | None]:
         # which orjson silently resolves (last wins), or an integer beyond 64 bits, which orjson reads as the
         # nearest float. Only here is the slow parse needed, and its value is exact.
         try:
-            value = _slow_parse(data.decode("utf-8"))
-        except _DuplicateKey as dup:
-            return value, JsonProblem("DUPLICATE_KEY", f"duplicate key {dup.key!r} in an object", dup.pointer)
+            return _slow_parse(data.decode("utf-8"))
         except (ValueError, RecursionError):
             pass
     return value, None
@@ -108,21 +183,20 @@ def _diagnose(data: bytes, exc: orjson.JSONDecodeError) -> tuple[Any, JsonProble
         return None, JsonProblem("INVALID_UTF8", f"invalid UTF-8 at byte {bad.start}: {bad.reason}")
     try:
         # Whatever orjson refuses that RFC 8259 allows, the standard library reads.
-        value = _slow_parse(text)
-    except _DuplicateKey as dup:
-        return None, JsonProblem("DUPLICATE_KEY", f"duplicate key {dup.key!r} in an object", dup.pointer)
+        value, problem = _slow_parse(text)
     except RecursionError:
         return None, JsonProblem("PARSE_ERROR", "nesting too deep to parse")
     except ValueError as slow:
-        message = str(slow) if any(w in str(slow) for w in ("NaN", "Infinity", "out of the range")) else str(exc)
+        message = str(slow) if any(w in str(slow) for w in ("NaN", "Infinity")) else str(exc)
         if "recursion limit" in message:
             message = "nesting too deep: more than 1024 levels"
         if b"\r" in data.rstrip(b"\r"):
             message += " (a carriage return not followed by a line feed ends no line: lines end with \\n or \\r\\n)"
         return None, JsonProblem("PARSE_ERROR", f"not valid JSON: {message}")
-    if _SURROGATE_ESCAPE.search(text):  # orjson refuses a lone surrogate; nothing else it refuses parses
-        return _without_lone_surrogates(value)
-    return value, None
+    if _SURROGATE_ESCAPE.search(text):  # orjson refuses a lone surrogate
+        value, lone = _without_lone_surrogates(value)
+        problem = problem or lone
+    return value, problem
 
 
 # `\ud800`-`\udfff` escapes: each is a lone surrogate unless a high one is followed by a low one

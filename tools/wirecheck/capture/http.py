@@ -25,6 +25,7 @@ from wirecheck.pointer import format_pointer
 NO_BODY: Any = None  # Message.value for a message without a body
 EMPTY = object()
 UNREADABLE = object()  # a body was there but is not JSON (reported as it was read)
+UNKNOWN = object()  # the record left the body out (HAR): not checked, not taken for "no body"
 
 
 class _Bad(Exception):
@@ -101,11 +102,20 @@ def _object(part: dict[str, Any], key: str, where: str) -> dict[str, Any]:
     return value
 
 
-def _har_text(part: dict[str, Any], side: str, where: str) -> tuple[str | None, str]:
-    """The raw body of a HAR request (postData.text) or response (content.text, maybe base64)."""
+def _har_text(part: dict[str, Any], side: str, where: str) -> tuple[Any, str]:
+    """The raw body of a HAR request (postData.text) or response (content.text, maybe base64); UNKNOWN when the
+    record leaves out a body it says was there, as HAR 1.2 lets a writer do (a response's `content.text` "Leave out
+    this field if the information is not available"; browsers' exports leave bodies out): a response without
+    `content.text` whose content.size (or bodySize) is not 0, a request without postData whose bodySize is more
+    than 0 (a request records no body as bodySize 0 or, as many writers do, -1)."""
     if side == "request":
-        return _object(part, "postData", where).get("text"), f"{where}/postData/text"
+        post = _object(part, "postData", where)
+        if "text" not in post and _size(part.get("bodySize")) > 0:
+            return UNKNOWN, f"{where}/postData/text"
+        return post.get("text"), f"{where}/postData/text"
     content = _object(part, "content", where)
+    if "text" not in content and 0 not in (_size(content.get("size")), _size(part.get("bodySize"))):
+        return UNKNOWN, f"{where}/content/text"
     text, encoding = content.get("text"), content.get("encoding")
     if encoding is None or encoding == "":
         return text, f"{where}/content/text"
@@ -118,6 +128,11 @@ def _har_text(part: dict[str, Any], side: str, where: str) -> tuple[str | None, 
         except (binascii.Error, ValueError, TypeError, AttributeError):
             raise _Bad("CAPTURE_FORMAT", "content.text is not base64 of UTF-8", f"{where}/content/text") from None
     return text, f"{where}/content/text"
+
+
+def _size(value: Any) -> int:
+    """A HAR size: a number of bytes, or -1 when unknown (so is anything but an integer)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else -1
 
 
 def _side(
@@ -136,19 +151,19 @@ def _side(
     headers = _headers(part.get("headers"), f"{local}/headers", har)
     if har:
         text, text_where = _har_text(part, side, local)
-        body, problems = _body_from_text(text, text_where, file, line)
+        body, problems = (UNKNOWN, []) if text is UNKNOWN else _body_from_text(text, text_where, file, line)
     elif "body" in part:
         body, problems = part["body"], []
     else:
         body, problems = _body_from_text(part.get("text"), f"{local}/text", file, line)
     yield from problems
     yield Message(
-        value=None if body is EMPTY or body is UNREADABLE else body,
+        value=None if body is EMPTY or body is UNREADABLE or body is UNKNOWN else body,
         file=file,
         line=line,
         where=pwhere,
         http=HttpInfo(method=http.method, url=http.url, path=http.path, status=http.status, headers=headers,
-                      body_unreadable=body is UNREADABLE),
+                      body_unreadable=body is UNREADABLE, body_unknown=body is UNKNOWN),
         exchange=exchange,
     )
 

@@ -80,6 +80,7 @@ class _CaptureRun:
         self.requests = Correlation()
         self.bases = {name: base_prefix(url) for name, url in engine.options.base_urls.items()}
         self.unrecognised = Unrecognised()  # what its unclassified messages looked like
+        self.unknown_bodies = 0  # messages whose body the record left out (told once, at the end)
         self.rules: list[Rule] = []
         self.rules_by_kind: dict[str, list[Rule]] = {kind.id: [] for kind in engine.release.kinds}
         self.alone: set[int] = set()  # id() of the rules that judge each message alone (scope MESSAGE): no state
@@ -351,6 +352,9 @@ class Engine:
                                  severity=Severity.ERROR if reading is not None and reading.reject else None))
             return None
         message.kind = kind
+        if message.http is not None and message.http.body_unknown:  # left out of the record: judged by nobody
+            run.unknown_bodies += 1
+            return kind
         self._check_content(message, kind, emit)
         if kind.id in self._base_kinds and isinstance(message.value, dict):
             base = self._base_kinds[kind.id]
@@ -444,8 +448,8 @@ class Engine:
 
     def _check_body(self, message: Message, kind: MessageKind, emit: Callable[[Finding], None],
                     decoded: bool = False) -> None:
-        if kind.body == "any":
-            return
+        if kind.body == "any" or (message.http is not None and message.http.body_unknown):
+            return  # a body the record left out is not known to be missing, nor what it was
         if kind.body == "empty":
             if message.value is not None:
                 emit(message.finding("UNEXPECTED_BODY", "this message must have no body",
@@ -545,6 +549,11 @@ class Engine:
         note = run.requests.limit_note(run.capture.label)
         if note is not None:
             emit(note)
+        if run.unknown_bodies:
+            emit(Finding(code="BODY_NOT_RECORDED", severity=level_of("BODY_NOT_RECORDED"), file=run.capture.label,
+                         message=f"{run.unknown_bodies} message(s) have no body in the record, which says they had "
+                         "one (a HAR writer may leave bodies out): their kinds are counted, their bodies and the "
+                         "rules that read them are not checked"))
         for rule in run.rules:
             for finding in rule.finish():
                 emit(finding)

@@ -18,6 +18,7 @@ class HttpInfo:
     status: int | None  # None on a request
     headers: dict[str, str] = field(default_factory=dict)  # lower-cased names
     body_unreadable: bool = False  # a body that is not JSON: reported when read, not again as "no body"
+    body_unknown: bool = False  # the record left the body out (a HAR without content.text): neither checked nor "none"
 
 
 @dataclass(frozen=True, slots=True)
