@@ -238,6 +238,63 @@ def test_another_commands_renewal_is_not_affected():
                event("xopc.run.succeeded", 2), renew(cid="command-2")) == []
 
 
+# ---- XOPC_LEASE_KEPT ----------------------------------------------------------------------------------
+
+T0 = 1_800_000_000_000  # epoch ms
+
+
+def iso(ms: int) -> str:
+    import datetime as dt
+
+    return dt.datetime.fromtimestamp(ms / 1000, dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def leased_until(expires: int, run_id: str = "run-1", cid: str = "command-1"):
+    value = lease(run=run_id, cid=cid).value
+    value["command"]["leaseExpiresAt"] = expires
+    return message("lease.response", value, "/lease", 200)
+
+
+def timed_event(type_: str, sequence: int, at: int, run_id: str = "run-1", line: int = 1):
+    ev = event(type_, sequence, run=run_id, line=line)
+    ev.value["event"]["time"] = iso(at)
+    return ev
+
+
+def renewed(expires: int, cid: str = "command-1"):
+    return message("renew.response", {"leaseExpiresAt": expires, "cancelRequested": False},
+                   f"/commands/{cid}/renew", 200)
+
+
+def test_a_run_that_ends_within_its_lease_needs_no_renewal():
+    assert run(rule("XOPC_LEASE_KEPT"), leased_until(T0 + 3000), timed_event("xopc.run.started", 1, T0 + 10),
+               timed_event("xopc.run.succeeded", 2, T0 + 2999)) == []
+
+
+def test_an_event_after_the_lease_expired_is_reported_once_per_run():
+    findings = run(rule("XOPC_LEASE_KEPT"), leased_until(T0 + 3000), timed_event("xopc.run.started", 1, T0 + 10),
+                   timed_event("xopc.run.succeeded", 2, T0 + 4000, line=3),
+                   timed_event("xopc.run.failed", 3, T0 + 5000, line=4))
+    assert [(f.code, f.line, f.pointer) for f in findings] == [("XOPC_LEASE_KEPT", 3, "/event/time")]
+    assert "1000 ms after its lease expired" in findings[0].message
+
+
+def test_a_renewal_answer_extends_the_lease():
+    assert run(rule("XOPC_LEASE_KEPT"), leased_until(T0 + 3000), timed_event("xopc.run.started", 1, T0 + 10),
+               renewed(T0 + 6000), timed_event("xopc.run.succeeded", 2, T0 + 5000)) == []
+    # another command's renewal does not
+    findings = run(rule("XOPC_LEASE_KEPT"), leased_until(T0 + 3000), leased_until(T0 + 3000, "run-2", "command-2"),
+                   renewed(T0 + 9000, cid="command-2"), timed_event("xopc.run.succeeded", 2, T0 + 5000))
+    assert [f.code for f in findings] == ["XOPC_LEASE_KEPT"]
+
+
+@pytest.mark.parametrize("time_value", ["not a time", "2027-01-15T08:00:00+01:00", 17, None])
+def test_an_event_whose_time_cannot_be_read_is_left_to_the_schema(time_value):
+    ev = timed_event("xopc.run.succeeded", 2, T0 + 9000)
+    ev.value["event"]["time"] = time_value
+    assert run(rule("XOPC_LEASE_KEPT"), leased_until(T0 + 3000), ev) == []
+
+
 # ---- XOPC_EVENT_IDENTITY_MATCHES_LEASE ---------------------------------------------------------------
 
 IDENTITY = {"organizationId": "org-1", "workspaceId": "ws-1", "traceId": "trace-1", "runtimeId": "rt-1"}

@@ -39,6 +39,12 @@ class RequirementResult:
     baseline_reason: str | None = None
     scope: OutOfScope | None = None  # the scope file declares it out of scope (whether or not that held)
 
+    @property
+    def gap(self) -> bool:
+        """Not exercised where it had to be: a requirement whose kind need not be sent (`exercise: optional`, a
+        renewal when no lease would have lapsed) that was not is no gap."""
+        return self.status == NOT_EXERCISED and not self.requirement.optional
+
 
 @dataclass(frozen=True)
 class LevelScore:
@@ -112,9 +118,10 @@ class Certification:
 
     def unexercised(self) -> list[RequirementResult]:
         """The requirements at a failing level that no message exercised and the scope file does not declare out of
-        scope: they make an otherwise clean run INCOMPLETE, not certified and not failed."""
+        scope: they make an otherwise clean run INCOMPLETE, not certified and not failed. One on a kind its subject
+        need not send (`exercise: optional`: a renewal, a heartbeat) is not among them: nothing was missing."""
         levels = self.failing_levels()
-        return [r for r in self.results if r.requirement.level in levels and r.status == NOT_EXERCISED]
+        return [r for r in self.results if r.requirement.level in levels and r.gap]
 
     def out_of_scope(self) -> list[RequirementResult]:
         return [r for r in self.results if r.status == OUT_OF_SCOPE]
@@ -213,9 +220,9 @@ class Certification:
             return Badge(label, "run failed", "#e05d44")
         if any(r.status in (FAIL, EXPECTED_FAIL) for r in must):
             return Badge(label, f"incompatible ({passed}/{len(must)} MUST{aside})", "#e05d44")
-        if any(r.status != PASS for r in must):
+        if any(r.status != PASS and (r.status != NOT_EXERCISED or r.gap) for r in must):
             return Badge(label, f"incomplete ({passed}/{len(must)} MUST{aside})", "#fe7d37")
-        if any(r.status != PASS for r in should):
+        if any(r.status != PASS and (r.status != NOT_EXERCISED or r.gap) for r in should):
             return Badge(label, f"compatible (MUST {passed}/{len(must)}{aside})", "#a4a61d")
         return Badge(label, f"compatible (MUST {passed}/{len(must)}{aside})" if outside else "compatible", "#4c1")
 

@@ -206,6 +206,8 @@ def render(release: ContractRelease, requirements: list[dict[str, Any]]) -> str:
         lines.append(f"    level: {entry['level']}")
         lines.append(f"    subject: {entry['subject']}")
         lines.append(f"    checks: {_quote(entry['checks'])}")
+        if entry.get("exercise") == "optional":
+            lines.append("    exercise: optional")
         if entry.get("reviewed") is False:
             lines.append("    reviewed: false")
         lines.append(f"    text: {_quote(entry['text'])}")

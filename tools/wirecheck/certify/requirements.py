@@ -80,6 +80,7 @@ class Requirement:
     link: Link
     line: int | None = None  # where it starts in requirements.yaml
     reviewed: bool = True
+    optional: bool = False  # `exercise: optional`: not exercised holds no verdict back (the kind need not be sent)
 
     def matches(self, finding: Finding) -> bool:
         """Does this finding count against this requirement?"""
@@ -144,6 +145,7 @@ def load_requirements(path: Path, release: ContractRelease) -> RequirementSet:
         requirement = Requirement(
             id=entry["id"], level=entry["level"], subject=entry["subject"], text=entry["text"].strip(),
             link=link, line=entry.get("__line__"), reviewed=entry.get("reviewed", True),
+            optional=entry.get("exercise") == "optional",
         )
         if requirement.id in seen_ids:
             problems.append(ContractProblem(file, f"{where}/id", f"duplicate id {requirement.id} (also at "

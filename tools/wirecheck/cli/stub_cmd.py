@@ -247,6 +247,22 @@ def register(app: typer.Typer) -> None:
         cancel_after: int | None = typer.Option(None, "--cancel-after-renewals", min=1,
                                                 help="Ask for cancellation on the Nth renewal of a command."),
         strict: bool = typer.Option(False, "--strict", help="Answer non-conforming requests with 400."),
+        scenario_name: str = typer.Option(
+            "normal", "--scenario", metavar="NAME|FILE",
+            help="How the platform answers: a shipped scenario (normal, race) or a scenario file "
+                 "(format: wirecheck's schemas/stub-scenario.schema.json)."),
+        lease_seconds: float | None = typer.Option(
+            None, "--lease-seconds", min=1.0, max=3600.0,
+            help="How long every lease and renewal lasts (default: the scenario's, 3 s: a runtime working "
+                 "longer than that must renew)."),
+        delays: list[str] = typer.Option(
+            [], "--delay", metavar="ROUTE=SECONDS",
+            help="Hold answers on a route back (discovery, heartbeat, lease, events, terminal, renew), e.g. "
+                 "terminal=2.5; repeatable."),
+        faults: list[str] = typer.Option(
+            [], "--fault", metavar="ROUTE=STATUS|drop[:once|always]",
+            help="Answer a route with a status, or drop the connection, once (default) or always, e.g. "
+                 "renew=503 or events=drop:always; repeatable."),
         max_seconds: float = typer.Option(300.0, "--max-seconds", min=0.1, help="Stop serving after this long."),
         out_dir: Path = typer.Option(Path("reports/stub"), "--out-dir", help="HAR capture and reports go here."),
         output_format: str = FORMAT_OPTION,
@@ -267,11 +283,17 @@ def register(app: typer.Typer) -> None:
         from wirecheck.programs.program import CommandError, Program, Scratch, resolve_program
         from wirecheck.programs.signals import Terminated, shielded, terminated_by_signals
         from wirecheck.programs.tail import Tail
+        from wirecheck.stub import scenario as scenarios
         from wirecheck.stub.har import HarRecorder
         from wirecheck.stub.server import StubServer
         from wirecheck.stub.xopc import XopcPlatformStub
 
         _check_format(output_format)
+        try:
+            scenario = guarded(lambda: scenarios.load(scenarios.resolve(scenario_name))).with_options(
+                lease_seconds=lease_seconds, delays=delays, faults=faults)
+        except scenarios.OptionError as exc:
+            raise fail_usage(str(exc)) from None
         output_folder(out_dir)
         release, reg = _xopc_release(spec, contracts)
         program = None
@@ -283,7 +305,8 @@ def register(app: typer.Typer) -> None:
         recorder = HarRecorder("wirecheck stub")  # learns the runtime's token: cut from all that is printed
         say = _say(recorder)
         platform = XopcPlatformStub(release, commands=commands, seed=seed, cancel_after_renewals=cancel_after,
-                                    strict=strict, on_problem=lambda text: say(f"  request: {text}"))
+                                    strict=strict, on_problem=lambda text: say(f"  request: {text}"),
+                                    scenario=scenario)
         try:
             server = StubServer(platform, port, recorder)
         except OSError as exc:
@@ -298,7 +321,10 @@ def register(app: typer.Typer) -> None:
             try:
                 server.start()
                 typer.echo(f"wirecheck stub {release.name} listening on {server.base_url} "
-                           f"(discovery: {server.base_url}/.well-known/xopc-platform)", err=True)
+                           f"(discovery: {server.base_url}/.well-known/xopc-platform, under any base path too)",
+                           err=True)
+                for line in scenario.describe():
+                    typer.echo(f"  {line}", err=True)
                 if program is not None:
                     scratch = Scratch.create()
                     argv = [program, *(part.replace("{url}", server.base_url) for part in command[1:])]
@@ -330,6 +356,7 @@ def register(app: typer.Typer) -> None:
                                 runtime.wait(min(10.0, max(deadline - time.monotonic(), 0.1)))
                             problems += runtime.stop()
                             scratch.remove()
+                        platform.stopping.set()  # answers still held back go now
                         server.stop()
             except Terminated as stop:  # it came while the runtime and the server were being stopped
                 stopped = stop
@@ -346,7 +373,7 @@ def register(app: typer.Typer) -> None:
         for tail, relay in streams:
             tail.join(5.0)  # the runtime has ended: its streams' end is near
             relay.flush()
-        run = {"identity": {"argv": list(command or ["wirecheck", "stub", spec])},
+        run = {"identity": {"argv": list(command or ["wirecheck", "stub", spec]), "scenario": scenario.identity()},
                "outcome": {"ok": not problems, "exit_code": None if runtime is None else runtime.returncode,
                            "problem": problems[0] if problems else None, "problems": problems,
                            "heard": len(server.recorder) > 0,

@@ -12,6 +12,7 @@ for. A run, a command or a token that the capture never leased is not judged: th
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -327,6 +328,68 @@ class NoRenewAfterTerminal:
                     expected="no renewal after the terminal event",
                     found=f"POST {message.http.path if message.http else '/commands/{id}/renew'}",
                 )
+
+    def finish(self) -> Iterable[Finding]:
+        return ()
+
+
+def _epoch_ms(text: Any) -> int | None:
+    """An event's `time` (ISO 8601, `Z`) as epoch milliseconds, or None when it is not one."""
+    if not isinstance(text, str) or not text.endswith("Z"):
+        return None
+    try:
+        moment = dt.datetime.fromisoformat(text[:-1] + "+00:00")
+    except ValueError:
+        return None
+    return int(moment.timestamp() * 1000)
+
+
+@rule("XOPC_LEASE_KEPT", session=lambda params: _WORKER_RUN)
+class LeaseKept:
+    """params: lease, event (kind ids), renewed (the renewal answer's kind), grace_ms (default 0).
+
+    A run holds its command's lease until `leaseExpiresAt` (epoch ms: the lease's, then each renewal answer's); an
+    event of the run whose `time` is past it was sent by a runtime that worked on after its lease lapsed: it had to
+    renew first. So a run that ends before its lease would expire needs no renewal at any speed, and one that works
+    longer is judged by whether it renewed in time. Times are compared as the capture has them (the event's `time`
+    is the runtime's clock, `leaseExpiresAt` the platform's: one machine's clock under `wirecheck stub`). One finding
+    per run, at its first late event.
+    """
+
+    def __init__(self, params: Mapping[str, Any], release: ContractRelease):
+        self._lease, self._event, self._renewed = params["lease"], params["event"], params["renewed"]
+        self._grace = int(params.get("grace_ms", 0))
+        self._expiry: dict[str, int] = {}  # run id → when its lease expires
+        self._runs: dict[str, str] = {}  # command id → run id
+        self._late: set[str] = set()
+
+    def on_message(self, message: Message) -> Iterable[Finding]:
+        kind = _kind_id(message)
+        if kind == self._lease and (command := _leased_command(message)):
+            expires = message.value["command"].get("leaseExpiresAt")
+            if isinstance(expires, int) and not isinstance(expires, bool) and expires > 0:  # else: the schema's
+                self._runs[command[0]] = command[1]
+                self._expiry[command[1]] = expires
+        elif kind == self._renewed and (command_id := _renewed_command_id(message)):
+            run_id = self._runs.get(command_id)
+            expires = message.value.get("leaseExpiresAt") if isinstance(message.value, dict) else None
+            if run_id is not None and isinstance(expires, int) and not isinstance(expires, bool):
+                self._expiry[run_id] = max(self._expiry[run_id], expires)
+        elif kind == self._event and (event := _event_of(message)) and (run_id := _run_id(event)):
+            expires = self._expiry.get(run_id)
+            sent = _epoch_ms(event.get("time"))
+            if expires is None or sent is None or run_id in self._late or sent <= expires + self._grace:
+                return
+            self._late.add(run_id)
+            late = dt.datetime.fromtimestamp(expires / 1000, dt.UTC).isoformat(timespec="milliseconds")
+            yield message.finding(
+                "XOPC_LEASE_KEPT",
+                f"run {short_repr(run_id)} reports {short_repr(event.get('type'))} {sent - expires} ms after its "
+                f"lease expired: it had to renew the lease before then",
+                pointer="/event/time",
+                expected=f"an event no later than the lease's expiry, {late.replace('+00:00', 'Z')}",
+                found=short_repr(event.get("time")),
+            )
 
     def finish(self) -> Iterable[Finding]:
         return ()

@@ -101,7 +101,12 @@ def har_entry(exchange: Exchange, keep_bodies: bool = True) -> dict[str, Any]:
 
 
 class HarRecorder:
-    """Exchanges recorded in order (from any thread), kept in a spool file until the HAR is written.
+    """Exchanges recorded in the order their requests began (from any thread), kept in a spool file until the HAR is
+    written. HAR's own preferred order (entries by startedDateTime) is the order of the conversation: a request whose
+    answer is slow (a delayed terminal event) comes before the requests sent while it waited, as it did on the wire.
+    A server takes a place in that order as a request begins (`begin`) and fills it when the exchange is whole
+    (`add`) or gives it up (`abandon`); entries finished while an earlier one is still open wait for it, at most
+    one per request in flight.
 
     Bearer tokens are secrets wherever they appear: the `authorization` header is redacted, and each token given
     (`secrets`) or seen in a request's `authorization` is cut (`redaction.Secrets`: in every spelling an echo may
@@ -117,6 +122,9 @@ class HarRecorder:
         self.secrets = Secrets(secrets)
         self._spool = tempfile.TemporaryFile(prefix="wirecheck-har-")  # noqa: SIM115 (lives as long as this)
         self._count = 0
+        self._next_place = 0  # the place the next request to begin takes
+        self._next_written = 0  # the place whose entry is written next
+        self._waiting: dict[int, bytes | None] = {}  # finished (None: abandoned) places after an open one
         self.answered = 0  # exchanges that got a response (a probe that heard nothing has nothing to certify)
         self._lock = threading.Lock()
 
@@ -133,7 +141,32 @@ class HarRecorder:
     def scrub(self, text: str) -> str:
         return self.secrets.cut(text)
 
-    def add(self, exchange: Exchange) -> None:
+    def begin(self) -> int:
+        """A place in the HAR for a request that has begun; `add(exchange, place)` or `abandon(place)` ends it."""
+        with self._lock:
+            place = self._next_place
+            self._next_place += 1
+            return place
+
+    def abandon(self, place: int) -> None:
+        """The request at `place` will not be recorded (refused before it was read, a control route); a place
+        already recorded stays as it is."""
+        with self._lock:
+            if place not in self._waiting and place >= self._next_written:
+                self._settle(place, None)
+
+    def _settle(self, place: int, line: bytes | None) -> None:
+        """Write the entries from the oldest open place on that are finished (caller holds the lock)."""
+        if place < self._next_written:  # an entry that outlived the writing of the HAR (`_release`): last
+            self._settle_now(line)
+            return
+        self._waiting[place] = line
+        while self._next_written in self._waiting:
+            self._settle_now(self._waiting.pop(self._next_written))
+            self._next_written += 1
+
+    def add(self, exchange: Exchange, place: int | None = None) -> None:
+        """Record an exchange at its place (`begin`), or, without one, after every request begun so far."""
         size = len(exchange.request_body or b"") + len(exchange.response_body or b"")
         token = bearer_token(exchange.request_headers)
         with self._lock:
@@ -146,16 +179,32 @@ class HarRecorder:
             self.secrets.add(token)
         line = orjson.dumps(self.secrets.cut_all(har_entry(exchange, keep)))
         with self._lock:
-            self._spool.write(line + b"\n")
-            self._count += 1
+            if place is None:
+                place = self._next_place
+                self._next_place += 1
+            self._settle(place, line)
             self.answered += exchange.status is not None
 
     def __len__(self) -> int:
-        return self._count
+        with self._lock:
+            return self._count + sum(line is not None for line in self._waiting.values())
+
+    def _release(self) -> None:
+        """Write the finished entries still waiting for an open one (the HAR is being written: a request that has
+        not finished by now is not in it). Caller holds the lock."""
+        for place in sorted(self._waiting):
+            self._settle_now(self._waiting.pop(place))
+            self._next_written = place + 1
+
+    def _settle_now(self, line: bytes | None) -> None:
+        if line is not None:
+            self._spool.write(line + b"\n")
+            self._count += 1
 
     def _lines(self) -> Iterator[bytes]:
         """The recorded entries, one JSON line each, as they are at the call."""
         with self._lock:
+            self._release()
             self._spool.flush()
             end = self._spool.tell()
         with open(self._spool.fileno(), "rb", closefd=False) as spool:  # its own position: recording goes on

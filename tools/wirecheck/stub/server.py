@@ -67,6 +67,10 @@ class Reply:
     status: int
     body: bytes | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    drop: bool = False  # no answer at all: the connection is closed (a fault a platform stub injects)
+
+
+DROPPED = Reply(0, drop=True)
 
 
 def _error(status: int, message: str) -> Reply:
@@ -208,6 +212,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _serve_one(self) -> None:
         started, clock = now(), time.perf_counter()
+        place = self.server.recorder.begin()  # its place in the HAR: the order requests began in
+        try:
+            self._serve_at(place, started, clock)
+        finally:
+            self.server.recorder.abandon(place)  # nothing if it was recorded
+
+    def _serve_at(self, place: int, started: Any, clock: float) -> None:
         headers = {k.lower(): v for k, v in self.headers.items()}
         try:
             length = self._content_length(headers)
@@ -236,12 +247,18 @@ class _Handler(BaseHTTPRequestHandler):
         except Exception as exc:  # a bug in the stub must not kill the server; it is reported as a 500
             reply = _error(500, f"stub failure: {type(exc).__name__}")
         sent_headers = dict(reply.headers)
-        sent_headers["content-length"] = str(len(reply.body or b""))
+        if not reply.drop:
+            sent_headers["content-length"] = str(len(reply.body or b""))
         # recorded before it is sent: once the client has the answer it may stop the server and read the HAR
         self.server.recorder.add(Exchange(
-            self.command, url, headers, body, reply.status, sent_headers, reply.body, started,
-            (time.perf_counter() - clock) * 1000,
-        ))
+            self.command, url, headers, body, None if reply.drop else reply.status, sent_headers,
+            None if reply.drop else reply.body, started, (time.perf_counter() - clock) * 1000,
+        ), place)
+        if reply.drop:  # the connection ends with no answer: the client sees it closed
+            self.close_connection = True
+            with contextlib.suppress(OSError):
+                self.connection.shutdown(socket.SHUT_RDWR)
+            return
         self._send(reply)
 
     def _send(self, reply: Reply) -> None:

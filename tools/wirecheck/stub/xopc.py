@@ -4,6 +4,11 @@ Serves discovery, heartbeat, leases of generated valid RuntimeCommands (then 204
 (`duplicate` for a repeated eventId), renewals, and cancellation on demand (`cancel()`, or after N renewals).
 Every request is checked as it arrives (its kind's schema and headers; protocol rules run on the whole HAR at the
 end); the problems are reported through `on_problem` and, with `strict`, answered with 400.
+
+The platform lives under any base path the runtime is given: discovery answers at `<prefix>/.well-known/
+xopc-platform` for any prefix, and the endpoints it announces keep that prefix (`agentApi` is
+`<origin><prefix>/agent`), so a runtime configured with `{url}/tenant/a/` runs as one configured with `{url}`.
+How it answers (the lease it grants, answers held back, faults) is a scenario (stub/scenario.py).
 """
 
 from __future__ import annotations
@@ -24,10 +29,12 @@ from wirecheck.check.message import HttpInfo, Message
 from wirecheck.check.validate import Validators
 from wirecheck.contracts.model import ContractRelease
 from wirecheck.json_text import parse_json
-from wirecheck.stub.server import Reply
+from wirecheck.stub.scenario import StubScenario
+from wirecheck.stub.server import DROPPED, Reply
 
 JSON = {"content-type": "application/json"}
 AGENT_PATH = "/agent"
+DISCOVERY_PATH = "/.well-known/xopc-platform"
 _RENEW = re.compile(r"^/commands/([^/]+)/renew$")
 TERMINAL = ("xopc.run.succeeded", "xopc.run.failed", "xopc.run.cancelled")
 
@@ -41,6 +48,7 @@ def _json(status: int, value: Any) -> Reply:
 
 
 def discovery_document(base: str) -> dict[str, Any]:
+    """The discovery document of a platform whose base URL (origin and path prefix, no trailing slash) is `base`."""
     capabilities = dict.fromkeys(("models", "connectors", "tunnels", "shares", "managedRuntime", "runtimeFleet",
                                   "traceUpload", "a2a"), False)
     capabilities["runtimeFleet"] = True
@@ -104,9 +112,13 @@ class XopcPlatformStub:
         cancel_after_renewals: int | None = None,
         strict: bool = False,
         on_problem: Callable[[str], None] | None = None,
+        scenario: StubScenario | None = None,
     ):
         self.release = release
         self.strict = strict
+        self.scenario = scenario or StubScenario()
+        if self.scenario.commands is not None:
+            commands = self.scenario.commands
         self.cancel_after_renewals = cancel_after_renewals
         self.on_problem = on_problem or (lambda text: None)
         self.classifier = Classifier(release)
@@ -117,6 +129,9 @@ class XopcPlatformStub:
         self.problems: list[str] = []
         self.requests = 0
         self.done = threading.Event()  # every command served and finished, then an idle (204) lease
+        self.stopping = threading.Event()  # set when the server stops: answers held back are sent at once
+        self.prefixes: set[str] = {""}  # base paths the runtime discovered the platform under
+        self._faults_left = {index: True for index in range(len(self.scenario.faults))}  # a `once` fault not yet used
         self._lock = threading.Lock()
 
     # -- on demand ------------------------------------------------------------------------------------
@@ -161,7 +176,7 @@ class XopcPlatformStub:
 
     def handle(self, method: str, url: str, path: str, headers: Mapping[str, str], body: bytes | None) -> Reply:
         parts = urlsplit(url)
-        base = f"{parts.scheme}://{parts.netloc}"
+        origin = f"{parts.scheme}://{parts.netloc}"
         self.requests += 1
         value: Any = None
         problems = []
@@ -171,27 +186,73 @@ class XopcPlatformStub:
                 return self._refuse(f"{method} {path}: the body is not JSON", 400)
             if problem is not None:
                 problems.append(f"{method} {path} {problem.pointer or '/'}: {problem.message}")
-        problems += self.check_request(method, url, path, headers, value, base)
+        discovery_prefix = self._discovery_prefix(method, path)
+        prefix = discovery_prefix if discovery_prefix is not None else self._prefix_of(path)
+        problems += self.check_request(method, url, path, headers, value, origin + prefix)
         for text in problems:
             self._problem(text)
         if problems and self.strict:
             return _json(400, {"error": "request does not conform to " + self.release.name, "problems": problems})
-        if method == "GET" and path.rstrip("/") == "/.well-known/xopc-platform":
-            return _json(200, discovery_document(base))
-        if method != "POST" or not path.startswith(AGENT_PATH + "/"):
-            return _json(404, {"error": "not found"})
-        route = path[len(AGENT_PATH):]
         body_value = value if isinstance(value, dict) else {}
+        if discovery_prefix is not None:
+            with self._lock:
+                self.prefixes.add(discovery_prefix)
+            return self._answer(("discovery",), lambda: _json(200, discovery_document(origin + discovery_prefix)))
+        agent = prefix + AGENT_PATH
+        if method != "POST" or not path.startswith(agent + "/"):
+            return _json(404, {"error": "not found"})
+        route = path[len(agent):]
         if route == "/heartbeat":
-            return _json(200, {"ok": True})
+            return self._answer(("heartbeat",), lambda: _json(200, {"ok": True}))
         if route == "/lease":
-            return self._lease()
+            return self._answer(("lease",), self._lease)
         if route == "/events":
-            return self._event(body_value)
+            event = _object(body_value.get("event"))
+            routes = ("terminal", "events") if event.get("type") in TERMINAL else ("events",)
+            return self._answer(routes, lambda: self._event(body_value))
         match = _RENEW.match(route)
         if match:
-            return self._renew(match.group(1), body_value)
+            return self._answer(("renew",), lambda: self._renew(match.group(1), body_value))
         return _json(404, {"error": "not found"})
+
+    @staticmethod
+    def _discovery_prefix(method: str, path: str) -> str | None:
+        """The base path of a discovery request (`/tenant/a` for GET /tenant/a/.well-known/xopc-platform), or None
+        for any other request. The client drops trailing slashes of its base URL; a stray one is tolerated."""
+        trimmed = path.rstrip("/")
+        if method != "GET" or not trimmed.endswith(DISCOVERY_PATH):
+            return None
+        return trimmed[: -len(DISCOVERY_PATH)].rstrip("/")
+
+    def _prefix_of(self, path: str) -> str:
+        """The longest discovered base path this request's path lies under ("" when none)."""
+        with self._lock:
+            known = sorted(self.prefixes, key=len, reverse=True)
+        return next((p for p in known if path.startswith(p + AGENT_PATH + "/")), "")
+
+    def _answer(self, routes: tuple[str, ...], act: Callable[[], Reply]) -> Reply:
+        """The scenario's answer on `routes` (most specific first): a fault instead of acting, or the act's answer
+        held back by the route's delay (the platform has acted: the runtime is the one kept waiting)."""
+        fault = self._fault(routes)
+        if fault is not None:
+            return fault
+        reply = act()
+        seconds = self.scenario.delay_for(routes)
+        if seconds > 0:
+            self.stopping.wait(seconds)
+        return reply
+
+    def _fault(self, routes: tuple[str, ...]) -> Reply | None:
+        with self._lock:
+            for index, fault in enumerate(self.scenario.faults):
+                if fault.route not in routes or not (fault.always or self._faults_left[index]):
+                    continue
+                self._faults_left[index] = False
+                if fault.status is None:
+                    return DROPPED
+                return _json(fault.status, {"error": f"wirecheck stub: fault injected on {fault.route} "
+                                                     f"(answer {fault.status})"})
+        return None
 
     def _refuse(self, text: str, status: int) -> Reply:
         self._problem(text)
@@ -205,7 +266,7 @@ class XopcPlatformStub:
         with self._lock:
             if self.pending:
                 command = self.pending.popleft()
-                command["leaseExpiresAt"] = int(time.time() * 1000) + 30_000
+                command["leaseExpiresAt"] = self._expiry()
                 self.leased[command["id"]] = CommandState(command)
                 return _json(200, {"command": command})
             if all(state.terminal for state in self.leased.values()):
@@ -236,6 +297,12 @@ class XopcPlatformStub:
             if self.cancel_after_renewals is not None and state.renewals >= self.cancel_after_renewals:
                 state.cancel_requested = True
             asked = body.get("leaseSeconds")
-            seconds = float(asked) if isinstance(asked, int | float) else 60.0
-            expires = int(time.time() * 1000 + max(seconds, 1.0) * 1000)
-            return _json(200, {"leaseExpiresAt": expires, "cancelRequested": state.cancel_requested})
+            return _json(200, {"leaseExpiresAt": self._expiry(asked), "cancelRequested": state.cancel_requested})
+
+    def _expiry(self, asked: Any = None) -> int:
+        """When a lease granted now expires (epoch ms): the scenario's lease length, or less if less was asked (a
+        platform grants at most what it chooses), never under a second."""
+        seconds = self.scenario.lease_seconds
+        if isinstance(asked, int | float) and not isinstance(asked, bool) and asked == asked:
+            seconds = min(seconds, max(float(asked), 1.0))
+        return int(time.time() * 1000 + seconds * 1000)

@@ -26,6 +26,7 @@ def requirement_record(r: RequirementResult) -> dict[str, Any]:
         "subject": r.requirement.subject,
         "text": r.requirement.text,
         "checks": r.requirement.link.as_json(),
+        "exercise": "optional" if r.requirement.optional else "required",
         "status": r.status,
         "exercised": r.exercised,
         "findings": [f.to_json() for f in r.failures[:MAX_FINDINGS]],

@@ -55,8 +55,9 @@ def write(cert: Certification, out: TextIO) -> None:
         out.write("Not exercised (not failed, not passed; declare what this run cannot reach in a scope file):\n")
         for result in gaps:
             req = result.requirement
-            mark = "NOT_EXERCISED" if req.level in levels else "not exercised"
-            out.write(f"{mark:<15} {req.level:<6} {req.id}  ({req.link.element})\n")
+            mark = "NOT_EXERCISED" if req.level in levels and result.gap else "not exercised"
+            optional = " — optional: none was needed in this run" if not result.gap else ""
+            out.write(f"{mark:<15} {req.level:<6} {req.id}  ({req.link.element}){optional}\n")
     outside = cert.out_of_scope()
     if outside:
         out.write("Out of scope for this run (scope file):\n")
