@@ -190,17 +190,20 @@ def test_the_workflow_example_gates_the_sample_adapter_through_the_plugin(instal
 
 
 def test_both_pre_commit_hooks_through_pre_commit(installed, tmp_path):
-    """pre-commit installs wirecheck from the repository (as its users' pre-commit does) and runs the hooks."""
+    """pre-commit installs wirecheck from the repository (as its users' pre-commit does) and runs the hooks, with
+    their own defaults, in an adapter repository that has a package.json and a tsconfig.json."""
     sha = run(["git", "-C", installed.source, "rev-parse", "HEAD"]).stdout.strip()
     repo = tmp_path / "project"
     shutil.copytree(ROOT / "suites" / "data" / "contracts", repo / "contracts")
     xopc = ROOT / "fixtures" / "xopc" / "0.0.253"
     (repo / "captures").mkdir()
     shutil.copy(xopc / "valid" / "worker-run.jsonl", repo / "captures" / "good.jsonl")
+    # a JavaScript adapter's own JSON files: the validate hook's default `files:` must leave them alone
+    (repo / "package.json").write_text('{"name": "adapter", "version": "1.0.0"}\n')
+    (repo / "tsconfig.json").write_text('{"compilerOptions": {"strict": true}}\n')
     (repo / ".pre-commit-config.yaml").write_text(yaml.safe_dump({"repos": [{
         "repo": str(installed.source), "rev": sha,
-        "hooks": [{"id": "wirecheck-validate", "args": ["xopc@0.0.253"], "files": "^captures/"},
-                  {"id": "wirecheck-diff-contracts"}]}]}))
+        "hooks": [{"id": "wirecheck-validate", "args": ["xopc@0.0.253"]}, {"id": "wirecheck-diff-contracts"}]}]}))
     git = ["git", "-c", "user.email=t@t", "-c", "user.name=t", "-c", "commit.gpgsign=false", "-C", repo]
     run(["git", "init", "-q", repo])
     run([*git, "add", "-A"])
@@ -261,10 +264,29 @@ class FakeRunner:
     def substitute(self, text: str) -> str:
         return EXPRESSION.sub(lambda m: self.value(m.group(1)), text)
 
+    def condition(self, step: dict) -> bool:
+        """A step's `if:` — the action's are `a == 'b' && c != ''` over inputs and step outputs."""
+        expression = EXPRESSION.sub(lambda m: m.group(1), str(step.get("if", "true"))).strip()
+        if expression == "true":
+            return True
+        verdict = True
+        for term in expression.split("&&"):
+            match = re.fullmatch(r"\s*([\w.-]+)\s*(==|!=)\s*'([^']*)'\s*", term)
+            assert match, f"a condition the fake runner does not know: {expression}"
+            left, op, right = match.groups()
+            verdict = verdict and ((self.value(left) == right) == (op == "=="))
+        return verdict
+
     def run(self) -> list[tuple[str, int, str]]:
         ran = []
         for step in self.action["runs"]["steps"]:
             if "uses" in step:
+                if step["uses"].startswith("github/codeql-action/upload-sarif@") and self.condition(step):
+                    # the upload step as GitHub runs it: it fails on a SARIF file that is not there
+                    sarif = self.workdir / self.substitute(step["with"]["sarif_file"])
+                    ran.append((step["name"], 0 if sarif.is_file() else 1, f"{sarif}: uploaded or missing"))
+                    if not sarif.is_file():
+                        break
                 continue
             output_file = self.workdir / f"output-{len(ran)}"
             output_file.write_text("")
@@ -282,14 +304,24 @@ class FakeRunner:
 
 
 
+def adapter_repo(path: Path) -> Path:
+    """A throwaway JavaScript adapter repository: package.json and tsconfig.json beside its captures."""
+    path.mkdir()
+    (path / "package.json").write_text('{"name": "adapter", "version": "1.0.0"}\n')
+    (path / "tsconfig.json").write_text('{"compilerOptions": {"strict": true}}\n')
+    return path
+
+
+UPLOADED = ("Upload SARIF to code scanning", 0)
+
+
 def test_the_action_validates_captures_into_the_summary_and_sarif(installed, tmp_path):
     xopc = installed.source / "fixtures" / "xopc" / "0.0.253"
-    (tmp_path / "good").mkdir()
-    good = FakeRunner(installed, tmp_path / "good", {"command": "validate", "release": "xopc@0.0.253",
-                                                      "captures": f"{xopc}/valid/*.jsonl",
-                                                      "install": str(installed.wheel)})
+    good = FakeRunner(installed, adapter_repo(tmp_path / "good"), {
+        "command": "validate", "release": "xopc@0.0.253", "captures": f"{xopc}/valid/*.jsonl",
+        "install": str(installed.wheel)})
     ran = good.run()
-    assert [(name, code) for name, code, _ in ran] == [("Install wirecheck", 0), ("Run wirecheck", 0),
+    assert [(name, code) for name, code, _ in ran] == [("Install wirecheck", 0), ("Run wirecheck", 0), UPLOADED,
                                                        ("Verdict", 0)], ran
     assert good.outputs["run"]["exit-code"] == "0"
     assert "conforms" in good.summary.read_text().lower()
@@ -297,17 +329,28 @@ def test_the_action_validates_captures_into_the_summary_and_sarif(installed, tmp
     assert sarif["runs"][0]["results"] == []
     assert (tmp_path / "good" / "reports" / "wirecheck" / "report.json").is_file()
 
-    (tmp_path / "bad").mkdir()
-    bad = FakeRunner(installed, tmp_path / "bad", {"command": "validate", "release": "xopc@0.0.253",
-                                                    "captures": f"{xopc}/invalid/broken-run.jsonl", "formats": "sarif",
-                                                    "install": str(installed.wheel)})
+    bad = FakeRunner(installed, adapter_repo(tmp_path / "bad"), {
+        "command": "validate", "release": "xopc@0.0.253", "captures": f"{xopc}/invalid/broken-run.jsonl",
+        "formats": "sarif", "install": str(installed.wheel)})
     ran = bad.run()
-    assert [(name, code) for name, code, _ in ran] == [("Install wirecheck", 0), ("Run wirecheck", 0), ("Verdict", 1)]
+    assert [(name, code) for name, code, _ in ran] == [("Install wirecheck", 0), ("Run wirecheck", 0), UPLOADED,
+                                                       ("Verdict", 1)]
     assert "::error title=wirecheck::findings" in ran[-1][2]
     assert "broken-run.jsonl" in bad.summary.read_text()
     results = json.loads((tmp_path / "bad" / bad.outputs["run"]["sarif"]).read_text())["runs"][0]["results"]
     assert results and all(r["locations"][0]["physicalLocation"]["region"]["startLine"] >= 1 for r in results
                            if "region" in r["locations"][0]["physicalLocation"])
+
+    # a usage error (a release that does not exist) writes no SARIF: the upload step must not run on a missing
+    # file, so the verdict step is the one that fails, saying why
+    for command, release in (("validate", "nope@1.0.0"), ("diff", "nope@1.0.0 nope@2.0.0")):
+        wrong = FakeRunner(installed, adapter_repo(tmp_path / f"usage-{command}"), {
+            "command": command, "release": release, "captures": f"{xopc}/valid/*.jsonl",
+            "install": str(installed.wheel)})
+        ran = wrong.run()
+        assert [(name, code) for name, code, _ in ran] == [("Install wirecheck", 0), ("Run wirecheck", 0),
+                                                           ("Verdict", 2)], ran
+        assert wrong.outputs["run"]["sarif"] == "" and "usage or contract error" in ran[-1][2]
 
 
 def test_the_action_diffs_and_certifies(installed, tmp_path):
@@ -315,7 +358,7 @@ def test_the_action_diffs_and_certifies(installed, tmp_path):
     diff = FakeRunner(installed, tmp_path / "diff", {"command": "diff", "release": "xopc@0.0.251 xopc@0.0.253",
                                                       "fail-on": "never", "install": str(installed.wheel)})
     ran = diff.run()
-    assert [code for _, code, _ in ran] == [0, 0, 0], ran
+    assert [code for _, code, _ in ran] == [0, 0, 0, 0], ran
     assert "xopc" in diff.summary.read_text()
     assert json.loads((tmp_path / "diff" / diff.outputs["run"]["sarif"]).read_text())["runs"][0]["results"]
 

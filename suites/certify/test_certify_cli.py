@@ -88,7 +88,7 @@ def test_a_baseline_key_it_does_not_know_is_a_usage_error(framed, tmp_path, cont
         (["--run", "--", "true"], "--run needs --scenario"),
         (["--run", "--scenario", "qoder-handshake"], "--run needs a command after --"),
         (["--scenario", "x.yaml", "c.jsonl"], "--scenario needs --run"),
-        (["--format", "pdf", "c.jsonl"], "--format 'pdf'"),
+        (["--format", "pdf", "c.jsonl"], "--format pdf: expected one of"),
         (["--role", "server", "CAPTURE"], "no role 'server'"),
         (["--baseline", "nope.yaml", "CAPTURE"], "scope file not found"),
         (["--fail-on", "SHALL", "CAPTURE"], "--fail-on 'SHALL'"),

@@ -80,7 +80,7 @@ def test_the_verdict_comes_before_the_coverage(bad):
         (("validate", "demo@1.0.0", "/no/such/file.jsonl"), "capture not found: /no/such/file.jsonl"),
         (("validate", "demo@1.0.0", "/"), "/ is a directory, not a capture"),
         (("validate", "demo@1.0.0", "-", "-"), "stdin (-) can be read only once"),
-        (("validate", "demo@1.0.0", "x", "--format", "pdf"), "--format 'pdf'"),
+        (("validate", "demo@1.0.0", "x", "--format", "pdf"), "--format pdf: expected one of"),
         (("validate", "demo@1.0.0", "x", "--base-url", "nope=http://h"), "unknown base 'nope'"),
         (("validate", "demo@1.0.0", "x", "--base-url", "api=http://[::1"), "--base-url 'api=http://[::1': not a URL"),
         (("validate", "demo@1.0.0", "x", "--base-url", "bogus"), "--base-url 'bogus': give an absolute URL"),

@@ -59,3 +59,18 @@ def _help(argv: list[str]) -> Any:
 def test_the_bracketed_texts_the_issue_names() -> None:
     assert "(marked [pack ...])" in " ".join(_help(["contracts", "--help"]).output.split())
     assert "wirecheck[dask]" in _help(["validate", "--help"]).output
+
+
+@pytest.mark.parametrize("argv", [
+    ["validate", "xopc@0.0.253", "x.jsonl", "--format", "xml"],
+    ["certify", "xopc@0.0.253", "x.jsonl", "--format", "xml"],
+    ["diff", "xopc@0.0.251", "xopc@0.0.253", "--format", "xml"],
+    ["diff-schemas", "a.json", "b.json", "--format", "xml"],
+    ["rules", "--format", "xml"],
+    ["stub", "xopc@0.0.253", "--format", "xml", "--", "true"],
+])
+def test_a_format_no_command_writes_is_said_one_way(argv):
+    result = CliRunner().invoke(app, argv)
+    assert result.exit_code == 2
+    assert re.search(r"wirecheck: error: --format xml: expected one of [a-z]+(, [a-z]+)+\n", result.output), \
+        result.output

@@ -199,7 +199,7 @@ def test_diff_schemas_accepts_ecma_regexes_and_reports_an_unwritable_output(tmp_
     code, _, err = wirecheck("diff-schemas", str(old), str(old), "-o", str(tmp_path))
     assert code == 2 and f"{tmp_path}: cannot write" in err
     code, _, err = wirecheck("diff-schemas", str(old), str(new), "-f", "bogus")
-    assert code == 2 and "--format must be one of" in err
+    assert code == 2 and "--format bogus: expected one of text, markdown, json" in err
 
 
 def test_a_schema_that_refers_to_itself_is_refused(tmp_path: Path) -> None:

@@ -79,17 +79,43 @@ def test_hooks_are_well_formed():
         assert hook["language"] == "python" and hook["entry"].startswith("wirecheck ")
 
 
-def test_validate_hook_passes_good_captures_and_fails_bad_ones():
+def _staged(repo: Path, hook) -> list[Path]:
+    """The files pre-commit hands the hook: the repository's files (paths relative to its top, `/` separated)
+    that `files:` matches (re.search) and `exclude:` does not."""
     import re
 
+    files = sorted(p.relative_to(repo).as_posix() for p in repo.rglob("*") if p.is_file())
+    chosen = [f for f in files if re.search(hook["files"], f)
+              and not (hook.get("exclude") and re.search(hook["exclude"], f))]
+    return [repo / f for f in chosen]
+
+
+def _adapter_repo(tmp_path: Path) -> Path:
+    """A JavaScript adapter repository: its own JSON files beside its captures."""
+    repo = tmp_path / "adapter"
+    (repo / "src").mkdir(parents=True)
+    (repo / "package.json").write_text('{"name": "adapter", "version": "1.0.0", "type": "module"}\n')
+    (repo / "package-lock.json").write_text('{"name": "adapter", "lockfileVersion": 3, "packages": {}}\n')
+    (repo / "tsconfig.json").write_text('{"compilerOptions": {"strict": true}}\n')
+    (repo / "src" / "index.ts").write_text("export {};\n")
+    (repo / "test" / "captures").mkdir(parents=True)
+    for capture in sorted((XOPC / "valid").glob("*.jsonl")):
+        shutil.copy(capture, repo / "test" / "captures" / capture.name)
+    return repo
+
+
+def test_validate_hook_passes_good_captures_and_fails_bad_ones(tmp_path):
+    """With the hook's own `files:`, in a repository that also holds package.json and tsconfig.json: only the
+    captures are validated (the old default, any .json, failed every JavaScript repository)."""
     hook = hooks()["wirecheck-validate"]
-    valid = sorted((XOPC / "valid").glob("*.jsonl"))
-    invalid = [XOPC / "invalid" / "broken-run.jsonl"]
-    assert all(re.search(hook["files"], str(p)) for p in valid + invalid)
+    repo = _adapter_repo(tmp_path)
+    staged = _staged(repo, hook)
+    assert staged and all(p.parent.name == "captures" for p in staged), staged
     runner = CliRunner()
-    good = runner.invoke(app, hook_argv(hook, ["xopc@0.0.253"], valid))
+    good = runner.invoke(app, hook_argv(hook, ["xopc@0.0.253"], staged))
     assert good.exit_code == 0, good.output
-    bad = runner.invoke(app, hook_argv(hook, ["xopc@0.0.253"], invalid))
+    shutil.copy(XOPC / "invalid" / "broken-run.jsonl", repo / "test" / "captures" / "broken-run.jsonl")
+    bad = runner.invoke(app, hook_argv(hook, ["xopc@0.0.253"], _staged(repo, hook)))
     assert bad.exit_code == 1 and "broken-run.jsonl:" in bad.output
 
 

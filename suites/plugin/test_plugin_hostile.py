@@ -11,7 +11,7 @@ GATE = ["--wirecheck-contract", "xopc@0.0.253", "--wirecheck-capture", "out/run.
 def test_a_bad_fail_on_level_is_a_usage_error(adapter_repo):
     result = run_pytest(adapter_repo, *GATE, "--wirecheck-fail-on", "SHALL")
     assert result.returncode == 4, result.stdout
-    assert "--wirecheck-fail-on 'SHALL': expected one of MUST, SHOULD, MAY" in result.stderr
+    assert "--wirecheck-fail-on SHALL: expected one of MUST, SHOULD, MAY" in result.stderr
 
 
 def test_a_broken_baseline_is_a_usage_error_not_a_failure_per_item(adapter_repo):

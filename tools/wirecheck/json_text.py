@@ -158,13 +158,14 @@ def canonical(value: Any, data: bytes) -> bool:
         return False
 
 
-def parse_json(data: bytes) -> tuple[Any, JsonProblem | None]:
+def parse_json(data: bytes, line: int = 1) -> tuple[Any, JsonProblem | None]:
     """(value, None); (value, problem) for what readers read past (a duplicate key, a number beyond a double, a lone
-    surrogate), the value as they read it; or (None, problem). Never raises; `data` has no line terminator."""
+    surrogate), the value as they read it; or (None, problem). Never raises; `data` has no line terminator. `line`:
+    the line `data` starts on in its file, so that a problem on a later line of it is said where it is."""
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        return _diagnose(data, exc)
+        return _diagnose(data, exc, line)
     if isinstance(value, dict | list) and not canonical(value, data):
         # Not byte-identical to its canonical form: whitespace, escapes, key order... or a duplicate key,
         # which orjson silently resolves (last wins), or an integer beyond 64 bits, which orjson reads as the
@@ -176,7 +177,7 @@ def parse_json(data: bytes) -> tuple[Any, JsonProblem | None]:
     return value, None
 
 
-def _diagnose(data: bytes, exc: orjson.JSONDecodeError) -> tuple[Any, JsonProblem | None]:
+def _diagnose(data: bytes, exc: orjson.JSONDecodeError, line: int) -> tuple[Any, JsonProblem | None]:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as bad:
@@ -186,17 +187,52 @@ def _diagnose(data: bytes, exc: orjson.JSONDecodeError) -> tuple[Any, JsonProble
         value, problem = _slow_parse(text)
     except RecursionError:
         return None, JsonProblem("PARSE_ERROR", "nesting too deep to parse")
+    except json.JSONDecodeError as slow:
+        message = said(slow, text, line)
+        if b"\r" in data.rstrip(b"\r"):
+            message += " (a carriage return not followed by a line feed ends no line: lines end with \\n or \\r\\n)"
+        return None, JsonProblem("PARSE_ERROR", f"not valid JSON: {message}")
     except ValueError as slow:
         message = str(slow) if any(w in str(slow) for w in ("NaN", "Infinity")) else str(exc)
         if "recursion limit" in message:
             message = "nesting too deep: more than 1024 levels"
-        if b"\r" in data.rstrip(b"\r"):
-            message += " (a carriage return not followed by a line feed ends no line: lines end with \\n or \\r\\n)"
         return None, JsonProblem("PARSE_ERROR", f"not valid JSON: {message}")
     if _SURROGATE_ESCAPE.search(text):  # orjson refuses a lone surrogate
         value, lone = _without_lone_surrogates(value)
         problem = problem or lone
     return value, problem
+
+
+# what the standard library's JSON reader says, in this report's words
+_SAID = {
+    "Expecting value": "expected a JSON value",
+    "Expecting property name enclosed in double quotes": "expected a member name in double quotes",
+    "Expecting ',' delimiter": "expected a comma or the closing bracket",
+    "Expecting ':' delimiter": "expected a colon after the member name",
+    "Unterminated string starting at": "a string that is never closed starts",
+    "Invalid control character at": "a control character (it must be escaped) inside a string",
+    "Invalid \\escape": "an escape JSON does not have",
+    "Invalid \\uXXXX escape": "a \\u escape without four hex digits",
+    "Extra data": "more text after the JSON value",
+}
+# the first line of a YAML document: `key: value`, `- item`, `---`, `%YAML` (JSON's first character is none of these)
+_YAML_START = re.compile(r"(---|\.\.\.|%YAML|[-?] |[-?]$|[^\s{}\[\]\"#,:][^:\n]*:( |$))")
+
+
+def said(error: json.JSONDecodeError, text: str, line: int = 1) -> str:
+    """A JSON syntax error in plain words: what was expected, where (line and column when the text spans lines),
+    what was found there, and whether the text looks like YAML, which is not read where JSON is expected."""
+    what = _SAID.get(error.msg, error.msg[:1].lower() + error.msg[1:])
+    where = f"column {error.colno}" if error.lineno == 1 and line == 1 and "\n" not in text else \
+        f"line {line + error.lineno - 1}, column {error.colno}"
+    rest = text[error.pos:].split("\n", 1)[0].rstrip("\r")
+    found = "the end of the text" if error.pos >= len(text) else (
+        f"`{rest[:40]}`" + ("…" if len(rest) > 40 else "")) if rest.strip() else "the end of the line"
+    message = f"{what} at {where}, found {found}"
+    first = next((ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), "")
+    if _YAML_START.match(first):
+        message += " (this looks like YAML; JSON is expected here)"
+    return message
 
 
 # `\ud800`-`\udfff` escapes: each is a lone surrogate unless a high one is followed by a low one

@@ -98,7 +98,9 @@ class _Session:
         self.settings = settings
         assert settings.contract is not None
         if settings.fail_on not in LEVELS:
-            raise pytest.UsageError(f"wirecheck: --wirecheck-fail-on {settings.fail_on!r}: expected one of "
+            from wirecheck.findings import printable
+
+            raise pytest.UsageError(f"wirecheck: --wirecheck-fail-on {printable(settings.fail_on)}: expected one of "
                                     f"{', '.join(LEVELS)}")
         try:
             self.registry = load_registry(settings.contracts)

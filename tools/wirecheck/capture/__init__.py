@@ -267,7 +267,7 @@ def _piece_value(piece: Piece, file: str) -> tuple[Any, list[Finding]]:
         return None, [capture_finding("LINE_TOO_LONG", f"a value of {piece.size} bytes exceeds --max-line-bytes "
                                       "(skipped without being held in memory)", file, line,
                                       where=piece.pointer or None)]
-    value, problem = parse_json(piece.data.strip())
+    value, problem = parse_json(piece.data.strip(), piece.line)
     if problem is None:
         return value, []
     where = piece.pointer + (problem.pointer or "")
@@ -358,10 +358,13 @@ def _first_line_and_more(head: bytes) -> bool:
 
 def _line_oriented(head: bytes) -> bool:
     """Whether a .json/.har file that is not one JSON document is JSON lines: its first non-blank line is a JSON
-    object by itself, and more follows (a pretty-printed document's first line, `{`, is not)."""
+    object by itself, and more follows (a pretty-printed document's first line, `{`, is not); or its first line is
+    no JSON at all (a warning a program printed before its JSON, YAML), which is then reported as the line it is."""
     text = head.lstrip()
     first, _, rest = text.partition(b"\n")
     if not rest.strip():
         return False
+    if not first.startswith((b"{", b"[")):
+        return True
     value, problem = parse_json(first.rstrip(b"\r"))
     return isinstance(value, dict) and (problem is None or problem.code == "DUPLICATE_KEY")

@@ -17,6 +17,7 @@ from wirecheck.cli.common import (
     FAIL_ON_OPTION,
     JOBS_OPTION,
     REQUIREMENTS_OPTION,
+    bad_choice,
     check_captures_exist,
     fail_usage,
     guarded,
@@ -100,7 +101,7 @@ def register(app: typer.Typer) -> None:
         if role is not None and role not in release.roles:
             raise fail_usage(f"no role {role!r} in {release.name}; roles: {', '.join(release.roles)}")
         if level is not None and level.upper() not in ("MUST", "SHOULD", "MAY"):
-            raise fail_usage(f"--level {level!r}: expected MUST, SHOULD or MAY")
+            raise bad_choice("--level", level, ("MUST", "SHOULD", "MAY"))
         reqs = guarded(lambda: load_set(release, requirements))
         shown = [r for r in reqs if (role is None or r.subject in (role, "any"))
                  and (level is None or r.level == level.upper())]
@@ -153,7 +154,7 @@ def register(app: typer.Typer) -> None:
         from wirecheck.check.engine import CheckOptions
 
         if output_format not in FORMATS:
-            raise fail_usage(f"--format {output_format!r}: expected one of {', '.join(FORMATS)}")
+            raise bad_choice("--format", output_format, FORMATS)
         fail_on = fail_on.upper()
         reg = registry(contracts)
         release = guarded(lambda: reg.load(spec))

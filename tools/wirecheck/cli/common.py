@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -13,6 +13,7 @@ import typer
 
 from wirecheck import exitcodes
 from wirecheck.encoding import open_text
+from wirecheck.findings import printable
 
 if TYPE_CHECKING:
     from wirecheck.contracts import PackageRegistry
@@ -39,6 +40,11 @@ FAIL_ON_OPTION = typer.Option("MUST", "--fail-on", help="MUST | SHOULD | MAY: lo
 def fail_usage(message: str) -> typer.Exit:
     typer.echo(f"wirecheck: error: {message}", err=True)
     return typer.Exit(exitcodes.USAGE)
+
+
+def bad_choice(option: str, value: str, choices: Iterable[str]) -> typer.Exit:
+    """The one wording of a value an option does not take: `--format xml: expected one of text, json`."""
+    return fail_usage(f"{option} {printable(value)}: expected one of {', '.join(choices)}")
 
 
 @contextmanager

@@ -13,6 +13,7 @@ import typer
 from wirecheck import exitcodes
 from wirecheck.cli.common import (
     CONTRACTS_OPTION,
+    bad_choice,
     contract_errors_as_usage,
     fail_usage,
     guarded,
@@ -29,11 +30,11 @@ def _options(compat: str, consumers: str, witnesses: bool, output_format: str, a
     from wirecheck.diff.options import COMPATIBILITY, DiffOptions
 
     if output_format not in FORMAT_NAMES:
-        raise fail_usage(f"--format must be one of {', '.join(FORMAT_NAMES)}, got {output_format!r}")
+        raise bad_choice("--format", output_format, FORMAT_NAMES)
     if compat not in COMPATIBILITY:
-        raise fail_usage(f"--compat must be one of {', '.join(COMPATIBILITY)}, got {compat!r}")
+        raise bad_choice("--compat", compat, COMPATIBILITY)
     if consumers not in ("tolerant", "strict"):
-        raise fail_usage(f"--consumers must be tolerant or strict, got {consumers!r}")
+        raise bad_choice("--consumers", consumers, ("tolerant", "strict"))
     return DiffOptions(witnesses=witnesses, directions=COMPATIBILITY[compat], consumers=consumers,
                        annotations=annotations)
 
@@ -61,7 +62,7 @@ def _finish(results: list[Any], options: Any, fail_on: str, waivers: Path | None
     from wirecheck.diff.waivers import WaiverFileError, apply_waivers, load_waivers
 
     if fail_on not in FAIL_ON:
-        raise fail_usage(f"--fail-on must be one of {', '.join(FAIL_ON)}, got {fail_on!r}")
+        raise bad_choice("--fail-on", fail_on, FAIL_ON)
     waiver_findings: list[Any] = []
     if waivers is not None:
         try:
@@ -87,7 +88,9 @@ def _load_schema(path: Path, default_draft: Any) -> Any:
             schema, json_problem = parse_json(text.encode())  # exact: a duplicate key or a 2^64 bound shows
             if json_problem is not None:
                 where = f"#{json_problem.pointer}" if json_problem.pointer else ""
-                raise fail_usage(f"{path}{where}: {json_problem.message}")
+                yaml_hint = " (a file not named .json is read as YAML)" if "looks like YAML" in json_problem.message \
+                    else ""
+                raise fail_usage(f"{path}{where}: {json_problem.message}{yaml_hint}")
         else:
             schema = parse_yaml(text, str(path))
     except YamlFileError as exc:
@@ -222,7 +225,7 @@ def register(app: typer.Typer) -> None:
 
         options = _options(compat, consumers, witnesses, output_format, annotations)
         if kinds not in ("auto", "none"):
-            raise fail_usage(f"--kinds must be auto or none, got {kinds!r}")
+            raise bad_choice("--kinds", kinds, ("auto", "none"))
         try:
             default = draft_named(default_draft)
         except ValueError as exc:
@@ -250,8 +253,10 @@ def register(app: typer.Typer) -> None:
         from wirecheck.diff.catalogue import diff_rule_catalogue
         from wirecheck.rules.catalogue import rule_catalogue
 
-        if output_format not in ("text", "markdown", "json") or section not in ("all", "checks", "diff"):
-            raise fail_usage("--format text|markdown|json, --section all|checks|diff")
+        if output_format not in ("text", "markdown", "json"):
+            raise bad_choice("--format", output_format, ("text", "markdown", "json"))
+        if section not in ("all", "checks", "diff"):
+            raise bad_choice("--section", section, ("all", "checks", "diff"))
         checks = rule_catalogue() if section in ("all", "checks") else {}
         diffs = diff_rule_catalogue() if section in ("all", "diff") else {}
         if output_format == "json":

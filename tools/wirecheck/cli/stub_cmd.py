@@ -23,6 +23,7 @@ from wirecheck.cli.common import (
     CONTRACTS_OPTION,
     FAIL_ON_OPTION,
     REQUIREMENTS_OPTION,
+    bad_choice,
     fail_usage,
     guarded,
     output_file,
@@ -57,7 +58,7 @@ def _xopc_release(spec: str, contracts: Path | None) -> tuple[ContractRelease, P
 
 def _check_format(output_format: str) -> None:
     if output_format not in FORMATS:
-        raise fail_usage(f"--format {output_format!r}: expected one of {', '.join(FORMATS)}")
+        raise bad_choice("--format", output_format, FORMATS)
 
 
 def _url_problem(url: str) -> str | None:

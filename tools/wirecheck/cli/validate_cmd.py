@@ -16,6 +16,7 @@ from wirecheck import exitcodes
 from wirecheck.cli.common import (
     CONTRACTS_OPTION,
     JOBS_OPTION,
+    bad_choice,
     check_captures_exist,
     contract_errors_as_usage,
     fail_usage,
@@ -168,7 +169,7 @@ def register(app: typer.Typer) -> None:
         from wirecheck.check.engine import CheckOptions, Engine
 
         if output_format not in FORMATS:
-            raise fail_usage(f"--format {output_format!r}: expected one of {', '.join(FORMATS)}")
+            raise bad_choice("--format", output_format, FORMATS)
         reg = registry(contracts)
         release = guarded(lambda: reg.load(spec))
         options = CheckOptions(parse_base_urls(base_url, list(release.bases)), max_line_bytes, fail_on,
