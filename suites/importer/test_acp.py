@@ -13,7 +13,7 @@ import yaml
 
 from wirecheck.contracts import load_registry
 from wirecheck.importer.acp import JSONRPC_DEFS, NoMethods, jsonrpc_kinds, kind_id, methods
-from wirecheck.importer.release import load_profile
+from wirecheck.importer.profile import load_profile
 from wirecheck.importer.shipped import Shipped, assemble
 from wirecheck.importer.zod_urls import UrlRead, ZodSource
 from wirecheck.pointer import parse_pointer, resolve

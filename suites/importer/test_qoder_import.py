@@ -20,7 +20,8 @@ from wirecheck.contracts import load_registry
 from wirecheck.contracts.loader import own_schema
 from wirecheck.importer import catalog, normalise, record_qodercli, tsgen
 from wirecheck.importer.examples import Resolver, example
-from wirecheck.importer.release import ImportInput, assemble, load_profile, schema_from_instance
+from wirecheck.importer.profile import load_profile
+from wirecheck.importer.release import ImportInput, assemble, schema_from_instance
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from wirecheck.cli.app import app
 from wirecheck.contracts.loader import load_release
-from wirecheck.importer import npm, release
+from wirecheck.importer import npm, profile
 from wirecheck.importer.shipped import ImportRefused, import_package_dir
 
 D7 = "http://json-schema.org/draft-07/schema#"
@@ -110,7 +110,7 @@ def test_the_acp_profile_refuses_a_schema_that_annotates_no_method(tmp_path):
     root = package(tmp_path / "pack", {"$schema": D2020, "$defs": {"A": {"type": "string"}}},
                    name="@agentclientprotocol/sdk", path="schema/v1/schema.json", zod=ZOD_SOURCE)
     with pytest.raises(ImportRefused, match=r"schema/v1/schema.json: no \$defs entry carries x-method and x-side"):
-        import_package_dir(release.load_profile("acp"), root, contracts_root=tmp_path / "contracts")
+        import_package_dir(profile.load_profile("acp"), root, contracts_root=tmp_path / "contracts")
 
 
 ACP_SCHEMA = {

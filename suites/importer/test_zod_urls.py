@@ -14,7 +14,7 @@ from suites.importer.test_shipped import D2020, package
 
 from wirecheck.contracts.formats import fast_validator
 from wirecheck.contracts.loader import load_release
-from wirecheck.importer.release import load_profile
+from wirecheck.importer.profile import load_profile
 from wirecheck.importer.shipped import ImportRefused, import_package_dir
 
 SCHEMA = {

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from xopc_fixtures import (
+from xopc_build import (
     AGENT_API,
     BASE,
     RUNTIME_HEADERS,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from xopc_fixtures import Case, at, exchange, modified
+from xopc_build import Case, at, exchange, modified
 
 GATEWAY = "http://127.0.0.1:18790"
 CLIENT = {"x-xopc-client-instance-id": "client-a"}

@@ -36,7 +36,8 @@ def import_npm_command(
     folder with provenance."""
     from wirecheck.contracts import default_contracts_dir
     from wirecheck.importer.npm import BadSpec, parse_spec
-    from wirecheck.importer.release import import_npm, load_profile
+    from wirecheck.importer.profile import load_profile
+    from wirecheck.importer.release import import_npm
 
     try:  # before anything: the version names the folder written, and is an argument of npm pack
         name, version = parse_spec(spec)

@@ -17,6 +17,7 @@ from wirecheck.check.engine import Engine
 from wirecheck.check.message import HttpInfo, Message
 from wirecheck.contracts.model import ContractRelease, MessageKind, RuleUse
 from wirecheck.findings import Finding, blocking
+from wirecheck.fuzz.memo import for_release
 from wirecheck.rules.registry import MESSAGE, NEEDS, Needs, scope_of
 
 GENERATED = "<generated>"  # the file name generated messages are judged under
@@ -25,8 +26,6 @@ _PLACEHOLDER = re.compile(r"\{[^/}]+\}")
 
 def engine_for(release: ContractRelease) -> Engine:
     """One engine per release (validators, classifier): judging a message is then a few validator calls."""
-    from wirecheck.fuzz.strategies import for_release
-
     engine: Engine = for_release(release, "engine", lambda: Engine(release))
     return engine
 

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from wirecheck.contracts.reference import FORMAT_CHECKER
 from wirecheck.fuzz import regex
 from wirecheck.fuzz.formats import FORMATS, PROBES
+from wirecheck.fuzz.memo import for_release
 from wirecheck.fuzz.schemas import SchemaSet
 
 EMPTY: st.SearchStrategy[Any] = st.nothing()
@@ -635,18 +636,6 @@ def _planted(value: Any, conditions: Any) -> Any:
             if tokens[-1] not in node:
                 node[tokens[-1]] = sorted(accepted, key=orjson.dumps)[0]
     return out
-
-
-_PER_RELEASE: dict[tuple[str, Any], tuple[Any, Any]] = {}
-
-
-def for_release(release: Any, key: Any, build: Callable[[], Any]) -> Any:
-    """`build()` once per release and key, shared by every kind of it. A release loaded again (another object
-    with other resources) gets a new one."""
-    cached = _PER_RELEASE.get((release.name, key))
-    if cached is None or cached[0] is not release.resources:
-        cached = _PER_RELEASE[(release.name, key)] = (release.resources, build())
-    return cached[1]
 
 
 def compiler_for(release: Any, *, max_recursion: int = 2) -> Compiler:

@@ -1,7 +1,7 @@
 """Message kinds of the Agent Client Protocol (ACP) v1, from the JSON Schema its npm SDK ships: `jsonrpc-methods`.
 
     wirecheck import npm @agentclientprotocol/sdk@2.4.0       # profile importer/profiles/acp.yaml → contracts/acp/2.4.0
-    python -m wirecheck.importer.acp --package-dir ./package  # an already extracted tarball, no network
+    python -m wirecheck.importer.shipped --profile acp --package-dir ./package   # an extracted tarball, offline
 
 The SDK ships `schema/v1/schema.json` (2.0.0 and later) or `schema/schema.json` (0.4.5 – 1.9.0): one `$defs` entry
 per type, each method's request, response and notification type marked with `x-method` and `x-side` (the side
@@ -15,11 +15,8 @@ shapes kept in `wire.json` itself (`jsonrpc.RequestId`, `jsonrpc.Error`), as the
 
 from __future__ import annotations
 
-import argparse
 import re
-import sys
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 OTHER_SIDE = {"agent": "client", "client": "agent"}
@@ -174,25 +171,3 @@ def jsonrpc_kinds(schema: Mapping[str, Any], *, package: str, version: str, base
         "$defs": wire_defs,
     }
     return kinds, wire
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Import from an extracted tarball (offline); `wirecheck import npm` fetches one."""
-    from wirecheck.importer.release import load_profile
-    from wirecheck.importer.shipped import ImportRefused, import_package_dir
-
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--package-dir", type=Path, required=True, help="an extracted SDK tarball's package/ folder")
-    parser.add_argument("--out", type=Path, default=Path("contracts"), help="the contracts/ folder")
-    args = parser.parse_args(argv)
-    try:
-        folder, _ = import_package_dir(load_profile("acp"), args.package_dir.parent, contracts_root=args.out)
-    except ImportRefused as exc:
-        print(f"wirecheck: error: {exc}", file=sys.stderr)
-        return 2
-    print(f"wrote {folder}", file=sys.stderr)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -19,7 +19,8 @@ import yaml
 
 from wirecheck.importer import catalog as catalog_builder
 from wirecheck.importer.normalise import DIALECT, dump, reachable, select_roots
-from wirecheck.importer.release import ID_BASE, PROFILES, ImportInput, assemble, load_profile, write_folder
+from wirecheck.importer.profile import PROFILES, load_profile, write_folder
+from wirecheck.importer.release import ID_BASE, ImportInput, assemble
 
 MERGED = "merged"  # the plan's source for a shape (not a presence) taken as the union of both neighbours
 _ANNOTATIONS = {"description", "title", "deprecated", "x-deprecated", "$comment", "x-provenance", "markdownDescription"}

@@ -13,7 +13,6 @@ import json
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -22,22 +21,9 @@ import yaml
 from wirecheck.contracts.stamps import VERSION_STAMP
 from wirecheck.importer import catalog as catalog_builder
 from wirecheck.importer.normalise import DIALECT, dump, normalise
+from wirecheck.importer.profile import load_profile, write_folder
 
-PROFILES = Path(__file__).resolve().parent / "profiles"
 ID_BASE = "https://contracts.wirecheck.invalid"
-
-
-@cache
-def load_profile(name: str) -> dict[str, Any]:
-    """The import profile of a package, by short name or npm name."""
-    for path in sorted(PROFILES.glob("*.yaml")):
-        if "." in path.stem:
-            continue  # companions such as <package>.reconstruct.yaml
-        profile = yaml.safe_load(path.read_text(encoding="utf-8"))
-        if name in (profile["package"], profile.get("npm")):
-            return profile
-    known = ", ".join(p.stem for p in sorted(PROFILES.glob("*.yaml")) if "." not in p.stem)
-    raise KeyError(f"no import profile for {name!r} (known: {known})")
 
 
 def schema_from_instance(value: Any, consts: Mapping[str, Any] = {}, *, key: str | None = None) -> dict[str, Any]:
@@ -176,16 +162,6 @@ def provenance_file(profile: Mapping[str, Any], spec: str, integrity: str, shasu
         "profile": f"tools/wirecheck/importer/profiles/{profile['package']}.yaml",
     }
     return yaml.safe_dump(record, sort_keys=False, width=120)
-
-
-def write_folder(files: Mapping[str, str], out: Path) -> list[Path]:
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name in sorted(files):
-        path = out / name
-        path.write_bytes(files[name].encode("utf-8"))
-        written.append(path)
-    return written
 
 
 def import_npm(spec: str, out: Path | None = None, contracts_root: Path | None = None) -> tuple[Path, list[Path]]:

@@ -108,7 +108,7 @@ class Version:
 
 
 def import_version(profile: Mapping[str, Any], root: Path, contracts: Path) -> Version:
-    from wirecheck.importer.release import write_folder
+    from wirecheck.importer.profile import write_folder
     from wirecheck.importer.shipped import ImportRefused, assemble, check_loads, read_package
 
     try:
@@ -308,7 +308,7 @@ def run(package: str, *, cache: Path, mode: str = "schemas", extra: Iterable[str
     from concurrent.futures import ThreadPoolExecutor
 
     from wirecheck.contracts import load_registry
-    from wirecheck.importer.release import PROFILES, load_profile
+    from wirecheck.importer.profile import PROFILES, load_profile
 
     profile = load_profile(package)
     if "schema" not in profile:
@@ -448,7 +448,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--versions", nargs="+", help="only these versions (default: every published one)")
     args = parser.parse_args(argv)
     from wirecheck.importer.npm import BadSpec
-    from wirecheck.importer.release import load_profile
+    from wirecheck.importer.profile import load_profile
 
     try:
         package = load_profile(args.package)["package"]

@@ -1,6 +1,7 @@
 """Import a release whose npm package ships its JSON Schema: a profile with `schema:` (e.g. profiles/acp.yaml).
 
     wirecheck import npm @agentclientprotocol/sdk@2.4.0
+    python -m wirecheck.importer.shipped --profile acp --package-dir ./package   # an extracted tarball, offline
 
 npm pack → the schema at the first of the profile's `schema` paths → read as its draft and translated into
 2020-12 (contracts/drafts.py) → message kinds derived as the profile's `kinds` says → a release folder, written
@@ -35,6 +36,7 @@ from typing import Any
 import yaml
 
 from wirecheck.contracts.drafts import DIALECT, Untranslatable, draft_named, translate
+from wirecheck.importer.profile import load_profile, write_folder
 from wirecheck.importer.zod_urls import ZodSource, ZodSourceRefused
 from wirecheck.json_text import parse_json
 
@@ -223,8 +225,6 @@ def check_loads(profile: Mapping[str, Any], files: Mapping[str, str], version: s
     """ImportRefused unless the folder loads as a contract release (its problems shown at `shown_as`)."""
     from wirecheck.contracts import ContractError
     from wirecheck.contracts.loader import load_release
-    from wirecheck.importer.release import write_folder
-
     with tempfile.TemporaryDirectory(prefix="wirecheck-import-load-") as temp:
         folder = Path(temp) / profile["package"] / version
         write_folder(files, folder)
@@ -240,8 +240,6 @@ def import_package_dir(profile: Mapping[str, Any], root: Path, *, out: Path | No
                        contracts_root: Path | None = None, integrity: str | None = None,
                        shasum: str | None = None) -> tuple[Path, list[Path]]:
     """An unpacked tarball (`root` holds `package/`) → the release folder, written once it is known to load."""
-    from wirecheck.importer.release import write_folder
-
     shipped = read_package(profile, root, integrity=integrity, shasum=shasum)
     files = assemble(profile, shipped)
     folder = out or (contracts_root or Path("contracts")) / profile["package"] / shipped.version
@@ -258,3 +256,27 @@ def import_npm(profile: Mapping[str, Any], version: str, *, out: Path | None = N
         packed = npm.pack(f"{profile['npm']}@{version}", Path(temp))
         return import_package_dir(profile, packed.root, out=out, contracts_root=contracts_root,
                                   integrity=packed.integrity, shasum=packed.shasum)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Import from an extracted tarball (offline); `wirecheck import npm` fetches one."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(description="Import a release of a series that ships its JSON Schema from an "
+                                     "extracted npm tarball (no network).")
+    parser.add_argument("--profile", default="acp", help="the import profile (importer/profiles/; default acp)")
+    parser.add_argument("--package-dir", type=Path, required=True, help="an extracted tarball's package/ folder")
+    parser.add_argument("--out", type=Path, default=Path("contracts"), help="the contracts/ folder")
+    args = parser.parse_args(argv)
+    try:
+        folder, _ = import_package_dir(load_profile(args.profile), args.package_dir.parent, contracts_root=args.out)
+    except (ImportRefused, KeyError) as exc:
+        print(f"wirecheck: error: {exc.args[0] if isinstance(exc, KeyError) else exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {folder}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
