@@ -276,6 +276,49 @@ def _(ws: Workspace) -> Run:
     return Run(["validate", "demo@1.0.0", cut, broken], expect=stdout_says("PARSE_ERROR"))
 
 
+BUNDLED = SUITES.parent / "contracts"  # the releases wirecheck ships
+FIXTURES = SUITES.parent / "fixtures"
+
+
+@case("validate", "a HAR whose `log` or `entries` is given twice: the copy readers keep is checked", codes={1})
+def _(ws: Workspace) -> Run:
+    """`{"log": <a conforming run>, "log": {"entries": []}}` conformed though JSON.parse and json.load see no
+    entries; `{"log": <a broken run>, "log": <a good run>}` failed on the copy they discard (issue 31, defect 1)."""
+    good, bad = (orjson.loads((FIXTURES / "xopc/0.0.253" / name).read_bytes())["log"]
+                 for name in ("valid/worker-run.har", "invalid/broken-run.har"))
+    empty_last = ws.write("empty-last.har", b'{"log": ' + orjson.dumps(good) + b', "log": {"entries": []}}')
+    bad_first = ws.write("bad-first.har", b'{"log": ' + orjson.dumps(bad) + b', "log": ' + orjson.dumps(good) + b"}")
+    entries = ws.write("entries-twice.har", b'{"log": {"entries": ' + orjson.dumps(good["entries"])
+                       + b', "entries": []}}')
+
+    def check(finished: Any) -> None:
+        report = orjson.loads(finished.stdout)
+        codes = sorted((f["file"].rsplit("/", 1)[-1], f["code"]) for f in report["findings"])
+        assert codes == [("bad-first.har", "DUPLICATE_KEY"), ("empty-last.har", "DUPLICATE_KEY"),
+                         ("entries-twice.har", "DUPLICATE_KEY")], codes
+        messages = {c["file"].rsplit("/", 1)[-1]: c["messages"] for c in report["captures"]}
+        assert messages == {"empty-last.har": 0, "bad-first.har": 16, "entries-twice.har": 0}, messages
+    return Run(["validate", "xopc@0.0.253", empty_last, bad_first, entries, "--format", "json"], contracts=BUNDLED,
+               expect=check)
+
+
+@case("validate", "a number beyond a double, as 1e400 and as its 401 digits: judged alike")
+def _(ws: Workspace) -> Run:
+    """`"num_turns": 1000…0` (401 digits) conformed while `1e400` was a PARSE_ERROR; JavaScript reads both as
+    Infinity (issue 31, defect 10)."""
+    line = (FIXTURES / "claude-code-print/2.1.218/valid/results.ndjson").read_bytes().splitlines()[0]
+    digits = ws.write("digits.ndjson", line.replace(b'"num_turns": 9', b'"num_turns": 1' + b"0" * 400) + b"\n")
+    exponent = ws.write("exponent.ndjson", line.replace(b'"num_turns": 9', b'"num_turns": 1e400') + b"\n")
+
+    def check(finished: Any) -> None:
+        report = orjson.loads(finished.stdout)
+        found = sorted((f["file"].rsplit("/", 1)[-1], f["code"], f.get("pointer")) for f in report["findings"])
+        assert found == [("digits.ndjson", "NUMBER_OUT_OF_RANGE", "/num_turns"),
+                         ("exponent.ndjson", "NUMBER_OUT_OF_RANGE", "/num_turns")], found
+    return Run(["validate", "claude-code-print@2.1.218", digits, exponent, "--format", "json"], contracts=BUNDLED,
+               expect=check)
+
+
 @case("validate", "a JSON document of 200,000 nested arrays")
 def _(ws: Workspace) -> Run:
     return Run(["validate", "demo@1.0.0", ws.write("deep.json", b"[" * 200_000 + b"]" * 200_000)])
