@@ -1,4 +1,4 @@
-"""`--against REF` extracts the contracts as `git archive` writes them, and nothing outside its folder, on every
+"""`--against REF` (and `import npm`, archives.extract) unpack archives with nothing outside their folder, on every
 Python the package admits: the standard library's `data` filter (PEP 706) came with 3.11.4; before it (Debian 12
 has 3.11.2) wirecheck refuses what the filter would have refused, links included."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from wirecheck.diff import against
+from wirecheck.archives import extract
 from wirecheck.diff.against import AgainstError, contracts_at
 
 CATALOGS = Path(__file__).parent / "catalogs"
@@ -48,7 +48,7 @@ def python(request, monkeypatch):
 
 def test_plain_files_and_folders_are_extracted(tmp_path, python):
     with _tar(("c", None, None), ("c/registry.yaml", b"packages: {}\n", None), ("c/a/b.json", b"{}", None)) as tar:
-        assert against._extract(tar, tmp_path) is None
+        assert extract(tar, tmp_path) is None
     assert (tmp_path / "c/registry.yaml").read_bytes() == b"packages: {}\n"
     assert (tmp_path / "c/a/b.json").read_bytes() == b"{}"
 
@@ -62,7 +62,7 @@ def test_what_would_land_outside_is_refused(tmp_path, python, member):
     target = tmp_path / "target"
     target.mkdir()
     with _tar(("c", None, None), member) as tar:
-        refused = against._extract(tar, target)
+        refused = extract(tar, target)
     assert not (tmp_path / "outside.json").exists() and not Path("/tmp/absolute.json").exists()
     if python == "filter" and member[0].startswith("/"):  # the filter strips the leading `/`: inside the target
         assert refused is None and (target / member[0].lstrip("/")).exists()

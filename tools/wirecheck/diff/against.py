@@ -12,8 +12,9 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
+from wirecheck.archives import extract
 from wirecheck.contracts.errors import ContractError
 
 
@@ -65,7 +66,7 @@ def contracts_at(ref: str, contracts: Path) -> Extracted:
     target = Path(tempfile.mkdtemp(prefix="wirecheck-against-"))
     atexit.register(shutil.rmtree, target, True)  # the extracted copy lives as long as the process
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        refused = _extract(tar, target)
+        refused = extract(tar, target)
     if refused is not None:
         raise AgainstError(f"--against {ref}: {relative} at that commit holds {refused}, which is not a plain file or "
                            "folder inside it (a link, a device, an absolute path or `..`): refused")
@@ -73,35 +74,6 @@ def contracts_at(ref: str, contracts: Path) -> Extracted:
     if not (folder / "registry.yaml").is_file():
         raise AgainstError(f"--against {ref}: no {relative}/registry.yaml at that commit")
     return Extracted(folder, ref, relative)
-
-
-def _extract(tar: tarfile.TarFile, target: Path) -> str | None:
-    """Extract what `git archive` wrote into `target`, nothing outside it: through the standard library's `data`
-    filter where it has one (Python 3.11.4 and later, PEP 706), else by refusing every member that is not a plain
-    file or folder under a relative path without `..` (links included, which the filter would check instead). The
-    name of a member refused, or None."""
-    if hasattr(tarfile, "data_filter"):
-        try:
-            tar.extractall(target, filter="data")
-        except tarfile.FilterError as exc:
-            return getattr(getattr(exc, "tarinfo", None), "name", None) or str(exc)
-        return None
-    members = tar.getmembers()
-    for member in members:
-        parts = PurePosixPath(member.name).parts
-        if member.name.startswith("/") or ".." in parts or not (member.isfile() or member.isdir()):
-            return member.name
-    for member in members:
-        path = target.joinpath(*PurePosixPath(member.name).parts)
-        if member.isdir():
-            path.mkdir(parents=True, exist_ok=True)
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        source = tar.extractfile(member)
-        assert source is not None  # a regular file always has its bytes
-        with source, path.open("wb") as out:
-            shutil.copyfileobj(source, out)
-    return None
 
 
 def _stderr(exc: Exception) -> str:

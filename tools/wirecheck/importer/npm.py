@@ -10,6 +10,8 @@ import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from wirecheck.archives import extract
+
 # npm's package name rules (validate-npm-package-name, for new packages): at most 214 characters, lowercase,
 # url-safe, not starting with `.` or `_`; a scope is `@scope/`. Stricter in one point: the name and the scope start
 # with a letter or digit, so no name can be read by npm as an option (`-…`) or a path (`~…`).
@@ -80,5 +82,8 @@ def pack(spec: str, dest: Path) -> PackedRelease:
         shutil.rmtree(root)
     root.mkdir()
     with tarfile.open(tarball, "r:gz") as archive:
-        archive.extractall(root, filter="data")
+        refused = extract(archive, root)
+    if refused is not None:
+        raise RuntimeError(f"npm pack {spec}: the tarball holds {refused}, which is not a plain file or folder inside "
+                           "it (a link, a device, an absolute path or `..`): refused")
     return PackedRelease(info["name"], info["version"], tarball, info["integrity"], info["shasum"], root)
