@@ -55,6 +55,11 @@ def test_pair(name: str) -> None:
         assert breaking == sorted(expected.get("breaks", [])), f"{name}: breaking {breaking}"
         assert unknown == sorted(expected.get("unknown", [])), f"{name}: unknown {unknown}"
         assert finding.severity.value == expected["severity"]
+        # what each break rests on: a witness with only names the writer's contract declares, unless the pair
+        # says `evidence: latent` (issue 30, 3)
+        for d, m, v in finding.verdicts:
+            if v == "breaking":
+                assert finding.evidence(d, m) == expected.get("evidence", "declared"), f"{name}: {d}/{m}"
         # every breaking verdict carries a witness, and every witness is real
         for direction_view in breaking:
             assert any(f"{w.direction}/{w.view}" == direction_view for w in finding.witnesses), (

@@ -23,9 +23,14 @@ from wirecheck.cli.common import (
 )
 
 FORMAT_NAMES = ["text", "markdown", "json", "junit", "sarif", "html"]
+STRICT_SETS_HELP = (
+    "Fail the gate on latent breaks too: breaks whose every witness needs a member the writer's contract never "
+    "declared (an open object let it through; e.g. an optional property added to an open object breaks only a "
+    "writer that sent that name with another type). By default they are warnings.")
 
 
-def _options(compat: str, consumers: str, witnesses: bool, output_format: str, annotations: bool = False):
+def _options(compat: str, consumers: str, witnesses: bool, output_format: str, annotations: bool = False,
+             strict_sets: bool = False):
     """The diff's options, every one checked before any diff runs."""
     from wirecheck.diff.options import COMPATIBILITY, DiffOptions
 
@@ -36,7 +41,7 @@ def _options(compat: str, consumers: str, witnesses: bool, output_format: str, a
     if consumers not in ("tolerant", "strict"):
         raise bad_choice("--consumers", consumers, ("tolerant", "strict"))
     return DiffOptions(witnesses=witnesses, directions=COMPATIBILITY[compat], consumers=consumers,
-                       annotations=annotations)
+                       annotations=annotations, strict_sets=strict_sets)
 
 
 def _emit(run: Any, output_format: str, output: Path | None, contracts: Path | None) -> None:
@@ -135,6 +140,7 @@ def register(app: typer.Typer) -> None:
         witnesses: bool = typer.Option(True, "--witnesses/--no-witnesses", help="Search for witness payloads."),
         annotations: bool = typer.Option(False, "--annotations", help=(
             "Also list changed annotations (description, title, x-..., discriminator) as info findings.")),
+        strict_sets: bool = typer.Option(False, "--strict-sets", help=STRICT_SETS_HELP),
         contracts: Path = CONTRACTS_OPTION,
     ) -> None:
         """Diff contract releases: whom each change breaks (forward/backward, strict/tolerant consumers), with
@@ -145,7 +151,7 @@ def register(app: typer.Typer) -> None:
         from wirecheck.diff.gate import fails
         from wirecheck.diff.package import diff_package
 
-        options = _options(compat, consumers, witnesses, output_format, annotations)
+        options = _options(compat, consumers, witnesses, output_format, annotations, strict_sets)
         reg = registry(contracts)
         specs = specs or []
         results: list[Any] = []
@@ -213,6 +219,7 @@ def register(app: typer.Typer) -> None:
         explain_input: bool = typer.Option(False, "--explain-input", help=(
             "List on stderr every rewrite of the translation into 2020-12 (what, where in your file, why).")),
         annotations: bool = typer.Option(False, "--annotations", help="Also list changed annotations (info)."),
+        strict_sets: bool = typer.Option(False, "--strict-sets", help=STRICT_SETS_HELP),
         kinds: str = typer.Option("auto", "--kinds", help=(
             "auto: report per message kind when the schemas are unions of messages (JSON-RPC methods, tagged or "
             "titled unions) or only definitions; none: compare the two roots as one message.")),
@@ -223,7 +230,7 @@ def register(app: typer.Typer) -> None:
         from wirecheck.diff.engine import diff_schemas
         from wirecheck.diff.inputs import in_input_terms, not_a_schema
 
-        options = _options(compat, consumers, witnesses, output_format, annotations)
+        options = _options(compat, consumers, witnesses, output_format, annotations, strict_sets)
         if kinds not in ("auto", "none"):
             raise bad_choice("--kinds", kinds, ("auto", "none"))
         try:

@@ -17,7 +17,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from wirecheck.diff.model import BREAKING, DIRECTIONS, ITEM, SAFE, UNKNOWN, VIEWS, DiffFinding, DiffResult, Witness
+from wirecheck.diff.model import (
+    BREAKING,
+    DECLARED,
+    DIRECTIONS,
+    ITEM,
+    LATENT,
+    SAFE,
+    UNKNOWN,
+    VIEWS,
+    DiffFinding,
+    DiffResult,
+    Witness,
+)
 from wirecheck.findings import Severity
 from wirecheck.pointer import parse_pointer
 
@@ -98,14 +110,23 @@ class Change:
     def verdicts(self) -> tuple[tuple[str, str, str], ...]:
         return tuple((d, m, self.verdict(d, m)) for d in DIRECTIONS for m in VIEWS)
 
+    def evidence(self, direction: str, view: str) -> str | None:
+        """`declared` or `latent` where the change breaks (latent when every finding that breaks there rests on
+        latent evidence alone: model.LATENT), else None."""
+        found = [f.evidence(direction, view) for f in self.findings]
+        if DECLARED in found:
+            return DECLARED
+        return LATENT if LATENT in found else None
+
     def witnesses(self) -> tuple[Witness, ...]:
-        """One witness per broken direction: the shortest payload that proves it (tolerant consumers first, since
-        a break for them is a break for strict ones too)."""
+        """One witness per broken direction: the shortest payload that proves it (declared evidence first, then
+        tolerant consumers, since a break for them is a break for strict ones too)."""
         out = []
         for direction in DIRECTIONS:
             found = [w for f in self.findings for w in f.witnesses if w.direction == direction]
             if found:
-                out.append(min(found, key=lambda w: (w.view != "tolerant", len(repr(w.payload)), w.reason)))
+                out.append(min(found, key=lambda w: (bool(w.undeclared), w.view != "tolerant", len(repr(w.payload)),
+                                                     w.reason)))
         return tuple(out)
 
     def contradictions(self) -> list[str]:

@@ -80,14 +80,19 @@ class _Pair:
     def finding(self, rule: str, kind: str, surface: str, params: dict[str, Any], *, path: str = "",
                 old_location: str | None = None, new_location: str | None = None,
                 verdicts: dict[tuple[str, str], str] | None = None,
-                witnesses: Iterable[Witness] = (), key: str = "") -> DiffFinding:
+                witnesses: Iterable[Witness] = (), key: str = "",
+                evidence: dict[tuple[str, str], Witness] | None = None) -> DiffFinding:
+        """`evidence`: the witness each breaking verdict rests on, shown or not (without `--witnesses` they are
+        jsonschema-rs's answers, kept from the report): a verdict whose witness is latent is marked so."""
         info = diff_rule_catalogue()[rule]
         triples = tuple(sorted((d, m, v) for (d, m), v in (verdicts or {}).items() if v != SAFE))
+        latent = tuple(sorted((d, m) for d, m, v in triples if v == BREAKING and (d, m) in (evidence or {})
+                              and evidence[(d, m)].undeclared))  # type: ignore[index]
         # version and waiver findings are not about a direction: their level is the catalogue's. Every other
         # finding's severity follows its verdicts alone, never capped by the rule (the gate reads the verdicts too)
         readers = self.real_models(kind, surface, path)
         severity = (info.level if info.group in ("versions", "waivers")
-                    else self.options.severity(triples, readers))
+                    else self.options.severity(triples, readers, latent))
         old_short = short_location(self.old.written_at(old_location) if old_location else None)
         new_short = short_location(self.new.written_at(new_location) if new_location else None)
         return DiffFinding(
@@ -108,6 +113,7 @@ class _Pair:
             fingerprint=fingerprint(self.package, rule, kind, surface, path, old_short, new_short, key),
             params=tuple(sorted((k, v) for k, v in params.items() if isinstance(v, str | int | float | bool))),
             readers=readers,
+            latent=latent,
         )
 
     def real_models(self, kind: str, surface: str, path: str) -> tuple[tuple[str, str], ...]:
@@ -406,7 +412,7 @@ def _explain(pair: _Pair, kind: str, surface: str, change: Change, witnesses: di
     return pair.finding(
         change.rule, kind, surface, dict(change.params), path=format_path(change.path),
         old_location=change.old_location, new_location=change.new_location, verdicts=verdicts,
-        witnesses=witnesses.values() if pair.options.witnesses else (), key=change.key,
+        witnesses=witnesses.values() if pair.options.witnesses else (), key=change.key, evidence=witnesses,
     )
 
 
@@ -478,7 +484,7 @@ def _safety_net(pair: _Pair, kind: str, surface: str, proven: dict[tuple[str, st
             rule = "SCHEMA_WIDENED" if direction == FORWARD else "SCHEMA_NARROWED"
         out.append(pair.finding(rule, kind, surface, {"direction": direction}, old_location=old_end[1],
                                 new_location=new_end[1], verdicts=verdicts, witnesses=witnesses.values(),
-                                key=direction))
+                                key=direction, evidence=witnesses))
     return out
 
 
@@ -590,7 +596,7 @@ def _derived_kind_changed(pair: _Pair, kind: DerivedKind, rule: str, own: tuple[
     direction = FORWARD if added else BACKWARD
     params = {"selector": kind.selector, "producer": "producer", "consumer": "consumer"}
     shown_at = kind.written or kind.location
-    where = {"new_location": shown_at} if added else {"old_location": shown_at}
+    where: dict[str, Any] = {"new_location": shown_at} if added else {"old_location": shown_at}
     payloads = []
     try:
         payload = example(own[0], own[1])
@@ -616,6 +622,6 @@ def _derived_kind_changed(pair: _Pair, kind: DerivedKind, rule: str, own: tuple[
     if all(v == SAFE for v in verdicts.values()):
         return []  # its messages are still read (as another kind's): nothing to report
     shown = [w for dv, w in found.items() if dv[0] == direction] if pair.options.witnesses else []
-    return [pair.finding(rule, kind.id, "kind", params, **where, witnesses=shown, verdicts=verdicts)]
+    return [pair.finding(rule, kind.id, "kind", params, **where, witnesses=shown, verdicts=verdicts, evidence=found)]
 
 

@@ -14,14 +14,16 @@ What fails, in this order of precedence:
 2. **Stale or expired waivers** fail under every `--fail-on`, `never` included: a waiver that matches nothing
    would hide whatever change next gets its fingerprint.
 3. `--fail-on breaking`: every finding not waived that has a `breaking` verdict for a gated direction and a gated
-   consumer model (`gated_pairs`, and the kind's real consumer model from readers.yaml: `DiffFinding.readers`).
-   That verdict rests on a witness payload re-checked by both validators, or on
+   consumer model (`gated_pairs`, and the kind's real consumer model from readers.yaml: `DiffFinding.readers`)
+   on declared evidence. That verdict rests on a witness payload re-checked by both validators, or on
    proven set containment, and **no rule level, ceiling or severity can soften it**: a finding about a direction
-   is judged by its verdicts and the options, its severity is never read. Findings about the release itself (no
-   verdicts: version bumps) fail by their severity, `error`.
-4. `--fail-on warning`: all of the above, and every finding with a `breaking` or `unknown` verdict in a `--compat`
-   direction for any consumer model (a break only strict consumers see while the run protects tolerant ones, a
-   verdict nobody could decide), and release findings of severity `warning`.
+   is judged by its verdicts and the options, its severity is never read. A break whose every witness needs a
+   member the writer's contract never declared (latent: `DiffFinding.latent`; an optional property added to an
+   open object breaks only a writer that sent that name with another type) fails it only under `--strict-sets`.
+   Findings about the release itself (no verdicts: version bumps) fail by their severity, `error`.
+4. `--fail-on warning`: all of the above, latent breaks, and every finding with a `breaking` or `unknown` verdict
+   in a `--compat` direction for any consumer model (a break only strict consumers see while the run protects
+   tolerant ones, a verdict nobody could decide), and release findings of severity `warning`.
 5. `--fail-on never`: only 1 and 2.
 
 This is what `DiffOptions.severity` makes an error (3) or a warning (4) when the diff runs under the same
@@ -47,6 +49,7 @@ _THRESHOLD = {"breaking": Severity.ERROR, "warning": Severity.WARNING}
 NOTHING_COMPARED = "nothing-compared"
 WAIVER = "waiver"
 BREAKS = "breaks"
+LATENT_BREAKS = "latent"
 RISK = "risk"
 RELEASE = "release"
 
@@ -55,7 +58,7 @@ RELEASE = "release"
 class GateReason:
     """One reason the gate does not pass: what (`code`), about which finding or pair, in words."""
 
-    code: str  # nothing-compared | waiver | breaks | risk | release
+    code: str  # nothing-compared | waiver | breaks | latent | risk | release
     text: str
     finding: DiffFinding | None = None
     pair: str | None = None  # the release pair's name (`pkg@a → pkg@b`), where the reason is about one
@@ -70,6 +73,7 @@ class GateDecision:
     consumers: tuple[str, ...]  # the consumer models whose breaks fail `--fail-on breaking`
     exit_code: int
     reasons: tuple[GateReason, ...] = ()
+    strict_sets: bool = False  # latent breaks fail like declared ones (--strict-sets)
 
     @property
     def passed(self) -> bool:
@@ -85,8 +89,9 @@ class GateDecision:
     @property
     def protects(self) -> str:
         """What a break must reach to fail `--fail-on breaking`, in words: `directions forward+backward, tolerant
-        consumers`."""
-        return f"directions {'+'.join(self.directions)}, {' and '.join(self.consumers)} consumers"
+        consumers, declared breaks`."""
+        latent = "latent breaks too" if self.strict_sets else "declared breaks"
+        return f"directions {'+'.join(self.directions)}, {' and '.join(self.consumers)} consumers, {latent}"
 
     def why(self) -> str:
         """How many reasons of each kind, in words ("" when it passes)."""
@@ -94,6 +99,7 @@ class GateDecision:
         for reason in self.reasons:
             counts[reason.code] = counts.get(reason.code, 0) + 1
         words = {NOTHING_COMPARED: "pair(s) compared nothing", BREAKS: "finding(s) break a protected consumer",
+                 LATENT_BREAKS: "finding(s) break a protected consumer only for writers of undeclared members",
                  RISK: "finding(s) may break a consumer or break one not protected",
                  RELEASE: "release finding(s) (version bumps)", WAIVER: "stale or expired waiver(s)"}
         return "; ".join(f"{counts[code]} {words[code]}" for code in words if code in counts)
@@ -124,10 +130,14 @@ def finding_reason(finding: DiffFinding, options: DiffOptions, fail_on: str) -> 
         return None
     # the protected models, and the kind's real consumer model in each gated direction (readers.yaml)
     gated = gated_pairs(options) | {(d, m) for d, m in finding.readers if d in options.directions}
-    broken = [f"{d}/{m}" for d, m, v in finding.verdicts if v == BREAKING and (d, m) in gated]
-    if broken:
+    broken = [(d, m) for d, m, v in finding.verdicts if v == BREAKING and (d, m) in gated]
+    declared = [f"{d}/{m}" for d, m in broken if options.strict_sets or (d, m) not in finding.latent]
+    if declared:
         proof = "witness" if finding.witnesses else "proven"
-        return GateReason(BREAKS, f"{where} breaks {', '.join(broken)} ({proof})", finding)
+        return GateReason(BREAKS, f"{where} breaks {', '.join(declared)} ({proof})", finding)
+    if fail_on == "warning" and broken:  # latent breaks of a protected consumer: warnings, unless --strict-sets
+        return GateReason(LATENT_BREAKS, f"{where} breaks {', '.join(f'{d}/{m}' for d, m in broken)} only for a "
+                          "writer of members its contract never declared (latent)", finding)
     risky = [f"{v} {d}/{m}" for d, m, v in finding.verdicts if d in options.directions and v in (BREAKING, UNKNOWN)]
     if fail_on == "warning" and risky:
         return GateReason(RISK, f"{where}: {', '.join(risky)}", finding)
@@ -147,7 +157,7 @@ def decide(results: Iterable[DiffResult], options: DiffOptions, fail_on: str,
     views = (STRICT, TOLERANT) if options.consumers == STRICT else (TOLERANT,)
 
     def decision(code: int, reasons: list[GateReason]) -> GateDecision:
-        return GateDecision(fail_on, tuple(options.directions), views, code, tuple(reasons))
+        return GateDecision(fail_on, tuple(options.directions), views, code, tuple(reasons), options.strict_sets)
 
     empty = [GateReason(NOTHING_COMPARED, f"{r.name}: {r.nothing_compared}", pair=r.name)
              for r in results if r.nothing_compared]

@@ -28,6 +28,12 @@ UNKNOWN = "unknown"
 
 ITEM = "*"  # instance-path token for "any array item"
 
+# What a break rests on: a witness that uses only names the writer's contract declared, or one that needs a member
+# it never declared (accepted only because an object is open). The default gate fails on declared breaks; latent
+# ones are warnings unless strict set semantics are asked for (`--strict-sets`).
+DECLARED = "declared"
+LATENT = "latent"
+
 
 class _Absent:
     """Planted where a property must be left out of a generated payload."""
@@ -104,9 +110,17 @@ class Witness:
     view: str  # consumer model the witness is for
     rejected_by: str  # "old" | "new"
     reason: str  # the rejecting validator's message
+    # members of the payload the writer's contract never names (instance paths): only an open object lets them
+    # through. A witness with none is `declared` evidence (a writer of the named fields hits the break), one with
+    # some is `latent` (only a writer sending a member its contract never declared does)
+    undeclared: tuple[str, ...] = ()
+
+    @property
+    def evidence(self) -> str:
+        return LATENT if self.undeclared else DECLARED
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "payload": self.payload,
             "direction": self.direction,
             "consumer": self.view,
@@ -114,7 +128,11 @@ class Witness:
             "rejected_by": self.rejected_by,
             "reason": self.reason,
             "checked_by": ["jsonschema-rs", "python-jsonschema"],
+            "evidence": self.evidence,
         }
+        if self.undeclared:
+            data["undeclared"] = list(self.undeclared)
+        return data
 
 
 @dataclass(frozen=True)
@@ -139,11 +157,25 @@ class DiffFinding:
     # (direction, consumer model) of the kind's real consumers, by the releases' readers.yaml (FORWARD: the old
     # release's reader, BACKWARD: the new one's); a break for the real model is gated like a protected one
     readers: tuple[tuple[str, str], ...] = ()
+    # (direction, consumer model) of the breaking verdicts that rest on latent evidence alone (Witness.undeclared):
+    # the only payloads that break there carry a member the writer's contract never declared
+    latent: tuple[tuple[str, str], ...] = ()
 
     def breaks(self, direction: str | None = None, view: str | None = None) -> bool:
         return any(
             v == BREAKING and (direction in (None, d)) and (view in (None, m)) for d, m, v in self.verdicts
         )
+
+    def evidence(self, direction: str, view: str) -> str | None:
+        """`declared` or `latent` for a breaking verdict (see DECLARED, LATENT), None for any other."""
+        if not any(v == BREAKING and d == direction and m == view for d, m, v in self.verdicts):
+            return None
+        return LATENT if (direction, view) in self.latent else DECLARED
+
+    def breaks_declared(self, direction: str | None = None, view: str | None = None) -> bool:
+        """Whether a break (in `direction`, for `view`) rests on declared evidence."""
+        return any(v == BREAKING and (direction in (None, d)) and (view in (None, m)) and (d, m) not in self.latent
+                   for d, m, v in self.verdicts)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -157,7 +189,9 @@ class DiffFinding:
             "surface": self.surface,
             "message": self.message,
             "path": self.path,
-            "verdicts": [{"direction": d, "consumer": m, "verdict": v} for d, m, v in self.verdicts],
+            "verdicts": [{"direction": d, "consumer": m, "verdict": v,
+                          **({"evidence": self.evidence(d, m)} if v == BREAKING else {})}
+                         for d, m, v in self.verdicts],
             "witnesses": [w.to_json() for w in self.witnesses],
         }
         if self.old_location:

@@ -20,6 +20,7 @@ from wirecheck.contracts.reference import reference_validator
 from wirecheck.contracts.stamps import generalised
 from wirecheck.contracts.views import DATA_KEYWORDS, tolerant_view
 from wirecheck.diff.model import STRICT, Several
+from wirecheck.diff.vocabulary import is_annotation
 from wirecheck.ecma_regex import RegexTimeout
 from wirecheck.json_types import json_bytes
 from wirecheck.pointer import format_pointer, parse_pointer, resolve
@@ -323,12 +324,70 @@ class Side:
             found = self.memo[key] = ask()
         return found
 
+    def undeclared(self, location: str, payload: Any) -> tuple[str, ...]:
+        """The members of `payload` (accepted by `location`, strict view) that no schema applying to them names:
+        neither a `properties` nor a `patternProperties` entry, nor an `additionalProperties` /
+        `unevaluatedProperties` schema that says something (a typed map's keys are data) — members only an open
+        object lets through. Their instance paths (JSON pointers), outermost only; () when every member is named.
+        Read from jsonschema-rs's evaluation of the payload (its hierarchical output), in the branches that
+        accepted it."""
+        return tuple(self._remembered("undeclared", location, STRICT, payload, lambda: _undeclared(
+            self, self.validator(location, STRICT).evaluate(payload).hierarchical(), payload)))
+
     def judge(self, location: str, view: str, payload: Any) -> tuple[bool | None, list[tuple[tuple[Any, ...], str]]]:
         """(accepted?, errors) by both validators; None when they disagree (never shown as a witness)."""
         accepted = self.accepts(location, view, payload)
         if not self.confirms(location, view, payload, accepted):
             return None, []
         return accepted, [] if accepted else self.errors(location, view, payload)
+
+
+_MEMBER_KEYWORDS = frozenset({"properties", "patternProperties"})
+_OTHER_MEMBERS = frozenset({"additionalProperties", "unevaluatedProperties"})
+
+
+def _undeclared(side: Side, evaluation: dict[str, Any], payload: Any) -> tuple[str, ...]:
+    """See `Side.undeclared`: the named members, and the values a `const` or `enum` prescribes whole (their
+    members are data, not names a contract declares), are gathered from the valid nodes of the evaluation tree;
+    then the payload's members are checked against them."""
+    named: set[str] = set()
+    prescribed: set[str] = set()
+    stack = [evaluation]
+    while stack:
+        node = stack.pop()
+        if not node.get("valid", False):
+            continue  # a union member that did not accept the payload names nothing
+        tokens = parse_pointer(node.get("evaluationPath", ""))
+        at = node.get("instanceLocation", "")
+        if len(tokens) >= 2 and tokens[-2] in _MEMBER_KEYWORDS:
+            named.add(at)
+        elif tokens and tokens[-1] in ("const", "enum"):
+            prescribed.add(at)
+        elif tokens and tokens[-1] in _OTHER_MEMBERS and "annotations" in node:
+            schema_at = location_of(node.get("schemaLocation", ""))
+            try:
+                said = side.node(schema_at) if "#" in schema_at else True
+            except (KeyError, IndexError, ValueError, TypeError):
+                said = True
+            if isinstance(said, dict) and any(not is_annotation(k) for k in said):  # a typed map: keys are data
+                named.update(f"{at}{format_pointer((name,))}" for name in node["annotations"])
+        stack.extend(node.get("details", ()))
+    out: list[str] = []
+    values: list[tuple[Any, str]] = [(payload, "")]
+    while values:
+        value, at = values.pop()
+        if at in prescribed:
+            continue
+        if isinstance(value, dict):
+            for name, item in value.items():
+                here = f"{at}{format_pointer((name,))}"
+                if here in named:
+                    values.append((item, here))
+                else:
+                    out.append(here)
+        elif isinstance(value, list):
+            values.extend((item, f"{at}/{index}") for index, item in enumerate(value))
+    return tuple(sorted(out))
 
 
 def _retagged(node: Any, tag: str, bases: set[str]) -> Any:

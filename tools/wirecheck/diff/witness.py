@@ -61,13 +61,19 @@ def judge(payloads: Iterable[Any], old: tuple[Side, str], new: tuple[Side, str],
             # producers write their strict contract; the consumer on the other side reads with `view`
             for direction, writer, reader in ((FORWARD, "new", "old"), (BACKWARD, "old", "new")):
                 current = best.get((direction, view))
-                # evidence only (not shown): any witness will do; shown: the shortest
-                if current is not None and (not confirm or _size(payload) >= _size(current.payload)):
+                # declared evidence first (a payload with members the writer's contract names, model.DECLARED);
+                # then, shown, the shortest; not shown (evidence only), any
+                if current is not None and not current.undeclared and (
+                        not confirm or _size(payload) >= _size(current.payload)):
                     continue
                 writer_side, writer_location = sides[writer]
                 reader_side, reader_location = sides[reader]
                 if (not writer_side.accepts(writer_location, STRICT, payload)
                         or reader_side.accepts(reader_location, view, payload)):
+                    continue
+                undeclared = writer_side.undeclared(writer_location, payload)
+                if current is not None and (len(undeclared) > 0, _size(payload)) >= (
+                        len(current.undeclared) > 0, _size(current.payload)):
                     continue
                 # the reason is shown with a confirmed witness; `about` needs the errors' paths
                 errors = reader_side.errors(reader_location, view, payload) if confirm or about is not None else []
@@ -80,7 +86,7 @@ def judge(payloads: Iterable[Any], old: tuple[Side, str], new: tuple[Side, str],
                                     and reader_side.confirms(reader_location, view, payload, False)):
                     continue
                 best[(direction, view)] = Witness(payload, direction, view, reader,
-                                                  errors[0][1] if errors else "rejected")
+                                                  errors[0][1] if errors else "rejected", undeclared)
     return best
 
 

@@ -17,6 +17,7 @@ from wirecheck.diff.model import (
     DIRECTIONS,
     FORWARD,
     ITEM,
+    LATENT,
     SAFE,
     STRICT,
     TOLERANT,
@@ -36,6 +37,8 @@ DIRECTION_TEXT = {
 }
 VIEW_TEXT = {STRICT: "strict consumers", TOLERANT: "tolerant consumers"}
 MARK = {BREAKING: "✗", UNKNOWN: "?", SAFE: "✓"}
+# a pair whose every break rests on latent evidence (verdict_word)
+LATENT_WORD = "breaking only for writers of undeclared members (latent)"
 LEGEND = (
     ("forward", "old readers get messages from new writers (deploy order: writers first)"),
     ("backward", "new readers get messages old writers wrote (deploy order: readers first, or stored messages)"),
@@ -43,6 +46,8 @@ LEGEND = (
     ("✗ / ? / ✓", "breaking, proven by a witness payload one release accepts and the other rejects (re-checked by "
                   "two validators) or by set containment / undecided (never counted as safe) / proven safe; for "
                   "tolerant and strict consumers alike unless it says `(strict only)` or `(tolerant only)`"),
+    ("latent", "the break needs a writer that sends a member its contract never declared (an open object let it "
+               "through): a warning unless --strict-sets; every other break is declared evidence"),
     ("#fingerprint", "a finding's stable id; list it in a waivers file to let a known break pass the gate"),
 )
 # what happened to a member, for the property rules (every other rule's message says it in full)
@@ -135,7 +140,8 @@ def breaking_readers(a: Answer, direction: str) -> str:
         old, new = ("old", "new") if direction == FORWARD else ("new", "old")
         who = f"{old} {flow.reader} ← {new} {flow.writer}"
         if verdict == BREAKING:
-            parts.append(who)
+            latent = not a.strict_sets and flow.latent_only(direction, a.views)
+            parts.append(f"{who} (latent)" if latent else who)
         elif verdict == UNKNOWN:
             parts.append(f"? {who}")
         elif strict_only:
@@ -145,6 +151,9 @@ def breaking_readers(a: Answer, direction: str) -> str:
 
 def verdict_word(a: Answer) -> str:
     found = {flow.breaks(d, a.views) for flow in a.flows for d in DIRECTIONS}
+    if BREAKING in found and not a.strict_sets and all(flow.latent_only(d, a.views) for flow in a.flows
+                                                        for d in DIRECTIONS if flow.breaks(d, a.views) == BREAKING):
+        return LATENT_WORD
     return "breaking" if BREAKING in found else "undecided" if UNKNOWN in found else "compatible"
 
 
@@ -174,7 +183,9 @@ def change_verdict(change: Change) -> str:
         worst = BREAKING if BREAKING in marks.values() else UNKNOWN if UNKNOWN in marks.values() else SAFE
         if worst != SAFE:
             views = [m for m in (TOLERANT, STRICT) if marks[m] == worst]
-            parts.append(f"{direction} {MARK[worst]}{'' if len(views) == len(VIEWS) else f' ({views[0]} only)'}")
+            latent = worst == BREAKING and all(change.evidence(direction, m) == LATENT for m in views)
+            parts.append(f"{direction} {MARK[worst]}{'' if len(views) == len(VIEWS) else f' ({views[0]} only)'}"
+                         f"{' (latent)' if latent else ''}")
     return ", ".join(parts) or "breaks nobody"
 
 
@@ -302,12 +313,15 @@ def witness_text(witness: Witness, path: str = "", limit: int = 100, reason_limi
     """`forward/tolerant {"a":1,…} — old rejects: <the validator's reason>` (`limit` 0: the whole payload)."""
     reason = witness.reason if len(witness.reason) <= reason_limit else witness.reason[: reason_limit - 1] + "…"
     payload = short_payload(witness.payload, path, limit) if limit else payload_text(witness.payload, 10**9)
-    return f"{witness.direction}/{witness.view} {payload} — {witness.rejected_by} rejects: {reason}"
+    latent = f" (latent: {', '.join(witness.undeclared)} never declared by the writer's contract)" \
+        if witness.undeclared else ""
+    return f"{witness.direction}/{witness.view} {payload} — {witness.rejected_by} rejects: {reason}{latent}"
 
 
 def breaks_text(finding: DiffFinding) -> str:
     """A single finding's verdicts (`breaks forward/strict; unknown backward/tolerant`), for the flat formats."""
-    breaking = [f"{d}/{m}" for d, m, v in finding.verdicts if v == BREAKING]
+    breaking = [f"{d}/{m}{' (latent)' if (d, m) in finding.latent else ''}" for d, m, v in finding.verdicts
+                if v == BREAKING]
     unknown = [f"{d}/{m}" for d, m, v in finding.verdicts if v == UNKNOWN]
     out = []
     if breaking:

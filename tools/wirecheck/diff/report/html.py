@@ -10,6 +10,7 @@ from typing import TextIO
 
 from wirecheck.diff.model import BACKWARD, FORWARD, STRICT, TOLERANT
 from wirecheck.diff.report.common import (
+    LATENT_WORD,
     LEGEND,
     MARK,
     PairReport,
@@ -27,7 +28,8 @@ from wirecheck.diff.report.common import (
     witness_path,
 )
 
-_CLASS = {"breaking": "bad", "unknown": "maybe", "safe": "ok", "undecided": "maybe", "compatible": "ok"}
+_CLASS = {"breaking": "bad", "unknown": "maybe", "safe": "ok", "undecided": "maybe", "compatible": "ok",
+          LATENT_WORD: "maybe"}
 _STYLE = """
 body{font:14px/1.45 system-ui,sans-serif;margin:1.5em;color:#222;overflow-wrap:anywhere}
 table{border-collapse:collapse;margin:1em 0;max-width:100%}td,th{border:1px solid #ccc;padding:.35em .6em;

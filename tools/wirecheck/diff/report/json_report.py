@@ -28,7 +28,9 @@ def change_json(change) -> dict[str, Any]:
             "members": [{"path": m.path, "rules": sorted({f.rule for f in m.findings}),
                          "fingerprints": [f.fingerprint for f in m.findings]} for m in change.members],
             "fingerprints": [f.fingerprint for f in change.findings],
-            "verdicts": [{"direction": d, "consumer": m, "verdict": v} for d, m, v in change.verdicts()],
+            "verdicts": [{"direction": d, "consumer": m, "verdict": v,
+                          **({"evidence": change.evidence(d, m)} if change.evidence(d, m) else {})}
+                         for d, m, v in change.verdicts()],
             "witnesses": [w.to_json() for w in change.witnesses()]}
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from wirecheck.diff.report.common import (
+    LATENT_WORD,
     LEGEND,
     MARK,
     PairReport,
@@ -23,7 +24,8 @@ from wirecheck.diff.report.common import (
 )
 from wirecheck.markdown_text import code, text
 
-_ICON = {"breaking": "❌ breaking", "undecided": "❓ undecided", "compatible": "✅ compatible"}
+_ICON = {"breaking": "❌ breaking", "undecided": "❓ undecided", "compatible": "✅ compatible",
+         LATENT_WORD: f"⚠️ {LATENT_WORD}"}
 
 
 def write(run, out: TextIO, links: dict[str, str] | None = None) -> None:

@@ -27,9 +27,17 @@ class Flow:
     writer: str
     reader: str
     verdicts: tuple[tuple[str, str, str], ...]  # (direction, consumer model, verdict)
+    # (direction, consumer model) whose breaks all rest on latent evidence (model.LATENT): only a writer that sends
+    # members its contract never declared meets them
+    latent: tuple[tuple[str, str], ...] = ()
 
     def get(self, direction: str, view: str) -> str:
         return next((v for d, m, v in self.verdicts if d == direction and m == view), SAFE)
+
+    def latent_only(self, direction: str, views: tuple[str, ...]) -> bool:
+        """Whether `direction` breaks for `views` only on latent evidence."""
+        broken = [view for view in views if self.get(direction, view) == BREAKING]
+        return bool(broken) and all((direction, view) in self.latent for view in broken)
 
     def breaks(self, direction: str, views: tuple[str, ...]) -> str:
         """The worst verdict of `direction` over `views`."""
@@ -44,6 +52,7 @@ class Answer:
     declared_bump: str | None  # None: no versions (diff-schemas)
     required_bump: str | None
     advice: tuple[str, ...]  # what to do, in order
+    strict_sets: bool = False  # latent breaks count like declared ones (--strict-sets)
 
     @property
     def version_text(self) -> str:
@@ -60,6 +69,7 @@ class Answer:
 def answer(result: DiffResult, options: DiffOptions) -> Answer:
     views = (STRICT, TOLERANT) if options.consumers == STRICT else (TOLERANT,)
     worst: dict[tuple[str, str], dict[tuple[str, str], str]] = {}
+    declared: dict[tuple[str, str], set[tuple[str, str]]] = {}  # flow → (direction, view) broken on declared evidence
     undecided_elsewhere = False
     for finding in result.findings:
         if finding.rule in _VERSION_RULES:
@@ -74,28 +84,38 @@ def answer(result: DiffResult, options: DiffOptions) -> Answer:
         for d, m, v in finding.verdicts:
             if cell.get((d, m)) != BREAKING:
                 cell[(d, m)] = v
-    flows = tuple(Flow(w, r, tuple(sorted((d, m, v) for (d, m), v in cell.items())))
+            if v == BREAKING and (d, m) not in finding.latent:
+                declared.setdefault(roles, set()).add((d, m))
+    flows = tuple(Flow(w, r, tuple(sorted((d, m, v) for (d, m), v in cell.items())),
+                       tuple(sorted(dv for dv, v in cell.items() if v == BREAKING and dv not in declared.get((w, r),
+                                                                                                           ()))))
                   for (w, r), cell in sorted(worst.items()))
     version = result.version
-    declared = version.declared_bump if version else None
+    declared_bump = version.declared_bump if version else None
     required = version.required_bump if version else None
-    return Answer(flows, views, declared, required,
-                  tuple(_advice(flows, options.directions, views, declared, required, undecided_elsewhere)))
+    return Answer(flows, views, declared_bump, required,
+                  tuple(_advice(flows, options.directions, views, declared_bump, required, undecided_elsewhere,
+                                options.strict_sets)), options.strict_sets)
 
 
 def _advice(flows: tuple[Flow, ...], directions: tuple[str, ...], views: tuple[str, ...], declared: str | None,
-            required: str | None, undecided_elsewhere: bool) -> list[str]:
+            required: str | None, undecided_elsewhere: bool, strict_sets: bool = False) -> list[str]:
     before: set[tuple[str, str]] = set()  # (a, b): a must be upgraded before b
     undecided = undecided_elsewhere
+    latent = False  # a break only writers of undeclared members meet (not gated unless --strict-sets)
     for flow in flows:
         if FORWARD in directions:
             verdict = flow.breaks(FORWARD, views)
-            if verdict == BREAKING:
+            if verdict == BREAKING and not strict_sets and flow.latent_only(FORWARD, views):
+                latent = True
+            elif verdict == BREAKING:
                 before.add((flow.reader, flow.writer))  # old readers cannot read the new writer
             undecided = undecided or verdict == UNKNOWN
         if BACKWARD in directions:
             verdict = flow.breaks(BACKWARD, views)
-            if verdict == BREAKING:
+            if verdict == BREAKING and not strict_sets and flow.latent_only(BACKWARD, views):
+                latent = True
+            elif verdict == BREAKING:
                 before.add((flow.writer, flow.reader))  # new readers cannot read what old writers wrote
             undecided = undecided or verdict == UNKNOWN
     advice = []
@@ -112,6 +132,9 @@ def _advice(flows: tuple[Flow, ...], directions: tuple[str, ...], views: tuple[s
                       "no proven break, but some changes are undecided: review them before relying on any order")
     elif undecided:
         advice.append("some changes are undecided: review them too")
+    if latent:
+        advice.append("some breaks (latent) hit only writers that send members their contract never declared: "
+                      "check no writer does (--strict-sets makes them fail the gate)")
     if declared is not None and required is not None and declared != "downgrade" and \
             BUMPS.index(declared) < BUMPS.index(required):
         advice.append(f"this is a {required} change shipped as a {declared}" if declared != "none" else
