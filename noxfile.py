@@ -97,13 +97,43 @@ def record_qodercli(session: nox.Session) -> None:
                 "--out", "fixtures/qoder-agent-sdk/1.0.23/real", *session.posargs)
 
 
+def _live(session: nox.Session, cli: str) -> None:
+    session.install("-e", ".")
+    args = session.posargs or ["--record", "fixtures/live"]
+    session.run("python", "-m", "wirecheck.harness.live", cli, *args)
+
+
+@nox.session(name="live-claude-code", python=PYTHON)
+def live_claude_code(session: nox.Session) -> None:
+    """Live tier (opt-in; npm installs @anthropic-ai/claude-code into the user cache): the real Claude Code, offline
+    against the scripted Anthropic Messages endpoint, through every claude-print-* scenario; certified against
+    claude-code-print and navarch-runtime@0.1.53; the evidence re-recorded into fixtures/live/ (the default tests
+    replay it). `nox -s live-claude-code -- --out DIR` records nothing."""
+    _live(session, "claude-code")
+
+
+@nox.session(name="live-opencode", python=PYTHON)
+def live_opencode(session: nox.Session) -> None:
+    """Live tier (opt-in; npm installs opencode-ai): the real OpenCode, offline against the scripted OpenAI-compatible
+    endpoint, through every opencode-run-* scenario; as live-claude-code otherwise."""
+    _live(session, "opencode")
+
+
 @nox.session(name="certify-qodercli", python=PYTHON)
 def certify_qodercli(session: nox.Session) -> None:
-    """Certify the real qodercli 1.1.23 live (downloads the PyPI wheel qoder-agent-sdk==1.0.13 that bundles it)
-    through the shipped Qoder scenarios; reports in reports/certify/qodercli-1.1.23/. Opt-in, never in the default
-    run. Exit 1 means "not certified", which is a result, so the session reports it without failing."""
+    """Live tier for qodercli (opt-in; downloads the PyPI wheels qoder-agent-sdk==1.0.13 and 1.0.16, which bundle
+    qodercli 1.1.23 and 1.1.76, and npm @qoder-ai/qodercli 1.1.52): each release through the print-mode scenarios
+    (certified against qoder-print and navarch-runtime@0.1.53) and whole SDK sessions with scripted model turns
+    (its --fake-responses hook: tools allowed and denied, control requests, a hook callback, an interrupt, a
+    background task, model policy, running out of answers), certified against its qoder-agent-sdk release one by one
+    and all together, with the scope file of what only a login or an HTTP error reaches; evidence re-recorded into
+    fixtures/live/. Then the logged-out handshake of 1.1.23 (reports/certify/qodercli-1.1.23/). Exit 1 ("not
+    certified") and 4 ("incomplete") are results, so the session reports them without failing."""
     session.install("-e", ".")
-    session.run("python", "-m", "wirecheck.harness.qodercli", *session.posargs, success_codes=[0, 1])
+    args = session.posargs or ["--record", "fixtures/live"]
+    session.run("python", "-m", "wirecheck.harness.live", "qodercli", *args)
+    if not session.posargs:
+        session.run("python", "-m", "wirecheck.harness.qodercli", success_codes=[0, 1, 4])
 
 
 @nox.session(python=PYTHON)
