@@ -150,3 +150,29 @@ def test_the_program_is_resolved_once_where_the_user_is(tmp_path, scenario_file,
     assert resolved == ["./cli.sh"]  # checked before the run, and that very program is started: no second look-up
     run = json.loads(result.stdout.splitlines()[0])["identity"]["run"]
     assert run["program_sha256"] == hashlib.sha256(program.read_bytes()).hexdigest(), run
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "mkfifo"), reason="named pipes")
+def test_a_capture_into_a_named_pipe_is_streamed_to_its_reader_and_certified_from_a_copy(tmp_path, scenario_file,
+                                                                                         monkeypatch):
+    """`--capture-out FIFO` (issue 31, defect 9): the reader gets the capture as it is recorded, and the certification
+    reads a copy (the pipe gives nothing back), removed afterwards."""
+    import os
+    import tempfile
+    import threading
+
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    pipe = tmp_path / "capture.fifo"
+    os.mkfifo(pipe)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(pipe.read_bytes()))
+    reader.start()
+    result = certify("--run", "--scenario", str(scenario_file), "--capture-out", str(pipe), "--format", "jsonl",
+                     "--", sys.executable, "-c", "print('{\"type\": \"keep_alive\"}')")
+    reader.join(30)
+    assert result.exit_code in (0, 1, 4), result.output
+    assert got and got[0].startswith(b'{"wirecheck_capture": 1') and b'"keep_alive"' in got[0]
+    footer = json.loads(result.stdout.splitlines()[-1])
+    assert footer["run"]["heard"] is True
+    assert list((tmp_path / "tmp").iterdir()) == []  # the copy is gone

@@ -16,8 +16,9 @@ Adding cases for a command is one decorated function per case:
 `ws` makes files (`ws.write`, `ws.lines`, `ws.contract` for a generated contract package with its own schemas) and
 serves a hostile platform for the case's run (`ws.platform`); `Run` carries the arguments, standard input (bytes, a
 file, or a `Feed` a writer pipes in), environment, what else to assert (`expect`, given the finished run) and a
-signal to send mid-run (`interrupt`: the code is then the signal's). Options of `case`: `codes` (the exit codes
-allowed), `memory_mib`, `seconds`, `large=True` for the slow tier (`nox -s hostile`).
+signal to send mid-run (`interrupt`: the code is then the signal's) and a full disk (`file_size`). Options of
+`case`: `codes` (the exit codes allowed), `memory_mib`, `seconds`, `large=True` for the slow tier (`nox -s
+hostile`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import gzip
 import os
 import signal
 import socket
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -96,6 +98,7 @@ class Run:
     contracts: Path = DEMO
     expect: Callable[[Any], object] | None = None  # more assertions on the finished run (test_hostile.Finished)
     interrupt: Interrupt | None = None
+    file_size: int | None = None  # bytes any file may grow to (RLIMIT_FSIZE): a full disk, past them
 
 
 @dataclass(frozen=True)
@@ -531,6 +534,58 @@ def _(ws: Workspace) -> Run:
             out.write(block)
     return Run(["certify", "fakeqoder@1.0.0", str(capture), "--role", "cli", "-j", "2"], contracts=FAKE,
                interrupt=Interrupt(signal.SIGTERM, workers_started))
+
+
+# -- outputs: a full disk, a named pipe nobody reads -----------------------------------------------------------------
+
+GOOD_REPORT = b'{"a good report": "from the run before"}\n'
+
+
+def left_as_it_was(folder: str, names: list[str]) -> Callable[[Any], None]:
+    """The files in `folder` (of the case) are the ones that were there, each as it was: no truncated report, no
+    temporary file left."""
+    def check(finished: Any) -> None:
+        there = {p.name: p.read_bytes() for p in (finished.root / folder).iterdir()}
+        assert there == dict.fromkeys(names, GOOD_REPORT), {name: data[:80] for name, data in there.items()}
+        assert "cannot write" in finished.stderr, finished.stderr[-2000:]
+    return check
+
+
+@case("validate", "-o onto a full disk leaves the report that was there", codes={2})
+def _(ws: Workspace) -> Run:
+    ws.write("reports/report.json", GOOD_REPORT)
+    capture = ws.lines("bad.jsonl", [{"type": "hello", "version": n} for n in range(300)])
+    return Run(["validate", "demo@1.0.0", capture, "--format", "json", "-o", str(ws.path("reports/report.json"))],
+               file_size=8192, expect=left_as_it_was("reports", ["report.json"]))
+
+
+@case("certify", "--out-dir onto a full disk leaves the reports that were there, all of them", codes={2})
+def _(ws: Workspace) -> Run:
+    from wirecheck.certify.report import SUFFIXES
+
+    names = [f"certification{suffix}" for suffix in SUFFIXES.values()] + ["badge.svg"]
+    for name in names:
+        ws.write(f"out/{name}", GOOD_REPORT)
+    capture = ws.lines("run.jsonl", [{"type": "keep_alive"}, {"type": "assistant", "session_id": 5, "message": {}}])
+    return Run(["certify", "fakeqoder@1.0.0", capture, "--role", "cli", "--out-dir", str(ws.path("out"))],
+               contracts=FAKE, file_size=4096, expect=left_as_it_was("out", names))
+
+
+@case("validate", "-o onto a named pipe nobody reads", codes={2})
+def _(ws: Workspace) -> Run:
+    os.mkfifo(ws.path("report.fifo"))
+    return Run(["validate", "demo@1.0.0", ws.lines("ok.jsonl", [{"type": "hello", "version": "1.0.0"}]), "-o",
+                str(ws.path("report.fifo"))], expect=stderr_says("no process read from it"))
+
+
+@case("certify", "--run --capture-out onto a named pipe nobody reads", codes={2})
+def _(ws: Workspace) -> Run:
+    os.mkfifo(ws.path("capture.fifo"))
+    scenario = ws.write("scenario.yaml", "scenario: 1\nroles: {harness: sdk, implementation: cli}\ntimeout: 20\n"
+                                         "steps:\n  - wait_exit: {timeout: 5}\n")
+    return Run(["certify", "fakeqoder@1.0.0", "--run", "--scenario", scenario, "--capture-out",
+                str(ws.path("capture.fifo")), "--", sys.executable, "-c", "print('{}')"], contracts=FAKE,
+               expect=stderr_says("no process read from it"))
 
 
 # -- certify -------------------------------------------------------------------------------------------------------

@@ -78,8 +78,9 @@ def _run(case: Case, run: Run, root: Path, hypothesis_home: Path | None) -> Fini
     started = time.monotonic()
     # measure.py forks the command (so its peak memory is its own) and leads the process group the reaper starts it
     # in: everything the command starts is in that group unless it leaves it, and then the reaper adopts it
-    command = [sys.executable, str(MEASURE), str(measured), str(ADDRESS_SPACE_CAP), str(int(case.seconds * 2)), "--",
-               sys.executable, "-m", "wirecheck", *run.args]
+    file_size = [] if run.file_size is None else [str(run.file_size)]
+    command = [sys.executable, str(MEASURE), str(measured), str(ADDRESS_SPACE_CAP), str(int(case.seconds * 2)),
+               *file_size, "--", sys.executable, "-m", "wirecheck", *run.args]
     writer = None
     with contextlib.ExitStack() as streams:
         stdout, stderr = streams.enter_context(out.open("wb")), streams.enter_context(err.open("wb"))

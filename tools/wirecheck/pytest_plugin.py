@@ -159,13 +159,14 @@ class _Session:
         import warnings
 
         from wirecheck.certify.report import write_folder
+        from wirecheck.output_files import Unwritable
 
         assert self._certification is not None
         try:
             write_folder(self._certification, folder)  # every format and the badge, as `certify --out-dir` writes
-        except OSError as exc:  # the report is extra: each item's verdict still stands, the run says why
-            warnings.warn(pytest.PytestWarning(f"wirecheck: {exc.filename or folder}: cannot write the report: "
-                                               f"{exc.strerror or exc}"), stacklevel=1)
+        except Unwritable as exc:  # the report is extra: each item's verdict still stands, the run says why
+            warnings.warn(pytest.PytestWarning(f"wirecheck: {exc.path}: cannot write the report: {exc.reason}"),
+                          stacklevel=1)
 
 
 class RequirementItem(pytest.Item):

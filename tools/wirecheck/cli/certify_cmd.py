@@ -27,6 +27,7 @@ from wirecheck.cli.common import (
     registry,
     release_source,
     result_line,
+    writing_errors_as_usage,
 )
 from wirecheck.cli.validate_cmd import parse_base_urls
 from wirecheck.limits import DEFAULT_MAX_LINE_BYTES
@@ -40,7 +41,8 @@ DEFAULT_CAPTURE_DIR = Path("reports/certify")  # generated output stays under re
 def write_reports(cert: Certification, output_format: str, output: Path | None, out_dir: Path | None) -> None:
     """One format to stdout/--output, and with --out-dir every format plus badge.svg."""
     if out_dir is not None:
-        write_folder(cert, out_dir, output_file)
+        with writing_errors_as_usage():
+            write_folder(cert, out_dir)
     places = ", ".join(str(p) for p in (output, out_dir) if p is not None)
     said = f'; the program said: "{cert.program_words}"' if cert.program_words else ""
     result = f"{cert.contract}: {cert.verdict.upper()}; {cert.gate_line}{said}; reports: {places}"
@@ -54,6 +56,15 @@ def write_reports(cert: Certification, output_format: str, output: Path | None, 
             result_line(result, err=True)  # stdout carries the report
     else:
         FORMATS["text"](cert, sys.stdout)  # with --out-dir, the text report is the terminal's result
+
+
+def _capture_copy() -> Path:
+    """A temporary file for the copy of a live capture that cannot be read back (removed after certifying)."""
+    import tempfile
+
+    fd, name = tempfile.mkstemp(prefix="wirecheck-capture-", suffix=".framed.ndjson")
+    os.close(fd)
+    return Path(name)
 
 
 def _env_pairs(values: list[str]) -> dict[str, str]:
@@ -162,6 +173,7 @@ def register(app: typer.Typer) -> None:
         positionals = list(captures or [])
         run_info = None
         interrupted = None
+        copy: Path | None = None
         if run:
             if not positionals:
                 raise fail_usage("--run needs a command after --, e.g. --run -- qodercli --print ...")
@@ -198,22 +210,30 @@ def register(app: typer.Typer) -> None:
                 program = resolve_program(positionals[0], path)
             except CommandError as exc:
                 raise fail_usage(f"cannot run the command: {exc}") from None
-            # every output place before the run: a report that cannot be written must not cost a live run
-            if output is not None:
-                if output.is_dir():
-                    raise fail_usage(f"{output}: cannot write: it is a folder")
-                output_folder(output.parent)
+            # every output place before the run: a report that cannot be written must not cost a live run (nothing
+            # is replaced yet, and a named pipe is not opened: its reader would see an empty capture)
+            from wirecheck.output_files import check_writable, written_in_place
+
             if out_dir is not None:
                 output_folder(out_dir)
             target = capture_out or ((out_dir or DEFAULT_CAPTURE_DIR) / "capture.framed.ndjson")
-            with output_file(target, binary=True):
-                pass
-            record = run_scenario(positionals, loaded, target,
-                                  limits=Limits(max_line_bytes, max_output_bytes), env=pairs,
-                                  pass_env=pass_env, keep_scratch=keep_scratch, program=program)
+            with writing_errors_as_usage():
+                for place in (output, target):
+                    if place is not None:
+                        check_writable(place)
+                # a capture into a named pipe or a device cannot be read back: a copy is, then removed
+                copy = _capture_copy() if written_in_place(target) else None
+                try:  # the capture is written as it is recorded: a named pipe nobody reads is a usage error here
+                    record = run_scenario(positionals, loaded, target,
+                                          limits=Limits(max_line_bytes, max_output_bytes), env=pairs,
+                                          pass_env=pass_env, keep_scratch=keep_scratch, program=program, copy=copy)
+                except BaseException:
+                    if copy is not None:
+                        copy.unlink(missing_ok=True)
+                    raise
             for step in record.steps:
                 typer.echo(f"  step {step.index + 1:>2} {step.action:<11} {step.status:<7} {step.detail}", err=True)
-            paths = [str(target)]
+            paths = [str(copy or target)]
             run_info = record.as_run()
             interrupted = record.interrupted
             role = role or loaded.implementation_role
@@ -224,10 +244,14 @@ def register(app: typer.Typer) -> None:
                 raise fail_usage("give capture files, or --run --scenario S -- COMMAND")
             check_captures_exist(positionals)
             paths = positionals
-        cert = guarded(lambda: certify_captures(
-            release, paths, requirements=requirements, baseline=baseline, role=role, fail_on=fail_on,
-            options=options, load_release=reg.load, run=run_info,
-            parallel=(release_source(contracts, spec), parallel_plan(jobs))))
+        try:
+            cert = guarded(lambda: certify_captures(
+                release, paths, requirements=requirements, baseline=baseline, role=role, fail_on=fail_on,
+                options=options, load_release=reg.load, run=run_info,
+                parallel=(release_source(contracts, spec), parallel_plan(jobs))))
+        finally:
+            if copy is not None:
+                copy.unlink(missing_ok=True)
         write_reports(cert, output_format, output, out_dir)
         if interrupted is not None:  # reported, and still the code of a command that was stopped
             raise typer.Exit(interrupted.exit_code)

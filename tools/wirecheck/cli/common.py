@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import typer
 
 from wirecheck import exitcodes
-from wirecheck.encoding import open_text
 from wirecheck.findings import printable
 
 if TYPE_CHECKING:
@@ -49,20 +48,24 @@ def bad_choice(option: str, value: str, choices: Iterable[str]) -> typer.Exit:
 
 @contextmanager
 def output_file(path: Path, binary: bool = False) -> Iterator[Any]:
-    """A report file opened for writing. A path that cannot be written (a directory, a file where a folder should
-    be, a full disk) is a usage error naming it, whether opening or writing fails."""
+    """A report file opened for writing (output_files: in place only once whole; a named pipe waited for its
+    reader). A path that cannot be written (a folder, a file where a folder should be, a full disk, a pipe nobody
+    reads) is a usage error naming it, whether opening or writing fails; the file that was there is left as it was."""
+    from wirecheck.output_files import writing
+
+    with writing_errors_as_usage(), writing(path, binary=binary) as handle:
+        yield handle
+
+
+@contextmanager
+def writing_errors_as_usage() -> Iterator[None]:
+    """An output that cannot be written (output_files.Unwritable) as a usage error naming it."""
+    from wirecheck.output_files import Unwritable
+
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle = path.open("wb") if binary else open_text(path)  # encoded as every output is (encoding.py)
-    except FileExistsError:  # mkdir met a file on the way
-        raise fail_usage(f"{path}: cannot write: a file stands where a folder of this path should be") from None
-    except OSError as exc:
-        raise fail_usage(f"{path}: cannot write: {exc.strerror or exc}") from None
-    try:
-        with handle:
-            yield handle
-    except OSError as exc:
-        raise fail_usage(f"{path}: cannot write: {exc.strerror or exc}") from None
+        yield
+    except Unwritable as exc:
+        raise fail_usage(str(exc)) from None
 
 
 def output_folder(path: Path) -> Path:

@@ -25,7 +25,7 @@ from wirecheck.diff.report import text as text_report
 from wirecheck.diff.report.common import build as report_model
 from wirecheck.diff.report.common import gate_line, pair_anchor
 from wirecheck.diff.run import DiffRun
-from wirecheck.encoding import open_text
+from wirecheck.output_files import writing
 
 
 def build(contracts: Path | None, options: DiffOptions) -> tuple[list[PackageDiff], list[str]]:
@@ -65,13 +65,13 @@ def main(argv: list[str] | None = None) -> int:
         single = DiffRun((result,), options, args.fail_on)
         name = f"{result.package}-{result.old_version}-{result.new_version}.md"
         links[pair_anchor(result)] = name
-        with open_text(out / name) as f:
+        with writing(out / name) as f:
             markdown.write(single, f)
-    with open_text(out / "diff.json") as f:
+    with writing(out / "diff.json") as f:
         json_report.write(run, f)
-    with open_text(out / "index.html") as f:
+    with writing(out / "index.html") as f:
         html_report.write(run, f)
-    with open_text(out / "index.md") as f:
+    with writing(out / "index.md") as f:
         markdown.write(run, f, links=links)  # the answers, each pair linking to its own file
     jumps = len(results) - sum(len(p.consecutive) for p in packages)
     print(f"wirecheck diff-versions: {len(packages)} package(s), {len(results) - jumps} consecutive pair(s), "

@@ -13,9 +13,10 @@ import shutil
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 import orjson
 
@@ -36,6 +37,7 @@ from wirecheck.harness.scenario import (
     matches,
 )
 from wirecheck.json_text import parse_json
+from wirecheck.output_files import writing
 from wirecheck.programs.program import STOP_GRACE_SECONDS, CommandError, Scratch, resolve_program
 from wirecheck.programs.signals import Terminated, shielded, terminated_by_signals
 
@@ -43,7 +45,8 @@ FRAMED_HEADER = b'{"wirecheck_capture": 1, "framing": "directed"}\n'
 
 
 class FramedRecorder:
-    """Writes the framed capture as the run goes (a crash of the harness still leaves what was recorded)."""
+    """Writes the framed capture as the run goes, flushed line by line (the capture goes in place when the run ends;
+    a harness killed outright leaves what was recorded in the temporary file beside it: output_files)."""
 
     def __init__(self, stream: BinaryIO, harness_role: str, implementation_role: str):
         self._stream = stream
@@ -70,6 +73,22 @@ class FramedRecorder:
 
     def received(self, line: Line) -> None:
         self._write(self._received_prefix, line.data)  # as received: a line holds no b"\n", and a b"\r" is data
+
+
+class _Both:
+    """Two streams written as one (a capture and its copy)."""
+
+    def __init__(self, *streams: BinaryIO):
+        self._streams = streams
+
+    def write(self, data: bytes) -> int:
+        for stream in self._streams:
+            stream.write(data)
+        return len(data)
+
+    def flush(self) -> None:
+        for stream in self._streams:
+            stream.flush()
 
 
 @dataclass
@@ -171,18 +190,22 @@ def run_scenario(
     pass_env: Sequence[str] = (),
     keep_scratch: bool = False,
     program: str | None = None,
+    copy: Path | None = None,
 ) -> RunRecord:
     """Run `argv` against the scenario, recording both directions into `capture`. `program`: argv[0] as the caller
     already resolved it (resolve_program, where the user is and with the PATH the command gets), started as is;
-    without it argv[0] is resolved here."""
+    without it argv[0] is resolved here. `copy`: a file recording the same, to read back what a `capture` that is a
+    named pipe or a device (output_files.written_in_place) cannot give back."""
     limits = limits or Limits()
     record = RunRecord(capture, list(argv), scenario)
-    capture.parent.mkdir(parents=True, exist_ok=True)
-    scratch = Scratch.create(keep_scratch)
-    started = time.monotonic()
-    deadline = started + scenario.timeout
-    with capture.open("wb") as stream, terminated_by_signals():
-        recorder = FramedRecorder(stream, scenario.harness_role, scenario.implementation_role)
+    # written as it is recorded (output_files: in place once the run ends; a named pipe once its reader is there)
+    with terminated_by_signals(), writing(capture, binary=True) as stream, \
+            (writing(copy, binary=True) if copy is not None else nullcontext()) as copied:
+        scratch = Scratch.create(keep_scratch)
+        started = time.monotonic()
+        deadline = started + scenario.timeout
+        both = stream if copied is None else cast(BinaryIO, _Both(stream, copied))
+        recorder = FramedRecorder(both, scenario.harness_role, scenario.implementation_role)
         try:
             model = ModelSide(scenario.model, scratch, capture)
         except OSError as exc:

@@ -30,11 +30,16 @@ def load_profile(name: str) -> dict[str, Any]:
 
 
 def write_folder(files: Mapping[str, str], out: Path) -> list[Path]:
-    """A release folder: each file written as UTF-8, in name order; returns the paths written."""
+    """A release folder: each file written as UTF-8, in name order, together (output_files: in place once every one
+    is whole); returns the paths written."""
+    from wirecheck.output_files import together
+
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for name in sorted(files):
-        path = out / name
-        path.write_bytes(files[name].encode("utf-8"))
-        written.append(path)
+    with together() as outputs:
+        for name in sorted(files):
+            path = out / name
+            with outputs.writing(path, binary=True) as handle:
+                handle.write(files[name].encode("utf-8"))
+            written.append(path)
     return written

@@ -228,8 +228,10 @@ class HarRecorder:
         stream.write(b"\n]}}\n")
 
     def write(self, path: Path) -> Path:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("wb") as stream:
+        """The HAR written to `path` (output_files: in place once whole)."""
+        from wirecheck.output_files import writing
+
+        with writing(path, binary=True) as stream:
             self.write_to(stream)
         return path
 

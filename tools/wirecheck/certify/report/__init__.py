@@ -3,10 +3,8 @@ writer's module is imported when it is looked up (see wirecheck.lazy)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING
 
 from wirecheck.lazy import LazyWriters
 
@@ -23,17 +21,16 @@ FORMATS = LazyWriters({
 SUFFIXES = {"text": ".txt", "jsonl": ".jsonl", "markdown": ".md", "junit": ".junit.xml", "html": ".html"}
 
 
-def write_folder(cert: Certification, folder: Path,
-                 open_file: Callable[[Path], AbstractContextManager[TextIO]] | None = None) -> None:
-    """Every format (`certification.<suffix>`) and `badge.svg` into `folder`. `open_file` opens one file for
-    writing (the CLI's turns an unwritable path into a usage error); by default, UTF-8 text as every output is."""
-    from wirecheck.encoding import open_text
-
-    opener = open_file or open_text
-    for name, writer in FORMATS.items():
-        with opener(folder / f"certification{SUFFIXES[name]}") as handle:
-            writer(cert, handle)
+def write_folder(cert: Certification, folder: Path) -> None:
+    """Every format (`certification.<suffix>`) and `badge.svg` into `folder`, together (output_files): put in place
+    only once every one is whole, so the folder never holds a truncated report beside complete ones. Unwritable
+    (output_files) names the file that could not be written; the files that were there are left as they were."""
     from wirecheck.certify.report import html
+    from wirecheck.output_files import together
 
-    with opener(folder / "badge.svg") as handle:
-        handle.write(html.badge_svg(cert.badge) + "\n")
+    with together() as outputs:
+        for name, writer in FORMATS.items():
+            with outputs.writing(folder / f"certification{SUFFIXES[name]}") as handle:
+                writer(cert, handle)
+        with outputs.writing(folder / "badge.svg") as handle:
+            handle.write(html.badge_svg(cert.badge) + "\n")

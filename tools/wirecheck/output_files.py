@@ -1,0 +1,248 @@
+"""Writing the files wirecheck writes (reports, HAR and live captures, corpora, imported contracts), one way.
+
+A regular file is never written in place: its bytes go to a temporary file in the same folder (`.NAME.XXXXXXXX.tmp`,
+created with the permissions a new file gets, or the replaced file's), which is flushed to disk and then renamed over
+the path. A write that fails (a full disk, a quota, a file size limit, a signal) removes the temporary file and
+leaves the file that was there as it was: never a truncated report where a good one stood. Several files written
+`together` (a certification's formats and badge) are renamed only once every one of them is whole, so a folder
+holds one run's reports or the last good ones, not a mix.
+
+What is not a regular file is written in place, as it is: a named pipe (`-o fifo`, `--capture-out fifo`) is opened
+without blocking and waited for, up to FIFO_WAIT_SECONDS, until some process reads it (opening one for writing
+would wait for a reader for ever), as an input's named pipe is waited for its writer (input_files); a device
+(`/dev/null`, `/dev/stdout`) is written directly. Every failure is `Unwritable`, naming the path and why.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import secrets
+import stat
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+from wirecheck.encoding import text_writer
+
+FIFO_WAIT_SECONDS = 10.0  # a named pipe given as an output must have a reader within this (inputs: a writer)
+_POLL_SECONDS = 0.05  # a pipe gives no event for a reader coming: opening it is tried again this often
+
+
+class Unwritable(OSError):
+    """An output that cannot be written: `str()` is `PATH: cannot write: WHY`. An OSError (its `filename` the path,
+    its `strerror` why), so a caller that already takes a failed write in its stride still does."""
+
+    def __init__(self, path: str | os.PathLike[str], reason: str):
+        super().__init__(None, reason, os.fspath(path))
+        self.path, self.reason = os.fspath(path), reason
+
+    def __str__(self) -> str:
+        return f"{self.path}: cannot write: {self.reason}"
+
+
+def check_writable(path: str | os.PathLike[str]) -> None:
+    """Unwritable now, before any work, when `path` could not be written: its folder cannot be made or written to,
+    or it is a folder. Nothing is created but the folder, nothing replaced, and a named pipe is not opened (its
+    reader would see an empty output)."""
+    target = Path(path)
+    _folder(target)
+    if target.is_dir():
+        raise Unwritable(target, "it is a folder")
+    folder = _real(target).parent
+    if _kind(_real(target)) == "file" and not os.access(folder, os.W_OK):
+        raise Unwritable(target, f"the folder {folder} cannot be written to")
+
+
+def written_in_place(path: str | os.PathLike[str]) -> bool:
+    """Is `path` written as it is (a named pipe, a device), so that what is written cannot be read back from it?"""
+    return _kind(_real(Path(path))) in ("fifo", "device")
+
+
+@contextmanager
+def writing(path: str | os.PathLike[str], *, binary: bool = False) -> Iterator[Any]:
+    """`path` open for writing (text as every output is encoded, or bytes); in place of the file only once the block
+    ends without an exception. Unwritable when it cannot be opened, written or put in place (an OSError raised in
+    the block is taken as a failure to write, and reported so)."""
+    with together() as outputs, outputs.writing(path, binary=binary) as handle:
+        yield handle
+
+
+def write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    with writing(path, binary=True) as handle:
+        handle.write(data)
+
+
+def write_text(path: str | os.PathLike[str], text: str) -> None:
+    with writing(path) as handle:
+        handle.write(text)
+
+
+class _Together:
+    """Files written within one `together()`: each whole in its temporary file, all renamed at its end."""
+
+    def __init__(self) -> None:
+        self._finished: list[tuple[str, Path, Path]] = []  # (temporary, real target, as given)
+
+    @contextmanager
+    def writing(self, path: str | os.PathLike[str], *, binary: bool = False) -> Iterator[Any]:
+        given = Path(path)
+        _folder(given)
+        target = _real(given)
+        kind = _kind(target)
+        if kind == "folder":
+            raise Unwritable(given, "it is a folder")
+        if kind == "fifo":
+            raw, temporary = _open_fifo(given), None
+        elif kind == "device":
+            raw, temporary = _open_in_place(given), None
+        else:
+            temporary, raw = _temporary(given, target)
+        handle = raw if binary else text_writer(raw)
+        try:
+            yield handle
+            handle.flush()
+            if temporary is not None:
+                os.fsync(raw.fileno())
+            handle.close()
+        except BaseException as exc:
+            with contextlib.suppress(OSError, ValueError):  # flushing again may fail again (the disk is still full)
+                handle.close()
+            with contextlib.suppress(OSError, ValueError):
+                raw.close()
+            if temporary is not None:
+                _remove(temporary)
+            if isinstance(exc, OSError) and not isinstance(exc, Unwritable):
+                raise Unwritable(given, _why(exc)) from None
+            raise
+        if temporary is not None:
+            self._finished.append((temporary, target, given))
+
+    def commit(self) -> None:
+        done = 0
+        try:
+            for temporary, target, given in self._finished:
+                try:
+                    os.replace(temporary, target)
+                except OSError as exc:
+                    raise Unwritable(given, _why(exc)) from None
+                done += 1
+        finally:
+            self.discard(done)
+
+    def discard(self, start: int = 0) -> None:
+        for temporary, _, _ in self._finished[start:]:
+            _remove(temporary)
+        self._finished.clear()
+
+
+@contextmanager
+def together() -> Iterator[_Together]:
+    """Several outputs that go in place together (`outputs.writing(path)` for each), once every one is whole; if
+    any fails, none replaces its file."""
+    outputs = _Together()
+    try:
+        yield outputs
+    except BaseException:
+        outputs.discard()
+        raise
+    outputs.commit()
+
+
+# -- one file --------------------------------------------------------------------------------------------------------
+
+
+def _folder(path: Path) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:  # mkdir met a file on the way
+        raise Unwritable(path, "a file stands where a folder of this path should be") from None
+    except OSError as exc:
+        raise Unwritable(path, _why(exc)) from None
+
+
+def _real(path: Path) -> Path:
+    """Where the bytes go: a symbolic link's target (the link stays a link), else the path itself."""
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
+def _kind(path: Path) -> str:
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "file"
+    except OSError as exc:
+        raise Unwritable(path, _why(exc)) from None
+    if stat.S_ISDIR(mode):
+        return "folder"
+    if stat.S_ISFIFO(mode):
+        return "fifo"
+    if stat.S_ISREG(mode):
+        return "file"
+    return "device"  # a character device (/dev/null, a terminal), a socket: written as it is
+
+
+def _temporary(given: Path, target: Path) -> tuple[str, IO[bytes]]:
+    """A new file beside `target`, with the permissions `target` has (or a new file gets: 0666 less the umask)."""
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+    except OSError:
+        mode = None
+    for _ in range(100):
+        temporary = str(target.parent / f".{target.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+            break
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise Unwritable(given, _why(exc)) from None
+    else:
+        raise Unwritable(given, "no temporary file could be made beside it")
+    try:
+        if mode is not None:
+            os.chmod(fd if os.chmod in os.supports_fd else temporary, mode)
+        return temporary, open(fd, "wb")
+    except OSError as exc:
+        os.close(fd)
+        _remove(temporary)
+        raise Unwritable(given, _why(exc)) from None
+
+
+def _open_in_place(given: Path) -> IO[bytes]:
+    try:
+        return open(given, "wb")
+    except OSError as exc:
+        raise Unwritable(given, _why(exc)) from None
+
+
+def _open_fifo(given: Path) -> IO[bytes]:
+    """A named pipe, opened once a process reads it: opening one without a reader fails at once when not blocking
+    (ENXIO), and is tried again until FIFO_WAIT_SECONDS have passed."""
+    deadline = time.monotonic() + FIFO_WAIT_SECONDS
+    while True:
+        try:
+            fd = os.open(given, os.O_WRONLY | os.O_NONBLOCK)
+            break
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:
+                raise Unwritable(given, _why(exc)) from None
+        if time.monotonic() >= deadline:
+            raise Unwritable(given, f"it is a named pipe (FIFO) and no process read from it within "
+                                    f"{FIFO_WAIT_SECONDS:g} s (start the reader first, or write to standard output: "
+                                    f"`wirecheck ... > {given}`)")
+        time.sleep(_POLL_SECONDS)
+    os.set_blocking(fd, True)
+    return open(fd, "wb")
+
+
+def _remove(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+
+
+def _why(exc: OSError) -> str:
+    return exc.strerror or str(exc)
