@@ -290,3 +290,22 @@ def test_a_request_that_now_requires_what_its_envelope_required_breaks_nothing()
     assert finding.old_location == "#/$defs/JSONRPCRequest/properties/id"
     assert {**finding.witnesses[0].payload, "id": 0} == {"id": 0, "jsonrpc": "2.0", "method": "ping"}
     assert isinstance(finding.witnesses[0].payload["id"], int)
+
+
+def test_a_member_a_listing_union_writes_inline_is_a_kind() -> None:
+    """MCP 2025-03-26 added JSON-RPC batches to `JSONRPCMessage` as inline arrays and 2025-06-18 removed them: each
+    direction is a kind added or removed, witnessed by a batch the other side's unions refuse."""
+    request = {"type": "object", "required": ["jsonrpc", "method"], "properties": {
+        "jsonrpc": {"const": "2.0"}, "method": {"type": "string"}}}
+    old = {"$schema": D, "$defs": {"JSONRPCMessage": {"anyOf": [{"$ref": "#/$defs/JSONRPCRequest"}]},
+                                   "JSONRPCRequest": request}}
+    batch = {"type": "array", "items": {"$ref": "#/$defs/JSONRPCRequest"}, "minItems": 1}
+    new = {"$schema": D, "$defs": {"JSONRPCMessage": {"anyOf": [{"$ref": "#/$defs/JSONRPCRequest"}, batch]},
+                                   "JSONRPCRequest": request}}
+    (added,) = diff_schemas(old, new).findings
+    assert added.rule == "MESSAGE_KIND_ADDED" and added.kind == "JSONRPCMessage array"
+    assert added.breaks("forward", "tolerant") and added.witnesses[0].payload == [{"jsonrpc": "2.0", "method": ""}]
+    (removed,) = diff_schemas(new, old).findings
+    assert removed.rule == "MESSAGE_KIND_REMOVED" and removed.breaks("backward", "tolerant")
+    assert "a member of JSONRPCMessage" in removed.message
+    assert [f.rule for f in diff_schemas(new, new).findings] == []

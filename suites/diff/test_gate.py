@@ -152,19 +152,41 @@ def test_no_rule_entry_can_cap_a_finding() -> None:
         catalogue.catalogue_from(raw)
 
 
-DEFS_ONLY = [
-    ({"$defs": {"x": {"type": "string"}}}, {"$defs": {"x": {"type": "integer"}}}),
+ACCEPT_EVERYTHING = [
+    ({"$defs": {"x": {"type": "string"}}}, {"$defs": {"x": {"type": "integer"}}}),  # roots only (--kinds none)
     ({}, True),
     ({"title": "t", "x-note": 1, "allOf": [{}, {"$ref": "#/$defs/any"}], "$defs": {"any": True}}, {}),
+    ({"title": "a"}, {"title": "b"}),  # issue 30, 4
+    ({"$id": "https://schemas.example/a"}, {"$id": "https://schemas.example/b"}),
 ]
 
 
-@pytest.mark.parametrize("old, new", DEFS_ONLY)
-def test_a_diff_that_compared_nothing_says_so_and_is_a_usage_error(old, new) -> None:
+@pytest.mark.parametrize("old, new", ACCEPT_EVERYTHING)
+def test_schemas_that_accept_every_payload_compare_as_compatible(old, new) -> None:
+    """Issue 30, 4: two schemas that both accept every payload accept the same messages: compatible, exit 0 (they
+    used to exit 2, "nothing compared", so a gate on such a schema errored out)."""
     old = {"$schema": DIALECT, **old} if isinstance(old, dict) else old
     new = {"$schema": DIALECT, **new} if isinstance(new, dict) else new
     result = diff_schemas(old, new, kinds="none")  # --kinds auto compares a schema of definitions one by one
-    assert result.nothing_compared and not result.findings
+    assert result.nothing_compared is None and not result.findings
+    assert {result.compatibility(d, m) for d in DIRECTIONS for m in VIEWS} == {"safe"}
+    assert DiffRun((result,)).exit_code() == exitcodes.CONFORMS
+
+
+def test_a_draft_07_additional_items_without_an_items_array_is_no_change(tmp_path: Path) -> None:
+    """Issue 30, 4: draft-07 ignores `additionalItems` beside no `items` array: `true` → `false` changes nothing."""
+    draft7 = "http://json-schema.org/draft-07/schema#"
+    (tmp_path / "a.json").write_text(json.dumps({"$schema": draft7, "additionalItems": True}))
+    (tmp_path / "b.json").write_text(json.dumps({"$schema": draft7, "additionalItems": False}))
+    code, out, _ = wirecheck("diff-schemas", "a.json", "b.json", cwd=tmp_path)
+    assert code == exitcodes.CONFORMS and "gate --fail-on breaking: pass" in out, out
+
+
+def test_a_pair_that_compared_nothing_says_so_and_is_a_usage_error() -> None:
+    """Two releases without a message kind compare nothing: that is no verdict (exit 2 under every --fail-on), its
+    compatibility is unknown, never safe, and no report calls it "no changes on the wire"."""
+    result = dataclasses.replace(diff_schemas({"type": "string"}, {"type": "string"}),
+                                 nothing_compared="neither release has a message kind: nothing was compared")
     run = DiffRun((result,))
     assert run.exit_code() == exitcodes.USAGE == run.gate.exit_code
     assert [r.code for r in run.gate.reasons] == [NOTHING_COMPARED]
@@ -175,11 +197,14 @@ def test_a_diff_that_compared_nothing_says_so_and_is_a_usage_error(old, new) -> 
         out = io.StringIO()
         write(name, run, out)
         assert "nothing compared" in out.getvalue().lower() and "no changes on the wire" not in out.getvalue().lower()
+    for name in FORMATS:  # every format states the gate of the exit code
+        out = io.StringIO()
+        write(name, run, out)
+        assert set(stated_gates(name, out.getvalue(), exitcodes.USAGE)) == {("breaking", "nothing compared")}, name
 
 
 def test_a_schema_that_constrains_something_is_compared() -> None:
-    """Only when neither root constrains anything: `{}` against a string schema is a narrowing; two equal real
-    schemas are compared and have no changes."""
+    """`{}` against a string schema is a narrowing; two equal real schemas are compared and have no changes."""
     anything, text = {"$schema": DIALECT}, {"$schema": DIALECT, "type": "string"}
     narrowed = diff_schemas(anything, text)
     assert narrowed.nothing_compared is None and narrowed.findings
@@ -190,12 +215,12 @@ def test_a_schema_that_constrains_something_is_compared() -> None:
     assert diff_schemas(ref, ref).nothing_compared is None
 
 
-def test_diff_schemas_of_only_definitions_exits_2_unless_definitions_are_compared(tmp_path: Path) -> None:
+def test_diff_schemas_of_only_definitions_compares_the_definitions_nothing_uses(tmp_path: Path) -> None:
     (tmp_path / "a.json").write_text(json.dumps({"$schema": DIALECT, "$defs": {"x": {"type": "string"}}}))
     (tmp_path / "b.json").write_text(json.dumps({"$schema": DIALECT, "$defs": {"x": {"type": "integer"}}}))
     code, out, _ = wirecheck("diff-schemas", "a.json", "b.json", "--kinds", "none", cwd=tmp_path)
-    assert code == exitcodes.USAGE and "nothing compared" in out and "no changes on the wire" not in out
-    # --kinds auto (the default) compares definition by definition (diff/derive.py): `x` changed its type
+    assert code == exitcodes.CONFORMS and "nothing compared" not in out  # the roots: both accept everything
+    # --kinds auto (the default) compares the definitions nothing uses (diff/derive.py): `x` changed its type
     code, out, _ = wirecheck("diff-schemas", "a.json", "b.json", cwd=tmp_path)
     assert code == exitcodes.FINDINGS and "TYPE_CHANGED" in out and "nothing compared" not in out
 
@@ -275,7 +300,7 @@ SCAN_CASES = [  # (old, new, --compat, --consumers, --fail-on)
     (OPEN, WITH_B, "full", "tolerant", "warning"),
     (WITH_B, OPEN, "full", "tolerant", "breaking"),
     (OPEN, OPEN, "full", "tolerant", "breaking"),
-    ({"$schema": DIALECT, "$defs": {"x": {}}}, {"$schema": DIALECT}, "full", "tolerant", "never"),  # nothing compared
+    ({"$schema": DIALECT, "$defs": {"x": {}}}, {"$schema": DIALECT}, "full", "tolerant", "never"),  # both accept all
 ]
 
 
@@ -283,7 +308,8 @@ SCAN_CASES = [  # (old, new, --compat, --consumers, --fail-on)
 def test_no_report_format_states_a_gate_that_disagrees_with_the_exit_code(output_format: str, tmp_path) -> None:
     """Issue 18 item 3, done when: every report format of `wirecheck diff-schemas` (the command, its real exit
     code) is scanned for gate statements; each one names the run's --fail-on and the verdict of the exit code, and
-    there is at least one. The cases pass, fail, pass under `never` and compare nothing."""
+    there is at least one. The cases pass, fail and pass under `never` (a pair that compared nothing, which only
+    `diff` of releases without kinds makes, is scanned in `test_a_pair_that_compared_nothing_says_so…`)."""
     from typer.testing import CliRunner
 
     from wirecheck.cli.app import app
@@ -302,7 +328,7 @@ def test_no_report_format_states_a_gate_that_disagrees_with_the_exit_code(output
         assert stated, (output_format, number, result.stdout[:400])
         assert set(stated) == {(fail_on, expected)}, (output_format, number, result.exit_code, stated)
         codes.add(result.exit_code)
-    assert codes == set(VERDICT_OF_EXIT)  # not vacuous: every verdict was met
+    assert codes == {exitcodes.CONFORMS, exitcodes.FINDINGS}  # not vacuous: both verdicts were met
 
 
 def test_the_scan_finds_a_gate_line_that_disagrees() -> None:

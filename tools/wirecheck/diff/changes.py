@@ -127,6 +127,12 @@ class Change:
             if found:
                 out.append(min(found, key=lambda w: (bool(w.undeclared), w.view != "tolerant", len(repr(w.payload)),
                                                      w.reason)))
+        # a grouped finding's members each have their own witness (Witness.at): all of them are shown
+        seen = {w.payload_key() for w in out}
+        for witness in (w for f in self.findings for w in f.witnesses if w.at):
+            if witness.payload_key() not in seen:
+                seen.add(witness.payload_key())
+                out.append(witness)
         return tuple(out)
 
     def contradictions(self) -> list[str]:

@@ -173,6 +173,16 @@ def _definition_kinds(reader: Side, root: str, word: str, names: list[str], side
     if not leaves:  # no union lists the messages: the definitions nothing uses are the kinds
         leaves = {name: [] for name in roots}
     kinds = [name for name in names if name in leaves]
+    # a member a listing union writes inline (MCP 2025-03-26's JSON-RPC batches, arrays of messages) is a kind too,
+    # named by its union and its title or shape; what it refers to stays a kind where a union lists it
+    labels = Counter[str]()
+    for union in names:
+        for location in _inline_members(reader, at[union]) if union in listing else []:
+            label = f"{union} {_shape(reader, location)}"
+            labels[label] += 1
+            name = label if labels[label] == 1 else f"{label} ({labels[label]})"
+            at[name], leaves[name] = location, [union]
+            kinds.append(name)
     synthetic = KINDS_RESOURCE.format(side=side_name)
     derived = Derived([], by_definition=True, resources={synthetic: {"$id": synthetic, "$defs": {}}})
     out = derived.resources[synthetic]["$defs"]
@@ -187,6 +197,8 @@ def _definition_kinds(reader: Side, root: str, word: str, names: list[str], side
             kind_id = f"{method} {role}" if role else method
             named.append((kind_id, f"result of method {method}" if role == "response" else f"method {method}",
                           True, kind_id))
+        elif name not in names:  # a member written inline in its union
+            named.append((name, f"{_shape(reader, at[name])}, a member of {leaves[name][0]}", False, ""))
         else:
             named.append((name, f"definition {name}", False, ""))
     counts = Counter(kind_id for kind_id, *_ in named)
@@ -197,9 +209,11 @@ def _definition_kinds(reader: Side, root: str, word: str, names: list[str], side
         wrap = envelope.get(name)
         if wrap:
             location = f"{synthetic}#/$defs/k{index}"
-            out[f"k{index}"] = {"allOf": [{"anyOf": [{"$ref": uri_of(part)} for part in wrap]}
-                                          if len(wrap) > 1 else {"$ref": uri_of(wrap[0])},
-                                          {"$ref": uri_of(at[name])}]}
+            if len(wrap) == 1:
+                out[f"k{index}"] = _conjoined(reader, wrap[0], at[name], location, derived.origins)
+            else:
+                out[f"k{index}"] = {"allOf": [{"anyOf": [{"$ref": uri_of(part)} for part in wrap]},
+                                              {"$ref": uri_of(at[name])}]}
             derived.origins[location] = at[name]
         derived.kinds.append(DerivedKind(kind_id, location, selector, dispatch, key, at[name],
                                          uses=tuple(leaves[name])))
@@ -210,6 +224,43 @@ def _definition_kinds(reader: Side, root: str, word: str, names: list[str], side
         out["all"] = {"anyOf": [{"$ref": uri_of(location)} for location in whole]}
         derived.whole = f"{synthetic}#/$defs/all"
     return derived
+
+
+_PLAIN_OBJECT = frozenset({"type", "properties", "required", "additionalProperties"})
+
+
+def _conjoined(side: Side, envelope: str, kind: str, here: str, origins: dict[str, str], depth: int = 0) -> Any:
+    """The messages both schemas accept, written as one object where both are plain open objects (`type: object`,
+    `properties`, `required`, nothing closing them): each property both declare conjoined the same way, the others
+    referred to where they are written, the required names of both. A plain object is what the walk and the prover
+    read best; anything else is their `allOf`. `here` is where the result is written (its origin: `kind`)."""
+    a, a_at = unwrapped(side, side.node(envelope), envelope, limit=_MAX_DEPTH)
+    b, b_at = unwrapped(side, side.node(kind), kind, limit=_MAX_DEPTH)
+    if depth > _MAX_DEPTH or not (_plain_object(side, a, a_at) and _plain_object(side, b, b_at)):
+        return {"allOf": [{"$ref": uri_of(a_at)}, {"$ref": uri_of(b_at)}]}
+    origins[here] = b_at
+    out: dict[str, Any] = {"type": "object"}
+    a_props, b_props = a.get("properties", {}), b.get("properties", {})
+    out["properties"] = {name: _conjoined(side, child(a_at, "properties", name), child(b_at, "properties", name),
+                                          child(here, "properties", name), origins, depth + 1)
+                         if name in a_props and name in b_props else
+                         {"$ref": uri_of(child(a_at if name in a_props else b_at, "properties", name))}
+                         for name in {**a_props, **b_props}}
+    required = list(dict.fromkeys([*a.get("required", []), *b.get("required", [])]))
+    if required:
+        out["required"] = required
+    return out
+
+
+def _plain_object(side: Side, node: Any, location: str) -> bool:
+    """An object schema of nothing but `type: object`, `properties`, `required` and an open `additionalProperties`."""
+    if not isinstance(node, dict) or not assertions(node) <= _PLAIN_OBJECT:
+        return False
+    kinds = node.get("type")
+    if kinds not in ("object", ["object"]) or not isinstance(node.get("properties", {}), dict):
+        return False
+    extra = node.get("additionalProperties", True)
+    return extra is True or (isinstance(extra, dict) and not assertions(extra))
 
 
 def _listed_definitions(side: Side, location: str) -> list[str]:
@@ -228,6 +279,27 @@ def _listed_definitions(side: Side, location: str) -> list[str]:
         if name is not None and found.partition("#")[0] == location.partition("#")[0] and name not in out:
             out.append(name)
     return out
+
+
+def _inline_members(side: Side, location: str) -> list[str]:
+    """The members a union of definitions (`_listed_definitions`) writes in place rather than by `$ref`."""
+    node = side.node(location)
+    if not _listed_definitions(side, location):
+        return []
+    word = "anyOf" if isinstance(node.get("anyOf"), list) else "oneOf"
+    return [member for index in range(len(node[word]))
+            if _definition_name(_through_wrappers(side, member := child(location, word, index))[0]) is None]
+
+
+def _shape(side: Side, location: str) -> str:
+    """A member's title, else its shape: `array`, `object {a, b}`."""
+    node = side.node(location)
+    if isinstance(node, dict) and isinstance(node.get("title"), str) and node["title"]:
+        return str(node["title"])
+    flat = flatten(side, location)
+    kinds = "|".join(flat.types) if flat.types else "any value"
+    names = sorted(flat.properties)
+    return f"{kinds} {{{', '.join(names[:4])}{', …' if len(names) > 4 else ''}}}" if names else kinds
 
 
 def _parts_of(refers: dict[str, set[str]], kinds: dict[str, list[str]]) -> set[str]:

@@ -26,6 +26,7 @@ from wirecheck.diff.fingerprints import fingerprint
 from wirecheck.diff.flat import flatten, short_location
 from wirecheck.diff.instances import example
 from wirecheck.diff.model import (
+    ABSENT,
     BACKWARD,
     BREAKING,
     DIRECTIONS,
@@ -39,13 +40,14 @@ from wirecheck.diff.model import (
     DiffFinding,
     DiffResult,
     KindVerdict,
+    Several,
     Witness,
     format_path,
 )
 from wirecheck.diff.options import DiffOptions
 from wirecheck.diff.rules.kinds import describe_selector, kind_changes, match_kinds
 from wirecheck.diff.rules.protocol import rule_changes
-from wirecheck.diff.shape import constrains_nothing, same_shape
+from wirecheck.diff.shape import same_shape
 from wirecheck.diff.side import Side, Sides, location_of, related
 from wirecheck.diff.walk import structural_changes
 from wirecheck.diff.witness import candidates, from_difference, judge
@@ -74,7 +76,6 @@ class _Pair:
         self.compared: dict[tuple[str, str], Compared] = {}  # (old location, new location) → compared
         self.readers: dict[str, tuple[Any, Any]] = {}  # kind id → its readings (reader_models)
         self.surfaces = sides.surfaces if sides is not None else {}
-        self.constrained = 0  # surfaces compared where at least one side constrains something
         self.locally: dict[tuple[str, str, str, str], bool] = {}  # (writer, reader, view) → contained, per change
 
     def finding(self, rule: str, kind: str, surface: str, params: dict[str, Any], *, path: str = "",
@@ -286,8 +287,6 @@ def compare_surface(pair: _Pair, kind: str, surface: str, old_location: str, new
                     old_kind: str | None = None) -> tuple[list[DiffFinding], KindVerdict]:
     """The findings and verdict for one kind surface. Schemas written identically to a pair another diff of the
     same matrix compared already (by digest: the transitive pairs repeat most of them) reuse its answer."""
-    if not (constrains_nothing(pair.old, old_location) and constrains_nothing(pair.new, new_location)):
-        pair.constrained += 1
     old_digest, new_digest = pair.old.digest(old_location), pair.new.digest(new_location)
     key = (pair.package, kind, surface, old_kind, pair.options, old_digest, new_digest, pair.readers.get(kind))
     if key not in pair.surfaces:
@@ -308,22 +307,23 @@ def _compare_surface(pair: _Pair, kind: str, surface: str, old_location: str, ne
     if all(v == SAFE for v in proven.values()):
         # proven equivalent: only what breaks nobody by definition is still worth a line (a version stamp, an
         # annotation when they were asked for)
-        return [_explain(pair, kind, surface, change, found, proven) for change, found in changes
+        return [_explain(pair, kind, surface, change, found, proven, (old_end, new_end)) for change, found in changes
                 if not diff_rule_catalogue()[change.rule].breaks and not found], verdict
-    findings = _explained(pair, kind, surface, changes, proven)
+    findings = _explained(pair, kind, surface, changes, proven, (old_end, new_end))
     net = _net_witnesses(pair, proven, findings, old_end, new_end, baseline)
     attributed = _attributed(changes, net, old_end, new_end)
     if attributed is not changes:
-        findings = _explained(pair, kind, surface, attributed, proven)
+        findings = _explained(pair, kind, surface, attributed, proven, (old_end, new_end))
     findings += _safety_net(pair, kind, surface, proven, findings, old_end, new_end, net)
     return findings, verdict
 
 
 def _explained(pair: _Pair, kind: str, surface: str, changes: list[tuple[Change, dict[tuple[str, str], Witness]]],
-               proven: dict[tuple[str, str], str]) -> list[DiffFinding]:
+               proven: dict[tuple[str, str], str], ends: tuple[tuple[Side, str], tuple[Side, str]]
+               ) -> list[DiffFinding]:
     unique: dict[tuple[str, str, tuple], DiffFinding] = {}
     for change, found in changes:  # a union walked branch by branch can report one change twice
-        finding = _explain(pair, kind, surface, change, found, proven)
+        finding = _explain(pair, kind, surface, change, found, proven, ends)
         unique.setdefault((finding.rule, finding.path, finding.params), finding)
     return list(unique.values())
 
@@ -395,7 +395,7 @@ def _witnesses(pair: _Pair, change: Change, old_end: tuple[Side, str],
 
 
 def _explain(pair: _Pair, kind: str, surface: str, change: Change, witnesses: dict[tuple[str, str], Witness],
-             proven: dict[tuple[str, str], str]) -> DiffFinding:
+             proven: dict[tuple[str, str], str], ends: tuple[tuple[Side, str], tuple[Side, str]]) -> DiffFinding:
     info = diff_rule_catalogue()[change.rule]
     # With witness search, "breaking" needs a witness; without it, a break the semantics prove and the rule
     # predicts is attributed to the rule. A predicted break nobody proved or refuted stays "unknown".
@@ -409,11 +409,33 @@ def _explain(pair: _Pair, kind: str, surface: str, change: Change, witnesses: di
             verdicts[dv] = BREAKING
         else:
             verdicts[dv] = UNKNOWN
+    shown = list(witnesses.values()) if pair.options.witnesses else []
+    if shown and any(isinstance(step, Several) for step in change.path):
+        shown = _member_witnesses(change, ends, set()) or shown
     return pair.finding(
         change.rule, kind, surface, dict(change.params), path=format_path(change.path),
         old_location=change.old_location, new_location=change.new_location, verdicts=verdicts,
-        witnesses=witnesses.values() if pair.options.witnesses else (), key=change.key, evidence=witnesses,
+        witnesses=shown, key=change.key, evidence=witnesses,
     )
+
+
+def _member_witnesses(change: Change, ends: tuple[tuple[Side, str], tuple[Side, str]], seen: set[bytes]
+                      ) -> list[Witness]:
+    """A grouped change's witnesses member by member (its probes came from its first members, walk.grouped): one
+    per member and broken direction, each quoting its own member (`Witness.at`), beyond those already shown."""
+    old_end, new_end = ends
+    out: list[Witness] = []
+    for at in dict.fromkeys(probe.path for probe in change.probes):
+        probes = [probe for probe in change.probes if probe.path == at]
+        member = tuple(step for step in at if step is not ABSENT)
+        found = judge(candidates(probes, old_end, new_end, change.via), old_end, new_end, about=member)
+        for (direction, view), witness in sorted(found.items()):
+            if view == TOLERANT or (direction, TOLERANT) not in found:
+                witness = dataclasses.replace(witness, at=format_path(member))
+                if witness.payload_key() not in seen:
+                    seen.add(witness.payload_key())
+                    out.append(witness)
+    return out
 
 
 def _open_views(proven: dict[tuple[str, str], str], findings: list[DiffFinding], direction: str) -> list[str]:
@@ -520,11 +542,9 @@ def diff_schemas(old_schema: Any, new_schema: Any, options: DiffOptions | None =
         else:
             findings, verdicts = _diff_derived(pair, old_kinds.kinds, new_kinds.kinds, old_kinds.whole or old_id + "#",
                                                new_kinds.whole or new_id + "#")
-    nothing = None if pair.constrained else (
-        "neither schema constrains anything at its root (only definitions or annotations there): every payload "
-        "is accepted by both, so nothing was compared")
-    return DiffResult("schema", old_name, new_name, tuple(_ordered(findings)), tuple(verdicts), None, files=files,
-                      nothing_compared=nothing)
+    # Two schemas that accept every payload (annotations only, `true`, a changed `$id`) are compared like any
+    # others: they accept the same messages, so they are compatible — a gate on such a schema passes
+    return DiffResult("schema", old_name, new_name, tuple(_ordered(findings)), tuple(verdicts), None, files=files)
 
 
 def _diff_derived(pair: _Pair, old_kinds: list[DerivedKind], new_kinds: list[DerivedKind], old_root: str,
@@ -545,7 +565,6 @@ def _diff_derived(pair: _Pair, old_kinds: list[DerivedKind], new_kinds: list[Der
                                          old_kind.id)
         findings += found
         verdicts.append(verdict)
-    pair.constrained += len(only_new) + len(only_old)  # a kind one side lacks was compared: it is that change
     for kind in only_new:
         findings += _derived_kind_changed(pair, kind, "MESSAGE_KIND_ADDED", (pair.new, kind.location),
                                           (pair.old, old_root))

@@ -23,13 +23,19 @@ class Flat:
     origin: str = ""  # the location it was flattened from (a bare $ref: where the $ref is written)
     keywords: dict[str, Any] = field(default_factory=dict)  # scalar keywords, merged
     types: tuple[str, ...] | None = None  # None: unconstrained
+    # the types are implied, not written: `properties`, `required` or a closed model only speak of objects, an
+    # `enum` of its values' types, `items` of arrays — the node still accepts other types
+    implied: bool = False
     properties: dict[str, str] = field(default_factory=dict)  # name → location
     patterns: dict[str, str] = field(default_factory=dict)  # patternProperties: regular expression → location
     required: set[str] = field(default_factory=set)
     closed: bool = False  # additionalProperties:false or unevaluatedProperties:false
     additional: str | None = None  # location of a non-boolean additionalProperties schema
-    items: str | None = None
+    items: str | None = None  # the schema of items past `prefixItems` (`items`, else `unevaluatedItems`)
     prefix_items: list[str] = field(default_factory=list)
+    items_closed: bool = False  # no items past `prefixItems` (`items: false` or `unevaluatedItems: false`)
+    contains: str | None = None  # location of `contains`
+    names: str | None = None  # location of `propertyNames`
     union: str | None = None  # "oneOf" | "anyOf"
     branches: list[str] = field(default_factory=list)
     enum: list[Any] | None = None  # enum or [const]
@@ -57,10 +63,21 @@ def flatten_uncached(side: Side, location: str, depth: int = 0) -> Flat:
     if flat.types is None and flat.enum is not None:
         flat.types = tuple(sorted({_type_of(v) for v in flat.enum}))
     if flat.types is None and (flat.properties or flat.required or flat.closed):
-        flat.types = ("object",)
+        flat.types, flat.implied = ("object",), True
     if flat.types is None and (flat.items or flat.prefix_items):
-        flat.types = ("array",)
+        flat.types, flat.implied = ("array",), True
     return flat
+
+
+def written_types(flat: Flat) -> tuple[str, ...] | None:
+    """The types a node's `type` (or `enum`) admits; None where it admits every type (`{properties: …}` alone
+    accepts strings too)."""
+    return None if flat.implied else flat.types
+
+
+def takes_objects(flat: Flat) -> bool:
+    """Whether a node may accept an object: no written type, or one that includes `object`."""
+    return written_types(flat) is None or "object" in (flat.types or ())
 
 
 def _type_of(value: Any) -> str:
@@ -107,6 +124,17 @@ def _merge(side: Side, flat: Flat, node: Any, location: str, depth: int) -> None
         flat.additional = child(location, "additionalProperties")
     if "items" in node and node["items"] is not False:
         flat.items = child(location, "items")
+    elif isinstance(node.get("unevaluatedItems"), dict) and flat.items is None and "items" not in node:
+        flat.items = child(location, "unevaluatedItems")  # (prefixItems and `contains` aside, it reads the rest)
+    if node.get("items") is False or node.get("unevaluatedItems") is False:
+        flat.items_closed = True
+    if isinstance(node.get("unevaluatedProperties"), dict) and flat.additional is None and (
+            "additionalProperties" not in node):
+        flat.additional = child(location, "unevaluatedProperties")  # the names no other keyword read
+    if "contains" in node:
+        flat.contains = child(location, "contains")
+    if "propertyNames" in node:
+        flat.names = child(location, "propertyNames")
     if "prefixItems" in node:
         flat.prefix_items = [child(location, "prefixItems", i) for i in range(len(node["prefixItems"]))]
     for word in ("oneOf", "anyOf"):
@@ -131,17 +159,10 @@ def _merge(side: Side, flat: Flat, node: Any, location: str, depth: int) -> None
     for word in (
         "minLength", "maxLength", "pattern", "format", "minimum", "maximum", "exclusiveMinimum",
         "exclusiveMaximum", "multipleOf", "minItems", "maxItems", "uniqueItems", "minProperties",
-        "maxProperties", "contentEncoding", "contentMediaType", "dependentRequired",
+        "maxProperties", "contentEncoding", "contentMediaType", "dependentRequired", "minContains", "maxContains",
     ):
         if word in node:
             flat.keywords[word] = node[word]
-
-
-def admits_anything(flat: Flat) -> bool:
-    """Whether a node admits every value (`{}`, `true`, a description alone: ACP 0.5.1's `_meta`)."""
-    return not (flat.keywords or flat.properties or flat.patterns or flat.required or flat.closed or flat.additional
-                or flat.items or flat.prefix_items or flat.union or flat.enum is not None or flat.false
-                or flat.types is not None or flat.stamp is not None)
 
 
 def within(parent: Flat, member: Flat) -> Flat:
@@ -155,8 +176,12 @@ def within(parent: Flat, member: Flat) -> Flat:
         required=parent.required | member.required, closed=parent.closed or member.closed,
         additional=member.additional or parent.additional, items=member.items or parent.items,
         prefix_items=member.prefix_items or parent.prefix_items, union=member.union, branches=member.branches,
+        items_closed=member.items_closed or parent.items_closed, contains=member.contains or parent.contains,
+        names=member.names or parent.names,
         enum=member.enum if member.enum is not None else parent.enum, is_const=member.is_const or parent.is_const,
         refs=member.refs, false=member.false or parent.false,
+        implied=(member.implied if parent.types is None else parent.implied if member.types is None
+                 else member.implied and parent.implied),
         also={name: at for name, at in parent.properties.items()
               if name in member.properties and member.properties[name] != at},
     )

@@ -9,8 +9,8 @@ every reason behind it. The CLI's exit code and every report's gate line come fr
 What fails, in this order of precedence:
 
 1. **Nothing compared** (exit 2, usage, under every `--fail-on`): a pair in which nothing was compared — two
-   schemas whose roots constrain nothing (only `$defs`, only annotations), two releases without a message kind —
-   is not a verdict. Saying "no changes on the wire" there would be a green gate over nothing.
+   releases without a message kind — is not a verdict. Saying "no changes on the wire" there would be a green
+   gate over nothing. (Two schemas that both accept every payload are compared: they are compatible.)
 2. **Stale or expired waivers** fail under every `--fail-on`, `never` included: a waiver that matches nothing
    would hide whatever change next gets its fingerprint.
 3. `--fail-on breaking`: every finding not waived that has a `breaking` verdict for a gated direction and a gated

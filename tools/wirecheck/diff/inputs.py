@@ -120,6 +120,40 @@ def in_input_terms(result: Any, old: Translation, new: Translation) -> Any:
         file, _, pointer = location.partition("#")
         return f"{file}#{translation.source_pointer(unquote(pointer))}"
 
-    findings = tuple(dataclasses.replace(f, old_location=mapped(f.old_location, old),
-                                         new_location=mapped(f.new_location, new)) for f in result.findings)
+    findings = tuple(_in_draft_words(dataclasses.replace(f, old_location=mapped(f.old_location, old),
+                                                         new_location=mapped(f.new_location, new)), old, new)
+                     for f in result.findings)
     return dataclasses.replace(result, findings=findings)
+
+
+# draft-04 writes an exclusive bound as a boolean beside the inclusive one; the translation's numeric form
+_DRAFT_04_BOUNDS = {"exclusiveMaximum": "maximum", "exclusiveMinimum": "minimum"}
+
+
+def _in_draft_words(finding: Any, old: Translation, new: Translation) -> Any:
+    """A finding about a numeric bound, said in the keywords of the draft each side was written in: draft-04's
+    `maximum: 5, exclusiveMaximum: true` is `maximum 5 with exclusiveMaximum true`, not the translation's
+    `exclusiveMaximum 5`."""
+    params = dict(finding.params)
+    if not str(params.get("keyword", "")).endswith(" bound"):
+        return finding
+    changed = False
+    for name, translation in (("old", old), ("new", new)):
+        if translation.draft.name != "draft-04" or not isinstance(params.get(name), str):
+            continue
+        words = []
+        for part in params[name].split(" and "):
+            keyword, _, value = part.partition(" ")
+            words.append(f"{_DRAFT_04_BOUNDS[keyword]} {value} with {keyword} true" if keyword in _DRAFT_04_BOUNDS
+                         else part)
+        changed = changed or words != params[name].split(" and ")
+        params[name] = " and ".join(words)
+    if not changed:
+        return finding
+    from wirecheck.diff.catalogue import diff_rule_catalogue
+    from wirecheck.diff.changes import SURFACE_WORDS
+
+    message = diff_rule_catalogue()[finding.rule].render(
+        {"path": finding.path or "/", "kind": finding.kind,
+         "surface": SURFACE_WORDS.get(finding.surface, finding.surface), **params})
+    return dataclasses.replace(finding, message=message, params=tuple(sorted(params.items())))

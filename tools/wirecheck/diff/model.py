@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wirecheck.findings import Severity
+from wirecheck.json_types import json_bytes
 
 FORWARD = "forward"
 BACKWARD = "backward"
@@ -114,10 +115,17 @@ class Witness:
     # through. A witness with none is `declared` evidence (a writer of the named fields hits the break), one with
     # some is `latent` (only a writer sending a member its contract never declared does)
     undeclared: tuple[str, ...] = ()
+    # the instance path the witness is about, where it is not its finding's: one member of a grouped finding
+    # (`walk.grouped`: a witness per member it was probed for, each quoting its own member)
+    at: str = ""
 
     @property
     def evidence(self) -> str:
         return LATENT if self.undeclared else DECLARED
+
+    def payload_key(self) -> bytes:
+        """The payload and direction, as bytes: two witnesses with equal keys show the same thing."""
+        return json_bytes(self.payload, sort_keys=True) + self.direction.encode()
 
     def to_json(self) -> dict[str, Any]:
         data = {

@@ -20,9 +20,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from regress import RegressError
+
 from wirecheck.diff.shape import same_shape
 from wirecheck.diff.side import Side, child, join
 from wirecheck.diff.vocabulary import assertions, is_annotation, json_equal, required_alternatives
+from wirecheck.ecma_regex import RegexTimeout, search
 
 _APPLICATORS = {"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref", "dependentSchemas"}
 _OBJECT = {"properties", "required", "additionalProperties", "patternProperties", "propertyNames", "minProperties",
@@ -238,34 +241,44 @@ class _Prover:
             if word in w and not (word in n and json_equal(n[word], w[word]) and _no_refs(w[word])):
                 return False
         n_props, w_props = n.get("properties", {}), w.get("properties", {})
-        n_closed = n.get("additionalProperties") is False and "patternProperties" not in n
-        w_closed = w.get("additionalProperties") is False
-        n_extra, w_extra = n.get("additionalProperties"), w.get("additionalProperties")
+        n_extra, w_extra = _other_names(n), _other_names(w)
+        n_closed = n_extra is False and "patternProperties" not in n
+        w_closed = w_extra is False
         for name in w_props:
+            # what the narrow side lets a value under `name` be: its property, else the patterns the name matches
+            # (any one of them is a weaker constraint than all), else its other names' schema
+            matched = _matching(n.get("patternProperties"), name)
             if name in n_props:
                 if not self.sub(child(n_loc, "properties", name), child(w_loc, "properties", name)):
                     return False
-            elif n_closed:
+            elif matched:
+                if matched is _UNDECIDED or not any(self.attempt(child(n_loc, "patternProperties", pattern),
+                                                                 child(w_loc, "properties", name))
+                                                    for pattern in matched):
+                    return False
+            elif n_closed or n_extra is False:
                 continue
-            elif isinstance(n_extra, dict) and "patternProperties" not in n:
-                if not self.sub(child(n_loc, "additionalProperties"), child(w_loc, "properties", name)):
+            elif isinstance(n_extra, dict):
+                if not self.sub(_other_at(n, n_loc), child(w_loc, "properties", name)):
                     return False
             else:
                 return False
         for name in n_props:
             if name in w_props:
                 continue
+            if _matching(w.get("patternProperties"), name) not in ((), _UNDECIDED):
+                continue  # the wide side's patterns, which the narrow side shares (above), read it there too
             if w_closed:
                 if self.narrow.node(child(n_loc, "properties", name)) is not False:
                     return False
-            elif isinstance(w_extra, dict) and not self.sub(child(n_loc, "properties", name),
-                                                            child(w_loc, "additionalProperties")):
+            elif isinstance(w_extra, dict) and not self.sub(child(n_loc, "properties", name), _other_at(w, w_loc)):
                 return False
         if w_closed or isinstance(w_extra, dict):
-            if n_closed:
+            # closed, or open only to the names of patterns the wide side shares (checked above)
+            if n_closed or (n_extra is False and "patternProperties" in w):
                 return True
             if isinstance(n_extra, dict) and isinstance(w_extra, dict):
-                return self.sub(child(n_loc, "additionalProperties"), child(w_loc, "additionalProperties"))
+                return self.sub(_other_at(n, n_loc), _other_at(w, w_loc))
             return False
         return True
 
@@ -300,6 +313,35 @@ class _Prover:
             if word in w and not (word in n and tighter(n[word], w[word])):
                 return False
         return True
+
+
+def _other_names(node: dict[str, Any]) -> Any:
+    """The schema of the names an object's `properties` and `patternProperties` leave: its `additionalProperties`,
+    else its `unevaluatedProperties` where nothing else evaluates names (no in-place applicator beside it)."""
+    found = node.get("additionalProperties") if "additionalProperties" in node else node.get(
+        "unevaluatedProperties") if _APPLICATORS.isdisjoint(node) else None
+    if found is True or (isinstance(found, dict) and not assertions(found)):
+        return None  # `{}` or `true`: as open as no keyword at all
+    return found
+
+
+def _other_at(node: dict[str, Any], location: str) -> str:
+    """Where `_other_names` of the node at `location` is written."""
+    return child(location, "additionalProperties" if "additionalProperties" in node else "unevaluatedProperties")
+
+
+_UNDECIDED: Any = ("<undecided>",)
+
+
+def _matching(patterns: Any, name: str) -> Any:
+    """The patterns of a `patternProperties` that match `name` (ECMA-262), () for none, or _UNDECIDED when one
+    cannot be decided (not ECMA-262, or out of time)."""
+    if not isinstance(patterns, dict):
+        return ()
+    try:
+        return tuple(pattern for pattern in patterns if search(pattern, name))
+    except (RegexTimeout, RegressError):
+        return _UNDECIDED
 
 
 def _conflict(a: dict[str, Any], b: dict[str, Any]) -> bool:

@@ -363,6 +363,12 @@ def _undeclared(side: Side, evaluation: dict[str, Any], payload: Any) -> tuple[s
             named.add(at)
         elif tokens and tokens[-1] in ("const", "enum"):
             prescribed.add(at)
+        elif tokens and tokens[-1] == "required":  # a required name is a declared one, with or without a schema
+            try:
+                listed = side.node(location_of(node.get("schemaLocation", "")))
+            except (KeyError, IndexError, ValueError, TypeError):
+                listed = []
+            named.update(f"{at}{format_pointer((name,))}" for name in listed if isinstance(name, str))
         elif tokens and tokens[-1] in _OTHER_MEMBERS and "annotations" in node:
             schema_at = location_of(node.get("schemaLocation", ""))
             try:
@@ -458,7 +464,7 @@ def _error_paths(error: Any) -> list[tuple[Any, ...]]:
     if hasattr(kind, "property") and type(kind).__name__ == "Required":
         return [(*base, kind.property)]
     unexpected = getattr(kind, "unexpected", None)
-    if unexpected:
+    if unexpected and type(kind).__name__ not in ("UnevaluatedItems", "AdditionalItems"):  # (those list values)
         return [(*base, name) for name in unexpected]
     return [base]
 

@@ -302,7 +302,10 @@ def _elided(value: Any, limit: int) -> str:
 
 
 def witness_path(change: Change, witness: Witness) -> str:
-    """The instance path a witness of `change` is about: its finding's."""
+    """The instance path a witness of `change` is about: its own (a member of a grouped finding), else its
+    finding's."""
+    if witness.at:
+        return witness.at
     for finding in change.findings:
         if any(w is witness for w in finding.witnesses):
             return finding.path

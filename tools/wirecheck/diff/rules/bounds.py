@@ -1,4 +1,4 @@
-"""Facets of scalars and arrays: length, range and item-count bounds, patterns and formats."""
+"""Facets: length, range, item-count, member-count and `contains`-count bounds, patterns and formats."""
 
 from __future__ import annotations
 
@@ -26,6 +26,10 @@ _BOUNDS = {
     "exclusiveMaximum": (False, "RANGE"),
     "minItems": (True, "ITEMS"),
     "maxItems": (False, "ITEMS"),
+    "minProperties": (True, "PROPERTY_COUNT"),
+    "maxProperties": (False, "PROPERTY_COUNT"),
+    "minContains": (True, "CONTAINS"),
+    "maxContains": (False, "CONTAINS"),
 }
 
 
@@ -49,33 +53,124 @@ def _probe_values(family: str, values: list[Any], pair: Pair, side: str) -> list
                 out += [math.nextafter(n, -math.inf), math.nextafter(n, math.inf)]
             continue
         sizes = [int(k) for k in (n, n - 1, n + 1) if 0 <= k <= PAYLOAD_LIMIT]
+        flat = pair.old if side == "old" else pair.new
+        schemas = pair.old_side if side == "old" else pair.new_side
         if family == "LENGTH":
             out += ["a" * k for k in sizes]
-        else:
-            flat = pair.old if side == "old" else pair.new
+        elif family == "PROPERTY_COUNT":
+            out += [_object_of(schemas, flat, k) for k in sizes]
+        else:  # ITEMS: arrays of the items' example; CONTAINS: of what `contains` matches
             item: Any = None
-            if flat.items is not None:
+            where = flat.items if family == "ITEMS" else flat.contains
+            if where is not None:
                 try:
-                    item = example(pair.old_side if side == "old" else pair.new_side, flat.items)
+                    item = example(schemas, where)
                 except NoExample:
                     item = None
             out += [[item] * k for k in sizes]
     return out
 
 
+def _object_of(side: Any, flat: Any, size: int) -> dict[str, Any]:
+    """An object of `size` members as the node at `flat` may hold them: its required members first, then its
+    other declared ones, then fresh names (`a`, `b`, …) under what its other names admit."""
+    out: dict[str, Any] = {}
+    names = sorted(flat.properties, key=lambda n: (n not in flat.required, n))
+    for name in names[:size]:
+        try:
+            out[name] = example(side, flat.properties[name])
+        except NoExample:
+            out[name] = None
+    other: Any = 0
+    if flat.additional is not None:
+        try:
+            other = example(side, flat.additional)
+        except NoExample:
+            other = None
+    fresh = (chr(ord("a") + i % 26) + str(i // 26 or "") for i in range(PAYLOAD_LIMIT))
+    while len(out) < size:
+        name = next(fresh)
+        if name not in flat.properties:
+            out[name] = other
+    return out
+
+
+_RULE = {"LENGTH": "LENGTH_RANGE", "RANGE": "RANGE", "ITEMS": "ITEMS_RANGE", "PROPERTY_COUNT": "PROPERTY_COUNT",
+         "CONTAINS": "CONTAINS_RANGE"}
+
+
+# a numeric bound's two spellings: (inclusive keyword, exclusive keyword)
+_NUMERIC = {"lower": ("minimum", "exclusiveMinimum"), "upper": ("maximum", "exclusiveMaximum")}
+
+
+def _numeric(keywords: dict[str, Any], which: str) -> tuple[Any, bool] | None:
+    """A node's lower or upper numeric bound as (value, exclusive), the tighter of its two spellings; None if none."""
+    inclusive, exclusive = _NUMERIC[which]
+    found = [(keywords[inclusive], False)] if isinstance(keywords.get(inclusive), int | float) else []
+    found += [(keywords[exclusive], True)] if isinstance(keywords.get(exclusive), int | float) else []
+    if not found:
+        return None
+    # the tighter: for a lower bound the larger value (exclusive when equal), for an upper one the smaller
+    return max(found) if which == "lower" else min(found, key=lambda b: (b[0], not b[1]))
+
+
+def _spelled(keywords: dict[str, Any], which: str) -> str:
+    """A bound as the node writes it: `maximum 5`, `exclusiveMaximum 5`, both, or `none`."""
+    words = [f"{k} {show_number(keywords[k])}" for k in _NUMERIC[which] if isinstance(keywords.get(k), int | float)]
+    return " and ".join(words) or "none"
+
+
+def show_number(value: Any) -> str:
+    return str(int(value)) if isinstance(value, float) and value.is_integer() and abs(value) < 2**53 else str(value)
+
+
+def _rank(bound: tuple[Any, bool] | None, sign: int) -> tuple[float, int]:
+    """How narrow a bound is (larger: narrower); `sign` -1 for an upper bound."""
+    if bound is None:
+        return (-math.inf, 0)
+    return (sign * bound[0], int(bound[1]))
+
+
+def _numeric_bounds(pair: Pair) -> Iterator[Change]:
+    """A numeric bound that changed its spelling (`maximum` ↔ `exclusiveMaximum`, or both written) is one bound:
+    `upper bound at / changed from maximum 5 to exclusiveMaximum 5`, narrowed or widened as the values say."""
+    for which in _NUMERIC:
+        old, new = _numeric(pair.old.keywords, which), _numeric(pair.new.keywords, which)
+        if old == new:
+            continue
+        sign = 1 if which == "lower" else -1  # a larger lower bound, a smaller upper one: narrower
+        narrowed = _rank(new, sign) > _rank(old, sign)
+        values = [b[0] for b in (old, new) if b is not None]
+        side = "old" if narrowed else "new"
+        probes = [Probe(side, pair.path, v, True) for v in _probe_values("RANGE", values, pair, side)]
+        yield pair.change("RANGE_NARROWED" if narrowed else "RANGE_WIDENED", probes=probes, keyword=f"{which} bound",
+                          key=f"{which} bound", old=_spelled(pair.old.keywords, which),
+                          new=_spelled(pair.new.keywords, which))
+
+
 @node_rule("LENGTH_RANGE_NARROWED", "LENGTH_RANGE_WIDENED", "RANGE_NARROWED", "RANGE_WIDENED",
-           "ITEMS_RANGE_NARROWED", "ITEMS_RANGE_WIDENED")
+           "ITEMS_RANGE_NARROWED", "ITEMS_RANGE_WIDENED", "PROPERTY_COUNT_NARROWED", "PROPERTY_COUNT_WIDENED",
+           "CONTAINS_RANGE_NARROWED", "CONTAINS_RANGE_WIDENED")
 def bounds(pair: Pair) -> Iterator[Change]:
+    respelled = {which for which, words in _NUMERIC.items()
+                 if any(k in pair.old.keywords or k in pair.new.keywords for k in words[1:])
+                 or sum(k in pair.old.keywords for k in words) > 1 or sum(k in pair.new.keywords for k in words) > 1}
+    if respelled:  # an exclusive bound on either side: the bound as one (below); plain ones keyword by keyword
+        yield from (c for c in _numeric_bounds(pair) if c.key.split()[0] in respelled)
     for keyword, (_, family) in _BOUNDS.items():
+        if family == "RANGE" and any(keyword in _NUMERIC[which] for which in respelled):
+            continue
         before, after = pair.old.keywords.get(keyword), pair.new.keywords.get(keyword)
         if before == after:
             continue
+        if family == "CONTAINS" and (pair.old.contains is None or pair.new.contains is None):
+            continue  # minContains and maxContains mean nothing without a `contains`
         values = [before, after]
         if _narrowed(keyword, before, after):
-            rule = f"{family}_RANGE_NARROWED" if family != "RANGE" else "RANGE_NARROWED"
+            rule = _RULE[family] + "_NARROWED"
             probes = [Probe("old", pair.path, v, True) for v in _probe_values(family, values, pair, "old")]
         else:
-            rule = f"{family}_RANGE_WIDENED" if family != "RANGE" else "RANGE_WIDENED"
+            rule = _RULE[family] + "_WIDENED"
             probes = [Probe("new", pair.path, v, True) for v in _probe_values(family, values, pair, "new")]
         yield pair.change(rule, probes=probes, keyword=keyword, key=keyword,  # an absent bound is "none", not "null"
                           old="none" if before is None else before, new="none" if after is None else after)

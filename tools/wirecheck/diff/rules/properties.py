@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from wirecheck.diff.flat import Flat
+from wirecheck.diff.flat import Flat, takes_objects
 from wirecheck.diff.instances import NoExample, example
 from wirecheck.diff.model import ABSENT, Change, Probe
 from wirecheck.diff.rules import Pair, node_rule
@@ -81,7 +81,10 @@ def _other_values(value: object) -> list[object]:
 @node_rule("PROPERTY_BECAME_REQUIRED", "PROPERTY_BECAME_OPTIONAL")
 def requiredness(pair: Pair) -> Iterator[Change]:
     old, new = pair.old, pair.new
-    both = set(old.properties) & set(new.properties)
+    # a name both declare, or one neither declares a schema for (`required: [foo]` → `[bar]` beside no `bar`
+    # property: `bar` is now required, `foo` optional); a property added or removed is reported as such
+    both = (set(old.properties) & set(new.properties)) | ((old.required | new.required) - set(old.properties)
+                                                          - set(new.properties))
     for name in sorted((new.required - old.required) & both):
         child = (*pair.path, name)
         yield pair.change("PROPERTY_BECAME_REQUIRED", path=child, probes=[Probe("old", child, ABSENT, True)],
@@ -95,7 +98,7 @@ def requiredness(pair: Pair) -> Iterator[Change]:
 @node_rule("MODEL_CLOSED", "MODEL_OPENED")
 def openness(pair: Pair) -> Iterator[Change]:
     old, new = pair.old, pair.new
-    if "object" not in (old.types or ()) or "object" not in (new.types or ()) or old.closed == new.closed:
+    if not takes_objects(old) or not takes_objects(new) or old.closed == new.closed:
         return
     child = (*pair.path, EXTRA_FIELD)
     if new.closed:

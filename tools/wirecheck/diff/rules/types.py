@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from wirecheck.diff.flat import Flat, admits_anything, flatten, only_types
+from wirecheck.diff.flat import Flat, flatten, only_types, takes_objects, written_types
 from wirecheck.diff.model import Change, Probe
 from wirecheck.diff.rules import Pair, node_rule
 from wirecheck.diff.rules.properties import EXTRA_FIELD
@@ -29,9 +29,12 @@ def _expand(types: tuple[str, ...]) -> set[str]:
 @node_rule("TYPE_WIDENED", "TYPE_NARROWED", "TYPE_CHANGED")
 def types(pair: Pair) -> Iterator[Change]:
     old, new = pair.old, pair.new
+    old_types, new_types = written_types(old), written_types(new)
+    # a node that admits every type (no `type`, no union or enum of its own) given one, or the reverse
+    old_any, new_any = (old_types is None and old.enum is None and old.union is None,
+                        new_types is None and new.enum is None and new.union is None)
     if (_negated(pair.old_side, old) is not None or _negated(pair.new_side, new) is not None
-            or (old.types is None and admits_anything(old) and new.types is not None)
-            or (new.types is None and admits_anything(new) and old.types is not None)):
+            or (old_any and new_types is not None) or (new_any and old_types is not None)):
         yield from _through_not(pair)
         return
     if old.types is None or new.types is None or old.enum is not None or new.enum is not None:
@@ -59,7 +62,8 @@ def _parts(side: Side, flat: Flat) -> set[str] | None:
     """The type parts a node admits, `not` included; None when its `not` says more than types."""
     if flat.enum is not None:
         return None
-    kinds = set(_ALL) if flat.types is None else {p for t in flat.types for p in _PARTS.get(t, ())}
+    written = written_types(flat)
+    kinds = set(_ALL) if written is None else {p for t in written for p in _PARTS.get(t, ())}
     node = side.node(flat.location)
     if isinstance(node, dict) and "not" in node:
         excluded = _negated(side, flat)
@@ -72,9 +76,10 @@ def _parts(side: Side, flat: Flat) -> set[str] | None:
 def _words(side: Side, flat: Flat) -> Any:
     """How a finding's text names what a node admits: its type list, `any type`, `any type but integer`."""
     excluded = ", ".join(_negated(side, flat) or ())
-    if flat.types is None:
+    written = written_types(flat)
+    if written is None:
         return f"any type but {excluded}" if excluded else "any type"
-    return f"{', '.join(flat.types)} but not {excluded}" if excluded else list(flat.types)
+    return f"{', '.join(written)} but not {excluded}" if excluded else list(written)
 
 
 def _through_not(pair: Pair) -> Iterator[Change]:
@@ -97,7 +102,7 @@ def fresh_names(pair: Pair) -> Iterator[Change]:
     true` → `{type: number}`), or the reverse: a fresh name holding a value of a type one side no longer admits is
     the witness."""
     old, new = pair.old, pair.new
-    if "object" not in (old.types or ()) or "object" not in (new.types or ()) or old.closed or new.closed:
+    if not takes_objects(old) or not takes_objects(new) or old.closed or new.closed:
         return
     if (old.additional is None) == (new.additional is None):
         return  # both constrain other names (walked as a pair), or neither does
