@@ -42,7 +42,7 @@ def test_junk_against_qoder_is_nothing_recognised_not_conforms(junk):
     """The issue's first example: CONFORMS, exit 0 before."""
     code, out, _ = wirecheck("validate", "qoder-agent-sdk@1.0.23", junk)
     assert code == exitcodes.INCONCLUSIVE == 4, out
-    assert "NOTHING RECOGNISED: 1 messages" in out and "CONFORMS" not in out
+    assert "NOTHING RECOGNISED: 1 message " in out and "CONFORMS" not in out
     assert "NOTHING_RECOGNISED" in out and "fields hello" in out
     assert "no bundled release recognises them either" in out
 

@@ -64,23 +64,23 @@ def test_junit_has_a_case_per_kind_with_failures_and_skips(result):
 
 def test_markdown_lists_verdict_findings_and_coverage(result):
     text = render("markdown", result)
-    assert "❌ **fails** — 3 messages, 1 errors, 2 warnings, 2/12 message kinds exercised" in text
+    assert "❌ **fails** — 3 messages, 1 error, 2 warnings, 2 of 12 message kinds exercised" in text
     assert "| `SCHEMA_VIOLATION` | `event` | `/payload/count` |" in text
     assert "| `job` | not exercised | 0 | 0 |" in text
 
 
 def test_text_report_gives_location_code_pointer_and_expected_found(result):
     text = render("text", result)
-    assert ":2  error  SCHEMA_VIOLATION  [event]  /payload/count  (oneOf branch 1) -1 is less than the minimum of 0 " \
-           "(expected minimum: 0; found -1)" in text
-    assert "coverage: 2/12 message kinds exercised" in text
-    assert text.rstrip().endswith("FAILS: 3 messages (1 unclassified), 1 errors, 2 warnings")
+    assert ':2  error  SCHEMA_VIOLATION  [event]  /payload/count  (as kind "count") -1 is less than the minimum of ' \
+           "0 (expected minimum: 0; found -1)" in text
+    assert "coverage: 2 of 12 message kinds exercised" in text
+    assert text.rstrip().endswith("FAILS: 3 messages (1 unclassified), 1 error, 2 warnings")
 
 
 def test_conforming_result(demo, write_lines):
     result = check_captures(demo, [write_lines([{"type": "hello", "version": "1.0.0"}])])
     assert orjson.loads(render("json", result))["summary"]["verdict"] == "conforms"
-    assert render("text", result).rstrip().endswith("CONFORMS: 1 messages (0 unclassified), 0 errors, 0 warnings")
+    assert render("text", result).rstrip().endswith("CONFORMS: 1 message (none unclassified), 0 errors, 0 warnings")
 
 
 def test_every_format_judges_by_the_runs_fail_on(demo, write_lines) -> None:

@@ -8,17 +8,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import jsonschema_rs
 
+from wirecheck.contracts.errors import schema_error_text
 from wirecheck.contracts.formats import fast_validator
 from wirecheck.contracts.loader import DIALECT
 from wirecheck.contracts.model import ContractRelease, SchemaLink
 from wirecheck.contracts.views import tolerant_view
 from wirecheck.findings import short_repr
+from wirecheck.json_types import json_text
 from wirecheck.pointer import format_pointer, parse_pointer, resolve
 
 _CLOSING = frozenset({"additionalProperties", "unevaluatedProperties"})
@@ -77,9 +79,29 @@ class SchemaPair:
             found += [
                 self._problem(leaf, prefix, note)
                 for error in self.tolerant.iter_errors(value)
-                for leaf, note in _best_leaves(error, "")
+                for leaf, note in _best_leaves(error, "", self._form_name)
             ]
         return found
+
+    def _form_name(self, union: Any, index: int, count: int) -> str:
+        """What a union's member is called where the report says which one the message was read as: its `$ref`'s
+        definition name, else its title, else its place (`form 2 of 3`)."""
+        location = union.absolute_keyword_location
+        if location:
+            base, _, fragment = location.partition("#")
+            members = resolve(self._resources.get(base), parse_pointer(fragment), None)
+            member = members[index] if isinstance(members, list) and index < len(members) else None
+            if isinstance(member, dict):
+                ref, title = member.get("$ref"), member.get("title")
+                if isinstance(ref, str) and "/" in ref:
+                    return ref.rsplit("/", 1)[1]
+                if isinstance(title, str) and title:
+                    return title
+                properties = member.get("properties")
+                for name, sub in (properties.items() if isinstance(properties, dict) else ()):
+                    if isinstance(sub, dict) and isinstance(sub.get("const"), str | int | bool):
+                        return f"{name} {json_text(sub['const'])}"  # the tag it is told apart by: kind "count"
+        return f"form {index + 1} of {count}"
 
     def _unknown_fields(self, error: Any, prefix: str) -> Iterator[Problem]:
         kind = error.kind
@@ -92,8 +114,6 @@ class SchemaPair:
                     pointer=pointer,
                     message=f"unknown field `{name}` at {pointer}",
                     schema_location=error.absolute_keyword_location,
-                    expected=f"{kind.name}: false",
-                    found=name,
                 )
             return
         for branch in kind.context:
@@ -105,6 +125,10 @@ class SchemaPair:
     def _problem(self, error: Any, prefix: str, note: str = "") -> Problem:
         location = error.absolute_keyword_location
         keyword = error.kind.name
+        pointer = prefix + format_pointer(error.instance_path)
+        if keyword in ("required", "additionalProperties", "unevaluatedProperties"):  # the message names them all
+            return Problem(unknown_field=False, pointer=pointer, message=note + schema_error_text(error),
+                           schema_location=location)
         expected = keyword
         if location:
             base, _, fragment = location.partition("#")
@@ -113,11 +137,11 @@ class SchemaPair:
                 expected = f"{keyword}: {short_repr(schema_value, 160)}"
         return Problem(
             unknown_field=False,
-            pointer=prefix + format_pointer(error.instance_path),
-            message=note + error.message,
+            pointer=pointer,
+            message=note + schema_error_text(error),
             schema_location=location,
             expected=expected,
-            found="absent" if keyword == "required" else short_repr(error.instance),
+            found=short_repr(error.instance),
         )
 
 
@@ -126,15 +150,16 @@ def _branch_rank(branch: list[Any]) -> tuple[int, int]:
     return (sum(1 for e in branch if e.kind.name in ("const", "enum")), len(branch))
 
 
-def _best_leaves(error: Any, note: str) -> Iterator[tuple[Any, str]]:
-    """Like python-jsonschema's best_match: a failed oneOf/anyOf is reported through its most likely branch."""
+def _best_leaves(error: Any, note: str, name: Callable[[Any, int, int], str]) -> Iterator[tuple[Any, str]]:
+    """Like python-jsonschema's best_match: a failed oneOf/anyOf is reported through its most likely branch, and the
+    note says which (`(as ResultSuccess) `)."""
     kind = error.kind
     context = getattr(kind, "context", None) if kind.name in _UNIONS else None
     if context:
         index, branch = min(enumerate(context), key=lambda item: _branch_rank(item[1]))
         if branch:
             for inner in branch:
-                yield from _best_leaves(inner, f"{note}({kind.name} branch {index}) ")
+                yield from _best_leaves(inner, f"{note}(as {name(error, index, len(context))}) ", name)
             return
     yield error, note
 

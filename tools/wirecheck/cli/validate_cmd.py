@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
 import threading
@@ -148,6 +149,9 @@ def register(app: typer.Typer) -> None:
         as_kind: str | None = typer.Option(
             None, "--as", metavar="KIND", help="Read every capture as messages of KIND. A file, argv or env kind "
             "takes the whole capture as one: a bare file, a shell-quoted command line, `env` output."),
+        all_kinds: bool = typer.Option(
+            False, "--all-kinds", help="text: list every kind of the release in the coverage, not only those seen "
+            "(the JSON, Markdown and JUnit reports always list them)."),
         jobs: int | None = JOBS_OPTION,
         dask: str | None = typer.Option(
             None, "--dask", metavar="ADDRESS|local",
@@ -186,7 +190,7 @@ def register(app: typer.Typer) -> None:
                 engine = Engine(release, options, reg.load)
                 with fleet.cluster(dask) as client:
                     result = fleet.check_fleet(engine, release_source(contracts, spec), found, client)
-            _finish(result, output_format, output)
+            _finish(result, output_format, output, all_kinds)
         check_captures_exist(captures)
         if output is not None and any(c != "-" and Path(c).resolve() == output.resolve() for c in captures):
             raise fail_usage(f"--output {output} is one of the captures: the report would overwrite it")
@@ -198,13 +202,15 @@ def register(app: typer.Typer) -> None:
         engine = guarded(lambda: Engine(release, options, reg.load))
         result = guarded(lambda: parallel.check(engine, release_source(contracts, spec), files, parallel_plan(jobs),
                                                 around=lambda: _Progress(files) if show_progress else nullcontext()))
-        _finish(result, output_format, output)
+        _finish(result, output_format, output, all_kinds)
 
 
-def _finish(result: CheckResult, output_format: str, output: Path | None) -> NoReturn:
+def _finish(result: CheckResult, output_format: str, output: Path | None, all_kinds: bool = False) -> NoReturn:
     """Write the report (with -o, its result line still reaches the terminal); exit with the verdict (2 when a
     capture could not be read)."""
     writer = FORMATS[output_format]
+    if output_format == "text" and all_kinds:
+        writer = functools.partial(writer, all_kinds=True)
     if output is None:
         writer(result, sys.stdout)
     else:

@@ -91,3 +91,63 @@ def for_people(error: Any) -> str:
     if keyword in ("minLength", "maxLength", "minItems", "maxItems", "minimum", "maximum"):
         return f"expected {keyword} {shown(expected)}, {found()}"
     return f"{keyword} {shown(expected)} not met, {found()}"
+
+
+def _value_text(value: Any, limit: int = 60) -> str:
+    text = json_bytes(value).decode()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _described(value: Any) -> str:
+    """`the string "x"`, `the number 3`, `an object`, `a list`, `true`, `null`."""
+    kind = json_type(value)
+    if kind in ("object", "array"):
+        return _TYPE_WORDS[kind].split(" (")[0]
+    if kind in ("boolean", "null"):
+        return _value_text(value)
+    return f"the {'number' if kind in ('integer', 'number') else kind} {_value_text(value)}"
+
+
+def _fields(names: Any) -> str:
+    listed = [f"`{name}`" for name in names]
+    return ", ".join(listed[:8]) + (f" and {len(listed) - 8} more" if len(listed) > 8 else "")
+
+
+def schema_error_text(error: Any) -> str:
+    """What a jsonschema-rs error says, in this project's words: jsonschema-rs copies python-jsonschema's messages
+    (`Additional properties are not allowed ('kind' was unexpected)`, `"x" is a required property`, `... is not
+    valid under any of the schemas listed in the 'anyOf' keyword`), which read as Python. Said from the error's parts:
+    "unknown field `kind`", "missing required field `x`", `expected an integer, found the string "x"`,
+    `matches none of the 3 forms allowed here`. Messages already in plain words with JSON values (`-1 is less
+    than the minimum of 0`, `"b" does not match "^a"`) are kept."""
+    kind = error.kind
+    name = kind.name
+    if name == "required":
+        return f"missing required field `{kind.property}`"
+    if name in ("additionalProperties", "unevaluatedProperties"):
+        unexpected = list(kind.unexpected)
+        return f"unknown field{'s' if len(unexpected) > 1 else ''} {_fields(unexpected)}"
+    if name == "type":
+        wanted = list(kind.types) if hasattr(kind, "types") else [kind.value]
+        return f"expected {' or '.join(_TYPE_WORDS.get(t, t).split(' (')[0] for t in wanted)}, " \
+               f"found {_described(error.instance)}"
+    if name == "const":
+        return f"expected {_value_text(kind.expected_value)}, found {_value_text(error.instance)}"
+    if name in ("anyOf", "oneOf"):
+        count = len(kind.value) if isinstance(getattr(kind, "value", None), list) else 0
+        forms = f"the {count} forms" if count else "the forms"
+        if type(kind).__name__ == "OneOfMultipleValid":
+            return f"matches more than one of {forms} allowed here (exactly one must match)"
+        return f"matches none of {forms} allowed here"
+    if name == "falseSchema":
+        schema_path = list(error.schema_path)
+        if schema_path and schema_path[-1] in ("additionalProperties", "unevaluatedProperties"):
+            return "an unknown field (this object takes no fields)"
+        if len(schema_path) >= 2 and schema_path[-2] == "properties":
+            return f"field `{schema_path[-1]}` is not allowed here"
+        return "no value is allowed here"
+    if name == "not":
+        return f"must not match {_value_text(kind.schema, 80)}"
+    if name == "contains":
+        return "no item matches what the list must contain"
+    return str(error.message)

@@ -15,6 +15,7 @@ from urllib.parse import quote, unquote, urljoin, urlsplit, urlunsplit
 
 import jsonschema_rs
 
+from wirecheck.contracts.errors import schema_error_text
 from wirecheck.contracts.formats import fast_validator
 from wirecheck.contracts.reference import reference_validator
 from wirecheck.contracts.stamps import generalised
@@ -431,9 +432,9 @@ def _retag(uri: str, tag: str) -> str:
 
 
 def _about(error: Any) -> list[tuple[tuple[Any, ...], str]]:
+    """The error's paths, and what it says in the report's words ("missing required field `a` at /x")."""
     base = tuple(error.instance_path)
-    where = "/" + "/".join(str(p) for p in base) if base else "(root)"
-    message = f"{where}: {error.message}"
+    message = schema_error_text(error) + (f" at {format_pointer(base)}" if base else "")
     return [(path, message) for path in _error_paths(error)]
 
 

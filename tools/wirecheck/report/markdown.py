@@ -7,7 +7,7 @@ from typing import TextIO
 from wirecheck.check.engine import CheckResult
 from wirecheck.findings import printable_stream
 from wirecheck.markdown_text import code, text
-from wirecheck.report.summary import totals
+from wirecheck.report.summary import counted, totals
 
 
 def write(result: CheckResult, out: TextIO) -> None:
@@ -15,10 +15,10 @@ def write(result: CheckResult, out: TextIO) -> None:
     t = totals(result)
     icon = {"conforms": "✅", "fails": "❌"}.get(t.verdict, "❔")  # ❔ inconclusive: nothing shown either way
     out.write(f"# wirecheck: {result.release.name}\n\n")
-    out.write(f"{icon} **{t.verdict.replace('-', ' ')}** — {t.messages} messages, {t.errors} errors, "
-              f"{t.warnings} warnings, "
+    out.write(f"{icon} **{t.verdict.replace('-', ' ')}** — {counted(t.messages, 'message')}, "
+              f"{counted(t.errors, 'error')}, {counted(t.warnings, 'warning')}, "
               f"{f'{t.infos} info, ' if t.infos else ''}"
-              f"{t.kinds_exercised}/{t.kinds_total} message kinds exercised\n\n")
+              f"{t.kinds_exercised} of {t.kinds_total} message kinds exercised\n\n")
     out.write("| capture | form | messages |\n|---|---|---:|\n")
     for c in result.captures:
         form = c.form or "" if c.unreadable is None else f"cannot read: {c.unreadable}"

@@ -63,8 +63,14 @@ def finding_line(f) -> str:
     return text
 
 
+def counted(n: int, what: str) -> str:
+    """`1 error`, `2 errors`, `0 warnings`."""
+    return f"{n} {what}" + ("" if n == 1 else "s")
+
+
 def verdict_line(result: CheckResult) -> str:
-    """`FAILS: 3 messages (0 unclassified), 1 errors, 2 warnings`: the line every text summary leads with."""
+    """`FAILS: 3 messages (none unclassified), 1 error, 2 warnings`: the line every text summary ends with."""
     t = totals(result)
-    return (f"{headline(t)}: {t.messages} messages ({t.unclassified} unclassified), {t.errors} errors, "
-            f"{t.warnings} warnings{f', {t.infos} info' if t.infos else ''}")
+    unclassified = f"{t.unclassified} unclassified" if t.unclassified else "none unclassified"
+    return (f"{headline(t)}: {counted(t.messages, 'message')} ({unclassified}), {counted(t.errors, 'error')}, "
+            f"{counted(t.warnings, 'warning')}{f', {t.infos} info' if t.infos else ''}")
