@@ -84,14 +84,25 @@ def _stream(value, sender=None) -> Message:
     ("qoder-agent-sdk@1.0.23", {"type": "bridge_state"}, None, False),
     ("qoder-agent-sdk@1.0.23", {"type": "bridge_state"}, "cli", False),
     # ACP: a request for an unknown method is -32601; an unknown notification is dropped
-    ("acp@2.4.0", {"jsonrpc": "2.0", "id": 1, "method": "_x/y"}, None, True),
-    ("acp@2.4.0", {"jsonrpc": "2.0", "method": "_x/y"}, None, False),
+    ("acp@2.4.0", {"jsonrpc": "2.0", "id": 1, "method": "x/y"}, None, True),
+    ("acp@2.4.0", {"jsonrpc": "2.0", "method": "x/y"}, None, False),
+    ("acp@2.4.0", {"jsonrpc": "2.0", "id": 1, "method": "_x/y"}, None, False),  # an extension: see below
     # JSON true is not 1: a `fields` condition on a boolean does not hold for a number
     ("qoder-agent-sdk@1.0.23", {"type": True}, None, False),
 ])
 def test_unknown_kinds_meet_their_consumers_reading(spec, value, sender, reject):
     reading = unknown_kind_reading(REGISTRY.load(spec), _stream(value, sender))
     assert reading is not None and reading.reject is reject
+
+
+def test_acp_reserves_underscore_methods_for_extensions():
+    release = REGISTRY.load("acp@2.4.0")
+    for value in ({"jsonrpc": "2.0", "id": 1, "method": "_zed.dev/workspace/buffers"},
+                  {"jsonrpc": "2.0", "method": "_zed.dev/file_opened"}):
+        reading = unknown_kind_reading(release, _stream(value, "client"))
+        assert reading is not None and reading.extension and not reading.reject
+        assert "extensibility.mdx:43" in reading.cited
+    assert not unknown_kind_reading(release, _stream({"jsonrpc": "2.0", "id": 1, "method": "zed/x"})).extension
 
 
 def test_an_unknown_http_route_is_refused_by_the_server():

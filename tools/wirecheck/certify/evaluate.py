@@ -244,7 +244,9 @@ def responsible_role(finding: Finding, release: Any, http_senders: Mapping[str, 
             kind = release.kind(finding.kind)
         except KeyError:
             return None
-        return kind.consumer if finding.code in _CONSUMER_FAULT else kind.producer
+        # a request of no kind (a method the release lacks) is reported at the response kind that owes it an
+        # answer: its producer is the receiver
+        return kind.consumer if finding.code in _CONSUMER_FAULT and kind.answers is None else kind.producer
     if finding.sender is not None:
         return finding.sender
     side = finding.where.rsplit("/", 1)[-1] if finding.where else None

@@ -23,7 +23,7 @@ import yaml
 
 from wirecheck.certify.requirements import REQUIREMENTS_FILE, Link
 from wirecheck.contracts import ContractError, load_registry
-from wirecheck.contracts.model import ContractRelease, MessageKind, RuleUse
+from wirecheck.contracts.model import ABSENT, PRESENT, ContractRelease, MessageKind, RuleUse, condition_text
 from wirecheck.rules.catalogue import rule_catalogue
 
 # Short id prefixes where the package name is long; others use the package name upper-cased.
@@ -59,6 +59,13 @@ CORRELATED_GROUPS: list[dict[str, Any]] = [
      "text": "Every request that expects a response gets one before the stream ends."},
 ]
 
+JSONRPC_GROUPS: list[dict[str, Any]] = [
+    {"name": "KNOWN-METHODS", "level": "MUST", "builtin": ["UNKNOWN_METHOD"],
+     "text": "Every JSON-RPC request and notification names a method this release defines, or an extension method "
+             "where the protocol reserves names for them (ACP: a name starting with _); a receiver answers any "
+             "other request with error -32601 Method not found and drops any other notification."},
+]
+
 
 def prefix_of(release: ContractRelease) -> str:
     base = PREFIXES.get(release.package) or re.sub(r"[^A-Z0-9]+", "-", release.package.upper()).strip("-")
@@ -73,11 +80,15 @@ def _selector_text(kind: MessageKind) -> str:
     if kind.http is not None:
         http = kind.http
         return f"{http.method} {http.path}" + (f" → {http.status}" if http.status else "")
-    conditions = []
-    for alternative in kind.fields[:1]:
-        for tokens, values in alternative:
-            shown = "|".join(sorted(map(str, values)))
-            conditions.append(f"/{'/'.join(tokens)}={shown}")
+    # one alternative stands for them all where they are spellings of one discriminator (Qoder's type/subtype);
+    # where presence tells them apart (a JSON-RPC response: a result or an error) every one is named
+    presence = any(values is PRESENT or ABSENT in values for alt in kind.fields for _, values in alt)
+    alternatives = kind.fields if presence else kind.fields[:1]
+    common = [c for c in alternatives[0] if all(c in alt for alt in alternatives)] if alternatives else []
+    conditions = [condition_text(tokens, values) for tokens, values in common]
+    differing = [", ".join(condition_text(t, v) for t, v in alt if (t, v) not in common) for alt in alternatives]
+    if len(alternatives) > 1:
+        conditions.append(" or ".join(differing))
     if kind.program:
         conditions.insert(0, f"argv of {kind.program}")
     if kind.path_glob:
@@ -148,10 +159,13 @@ def draft(release: ContractRelease) -> list[dict[str, Any]]:
     for use in release.rules:
         counts[use.id] = counts.get(use.id, 0) + 1
     drafts += [rule_requirement(release, use, counts[use.id] > 1) for use in release.rules]
+    from wirecheck.check.engine import jsonrpc_methods
+
     groups = BUILTIN_GROUPS + (CORRELATED_GROUPS if any(k.correlate for k in release.kinds) else [])
+    groups += JSONRPC_GROUPS if jsonrpc_methods(release) is not None else []
     for group in groups:
         link: dict[str, Any] = {"builtin": group["builtin"]}
-        if group in CORRELATED_GROUPS:
+        if group in CORRELATED_GROUPS:  # JSON-RPC's unknown methods are judged on every message, as known kinds
             link["exercised_by"] = "correlated_message"
         # built-in groups carry texts written here once (reviewed), not drafts derived from the contract
         drafts.append({"id": f"{prefix_of(release)}-{group['name']}", "level": group["level"], "subject": "any",

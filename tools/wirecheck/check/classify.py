@@ -17,9 +17,9 @@ from urllib.parse import urlsplit
 
 from wirecheck.capture.http import normalise_path
 from wirecheck.check.message import Message
-from wirecheck.contracts.model import ContractRelease, FieldConditions, MessageKind
+from wirecheck.contracts.model import ABSENT, PRESENT, ContractRelease, FieldConditions, MessageKind
 
-_ABSENT = object()
+_ABSENT = ABSENT  # what a pointer finds where there is no member: a selector's `absent:` asks for it
 Candidate = tuple[int, MessageKind, FieldConditions]  # (specificity, kind, conditions still to test)
 _SUFFIX_MATCH_PENALTY = 10  # larger than any selector's specificity
 
@@ -56,7 +56,8 @@ def _key(value: Any) -> Any:
 
 
 def _keyed(conditions: FieldConditions) -> FieldConditions:
-    return tuple((tokens, frozenset(map(_key, values))) for tokens, values in conditions)
+    return tuple((tokens, values if values is PRESENT else frozenset(map(_key, values)))
+                 for tokens, values in conditions)
 
 
 def _lookup(value: Any, tokens: tuple[str, ...]) -> Any:
@@ -74,7 +75,7 @@ def _holds(value: Any, conditions: FieldConditions) -> bool:
     for tokens, accepted in conditions:
         found = _key(_lookup(value, tokens))
         try:
-            if found is _ABSENT or found not in accepted:
+            if found not in accepted:  # ABSENT is accepted where a selector asks for it; PRESENT takes the rest
                 return False
         except TypeError:  # an object or array where a scalar was expected
             return False
@@ -95,7 +96,8 @@ class _FieldIndex:
         self.branches: dict[Any, _FieldIndex] = {}
         self.rest: list[Candidate] = []
         self.others: _FieldIndex | None = None
-        counts = Counter(tokens for c in pending for tokens, _ in c[2])
+        # `present:` conditions hold no value to branch on: they are tested at the leaf (rest, checks)
+        counts = Counter(tokens for c in pending for tokens, values in c[2] if values is not PRESENT)
         if not counts or counts.most_common(1)[0][1] < 2:  # no pointer two candidates share: test them in turn
             self.rest = pending
             self._finish_node()
@@ -103,11 +105,11 @@ class _FieldIndex:
         self.pointer = counts.most_common(1)[0][0]
         groups: dict[Any, list[Candidate]] = {}
         for specificity, kind, conditions in pending:
-            accepted = [values for tokens, values in conditions if tokens == self.pointer]
+            accepted = [values for tokens, values in conditions if tokens == self.pointer and values is not PRESENT]
             if not accepted:
                 self.rest.append((specificity, kind, conditions))
                 continue
-            remaining = tuple(c for c in conditions if c[0] != self.pointer)
+            remaining = tuple(c for c in conditions if c[0] != self.pointer or c[1] is PRESENT)
             for value in accepted[0]:
                 groups.setdefault(value, []).append((specificity, kind, remaining))
         self.branches = {value: _FieldIndex(group) for value, group in groups.items()}
@@ -140,8 +142,8 @@ class _FieldIndex:
         """This node as a stream route (see ASK)."""
         if self.resolved is not None:
             return self.resolved.id
-        if self.step is None or self.step[2] or None in self.step[1]:  # _key needed, or null would match absent
-            return ASK
+        if self.step is None or self.step[2] or None in self.step[1] or _ABSENT in self.step[1]:
+            return ASK  # _key needed, null would match absent, or a kind asks for a member to be absent
         return (self.step[0], {value: node.routes() for value, node in self.step[1].items()})
 
     @classmethod

@@ -24,21 +24,25 @@ MAX_ANSWERED = 100_000  # answered requests remembered, per capture
 
 @dataclass(slots=True)
 class Request:
-    kind: MessageKind
+    kind: MessageKind | None  # None: a JSON-RPC request for a method the release does not define
     request_id: Any
     file: str
     line: int | None
     where: str | None
     sender: str | None
     answered: int = 0
+    method: str | None = None  # a request of no kind: its method
+    answer: MessageKind | None = None  # a request of no kind: the response kind that answers it
 
     @property
     def location(self) -> str:
         return f"{self.file}:{self.line}" if self.line is not None else f"{self.file}#{self.where or ''}"
 
     def finding(self, code: str, message: str) -> Finding:
+        """A finding about the request; one of no kind names the response kind that owes it an answer."""
+        kind = self.kind if self.kind is not None else self.answer
         return Finding(code=code, severity=level_of(code), message=message, file=self.file, line=self.line,
-                       where=self.where, kind=self.kind.id, sender=self.sender)
+                       where=self.where, kind=kind.id if kind is not None else None, sender=self.sender)
 
 
 class Correlation:

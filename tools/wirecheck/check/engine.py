@@ -33,7 +33,7 @@ from wirecheck.check.result import (
 )
 from wirecheck.check.unrecognised import Unrecognised, bundled_releases, likely_releases, looks_like
 from wirecheck.check.validate import Problem, Validators
-from wirecheck.contracts.model import ContractRelease, MessageKind
+from wirecheck.contracts.model import PRESENT, ContractRelease, MessageKind
 from wirecheck.findings import Finding, Severity, blocking, short_repr
 from wirecheck.pointer import MISSING, format_pointer, resolve
 from wirecheck.rules.catalogue import level_of
@@ -119,6 +119,7 @@ class Engine:
         self._load_release = load_release
         self.answered_kinds = self._answered_kinds()
         self._correlated = frozenset(self.answered_kinds) | {k.id for k in release.kinds if k.correlate is not None}
+        self.methods = jsonrpc_methods(release)  # None: the release is not JSON-RPC
         self._has_consumers = frozenset(c.kind for c in release.consumers)
         self._consumers: dict[str, list[tuple[str, MessageKind, Validators]]] = {}
         self._consumer_validator_sets: dict[str, Validators] = {}
@@ -344,12 +345,20 @@ class Engine:
         if kind is None:
             run.unrecognised.add(message)
             reading = unknown_kind_reading(self.release, message)
+            method = self._unknown_method(message)
+            if method is not None:
+                self._on_unknown_method(message, method, reading, run, emit)
+                return None
             text = self._unknown_text(message)
-            if reading is not None:
+            severity = None
+            if reading is not None and reading.extension:
+                text += f"; the protocol reserves such messages for extensions ({reading.cited}): allowed"
+                severity = Severity.INFO
+            elif reading is not None:
                 text += (f"; {reading.consumer} rejects messages it has no kind for ({reading.cited})" if reading.reject
                          else f"; {reading.consumer} ignores messages it has no kind for ({reading.cited})")
-            emit(message.finding("UNKNOWN_MESSAGE_KIND", text, found=self._shape(message),
-                                 severity=Severity.ERROR if reading is not None and reading.reject else None))
+                severity = Severity.ERROR if reading.reject else None
+            emit(message.finding("UNKNOWN_MESSAGE_KIND", text, found=self._shape(message), severity=severity))
             return None
         message.kind = kind
         if message.http is not None and message.http.body_unknown:  # left out of the record: judged by nobody
@@ -496,20 +505,79 @@ class Engine:
 
     # -- correlation ----------------------------------------------------------------------------------
 
+    # -- JSON-RPC: methods the release does not define -----------------------------------------------
+
+    def _unknown_method(self, message: Message) -> str | None:
+        """The method of an unclassified JSON-RPC request or notification that the release does not define (a
+        JSON-RPC 2.0 object with a string `method`, jsonrpc.org/specification §4); None for anything else."""
+        value = message.value
+        if self.methods is None or message.http is not None or message.artifact is not None:
+            return None
+        if not isinstance(value, dict) or value.get("jsonrpc") != "2.0":
+            return None
+        method = value.get("method")
+        return method if isinstance(method, str) and method not in self.methods else None
+
+    def _on_unknown_method(self, message: Message, method: str, reading: Any, run: _CaptureRun,
+                           emit: Callable[[Finding], None]) -> None:
+        """One UNKNOWN_METHOD finding naming the method, at the severity its receiver's reader gives it
+        (readers.yaml: reject → error, ignore → warning, extension → info); a request is remembered, so the
+        peer's answer (an error -32601, as JSON-RPC asks) correlates with it."""
+        value = message.value
+        request = "id" in value
+        what = f"{'request' if request else 'notification'} for method {short_repr(method)}, which " \
+               f"{self.release.name} does not define"
+        severity = None
+        if reading is not None:
+            if reading.extension:
+                what += f"; the protocol reserves such methods for extensions ({reading.cited}): sending one is " \
+                        "allowed"
+                severity = Severity.INFO
+            elif reading.reject:
+                what += f"; {reading.consumer} rejects it ({reading.cited})"
+                severity = Severity.ERROR
+            else:
+                what += f"; {reading.consumer} ignores it ({reading.cited})"
+        emit(message.finding("UNKNOWN_METHOD", what, pointer="/method", found=method, severity=severity))
+        answer = self._answer_kind(message.sender) if request else None
+        if answer is None or answer.correlate is None:
+            return
+        request_id = resolve(value, answer.correlate[0], None)
+        if request_id is not None and _hashable(request_id):
+            self._remember(message, Request(None, request_id, message.file, message.line, message.where,
+                                            message.sender, method=method, answer=answer), answer, run, emit,
+                           answer.consumer)
+
+    def _answer_kind(self, sender: str | None) -> MessageKind | None:
+        """The response kind that answers a request from `sender`: the one correlated response kind its consumer
+        is `sender` (the one of the release, when the sender is not known)."""
+        responses = [k for k in self.release.kinds if k.answers is not None and k.correlate is not None
+                     and k.channel == "stdio-ndjson"]
+        if sender is not None:
+            responses = [k for k in responses if k.consumer == sender]
+        return responses[0] if len(responses) == 1 else None
+
+    def _remember(self, message: Message, request: Request, answer: MessageKind, run: _CaptureRun,
+                  emit: Callable[[Finding], None], requester: str | None) -> None:
+        """A request awaits its answer, under its requester's ids: in JSON-RPC each side numbers its own requests,
+        so a client's id 0 and an agent's id 0 are two requests (the answer is looked up under its reader's)."""
+        assert answer.correlate is not None
+        earlier = run.requests.request((_side(requester), _id_key(request.request_id)), request)
+        # both directions in the capture: an id still waiting for its response cannot name a second request
+        if earlier is not None and run.capture.form == "framed":
+            emit(message.finding(
+                "DUPLICATE_REQUEST_ID",
+                f"request id {short_repr(request.request_id)} is still waiting for the response to the request at "
+                f"{earlier.location}",
+                pointer=format_pointer(answer.correlate[0]), found=short_repr(request.request_id)))
+
     def _correlate(self, message: Message, kind: MessageKind, run: _CaptureRun, emit: Callable[[Finding], None]):
         response_kind = self.answered_kinds.get(kind.id)
         if response_kind is not None and response_kind.correlate is not None:
             request_id = resolve(message.value, response_kind.correlate[0], None)
             if request_id is not None and _hashable(request_id):
-                earlier = run.requests.request(_id_key(request_id), Request(
-                    kind, request_id, message.file, message.line, message.where, message.sender))
-                # both directions in the capture: an id still waiting for its response cannot name a second request
-                if earlier is not None and run.capture.form == "framed":
-                    emit(message.finding(
-                        "DUPLICATE_REQUEST_ID",
-                        f"request id {short_repr(request_id)} is still waiting for the response to the request at "
-                        f"{earlier.location}",
-                        pointer=format_pointer(response_kind.correlate[0]), found=short_repr(request_id)))
+                self._remember(message, Request(kind, request_id, message.file, message.line, message.where,
+                                                message.sender), response_kind, run, emit, kind.producer)
             return
         if kind.correlate is None:
             return
@@ -517,7 +585,7 @@ class Engine:
         if request_id is None or not _hashable(request_id):
             return
         requests = run.requests
-        pending = requests.response(_id_key(request_id))
+        pending = requests.response((_side(kind.consumer), _id_key(request_id)))
         id_pointer = format_pointer(kind.correlate[1])
         if pending is None:
             if run.capture.form != "framed":
@@ -533,19 +601,22 @@ class Engine:
                                  f"request {short_repr(request_id)} already has a response",
                                  pointer=id_pointer, found=short_repr(request_id)))
             return
+        if pending.kind is None or pending.kind.reply is None:  # a method of no kind: no result type to check
+            return
         reply = pending.kind.reply
-        if reply is not None:
-            payload = resolve(message.value, reply.at, MISSING)
-            if payload is not MISSING:
-                for problem in self.validators.pair(reply.schema).problems(payload, format_pointer(reply.at)):
-                    emit(self._finding(message, problem, "REPLY_VIOLATION",
-                                       prefix_note=f"reply to {pending.kind.id}: "))
+        payload = resolve(message.value, reply.at, MISSING)
+        if payload is not MISSING:
+            for problem in self.validators.pair(reply.schema).problems(payload, format_pointer(reply.at)):
+                emit(self._finding(message, problem, "REPLY_VIOLATION", prefix_note=f"reply to {pending.kind.id}: "))
 
     def _finish(self, run: _CaptureRun, emit: Callable[[Finding], None]) -> None:
         if run.capture.form == "framed":
             for pending in run.requests.unanswered():
-                emit(pending.finding("REQUEST_WITHOUT_RESPONSE", f"request {short_repr(pending.request_id)} got no "
-                                     "response"))
+                method = "" if pending.method is None else (
+                    f" (method {short_repr(pending.method)}, which {self.release.name} does not define: JSON-RPC asks "
+                    "for an answer all the same, an error -32601 Method not found)")
+                emit(pending.finding("REQUEST_WITHOUT_RESPONSE", f"request {short_repr(pending.request_id)}{method} "
+                                     "got no response"))
         note = run.requests.limit_note(run.capture.label)
         if note is not None:
             emit(note)
@@ -686,6 +757,28 @@ class _Counting:
 
 def _hashable(value: Any) -> bool:
     return isinstance(value, str | int | float | bool)
+
+
+def jsonrpc_methods(release: ContractRelease) -> frozenset[str] | None:
+    """The methods a JSON-RPC release defines: those its stream kinds select by `/method` beside `/jsonrpc`. None
+    when no kind selects so (not a JSON-RPC release)."""
+    methods: set[str] = set()
+    jsonrpc = False
+    for kind in release.kinds:
+        if kind.channel != "stdio-ndjson":
+            continue
+        for alternative in kind.fields:
+            tests = dict(alternative)
+            method = tests.get(("method",))
+            if ("jsonrpc",) in tests and method is not None and method is not PRESENT:
+                jsonrpc = True
+                methods.update(v for v in method if isinstance(v, str))
+    return frozenset(methods) if jsonrpc else None
+
+
+def _side(role: str | None) -> str | None:
+    """Whose request ids: a role, or None where a kind names none (`any`)."""
+    return None if role == "any" else role
 
 
 def _id_key(value: Any) -> Any:

@@ -39,7 +39,12 @@ def _applies(entry: UnknownKindReading, value: object) -> bool:
         found = resolve(value, tokens, MISSING)
         if found is MISSING or isinstance(found, dict | list) or _json_key(found) not in map(_json_key, accepted):
             return False
-    return all(resolve(value, tokens, MISSING) is not MISSING for tokens in entry.present)
+    for tokens, start in entry.prefix:
+        found = resolve(value, tokens, MISSING)
+        if not (isinstance(found, str) and found.startswith(start)):
+            return False
+    return (all(resolve(value, tokens, MISSING) is not MISSING for tokens in entry.present)
+            and all(resolve(value, tokens, MISSING) is MISSING for tokens in entry.absent))
 
 
 def unknown_kind_reading(release: ContractRelease, message: Message) -> UnknownKindReading | None:

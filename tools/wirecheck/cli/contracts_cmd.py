@@ -20,10 +20,9 @@ def _kind_summary(kind: MessageKind) -> str:
         base = f"<{kind.http.base}>" if kind.http.base else ""
         return f"{kind.http.method} {base}{kind.http.path}{status}"
     if kind.fields:
-        return " | ".join(
-            ", ".join(f"{'/' + '/'.join(t)}={'|'.join(map(str, sorted(v, key=str)))}" for t, v in alt)
-            for alt in kind.fields
-        )
+        from wirecheck.contracts.model import condition_text
+
+        return " | ".join(", ".join(condition_text(t, v) for t, v in alt) for alt in kind.fields)
     return kind.path_glob or kind.program or kind.channel
 
 

@@ -23,6 +23,8 @@ import orjson
 from wirecheck.contracts.drafts import legacy_keywords
 from wirecheck.contracts.errors import ContractError, ContractProblem, for_people
 from wirecheck.contracts.model import (
+    ABSENT,
+    PRESENT,
     Base,
     Consumer,
     ContractRelease,
@@ -380,6 +382,39 @@ def _fields(raw: dict[str, Any]) -> FieldConditions:
     return tuple(conditions)
 
 
+def _alternative(raw: dict[str, Any], outer: dict[str, Any]) -> FieldConditions:
+    """One selector alternative: equality tests (`fields`), members that must be there (`present`) and members that
+    must not (`absent`); `outer`'s `present` and `absent` (the selector's own) hold for every alternative. An
+    alternative is a Fields map, or `{fields?, present?, absent?}`."""
+    if not any(key in raw for key in ("fields", "present", "absent")):
+        raw = {"fields": raw}
+    conditions = list(_fields(raw.get("fields") or {}))
+    conditions += [(parse_pointer(p), PRESENT) for p in sorted({*raw.get("present", ()), *outer.get("present", ())})]
+    conditions += [(parse_pointer(p), frozenset({ABSENT}))
+                   for p in sorted({*raw.get("absent", ()), *outer.get("absent", ())})]
+    return tuple(conditions)
+
+
+def _selector_problems(selector: dict[str, Any], file: str, where: str) -> list[ContractProblem]:
+    """A pointer tested twice in one alternative (a value and present, present and absent, ...) can never, or
+    always, hold: a contract error, not a kind that matches nothing."""
+    keys = ("fields", "present", "absent")
+    outer = [*selector.get("present", ()), *selector.get("absent", ())]
+    if "any" in selector:
+        alternatives = [(f"{where}/selector/any/{i}", alt if any(k in alt for k in keys) else {"fields": alt}, outer)
+                        for i, alt in enumerate(selector["any"]) if isinstance(alt, dict)]
+    else:
+        alternatives = [(f"{where}/selector", selector, [])]
+    problems = []
+    for at, alt, more in alternatives:
+        named = [*(alt.get("fields") or {}), *alt.get("present", ()), *alt.get("absent", ()), *more]
+        twice = sorted({p for p in named if named.count(p) > 1})
+        if twice:
+            problems.append(ContractProblem(file, at, f"{', '.join(twice)} tested twice in one alternative "
+                                                      "(fields, present, absent): it can never or always hold"))
+    return problems
+
+
 def _selector_key(kind: MessageKind) -> tuple[Any, ...]:
     if kind.http is not None:
         path = re.sub(r"\{[^}]*\}", "{}", kind.http.path)
@@ -413,8 +448,9 @@ def _check_link(link: SchemaLink, resources: dict[str, Any], file: str, where: s
 def _build_kind(raw: dict[str, Any], package: str, version: str, resources: dict[str, Any]) -> MessageKind:
     selector = raw["selector"]
     http = selector.get("http")
-    alternatives = tuple(_fields(alt) for alt in selector.get("any", [])) or (
-        (_fields(selector["fields"]),) if "fields" in selector else ()
+    alternatives = tuple(_alternative(alt, selector) for alt in selector.get("any", [])) or (
+        (_alternative({key: selector[key] for key in ("fields", "present", "absent") if key in selector}, {}),)
+        if any(key in selector for key in ("fields", "present", "absent")) else ()
     )
     reply = raw.get("reply")
     correlate = raw.get("correlate")
@@ -458,6 +494,7 @@ def _semantic_problems(release: ContractRelease, raw: dict[str, Any], file: str)
     seen_selectors: dict[tuple[Any, ...], str] = {}
     for index, kind in enumerate(release.kinds):
         where = f"/kinds/{index}"
+        problems += _selector_problems(raw["kinds"][index]["selector"], file, where)
         if ids.count(kind.id) > 1:
             problems.append(ContractProblem(file, f"{where}/id", f"duplicate kind id {kind.id!r}"))
         for role_field in ("producer", "consumer"):
@@ -643,8 +680,11 @@ def _with_readers(release: ContractRelease, path: Path) -> tuple[ContractRelease
             fields=_fields(when.get("fields", {})) if when.get("fields") else (),
             present=tuple(parse_pointer(p) for p in when.get("present", ())),
             provenance=cited(entry, where),
+            absent=tuple(parse_pointer(p) for p in when.get("absent", ())),
+            prefix=tuple((parse_pointer(p), text) for p, text in sorted(when.get("prefix", {}).items())),
+            extension=entry["reads"] == "extension",
         ))
-    defaults = {(u.channel, u.consumer) for u in unknown if not u.fields and not u.present}
+    defaults = {(u.channel, u.consumer) for u in unknown if not u.conditional}
     for channel, consumer in sorted({(k.channel, k.consumer) for k in release.kinds} - defaults):
         problems.append(ContractProblem(file, "/unknown_kinds", f"no entry without `when` for consumer "
                                         f"{consumer!r} on {channel}: what does a message of no kind meet there?"))

@@ -8,8 +8,57 @@ from types import MappingProxyType
 from typing import Any
 
 Scalar = str | int | float | bool | None
-# One way a message can match a selector: (pointer tokens, accepted values) pairs that must all hold.
+
+
+class _Absent:
+    """What a pointer finds where the message has no such member: a value a selector can ask for (`absent:`)."""
+
+    def __repr__(self) -> str:
+        return "(absent)"
+
+    def __reduce__(self) -> str:  # one object, in every process (-j workers unpickle the release)
+        return "ABSENT"
+
+
+ABSENT = _Absent()
+
+
+class _Present(frozenset):
+    """The accepted values of a `present:` condition: anything but ABSENT (null too). It holds no value to branch
+    on, so the classifier's decision tree tests it at the leaf."""
+
+    def __contains__(self, value: object) -> bool:
+        return value is not ABSENT
+
+    def __repr__(self) -> str:
+        return "(present)"
+
+    def __reduce__(self) -> str:
+        return "PRESENT"
+
+    def __hash__(self) -> int:
+        return hash("wirecheck.PRESENT")
+
+    def __eq__(self, other: object) -> bool:
+        return other is self
+
+
+PRESENT = _Present()
+# One way a message can match a selector: (pointer tokens, accepted values) pairs that must all hold. The accepted
+# values are scalars, may include ABSENT (the member must be missing), or are PRESENT (it must be there).
 FieldConditions = tuple[tuple[tuple[str, ...], frozenset[Any]], ...]
+
+
+def condition_text(tokens: tuple[str, ...], accepted: frozenset[Any]) -> str:
+    """One selector condition for people: `/jsonrpc=2.0`, `/method absent`, `/result present`, `/type=a|b`."""
+    from wirecheck.pointer import format_pointer
+
+    where = format_pointer(tokens) or "(the whole message)"
+    if accepted is PRESENT:
+        return f"{where} present"
+    if accepted == frozenset({ABSENT}):
+        return f"{where} absent"
+    return f"{where}={'|'.join(sorted(map(str, accepted)))}"
 
 
 @dataclass(frozen=True)
@@ -62,10 +111,19 @@ class UnknownKindReading:
 
     channel: str
     consumer: str
-    reject: bool  # True: the consumer rejects it (an error); False: it ignores it (a warning)
+    reject: bool  # True: the consumer rejects it (an error); False: it ignores it (a warning) or it is an extension
     fields: FieldConditions  # `when: fields:` equality tests (empty: always)
     present: tuple[tuple[str, ...], ...]  # `when: present:` pointers that must exist
     provenance: Provenance
+    absent: tuple[tuple[str, ...], ...] = ()  # `when: absent:` pointers that must not exist
+    prefix: tuple[tuple[tuple[str, ...], str], ...] = ()  # `when: prefix:` a string member that starts so
+    # `reads: extension`: the protocol reserves such messages for extensions: sending one is allowed (info), whatever
+    # a reader that does not know the extension answers
+    extension: bool = False
+
+    @property
+    def conditional(self) -> bool:
+        return bool(self.fields or self.present or self.absent or self.prefix)
 
     @property
     def cited(self) -> str:

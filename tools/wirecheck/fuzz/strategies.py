@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 from hypothesis import strategies as st
 
+from wirecheck.contracts.model import ABSENT, PRESENT
 from wirecheck.contracts.reference import FORMAT_CHECKER
 from wirecheck.fuzz import regex
 from wirecheck.fuzz.formats import FORMATS, PROBES
@@ -626,6 +627,8 @@ def _planted(value: Any, conditions: Any) -> Any:
         return value
     out = dict(value)
     for tokens, accepted in conditions:
+        if accepted is PRESENT or not tokens:  # nothing to plant: the draw has the member or is not of the kind
+            continue
         node = out
         for token in tokens[:-1]:
             child = node.get(token)
@@ -633,8 +636,10 @@ def _planted(value: Any, conditions: Any) -> Any:
                 break
             node[token] = node = dict(child)
         else:
-            if tokens[-1] not in node:
-                node[tokens[-1]] = sorted(accepted, key=orjson.dumps)[0]
+            if accepted == frozenset({ABSENT}):
+                node.pop(tokens[-1], None)
+            elif tokens[-1] not in node:
+                node[tokens[-1]] = sorted((v for v in accepted if v is not ABSENT), key=orjson.dumps)[0]
     return out
 
 

@@ -15,6 +15,7 @@ shapes kept in `wire.json` itself (`jsonrpc.RequestId`, `jsonrpc.Error`), as the
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -36,6 +37,15 @@ JSONRPC_DEFS: dict[str, Any] = {
         "required": ["code", "message"],
         "properties": {"code": {"type": "integer", "format": "int32"}, "message": {"type": "string"}, "data": {}},
     },
+}
+
+
+# JSON-RPC 2.0 §5: a response has `id` and exactly one of `result` and `error`; it has no `method` (§4: requests
+# and notifications have one). The selector says so, so a request for an unknown method is never taken for one.
+RESPONSE_SELECTOR: dict[str, Any] = {
+    "absent": ["/method"],
+    "any": [{"fields": {"/jsonrpc": "2.0"}, "present": ["/id", "/result"]},
+            {"fields": {"/jsonrpc": "2.0"}, "present": ["/id", "/error"]}],
 }
 
 
@@ -154,9 +164,10 @@ def jsonrpc_kinds(schema: Mapping[str, Any], *, package: str, version: str, base
             "channel": "stdio-ndjson",
             "producer": side,
             "consumer": OTHER_SIDE[side],
-            "description": "Selected by jsonrpc alone, so any message without a known method lands here; a framed "
-            "capture's sender tells the two directions apart.",
-            "selector": {"fields": {"/jsonrpc": "2.0"}},
+            "description": "A JSON-RPC 2.0 response (jsonrpc.org/specification section 5): an id and a result or an "
+            "error, and no method (a message with a method the release lacks is a request or notification, "
+            "reported as an unknown method); a framed capture's sender tells the two directions apart.",
+            "selector": copy.deepcopy(RESPONSE_SELECTOR),  # a copy each: YAML would write one as an alias
             "schema": f"wire.json#/$defs/{rid}",
             "answers": f"{side}.*",
             "correlate": {"request": "/id", "response": "/id"},

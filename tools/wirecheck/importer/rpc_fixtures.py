@@ -25,6 +25,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 from wirecheck.contracts import ContractRelease, load_registry
+from wirecheck.contracts.model import ABSENT, PRESENT
 from wirecheck.importer.fixtures import GENERATED, ReleaseExamples, write
 from wirecheck.pointer import format_pointer, parse_pointer
 
@@ -118,7 +119,9 @@ def generate(release: ContractRelease) -> tuple[dict[str, str], list[dict[str, A
     envelopes: dict[str, str] = {}  # method kind id → its envelope schema
     replies: dict[str, str] = {}  # request kind id → its result's schema
     for kind in release.kinds:
-        if kind.schema is not None and "/method" in {format_pointer(p) for alt in kind.fields for p, _ in alt}:
+        # a method kind selects a method by name (a response says only that it has none: `absent`)
+        if kind.schema is not None and any(p == ("method",) and v is not PRESENT and ABSENT not in v
+                                           for alt in kind.fields for p, v in alt):
             envelopes[kind.id] = kind.schema.uri
             if kind.reply is not None:
                 replies[kind.id] = kind.reply.schema.uri

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from wirecheck.contracts.model import ContractRelease, MessageKind
+from wirecheck.contracts.model import ContractRelease, MessageKind, condition_text
 from wirecheck.diff.rules import declare
 
 declare(
@@ -31,7 +31,7 @@ def describe_selector(kind: MessageKind) -> str:
         return f"{kind.http.method} {kind.http.path}{status}"
     parts = []
     for alt in kind.fields:
-        parts.append(", ".join(f"/{'/'.join(p)}={'|'.join(sorted(map(str, v)))}" for p, v in alt))
+        parts.append(", ".join(condition_text(p, v) for p, v in alt))
     where = f"{kind.channel}" + (f" {kind.path_glob}" if kind.path_glob else "") + (
         f" {kind.program}" if kind.program else "")
     return where + (": " + " or ".join(parts) if parts else "")
