@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-UNITS = {"MiB": 1 << 20, "s": 1, "levels": 1}
+UNITS = {"MiB": 1 << 20, "KiB": 1 << 10, "s": 1, "levels": 1}
 
 
 def limits_table() -> list[dict[str, str]]:
@@ -23,7 +23,7 @@ def limits_table() -> list[dict[str, str]]:
 
 def number(text: str) -> float:
     """`32 MiB (...)` → 33554432, `1,000` → 1000, `2 s` → 2."""
-    found = re.match(r"([\d,.]+)\s*(MiB|s|levels)?", text)
+    found = re.match(r"([\d,.]+)\s*(MiB|KiB|s|levels)?", text)
     assert found, text
     return float(found[1].replace(",", "")) * UNITS.get(found[2] or "", 1)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from hostile_cases import FAKE, SUITES, Interrupt, Run, Workspace, case
+from hostile_cases import FAKE, SUITES, Interrupt, Run, Workspace, case, stderr_says
 
 HOSTILE_CLI = str(SUITES / "harness" / "hostile_cli.py")
 DEMO_CONTRACTS = str(SUITES / "data" / "contracts")
@@ -338,6 +338,30 @@ def _(ws: Workspace) -> Run:
 def _(ws: Workspace) -> Run:
     return stub(ws, sys.executable, script(ws, "daemon.py", DAEMON),
                 expect=lambda o: "left its process group" in o.stderr)
+
+
+@live("stub", "300 connections dripping their headers, then a real request: it reaches the stub at once", {1, 4})
+def _(ws: Workspace) -> Run:
+    # each dripping connection held one of the 32 workers until its header deadline: the real request came after
+    # 89 s, past its own 50 s timeout (issue 31)
+    return stub(ws, sys.executable, script(ws, "rt.py", (
+        "import socket, sys, threading, time, urllib.request\n"
+        "host, port = sys.argv[1].removeprefix('http://').split(':')\n"
+        "socks = [socket.create_connection((host, int(port))) for _ in range(300)]\n"
+        "def drip():\n"
+        "    while True:\n"
+        "        for s in socks:\n"
+        "            try:\n                s.send(b'G')\n            except OSError:\n                pass\n"
+        "        time.sleep(0.5)\n"
+        "threading.Thread(target=drip, daemon=True).start()\n"
+        "time.sleep(1)\n"
+        "started = time.monotonic()\n"
+        "try:\n"
+        "    urllib.request.urlopen(sys.argv[1] + '/.well-known/xopc-platform', timeout=50).read()\n"
+        "    print('the real request was answered after %.1f s' % (time.monotonic() - started), file=sys.stderr)\n"
+        "except OSError as exc:\n"
+        "    print('the real request failed:', exc, file=sys.stderr)\n")), "{url}",
+        expect=stderr_says("the real request was answered"))
 
 
 @live("stub", "a runtime that opens 200 connections and drips their headers", {5}, large=True)

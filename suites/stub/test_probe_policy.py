@@ -8,6 +8,8 @@ such a server."""
 from __future__ import annotations
 
 import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
 import orjson
@@ -158,23 +160,50 @@ def test_the_token_goes_over_plain_http_off_this_machine_only_when_allowed():
 
 class Proxied:
     """A platform at http://platform.invalid reached through an http proxy (the proxy and the platform are one
-    127.0.0.1 stub): a host off this machine, as the client sees it, with nothing leaving it."""
+    127.0.0.1 server): a host off this machine, as the client sees it, with nothing leaving it. (Not the stub: it
+    serves only its own URLs, and answers a request for another host 421.)"""
 
     def __init__(self, release):
         self.stub, self.authorizations = XopcPlatformStub(release, commands=1), []
+        stub, authorizations = self.stub, self.authorizations
 
-    def handle(self, method, url, path, headers, body):
-        self.authorizations.append(headers.get("authorization"))
-        url = path  # a request to a proxy names the whole URL
-        path = urlsplit(url).path
-        return self.stub.handle(method, url, path, headers, body)
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def _serve(self):
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                authorizations.append(headers.get("authorization"))
+                body = self.rfile.read(int(headers.get("content-length") or 0)) or None
+                reply = stub.handle(self.command, self.path, urlsplit(self.path).path, headers, body)
+                self.send_response(reply.status)
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
+                self.send_header("content-length", str(len(reply.body or b"")))
+                self.end_headers()
+                self.wfile.write(reply.body or b"")
+
+            do_GET = do_POST = _serve
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __enter__(self):
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
 
 
 @pytest.mark.parametrize("allowed", [False, True])
 def test_probe_over_plain_http_to_a_host_off_loopback_sends_no_token_unless_allowed(release, tmp_path, monkeypatch,
                                                                                     allowed):
-    platform = Proxied(release)
-    with StubServer(platform) as proxy:
+    with Proxied(release) as platform:
+        proxy = platform
         monkeypatch.setenv("http_proxy", proxy.base_url)
         monkeypatch.delenv("no_proxy", raising=False)
         monkeypatch.delenv("NO_PROXY", raising=False)

@@ -200,3 +200,99 @@ def test_bodies_past_the_recording_budget_are_not_kept_and_say_so(tmp_path):
         (True, ""), (False, "body not kept"), (True, "")]
     assert recorder.omitted == 1 and recorder.body_bytes == 90
     assert MAX_RECORDED_BODY_BYTES == 32 << 20
+
+
+def answer_of(sock: socket.socket) -> bytes:
+    """The whole answer of a connection the server closes after it."""
+    data = b""
+    with contextlib.suppress(ConnectionResetError):
+        while chunk := sock.recv(65536):
+            data += chunk
+    return data
+
+
+def test_clients_dripping_their_headers_hold_no_worker():
+    """Slowloris (issue 31): clients that open connections and drip their request heads, more of them than there are
+    workers, cost a real request nothing: a head goes to a worker only once it is whole. Before, each held a worker
+    until its header deadline (300 of them delayed a real request by 89 s). Shown by order, not by time: the real
+    request is answered while every slow connection is still open, far from its header deadline."""
+    gate = Gate()
+    gate.open.set()
+    with StubServer(gate, timeouts=Timeouts(idle=CLIENT_TIMEOUT, header=CLIENT_TIMEOUT), workers=2) as server:
+        slow = connect_all(address(server), 20)
+        for sock in slow:
+            sock.sendall(b"GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: a")
+        time.sleep(0.3)  # the slow heads reach the server
+        with socket.create_connection(address(server), timeout=CLIENT_TIMEOUT) as real:
+            real.sendall(b"GET /real HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            assert answer_of(real).startswith(b"HTTP/1.1 200 ")
+        for sock in slow:  # still open, and each is served once its head is whole
+            sock.sendall(b"aa\r\nConnection: close\r\n\r\n")
+        assert [answer_of(sock)[:13] for sock in slow] == [b"HTTP/1.1 200 "] * 20
+        for sock in slow:
+            sock.close()
+    assert gate.served == 21
+
+
+def test_a_kept_alive_connection_between_requests_holds_no_worker_and_pipelined_requests_are_each_answered():
+    gate = Gate()
+    gate.open.set()
+    with StubServer(gate, timeouts=Timeouts(idle=CLIENT_TIMEOUT), workers=1) as server:
+        with socket.create_connection(address(server), timeout=CLIENT_TIMEOUT) as idle:
+            idle.sendall(b"GET /first HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            assert status_of(idle) == 200  # kept alive, idle now: the one worker is free for another client
+            answer = urllib.request.urlopen(f"{server.base_url}/other", timeout=CLIENT_TIMEOUT)
+            assert answer.status == 200
+        with socket.create_connection(address(server), timeout=CLIENT_TIMEOUT) as sock:
+            sock.sendall(b"GET /1 HTTP/1.1\r\nHost: a\r\n\r\nPOST /2 HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\n\r\n"
+                         b"abGET /3 HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+            assert answer_of(sock).count(b"HTTP/1.1 200 ") == 3
+    urls = [e["request"]["url"] for e in server.recorder.document()["log"]["entries"]]
+    assert [u.rsplit("/", 1)[1] for u in urls] == ["first", "other", "1", "2", "3"]
+
+
+@pytest.mark.parametrize(("request_bytes", "status", "says"), [
+    (b"POST /x HTTP/1.1\r\nHost: a\r\nContent-Length : 5\r\n\r\nhello", 400, "no whitespace before the colon"),
+    (b"GET /x HTTP/1.1\r\nHost: a\r\nX-Folded: a\r\n b\r\n\r\n", 400, "folded onto the next line"),
+    (b"GET http://evil.example/agent/x HTTP/1.1\r\nHost: a\r\n\r\n", 421, "is for another host"),
+    (b"GET http://127.0.0.1:1/agent/x HTTP/1.1\r\nHost: a\r\n\r\n", 421, "is for another host"),
+    (b"GET * HTTP/1.1\r\nHost: a\r\n\r\n", 400, "expected a path"),
+    (b"CONNECT evil.example:443 HTTP/1.1\r\nHost: a\r\n\r\n", 501, "Unsupported method"),
+    (b"GET /x HTTP/1.1\r\nX: " + b"y" * 70_000 + b"\r\n\r\n", 431, "request head larger than 65536 bytes"),
+], ids=["space before the colon", "obsolete line folding", "absolute URL of another host", "another port",
+        "asterisk form", "authority form", "a head past its limit"])
+def test_requests_rfc_9112_refuses_are_refused_and_never_recorded(request_bytes, status, says):
+    """RFC 9112 sections 3.2 and 5: `Content-Length : 5` was taken for no header at all (the body became the next
+    request), and an absolute-form target was recorded as http://127.0.0.1:PORThttp://evil.example/..."""
+    gate = Gate()
+    gate.open.set()
+    with StubServer(gate) as server, socket.create_connection(address(server), timeout=CLIENT_TIMEOUT) as sock:
+        sock.sendall(request_bytes)
+        answer = answer_of(sock)
+    assert answer.startswith(b"HTTP/1.1 %d " % status) and says.encode() in answer, answer[:300]
+    assert gate.served == 0 and len(server.recorder) == 0
+
+
+def test_an_absolute_url_of_the_stub_itself_is_served_as_its_path():
+    gate = Gate()
+    gate.open.set()
+    with StubServer(gate) as server:
+        host, port = address(server)
+        for authority in (f"{host}:{port}", f"localhost:{port}"):
+            with socket.create_connection((host, port), timeout=CLIENT_TIMEOUT) as sock:
+                sock.sendall(f"GET http://{authority}/agent/x?y=1 HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"
+                             .encode())
+                assert answer_of(sock).startswith(b"HTTP/1.1 200 ")
+    urls = [e["request"]["url"] for e in server.recorder.document()["log"]["entries"]]
+    assert urls == [f"{server.base_url}/agent/x?y=1"] * 2
+
+
+def test_a_body_too_large_is_answered_at_once_not_after_the_body_deadline():
+    """The 413 used to come once the body deadline (30 s) had passed for a client that sends its head and waits.
+    Shown by order: it comes with the body deadline set far beyond the client's wait."""
+    gate = Gate()
+    server = StubServer(gate, timeouts=Timeouts(body=10 * CLIENT_TIMEOUT))
+    with server, socket.create_connection(address(server), timeout=CLIENT_TIMEOUT) as sock:
+        sock.sendall(b"POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 99999999999\r\n\r\n")
+        answer = answer_of(sock)
+    assert answer.startswith(b"HTTP/1.1 413 ") and b"the stub accepts at most" in answer

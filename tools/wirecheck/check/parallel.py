@@ -184,7 +184,9 @@ def _workers(jobs: int, context: Any, source: ReleaseSource, options: CheckOptio
         except BaseException:
             for worker in active_children():
                 worker.kill()
-            pool.shutdown(wait=False, cancel_futures=True)
+            # its manager thread sees them gone and ends; waited for, so that nothing of the pool is left for the
+            # interpreter's exit to wake (it wrote to a closed pipe: "Exception ignored ... OSError")
+            pool.shutdown(wait=True, cancel_futures=True)
             raise
 
 

@@ -1,20 +1,29 @@
 """A small HTTP server on 127.0.0.1 (stdlib http.server request handling) that hands each request to an application
 object and records every exchange in HAR, hardened against clients that are slow, many or hostile:
 
-- a bounded pool of WORKERS threads (concurrent.futures): a connection is accepted only when a worker is free, so
-  the rest wait in the kernel's listen queue (BACKLOG, as deep as `net.core.somaxconn` allows), not in memory;
+- one thread reads every connection's request line and headers as they come (a selector over non-blocking
+  sockets), and only a request whose head is whole goes to the bounded pool of WORKERS threads (concurrent.futures);
+  a kept-alive connection goes back to that thread between requests. A client that drips its headers, or keeps a
+  connection open and silent, holds no worker: 300 of them cost a real request nothing. At most MAX_CONNECTIONS are
+  open at once; the rest wait in the kernel's listen queue (BACKLOG, as deep as `net.core.somaxconn` allows);
 - a deadline for the whole of each phase of a request, not for each read (a client dripping a byte at a time gets
   no longer than one sending nothing): IDLE_TIMEOUT for the next request on a kept-alive connection to start,
   HEADER_TIMEOUT for its request line and headers once it has, BODY_TIMEOUT for the whole body, WRITE_TIMEOUT for
   the answer to be taken. A connection past its idle or header deadline is closed;
-- bounded memory: a header line ≤ 64 KiB and ≤ 100 headers (http.server's limits: 414/431 past them), a body ≤
-  MAX_BODY_BYTES, at most WORKERS requests in flight, and the HAR kept on disk (har.HarRecorder), not in memory.
+- bounded memory: a request head ≤ MAX_HEAD_BYTES (431 past it; http.server's own: a line ≤ 64 KiB, ≤ 100
+  headers), a body ≤ MAX_BODY_BYTES, at most WORKERS requests in flight, and the HAR kept on disk
+  (har.HarRecorder), not in memory.
 
-Request bodies are framed by Content-Length only: a declared length over MAX_BODY_BYTES is answered 413, a
-Content-Length that is not a whole number of bytes, or a body shorter than declared (the client stopped sending, or
-the whole body did not arrive within BODY_TIMEOUT) 400, a chunked body 411; each with a JSON `{"error": ...}` body and
-the connection closed. None of them reaches the application or the HAR. A client that goes away before its answer
-is written costs one debug log line; the server keeps serving either way.
+Requests are read as RFC 9112 says a server must: a header line with whitespace before its colon, or folded onto the
+next line, is a 400 (a lenient parser took `Content-Length : 67` for no header at all, and the body for the next
+request); a request target is a path, or an absolute URL of the stub itself (`http://127.0.0.1:PORT/path`, served
+as its path); an absolute URL of another host is a 421 (the stub is no proxy), any other target a 400. Request bodies
+are framed by Content-Length only: a declared length over MAX_BODY_BYTES is answered 413 at once (then what the
+client still sends is read and dropped for LINGER_SECONDS, so it gets the answer and not a reset), a Content-Length
+that is not a whole number of bytes, or a body shorter than declared (the client stopped sending, or the whole body
+did not arrive within BODY_TIMEOUT) 400, a chunked body 411; each with a JSON `{"error": ...}` body and the
+connection closed. None of them reaches the application or the HAR. A client that goes away before its answer is
+written costs one debug log line; the server keeps serving either way.
 """
 
 from __future__ import annotations
@@ -33,6 +42,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 import orjson
 
@@ -41,7 +51,10 @@ from wirecheck.stub.har import Exchange, HarRecorder, now
 MAX_BODY_BYTES = 1 << 20
 ADMIN_PREFIX = "/_wirecheck/"
 DRAIN_LIMIT_BYTES = 16 << 20
-WORKERS = 32  # requests served at once; more connections wait in the listen queue
+LINGER_SECONDS = 2.0  # after a 413 sent at once, what the client still sends is read and dropped for this long
+WORKERS = 32  # requests served at once; more whole requests wait for a worker
+MAX_CONNECTIONS = 512  # open at once (reading a head, waiting for a worker, served); more wait in the listen queue
+MAX_HEAD_BYTES = 64 << 10  # a request line and headers, whole; past it, 431
 BACKLOG = 1024  # the listen queue asked for (the kernel caps it at net.core.somaxconn)
 IDLE_TIMEOUT_SECONDS = 5.0  # a kept-alive connection with no next request is closed after this long
 HEADER_TIMEOUT_SECONDS = 10.0  # request line and headers, whole, once their first byte came
@@ -90,35 +103,43 @@ class App(Protocol):
 
 
 class _PhaseDeadline(io.RawIOBase):
-    """The connection as the handler reads it: every read waits at most until the deadline of the phase the request
-    is in. Waiting for a request (`next_request`), the deadline is the idle one, and it becomes the header one as
-    the first byte arrives; `phase(seconds)` starts another (the body). Past it, a read raises TimeoutError."""
+    """The connection as the handler reads it: first the bytes already read with its head, then the socket, each
+    read waiting at most until the deadline of the phase the request is in (`phase(seconds)` starts one: the body).
+    Past it, a read raises TimeoutError. Once `ended`, a read takes nothing more from the socket (what was read
+    ahead of the request's end goes back to the reading thread with the connection)."""
 
-    def __init__(self, sock: socket.socket, timeouts: Timeouts):
+    def __init__(self, sock: socket.socket, timeouts: Timeouts, head: bytes, deadline: float):
         super().__init__()
         self._sock = sock
         self.timeouts = timeouts
-        self.deadline = 0.0
-        self.waiting = False
+        self._head = memoryview(head)
+        self.deadline = deadline
+        self.ended = False
 
     def readable(self) -> bool:
         return True
 
-    def next_request(self) -> None:
-        self.deadline, self.waiting = time.monotonic() + self.timeouts.idle, True
-
     def phase(self, seconds: float) -> None:
-        self.deadline, self.waiting = time.monotonic() + seconds, False
+        self.deadline = time.monotonic() + seconds
 
-    def readinto(self, buffer: Any) -> int:
+    def readinto(self, buffer: Any) -> int | None:
+        if self._head:
+            count = min(len(buffer), len(self._head))
+            buffer[:count] = self._head[:count]
+            self._head = self._head[count:]
+            return count
+        if self.ended:
+            return None  # nothing ready: a buffered reader's peek gives back what it holds
         left = self.deadline - time.monotonic()
         if left <= 0:
             raise TimeoutError("the deadline passed")
         self._sock.settimeout(left)
-        count = self._sock.recv_into(buffer)
-        if self.waiting and count:
-            self.phase(self.timeouts.header)
-        return count
+        return self._sock.recv_into(buffer)
+
+    def unread(self) -> bytes:
+        """What is left of the bytes read with the head."""
+        rest, self._head = bytes(self._head), memoryview(b"")
+        return rest
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -128,19 +149,32 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:
         pass  # the HAR is the log
 
+    def __init__(self, request: socket.socket, client_address: Any, server: _Server, head: bytes,
+                 header_deadline: float):
+        self._head, self._header_deadline = head, header_deadline
+        self.leftover = b""  # read ahead of the request's end: the next request's first bytes
+        super().__init__(request, client_address, server)
+
     def setup(self) -> None:
         super().setup()
         self.rfile.close()  # read through the phase deadlines instead
-        self.deadline = _PhaseDeadline(self.connection, self.server.timeouts)
+        self.deadline = _PhaseDeadline(self.connection, self.server.timeouts, self._head, self._header_deadline)
         self.rfile = io.BufferedReader(self.deadline)
 
-    def handle_one_request(self) -> None:
-        self.deadline.next_request()
-        super().handle_one_request()
-
     def handle(self) -> None:
+        """One request (its head is whole: the reading thread waited for it); a kept-alive connection then goes back
+        to that thread with what was read ahead of it."""
+        self.close_connection = True
         try:
-            super().handle()
+            if _head_end(self._head) < 0:  # MAX_HEAD_BYTES came and no end of the head
+                self.request_version, self.requestline, self.command, self.path = "HTTP/1.1", "", "", ""
+                self._refuse(_Refused(431, f"request head larger than {MAX_HEAD_BYTES} bytes (request line and "
+                                           "headers, whole)"))
+                return
+            self.handle_one_request()
+            if not self.close_connection:
+                self.deadline.ended = True
+                self.leftover = self.rfile.peek(MAX_HEAD_BYTES) + self.deadline.unread()
         except DISCONNECTS as exc:  # nobody is left to answer: a debug line, no traceback, the server goes on
             self.close_connection = True
             log.debug("wirecheck stub: client %s:%s went away: %s", *self.client_address[:2], exc)
@@ -157,8 +191,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _refuse(self, refused: _Refused) -> None:
         """Answer a request the stub cannot read and close the connection: what follows on it cannot be framed."""
         self.close_connection = True
-        log.warning("wirecheck stub: %s %s from %s:%s answered %s: %s", self.command, self.path,
-                    *self.client_address[:2], refused.status, refused.message)
+        what = f"{self.command} {self.path}".strip() or "a request"
+        log.warning("wirecheck stub: %s from %s:%s answered %s: %s", what, *self.client_address[:2], refused.status,
+                    refused.message)
         reply = _error(refused.status, refused.message)
         self._send(Reply(reply.status, reply.body, {**reply.headers, "connection": "close"}))
 
@@ -205,10 +240,48 @@ class _Handler(BaseHTTPRequestHandler):
                                 f"after {received} bytes")
         return b"".join(chunks)
 
-    def _drain(self, length: int) -> None:
-        """Read (and drop) a bounded amount so a client still sending gets the 413 instead of a broken pipe; a
-        client that stops sending (or drips) gets it all the same once the body deadline has passed."""
-        self._receive(min(length, DRAIN_LIMIT_BYTES), keep=False)
+    def _linger(self, length: int) -> None:
+        """After an answer sent at once (413) on a connection that will be closed: read and drop what the client
+        still sends (up to DRAIN_LIMIT_BYTES, for LINGER_SECONDS at most), so a client still sending its body gets
+        the answer instead of a reset; one that sends nothing more costs nothing past its own end."""
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_WR)  # the answer is whole: the client may read it now
+        self.deadline.phase(LINGER_SECONDS)
+        left = min(length, DRAIN_LIMIT_BYTES)
+        with contextlib.suppress(TimeoutError, OSError):
+            while left > 0 and (chunk := self.rfile.read1(min(left, 65536))):
+                left -= len(chunk)
+
+    def _check_head(self) -> None:
+        """RFC 9112 section 5: a field line is `name: value`, with no whitespace before the colon and no line folded
+        onto the next; a server must answer either with 400. (The parser keeps no such line as a header: the rest of
+        the head would be read as a body.)"""
+        if self.headers.defects or self.headers.get_payload():
+            line = str(self.headers.get_payload()).splitlines()[0] if self.headers.get_payload() else ""
+            raise _Refused(400, f"header line {line!r} is not `name: value` (no whitespace before the colon, RFC "
+                                "9112 section 5.1)")
+        folded = next((name for name, value in self.headers.items() if "\n" in value or "\r" in value), None)
+        if folded is not None:
+            raise _Refused(400, f"header {folded!r} is folded onto the next line (obsolete line folding, RFC 9112 "
+                                "section 5.2)")
+
+    def _origin_form(self, target: str) -> str:
+        """The request target as a path and query: origin form as it is; an absolute URL of the stub itself (the
+        form a client sends a proxy, which a server must accept: RFC 9112 section 3.2.2) as its path; an absolute
+        URL of another host 421, anything else 400."""
+        if target.startswith("/"):
+            return target
+        if target.lower().startswith(("http://", "https://")):
+            try:
+                parts = urlsplit(target)
+                own = parts.scheme.lower() == "http" and parts.port == self.server.port
+            except ValueError:
+                raise _Refused(400, f"request target {target[:200]!r}: not a URL") from None
+            if not own or (parts.hostname or "") not in (self.server.host, "localhost"):
+                raise _Refused(421, f"request target {target[:200]!r} is for another host: the stub serves "
+                                    f"http://{self.server.host}:{self.server.port} only (it is no proxy)")
+            return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        raise _Refused(400, f"request target {target[:200]!r}: expected a path (/...) or an absolute URL of the stub")
 
     def _serve_one(self) -> None:
         started, clock = now(), time.perf_counter()
@@ -221,17 +294,20 @@ class _Handler(BaseHTTPRequestHandler):
     def _serve_at(self, place: int, started: Any, clock: float) -> None:
         headers = {k.lower(): v for k, v in self.headers.items()}
         try:
+            self._check_head()
+            target = self._origin_form(self.path)
             length = self._content_length(headers)
             if length > MAX_BODY_BYTES:
-                self._drain(length)
-                raise _Refused(413, f"body too large: content-length {headers.get('content-length')}, "
-                                     f"the stub accepts at most {MAX_BODY_BYTES} bytes")
+                self._refuse(_Refused(413, f"body too large: content-length {headers.get('content-length')}, "
+                                           f"the stub accepts at most {MAX_BODY_BYTES} bytes"))
+                self._linger(length)
+                return
             body = self._read_body(length) if length else None
         except _Refused as refused:
             self._refuse(refused)
             return
-        url = f"http://{self.server.host}:{self.server.port}{self.path}"
-        path = self.path.split("?", 1)[0]
+        url = f"http://{self.server.host}:{self.server.port}{target}"
+        path = target.split("?", 1)[0]
         if path.startswith(ADMIN_PREFIX):
             # the stub's own control routes (e.g. cancel on demand): answered, never recorded or certified
             admin = getattr(self.server.app, "admin", None)
@@ -274,14 +350,37 @@ class _Handler(BaseHTTPRequestHandler):
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _serve
 
 
+def _head_end(data: bytes) -> int:
+    """Where a request head ends in `data` (just after the blank line), or -1: lines end in CRLF or LF, as
+    http.server reads them; a blank line before the request line counts as a (bad) head of its own."""
+    ends = [found + 3 if sep == b"\n\r\n" else found + 2 for sep in (b"\n\r\n", b"\n\n")
+            if (found := data.find(sep)) >= 0]
+    if data.startswith((b"\r\n", b"\n")):
+        ends.append(2 if data.startswith(b"\r\n") else 1)
+    return min(ends) if ends else -1
+
+
+@dataclass
+class _Reading:
+    """A connection whose next request head is being read: what came so far, and until when it may come."""
+
+    connection: socket.socket
+    address: Any
+    data: bytes
+    deadline: float
+    begun: bool  # a byte of the head came: its deadline is the header one
+
+
 class _Server(socketserver.TCPServer):
-    """The listening socket, a pool of WORKERS, and an accept loop that takes a connection only for a free worker."""
+    """The listening socket, the reading thread (`serve`: accepts connections and reads request heads, a selector
+    over them all) and a pool of WORKERS, each serving one whole request at a time."""
 
     allow_reuse_address = True
     request_queue_size = BACKLOG
 
     def __init__(self, port: int, app: App, recorder: HarRecorder, timeouts: Timeouts, workers: int):
         super().__init__((LOOPBACK, port), _Handler)
+        self.socket.setblocking(False)  # accepted only when ready: a client gone by then blocks nothing
         self.app = app
         self.recorder = recorder
         self.timeouts = timeouts
@@ -289,43 +388,135 @@ class _Server(socketserver.TCPServer):
         self.in_flight_lock = threading.Lock()
         self.host, self.port = str(self.server_address[0]), int(self.server_address[1])
         self._workers = ThreadPoolExecutor(workers, thread_name_prefix="wirecheck-stub")
-        self._free = threading.BoundedSemaphore(workers)
         self._open: set[socket.socket] = set()  # accepted connections, closed at stop
         self._open_lock = threading.Lock()
         self._stopping = threading.Event()
+        self._returned: list[tuple[socket.socket, Any, bytes]] = []  # kept-alive connections back from a worker
+        self._wake_read, self._wake_write = socket.socketpair()
+        for end in (self._wake_read, self._wake_write):
+            end.setblocking(False)
 
-    def accept_loop(self) -> None:
+    def serve(self) -> None:
+        """Accept connections (while fewer than MAX_CONNECTIONS are open) and read their request heads; hand each
+        whole head to a worker; close a connection past its idle or header deadline."""
+        reading: dict[socket.socket, _Reading] = {}
         with selectors.DefaultSelector() as selector:
-            selector.register(self.socket, selectors.EVENT_READ)
+            selector.register(self._wake_read, selectors.EVENT_READ)
+            listening = False
             while not self._stopping.is_set():
-                if not self._free.acquire(timeout=0.05):
-                    continue
-                try:
-                    connection, address = self.socket.accept() if selector.select(0.05) else (None, None)
-                except OSError:
-                    connection = None
-                if connection is None:
-                    self._free.release()
-                    continue
                 with self._open_lock:
-                    self._open.add(connection)
-                self._workers.submit(self._serve_connection, connection, address)
+                    returned, self._returned = self._returned, []
+                    room = len(self._open) < MAX_CONNECTIONS
+                for connection, address, leftover in returned:
+                    self._read(selector, reading, connection, address, leftover)
+                if room != listening:
+                    if room:
+                        selector.register(self.socket, selectors.EVENT_READ)
+                    else:
+                        selector.unregister(self.socket)
+                    listening = room
+                now = time.monotonic()
+                wait = min([0.5, *(r.deadline - now for r in reading.values())])
+                for key, _ in selector.select(max(wait, 0.0)):
+                    if key.fileobj is self.socket:
+                        self._accept(selector, reading)
+                    elif key.fileobj is self._wake_read:
+                        with contextlib.suppress(OSError):
+                            while self._wake_read.recv(4096):
+                                pass
+                    else:
+                        self._receive(selector, reading, reading[key.fileobj])  # type: ignore[index]
+                now = time.monotonic()
+                for late in [r for r in reading.values() if r.deadline <= now]:
+                    self._drop(selector, reading, late.connection)
+            for connection in list(reading):
+                self._drop(selector, reading, connection)
 
-    def _serve_connection(self, connection: socket.socket, address: Any) -> None:
+    def _accept(self, selector: selectors.BaseSelector, reading: dict[socket.socket, _Reading]) -> None:
         try:
-            self.finish_request(connection, address)
+            connection, address = self.socket.accept()
+        except OSError:
+            return
+        with self._open_lock:
+            self._open.add(connection)
+        self._read(selector, reading, connection, address, b"")
+
+    def _read(self, selector: selectors.BaseSelector, reading: dict[socket.socket, _Reading],
+              connection: socket.socket, address: Any, data: bytes) -> None:
+        """Wait for a request head on `connection` (`data`: its first bytes, read ahead by the last request)."""
+        now = time.monotonic()
+        begun = bool(data)
+        state = _Reading(connection, address, data, now + (self.timeouts.header if begun else self.timeouts.idle),
+                         begun)
+        if _head_end(data) >= 0 or len(data) >= MAX_HEAD_BYTES:
+            self._dispatch(state)
+            return
+        connection.setblocking(False)
+        reading[connection] = state
+        selector.register(connection, selectors.EVENT_READ)
+
+    def _receive(self, selector: selectors.BaseSelector, reading: dict[socket.socket, _Reading],
+                 state: _Reading) -> None:
+        try:
+            chunk = state.connection.recv(MAX_HEAD_BYTES)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:  # the client closed it (or reset it)
+            self._drop(selector, reading, state.connection)
+            return
+        if not state.begun:
+            state.begun, state.deadline = True, time.monotonic() + self.timeouts.header
+        state.data += chunk
+        if _head_end(state.data) >= 0 or len(state.data) >= MAX_HEAD_BYTES:
+            selector.unregister(state.connection)
+            del reading[state.connection]
+            self._dispatch(state)
+
+    def _drop(self, selector: selectors.BaseSelector, reading: dict[socket.socket, _Reading],
+              connection: socket.socket) -> None:
+        selector.unregister(connection)
+        del reading[connection]
+        self._close(connection)
+
+    def _close(self, connection: socket.socket) -> None:
+        self.shutdown_request(connection)
+        with self._open_lock:
+            self._open.discard(connection)
+        self._wake()  # there may be room to accept again
+
+    def _wake(self) -> None:
+        with contextlib.suppress(OSError):
+            self._wake_write.send(b"\0")
+
+    def _dispatch(self, state: _Reading) -> None:
+        state.connection.setblocking(True)
+        try:
+            self._workers.submit(self._serve_connection, state.connection, state.address, state.data, state.deadline)
+        except RuntimeError:  # the pool is shut down: stopping
+            self._close(state.connection)
+
+    def _serve_connection(self, connection: socket.socket, address: Any, head: bytes, deadline: float) -> None:
+        kept = False
+        try:
+            handler = _Handler(connection, address, self, head, deadline)
+            kept = not handler.close_connection and not self._stopping.is_set()
+            if kept:
+                with self._open_lock:
+                    self._returned.append((connection, address, handler.leftover))
+                self._wake()
         except Exception:
             self.handle_error(connection, address)
         finally:
-            self.shutdown_request(connection)
-            with self._open_lock:
-                self._open.discard(connection)
-            self._free.release()
+            if not kept:
+                self._close(connection)
 
     def stop(self, grace: float) -> None:
         """Stop accepting; let the requests in flight finish (for `grace` seconds at most); close every connection
         (idle kept-alive ones are waiting for a next request that will not come); wait for the workers."""
         self._stopping.set()
+        self._wake()
         deadline = time.monotonic() + grace
         while self.in_flight and time.monotonic() < deadline:
             time.sleep(0.01)
@@ -334,6 +525,15 @@ class _Server(socketserver.TCPServer):
                 with contextlib.suppress(OSError):
                     connection.shutdown(socket.SHUT_RDWR)
         self._workers.shutdown(wait=True, cancel_futures=True)
+        with self._open_lock:
+            returned, self._returned = self._returned, []
+        for connection, _, _ in returned:
+            self._close(connection)
+
+    def server_close(self) -> None:
+        super().server_close()
+        for end in (self._wake_read, self._wake_write):
+            end.close()
 
     def handle_error(self, request: object, client_address: object) -> None:
         """socketserver prints a traceback here; the stub logs one line (debug for a client that went away)."""
@@ -352,7 +552,7 @@ class StubServer:
                  timeouts: Timeouts | None = None, workers: int = WORKERS):
         self.recorder = recorder if recorder is not None else HarRecorder("wirecheck stub")
         self._server = _Server(port, app, self.recorder, timeouts or Timeouts(), workers)
-        self._thread = threading.Thread(target=self._server.accept_loop, daemon=True, name="wirecheck-stub")
+        self._thread = threading.Thread(target=self._server.serve, daemon=True, name="wirecheck-stub")
         self._stopped = False
 
     @property
