@@ -136,6 +136,19 @@ def certify_qodercli(session: nox.Session) -> None:
         session.run("python", "-m", "wirecheck.harness.qodercli", success_codes=[0, 1, 4])
 
 
+@nox.session(name="certify-jsonrpc", python=PYTHON)
+def certify_jsonrpc(session: nox.Session) -> None:
+    """Real JSON-RPC implementations live (opt-in; Node from the machine, packages from npm into the user cache):
+    the @agentclientprotocol/sdk 1.9.0 example agent and example client certified in their roles of acp@1.9.0 with
+    the session scenarios and their scope files, and @modelcontextprotocol/server-everything certified as server of
+    mcp@2025-06-18 imported from the committed schema; reports in reports/certify/live-jsonrpc/. `-- --record`
+    refreshes the captures the default tests replay (suites/harness/data/live-jsonrpc/); `-- --agents` also tries
+    the real ACP agents (codex-acp, claude-agent-acp, gemini-cli --acp) and records how far they go offline.
+    Exit 1 (not certified) and 4 (incomplete) are results, reported without failing the session."""
+    session.install("-e", ".")
+    session.run("python", "-m", "wirecheck.harness.jsonrpc_live", *session.posargs, success_codes=[0, 1, 4])
+
+
 @nox.session(python=PYTHON)
 def models(session: nox.Session) -> None:
     """Regenerate the pydantic models of every release into tools/wirecheck/models (datamodel-code-generator,

@@ -163,3 +163,31 @@ def test_import_npm_refusal_is_exit_2_and_writes_nothing(fake_npm, monkeypatch, 
     assert "@agentclientprotocol/sdk@0.4.9 schema/v1/schema.json#/$defs/Bad/$ref: '#/$defs/Missing' points at " \
            "nothing" in result.output
     assert not out.exists()
+
+
+def test_import_npm_lists_the_release_in_the_registry_of_the_folder_it_writes_into(fake_npm, tmp_path):
+    """Issue 27: the folder had no registry.yaml, so `--contracts DIR` failed with `registry.yaml: file not found`."""
+    from wirecheck.contracts import load_registry
+
+    root = tmp_path / "mine"
+    for version in ("0.4.9", "0.4.10"):
+        result = CliRunner().invoke(app, ["import", "npm", f"@agentclientprotocol/sdk@{version}",
+                                          "--out", str(root / "acp" / version)])
+        assert result.exit_code == 0, result.output
+    registry = load_registry(root)
+    assert registry.package("acp").releases == ("0.4.9", "0.4.10")
+    assert registry.load("acp@0.4.10").version == "0.4.10"
+    again = CliRunner().invoke(app, ["import", "npm", "@agentclientprotocol/sdk@0.4.9", "--out",
+                                     str(root / "acp" / "0.4.9")])
+    assert again.exit_code == 0 and load_registry(root).package("acp").releases == ("0.4.9", "0.4.10")
+
+
+def test_import_npm_does_not_rewrite_a_registry_written_by_hand(fake_npm, tmp_path):
+    root = tmp_path / "mine"
+    root.mkdir()
+    hand = "# my own registry\npackages:\n  other: {title: other, releases: [\"1.0.0\"]}\n"
+    (root / "registry.yaml").write_text(hand)
+    result = CliRunner().invoke(app, ["import", "npm", "@agentclientprotocol/sdk@0.4.9", "--out",
+                                      str(root / "acp" / "0.4.9")])
+    assert result.exit_code == 0 and (root / "registry.yaml").read_text() == hand
+    assert 'add "0.4.9" to the releases of acp there' in " ".join(result.output.split())

@@ -72,6 +72,71 @@ def import_npm_command(
         return
     for path in files:
         typer.echo(str(path))
+    _register(target, profile, version)
+
+
+def _register(folder: Path, profile: dict, version: str) -> None:
+    """List the release in registry.yaml of the contracts folder it was written into (`--contracts DIR` loads only
+    what a registry lists); a registry written by hand is not rewritten: what to add is said instead."""
+    from wirecheck.importer.jsonrpc import registry_text
+    from wirecheck.importer.shipped import ImportRefused
+
+    package = profile["package"]
+    if (folder.parent.name, folder.name) != (package, version):
+        typer.echo(f"note: {folder} is not laid out as <contracts folder>/{package}/{version}, so no registry.yaml "
+                   f"lists it; for --contracts DIR, import with --out DIR/{package}/{version}", err=True)
+        return
+    root = folder.parent.parent
+    title = profile.get("catalog", {}).get("title", "{npm} {version}").format(
+        npm=profile.get("npm", package), version=version, path="", license="")
+    try:
+        text = registry_text(root, package, version, title, npm=profile.get("npm"))
+    except ImportRefused as exc:
+        typer.echo(f"note: {exc}", err=True)
+        return
+    if text is not None:
+        (root / "registry.yaml").write_text(text, encoding="utf-8")
+        typer.echo(str(root / "registry.yaml"))
+
+
+PROFILES = ("json-rpc",)  # `import schema` profiles: derivations from a schema's own structure
+
+
+@import_app.command("schema")
+def import_schema_command(
+    schema: Path = typer.Argument(..., metavar="SCHEMA.json", help="A JSON Schema file (draft 4 to 2020-12)."),
+    profile: str = typer.Option(..., "--profile", help=f"How kinds are derived: {', '.join(PROFILES)}."),
+    package: str = typer.Option(..., "--package", help="The package name (contracts/<package>/)."),
+    version: str = typer.Option(..., "--version", help="The release (contracts/<package>/<version>/)."),
+    out: Path = typer.Option(..., "--out", "-o", help="The contracts folder to write into (for --contracts DIR): "
+                                                       "<package>/<version>/ and registry.yaml."),
+    mapping: Path | None = typer.Option(None, "--mapping", help="YAML: what the schema's structure does not say "
+                                                                "(senders, types, replies, roles)."),
+    source: str | None = typer.Option(None, "--source", help="Where the schema comes from (recorded as provenance)."),
+    license_file: Path | None = typer.Option(None, "--license", help="The schema's licence, copied as LICENSE."),
+) -> None:
+    """A release folder from a local JSON Schema file: message kinds, directions and replies derived from the
+    schema's structure (json-rpc: MCP-style `*Request` definitions with a `method` constant, `<Role>Request` unions,
+    `<Name>Result` replies). Prints what was derived and what was not (with the mapping key that supplies it);
+    writes only a folder that loads. Then: wirecheck validate PACKAGE@VERSION CAPTURE --contracts OUT."""
+    from wirecheck.importer.jsonrpc import import_schema
+    from wirecheck.importer.shipped import ImportRefused
+
+    if profile not in PROFILES:
+        raise fail_usage(f"--profile {profile!r}: expected one of {', '.join(PROFILES)}")
+    try:
+        _, files, derivation = import_schema(schema, package=package, version=version, out=out,
+                                                  mapping_path=mapping, source_ref=source, license_path=license_file)
+    except ImportRefused as exc:
+        raise fail_usage(str(exc)) from None
+    kinds = sum(len(m.senders) for m in derivation.methods if m.type is not None)
+    typer.echo(f"{package}@{version}: {len(derivation.methods)} methods, {kinds} message kinds and a response kind "
+               f"per role ({', '.join(derivation.roles)}) derived from {schema.name}", err=True)
+    for item in derivation.not_derived:
+        typer.echo(f"  not derived: {item['what']}; supply it with --mapping: {item['supply']}", err=True)
+    for path in files:
+        typer.echo(str(path))
+    typer.echo(f"then: wirecheck validate {package}@{version} CAPTURE --contracts {out}", err=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -478,6 +478,15 @@ def _method_mark(node: dict[str, Any]) -> tuple[str | None, str | None]:
     return (method if isinstance(method, str) else None, side if isinstance(side, str) else None)
 
 
+def method_constant(node: Any) -> str | None:
+    """The JSON-RPC method a message type fixes as a constant (`properties.method.const`: MCP's `*Request` and
+    `*Notification` definitions), if any. The import of a JSON-RPC schema (importer/jsonrpc.py) reads methods so."""
+    props = node.get("properties") if isinstance(node, dict) else None
+    method = props.get("method") if isinstance(props, dict) else None
+    const = method.get("const") if isinstance(method, dict) else None
+    return const if isinstance(const, str) else None
+
+
 def _leaf(side: Side, location: str, steps: tuple[_Step, ...], labels: tuple[str, ...], labelled: bool,
           method: tuple[str | None, str | None], envelope: tuple[str, str] | None) -> _Leaf:
     name, hint = method
@@ -485,8 +494,7 @@ def _leaf(side: Side, location: str, steps: tuple[_Step, ...], labels: tuple[str
     props: dict[str, Any] = node["properties"] if isinstance(node, dict) and isinstance(
         node.get("properties"), dict) else {}
     if name is None:  # a method written as a constant (MCP, JSON-RPC schemas)
-        const = props["method"].get("const") if isinstance(props.get("method"), dict) else None
-        name = const if isinstance(const, str) else None
+        name = method_constant(node)
     definition = _definition_name(found) or ""
     role = envelope[1] if envelope else next((r for suffix, r in _ROLE_SUFFIXES if definition.endswith(suffix)), "")
     if not labelled:  # no title since the last choice: the definition's name, a tag, or the required names

@@ -1,0 +1,127 @@
+"""Real JSON-RPC implementations, replayed: the captures the live tier (`nox -s certify-jsonrpc`, module
+wirecheck.harness.jsonrpc_live) recorded from the SDK 1.9.0 example agent and example client
+(@agentclientprotocol/sdk from npm) and from @modelcontextprotocol/server-everything, each beside the scope file it
+was certified with and outcome.json (package, version, command, date, the program's and script's sha256, steps).
+
+The example agent holds a whole session (the sessionId it returns carried into two prompts, its permission request
+answered by its own id, a turn cancelled) and is CERTIFIED with its scope file; so is the example client. A scope
+file that leaves out what the run cannot reach makes the run INCOMPLETE, and one that declares out of scope what the
+run did exercise is stale: NOT CERTIFIED."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from wirecheck.certify.pipeline import certify_captures
+from wirecheck.contracts import load_registry
+
+DATA = Path(__file__).parent / "data" / "live-jsonrpc"
+ACP = [("acp-example-agent", "agent"), ("acp-example-client", "client")]
+
+
+def outcome(name: str) -> dict:
+    return json.loads((DATA / name / "outcome.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def acp():
+    return load_registry().load("acp@1.9.0")
+
+
+@pytest.mark.parametrize(("name", "role"), ACP)
+def test_the_recorded_example_is_certified_with_its_scope(acp, name, role):
+    recorded = outcome(name)
+    assert (recorded["package"], recorded["version"], recorded["role"]) == ("@agentclientprotocol/sdk", "1.9.0", role)
+    assert recorded["command"][0].endswith("node") and recorded["date"] and recorded["script_sha256"]
+    assert all(step["status"] == "ok" for step in recorded["steps"])  # the whole scenario ran
+    cert = certify_captures(acp, [DATA / name / "capture.framed.ndjson"], role=role,
+                            baseline=DATA / name / "scope.yaml")
+    assert cert.verdict == "certified" and cert.exit_code == 0, cert.gate_line
+    now = {r.requirement.id: r.status for r in cert.results}
+    assert now == recorded["statuses"]  # what the live run said, the replay says
+
+
+def test_the_agent_session_carried_the_returned_session_id():
+    frames = [json.loads(line) for line in (DATA / "acp-example-agent" / "capture.framed.ndjson").read_text()
+              .splitlines()[1:]]
+    session = next(f["message"]["result"]["sessionId"] for f in frames
+                   if f["from"] == "agent" and f["message"].get("id") == 2)
+    sent = [f["message"] for f in frames if f["from"] == "client"]
+    assert [m["params"]["sessionId"] for m in sent if m.get("method") in ("session/prompt", "session/cancel")] == \
+        [session] * 3
+    asked = next(f["message"] for f in frames if f["message"].get("method") == "session/request_permission")
+    assert any(m.get("id") == asked["id"] and "result" in m for m in sent)  # answered by its own id
+    stops = [f["message"]["result"]["stopReason"] for f in frames
+             if f["from"] == "agent" and "stopReason" in f["message"].get("result", {})]
+    assert stops == ["end_turn", "cancelled"]
+
+
+def test_the_unknown_methods_the_harness_asked_are_named_and_only_the_non_extension_fails(acp):
+    capture = DATA / "acp-example-agent" / "capture.framed.ndjson"
+    cert = certify_captures(acp, [capture])
+    known = next(r for r in cert.results if r.requirement.id == "ACP-1.9.0-KNOWN-METHODS")
+    assert {f.found: f.severity.value for f in known.failures} == {"wirecheck/nothing": "error"}
+    assert {f.found: f.severity.value for f in known.notes} == {"_wirecheck/nothing": "info"}
+    assert "RESPONSE_WITHOUT_REQUEST" not in {f.code for r in cert.results for f in r.failures}
+    as_agent = certify_captures(acp, [capture], role="agent")  # asking was the harness's doing, not the agent's
+    assert not [r.requirement.id for r in as_agent.results if r.status == "fail"]
+
+
+def _scope(tmp_path: Path, name: str, edit) -> Path:
+    data = yaml.safe_load((DATA / name / "scope.yaml").read_text())
+    edit(data["out_of_scope"])
+    path = tmp_path / "scope.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+def test_without_its_scope_file_the_agent_run_is_incomplete_not_failed(acp):
+    cert = certify_captures(acp, [DATA / "acp-example-agent" / "capture.framed.ndjson"], role="agent")
+    assert cert.verdict == "incomplete" and cert.exit_code == 4 and not cert.blocking()
+    assert len(cert.unexercised()) == 11
+
+
+def test_one_entry_fewer_leaves_that_requirement_unexercised(acp, tmp_path):
+    scope = _scope(tmp_path, "acp-example-agent", lambda entries: entries.pop(0))
+    cert = certify_captures(acp, [DATA / "acp-example-agent" / "capture.framed.ndjson"], role="agent",
+                            baseline=scope)
+    assert cert.verdict == "incomplete"
+    assert [r.requirement.id for r in cert.unexercised()] == ["ACP-1.9.0-CLIENT-FS-READ-TEXT-FILE-SCHEMA"]
+
+
+def test_declaring_out_of_scope_what_the_run_exercised_is_stale(acp, tmp_path):
+    scope = _scope(tmp_path, "acp-example-agent", lambda entries: entries.append(
+        {"id": "ACP-1.9.0-CLIENT-SESSION-REQUEST-PERMISSION-SCHEMA", "reason": "wrong", "evidence": "none"}))
+    cert = certify_captures(acp, [DATA / "acp-example-agent" / "capture.framed.ndjson"], role="agent",
+                            baseline=scope)
+    assert cert.verdict == "not certified" and cert.exit_code == 1
+    assert [(r.requirement.id, r.status) for r in cert.blocking()] == [
+        ("ACP-1.9.0-CLIENT-SESSION-REQUEST-PERMISSION-SCHEMA", "stale_scope")]
+
+
+def test_the_mcp_server_run_is_recorded_with_its_provenance():
+    recorded = outcome("mcp-server-everything")
+    assert recorded["package"] == "@modelcontextprotocol/server-everything" and recorded["contract"] == \
+        "mcp@2025-06-18"
+    assert all(step["status"] == "ok" for step in recorded["steps"])
+    assert recorded["counts"]["fail"] == 0
+
+
+@pytest.mark.parametrize("name", ["codex-acp", "claude-agent-acp", "gemini-cli"])
+def test_real_agents_offline_are_judged_without_a_false_red(name):
+    """The agents issue 27 names, run offline by `nox -s certify-jsonrpc -- --agents`: each stops at authentication
+    (an error -32000 to session/new or session/prompt), and nothing it sent is a finding: a correct agent is not
+    branded incompatible. No certification: the session cannot go on without a login."""
+    recorded = outcome(name)
+    assert recorded["counts"]["fail"] == 0 and recorded["run_problem"]
+    cert = certify_captures(load_registry().load(recorded["contract"]), [DATA / name / "capture.framed.ndjson"],
+                            role="agent")
+    assert not [r.requirement.id for r in cert.results if r.status == "fail"]
+    assert not cert.unmapped
+    frames = [json.loads(line)["message"] for line in
+              (DATA / name / "capture.framed.ndjson").read_text().splitlines()[1:]]
+    assert any(m.get("error", {}).get("code") == -32000 for m in frames)  # "Authentication required" and kin
