@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import importlib
 import re
 import sys
@@ -53,3 +54,49 @@ def test_the_memory_limit_is_what_the_hostile_suite_holds_commands_to() -> None:
     base, per_line = re.match(r"(\d+) MiB \+ (\d+) × `--max-line-bytes`", row["limit"]).groups()  # type: ignore[union-attr]
     assert (int(base), int(per_line)) == (hostile_cases.MEMORY_BASE_MIB, hostile_cases.MEMORY_PER_LINE)
     assert hostile_cases.memory_budget_mib(1 << 20) == int(base) + int(per_line)
+
+
+# Every kind of file wirecheck reads, by the words its reader names it with (`what`), and where the limits table
+# covers it: a reader of a new kind of file fails here until the table says what bounds it.
+INPUT_KINDS = {
+    "capture file": "capture",
+    "schema file": "a `diff-schemas` schema",
+    "contract schema file": "a contract's schema or YAML file",
+    "contract file": "a contract's schema or YAML file",
+    "waivers file": "`--waivers`",
+    "scope file": "`--scope`",
+    "requirement set for ": "`--requirements`",
+    "scenario file": "`--scenario`",
+    "file": "a file read whole",  # the generic reader (a problem's file read again for its line)
+}
+READERS = {"read_bytes", "read_text", "read_yaml_file", "capture_problem"}
+
+
+def _what(call: ast.Call) -> str | None:
+    """The `what` a reader call names its file with: the keyword, or the second argument; an f-string's start."""
+    given = next((k.value for k in call.keywords if k.arg == "what"), call.args[1] if len(call.args) > 1 else None)
+    if isinstance(given, ast.Constant) and isinstance(given.value, str):
+        return given.value
+    if isinstance(given, ast.JoinedStr) and given.values and isinstance(given.values[0], ast.Constant):
+        return str(given.values[0].value)
+    return None
+
+
+def input_kinds_read() -> set[str]:
+    found = set()
+    for path in (ROOT / "tools" / "wirecheck").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+                if name in READERS and (what := _what(node)) is not None:
+                    found.add(what)
+    return found | {"capture file"}  # capture/source.py names it through input_files.problem
+
+
+def test_the_limits_table_covers_every_kind_of_file_wirecheck_reads() -> None:
+    kinds = input_kinds_read()
+    assert kinds - set(INPUT_KINDS) == set(), "a reader of a kind of file the limits table does not name"
+    assert {"schema file", "waivers file", "scope file", "scenario file", "contract file"} <= kinds  # found
+    covered = " ".join(row["what"] for row in ROWS)
+    for kind in kinds:
+        assert INPUT_KINDS[kind] in covered, (kind, INPUT_KINDS[kind])

@@ -74,3 +74,57 @@ def test_aliases_of_a_long_string_are_bounded_by_size_not_count(lines):
         parse_yaml(text, "wide.yaml", lines=lines)
     fits = f"s: &s \"{'x' * (1 << 20)}\"\nall: [{', '.join(['*s'] * 10)}]\n"  # 11 MiB: within the limit
     assert len(strip_lines(parse_yaml(fits, "ok.yaml", lines=lines))["all"]) == 10
+
+
+@pytest.mark.parametrize("text", [
+    "waivers:\n" + '  - {fingerprint: "0123456789ab", reason: r, who: w}\n' * 25_000,  # plain entries, no alias
+    "[" + "0," * 100_000 + "0]",
+])
+def test_more_values_than_the_limit_are_refused_for_what_they_are_before_they_are_composed(text):
+    """Composing costs about half a KiB a value (1 MiB of `[0,0,...]` is 240 MiB of nodes): a file writing more than
+    WRITTEN_NODE_LIMIT values is refused by its count, not after composing, and not called an alias bomb."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    with pytest.raises(YamlFileError) as raised:
+        parse_yaml(text, "big.yaml")
+    assert raised.value.message == ("holds more than 100,000 values, the most wirecheck reads of a YAML file (see "
+                                    "Limits in the README)")
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 100 << 10  # KiB: not composed whole
+
+
+def test_the_loader_that_keeps_lines_counts_as_it_composes(monkeypatch):
+    """(The pure-Python loader composes 100,000 values in about 10 s; the limit is lowered to show it counts.)"""
+    import wirecheck.yaml_lines as yaml_lines
+
+    monkeypatch.setattr(yaml_lines, "WRITTEN_NODE_LIMIT", 1000)
+    assert len(parse_yaml("- 0\n" * 999, "f.yaml", lines=True)) == 999  # 1,000 values with the list
+    for text in ("- 0\n" * 1000, "a: &a [x]\nb: [" + ", ".join(["*a"] * 999) + "]\n"):  # aliases count one each
+        with pytest.raises(YamlFileError, match="holds more than 1,000 values, the most"):
+            parse_yaml(text, "f.yaml", lines=True)
+
+
+@pytest.mark.parametrize("lines", [False, True])
+@pytest.mark.parametrize(("text", "message"), [
+    ("a: !!set {x, y}\n", "line 1, column 4: a YAML set (!!set) is not a JSON value (write a list)"),
+    ("a:\n  - !!binary aGk=\n", "line 2, column 5: YAML binary data (!!binary) is not a JSON value"),
+    ("a: !!omap [{x: 1}]\n", "line 1, column 4: a YAML ordered map (!!omap) is not a JSON value"),
+    ("a: !!pairs [{x: 1}]\n", "line 1, column 4: a YAML list of pairs (!!pairs) is not a JSON value"),
+])
+def test_values_no_json_reader_has_are_refused_where_they_are_written(text, message, lines):
+    """Every YAML file wirecheck reads holds JSON values (checked by JSON Schemas, quoted in reports as JSON): a set
+    or bytes crashed whatever wrote them as JSON (a waivers file: exit 3), so the one loader refuses them."""
+    with pytest.raises(YamlFileError) as raised:
+        parse_yaml(text, "f.yaml", lines=lines)
+    assert raised.value.message.startswith(message)
+
+
+def test_a_device_or_a_file_over_the_size_limit_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    with pytest.raises(YamlFileError) as raised:
+        read_yaml_file(Path("/dev/zero"), what="waivers file")
+    assert raised.value.message == "is a device, not a waivers file (a device such as /dev/zero never ends)"
+    big = tmp_path / "big.yaml"
+    with big.open("wb") as out:
+        out.truncate(17 << 20)
+    with pytest.raises(YamlFileError, match="is 17 MiB, more than the 16 MiB wirecheck reads of a baseline file"):
+        read_yaml_file(big, what="baseline file")

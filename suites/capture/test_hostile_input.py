@@ -295,9 +295,9 @@ def test_dev_null_is_an_empty_capture():
 
 
 def test_a_named_pipe_nobody_writes_to_is_refused_after_a_bounded_wait(demo, tmp_path, monkeypatch):
-    from wirecheck.capture import source
+    from wirecheck import input_files
 
-    monkeypatch.setattr(source, "FIFO_WAIT_SECONDS", 0.2)
+    monkeypatch.setattr(input_files, "FIFO_WAIT_SECONDS", 0.2)
     fifo = tmp_path / "capture.jsonl"
     os.mkfifo(fifo)
     [summary] = Engine(demo).run([CaptureFile(str(fifo))]).captures  # open() alone would block for ever

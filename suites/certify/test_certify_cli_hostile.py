@@ -91,7 +91,7 @@ def test_a_hostile_scenario_is_exit_2_not_3(tmp_path):
     path.write_text(SCENARIO.replace("[{close_stdin: true}]", "[{expect: {match: {a: !!binary aGk=}, timeout: x}}]"))
     result = certify("--run", "--scenario", str(path), "--", "true")
     assert result.exit_code == 2, result.output
-    assert f"{path}#/steps/0/expect/match: not JSON" in result.output and "(line 4)" in result.output
+    assert f"{path}: line 4, column " in result.output and "(!!binary) is not a JSON value" in result.output
 
 
 def test_a_capture_on_stdin_is_certified_with_its_real_digest(framed):

@@ -332,3 +332,82 @@ def test_a_misused_version_stamp_annotation_is_a_contract_error(contracts, field
     [(file, pointer, text)] = problems(contracts)
     assert (file, pointer) == ("stream.json", "/$defs/Hello/properties/v/x-wirecheck-version-stamp")
     assert text == f"x-wirecheck-version-stamp: {why}"
+
+
+@pytest.mark.parametrize("pattern", ["(?i)^abc$", "[[:alpha:]]", "\\x{41}", "a++", "\\pL", "\\Aabc\\z", "a{2}{3}",
+                                     "(?P<n>a)"])
+def test_a_pattern_that_is_not_ecma_262_is_a_contract_error_at_load(contracts, pattern):
+    """ajv compiles a pattern as `new RegExp(pattern, "u")` and throws on these (some are PCRE, Python or Rust,
+    some pass only without the `u` flag): loaded, fuzz and diff ended with exit 3 and validate judged them with
+    Rust semantics. Each is refused once, at load, where it is written, as a pattern or a patternProperties key."""
+    edit_schema(contracts, "stream.json", lambda s: s["$defs"]["Hello"].update(
+        pattern=pattern, patternProperties={pattern: {}, "^ok$": {}}))
+    found = problems(contracts)
+    why = f"not a valid 2020-12 schema: {orjson.dumps(pattern).decode()} is not an ECMA-262 regular expression"
+    for pointer in ("/$defs/Hello/pattern", f"/$defs/Hello/patternProperties/{pattern}"):
+        assert any(f == "stream.json" and p == pointer and m.startswith(why) for f, p, m in found), found
+    assert not any(p.endswith("/^ok$") for _, p, _ in found)
+
+
+def test_ecma_262_patterns_with_the_u_flag_load(contracts):
+    edit_schema(contracts, "stream.json", lambda s: s["$defs"]["Hello"].update(
+        pattern="^\\p{L}+\\u{1F600}?$", patternProperties={"^[\\w-]+$": {}, "(?<n>a)(?=b)": {}}))
+    load_release.cache_clear()
+    load_release(contracts, "demo", "1.0.0")
+
+
+def test_a_release_past_its_value_limit_is_refused_before_its_schemas_are_checked(contracts, monkeypatch):
+    """A 1M-value enum cost validate / fuzz / fuzz --invalid 654 / 735 / 951 MiB: a release's schema files hold
+    at most MAX_RELEASE_VALUES JSON values (the limit shown in the README), and the message says so."""
+    from wirecheck.contracts import loader
+
+    edit_schema(contracts, "stream.json", lambda s: s["$defs"]["Hello"].update(enum=list(range(60_000))))
+    found = problems(contracts)
+    assert found == [("stream.json", "", "the release's schema files hold more than 50,000 JSON values, the most "
+                                         "wirecheck loads of a contract release (see Limits in the README)")]
+    monkeypatch.setattr(loader, "MAX_RELEASE_VALUES", 200)  # counted over every file of the release
+    assert any("hold more than 200 JSON values" in m for *_, m in problems(contracts))
+
+
+def test_a_release_past_its_size_limit_is_refused_by_size(contracts, monkeypatch):
+    """Each file is read within what is left of MAX_RELEASE_BYTES (a 300 MB schema was exit 3): http.json is read
+    first, and stream.json takes the release past 16 KiB."""
+    from wirecheck.contracts import loader
+
+    schema = contracts / "demo/1.0.0/stream.json"
+    schema.write_bytes(schema.read_bytes()[:-1] + b', "description": "' + b"x" * 20_000 + b'"}')
+    monkeypatch.setattr(loader, "MAX_RELEASE_BYTES", 16 << 10)
+    assert problems(contracts) == [("stream.json", "", "the release's schema files hold more than 16 KiB, the most "
+                                                       "wirecheck reads of a contract release (see Limits in the "
+                                                       "README)")]
+
+
+@pytest.mark.parametrize("name", ["stream.json", "catalog.yaml"])
+def test_a_contract_file_that_is_a_device_is_refused_not_read(contracts, name):
+    path = contracts / "demo/1.0.0" / name
+    path.unlink()
+    path.symlink_to("/dev/zero")
+    assert (name, "", "is a device, not a contract " + ("schema file" if name.endswith(".json") else "file")
+            + " (a device such as /dev/zero never ends)") in problems(contracts)
+
+
+@pytest.mark.parametrize(("pattern", "message"), [
+    ("(?i)^(?<provider>[^/]+)$", '"(?i)^(?<provider>[^/]+)$" is not an ECMA-262 regular expression'),
+    ("^(?<a>x)\\k<a>$", "wirecheck cannot decode argv with '^(?<a>x)\\\\k<a>$' (Python's re:"),
+])
+def test_an_argv_parse_pattern_is_checked_at_load_as_a_schema_pattern_is(tmp_path, pattern, message):
+    """argv grammars (capture/argv.py) hold patterns too: not ECMA-262, or one the decoder cannot compile, is a
+    contract error at its pointer, not a crash when a capture is decoded."""
+    bundled = Path(__file__).resolve().parents[2] / "contracts"
+    root = tmp_path / "contracts"
+    (root / "opencode-run").mkdir(parents=True)
+    shutil.copytree(bundled / "opencode-run" / "1.0.0", root / "opencode-run" / "1.0.0")
+    (root / "registry.yaml").write_text('packages:\n  opencode-run: {title: t, releases: ["1.0.0"]}\n')
+    catalog = root / "opencode-run/1.0.0/catalog.yaml"
+    written = f"parse: {orjson.dumps(pattern).decode()}"
+    catalog.write_text(catalog.read_text().replace('parse: "^(?<provider>[^/]+)/(?<model>.+)$"', written))
+    load_release.cache_clear()
+    with pytest.raises(ContractError) as info:
+        load_release(root, "opencode-run", "1.0.0")
+    assert any(p.pointer.endswith("/argv_grammar/flags/3/parse") and message in p.message
+               for p in info.value.problems), info.value.problems

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -36,6 +37,12 @@ class RegexTimeout(Exception):
     def __init__(self, pattern: str, length: int):
         super().__init__(f"matching {pattern!r} against {length} characters took longer than {MATCH_SECONDS:g} s")
         self.pattern = pattern
+
+
+def python_pattern(pattern: str) -> str:
+    """An ECMA-262 pattern for Python's `re` where only the spelling differs: named groups `(?<name>…)` become
+    `(?P<name>…)` (lookbehinds are left alone). For argv grammars (capture/argv.py), which decode with `re`."""
+    return re.sub(r"\(\?<(?![=!])", "(?P<", pattern)
 
 
 @lru_cache(maxsize=4096)

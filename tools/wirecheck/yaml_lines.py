@@ -8,6 +8,9 @@ from typing import Any
 
 import yaml
 
+from wirecheck.input_files import Unreadable
+from wirecheck.input_files import read_text as read_input_text
+
 LINE_KEY = "__line__"
 
 
@@ -27,6 +30,7 @@ def _refuse_duplicate_keys(loader: Any, node: yaml.MappingNode) -> None:
         seen.add(key)
 
 
+WRITTEN_NODE_LIMIT = 100_000  # YAML values as written (composing one costs about 0.5 KiB): 12x the largest catalog
 EXPANDED_NODE_LIMIT = 1_000_000  # YAML nodes once every alias is expanded: far above any contract or waiver file
 EXPANDED_TEXT_LIMIT = 64 << 20  # characters of scalars once every alias is expanded (a 1 MiB string 1000 times...)
 
@@ -64,6 +68,53 @@ def _expanded_size(root: yaml.Node) -> int:
     return sizes[id(root)][0]
 
 
+class Refused(yaml.YAMLError):
+    """YAML that is read, but refused: `message` says why, at `mark` when it has a place."""
+
+    def __init__(self, message: str, mark: Any = None):
+        super().__init__(message)
+        self.message, self.mark = message, mark
+
+
+class NotJson(Refused):
+    """A YAML value no JSON reader has (a set, binary data, an ordered map), where it is written."""
+
+
+_NOT_JSON_TAGS = {
+    "tag:yaml.org,2002:set": "a YAML set (!!set) is not a JSON value (write a list)",
+    "tag:yaml.org,2002:binary": "YAML binary data (!!binary) is not a JSON value (write it as a string)",
+    "tag:yaml.org,2002:omap": "a YAML ordered map (!!omap) is not a JSON value (write a mapping)",
+    "tag:yaml.org,2002:pairs": "a YAML list of pairs (!!pairs) is not a JSON value (write a mapping or a list)",
+}
+
+
+def _refuse_tag(loader: Any, node: yaml.Node) -> Any:
+    """Every file wirecheck reads as YAML holds JSON values (it is checked by JSON Schemas, quoted in reports, sent
+    on the wire): a tag that builds something else is refused where it is written, in every file alike."""
+    raise NotJson(_NOT_JSON_TAGS[node.tag], node.start_mark)
+
+
+def _too_many() -> Refused:
+    return Refused(f"holds more than {WRITTEN_NODE_LIMIT:,} values, the most wirecheck reads of a YAML file (see "
+                   "Limits in the README)")
+
+
+def _count_written(text: str) -> None:
+    """Refused when the text writes more than WRITTEN_NODE_LIMIT values (aliases count one each), found from
+    libyaml's events, which hold nothing, before FAST_LOADER composes it (libyaml composes in C, where nothing can
+    count): composing first would cost the memory this guards (1 MiB of `[0,0,...]` composes into 240 MiB of
+    nodes). A text of at most that many characters cannot hold more (a value takes two): it is not read twice."""
+    if len(text) <= WRITTEN_NODE_LIMIT:
+        return
+    counted = (yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent, yaml.AliasEvent)
+    count = 0
+    for event in yaml.parse(text, Loader=FAST_LOADER):
+        if isinstance(event, counted):
+            count += 1
+            if count > WRITTEN_NODE_LIMIT:
+                raise _too_many()
+
+
 class _Bounded:
     """Loader mixin: refuse a document whose aliases expand past EXPANDED_NODE_LIMIT before building it."""
 
@@ -73,7 +124,17 @@ class _Bounded:
 
 
 class _LineLoader(_Bounded, yaml.SafeLoader):
-    """A SafeLoader that adds `__line__` (1-based) to every mapping and refuses duplicate keys."""
+    """A SafeLoader that adds `__line__` (1-based) to every mapping and refuses duplicate keys. (Pure Python, unlike
+    FAST_LOADER: libyaml refuses the `"\\ud800"` escape users write to test lone surrogates.) It counts the values
+    it composes, refusing more than WRITTEN_NODE_LIMIT before composing them all."""
+
+    _written = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self._written += 1
+        if self._written > WRITTEN_NODE_LIMIT:
+            raise _too_many()
+        return super().compose_node(parent, index)
 
 
 def _mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict[str, Any]:
@@ -84,6 +145,8 @@ def _mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict[str, Any]:
 
 
 _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
+for _tag in _NOT_JSON_TAGS:
+    _LineLoader.add_constructor(_tag, _refuse_tag)
 
 
 def load_with_lines(text: str) -> Any:
@@ -109,6 +172,8 @@ class _FastLoader(_Bounded, getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # t
         return super().construct_mapping(node, deep=deep)
 
 
+for _tag in _NOT_JSON_TAGS:
+    _FastLoader.add_constructor(_tag, _refuse_tag)
 FAST_LOADER = _FastLoader
 
 
@@ -122,27 +187,31 @@ class YamlFileError(Exception):
 
 
 def read_text(path: Path, what: str = "file") -> str:
-    """A data file's text; YamlFileError, never another exception, when it cannot be read: missing, a directory,
-    not UTF-8."""
+    """A data file's text, read through input_files (devices, named pipes, symbolic-link loops refused; at most
+    limits.MAX_FILE_BYTES); YamlFileError, never another exception, when it cannot be read: missing, a directory,
+    too large, not UTF-8."""
     file = str(path)
     try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise YamlFileError(file, f"{what} not found" if what.endswith("file") else f"no {what} (file not found)") \
-            from None
-    except IsADirectoryError:
-        raise YamlFileError(file, f"is a directory, not a {what}") from None
-    except UnicodeDecodeError as exc:
-        raise YamlFileError(file, f"not UTF-8 text (byte {exc.start}: {exc.reason})") from None
-    except OSError as exc:
-        raise YamlFileError(file, f"cannot read: {exc.strerror}") from None
+        return read_input_text(path, what)
+    except Unreadable as exc:
+        if exc.missing:
+            raise YamlFileError(file, f"{what} not found" if what.endswith("file") else
+                                f"no {what} (file not found)") from None
+        raise YamlFileError(file, exc.reason) from None
 
 
 def parse_yaml(text: str, file: str, *, lines: bool = False) -> Any:
-    """YAML text as data (with `__line__` in every mapping when `lines`); YamlFileError when it is not YAML or holds
-    a value YAML cannot build (a date that does not exist, `2024-02-30`)."""
+    """YAML text as data (with `__line__` in every mapping when `lines`); YamlFileError when it is not YAML, holds
+    more values than WRITTEN_NODE_LIMIT (or EXPANDED_NODE_LIMIT through aliases), a value no JSON reader has (a set,
+    binary data) or a value YAML cannot build (a date that does not exist, `2024-02-30`)."""
     try:
-        return load_with_lines(text) if lines else yaml.load(text, Loader=FAST_LOADER)  # a safe loader
+        if lines:
+            return load_with_lines(text)  # counts as it composes
+        _count_written(text)
+        return yaml.load(text, Loader=FAST_LOADER)  # a safe loader
+    except Refused as exc:
+        where = f"line {exc.mark.line + 1}, column {exc.mark.column + 1}: " if exc.mark else ""
+        raise YamlFileError(file, f"{where}{exc.message}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
@@ -157,8 +226,10 @@ def read_yaml_file(path: Path, *, lines: bool = False, what: str = "file") -> An
 
 
 def compose(text: str) -> yaml.Node | None:
-    """The YAML (or JSON) text's node tree, which knows where each value is; None when it is not YAML."""
+    """The YAML (or JSON) text's node tree, which knows where each value is; None when it is not YAML, or holds more
+    than WRITTEN_NODE_LIMIT values (its tree would cost more than the lines are worth)."""
     try:
+        _count_written(text)
         return yaml.compose(text, Loader=FAST_LOADER)
     except yaml.YAMLError:
         return None

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from wirecheck.ecma_regex import python_pattern
 from wirecheck.pointer import format_pointer
 
 Problem = tuple[str, str]
@@ -43,14 +44,9 @@ class _Flag:
     parse_source: str | None  # the pattern as the catalog writes it (ECMA-262), for messages
 
 
-def _ecma_named_groups(pattern: str) -> str:
-    """ECMA-262 writes named groups `(?<name>…)`; Python wants `(?P<name>…)` (lookbehinds are left alone)."""
-    return re.sub(r"\(\?<(?![=!])", "(?P<", pattern)
-
-
 @lru_cache(maxsize=256)
 def _compile(pattern: str) -> re.Pattern[str]:
-    return re.compile(_ecma_named_groups(pattern))
+    return re.compile(python_pattern(pattern))  # compiled once at load too (contracts/loader.py): never fails here
 
 
 def _flags(grammar: Mapping[str, Any]) -> dict[str, _Flag]:

@@ -1,23 +1,25 @@
 """Where a capture's bytes come from: a path or standard input, opened so that reading it ends.
 
 A regular file, standard input and a pipe (`<(cmd)`, a named pipe) are read. What would never end, or never start,
-is refused with a usage error naming it: a device (`/dev/zero` runs for ever; `/dev/null` is read), a named pipe no
-process writes to within FIFO_WAIT_SECONDS (opening one blocks until some writer comes: it is opened without
-waiting, and then waited for, up to that), a symbolic-link loop. The first bytes are looked at through `Head`,
-which reads until it has them (a pipe may hand over one byte at a time), and gives them back to the reader.
+is refused with a usage error naming it, as every file wirecheck reads is (input_files.py, the same words): a device
+(`/dev/zero` runs for ever; `/dev/null` is read), a named pipe no process writes to within
+input_files.FIFO_WAIT_SECONDS (opening one blocks until some writer comes: it is opened without waiting, and then
+waited for, up to that), a symbolic-link loop. A capture is streamed, never read whole: it has no size limit. The
+first bytes are looked at through `Head`, which reads until it has them (a pipe may hand over one byte at a time),
+and gives them back to the reader.
 """
 
 from __future__ import annotations
 
 import errno
 import os
-import select
 import stat
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING, Any
 
+from wirecheck import input_files
 from wirecheck.contracts.errors import ContractError
 
 if TYPE_CHECKING:
@@ -37,57 +39,28 @@ class CaptureUnreadable(ContractError):
         return (CaptureUnreadable, (self.path, self.reason))
 
 
-_NOT_FOUND = {errno.ENOENT, errno.ENOTDIR}
-FIFO_WAIT_SECONDS = 10.0  # a named pipe's writer must send its first byte (or close) within this
+_STDIN_HINT = "start the writer first, or give the pipe as standard input: `wirecheck ... - < {}`"
 
 
 def capture_problem(path: str) -> str | None:
-    """Why `path` cannot be read as a capture (before any reading starts), or None. Standard input (`-`) is
-    judged when it is opened."""
+    """Why `path` cannot be read as a capture (before any reading starts), or None: input_files.problem, in a
+    capture's words. Standard input (`-`) is judged when it is opened."""
     if path == "-":
         return None
-    try:
-        mode = os.stat(path).st_mode
-    except OSError as exc:
-        if exc.errno in _NOT_FOUND:
-            return _not_found(path)
-        if exc.errno == errno.ELOOP:
-            return f"{path} is a loop of symbolic links (each points on to the next, and none to a file)"
-        return f"cannot read capture {path}: {exc.strerror or exc}"
-    if stat.S_ISDIR(mode):
-        return f"{path} is a directory, not a capture"
-    return _special(path, mode)
+    found = input_files.problem(path, "capture file")
+    if found is None:
+        return None
+    if found.missing:
+        return _not_found(path)
+    if found.reason.startswith("cannot read: "):
+        return f"cannot read capture {path}: {found.reason.removeprefix('cannot read: ')}"
+    if found.reason == input_files.device_reason("capture file"):
+        return f"{path} {found.reason}: write the capture to a file, or pipe it to standard input (-)"
+    return f"{path} {found.reason}"
 
 
 def _not_found(path: str) -> str:
     return f"capture not found: {path}"
-
-
-def _special(path: str, mode: int) -> str | None:
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        if os.path.realpath(path) == os.devnull:  # reads as empty, at once
-            return None
-        return (f"{path} is a device, not a capture file (a device such as /dev/zero never ends): write the capture "
-                "to a file, or pipe it to standard input (-)")
-    return None
-
-
-def _open_fifo(path: str) -> IO[bytes]:
-    """A named pipe, opened without blocking (open() would wait for a writer for ever), then waited for: its first
-    byte, or its writer closing, within FIFO_WAIT_SECONDS."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        poller = select.poll()
-        poller.register(fd, select.POLLIN | select.POLLHUP)
-        if not poller.poll(int(FIFO_WAIT_SECONDS * 1000)):
-            raise CaptureUnreadable(path, f"it is a named pipe (FIFO) and no process wrote to it within "
-                                    f"{FIFO_WAIT_SECONDS:g} s (start the writer first, or give the pipe as standard "
-                                    f"input: `wirecheck ... - < {path}`)")
-        os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
 
 
 class CaptureFile:
@@ -134,7 +107,10 @@ class CaptureFile:
         try:
             fifo = stat.S_ISFIFO(os.stat(self.path).st_mode)
             # closed below; the open itself is what may fail
-            handle = _open_fifo(self.path) if fifo else open(self.path, "rb")  # noqa: SIM115
+            handle = input_files.open_fifo(self.path, _STDIN_HINT.format(self.path)) if fifo \
+                else open(self.path, "rb")  # noqa: SIM115
+        except input_files.Unreadable as exc:
+            raise CaptureUnreadable(self.path, exc.reason) from None
         except OSError as exc:
             raise CaptureUnreadable(self.path, exc.strerror or str(exc)) from None
         with handle:

@@ -20,11 +20,12 @@ located usage error, like MCP conformance's expected-failures baseline.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
 from wirecheck.contracts.errors import ContractError, ContractProblem
-from wirecheck.yaml_lines import LINE_KEY, YamlFileError, read_yaml_file
+from wirecheck.yaml_lines import LINE_KEY, YamlFileError, parse_yaml, read_text
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,7 @@ class Baseline:
     path: Path | None
     entries: tuple[ExpectedFailure, ...] = ()
     out_of_scope: tuple[OutOfScope, ...] = ()
+    sha256: str | None = None  # of the bytes loaded (the identity block's: a named pipe is not read twice)
 
     def reason(self, requirement_id: str) -> str | None:
         return next((e.reason for e in self.entries if e.id == requirement_id), None)
@@ -72,7 +74,8 @@ def load_baseline(path: Path, known_ids: set[str]) -> Baseline:
     """A scope file, checked whole: every problem located (file, JSON pointer, line), raised as one ContractError."""
     file = str(path)
     try:
-        data = read_yaml_file(path, lines=True, what="scope file")
+        text = read_text(path, "scope file")
+        data = parse_yaml(text, file, lines=True)
     except YamlFileError as exc:
         raise ContractError(ContractProblem(file, "", exc.message)) from None
     problems: list[ContractProblem] = []
@@ -118,4 +121,4 @@ def load_baseline(path: Path, known_ids: set[str]) -> Baseline:
     if problems:
         raise ContractError(problems)
     return Baseline(path, tuple(ExpectedFailure(*e) for e in found["expected_failures"]),
-                    tuple(OutOfScope(*e) for e in found["out_of_scope"]))
+                    tuple(OutOfScope(*e) for e in found["out_of_scope"]), hashlib.sha256(text.encode()).hexdigest())

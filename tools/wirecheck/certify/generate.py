@@ -25,6 +25,7 @@ from wirecheck.certify.requirements import REQUIREMENTS_FILE, Link
 from wirecheck.contracts import ContractError, load_registry
 from wirecheck.contracts.model import ABSENT, PRESENT, ContractRelease, MessageKind, RuleUse, condition_text
 from wirecheck.rules.catalogue import rule_catalogue
+from wirecheck.yaml_lines import YamlFileError, read_text, read_yaml_file
 
 # Short id prefixes where the package name is long; others use the package name upper-cased.
 PREFIXES = {
@@ -232,7 +233,7 @@ def generate(release: ContractRelease) -> tuple[str, list[str]]:
     path = release.root / REQUIREMENTS_FILE
     existing: list[dict[str, Any]] = []
     if path.is_file():
-        existing = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("requirements") or []
+        existing = (read_yaml_file(path, what=f"requirement set for {release.name}") or {}).get("requirements") or []
     merged, dropped = merge(release, existing)
     return render(release, merged), dropped
 
@@ -258,9 +259,13 @@ def main(argv: list[str] | None = None) -> int:
         except ContractError as exc:
             print(f"{spec}: skipped, the contract does not load: {exc.problems[0]}", file=sys.stderr)
             continue
-        text, dropped = generate(release)
-        path = release.root / REQUIREMENTS_FILE
-        current = path.read_text(encoding="utf-8") if path.is_file() else None
+        try:
+            text, dropped = generate(release)
+            path = release.root / REQUIREMENTS_FILE
+            current = read_text(path, f"requirement set for {release.name}") if path.is_file() else None
+        except YamlFileError as exc:
+            print(f"{spec}: skipped, {exc}", file=sys.stderr)
+            continue
         for requirement_id in dropped:
             print(f"{spec}: dropped {requirement_id} (its kind or rule left the contract)", file=sys.stderr)
         if current == text:

@@ -46,15 +46,20 @@ def identity(
     role: str | None,
     run: dict[str, Any] | None = None,
     timestamp: str | None = None,
+    requirements_sha256: str | None = None,
+    baseline_sha256: str | None = None,
 ) -> dict[str, Any]:
+    """The identity block; the requirement set's and baseline's digests are of the bytes that were loaded when
+    given (a named pipe cannot be read again: opening it once more would wait for a writer for ever)."""
     block: dict[str, Any] = {
         "wirecheck_version": __version__,
         "python": platform.python_version(),
         "timestamp": timestamp or now_utc(),
         "contract": {"name": contract, "sha256": sha256_release(release_root)},
-        "requirements": {"path": str(requirements_path), "sha256": sha256_file(requirements_path)},
+        "requirements": {"path": str(requirements_path),
+                         "sha256": requirements_sha256 or sha256_file(requirements_path)},
         "baseline": None if baseline_path is None else {"path": str(baseline_path),
-                                                         "sha256": sha256_file(baseline_path)},
+                                                         "sha256": baseline_sha256 or sha256_file(baseline_path)},
         "role": role,
         "captures": captures,
     }

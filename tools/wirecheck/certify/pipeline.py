@@ -73,6 +73,7 @@ def certify_captures(
     certification.identity = identity(
         contract=release.name, release_root=release.root, requirements_path=reqs.path, captures=capture_block,
         baseline_path=base.path, role=role, run=run and run.get("identity"), timestamp=timestamp,
+        requirements_sha256=reqs.sha256, baseline_sha256=base.sha256,
     )
     certification.run = run and run.get("outcome")
     return certification

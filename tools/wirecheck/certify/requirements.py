@@ -7,6 +7,7 @@ messages exercise it (see `Requirement.matches` and `Requirement.exercised_in`).
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from wirecheck.contracts.model import ContractRelease
 from wirecheck.findings import Finding, Severity
 from wirecheck.pointer import format_pointer
 from wirecheck.rules.catalogue import rule_catalogue
-from wirecheck.yaml_lines import YamlFileError, read_yaml_file, strip_lines
+from wirecheck.yaml_lines import YamlFileError, parse_yaml, read_text, strip_lines
 
 LEVELS = ("MUST", "SHOULD", "MAY")
 REQUIREMENTS_FILE = "requirements.yaml"
@@ -99,6 +100,7 @@ class RequirementSet:
     path: Path
     requirements: tuple[Requirement, ...]
     description: str | None = None
+    sha256: str | None = None  # of the bytes loaded (the identity block's: a named pipe is not read twice)
 
     def __iter__(self):
         return iter(self.requirements)
@@ -118,7 +120,8 @@ def load_requirements(path: Path, release: ContractRelease) -> RequirementSet:
     """Load and check a requirement set against the release it certifies; every problem is located."""
     file = str(path)
     try:
-        raw = read_yaml_file(path, lines=True, what=f"requirement set for {release.name}")
+        text = read_text(path, f"requirement set for {release.name}")
+        raw = parse_yaml(text, file, lines=True)
     except YamlFileError as exc:
         raise ContractError(ContractProblem(file, "", exc.message)) from None
     data = strip_lines(raw)
@@ -174,4 +177,5 @@ def load_requirements(path: Path, release: ContractRelease) -> RequirementSet:
                                                 f"{code!r} is not a built-in check"))
     if problems:
         raise ContractError(problems)
-    return RequirementSet(data["contract"], path, tuple(requirements), data.get("description"))
+    return RequirementSet(data["contract"], path, tuple(requirements), data.get("description"),
+                          hashlib.sha256(text.encode()).hexdigest())

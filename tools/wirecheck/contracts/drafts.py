@@ -230,7 +230,7 @@ def translate(schema: Any, default: Draft = DRAFT_2020_12) -> Translation:
 
 
 def _check_meta_schema(schema: Any, draft: Draft) -> None:
-    from wirecheck.contracts.reference import FORMAT_CHECKER, meta_validator  # ECMA-262 `regex`, as everywhere
+    from wirecheck.contracts.reference import FORMAT_CHECKER, meta_error, meta_validator  # ECMA-262 `regex`
 
     try:
         if meta_validator(draft.uri).is_valid(schema):  # the fast screen (milliseconds); the message comes from below
@@ -240,8 +240,8 @@ def _check_meta_schema(schema: Any, draft: Draft) -> None:
     try:
         draft.validator.check_schema(schema, format_checker=FORMAT_CHECKER)
     except jsonschema.SchemaError as exc:
-        raise Untranslatable(format_pointer(exc.absolute_path),
-                             f"not a valid {draft.name} schema: {exc.message}") from None
+        path, message = meta_error(exc)
+        raise Untranslatable(format_pointer(path), f"not a valid {draft.name} schema: {message}") from None
 
 
 def _count(n: int, one: str, many: str | None = None) -> str:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
+from wirecheck.input_files import Unreadable, read_text
 from wirecheck.json_types import json_bytes, json_type, shown
 from wirecheck.pointer import parse_pointer
 from wirecheck.yaml_lines import compose, line_at
@@ -33,8 +33,8 @@ def located(problems: Iterable[ContractProblem]) -> list[ContractProblem]:
         if problem.line is None and problem.file and problem.pointer.startswith("/"):
             if problem.file not in trees:
                 try:
-                    trees[problem.file] = compose(Path(problem.file).read_text(encoding="utf-8"))
-                except (OSError, UnicodeDecodeError, ValueError):
+                    trees[problem.file] = compose(read_text(problem.file, "file"))
+                except (Unreadable, ValueError):
                     trees[problem.file] = None
             tree = trees[problem.file]
             if tree is not None:

@@ -20,6 +20,7 @@ from urllib.parse import unquote, urljoin
 import jsonschema_rs
 import orjson
 
+from wirecheck import input_files
 from wirecheck.contracts.drafts import legacy_keywords
 from wirecheck.contracts.errors import ContractError, ContractProblem, for_people
 from wirecheck.contracts.model import (
@@ -42,6 +43,7 @@ from wirecheck.contracts.model import (
 from wirecheck.contracts.stamps import VERSION_STAMP, stamp_problems
 from wirecheck.contracts.views import ref_loops, subschemas
 from wirecheck.json_text import parse_json
+from wirecheck.limits import MAX_FILE_BYTES
 from wirecheck.pointer import format_pointer, parse_pointer, resolve
 from wirecheck.yaml_lines import YamlFileError, read_yaml_file
 
@@ -188,7 +190,8 @@ class PackageRegistry:
     def _load_listed(self, package: str, version: str) -> ContractRelease:
         """A release the registry lists; one without a catalog is an error in the registry, where it is listed."""
         root = self.packages[package].root or self.root
-        if not (root / package / version / "catalog.yaml").is_file():
+        catalog = root / package / version / "catalog.yaml"
+        if not (catalog.exists() or catalog.is_symlink()):  # a device, a pipe, a link loop: said when it is read
             index = self.packages[package].releases.index(version)
             raise ContractError(ContractProblem(
                 str(root / "registry.yaml"), format_pointer(["packages", package, "releases", index]),
@@ -225,7 +228,7 @@ class PackageRegistry:
 
 def _read_yaml(path: Path) -> Any:
     try:
-        return read_yaml_file(path)
+        return read_yaml_file(path, what="contract file")
     except YamlFileError as exc:
         raise ContractError(ContractProblem(exc.file, "", exc.message)) from None
 
@@ -233,8 +236,14 @@ def _read_yaml(path: Path) -> Any:
 @cache
 def _fast(name: str) -> Any:
     """The jsonschema-rs validator for one of wirecheck's own schemas, or (`meta`) for the 2020-12 metaschema (which
-    jsonschema-rs carries: nothing is fetched)."""
-    return jsonschema_rs.validator_for({"$schema": DIALECT, "$ref": DIALECT} if name == "meta" else own_schema(name))
+    jsonschema-rs carries: nothing is fetched) with its formats asserted, `regex` meaning an ECMA-262 pattern as
+    JSON Schema readers compile it (contracts.reference.meta_validator, the screen `diff-schemas` uses): a
+    contract's pattern is checked once, here, not found broken by the fuzzer or the diff later."""
+    if name == "meta":
+        from wirecheck.contracts.reference import meta_validator
+
+        return meta_validator(DIALECT)
+    return jsonschema_rs.validator_for(own_schema(name))
 
 
 @cache
@@ -245,14 +254,21 @@ def _screened(name: str) -> tuple[Any, Any]:
     is a fifth of a `wirecheck validate`'s start-up). A test checks the two agree on what is valid."""
     import jsonschema
 
-    schema = jsonschema.Draft202012Validator.META_SCHEMA if name == "meta" else own_schema(name)
-    return _fast(name), jsonschema.Draft202012Validator(schema)
+    if name == "meta":
+        from wirecheck.contracts.reference import FORMAT_CHECKER
+
+        meta = jsonschema.Draft202012Validator.META_SCHEMA
+        return _fast(name), jsonschema.Draft202012Validator(meta, format_checker=FORMAT_CHECKER)
+    return _fast(name), jsonschema.Draft202012Validator(own_schema(name))
 
 
 def _problems(document: Any, name: str) -> list[Any]:
     """python-jsonschema's errors for `document` against `name` (see `_screened`), in document order."""
-    if _fast(name).is_valid(document):
-        return []
+    try:
+        if _fast(name).is_valid(document):
+            return []
+    except ValueError:  # a string jsonschema-rs cannot take (a lone surrogate): python-jsonschema judges alone
+        pass
     _, reference = _screened(name)
     return sorted(reference.iter_errors(document), key=lambda e: list(map(str, e.absolute_path)))
 
@@ -309,16 +325,45 @@ def _read_registry(root: Path) -> Any:
     return data
 
 
+MAX_RELEASE_VALUES = 50_000  # JSON values in one release's schema files: 6x the largest bundled release (8,207)
+MAX_RELEASE_BYTES = MAX_FILE_BYTES  # bytes of one release's schema files, in all
+
+
 def _load_resources(folder: Path, package: str, version: str) -> tuple[dict[str, Any], list[ContractProblem]]:
+    """The release's schema files, each read through input_files (devices, named pipes, symbolic-link loops
+    refused), and all of them together within MAX_RELEASE_BYTES and MAX_RELEASE_VALUES: every command holds a
+    release's schemas several times over (Python values, validators, the views), about 10 KiB per value at worst
+    (a `fuzz --invalid` of 25,000 `anyOf` members peaks at 375 MiB): past the limits the release is refused, before
+    its schemas are checked or compiled."""
     resources: dict[str, Any] = {}
     files: dict[str, str] = {}  # $id → the file it was read from
     problems: list[ContractProblem] = []
+    read_bytes = values = 0
     for path in sorted(folder.rglob("*.json")):
         relpath = path.relative_to(folder).as_posix()
-        schema, problem = parse_json(path.read_bytes())  # exact: duplicate keys and integers beyond 64 bits show
+        try:
+            data = input_files.read_bytes(path, "contract schema file", MAX_RELEASE_BYTES - read_bytes)
+        except input_files.Unreadable as exc:
+            if not exc.too_large:
+                problems.append(ContractProblem(str(path), "", exc.reason))
+                continue
+            whole = input_files.size_text(MAX_RELEASE_BYTES)
+            problems.append(ContractProblem(str(path), "", exc.reason if not read_bytes else
+                                            f"the release's schema files hold more than {whole}, the most "
+                                            "wirecheck reads of a contract release (see Limits in the README)"))
+            return {}, problems  # nothing more is looked at in a release past its limits
+        read_bytes += len(data)
+        schema, problem = parse_json(data)  # exact: duplicate keys and integers beyond 64 bits show
+        del data
         if problem is not None:
             problems.append(ContractProblem(str(path), problem.pointer or "", problem.message))
             continue
+        values += count_values(schema, MAX_RELEASE_VALUES - values + 1)
+        if values > MAX_RELEASE_VALUES:
+            problems.append(ContractProblem(str(path), "", f"the release's schema files hold more than "
+                                            f"{MAX_RELEASE_VALUES:,} JSON values, the most wirecheck loads of a "
+                                            "contract release (see Limits in the README)"))
+            return {}, problems
         expected_id = schema_id(package, version, relpath)
         if not isinstance(schema, dict):
             problems.append(ContractProblem(str(path), "", "a schema file must hold a JSON object"))
@@ -331,16 +376,36 @@ def _load_resources(folder: Path, package: str, version: str) -> tuple[dict[str,
             problems.append(
                 ContractProblem(str(path), "/$id", f"expected {expected_id!r}, found {schema.get('$id')!r}")
             )
-        problems.extend(
-            ContractProblem(str(path), format_pointer(e.absolute_path), f"not a valid 2020-12 schema: {e.message}")
-            for e in _problems(schema, "meta")
-        )
+        problems.extend(_meta_problem(str(path), e) for e in _problems(schema, "meta"))
         problems.extend(ContractProblem(str(path), where, why) for where, why in legacy_keywords(schema))
         problems.extend(ContractProblem(str(path), format_pointer(where), f"{VERSION_STAMP}: {why}")
                         for where, why in stamp_problems(schema))
         resources[expected_id] = schema
         files[expected_id] = str(path)
     return resources, problems + _ref_problems(resources, files) + _cycle_problems(resources, files)
+
+
+def count_values(value: Any, stop: int) -> int:
+    """How many JSON values `value` holds (itself, every member and item, at any depth), counted up to `stop`."""
+    count = 0
+    stack = [value]
+    while stack and count < stop:
+        item = stack.pop()
+        count += 1
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return count
+
+
+def _meta_problem(file: str, error: Any) -> ContractProblem:
+    """A schema's problem against the 2020-12 meta-schema (python-jsonschema's error), located
+    (`reference.meta_error`: a pattern that is not ECMA-262 said so)."""
+    from wirecheck.contracts.reference import meta_error
+
+    path, message = meta_error(error)
+    return ContractProblem(file, format_pointer(path), f"not a valid 2020-12 schema: {message}")
 
 
 def _ref_problems(resources: dict[str, Any], files: dict[str, str]) -> list[ContractProblem]:
@@ -495,6 +560,8 @@ def _semantic_problems(release: ContractRelease, raw: dict[str, Any], file: str)
     for index, kind in enumerate(release.kinds):
         where = f"/kinds/{index}"
         problems += _selector_problems(raw["kinds"][index]["selector"], file, where)
+        if kind.argv_grammar is not None:
+            problems += _argv_pattern_problems(kind.argv_grammar, file, f"{where}/argv_grammar")
         if ids.count(kind.id) > 1:
             problems.append(ContractProblem(file, f"{where}/id", f"duplicate kind id {kind.id!r}"))
         for role_field in ("producer", "consumer"):
@@ -542,6 +609,32 @@ def _semantic_problems(release: ContractRelease, raw: dict[str, Any], file: str)
         if consumer.kind not in ids:
             problems.append(ContractProblem(file, f"/consumers/{index}/kind", f"no kind {consumer.kind!r}"))
         problems += _consumer_problems(release, consumer.contract, consumer.as_kind, file, f"/consumers/{index}")
+    return problems
+
+
+def _argv_pattern_problems(grammar: Any, file: str, where: str) -> list[ContractProblem]:
+    """An argv grammar's `parse` patterns are ECMA-262 as a schema's are (`reference.regex_problem`), checked here
+    once, and must compile where capture/argv.py decodes with them (named groups translated for Python's `re`)."""
+    import re as python_re
+
+    from wirecheck.contracts.reference import regex_problem
+    from wirecheck.ecma_regex import python_pattern
+
+    flags = grammar.get("flags", ()) if isinstance(grammar, dict | MappingProxyType) else ()
+    problems = []
+    for index, entry in enumerate(flags if isinstance(flags, list) else ()):
+        pattern = entry.get("parse") if isinstance(entry, dict) else None
+        if pattern is None:
+            continue
+        at = f"{where}/flags/{index}/parse"
+        why = regex_problem(pattern) if isinstance(pattern, str) else "expected a string (an ECMA-262 pattern)"
+        if why is None:
+            try:
+                python_re.compile(python_pattern(pattern))
+            except python_re.error as exc:
+                why = f"wirecheck cannot decode argv with {pattern!r} (Python's re: {exc})"
+        if why is not None:
+            problems.append(ContractProblem(file, at, why))
     return problems
 
 
@@ -613,7 +706,7 @@ def load_release(root: Path, package: str, version: str) -> ContractRelease:
     )
     problems = _semantic_problems(release, raw, file)
     readers_path = folder / READERS_FILE
-    if readers_path.is_file():
+    if readers_path.exists() or readers_path.is_symlink():  # read through input_files: a device is refused there
         release, reader_problems = _with_readers(release, readers_path)
         problems += reader_problems
     if problems:

@@ -21,6 +21,7 @@ from referencing.jsonschema import DRAFT202012
 
 from wirecheck.contracts.formats import FORMATS
 from wirecheck.ecma_regex import compile_ecma, search
+from wirecheck.json_types import json_text
 
 
 def _ecma_pattern(validator: Any, pattern: str, instance: Any, schema: Any):
@@ -61,6 +62,33 @@ def _format_checker() -> jsonschema.FormatChecker:
 
 
 FORMAT_CHECKER = _format_checker()
+
+
+def regex_problem(pattern: str) -> str | None:
+    """Why `pattern` is not a JSON Schema pattern, in words, or None. A pattern is ECMA-262 compiled with the `u`
+    flag, as ajv compiles it (ajv 8.20.0, lib/vocabularies/code.ts:96 `const u = opts.unicodeRegExp ? "u" : ""`,
+    `unicodeRegExp` true unless turned off: lib/core.ts:264) and as wirecheck matches it (`ecma_regex`). zod's
+    `fromJSONSchema` compiles it without the flag (zod 4.6.7, v4/classic/from-json-schema.js:546
+    `new RegExp(schema.pattern)`), a looser grammar (Annex B: `[[:alpha:]]`, `\\x{41}`, `\\pL` pass there):
+    every pattern valid with `u` is valid without it, so `u` is the one that decides."""
+    try:
+        compile_ecma(pattern)
+    except regress.RegressError as exc:
+        return (f"{json_text(pattern)} is not an ECMA-262 regular expression as JSON Schema readers compile it "
+                f"(`new RegExp(pattern, \"u\")`: {exc})")
+    return None
+
+
+def meta_error(error: Any) -> tuple[list[Any], str]:
+    """A python-jsonschema error about a schema (against its meta-schema) as (path, message): a pattern that is
+    not ECMA-262 in the words of `regex_problem`, at the `pattern`, or at the `patternProperties` member whose key
+    it is. The one wording of the contract loader and `diff-schemas`."""
+    path, message = list(error.absolute_path), error.message
+    if error.validator == "format" and error.validator_value == "regex" and isinstance(error.instance, str):
+        message = regex_problem(error.instance) or message
+        if path and path[-1] == "patternProperties":  # a key of the map (propertyNames): point at its member
+            path.append(error.instance)
+    return path, message
 
 
 @lru_cache(maxsize=8)

@@ -8,11 +8,10 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from wirecheck.diff.model import DIRECTIONS, VIEWS
 from wirecheck.findings import Severity
 from wirecheck.json_types import json_bytes
+from wirecheck.yaml_lines import read_yaml_file
 
 BUMPS = ("none", "patch", "minor", "major")
 _KEYS = {"level", "group", "breaks", "bump", "purpose", "rationale", "message"}
@@ -48,7 +47,7 @@ def show(value: Any) -> str:
 
 @cache
 def diff_rule_catalogue() -> dict[str, DiffRuleInfo]:
-    return catalogue_from(yaml.safe_load((Path(__file__).parent / "rules.yaml").read_text(encoding="utf-8")))
+    return catalogue_from(read_yaml_file(Path(__file__).parent / "rules.yaml"))  # the one YAML loader
 
 
 def catalogue_from(raw: dict[str, Any]) -> dict[str, DiffRuleInfo]:

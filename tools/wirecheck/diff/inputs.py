@@ -71,7 +71,16 @@ def not_a_schema(schema: Any) -> str | None:
         return None
     if error is None:
         return None
-    return f"{format_pointer(tuple(error.instance_path))}: {error.message}"
+    path, message = list(error.instance_path), error.message
+    if getattr(error.kind, "format", None) == "regex" or type(error.kind).__name__ == "PropertyNames":
+        from wirecheck.contracts.reference import regex_problem
+
+        pattern = error.instance if isinstance(error.instance, str) else next(
+            (key for key in error.instance if regex_problem(key)), None) if isinstance(error.instance, dict) else None
+        found = regex_problem(pattern) if isinstance(pattern, str) else None
+        if found:  # a pattern, or a key of patternProperties (pointed at by its member)
+            path, message = path + ([pattern] if isinstance(error.instance, dict) else []), found
+    return f"{format_pointer(tuple(path))}: {message}"
 
 
 def unsupported(schema: Any) -> str | None:

@@ -6,9 +6,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import yaml
-
 from wirecheck.findings import Severity
+from wirecheck.yaml_lines import read_yaml_file
 
 
 @dataclass(frozen=True)
@@ -25,7 +24,7 @@ def rule_catalogue() -> dict[str, CheckInfo]:
     """Every file in rules/texts/ (one per rule family); an id declared twice is a bug."""
     checks: dict[str, CheckInfo] = {}
     for path in sorted((Path(__file__).parent / "texts").glob("*.yaml")):
-        for rule_id, entry in yaml.safe_load(path.read_text(encoding="utf-8")).items():
+        for rule_id, entry in read_yaml_file(path).items():  # the one YAML loader (yaml_lines)
             if rule_id in checks:
                 raise ValueError(f"{path.name}: check {rule_id} is already declared")
             checks[rule_id] = CheckInfo(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import unquote
@@ -9,6 +10,7 @@ from urllib.parse import unquote
 from wirecheck import __version__
 from wirecheck.diff.catalogue import diff_rule_catalogue
 from wirecheck.diff.report.common import breaks_text, gate_line, unique_witnesses, witness_text
+from wirecheck.input_files import Unreadable, read_text
 from wirecheck.json_types import json_bytes
 from wirecheck.pointer import parse_pointer
 
@@ -39,7 +41,8 @@ def _location(finding, contracts: Path, root: Path, files: tuple[str, str] | Non
         path = Path(files[side]) if files else contracts / finding.package / version / file
         line = 1
         if path.is_file():
-            line = pointer_line(path.read_text(encoding="utf-8"), unquote(pointer))
+            with contextlib.suppress(Unreadable, ValueError):  # the line is a help; a file gone bad since leaves 1
+                line = pointer_line(read_text(path, "schema file"), unquote(pointer))
         try:  # relative to the repository (diff-schemas: to where it was run, the user's checkout)
             uri = path.resolve().relative_to((Path.cwd() if files else root).resolve()).as_posix()
         except ValueError:
