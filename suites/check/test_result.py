@@ -111,6 +111,27 @@ def test_an_unreadable_capture_is_named_and_the_run_goes_on(demo, write_lines, t
     assert result.messages == 1 and [c.index for c in result.unreadable] == [0]
 
 
+def test_a_run_with_an_unreadable_capture_says_so_in_every_report_as_its_exit_code_does(demo, write_lines, tmp_path):
+    """A named pipe nobody wrote to gave exit 2 under a report that said NOTHING RECOGNISED (the exit code came from
+    the command, the verdict from the result): the verdict is `unreadable`, exit 2, whatever the other captures
+    showed, and each report format states it."""
+    from wirecheck import exitcodes
+    from wirecheck.report.summary import verdict_line
+
+    result = Engine(demo).run([CaptureFile(str(tmp_path / "gone.jsonl")), CaptureFile(write_lines([HELLO]))])
+    assert (result.verdict, result.exit_code) == ("unreadable", exitcodes.USAGE)
+    assert verdict_line(result).startswith("UNREADABLE: 1 of 2 captures could not be read; 1 message (")
+    written = {}
+    for name in ("text", "json", "junit", "markdown"):
+        out = StringIO()
+        FORMATS[name](result, out)
+        written[name] = out.getvalue()
+    assert "UNREADABLE: 1 of 2 captures could not be read" in written["text"]
+    assert orjson.loads(written["json"])["summary"]["verdict"] == "unreadable"
+    assert '<failure message="1 of 2 captures could not be read" type="UNREADABLE">' in written["junit"]
+    assert "**unreadable** — 1 of 2 captures could not be read" in written["markdown"]
+
+
 def test_a_fleet_keeps_the_first_captures_those_with_findings_and_counts_the_rest(demo, tmp_path, small_limit):
     quiet, noisy = tmp_path / "quiet.jsonl", tmp_path / "noisy.jsonl"
     quiet.write_bytes(orjson.dumps(HELLO) + b"\n")

@@ -30,11 +30,13 @@ MAX_LISTED = 1000
 GroupKey = tuple[str, str | None, Severity]  # (check, kind, severity)
 
 # A run's verdicts, worst first, and the exit code each gives (see CheckResult.verdict).
+UNREADABLE = "unreadable"  # a capture could not be read (a device, a named pipe nobody wrote to, no permission)
 NOTHING_RECOGNISED = "nothing-recognised"  # no message was of a kind of the release: wrong file or wrong release
 FAILS = "fails"  # a finding at or above --fail-on
 BELOW_MIN_COVERAGE = "below-min-coverage"  # fewer of the release's kinds exercised than --min-coverage asks
 CONFORMS = "conforms"
 VERDICT_EXIT = {
+    UNREADABLE: exitcodes.USAGE,
     NOTHING_RECOGNISED: exitcodes.INCONCLUSIVE,
     FAILS: exitcodes.FINDINGS,
     BELOW_MIN_COVERAGE: exitcodes.INCONCLUSIVE,
@@ -88,10 +90,13 @@ class CheckResult:
 
     @property
     def verdict(self) -> str:
-        """The run's verdict, which every report shows and the exit code follows: nothing recognised (not one
-        message of a kind of the release, however few the findings: a gate pointed at the wrong file or release
-        must not pass), else fails (a finding at or above --fail-on), else below the coverage asked for, else
-        conforms."""
+        """The run's verdict, which every report shows and the exit code follows: unreadable (a capture could not
+        be read: what it held is not known, so nothing said of the others is the answer; a usage error), else
+        nothing recognised (not one message of a kind of the release, however few the findings: a gate pointed at
+        the wrong file or release must not pass), else fails (a finding at or above --fail-on), else below the
+        coverage asked for, else conforms."""
+        if self.unreadable_count:
+            return UNREADABLE
         if self.classified == 0:
             return NOTHING_RECOGNISED
         if self.fails():

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, NoReturn
 
 import typer
 
-from wirecheck import exitcodes
 from wirecheck.cli.common import (
     CONTRACTS_OPTION,
     JOBS_OPTION,
@@ -206,8 +205,8 @@ def register(app: typer.Typer) -> None:
 
 
 def _finish(result: CheckResult, output_format: str, output: Path | None, all_kinds: bool = False) -> NoReturn:
-    """Write the report (with -o, its result line still reaches the terminal); exit with the verdict (2 when a
-    capture could not be read)."""
+    """Write the report (with -o, its result line still reaches the terminal); exit with the verdict the report
+    states (`unreadable`, 2, when a capture could not be read)."""
     writer = FORMATS[output_format]
     if output_format == "text" and all_kinds:
         writer = functools.partial(writer, all_kinds=True)
@@ -224,6 +223,4 @@ def _finish(result: CheckResult, output_format: str, output: Path | None, all_ki
     if result.unreadable_count > len(result.unreadable):
         print(f"wirecheck: ... and {result.unreadable_count - len(result.unreadable)} more captures that cannot be "
               "read", file=sys.stderr)
-    if result.unreadable_count:
-        raise typer.Exit(exitcodes.USAGE)
     raise typer.Exit(result.exit_code)

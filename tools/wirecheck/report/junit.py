@@ -36,9 +36,9 @@ def write(result: CheckResult, out: TextIO) -> None:
     suite = ET.Element(
         "testsuite",
         name=f"wirecheck {result.release.name}",
-        tests=str(len(result.coverage) + 1 + (result.min_coverage is not None)),
+        tests=str(len(result.coverage) + 1 + (result.min_coverage is not None) + bool(result.unreadable_count)),
         failures=str(sum(1 for k in [*result.coverage, None] if any(map(result.failing, by_kind.get(k, []))))
-                     + short),
+                     + short + bool(result.unreadable_count)),
         skipped=str(len(result.not_exercised)),
     )
     for kind_id, cov in result.coverage.items():
@@ -53,6 +53,11 @@ def write(result: CheckResult, out: TextIO) -> None:
                 "not exercised: " + ", ".join(result.not_exercised))
         else:
             ET.SubElement(case, "system-out").text = text
+    if result.unreadable_count:  # the run's verdict (exit 2): red in JUnit too, each capture with its reason
+        case = ET.SubElement(suite, "testcase", classname=result.release.name, name="(unreadable captures)")
+        ET.SubElement(case, "failure", message=f"{result.unreadable_count} of {result.capture_count} captures could "
+                      "not be read", type="UNREADABLE").text = "\n".join(
+            f"{c.file}: cannot read: {c.unreadable}" for c in result.unreadable)
     suites = ET.Element("testsuites", name="wirecheck", tests=suite.get("tests", "0"),
                         failures=suite.get("failures", "0"))
     suites.append(suite)

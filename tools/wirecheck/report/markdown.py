@@ -15,7 +15,8 @@ def write(result: CheckResult, out: TextIO) -> None:
     t = totals(result)
     icon = {"conforms": "✅", "fails": "❌"}.get(t.verdict, "❔")  # ❔ inconclusive: nothing shown either way
     out.write(f"# wirecheck: {result.release.name}\n\n")
-    out.write(f"{icon} **{t.verdict.replace('-', ' ')}** — {counted(t.messages, 'message')}, "
+    unread = f"{t.unreadable} of {t.captures} captures could not be read, " if t.unreadable else ""
+    out.write(f"{icon} **{t.verdict.replace('-', ' ')}** — {unread}{counted(t.messages, 'message')}, "
               f"{counted(t.errors, 'error')}, {counted(t.warnings, 'warning')}, "
               f"{f'{t.infos} info, ' if t.infos else ''}"
               f"{t.kinds_exercised} of {t.kinds_total} message kinds exercised\n\n")

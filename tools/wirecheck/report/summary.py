@@ -10,7 +10,7 @@ from wirecheck.findings import Severity
 
 @dataclass(frozen=True)
 class Totals:
-    verdict: str  # conforms | fails | nothing-recognised | below-min-coverage (CheckResult.verdict)
+    verdict: str  # conforms | fails | nothing-recognised | below-min-coverage | unreadable (CheckResult.verdict)
     messages: int
     classified: int
     unclassified: int
@@ -42,7 +42,7 @@ def totals(result: CheckResult) -> Totals:
 
 
 def headline(t: Totals) -> str:
-    """The verdict in words: `CONFORMS`, `FAILS`, `NOTHING RECOGNISED`, `BELOW MIN COVERAGE`."""
+    """The verdict in words: `CONFORMS`, `FAILS`, `NOTHING RECOGNISED`, `BELOW MIN COVERAGE`, `UNREADABLE`."""
     return t.verdict.replace("-", " ").upper()
 
 
@@ -69,8 +69,10 @@ def counted(n: int, what: str) -> str:
 
 
 def verdict_line(result: CheckResult) -> str:
-    """`FAILS: 3 messages (none unclassified), 1 error, 2 warnings`: the line every text summary ends with."""
+    """`FAILS: 3 messages (none unclassified), 1 error, 2 warnings`: the line every text summary ends with; a run
+    with captures it could not read says so first (`UNREADABLE: 1 of 2 captures could not be read; ...`)."""
     t = totals(result)
+    unread = f"{t.unreadable} of {t.captures} captures could not be read; " if t.unreadable else ""
     unclassified = f"{t.unclassified} unclassified" if t.unclassified else "none unclassified"
-    return (f"{headline(t)}: {counted(t.messages, 'message')} ({unclassified}), {counted(t.errors, 'error')}, "
-            f"{counted(t.warnings, 'warning')}{f', {t.infos} info' if t.infos else ''}")
+    return (f"{headline(t)}: {unread}{counted(t.messages, 'message')} ({unclassified}), "
+            f"{counted(t.errors, 'error')}, {counted(t.warnings, 'warning')}{f', {t.infos} info' if t.infos else ''}")
