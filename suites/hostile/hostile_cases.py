@@ -345,10 +345,15 @@ def _(ws: Workspace) -> Run:
     return Run(["validate", "demo@1.0.0", "-"], stdin=Path("/dev/zero"), expect=stderr_says("is a device"))
 
 
-@case("validate", "a named pipe nobody writes to", codes={2}, seconds=SECONDS + 10)
+@case("validate", "a named pipe nobody writes to: refused, and the report's verdict says so", codes={2},
+      seconds=SECONDS + 10)
 def _(ws: Workspace) -> Run:
     os.mkfifo(ws.path("fifo.jsonl"))
-    return Run(["validate", "demo@1.0.0", str(ws.path("fifo.jsonl"))], expect=stderr_says("no process wrote to it"))
+
+    def check(finished: Any) -> None:  # the report said NOTHING RECOGNISED while the exit code was 2
+        stderr_says("no process wrote to it")(finished)
+        assert orjson.loads(finished.stdout)["summary"]["verdict"] == "unreadable", finished.stdout[-2000:]
+    return Run(["validate", "demo@1.0.0", str(ws.path("fifo.jsonl")), "--format", "json"], expect=check)
 
 
 @case("validate", "a loop of symbolic links", codes={2})

@@ -1,6 +1,7 @@
-"""The hostile-input suite's one runner: every case (hostile_cases.py: captures, schemas, YAML; live_cases.py:
-programs and platforms for the live commands) run as `wirecheck` in a process group of its own under a
-`wirecheck.programs.Program` (its reaper adopts whatever leaves the group), and held to the same guarantees: an exit
+"""The hostile-input suite's one runner: every case (hostile_cases.py: captures, schemas, YAML; input_cases.py: the
+files other than captures; live_cases.py: programs and platforms for the live commands) run as `wirecheck` in a
+process group of its own under a `wirecheck.programs.Program` (its reaper adopts whatever leaves the group), and
+held to the same guarantees: an exit
 code in the case's set (a subset of hostile_cases.ALLOWED: never 3, the code of a bug, never a signal, no
 traceback), its wall-clock budget (a hang is a failure, not a slow run), nothing left in its process group and
 nothing that left the group still running once wirecheck has exited, and the README's memory limit (peak resident
@@ -24,6 +25,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 import hostile_cases
+import input_cases  # noqa: F401  (registers its cases)
 import live_cases  # noqa: F401  (registers its cases)
 from hostile_cases import CASES, Case, Feed, Interrupt, Run, Workspace
 
