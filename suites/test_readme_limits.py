@@ -67,6 +67,7 @@ INPUT_KINDS = {
     "scope file": "`--scope`",
     "requirement set for ": "`--requirements`",
     "scenario file": "`--scenario`",
+    "stub scenario": "`stub --scenario`",
     "file": "a file read whole",  # the generic reader (a problem's file read again for its line)
 }
 READERS = {"read_bytes", "read_text", "read_yaml_file", "capture_problem"}

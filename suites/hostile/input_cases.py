@@ -93,7 +93,7 @@ def _(ws: Workspace) -> Run:
 @case("certify", "/dev/zero as --baseline", codes={2})
 def _(ws: Workspace) -> Run:
     return Run(["certify", "fakeqoder@1.0.0", _framed(ws), "--role", "cli", "--baseline", "/dev/zero"],
-               contracts=FAKE, expect=_device("baseline file"))
+               contracts=FAKE, expect=_device("scope file"))
 
 
 @case("certify", "/dev/zero as --requirements", codes={2})
@@ -158,6 +158,14 @@ def _(ws: Workspace) -> Run:
     baseline = _piped(ws, "baseline.yaml", b"expected_failures: []\n")
     return Run(["certify", "fakeqoder@1.0.0", _framed(ws), "--role", "cli", "--requirements", requirements,
                 "--baseline", baseline], contracts=FAKE)
+
+
+@case("certify", "--run --scenario from `<(cat file)`: read once (the identity block read it again)", codes={1})
+def _(ws: Workspace) -> Run:
+    scenario = _piped(ws, "scenario.yaml", b"scenario: 1\nroles: {harness: sdk, implementation: cli}\ntimeout: 20\n"
+                                           b"steps:\n  - wait_exit: {timeout: 5}\n")
+    return Run(["certify", "fakeqoder@1.0.0", "--run", "--scenario", scenario, "--out-dir", str(ws.path("out")),
+                "--", "true"], contracts=FAKE)
 
 
 @case("certify", "a named pipe nobody writes to as --baseline", codes={2}, seconds=FIFO_SECONDS, large=True)

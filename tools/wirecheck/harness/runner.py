@@ -132,7 +132,8 @@ class RunRecord:
         identity = {
             "argv": self.argv,
             "scenario": None if self.scenario.path is None else {
-                "path": str(self.scenario.path), "sha256": _sha256_or_none(self.scenario.path)},
+                "path": str(self.scenario.path),
+                "sha256": self.scenario.sha256 or _sha256_or_none(self.scenario.path)},  # the bytes loaded
             "program_sha256": _sha256_or_none(Path(program)) if program else None,
         }
         failed = next((s for s in self.steps if s.status == "failed"), None)

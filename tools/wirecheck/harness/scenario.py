@@ -41,6 +41,7 @@ A name used before any step binds it is a located error when the file loads; a m
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
@@ -52,7 +53,7 @@ from typing import Any
 from wirecheck.contracts.errors import ContractError, ContractProblem
 from wirecheck.pointer import MISSING, format_pointer, parse_pointer, resolve
 from wirecheck.stub.model import ModelScript, parse_model_script
-from wirecheck.yaml_lines import LINE_KEY, YamlFileError, read_yaml_file, strip_lines
+from wirecheck.yaml_lines import LINE_KEY, YamlFileError, parse_yaml, read_text, strip_lines
 
 ACTIONS = ("send", "send_raw", "expect", "sleep", "close_stdin", "wait_exit")
 TOP_KEYS = ("scenario", "title", "description", "contract", "roles", "timeout", "step_timeouts", "steps", "argv",
@@ -105,6 +106,7 @@ class Scenario:
     env: Mapping[str, str] = field(default_factory=dict)  # variables for the command (placeholders filled in)
     files: Mapping[str, Any] = field(default_factory=dict)  # scratch path → text, JSON value, or list (JSONL)
     model: ModelScript | None = None  # the scripted model the command is pointed at (stub/model.py)
+    sha256: str | None = None  # of the bytes loaded from `path` (the identity block's: a pipe is not read twice)
 
 
 def with_step_timeouts(scenario: Scenario, overrides: dict[str, float]) -> Scenario:
@@ -211,7 +213,8 @@ def _found(value: Any) -> str:
 def load_scenario(path: Path) -> Scenario:
     file = str(path)
     try:
-        raw = read_yaml_file(path, lines=True, what="scenario file")
+        text = read_text(path, "scenario file")
+        raw = parse_yaml(text, file, lines=True)
     except YamlFileError as exc:
         raise ContractError(ContractProblem(file, "", exc.message)) from None
     problems: list[ContractProblem] = []
@@ -400,6 +403,7 @@ def load_scenario(path: Path) -> Scenario:
         title=str(raw.get("title", path.stem)), harness_role=roles["harness"],
         implementation_role=roles["implementation"], steps=tuple(steps), timeout=float(timeout), path=path,
         contract=raw.get("contract"), argv=tuple(argv), env=env, files=files, model=model,
+        sha256=hashlib.sha256(text.encode()).hexdigest(),
     )
 
 

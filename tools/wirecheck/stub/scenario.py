@@ -10,6 +10,7 @@ JSON error body) or drops the connection without an answer, for the first matchi
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass, field, replace
 from importlib import resources
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from wirecheck.contracts.errors import ContractError, ContractProblem
-from wirecheck.yaml_lines import LINE_KEY, YamlFileError, read_yaml_file, strip_lines
+from wirecheck.yaml_lines import LINE_KEY, YamlFileError, parse_yaml, read_text, strip_lines
 
 ROUTES = ("discovery", "heartbeat", "lease", "events", "terminal", "renew")
 DEFAULT_LEASE_SECONDS = 3.0  # the worker renews every max(1 s, lease / 3): a 3 s lease renews every second
@@ -45,6 +46,7 @@ class StubScenario:
     delays: dict[str, float] = field(default_factory=dict)  # route → seconds
     faults: tuple[Fault, ...] = ()
     file: str | None = None
+    sha256: str | None = None  # of the bytes loaded from `file` (a named pipe cannot be read again)
 
     def delay_for(self, routes: tuple[str, ...]) -> float:
         """The delay of the most specific of `routes` (given most specific first) that has one."""
@@ -63,9 +65,7 @@ class StubScenario:
         the run's argv)."""
         if self.file is None:
             return None
-        import hashlib
-
-        return {"path": self.file, "sha256": hashlib.sha256(Path(self.file).read_bytes()).hexdigest()}
+        return {"path": self.file, "sha256": self.sha256}
 
     def describe(self) -> list[str]:
         lines = [f"scenario {self.name}: leases of {self.lease_seconds:g} s"]
@@ -142,7 +142,8 @@ def load(path: Path) -> StubScenario:
 
     file = str(path)
     try:
-        raw = read_yaml_file(path, lines=True, what="stub scenario")
+        text = read_text(path, "stub scenario")
+        raw = parse_yaml(text, file, lines=True)
     except YamlFileError as exc:
         raise ContractError(ContractProblem(file, "", exc.message)) from None
     data = strip_lines(raw)
@@ -165,7 +166,8 @@ def load(path: Path) -> StubScenario:
                    for f in data.get("faults", []))
     return StubScenario(name=data["name"], description=" ".join(data["description"].split()),
                         lease_seconds=float(data.get("lease_seconds", DEFAULT_LEASE_SECONDS)),
-                        commands=data.get("commands"), delays=delays, faults=faults, file=file)
+                        commands=data.get("commands"), delays=delays, faults=faults, file=file,
+                        sha256=hashlib.sha256(text.encode()).hexdigest())
 
 
 def _line(raw: Any, path: list[Any]) -> int | None:
