@@ -26,9 +26,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
+from wirecheck import input_files
 from wirecheck.encoding import text_writer
 
-FIFO_WAIT_SECONDS = 10.0  # a named pipe given as an output must have a reader within this (inputs: a writer)
+# a named pipe given as an output must have a reader within this: the wait an input's pipe has for its writer
+FIFO_WAIT_SECONDS = input_files.FIFO_WAIT_SECONDS
 _POLL_SECONDS = 0.05  # a pipe gives no event for a reader coming: opening it is tried again this often
 
 
