@@ -68,6 +68,7 @@ INPUT_KINDS = {
     "requirement set for ": "`--requirements`",
     "scenario file": "`--scenario`",
     "stub scenario": "`stub --scenario`",
+    "mapping file": "`import schema --mapping`",
     "file": "a file read whole",  # the generic reader (a problem's file read again for its line)
 }
 READERS = {"read_bytes", "read_text", "read_yaml_file", "capture_problem"}
