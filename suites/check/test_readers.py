@@ -142,7 +142,10 @@ def _copy(tmp_path: Path, spec: str) -> tuple[Path, str, str]:
                          "    consumer: runtime\n    when: {present: [/x]}\n    reads: reject"),
      "no entry without `when` for consumer 'runtime' on http"),
     (lambda t: t.replace("members: closed", "members: sometimes", 1), "readers.yaml#/readers/0/members"),
-    (lambda t: "sources:\n  zod: {type: inferred, ref: x}\n" + t, "source 'zod' is the catalog's already"),
+    (lambda t: t.replace("sources:\n", "sources:\n  zod: {type: inferred, ref: x}\n", 1),
+     "source 'zod' is the catalog's already"),
+    (lambda t: t.replace("      source: [package-json, zod-lib]", "      source: [package-jsn, zod-lib]"),
+     "readers.yaml#/ranges/0/provenance/source: unknown source 'package-jsn'"),
 ])
 def test_a_broken_readers_file_is_a_located_contract_error(tmp_path, edit, expected):
     root, package, version = _copy(tmp_path, "xopc@0.0.253")

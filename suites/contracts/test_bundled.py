@@ -110,4 +110,6 @@ def test_every_kind_has_a_valid_and_an_invalid_fixture(spec):
             valid.update(k for k, c in result.coverage.items() if c.seen and k not in own_errors)
     kinds = {k.id for k in release.kinds}
     assert not kinds - set(valid), f"kinds never exercised by a conforming fixture: {sorted(kinds - set(valid))}"
-    assert not kinds - set(invalid), f"kinds with no failing fixture: {sorted(kinds - set(invalid))}"
+    # a kind whose reader takes any body and no header schema (xopc's heartbeat answer) has nothing to break
+    anything = {k.id for k in release.kinds if k.body == "any" and k.headers is None}
+    assert not kinds - set(invalid) - anything, f"kinds with no failing fixture: {sorted(kinds - set(invalid))}"

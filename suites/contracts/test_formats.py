@@ -13,6 +13,8 @@ import jsonschema_rs
 import pytest
 
 from wirecheck.contracts.formats import (
+    ADA_CASES,
+    ADA_PARSERS,
     FORMATS,
     URL_CASES,
     URL_FORMATS,
@@ -144,3 +146,44 @@ def test_the_table_against_nodes_own_url_parser():
     out = subprocess.run(["node", "-e", NODE], input=json.dumps(texts), capture_output=True, text=True,
                          timeout=60, check=True).stdout
     assert [tuple(v) for v in json.loads(out)] == [(c.whatwg, c.zod, c.verdict("host")) for c in URL_CASES]
+
+
+# ---- every ada a supported Node runs (issue 28) ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", ADA_CASES, ids=lambda c: c.why)
+def test_each_ada_binding_gives_its_measured_verdict_and_every_format_the_stricter(case):
+    """The verdicts were measured with the Node binaries (ADA_CASES); the bindings must give them, and every URL
+    format refuses what either supported ada refuses."""
+    import ada_url
+    import can_ada
+
+    assert bool(can_ada.can_parse(case.text)) is case.ada_2_9_2
+    assert bool(ada_url.check_url(case.text)) is case.ada_4_0_0
+    assert case.ada_2_9_2 is not case.ada_4_0_0  # a case where they disagree, else it says nothing
+    for fmt, conforms in FORMATS.items():
+        assert conforms(case.text) is False, fmt
+
+
+def test_the_bindings_bundle_the_ada_releases_the_parsers_name():
+    from importlib.metadata import version
+
+    assert [p.version for p in ADA_PARSERS] == ["4.0.0", "2.9.2"]
+    assert version("ada-url").startswith("4.") and version("can-ada") == "2.0.0"
+
+
+@pytest.mark.parametrize(("text", "limit", "problem"), [
+    ("\U0001f600" * 60, 120, False), ("\U0001f600" * 61, 120, True), ("x" * 120, 120, False),
+    ("x" * 121, 120, False),  # longer in code points: maxLength says so, once
+    ("a\U0001f600" * 40, 120, False), ("a\U0001f600" * 41, 120, True), (17, 120, False), ("\ud800" * 121, 120, False),
+])
+def test_utf16_max_length_counts_what_javascript_counts(text, limit, problem):
+    from wirecheck.contracts.formats import utf16_too_long
+
+    assert (utf16_too_long(limit, text) is not None) is problem
+
+
+def test_both_validators_assert_the_utf16_keyword():
+    schema = {"$schema": DIALECT, "type": "string", "maxLength": 4, "x-wirecheck-utf16-max-length": 4}
+    for validator in (fast_validator(schema), reference_validator(schema, {})):
+        assert validator.is_valid("\U0001f600" * 2) and not validator.is_valid("\U0001f600" * 3)

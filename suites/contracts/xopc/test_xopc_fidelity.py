@@ -217,11 +217,13 @@ def test_the_capability_record_is_exhaustive(value, strict_ok, tolerant_ok):
 # ---- documented divergences (what JSON Schema cannot say the way zod does) ---------------------------
 
 
-def test_divergence_string_lengths_count_code_points_not_utf16_units():
-    """zod's .max(120) counts UTF-16 code units; JSON Schema's maxLength counts code points. 61 emoji are 122
-    UTF-16 units (zod rejects) but 61 code points (we accept). Identifier patterns are ASCII, so only
-    displayName and leaseToken can tell the difference; recorded here rather than approximated."""
+def test_string_lengths_are_the_strictest_zod_in_range():
+    """zod 4.4.3's .max(120) counts UTF-16 code units, zod 4.5 on count code points, and ^4.4.3 admits both: 61
+    emoji (122 units, 61 code points) are refused as 4.4.3 refuses them, 60 pass as both pass them. Identifier
+    patterns are ASCII, so only displayName and leaseToken can tell the difference (readers.yaml, ranges)."""
     fast, reference = _validators({"$ref": f"{BASE}platform.json#/$defs/PlatformDiscovery/properties/displayName"})
-    assert fast.is_valid("\U0001f600" * 61) and reference.is_valid("\U0001f600" * 61)
+    for validator in (fast, reference):
+        assert not validator.is_valid("\U0001f600" * 61) and validator.is_valid("\U0001f600" * 60)
+        assert not validator.is_valid("x" * 121) and validator.is_valid("x" * 120)
 
 

@@ -74,6 +74,15 @@ def discovery_cases() -> list[Case]:
                "/displayName"),
         broken("discovery-display-name-too-long", "displayName has 1..120 characters",
                {**doc, "displayName": "x" * 121}, "/displayName"),
+        broken("discovery-display-name-utf16", "displayName has at most 120 UTF-16 code units: zod 4.4.3, which "
+               "^4.4.3 admits, counts units (61 emoji are too_big; zod 4.5 on would count 61)",
+               {**doc, "displayName": "\U0001F600" * 61}, "/displayName"),
+        Case("invalid/discovery-url-node-22", "endpoint URLs parse in every supported Node.js the engines range "
+             "admits: Node 22 (ada 2.9.2) refuses these, which Node 24 (ada 4.0.0) accepts",
+             [discovery({**doc, "endpoints": {**doc["endpoints"], "modelApi": "https://xn--a.test/",
+                                               "storeApi": "https://xn--/", "shareApi": "https://a.test\u180e"}})],
+             [at(0, "response", "SCHEMA_VIOLATION", f"/endpoints/{name}", "discovery.response")
+              for name in ("modelApi", "shareApi", "storeApi")]),
         broken("discovery-deployment-mode", "deploymentMode is cloud, private or development",
                {**doc, "deploymentMode": "staging"}, "/deploymentMode"),
         broken("discovery-agent-api-not-url", "endpoint URLs are absolute URLs",
@@ -131,9 +140,10 @@ def runtime_cases() -> list[Case]:
         Case("invalid/heartbeat-lease-seconds-string", "heartbeat leaseSeconds is a number",
              [heartbeat({"leaseSeconds": "30"})],
              [at(0, "request", "SCHEMA_VIOLATION", "/leaseSeconds", "heartbeat.request")], options=BASE),
-        Case("invalid/heartbeat-response-not-object", "the heartbeat answer is a JSON object (inferred)",
-             [heartbeat(response=["ok"])],
-             [at(0, "response", "SCHEMA_VIOLATION", "", "heartbeat.response")], options=BASE),
+        Case("valid/heartbeat-response-any-body", "a heartbeat answer may be any body: the client returns it "
+             "unchecked (client.ts:104)", [heartbeat(response=["ok"]), heartbeat(response="alive")], options=BASE),
+        Case("valid/lease-response-201", "a lease answered 201 is a lease: the client checks response.ok, not 200 "
+             "(client.ts:109-111)", [lease(status=201), *run_with(command())[1:]], options=BASE),
         Case("invalid/lease-request-missing-seconds", "the lease request always carries leaseSeconds",
              [runtime("/lease", {}, status=204)],
              [at(0, "request", "SCHEMA_VIOLATION", "", "lease.request")], options=BASE),
@@ -148,6 +158,8 @@ def runtime_cases() -> list[Case]:
                  "/command/leaseToken"),
         cmd_case("command-lease-token-too-long", "leaseToken has 1..512 characters", command(token="t" * 513),
                  "/command/leaseToken"),
+        cmd_case("command-lease-token-utf16", "leaseToken has at most 512 UTF-16 code units (zod 4.4.3 counts units)",
+                 command(token="\U0001F600" * 257), "/command/leaseToken"),
         cmd_case("command-lease-expires-zero", "leaseExpiresAt is a positive integer",
                  command(leaseExpiresAt=0), "/command/leaseExpiresAt"),
         cmd_case("command-lease-expires-fraction", "leaseExpiresAt is an integer",
@@ -272,6 +284,13 @@ def lifecycle_cases() -> list[Case]:
         bad("run-event-after-terminal", "nothing follows the terminal event",
             [lease_, started, done, report(event("xopc.run.progress", 3, n=3))],
             at(3, "request", "XOPC_RUN_LIFECYCLE", "/event/type", "events.request")),
+        bad("run-lease-lapsed", "a run that outlives its lease renews it first (worker.ts:54-64): the terminal event "
+            "is sent 40 s after a lease that expired at 30 s, with no renewal",
+            [lease_, started, report(event(TERMINAL, 2, n=40, payload={}))],
+            at(2, "request", "XOPC_LEASE_KEPT", "/event/time", "events.request")),
+        Case("valid/run-lease-renewed", "a run that outlives its first lease renews it: the renewal's answer "
+             "extends the lease past the terminal event",
+             [lease_, started, renew(n=3), report(event(TERMINAL, 2, n=40, payload={}))], options=BASE),
         bad("run-event-token-mismatch", "events carry the leased command's token",
             [lease_, started, report(event(TERMINAL, 2, n=2, payload={}), token="lease-2")],
             at(2, "request", "XOPC_LEASE_TOKEN_MATCHES", "/leaseToken", "events.request")),

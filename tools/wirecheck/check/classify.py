@@ -21,7 +21,7 @@ from wirecheck.contracts.model import ABSENT, PRESENT, ContractRelease, FieldCon
 
 _ABSENT = ABSENT  # what a pointer finds where there is no member: a selector's `absent:` asks for it
 Candidate = tuple[int, MessageKind, FieldConditions]  # (specificity, kind, conditions still to test)
-_SUFFIX_MATCH_PENALTY = 10  # larger than any selector's specificity
+_SUFFIX_MATCH_PENALTY = 100  # larger than any selector's specificity
 
 
 class _Bool:

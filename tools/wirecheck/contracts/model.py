@@ -178,9 +178,12 @@ class MessageKind:
 
     @property
     def specificity(self) -> int:
-        """How many conditions the selector tests: the most specific match wins."""
+        """How many conditions the selector tests: the most specific match wins. For HTTP, between selectors that
+        test as many, an exact status beats a class of them (204 beats 2XX: the xopc lease's no-work answer)."""
         if self.http is not None:
-            return 3 + (self.http.status is not None) + (self.http.path.count("{") == 0)
+            status = self.http.status
+            tested = 3 + (status is not None) + (self.http.path.count("{") == 0)
+            return 2 * tested + (status is not None and not status.endswith("XX"))
         return max((len(alt) for alt in self.fields), default=0) + (self.path_glob is not None)
 
 

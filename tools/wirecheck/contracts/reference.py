@@ -19,7 +19,7 @@ import regress
 from jsonschema import validators
 from referencing.jsonschema import DRAFT202012
 
-from wirecheck.contracts.formats import FORMATS
+from wirecheck.contracts.formats import FORMATS, UTF16_MAX_LENGTH, utf16_too_long
 from wirecheck.ecma_regex import compile_ecma, search
 from wirecheck.json_types import json_text
 
@@ -38,9 +38,15 @@ def _ecma_pattern_properties(validator: Any, patterns: dict, instance: Any, sche
                 yield from validator.descend(value, subschema, path=key, schema_path=pattern)
 
 
+def _utf16_max_length(validator: Any, limit: Any, instance: Any, schema: Any):
+    problem = utf16_too_long(limit, instance)
+    if problem is not None:
+        yield jsonschema.ValidationError(problem)
+
+
 ReferenceValidator = validators.extend(
     validators.Draft202012Validator,
-    {"pattern": _ecma_pattern, "patternProperties": _ecma_pattern_properties},
+    {"pattern": _ecma_pattern, "patternProperties": _ecma_pattern_properties, UTF16_MAX_LENGTH: _utf16_max_length},
 )
 
 def _format_checker() -> jsonschema.FormatChecker:

@@ -19,7 +19,6 @@ VERSION = '0.0.253'
 KINDS: dict[str, str] = {
     'discovery.response': 'DiscoveryResponse',
     'heartbeat.request': 'HeartbeatRequest',
-    'heartbeat.response': 'HeartbeatResponse',
     'lease.request': 'LeaseRequest',
     'lease.response': 'LeaseResponse',
     'events.request': 'EventsRequest',

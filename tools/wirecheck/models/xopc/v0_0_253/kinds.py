@@ -54,10 +54,6 @@ class HeartbeatRequest(RootModel[platform.HeartbeatRequest]):
     root: platform.HeartbeatRequest
 
 
-class HeartbeatResponse(RootModel[platform.HeartbeatResponse]):
-    root: platform.HeartbeatResponse
-
-
 class LeaseRequest(RootModel[platform.LeaseRequest]):
     root: platform.LeaseRequest
 

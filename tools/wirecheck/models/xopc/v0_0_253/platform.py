@@ -116,8 +116,13 @@ class HeartbeatRequest(StrictModel):
     leaseSeconds: float | None = None
 
 
-class HeartbeatResponse(StrictModel):
-    pass
+class HeartbeatResponse(RootModel[Any]):
+    root: Annotated[
+        Any,
+        Field(
+            description="Any body: the client returns `await response.json().catch(() => null)` unchecked (an array, a string, null, or null for a body that is not JSON); the TypeScript return type Record<string, unknown> is not checked at run time."
+        ),
+    ]
 
 
 class LeaseRequest(StrictModel):
