@@ -118,3 +118,39 @@ def test_the_probe_command_and_validate_agree_on_a_201_lease(release, tmp_path):
     assert probed.exit_code == 0, probed.output
     validated = CliRunner().invoke(app, ["validate", "xopc@0.0.253", str(Path(tmp_path) / "probe.har")])
     assert validated.exit_code == 0, validated.output
+
+
+class AnsweringText:
+    """The stub, with the heartbeat answered by a body that is not JSON (written as it comes)."""
+
+    def __init__(self, stub: XopcPlatformStub, body: bytes, content_type: str):
+        self.stub, self.body, self.content_type = stub, body, content_type
+
+    def handle(self, method, url, path, headers, body):
+        reply = self.stub.handle(method, url, path, headers, body)
+        if not path.endswith("/heartbeat"):
+            return reply
+        return Reply(200, self.body, {"content-type": self.content_type})
+
+
+@pytest.mark.parametrize(("body", "content_type"), [(b"alive", "text/plain"), (b"<html>ok</html>", "text/html"),
+                                                     (b"{not json", "application/json")],
+                         ids=["text", "html", "broken-json"])
+def test_a_heartbeat_answer_that_is_not_json_is_accepted_by_probe_and_validate(release, tmp_path, body,
+                                                                                 content_type):
+    """client.ts:104 returns responseJson(response), which reads a body that is not JSON as null (client.ts:22):
+    any heartbeat answer is fine. The probe read on; its HAR's certification and validate called the body a
+    PARSE_ERROR when it was read, before its kind (body: any) was known."""
+    platform = AnsweringText(XopcPlatformStub(release), body, content_type)
+    with StubServer(platform) as server:
+        probe = XopcProbe(server.base_url, timeout=10, max_leases=3)
+        outcome = probe.run()
+    har = probe.recorder.write(tmp_path / "probe.har")
+    assert outcome.ok, outcome.problems
+    entries = orjson.loads(har.read_bytes())["log"]["entries"]
+    answers = [e["response"]["content"].get("text") for e in entries if e["request"]["url"].endswith("/heartbeat")]
+    assert answers == [body.decode()]  # recorded as it came
+    cert = certify_captures(release, [har], role="platform")
+    assert cert.passed, [r.failures for r in cert.blocking()]
+    validated = CliRunner().invoke(app, ["validate", "xopc@0.0.253", str(har)])
+    assert validated.exit_code == 0, validated.output[-2000:]

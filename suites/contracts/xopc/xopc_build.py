@@ -117,6 +117,15 @@ def exchange(method: str, url: str, body: Any = None, status: int | None = 200, 
     return result
 
 
+def raw_answer(x: Exchange, text: str, content_type: str = "text/plain") -> Exchange:
+    """The exchange answered with a body written as it came (`text`, which a HAR keeps as content.text), not JSON."""
+    response = x["response"]
+    response.pop("body", None)
+    response["text"] = text
+    response["headers"] = {"content-type": content_type}
+    return x
+
+
 def discovery(document: Any = None, base: str = PLATFORM, status: int = 200) -> Exchange:
     return exchange("GET", f"{base}/.well-known/xopc-platform", None, status,
                     discovery_document() if document is None else document, headers={"accept": "application/json"})

@@ -24,6 +24,7 @@ from xopc_build import (
     lease_empty,
     manifest,
     modified,
+    raw_answer,
     renew,
     report,
     runtime,
@@ -142,6 +143,17 @@ def runtime_cases() -> list[Case]:
              [at(0, "request", "SCHEMA_VIOLATION", "/leaseSeconds", "heartbeat.request")], options=BASE),
         Case("valid/heartbeat-response-any-body", "a heartbeat answer may be any body: the client returns it "
              "unchecked (client.ts:104)", [heartbeat(response=["ok"]), heartbeat(response="alive")], options=BASE),
+        Case("valid/heartbeat-response-not-json", "a heartbeat answer may be a body that is not JSON: the client "
+             "reads it as null (client.ts:22, response.json().catch(() => null)) and returns it unchecked "
+             "(client.ts:104)",
+             [raw_answer(heartbeat(), "alive"), raw_answer(heartbeat(), "<html>ok</html>", "text/html"),
+              raw_answer(heartbeat(), "{not json", "application/json")],
+             forms=("jsonl", "har"), options=BASE),
+        Case("invalid/lease-response-not-json", "a lease answer must be {command} (client.ts:109-111 parses it with "
+             "runtimeLeaseResponseSchema; a body that is not JSON reads as null and fails it): still a PARSE_ERROR "
+             "now that heartbeat answers take any body",
+             [raw_answer(lease(), "{not json", "application/json")],
+             [{"_at": 0, "_side": "response", "code": "PARSE_ERROR", "severity": "error"}], options=BASE),
         Case("valid/lease-response-201", "a lease answered 201 is a lease: the client checks response.ok, not 200 "
              "(client.ts:109-111)", [lease(status=201), *run_with(command())[1:]], options=BASE),
         Case("invalid/lease-request-missing-seconds", "the lease request always carries leaseSeconds",

@@ -51,7 +51,8 @@ def _har(exchanges: list[Exchange]) -> str:
             har_request["postData"] = {"mimeType": "application/json", "text": text}
         res = x.get("response") or {"status": 0, "headers": {}}
         rbody = res.get("body")
-        rtext = "" if rbody is None else json.dumps(rbody, ensure_ascii=False)
+        rtext = res["text"] if "text" in res else "" if rbody is None else json.dumps(rbody, ensure_ascii=False)
+        rtype = res["headers"].get("content-type", "application/json")
         entries.append({
             "startedDateTime": f"2026-12-02T09:00:{index:02d}.000Z",
             "time": 1,
@@ -59,7 +60,8 @@ def _har(exchanges: list[Exchange]) -> str:
             "response": {
                 "status": res["status"], "statusText": "", "httpVersion": "HTTP/1.1", "cookies": [],
                 "headers": _har_headers(res["headers"]),
-                "content": {"size": len(rtext.encode()), "mimeType": "application/json" if rtext else "x-unknown",
+                "content": {"size": len(rtext.encode()),
+                            "mimeType": rtype if rtext else "x-unknown",
                             **({"text": rtext} if rtext else {})},
                 "redirectURL": "", "headersSize": -1, "bodySize": len(rtext.encode()),
             },

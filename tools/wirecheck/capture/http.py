@@ -156,14 +156,14 @@ def _side(
         body, problems = part["body"], []
     else:
         body, problems = _body_from_text(part.get("text"), f"{local}/text", file, line)
-    yield from problems
-    yield Message(
+    yield Message(  # what reading the body found goes with it: whether it matters depends on its kind (engine)
         value=None if body is EMPTY or body is UNREADABLE or body is UNKNOWN else body,
         file=file,
         line=line,
         where=pwhere,
         http=HttpInfo(method=http.method, url=http.url, path=http.path, status=http.status, headers=headers,
-                      body_unreadable=body is UNREADABLE, body_unknown=body is UNKNOWN),
+                      body_unreadable=body is UNREADABLE, body_unknown=body is UNKNOWN,
+                      body_problems=tuple(problems)),
         exchange=exchange,
     )
 

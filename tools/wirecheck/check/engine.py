@@ -343,6 +343,9 @@ class Engine:
         if kind is None:
             kind = self.classifier.classify(message, run.bases)
         if kind is None:
+            if message.http is not None:  # no kind says its body may be anything
+                for read_problem in message.http.body_problems:
+                    emit(read_problem)
             run.unrecognised.add(message)
             reading = unknown_kind_reading(self.release, message)
             method = self._unknown_method(message)
@@ -459,6 +462,9 @@ class Engine:
                     decoded: bool = False) -> None:
         if kind.body == "any" or (message.http is not None and message.http.body_unknown):
             return  # a body the record left out is not known to be missing, nor what it was
+        if message.http is not None:  # what reading the body found, for a kind whose reader reads it
+            for read_problem in message.http.body_problems:
+                emit(read_problem)
         if kind.body == "empty":
             if message.value is not None:
                 emit(message.finding("UNEXPECTED_BODY", "this message must have no body",

@@ -19,6 +19,10 @@ class HttpInfo:
     headers: dict[str, str] = field(default_factory=dict)  # lower-cased names
     body_unreadable: bool = False  # a body that is not JSON: reported when read, not again as "no body"
     body_unknown: bool = False  # the record left the body out (a HAR without content.text): neither checked nor "none"
+    # what reading the body found (PARSE_ERROR, DUPLICATE_KEY, ...), reported once the message's kind is known: a kind
+    # whose reader takes any body (`body: any`, e.g. xopc's heartbeat answer, client.ts:22 reads a body that is not
+    # JSON as null) gets none of them; every other kind, and a message of no kind, gets them all
+    body_problems: tuple[Finding, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
