@@ -19,6 +19,7 @@ from wirecheck.capture import pieces as document
 from wirecheck.capture.pieces import Broken, Piece, split_document
 from wirecheck.check.engine import CheckOptions, check_captures
 from wirecheck.contracts import load_registry
+from wirecheck.report.text import write as write_text
 
 # strings that put quotes, backslashes, brackets and commas where a careless scanner would count them
 TRICKY = st.text(alphabet='"\\[]{},:ab \n\u00e9\U0001f600', max_size=12)
@@ -346,3 +347,7 @@ def test_a_body_left_out_of_the_har_is_unknown_not_missing(demo, tmp_path):
     [note] = [f for f in result.findings if f.code == "BODY_NOT_RECORDED"]
     assert note.message.startswith("2 message(s)") and note.severity.value == "info"
     assert result.coverage["discovery.response"].seen == 3
+    assert result.coverage["discovery.response"].judged == 1  # what a requirement on the kind may count
+    text = io.StringIO()
+    write_text(result, text)
+    assert "3 seen, 2 without a recorded body" in text.getvalue()

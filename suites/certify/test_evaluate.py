@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import yaml
 
@@ -17,6 +19,7 @@ def status(cert, requirement_id):
 
 
 P = "FAKEQODER-1.0.0-"
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 
 def test_a_complete_good_run_is_certified(fake, framed):
@@ -245,3 +248,32 @@ def test_a_capture_read_once_is_hashed_as_it_is_read(framed, monkeypatch):
             stream.read1(10)  # a reader that stops early: the rest is hashed when the capture is closed
     assert capture.size == path.stat().st_size
     assert capture.digest.hexdigest() == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_kind_seen_only_without_its_recorded_body_exercises_nothing(tmp_path):
+    """A HAR may leave bodies out (HAR 1.2 content.text, 047aedb): such a message is classified and counted, but its
+    body and the rules reading it are not checked, so it cannot pass a requirement on its kind. A correct worker run
+    is certified; the same run with every body left out certified all the same before (a false green)."""
+    import orjson
+
+    from wirecheck.certify.pipeline import certify_captures as certify
+    from wirecheck.contracts import load_registry
+
+    xopc = load_registry().load("xopc@0.0.253")
+    har = orjson.loads((FIXTURES / "xopc/0.0.253/valid/worker-run.har").read_bytes())
+    whole = tmp_path / "whole.har"
+    whole.write_bytes(orjson.dumps(har))
+    assert certify(xopc, [whole], role="runtime").verdict == "certified"
+    for entry in har["log"]["entries"]:
+        if "postData" in entry["request"]:
+            entry["request"]["bodySize"] = len(entry["request"].pop("postData").get("text", "")) or 1
+        content = entry["response"]["content"]
+        content["size"] = len(content.pop("text", "")) or 1
+    bare = tmp_path / "bare.har"
+    bare.write_bytes(orjson.dumps(har))
+    cert = certify(xopc, [bare], role="runtime")
+    assert cert.verdict != "certified"
+    bodiless = {r.requirement.link.kind: r.status for r in cert.results
+                if r.requirement.link.kind is not None and cert.coverage[r.requirement.link.kind].unjudged}
+    assert len(bodiless) >= 4 and set(bodiless.values()) == {NOT_EXERCISED}, bodiless
+    assert cert.coverage["lease.request"].seen == cert.coverage["lease.request"].unjudged > 0

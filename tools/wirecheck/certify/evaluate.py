@@ -276,7 +276,7 @@ def evaluate(
     rule_kinds: dict[str, set[str]] = {}
     for use in release.rules:
         rule_kinds.setdefault(use.id, set()).update(use.kinds or producers)
-    seen = {kind_id: cov.seen for kind_id, cov in result.coverage.items()}
+    seen = {kind_id: cov.judged for kind_id, cov in result.coverage.items()}  # a body left out exercises nothing
 
     def seen_in_scope(kind_ids: Iterable[str]) -> int:
         return sum(seen.get(k, 0) for k in kind_ids if role is None or producers.get(k) == role)

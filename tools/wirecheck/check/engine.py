@@ -228,6 +228,8 @@ class Engine:
                 result.unclassified += 1
             else:
                 result.coverage[kind.id].seen += 1
+                if item.http is not None and item.http.body_unknown:
+                    result.coverage[kind.id].unjudged += 1
             if settling and any(rule.settled for rule in settling):  # no more messages needed: widen the fast path
                 settling = [rule for rule in settling if not rule.settled]
                 run.drop_settled_rules()

@@ -290,7 +290,7 @@ class Portable:
     """A result without its release (which does not pickle): what a worker sends back."""
 
     captures: list[CaptureSummary]
-    coverage: dict[str, tuple[int, int, int]]
+    coverage: dict[str, tuple[int, int, int, int]]
     messages: int
     unclassified: int
     omitted: dict[GroupKey, Omission]
@@ -300,7 +300,7 @@ class Portable:
 
     @classmethod
     def of(cls, result: CheckResult) -> Portable:
-        return cls(result.captures, {k: (c.seen, c.errors, c.warnings) for k, c in result.coverage.items()},
+        return cls(result.captures, {k: (c.seen, c.errors, c.warnings, c.unjudged) for k, c in result.coverage.items()},
                    result.messages, result.unclassified, result.omitted, result.capture_count,
                    result.unreadable_count, result.fail_on)
 

@@ -50,6 +50,13 @@ class KindCoverage:
     seen: int = 0
     errors: int = 0
     warnings: int = 0
+    unjudged: int = 0  # of those seen, messages whose body the record left out: classified, their content unknown
+
+    @property
+    def judged(self) -> int:
+        """Messages of this kind whose content was checked: what a requirement on the kind can count as exercising
+        it (a HAR that leaves every body out certifies nothing about them)."""
+        return self.seen - self.unjudged
 
 
 @dataclass
@@ -185,6 +192,7 @@ def merge(results: Iterable[CheckResult]) -> CheckResult:
             into.seen += cov.seen
             into.errors += cov.errors
             into.warnings += cov.warnings
+            into.unjudged += cov.unjudged
         for key, omission in result.omitted.items():
             _omit(merged.omitted, key, omission)
     captures = sorted((c for r in results for c in r.captures), key=lambda c: c.index)

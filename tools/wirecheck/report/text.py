@@ -39,8 +39,8 @@ def write(result: CheckResult, out: TextIO, *, findings: bool = True, all_kinds:
             quiet += 1
             continue
         mark = "✓" if cov.seen and not cov.errors else ("✗" if cov.errors else "·")
-        detail = ", ".join([f"{cov.seen} seen"] + [counted(n, what) for n, what in (
-            (cov.errors, "error"), (cov.warnings, "warning")) if n])
+        detail = ", ".join([f"{cov.seen} seen"] + [f"{cov.unjudged} without a recorded body"] * bool(cov.unjudged)
+                           + [counted(n, what) for n, what in ((cov.errors, "error"), (cov.warnings, "warning")) if n])
         out.write(f"  {mark} {kind_id:<40} {detail if cov.seen or cov.errors else 'not exercised'}\n")
     if quiet:
         out.write(f"  · {counted(quiet, 'other kind')} not exercised (--all-kinds lists them)\n")
