@@ -284,7 +284,8 @@ def _(ws: Workspace) -> Run:
 def _(ws: Workspace) -> Run:
     body = "('{\"leaseSeconds\": \"' + token + '\"}').encode()"
     return stub(ws, sys.executable, script(ws, "rt.py", runtime_posting(body, PROBE_TOKEN, "/agent/lease")), "{url}",
-                expect=lambda o: token_in_no_output(o) is None and '/leaseSeconds: expected a number, found the string "xopc_rt_<redacted' in o.stderr)
+                expect=lambda o: token_in_no_output(o) is None
+                and '/leaseSeconds: expected a number, found the string "xopc_rt_<redacted' in o.stderr)
 
 
 @live("stub", "a runtime echoing a mixed-case token, encoded and without its prefix, on stdout, stderr and in a body",

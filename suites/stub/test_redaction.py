@@ -241,7 +241,8 @@ def test_the_stub_cuts_every_spelling_a_runtime_echoes_from_the_har_every_report
     assert {"stub.har", "certification.jsonl", "certification.md"} <= written.keys()
     assert {name: leaks(data) for name, data in written.items() if leaks(data)} == {}
     assert leaks(result.stdout) == [] and leaks(result.stderr) == []
-    assert b'/leaseSeconds: expected a number, found the string "xopc_rt_<redacted 35 chars>' in result.stderr  # the stub's problem line
+    # the stub's problem line
+    assert b'/leaseSeconds: expected a number, found the string "xopc_rt_<redacted 35 chars>' in result.stderr
     assert result.stderr.count(b"\nmy token is ") == len(SPELLINGS)  # relayed, cut
     assert result.stderr.count(b"\non stdout, my token is ") == len(SPELLINGS)
     footer = orjson.loads(written["certification.jsonl"].splitlines()[-1])

@@ -27,7 +27,7 @@ import sys
 import tarfile
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import yaml
 
@@ -42,7 +42,7 @@ KEPT = ("stub.har", "certification.jsonl", "certification.txt")
 BASE_PATH = "/tenant/a/"  # the worker is given a base URL with a path, as a real deployment may be
 
 
-def _fail(text: str) -> None:
+def _fail(text: str) -> NoReturn:
     print(f"live-xopc: {text}", file=sys.stderr)
     raise SystemExit(2)
 

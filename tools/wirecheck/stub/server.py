@@ -159,7 +159,7 @@ class _Handler(BaseHTTPRequestHandler):
         super().setup()
         self.rfile.close()  # read through the phase deadlines instead
         self.deadline = _PhaseDeadline(self.connection, self.server.timeouts, self._head, self._header_deadline)
-        self.rfile = io.BufferedReader(self.deadline)
+        self.rfile = self.reader = io.BufferedReader(self.deadline)  # typed as itself: handle() peeks into it
 
     def handle(self) -> None:
         """One request (its head is whole: the reading thread waited for it); a kept-alive connection then goes back
@@ -174,7 +174,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.handle_one_request()
             if not self.close_connection:
                 self.deadline.ended = True
-                self.leftover = self.rfile.peek(MAX_HEAD_BYTES) + self.deadline.unread()
+                self.leftover = self.reader.peek(MAX_HEAD_BYTES) + self.deadline.unread()
         except DISCONNECTS as exc:  # nobody is left to answer: a debug line, no traceback, the server goes on
             self.close_connection = True
             log.debug("wirecheck stub: client %s:%s went away: %s", *self.client_address[:2], exc)
@@ -379,7 +379,9 @@ class _Server(socketserver.TCPServer):
     request_queue_size = BACKLOG
 
     def __init__(self, port: int, app: App, recorder: HarRecorder, timeouts: Timeouts, workers: int):
-        super().__init__((LOOPBACK, port), _Handler)
+        # TCPServer's own dispatch (finish_request) is never used: `serve` reads each request head and a worker
+        # builds the _Handler with it (_serve_connection), so the base class stands in as the handler TCPServer needs
+        super().__init__((LOOPBACK, port), socketserver.BaseRequestHandler)
         self.socket.setblocking(False)  # accepted only when ready: a client gone by then blocks nothing
         self.app = app
         self.recorder = recorder
