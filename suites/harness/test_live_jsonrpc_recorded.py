@@ -111,6 +111,34 @@ def test_the_mcp_server_run_is_recorded_with_its_provenance():
     assert recorded["counts"]["fail"] == 0
 
 
+@pytest.fixture(scope="module")
+def mcp(tmp_path_factory):
+    """mcp@2025-06-18 imported from the committed schema with its mapping, as the live tier imports it."""
+    from typer.testing import CliRunner
+
+    from wirecheck.cli.app import app
+
+    schema = Path(__file__).parents[1] / "importer" / "data" / "mcp-2025-06-18"
+    out = tmp_path_factory.mktemp("contracts")
+    result = CliRunner().invoke(app, ["import", "schema", str(schema / "schema.json"), "--profile", "json-rpc",
+                                      "--package", "mcp", "--version", "2025-06-18", "-o", str(out),
+                                      "--mapping", str(schema / "mapping.yaml"), "--license", str(schema / "LICENSE")])
+    assert result.exit_code == 0, result.output
+    return load_registry(out).load("mcp@2025-06-18")
+
+
+def test_the_recorded_mcp_server_is_certified_with_its_scope(mcp):
+    """The server's capture, certified again as the live run certified it (role server, its scope file): the same
+    verdict and every requirement's status; without the scope file the run is incomplete, not failed."""
+    recorded = outcome("mcp-server-everything")
+    capture = DATA / "mcp-server-everything" / "capture.framed.ndjson"
+    cert = certify_captures(mcp, [capture], role="server", baseline=DATA / "mcp-server-everything" / "scope.yaml")
+    assert cert.verdict == recorded["verdict"] == "certified" and cert.exit_code == 0, cert.gate_line
+    assert {r.requirement.id: r.status for r in cert.results} == recorded["statuses"]
+    bare = certify_captures(mcp, [capture], role="server")
+    assert bare.verdict == "incomplete" and not bare.blocking()
+
+
 @pytest.mark.parametrize("name", ["codex-acp", "claude-agent-acp", "gemini-cli"])
 def test_real_agents_offline_are_judged_without_a_false_red(name):
     """The agents issue 27 names, run offline by `nox -s certify-jsonrpc -- --agents`: each stops at authentication
