@@ -66,6 +66,16 @@ def diff_versions(session: nox.Session) -> None:
                 success_codes=[0] if gating else [0, 1])
 
 
+@nox.session(name="diff-corpus", python=PYTHON)
+def diff_corpus(session: nox.Session) -> None:
+    """Confluent Schema Registry's JSON Schema compatibility corpus (fixtures/confluent-json-schema: its draft-07 and
+    2020-12 files, 263 cases) judged by the diff; writes the agreement table to reports/diff-corpus/ (agreement.md,
+    agreement.json). Fails when a disagreement is not explained in the corpus's agreement.yaml or an explanation is
+    stale; suites/diff/test_corpus.py replays the same in the default tests."""
+    session.install("-e", ".")
+    session.run("python", "-m", "wirecheck.diff.corpus", *session.posargs)
+
+
 @nox.session(name="import-release", python=PYTHON)
 def import_release(session: nox.Session) -> None:
     """Import a TypeScript-typed release from npm (needs Node/npm and the registry):

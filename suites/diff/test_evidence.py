@@ -54,6 +54,18 @@ def test_a_type_change_of_a_declared_property_is_declared_evidence() -> None:
     assert all(w.undeclared == () for w in finding.witnesses)
 
 
+def test_a_member_an_unevaluated_properties_schema_types_is_declared() -> None:
+    """`unevaluatedProperties: {type: string}` types every other member, as a typed additionalProperties map does:
+    its keys are data. jsonschema-rs gives that keyword no annotations, so `bar` was taken for an undeclared member
+    and the break latent (Confluent 2020-12 case 38, lenient: incompatible; the default gate passed it)."""
+    old = {"$schema": D, "properties": {"foo": {"type": "string"}}, "unevaluatedProperties": {"type": "string"}}
+    new = {**old, "properties": {"foo": {"type": "string"}, "bar": {"type": "number"}}}
+    (finding,) = diff_schemas(old, new).findings
+    assert finding.breaks(BACKWARD, STRICT) and finding.evidence(BACKWARD, STRICT) == DECLARED
+    assert {json.dumps(w.payload) for w in finding.witnesses if w.direction == BACKWARD} == {'{"bar": "x"}'}
+    assert finding.severity is Severity.ERROR
+
+
 def test_the_default_gate_passes_a_latent_break_and_strict_sets_fails_it(tmp_path: Path) -> None:
     code, out = _cli(tmp_path, OPEN, WITH_TITLE)
     assert code == 0, out

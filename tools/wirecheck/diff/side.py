@@ -370,14 +370,19 @@ def _undeclared(side: Side, evaluation: dict[str, Any], payload: Any) -> tuple[s
             except (KeyError, IndexError, ValueError, TypeError):
                 listed = []
             named.update(f"{at}{format_pointer((name,))}" for name in listed if isinstance(name, str))
-        elif tokens and tokens[-1] in _OTHER_MEMBERS and "annotations" in node:
+        elif tokens and tokens[-1] in _OTHER_MEMBERS:
             schema_at = location_of(node.get("schemaLocation", ""))
             try:
                 said = side.node(schema_at) if "#" in schema_at else True
             except (KeyError, IndexError, ValueError, TypeError):
                 said = True
             if isinstance(said, dict) and any(not is_annotation(k) for k in said):  # a typed map: keys are data
-                named.update(f"{at}{format_pointer((name,))}" for name in node["annotations"])
+                named.update(f"{at}{format_pointer((name,))}" for name in node.get("annotations", ()))
+                # jsonschema-rs (0.61) gives unevaluatedProperties no annotations: the members it evaluated are
+                # its children at one level deeper, under the same evaluation path
+                named.update(child.get("instanceLocation", "") for child in node.get("details", ())
+                             if child.get("evaluationPath") == node.get("evaluationPath")
+                             and child.get("instanceLocation", "") != at)
         stack.extend(node.get("details", ()))
     out: list[str] = []
     values: list[tuple[Any, str]] = [(payload, "")]
