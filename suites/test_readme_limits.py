@@ -68,7 +68,9 @@ INPUT_KINDS = {
     "requirement set for ": "`--requirements`",
     "scenario file": "`--scenario`",
     "stub scenario": "`stub --scenario`",
-    "mapping file": "`import schema --mapping`",
+    "mapping file": "`--mapping`",
+    "schema file to import": "`import schema`'s schema file",
+    "licence file": "`--license`",
     "file": "a file read whole",  # the generic reader (a problem's file read again for its line)
 }
 READERS = {"read_bytes", "read_text", "read_yaml_file", "capture_problem"}

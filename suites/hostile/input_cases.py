@@ -32,6 +32,7 @@ from wirecheck.limits import DEFAULT_MAX_LINE_BYTES
 FIFO_SECONDS = SECONDS + 10  # a named pipe is waited for (10 s) before it is refused
 DEFAULT_BUDGET = memory_budget_mib(DEFAULT_MAX_LINE_BYTES)  # a command without --max-line-bytes: the default's
 D = "https://json-schema.org/draft/2020-12/schema"
+MCP_SCHEMA = Path(__file__).parents[1] / "importer" / "data" / "mcp-2025-06-18" / "schema.json"  # imports whole
 
 
 def _schema(ws: Workspace, name: str = "s.json") -> str:
@@ -133,6 +134,25 @@ def _(ws: Workspace) -> Run:
     _fifo(ws, "contracts/hostile/1.0.0/stream.json")
     return Run(["validate", "hostile@1.0.0", ws.lines("c.jsonl", [{"type": "msg"}])], contracts=contracts,
                expect=_pipe())
+
+
+@case("import", "/dev/zero as the schema file of import schema (was a MemoryError, exit 3)", codes={2})
+def _(ws: Workspace) -> Run:
+    return Run(["import", "schema", "/dev/zero", "--profile", "json-rpc", "--package", "p", "--version", "1.0.0",
+                "-o", str(ws.path("out"))], expect=_device("schema file to import"))
+
+
+@case("import", "/dev/zero as import schema --license (was a MemoryError, exit 3)", codes={2})
+def _(ws: Workspace) -> Run:
+    return Run(["import", "schema", str(MCP_SCHEMA), "--profile", "json-rpc", "--package", "p", "--version", "1.0.0",
+                "-o", str(ws.path("out")), "--license", "/dev/zero"], expect=_device("licence file"))
+
+
+@case("import", "a named pipe nobody writes to as the schema file of import schema (it hung)", codes={2},
+      seconds=FIFO_SECONDS, large=True)
+def _(ws: Workspace) -> Run:
+    return Run(["import", "schema", _fifo(ws, "schema.json"), "--profile", "json-rpc", "--package", "p",
+                "--version", "1.0.0", "-o", str(ws.path("out"))], expect=_pipe())
 
 
 @case("diff", "a named pipe nobody writes to as --waivers", codes={2}, seconds=FIFO_SECONDS, large=True)

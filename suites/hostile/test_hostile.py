@@ -230,7 +230,7 @@ def test_every_command_has_hostile_cases() -> None:
 
     covered = {c.command for c in CASES}
     for command in ("validate", "diff", "diff-schemas", "fuzz", "certify", "show", "contracts", "stub", "probe",
-                    "fuzz-consumer"):
+                    "fuzz-consumer", "import"):
         assert command in covered, command
     assert hostile_cases.MEMORY_MIB >= hostile_cases.MEMORY_BASE_MIB
 

@@ -45,6 +45,7 @@ import yaml
 
 from wirecheck.importer.acp import JSONRPC_DEFS, RESPONSE_SELECTOR, kind_id
 from wirecheck.importer.shipped import ImportRefused
+from wirecheck.input_files import Unreadable, read_bytes, read_text
 
 UNION = re.compile(r"^([A-Z][A-Za-z0-9]*?)(Request|Notification|Result)$")
 TYPES = ("request", "notification")
@@ -341,7 +342,10 @@ def registry_text(root: Path, package: str, version: str, title: str, npm: str |
     header = "# Written by `wirecheck import`: the packages and releases of this contracts folder (--contracts).\n"
     data: dict[str, Any] = {"packages": {}}
     if path.exists():
-        text = path.read_text(encoding="utf-8")
+        try:
+            text = read_text(path, "contract file")
+        except Unreadable as exc:
+            raise ImportRefused(str(exc)) from None
         loaded = yaml.safe_load(text) or {}
         entry = loaded.get("packages", {}).get(package) if isinstance(loaded, dict) else None
         if isinstance(entry, dict) and version in entry.get("releases", []):
@@ -376,10 +380,10 @@ def import_schema(path: Path, *, package: str, version: str, out: Path, mapping_
 
     if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", package):
         raise ImportRefused(f"--package {package!r}: lower-case letters, digits and -, as contracts/<package>/")
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ImportRefused(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:  # the one bounded reader: a device, a named pipe nobody writes to or a file past 16 MiB is refused
+        raw = read_bytes(path, "schema file to import")
+    except Unreadable as exc:
+        raise ImportRefused(str(exc)) from None
     upstream, problem = parse_json(raw)
     if problem is not None:
         raise ImportRefused(f"{path}{'#' + problem.pointer if problem.pointer else ''}: {problem.message}")
@@ -438,9 +442,9 @@ def import_schema(path: Path, *, package: str, version: str, out: Path, mapping_
     }
     if license_path is not None:
         try:
-            files["LICENSE"] = license_path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ImportRefused(f"{license_path}: cannot read the licence: {exc}") from None
+            files["LICENSE"] = read_text(license_path, "licence file")
+        except Unreadable as exc:
+            raise ImportRefused(str(exc)) from None
     registry = registry_text(out, package, version, str(catalog["title"]))
     with tempfile.TemporaryDirectory(prefix="wirecheck-import-schema-") as temp:
         trial = Path(temp)
