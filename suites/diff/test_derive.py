@@ -242,6 +242,32 @@ def test_a_union_member_renamed_and_changed_is_matched_by_use() -> None:
     assert not any(f.rule in ("MESSAGE_KIND_REMOVED", "MESSAGE_KIND_ADDED") for f in result.findings)
 
 
+def test_members_that_share_only_what_every_member_has_are_no_rename() -> None:
+    """MCP 2025-11-25 → 2026-07-28: `GetTaskPayloadResult` ({_meta}, open) left with tasks and
+    `SubscriptionsListenResult` ({_meta, resultType}) arrived in the same `ServerResult` union. `_meta`, which every
+    result has, made them "half their names in common": one kind renamed, and three errors against a kind that
+    did not exist (`_meta` and `resultType` now required). A name most members of the union have identifies none."""
+    meta = {"_meta": {"type": "object"}}
+
+    def result(*names: str, **extra: Any) -> dict[str, Any]:
+        return {"type": "object", "properties": {**meta, **{n: {"type": "string"} for n in names}}, **extra}
+
+    def schema(members: dict[str, Any]) -> dict[str, Any]:
+        return {"$schema": D, "$defs": {"ServerResult": {"anyOf": [{"$ref": f"#/$defs/{n}"} for n in members]},
+                                        **members}}
+
+    common = {"ListToolsResult": result("tools", required=["tools"]),
+              "ListPromptsResult": result("prompts", required=["prompts"])}
+    old = schema({**common, "GetTaskPayloadResult": result(additionalProperties={})})
+    new = schema({**common, "SubscriptionsListenResult": result("resultType", required=["_meta", "resultType"])})
+    findings = diff_schemas(old, new).findings
+    assert not [f for f in findings if f.rule == "MESSAGE_KIND_RENAMED"]
+    assert not [f for f in findings if f.kind == "SubscriptionsListenResult" and f.rule != "MESSAGE_KIND_ADDED"]
+    # still a rename where a name that tells members apart is shared (JSONRPCError → JSONRPCErrorResponse, above)
+    renamed = schema({**common, "GetTaskPayload": result(additionalProperties={})})
+    assert [f.rule for f in diff_schemas(old, renamed).findings] == ["MESSAGE_KIND_RENAMED"]
+
+
 def test_a_tagged_root_union_is_compared_member_by_member() -> None:
     member = lambda tag, **props: {"type": "object", "required": ["type"],  # noqa: E731
                                    "properties": {"type": {"const": tag}, **props}}

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -555,7 +555,7 @@ def _diff_derived(pair: _Pair, old_kinds: list[DerivedKind], new_kinds: list[Der
     findings: list[DiffFinding] = []
     verdicts: list[KindVerdict] = []
     matched, only_old, only_new = match_derived(old_kinds, new_kinds)
-    alike, only_old, only_new = _match_by_shape_and_use(pair, only_old, only_new)
+    alike, only_old, only_new = _match_by_shape_and_use(pair, only_old, only_new, old_kinds, new_kinds)
     matched += alike
     for old_kind, new_kind in matched:
         if old_kind.id != new_kind.id:
@@ -574,12 +574,27 @@ def _diff_derived(pair: _Pair, old_kinds: list[DerivedKind], new_kinds: list[Der
     return findings, verdicts
 
 
-def _match_by_shape_and_use(pair: _Pair, only_old: list[DerivedKind], only_new: list[DerivedKind]) -> tuple[
+def _common_names(side: Side, kinds: list[DerivedKind]) -> dict[str, set[str]]:
+    """Per union (a kind's `uses`), the property names more than half of its 3 or more members have: `_meta` on
+    every MCP result, `jsonrpc` and `id` in JSON-RPC's envelopes. They say nothing about which member is which."""
+    members: dict[str, list[set[str]]] = {}
+    for kind in kinds:
+        names = set(flatten(side, kind.location).properties)
+        for use in kind.uses:
+            members.setdefault(use, []).append(names)
+    return {use: {n for n in set().union(*listed) if sum(n in names for names in listed) * 2 > len(listed)}
+            for use, listed in members.items() if len(listed) >= 3}
+
+
+def _match_by_shape_and_use(pair: _Pair, only_old: list[DerivedKind], only_new: list[DerivedKind],
+                            old_kinds: Sequence[DerivedKind] = (), new_kinds: Sequence[DerivedKind] = ()) -> tuple[
         list[tuple[DerivedKind, DerivedKind]], list[DerivedKind], list[DerivedKind]]:
     """Kinds told apart by validation (named by a definition or a title, not a method) that one side calls by
     another name: matched when written alike (a definition renamed, `$ref`s followed: MCP's `JSONRPCError` →
     `JSONRPCErrorResponse`), else when listed by the same union with half their property names or more in common
-    (best first). A kind named by a method is matched by its method alone: readers dispatch on it."""
+    (best first), names most of that union's members have left out (MCP 2025-11-25's `GetTaskPayloadResult`, gone
+    with tasks, and 2026-07-28's new `SubscriptionsListenResult` share only `_meta`, which every result has: no
+    rename). A kind named by a method is matched by its method alone: readers dispatch on it."""
     matched: list[tuple[DerivedKind, DerivedKind]] = []
     left_old = [k for k in only_old if not k.dispatch]
     left_new = [k for k in only_new if not k.dispatch]
@@ -590,11 +605,15 @@ def _match_by_shape_and_use(pair: _Pair, only_old: list[DerivedKind], only_new: 
             left_old.remove(kind)
             left_new.remove(twin)
     scored = []
+    common_old = _common_names(pair.old, list(old_kinds)) if left_old and left_new else {}
+    common_new = _common_names(pair.new, list(new_kinds)) if left_old and left_new else {}
     for a in left_old:
-        names_a = set(flatten(pair.old, a.location).properties)
         for b in left_new:
-            names_b = set(flatten(pair.new, b.location).properties)
-            if set(a.uses) & set(b.uses) and names_a and names_b:
+            shared = set(a.uses) & set(b.uses)
+            common = set().union(*(common_old.get(u, set()) | common_new.get(u, set()) for u in shared))
+            names_a = set(flatten(pair.old, a.location).properties) - common
+            names_b = set(flatten(pair.new, b.location).properties) - common
+            if shared and names_a and names_b:
                 scored.append((len(names_a & names_b) / len(names_a | names_b), a.id, b.id, a, b))
     for score, _, _, a, b in sorted(scored, key=lambda s: (-s[0], s[1], s[2])):
         if score >= 0.5 and a in left_old and b in left_new:
