@@ -71,6 +71,7 @@ INPUT_KINDS = {
     "mapping file": "`--mapping`",
     "schema file to import": "`import schema`'s schema file",
     "licence file": "`--license`",
+    "corpus manifest": "the `diff-corpus` manifest",
     "file": "a file read whole",  # the generic reader (a problem's file read again for its line)
 }
 READERS = {"read_bytes", "read_text", "read_yaml_file", "capture_problem"}
