@@ -160,12 +160,18 @@ def draft(release: ContractRelease) -> list[dict[str, Any]]:
     for use in release.rules:
         counts[use.id] = counts.get(use.id, 0) + 1
     drafts += [rule_requirement(release, use, counts[use.id] > 1) for use in release.rules]
-    from wirecheck.check.engine import jsonrpc_methods
+    from wirecheck.check.engine import jsonrpc_methods, request_families
 
     groups = BUILTIN_GROUPS + (CORRELATED_GROUPS if any(k.correlate for k in release.kinds) else [])
-    groups += JSONRPC_GROUPS if jsonrpc_methods(release) is not None else []
+    jsonrpc = jsonrpc_methods(release) is not None
+    groups += JSONRPC_GROUPS if jsonrpc else []
+    # a request of a family naming a member the release lacks (Qoder's control_request subtypes) was a message of
+    # no kind before it was told apart: it stays with the kinds
+    families = not jsonrpc and bool(request_families(release))
     for group in groups:
         link: dict[str, Any] = {"builtin": group["builtin"]}
+        if families and group["name"] == "KNOWN-KINDS":
+            link["builtin"] = [*group["builtin"], "UNKNOWN_METHOD"]
         if group in CORRELATED_GROUPS:  # JSON-RPC's unknown methods are judged on every message, as known kinds
             link["exercised_by"] = "correlated_message"
         # built-in groups carry texts written here once (reviewed), not drafts derived from the contract

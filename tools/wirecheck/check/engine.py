@@ -33,7 +33,7 @@ from wirecheck.check.result import (
 )
 from wirecheck.check.unrecognised import Unrecognised, bundled_releases, likely_releases, looks_like
 from wirecheck.check.validate import Problem, Validators
-from wirecheck.contracts.model import PRESENT, ContractRelease, MessageKind
+from wirecheck.contracts.model import PRESENT, ContractRelease, FieldConditions, MessageKind
 from wirecheck.findings import Finding, Severity, blocking, short_repr
 from wirecheck.pointer import MISSING, format_pointer, resolve
 from wirecheck.rules.catalogue import level_of
@@ -120,6 +120,9 @@ class Engine:
         self.answered_kinds = self._answered_kinds()
         self._correlated = frozenset(self.answered_kinds) | {k.id for k in release.kinds if k.correlate is not None}
         self.methods = jsonrpc_methods(release)  # None: the release is not JSON-RPC
+        # requests of a family whose member the release lacks (Qoder's control_request subtypes): JSON-RPC's have
+        # their own reading above
+        self.families = request_families(release) if self.methods is None else ()
         self._has_consumers = frozenset(c.kind for c in release.consumers)
         self._consumers: dict[str, list[tuple[str, MessageKind, Validators]]] = {}
         self._consumer_validator_sets: dict[str, Validators] = {}
@@ -354,6 +357,10 @@ class Engine:
             if method is not None:
                 self._on_unknown_method(message, method, reading, run, emit)
                 return None
+            asked = self._unknown_request(message)
+            if asked is not None:
+                self._on_unknown_request(message, *asked, reading, run, emit)
+                return None
             text = self._unknown_text(message)
             severity = None
             if reading is not None and reading.extension:
@@ -556,6 +563,44 @@ class Engine:
                                             message.sender, method=method, answer=answer), answer, run, emit,
                            answer.consumer)
 
+    def _unknown_request(self, message: Message) -> tuple[RequestFamily, str, tuple[str, ...]] | None:
+        """An unclassified request of a family the release defines (its envelope and a request id) naming a member
+        the release lacks: (family, the name it asks for, where it names it); None for anything else."""
+        value = message.value
+        if not self.families or message.http is not None or message.artifact is not None or not isinstance(value, dict):
+            return None
+        for family in self.families:
+            if not family.holds(value):
+                continue
+            for tokens in family.names:
+                name = resolve(value, tokens, None)
+                if isinstance(name, str) and name not in family.known:
+                    return family, name, tokens
+        return None
+
+    def _on_unknown_request(self, message: Message, family: RequestFamily, name: str, tokens: tuple[str, ...],
+                            reading: Any, run: _CaptureRun, emit: Callable[[Finding], None]) -> None:
+        """As a JSON-RPC method the release lacks: one UNKNOWN_METHOD finding naming what the request asks for, at
+        its receiver's severity (readers.yaml), and the request is remembered, so the receiver's answer (Qoder's
+        readers answer an unknown subtype with an error response) correlates with it instead of answering nothing."""
+        where = format_pointer(tokens)
+        what = f"{family.title} {short_repr(name)} (at {where}), which {self.release.name} does not define"
+        severity = None
+        if reading is not None:
+            what += (f"; {reading.consumer} rejects it ({reading.cited})" if reading.reject
+                     else f"; {reading.consumer} ignores it ({reading.cited})")
+            severity = Severity.ERROR if reading.reject else None
+        emit(message.finding("UNKNOWN_METHOD", what, pointer=where, found=name, severity=severity))
+        answers = [k for k in family.answers if message.sender is None or k.consumer == message.sender]
+        if len({(k.consumer, k.correlate) for k in answers}) != 1:  # nobody, or several sides, could answer it
+            return
+        answer = answers[0]
+        request_id = resolve(message.value, family.request_id, None)
+        if request_id is not None and _hashable(request_id):
+            self._remember(message, Request(None, request_id, message.file, message.line, message.where,
+                                            message.sender, method=name, answer=answer), answer, run, emit,
+                           answer.consumer)
+
     def _answer_kind(self, sender: str | None) -> MessageKind | None:
         """The response kind that answers a request from `sender`: the one correlated response kind its consumer
         is `sender` (the one of the release, when the sender is not known)."""
@@ -622,7 +667,9 @@ class Engine:
             for pending in run.requests.unanswered():
                 method = "" if pending.method is None else (
                     f" (method {short_repr(pending.method)}, which {self.release.name} does not define: JSON-RPC asks "
-                    "for an answer all the same, an error -32601 Method not found)")
+                    "for an answer all the same, an error -32601 Method not found)") if self.methods is not None else (
+                    f" ({short_repr(pending.method)}, which {self.release.name} does not define: its receiver owes "
+                    "an answer all the same, an error response)")
                 emit(pending.finding("REQUEST_WITHOUT_RESPONSE", f"request {short_repr(pending.request_id)}{method} "
                                      "got no response"))
         note = run.requests.limit_note(run.capture.label)
@@ -782,6 +829,63 @@ def jsonrpc_methods(release: ContractRelease) -> frozenset[str] | None:
                 jsonrpc = True
                 methods.update(v for v in method if isinstance(v, str))
     return frozenset(methods) if jsonrpc else None
+
+
+@dataclass(frozen=True)
+class RequestFamily:
+    """The requests some response kinds answer, as the release writes them (Qoder's control_request.*): the envelope
+    every one of them shares (the selector conditions common to all), where each names what it asks for (the pointers
+    its selectors tell them apart by) and the names the release defines there. A request in the envelope naming
+    another member is a request the release lacks: its receiver's answer still correlates with it."""
+
+    title: str  # how a request of the family is named in a finding: "control_request"
+    envelope: FieldConditions
+    names: tuple[tuple[str, ...], ...]
+    known: frozenset[str]
+    request_id: tuple[str, ...]
+    answers: tuple[MessageKind, ...]
+
+    def holds(self, value: dict[str, Any]) -> bool:
+        for tokens, accepted in self.envelope:
+            found = resolve(value, tokens, MISSING)
+            if found is MISSING or isinstance(found, dict | list) or _id_key(found) not in map(_id_key, accepted):
+                return False
+        return resolve(value, self.request_id, None) is not None
+
+
+def request_families(release: ContractRelease) -> tuple[RequestFamily, ...]:
+    """The request families of a release's stream kinds: per response pattern (`answers:`) and request id pointer,
+    the kinds it answers; a family needs an envelope (a condition every selector alternative of every member shares,
+    so that an unknown member is still told apart from any other message) and names that tell its members apart."""
+    groups: dict[tuple[str, tuple[str, ...]], list[MessageKind]] = {}
+    for kind in release.kinds:
+        if kind.answers is not None and kind.correlate is not None and kind.channel == "stdio-ndjson":
+            groups.setdefault((kind.answers, kind.correlate[0]), []).append(kind)
+    families = []
+    for (pattern, request_id), answers in groups.items():
+        members = [k for k in release.kinds if k.channel == "stdio-ndjson" and k.answers is None
+                   and fnmatch.fnmatchcase(k.id, pattern) and k.fields]
+        alternatives = [set(alternative) for k in members for alternative in k.fields]
+        if not alternatives:
+            continue
+        envelope = set.intersection(*alternatives)
+        names: list[tuple[str, ...]] = []
+        known: set[str] = set()
+        for alternative in alternatives:
+            for tokens, accepted in sorted(alternative - envelope, key=lambda c: c[0]):
+                if accepted is PRESENT or tokens in {t for t, _ in envelope}:
+                    continue
+                if tokens not in names:
+                    names.append(tokens)
+                known.update(v for v in accepted if isinstance(v, str))
+        if not envelope or not names:
+            continue
+        title = "request" if len(envelope) != 1 else next(
+            (f"{next(iter(values))}" for _, values in envelope if len(values) == 1 and values is not PRESENT),
+            "request")
+        families.append(RequestFamily(title, tuple(sorted(envelope, key=lambda c: c[0])), tuple(names),
+                                      frozenset(known), request_id, tuple(answers)))
+    return tuple(families)
 
 
 def _side(role: str | None) -> str | None:
