@@ -257,6 +257,44 @@ def _(ws: Workspace) -> Run:
     return Run(["fuzz", "hostile@1.0.0", "--invalid", "--seed", "1", "--count", "3"], contracts=contracts)
 
 
+def _many_defs(count: int, changed: bool) -> dict[str, Any]:
+    """`count` $defs of 12 typed, described properties and two $refs each (about 55 JSON values and 2.4 KB a
+    definition), every tenth with p0 retyped when `changed`: issue 31's count (1,900 $defs: 5.2 MB there, 4.6 MB
+    here)."""
+    defs = {}
+    for i in range(count):
+        properties: dict[str, Any] = {}
+        for j in range(12):
+            kind = ("string", "integer", "boolean", "number")[(i + j) % 4]
+            properties[f"p{j}"] = {"type": kind, "description": f"field {j} of D{i} " * 8,
+                                   **({"maxLength": 100 + j} if kind == "string" else {}),
+                                   **({"minimum": 0} if kind == "integer" else {})}
+        properties["next"] = {"$ref": f"#/$defs/D{(i + 1) % count}"}
+        properties["items"] = {"type": "array", "items": {"$ref": f"#/$defs/D{(i * 7 + 3) % count}"}}
+        if changed and i % 10 == 0:
+            properties["p0"] = {"type": "object"}
+        defs[f"D{i}"] = {"type": "object", "properties": properties, "required": ["p0", "p1"],
+                         "additionalProperties": False}
+    return {"$schema": D, "$defs": defs, "$ref": "#/$defs/D0"}
+
+
+def _defs_pair(ws: Workspace, count: int) -> list[str]:
+    return [ws.write(f"{side}.json", orjson.dumps(_many_defs(count, side == "new"))) for side in ("old", "new")]
+
+
+@case("diff-schemas", "two schemas of 1,900 $defs (104,504 values each) are refused by their count, not compared "
+      "in 522 MiB", codes={2}, large=True)
+def _(ws: Workspace) -> Run:
+    return Run(["diff-schemas", *_defs_pair(ws, 1_900)],
+               expect=stderr_says("holds more than 50,000 JSON values, the most wirecheck compares of a schema"))
+
+
+@case("diff-schemas", "two schemas at the value limit (900 $defs, 49,504 values each) stay within memory", codes={1},
+      large=True, memory_mib=DEFAULT_BUDGET, seconds=600)
+def _(ws: Workspace) -> Run:
+    return Run(["diff-schemas", *_defs_pair(ws, 900)])
+
+
 @case("validate", "a 300 MB contract schema is refused by its size", codes={2}, large=True)
 def _(ws: Workspace) -> Run:
     contracts = _demo_contract(ws)

@@ -81,7 +81,7 @@ def _finish(results: list[Any], options: Any, fail_on: str, waivers: Path | None
 def _load_schema(path: Path, default_draft: Any) -> Any:
     """The file's schema, translated into 2020-12 (`diff/inputs.read_input`); a usage error names file and pointer."""
     from wirecheck.contracts.drafts import Untranslatable
-    from wirecheck.diff.inputs import not_json, read_input
+    from wirecheck.diff.inputs import not_json, read_input, too_many_values
     from wirecheck.json_text import parse_json
     from wirecheck.yaml_lines import YamlFileError, parse_yaml, read_text
 
@@ -104,6 +104,8 @@ def _load_schema(path: Path, default_draft: Any) -> Any:
     if problem:
         where, _, why = problem.partition(": ")
         raise fail_usage(f"{path}{'#' + where if where else ''}: YAML that is not JSON: {why}")
+    if (too_large := too_many_values(schema)) is not None:
+        raise fail_usage(f"{path}: {too_large}")
     try:
         return read_input(schema, default_draft)
     except Untranslatable as exc:

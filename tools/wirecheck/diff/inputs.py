@@ -17,11 +17,25 @@ from typing import Any
 from urllib.parse import unquote
 
 from wirecheck.contracts.drafts import DRAFT_2020_12, MAX_DEPTH, Draft, Translation, Untranslatable, translate
-from wirecheck.contracts.loader import DIALECT
+from wirecheck.contracts.loader import DIALECT, MAX_RELEASE_VALUES, count_values
 from wirecheck.contracts.views import ref_loops, subschemas
 from wirecheck.pointer import format_pointer, parse_pointer, resolve
 
-__all__ = ["MAX_DEPTH", "in_input_terms", "not_json", "read_input", "unsupported"]
+__all__ = ["MAX_DEPTH", "MAX_SCHEMA_VALUES", "in_input_terms", "not_json", "read_input", "too_many_values",
+           "unsupported"]
+
+# JSON values in one diff-schemas input: a contract release's own limit. The diff's memory grows with the schema
+# (about 5 KiB a value: two schemas of 1,900 $defs, 104,504 values each, peaked at 522 MiB, 52,254 at 291 MiB), and
+# a file within MAX_FILE_BYTES could hold three times more than the README's memory limit allows.
+MAX_SCHEMA_VALUES = MAX_RELEASE_VALUES
+
+
+def too_many_values(schema: Any) -> str | None:
+    """Why `schema` is too large to compare (past MAX_SCHEMA_VALUES), or None; counted before anything is built."""
+    if count_values(schema, MAX_SCHEMA_VALUES + 1) <= MAX_SCHEMA_VALUES:
+        return None
+    return (f"holds more than {MAX_SCHEMA_VALUES:,} JSON values, the most wirecheck compares of a schema "
+            "(see Limits in the README)")
 _UNSUPPORTED = {
     "$anchor": "a named anchor: refer to the schema by JSON pointer (#/$defs/...) instead",
     "$dynamicAnchor": "dynamic references are not compared",
