@@ -9,7 +9,7 @@ import yaml
 
 from wirecheck.certify.generate import draft, generate
 from wirecheck.certify.generate import main as generate_main
-from wirecheck.certify.requirements import KIND_CODES, Link, load_requirements
+from wirecheck.certify.requirements import KIND_CODES, Link, default_requirements_path, load_requirements
 from wirecheck.contracts import ContractError, load_registry
 from wirecheck.findings import Finding, Severity
 from wirecheck.rules.catalogue import rule_catalogue
@@ -131,3 +131,24 @@ def test_a_requirement_links_exactly_the_findings_of_its_element():
     builtin_req = Requirement("A-1-Z", "MUST", "any", "t" * 10, Link(builtin=("PARSE_ERROR",)))
     assert builtin_req.matches(finding("PARSE_ERROR")) and not builtin_req.matches(finding("NOT_AN_OBJECT"))
     assert all(rule_catalogue()[code].group == "built-in" for code in KIND_CODES)
+
+
+@pytest.mark.parametrize("version", ["1.0.13", "1.0.21", "1.0.23", "1.0.34", "1.0.39"])
+def test_qoder_init_first_is_no_stricter_than_the_sdks_readers(version):
+    """Issue 29, finding 4: the SDKs take system/init wherever it comes (readMessages validates it on arrival; the
+    Python SDK reads no protocol_version), so a CLI answering initialize first (qodercli 1.1.23) fails no MUST."""
+    release = load_registry().load(f"qoder-agent-sdk@{version}")
+    requirements = load_requirements(default_requirements_path(release), release)
+    (first,) = [r for r in requirements if r.link.rule == "FIRST_MESSAGE_IS"]
+    assert first.level == "SHOULD" and "validateProtocolHandshake" in first.text
+
+
+def test_qodercli_1_1_23_answering_initialize_first_fails_no_must():
+    from wirecheck.certify.pipeline import certify_captures
+
+    capture = Path(__file__).parents[2] / "fixtures/live/qodercli@1.1.23/qoder-session-tools.framed.ndjson"
+    assert b'"type":"control_response"' in capture.read_bytes().split(b"\n")[2]  # the CLI's first line
+    cert = certify_captures(load_registry().load("qoder-agent-sdk@1.0.23"), [capture], role="cli")
+    first = next(r for r in cert.results if r.requirement.id == "QODER-1.0.23-INIT-FIRST")
+    assert first.status == "fail" and first.requirement.level == "SHOULD"
+    assert not [r for r in cert.results if r.requirement.level == "MUST" and r.status == "fail"]
