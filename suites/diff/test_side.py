@@ -101,3 +101,26 @@ def test_a_schema_too_deep_for_the_canonicaliser_is_never_handed_to_it(monkeypat
     looping = Side("old", {URI: {"$schema": D, "$id": URI, "$defs": {"T": {
         "type": "object", "properties": {"child": {"$ref": "#/$defs/T"}}}}}})
     assert looping.depth(URI + "#/$defs/T") == 3  # a loop is kept as a reference by canonical forms: counted once
+
+
+def test_the_validators_kept_are_bounded_by_the_json_they_reach(monkeypatch) -> None:
+    """A validator compiles every node its `$ref`s reach; keeping one per location of a schema whose definitions
+    all refer to each other took 2.4 GiB (issue 31, 5). The kept ones are bounded by the bytes they reach, the
+    least recently asked for dropped first, and one dropped is built again when asked for."""
+    import wirecheck.diff.side as side_module
+
+    uri = "https://schemas.wirecheck.invalid/s"
+    defs = {f"D{i}": {"type": "object", "properties": {"n": {"type": "integer"},
+                                                       **({"prev": {"$ref": f"#/$defs/D{i - 1}"}} if i else {})}}
+            for i in range(6)}
+    side = Side("old", {uri: {"$schema": D, "$id": uri, "$defs": defs}})
+    locations = [f"{uri}#/$defs/D{i}" for i in range(6)]
+    budget = side.source_size(locations[-1]) + side.source_size(locations[-2])
+    monkeypatch.setattr(side_module, "VALIDATOR_SOURCE_BUDGET", budget)
+    for location in locations:
+        assert side.validator(location).is_valid({"n": 1}) and not side.validator(location).is_valid({"n": "x"})
+    kept = [location for location, _ in side._validators]
+    assert kept == locations[-2:] and sum(side.source_size(k) for k in kept) <= budget
+    side.validator(locations[-2])  # asked for again: the most recent, so D5 is dropped for D0
+    assert not side.validator(locations[0]).is_valid({"n": "x"})
+    assert [location for location, _ in side._validators] == [locations[-2], locations[0]]

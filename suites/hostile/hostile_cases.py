@@ -24,8 +24,10 @@ hostile`).
 from __future__ import annotations
 
 import contextlib
+import copy
 import gzip
 import os
+import random
 import signal
 import socket
 import sys
@@ -439,6 +441,32 @@ def _(ws: Workspace) -> Run:
     old, new = ref_chain(3000, {"type": "string"}), ref_chain(3000, {"type": "integer"})
     return Run(["diff-schemas", *_schemas(ws, {"$defs": old, "$ref": "#/$defs/Msg"},
                                           {"$defs": new, "$ref": "#/$defs/Msg"})])
+
+
+def interlinked_definitions(count: int, kinds: int, padding: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Two schemas of `count` definitions (MCP's layout: a `Message` union lists the last `kinds`), each with six
+    `$ref`s to earlier ones, so every message kind reaches most of the file; the new one retypes `p0` in every
+    tenth kind. `padding` words of description per definition set the size (270: 5.5 MB)."""
+    rnd = random.Random(3)
+    defs: dict[str, Any] = {}
+    for i in range(count):
+        props = {f"p{j}": {"$ref": f"#/$defs/D{rnd.randrange(i)}"} if i and j % 2 else
+                 {"type": "string", "description": "x " * 40} for j in range(12)}
+        defs[f"D{i}"] = {"type": "object", "description": "Thing. " * padding, "properties": props,
+                         "required": ["p0"]}
+    defs["Message"] = {"anyOf": [{"$ref": f"#/$defs/D{i}"} for i in range(count - kinds, count)]}
+    old = {"$schema": D, "$defs": defs}
+    new = copy.deepcopy(old)
+    for i in range(count - kinds, count, 10):
+        new["$defs"][f"D{i}"]["properties"]["p0"] = {"type": "integer"}
+    return old, new
+
+
+@case("diff-schemas", "two 5.5 MB schemas of 1,900 definitions that refer to each other (2.4 GiB: a validator "
+      "per kind, each compiling most of the file, all kept)", codes={1}, large=True, seconds=600,
+      memory_mib=memory_budget_mib(32 * MIB))  # diff-schemas has no --max-line-bytes: its default's budget
+def _(ws: Workspace) -> Run:
+    return Run(["diff-schemas", *_schemas(ws, *interlinked_definitions(1900, 380, 270))])
 
 
 @case("diff", "a waiver that expires on a day that does not exist", codes={2})
