@@ -124,3 +124,22 @@ def test_the_validators_kept_are_bounded_by_the_json_they_reach(monkeypatch) -> 
     side.validator(locations[-2])  # asked for again: the most recent, so D5 is dropped for D0
     assert not side.validator(locations[0]).is_valid({"n": "x"})
     assert [location for location, _ in side._validators] == [locations[-2], locations[0]]
+
+
+def test_python_jsonschema_confirms_the_best_candidate_only(monkeypatch) -> None:
+    """The witness search screens every candidate with jsonschema-rs and asks python-jsonschema (20 times slower)
+    about the best first: it asked about every candidate that was the shortest so far (MCP 2025-11-25 →
+    2026-07-28: two thirds of the diff's time). The witness chosen is the same: declared, then shortest."""
+    uri_old, uri_new = "https://schemas.wirecheck.invalid/o", "https://schemas.wirecheck.invalid/n"
+    old = Side("old", {uri_old: {"$schema": D, "$id": uri_old, "type": "object",
+                                 "properties": {"a": {"type": "string"}}}})
+    new = Side("new", {uri_new: {"$schema": D, "$id": uri_new, "type": "object",
+                                 "properties": {"a": {"type": "string", "maxLength": 1}}}})
+    asked: list[str] = []
+    confirms = Side.confirms
+    monkeypatch.setattr(Side, "confirms", lambda self, *a: asked.append(self.name) or confirms(self, *a))
+    longest_first = [{"a": "x" * n} for n in range(9, 1, -1)]
+    found = judge(longest_first, (old, uri_old + "#"), (new, uri_new + "#"))
+    assert {dv: w.payload for dv, w in found.items()} == {(BACKWARD, "strict"): {"a": "xx"},
+                                                            (BACKWARD, "tolerant"): {"a": "xx"}}
+    assert len(asked) == 4  # writer and reader, per view: once each

@@ -53,40 +53,46 @@ def judge(payloads: Iterable[Any], old: tuple[Side, str], new: tuple[Side, str],
     rejection is at or around that instance path (so a change is never credited with another change's break).
 
     jsonschema-rs screens every candidate; python-jsonschema confirms a witness before it is kept (`confirm`;
-    without it the answer is jsonschema-rs's alone: used as evidence, never shown as a witness)."""
-    best: dict[tuple[str, str], Witness] = {}
+    without it the answer is jsonschema-rs's alone: used as evidence, never shown as a witness). The best
+    candidate is a declared payload before a latent one (model.DECLARED), then the shortest, then the first
+    given; python-jsonschema, about 20 times slower, is asked about candidates in that order until one is
+    confirmed, not about every candidate that was the best so far (on MCP's larger pairs, two thirds of the
+    diff's time went to confirming witnesses that a shorter one then replaced)."""
     sides = {"old": old, "new": new}
-    for payload in payloads:
+    screened: dict[tuple[str, str], list[tuple[tuple[bool, int, int], Any, tuple[str, ...], list[Any]]]] = {}
+    for index, payload in enumerate(payloads):
+        size: int | None = None
         for view in VIEWS:
             # producers write their strict contract; the consumer on the other side reads with `view`
             for direction, writer, reader in ((FORWARD, "new", "old"), (BACKWARD, "old", "new")):
-                current = best.get((direction, view))
-                # declared evidence first (a payload with members the writer's contract names, model.DECLARED);
-                # then, shown, the shortest; not shown (evidence only), any
-                if current is not None and not current.undeclared and (
-                        not confirm or _size(payload) >= _size(current.payload)):
-                    continue
                 writer_side, writer_location = sides[writer]
                 reader_side, reader_location = sides[reader]
                 if (not writer_side.accepts(writer_location, STRICT, payload)
                         or reader_side.accepts(reader_location, view, payload)):
                     continue
-                undeclared = writer_side.undeclared(writer_location, payload)
-                if current is not None and (len(undeclared) > 0, _size(payload)) >= (
-                        len(current.undeclared) > 0, _size(current.payload)):
-                    continue
-                # the reason is shown with a confirmed witness; `about` needs the errors' paths
-                errors = reader_side.errors(reader_location, view, payload) if confirm or about is not None else []
-                if about is not None:
-                    first = next((e for e in errors if related(e[0], about)), None)
-                    if first is None:
+                errors: list[Any] = []
+                if about is not None:  # the reason's path ties the witness to the change
+                    errors = [e for e in reader_side.errors(reader_location, view, payload) if related(e[0], about)]
+                    if not errors:
                         continue
-                    errors = [first]
-                if confirm and not (writer_side.confirms(writer_location, STRICT, payload, True)
-                                    and reader_side.confirms(reader_location, view, payload, False)):
-                    continue
-                best[(direction, view)] = Witness(payload, direction, view, reader,
-                                                  errors[0][1] if errors else "rejected", undeclared)
+                undeclared = writer_side.undeclared(writer_location, payload)
+                size = _size(payload) if size is None else size
+                screened.setdefault((direction, view), []).append(
+                    ((len(undeclared) > 0, size, index), payload, undeclared, errors[:1]))
+    best: dict[tuple[str, str], Witness] = {}
+    for (direction, view), found in screened.items():
+        writer, reader = ("new", "old") if direction == FORWARD else ("old", "new")
+        writer_side, writer_location = sides[writer]
+        reader_side, reader_location = sides[reader]
+        for _, payload, undeclared, errors in sorted(found, key=lambda entry: entry[0]):
+            if confirm and not (writer_side.confirms(writer_location, STRICT, payload, True)
+                                and reader_side.confirms(reader_location, view, payload, False)):
+                continue
+            if confirm and about is None:  # the reason is shown with a confirmed witness
+                errors = reader_side.errors(reader_location, view, payload)
+            best[(direction, view)] = Witness(payload, direction, view, reader,
+                                              errors[0][1] if errors else "rejected", undeclared)
+            break
     return best
 
 
