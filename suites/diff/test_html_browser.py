@@ -81,6 +81,18 @@ def test_the_html_report_fits_the_page_and_its_links_resolve(page, browser, widt
     cells = browser.execute_script("return [...document.querySelectorAll('td a')].map(a => a.getAttribute('href'))")
     assert "#qoder-agent-sdk-1.0.13-1.0.39" in cells
     assert browser.execute_script("return !!document.getElementById('qoder-agent-sdk-1.0.13-1.0.39')")
-    assert "one release" in browser.execute_script("return document.body.innerText")
+    words = browser.execute_script("return document.body.innerText")
+    assert "one release" in words
+    # issue 32: the gate line said once (it was `gate --fail-on breaking: fail (gate --fail-on breaking: fail (…))`)
+    # and on the first screen; no raw Markdown backticks; every mark the page shows is in its legend
+    assert words.count("gate --fail-on breaking:") == 1 and "(gate --fail-on" not in words
+    gate_top = browser.execute_script("return [...document.querySelectorAll('p')].find(p => "
+                                      "p.innerText.startsWith('gate --fail-on')).getBoundingClientRect().top")
+    assert gate_top < 1000 / 2
+    assert "`" not in words
+    legend = browser.execute_script("return [...document.querySelectorAll('dt')].map(d => d.innerText).join(' ')")
+    for mark in ("✗", "✓", "?", "←"):
+        assert mark not in words or mark in legend, mark
+    assert "F ✗ [" not in words and "old any" not in words and "none bump" not in words
     SHOTS.mkdir(parents=True, exist_ok=True)
     assert browser.save_screenshot(str(SHOTS / f"diff-{width}.png"))

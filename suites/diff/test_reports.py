@@ -91,7 +91,7 @@ def test_markdown_text_html(run) -> None:
     assert "| shop → client | ✗ tolerant, ✗ strict | ✗ tolerant, ✗ strict |" in md or "❌ breaking" in md
     assert "`REQUIRED_PROPERTY_REMOVED`" in md and "  - witness backward/" in md
     text = _render("text", run)
-    assert text.index("do: ") < text.index("legend: ") < text.index("change(s)")
+    assert text.index("do: ") < text.index("legend: ") < text.index(" changes: ")
     assert "witness backward/tolerant" in text and "gate --fail-on breaking: fail" in text
     html = _render("html", run)
     assert "<table>" in html and "older ↓ / newer →" in html and html.count("<td class=") >= 3

@@ -69,6 +69,9 @@ def test_a_result_missing_fields_gets_one_short_finding_per_field(tmp_path):
     ({"const": "a"}, "b", 'expected "a", found "b"'),
     ({"properties": {"a": False}}, {"a": 1}, "field `a` is not allowed here"),
     ({"minimum": 0}, -1, "-1 is less than the minimum of 0"),
+    # a `not` that says why in its title (opencode-config 2.0.0): its words, not its JSON
+    ({"properties": {"plugins": {"not": {"title": "plugins is a V2 key: OpenCode V1 reads plugin"}}}}, {"plugins": []},
+     "is not allowed here: plugins is a V2 key: OpenCode V1 reads plugin"),
 ])
 def test_schema_errors_in_the_reports_words(schema, instance, said):
     (error,) = list(jsonschema_rs.validator_for(schema).iter_errors(instance))

@@ -146,8 +146,10 @@ def schema_error_text(error: Any) -> str:
         if len(schema_path) >= 2 and schema_path[-2] == "properties":
             return f"field `{schema_path[-1]}` is not allowed here"
         return "no value is allowed here"
-    if name == "not":
-        return f"must not match {_value_text(kind.schema, 80)}"
+    if name == "not":  # a `not` with a title says why in its own words; else the schema it must not match
+        title = kind.schema.get("title") if isinstance(kind.schema, dict) else None
+        return f"is not allowed here: {title}" if isinstance(title, str) else \
+            f"must not match {_value_text(kind.schema, 80)}"
     if name == "contains":
         return "no item matches what the list must contain"
     return str(error.message)

@@ -7,6 +7,7 @@ only this model, so a pair reads the same in every one of them.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +28,7 @@ from wirecheck.diff.model import (
     DiffResult,
     Witness,
 )
-from wirecheck.diff.verdict.upgrade import Answer, Flow, answer
+from wirecheck.diff.verdict.upgrade import Answer, Flow, answer, role_name
 from wirecheck.json_types import json_bytes
 from wirecheck.pointer import parse_pointer
 
@@ -39,17 +40,28 @@ VIEW_TEXT = {STRICT: "strict consumers", TOLERANT: "tolerant consumers"}
 MARK = {BREAKING: "✗", UNKNOWN: "?", SAFE: "✓"}
 # a pair whose every break rests on latent evidence (verdict_word)
 LATENT_WORD = "breaking only for writers of undeclared members (latent)"
+# The legend: (term, what it means, the marks in a report that call for it). A human report prints the entries whose
+# marks it uses (`legend_for`), so every symbol it shows is explained and nothing it does not show is.
 LEGEND = (
-    ("forward", "old readers get messages from new writers (deploy order: writers first)"),
-    ("backward", "new readers get messages old writers wrote (deploy order: readers first, or stored messages)"),
-    ("tolerant / strict", "tolerant readers ignore unknown fields; strict readers (closed models) reject them"),
-    ("✗ / ? / ✓", "breaking, proven by a witness payload one release accepts and the other rejects (re-checked by "
-                  "two validators) or by set containment / undecided (never counted as safe) / proven safe; for "
-                  "tolerant and strict consumers alike unless it says `(strict only)` or `(tolerant only)`"),
-    ("latent", "the break needs a writer that sends a member its contract never declared (an open object let it "
-               "through): a warning unless --strict-sets; every other break is declared evidence"),
-    ("#fingerprint", "a finding's stable id; list it in a waivers file to let a known break pass the gate"),
+    ("forward", "old readers, new writers", ("forward",)),
+    ("backward", "new readers, old writers or stored messages", ("backward",)),
+    ("←", "reader ← writer; a peer is either side", ("←",)),
+    ("tolerant / strict", "readers that ignore / reject unknown fields", ("tolerant", "strict")),
+    ("✗ / ? / ✓", "breaks (a witness or set containment proves it) / undecided / safe, for both kinds of reader unless "
+                  "(strict only)", ("✗", "✓", "?")),
+    ("·", "about the version, not a message", ("·",)),
+    ("latent", "breaks only a writer that sends members its contract never declared: a warning unless --strict-sets",
+     ("latent",)),
+    ("witness", "a message one release accepts and the other rejects (… elides)", ("witness",)),
+    ("RULE_ID", "the diff rule (wirecheck rules); fingerprints for waivers: --format json",
+     (re.compile(r"\b[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+\b"),)),
 )
+
+
+def legend_for(body: str) -> list[tuple[str, str]]:
+    """The legend entries `body` (a report's text, tags stripped) calls for: those whose marks it uses."""
+    return [(term, words) for term, words, marks in LEGEND
+            if any(m.search(body) if isinstance(m, re.Pattern) else m in body for m in marks)]
 # what happened to a member, for the property rules (every other rule's message says it in full)
 MEMBER_VERB = {
     "REQUIRED_PROPERTY_ADDED": "added (required)",
@@ -115,8 +127,77 @@ def gate_line(run: Any) -> str:
     return str(run.gate.summary())
 
 
+def plural(count: int, word: str, words: str | None = None) -> str:
+    return f"{count} {word if count == 1 else words or word + 's'}"
+
+
+def change_counts(report: RunReport) -> dict[str, int]:
+    """The changes a human report lists, by severity (waived apart): the unit its pair headings count too."""
+    counts = {"error": 0, "warning": 0, "info": 0, "waived": 0}
+    for pair in report.pairs:
+        for change in pair.changes:
+            counts["waived" if change.waived else change.severity.value] += 1
+    return counts
+
+
+def counts_text(counts: dict[str, int]) -> str:
+    """`14 changes: 7 errors, 5 warnings, 2 info` (waived ones too, when there are)."""
+    total = sum(counts.values())
+    parts = [plural(counts["error"], "error"), plural(counts["warning"], "warning"), f"{counts['info']} info"]
+    if counts["waived"]:
+        parts.append(f"{counts['waived']} waived")
+    return f"{plural(total, 'change')}: {', '.join(parts)}" if total else "no changes"
+
+
+def gate_why(run: Any, report: RunReport) -> str:
+    """Why the gate fails, counted in changes as the report lists them (the gate counts findings: several findings
+    of one change are one reason here): `3 changes break a protected consumer; 1 version finding`."""
+    change_of: dict[str, int] = {}
+    for pair in report.pairs:
+        for change in pair.changes:
+            for finding in change.findings:
+                change_of.setdefault(finding.fingerprint, id(change))
+    groups: dict[str, set] = {}
+    for reason in run.gate.reasons:
+        key = change_of.get(reason.finding.fingerprint, reason.finding.fingerprint) if reason.finding is not None \
+            else reason.text
+        groups.setdefault(reason.code, set()).add(key)
+    words = {"nothing-compared": ("pair compared nothing", "pairs compared nothing"),
+             "breaks": ("change breaks a protected consumer", "changes break a protected consumer"),
+             "latent": ("change breaks a protected consumer only for writers of undeclared members",
+                        "changes break a protected consumer only for writers of undeclared members"),
+             "risk": ("change may break a consumer or breaks one not protected",
+                      "changes may break a consumer or break one not protected"),
+             "release": ("version finding", "version findings"),
+             "waiver": ("stale or expired waiver", "stale or expired waivers")}
+    return "; ".join(f"{len(groups[code])} {one if len(groups[code]) == 1 else many}"
+                     for code, (one, many) in words.items() if code in groups)
+
+
+def gate_text(run: Any, report: RunReport) -> str:
+    """The gate line of the human formats: the same decision as `gate_line`, its reasons counted in changes."""
+    gate = run.gate
+    why = gate_why(run, report)
+    return f"gate --fail-on {gate.fail_on}: {gate.verdict} ({gate.protects}{'; ' + why if why else ''})"
+
+
 def _is_jump(run: Any, result: DiffResult) -> bool:
     return any(package.is_jump(result) for package in run.packages)
+
+
+def unchanged_text(results: list[DiffResult]) -> str:
+    """The pairs without a change on the wire, in one line: `no changes on the wire (against HEAD): xopc 0.0.251,
+    0.0.253; acp 0.5.1 → 0.8.0`. A pair of one release against a git ref (`0.0.251 (HEAD)` → `0.0.251`) is named by
+    its version, the ref said once."""
+    refs = {r.old_version[len(r.new_version) + 1:] for r in results if r.old_version.startswith(r.new_version + " (")}
+    ref = refs.pop() if len(refs) == 1 else None
+    by_package: dict[str, list[str]] = {}
+    for r in results:
+        same = ref is not None and r.old_version == f"{r.new_version} {ref}"
+        by_package.setdefault(r.package, []).append(r.new_version if same else f"{r.old_version} → {r.new_version}")
+    against = f" (against {ref[1:-1]})" if ref else ""
+    return f"no changes on the wire{against}: " + "; ".join(f"{package} {', '.join(versions)}"
+                                                            for package, versions in by_package.items())
 
 
 def pair_anchor(result: DiffResult) -> str:
@@ -131,19 +212,19 @@ def _slug(text: str) -> str:
 # --- the answer --------------------------------------------------------------------------------------------------
 
 def breaking_readers(a: Answer, direction: str) -> str:
-    """Who breaks in one direction, as `reader ← writer` per flow: `sdk ← cli, ? cli ← sdk` (? undecided; "strict
-    only" where only closed-model readers break and the run does not protect them)."""
+    """Who breaks in one direction, as `reader ← writer` per flow: `old sdk ← new cli, old cli ← new sdk
+    (undecided)` ("strict readers only" where only closed-model readers break and the run does not protect them)."""
     parts = []
     for flow in a.flows:
         verdict = flow.breaks(direction, a.views)
         strict_only = verdict == SAFE and flow.get(direction, STRICT) == BREAKING
         old, new = ("old", "new") if direction == FORWARD else ("new", "old")
-        who = f"{old} {flow.reader} ← {new} {flow.writer}"
+        who = f"{old} {role_name(flow.reader)} ← {new} {role_name(flow.writer)}"
         if verdict == BREAKING:
             latent = not a.strict_sets and flow.latent_only(direction, a.views)
             parts.append(f"{who} (latent)" if latent else who)
         elif verdict == UNKNOWN:
-            parts.append(f"? {who}")
+            parts.append(f"{who} (undecided)")
         elif strict_only:
             parts.append(f"{who} (strict readers only)")
     return ", ".join(parts) or "nobody"
@@ -161,7 +242,7 @@ def flows_table(a: Answer) -> list[tuple[str, str, str]]:
     """(writer → reader, forward cell, backward cell) per flow: marks for tolerant and strict readers."""
     def cell(flow: Flow, direction: str) -> str:
         return f"{MARK[flow.get(direction, TOLERANT)]} tolerant, {MARK[flow.get(direction, STRICT)]} strict"
-    return [(f"{f.writer} → {f.reader}", cell(f, FORWARD), cell(f, BACKWARD)) for f in a.flows]
+    return [(f"{role_name(f.writer)} → {role_name(f.reader)}", cell(f, FORWARD), cell(f, BACKWARD)) for f in a.flows]
 
 
 def version_text(result: DiffResult, a: Answer) -> str:
@@ -176,7 +257,10 @@ def version_text(result: DiffResult, a: Answer) -> str:
 
 def change_verdict(change: Change) -> str:
     """`forward ✗, backward ? (strict only)`: where the change breaks (a mark alone holds for tolerant and strict
-    consumers alike), or `breaks nobody`."""
+    consumers alike), `breaks nobody` when it has verdicts and all are safe, "" for a change about the release itself
+    (a version: no verdicts, nothing on the wire to break)."""
+    if not any(f.verdicts for f in change.findings):
+        return ""
     parts = []
     for direction in DIRECTIONS:
         marks = {m: change.verdict(direction, m) for m in VIEWS}
@@ -209,11 +293,16 @@ class Statement:
         return name, [("", fingerprints)]
 
     def text(self) -> str:
-        """`added (required) [REQUIRED_PROPERTY_ADDED]: a #fp, b #fp`, `a: union gained members [RULE]: X #fp`, or
-        `a: constant changed … [RULE]: #fp`."""
+        """`added (required) [REQUIRED_PROPERTY_ADDED]: a, b`, `a: union gained members [RULE]: X`, or
+        `a: constant changed … [RULE]` (fingerprints are ids for JSON, SARIF and waivers, not for the prose)."""
         lead, listed = self.parts()
-        items = ", ".join(" ".join([name] * bool(name) + ["#" + fp for fp in fps]) for name, fps in listed)
-        return f"{lead + ': ' if lead else ''}{self.what} [{self.rule}]: {items}"
+        return f"{lead + ': ' if lead else ''}{self.what} [{self.rule}]{self.listed(listed)}"
+
+    @staticmethod
+    def listed(listed: list[tuple[str, tuple[str, ...]]], show=lambda name: name) -> str:
+        """`: a, b` — the members or values a statement lists after its words, "" when it lists none."""
+        names = [show(name) for name, _ in listed if name]
+        return ": " + ", ".join(names) if names else ""
 
 
 def member_statements(change: Change) -> list[Statement]:
@@ -246,10 +335,25 @@ def member_name(path: str) -> str:
     return path.replace("/" + ITEM, "[]").replace("/{name}", "{}").replace(ITEM, "[]")
 
 
+def places_of(change: Change) -> list[tuple[str, list[str]]]:
+    """(place, kinds) where a change shows: `message at /request`, the kinds it shows there."""
+    places: dict[str, list[str]] = {}
+    for where in change.where:
+        places.setdefault(where.text()[len(where.kind) + 2:-1], []).append(where.kind)
+    return list(places.items())
+
+
 def where_text(change: Change, limit: int = 6) -> str:
-    places = [w.text() for w in change.where]
-    more = len(places) - limit
-    return ", ".join(places[:limit]) + (f" and {more} more" if more > 0 else "")
+    """`a, b (message at /request); c (reply)`: the kinds a change shows in, those at the same place named together
+    (the place once), at most `limit` kinds."""
+    shown, parts = 0, []
+    for place, kinds in places_of(change):
+        if shown >= limit:
+            break
+        parts.append(f"{', '.join(kinds[:limit - shown])} ({place})")
+        shown += len(kinds[:limit - shown])
+    more = len(change.where) - shown
+    return "; ".join(parts) + (f" and {more} more" if more > 0 else "")
 
 
 # --- witnesses ---------------------------------------------------------------------------------------------------

@@ -1,27 +1,36 @@
-"""A self-contained HTML page: the answers first (one row per pair), a legend and the gate line, per package a
-compatibility matrix whose every cell links to that pair's details (the transitive cells too), then the details:
-each change once, its members with fingerprints, one witness per broken direction (shortened; the whole payload
-behind a disclosure). Everything wraps to the page width; no scripts, no external assets."""
+"""A self-contained HTML page: the gate line, the answers (one row per pair), a legend of the marks the page uses, per
+package a compatibility matrix whose every cell links to that pair's details (the transitive cells too), then the
+details: each change once, its members (fingerprints only in a data attribute: they are ids for JSON, SARIF and
+waivers files), one witness per broken direction (shortened; the whole payload behind a disclosure). Everything
+wraps to the page width; no scripts, no external assets."""
 
 from __future__ import annotations
 
-from html import escape
+import io
+import re
+from html import escape, unescape
 from typing import TextIO
 
+from wirecheck.diff.changes import group_changes
 from wirecheck.diff.model import BACKWARD, FORWARD, STRICT, TOLERANT
 from wirecheck.diff.report.common import (
     LATENT_WORD,
-    LEGEND,
     MARK,
     PairReport,
+    Statement,
     breaking_readers,
     build,
+    change_counts,
     change_verdict,
+    counts_text,
     flows_table,
+    gate_why,
+    legend_for,
     member_statements,
     pair_anchor,
     pair_report,
     payload_text,
+    places_of,
     short_payload,
     verdict_word,
     version_text,
@@ -50,10 +59,11 @@ def write(run, out: TextIO) -> None:
     listed = {(p.result.package, p.result.old_version, p.result.new_version) for p in report.pairs}
     extra = [pair_report(r, run) for package in run.packages for r in package.matrix.values()
              if (r.package, r.old_version, r.new_version) not in listed]  # every matrix cell gets its details
-    w = out.write
+    page = io.StringIO()
+    w = page.write
     w("<!doctype html><html lang='en'><head><meta charset='utf-8'>"
       "<meta name='viewport' content='width=device-width, initial-scale=1'><title>wirecheck contract diff</title>"
-      f"<style>{_STYLE}</style></head><body><h1>wirecheck contract diff</h1>\n")
+      f"<style>{_STYLE}</style></head><body><h1>wirecheck contract diff</h1>\n<p>{_gate(run, report)}</p>\n")
     w("<table class='answers'><colgroup><col class='pair'><col class='verdict'><col><col><col><col></colgroup>"
       "<tr><th>pair</th><th>verdict</th><th>old readers that break (forward)</th>"
       "<th>new readers that break (backward)</th><th>version</th><th>what to do</th></tr>\n")
@@ -65,8 +75,7 @@ def write(run, out: TextIO) -> None:
           f"<td class='{_CLASS[word]}'>{word}</td><td>{escape(breaking_readers(a, 'forward'))}</td>"
           f"<td>{escape(breaking_readers(a, 'backward'))}</td><td>{escape(version_text(r, a))}</td>"
           f"<td>{'<br>'.join(escape(x) for x in a.advice)}</td></tr>\n")
-    w(f"</table>\n<p>{_gate(run)}</p>\n<dl>")
-    w("".join(f"<dt><b>{escape(term)}</b></dt><dd>{escape(words)}</dd>" for term, words in LEGEND) + "</dl>\n")
+    w("</table>\n<!--legend-->\n")
     for package in run.packages or _pairs_as_packages(run.results):
         _matrix(package, w)
     for pair in (*report.pairs, *extra):
@@ -74,19 +83,30 @@ def write(run, out: TextIO) -> None:
     if run.waiver_findings:  # a stale or expired waiver fails the run: the page says so
         w("<h2>Waivers</h2><ul>")
         for f in run.waiver_findings:
-            w(f"<li class='sev-{f.severity.value}'>{escape(f.rule)}: {escape(f.message)} "
+            w(f"<li class='sev-{f.severity.value}'>{escape(f.rule)}: {_words(f.message)} "
               f"(<code>{escape(f.path)}</code>)</li>")
         w("</ul>\n")
-    counts = run.counts()
-    w(f"<p>{len(run.results)} release pair(s): {counts['error']} error(s), {counts['warning']} warning(s), "
-      f"{counts['info']} info, {counts['waived']} waived; {_gate(run)}</p>\n</body></html>\n")
+    w(f"<p>{escape(counts_text(change_counts(report)))} in {len(report.pairs)} release pair"
+      f"{'' if len(report.pairs) == 1 else 's'}.</p>\n</body></html>\n")
+    html = page.getvalue()
+    entries = legend_for(unescape(re.sub(r"<[^>]+>", " ", html)))  # the marks the page uses, and only those
+    legend = "<dl>" + "".join(f"<dt><b>{escape(term)}</b></dt><dd>{escape(words)}</dd>" for term, words in entries) \
+        + "</dl>" if entries else ""
+    out.write(html.replace("<!--legend-->", legend, 1))
 
 
-def _gate(run) -> str:
-    """The run's one gate decision (diff/gate.py), the one its exit code is."""
+def _words(text: str) -> str:
+    """A message in HTML: escaped, its `code spans` (names, as the text format marks them) as <code>, never as
+    raw backticks."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", escape(text))
+
+
+def _gate(run, report) -> str:
+    """The run's one gate decision (diff/gate.py), the one its exit code is, said once."""
     gate = run.gate
+    why = gate_why(run, report)
     return (f"gate <code>--fail-on {escape(gate.fail_on)}</code>: <b>{escape(gate.verdict)}</b> "
-            f"({escape(gate.summary())})")
+            f"({escape(gate.protects)}{'; ' + escape(why) if why else ''})")
 
 
 def _pairs_as_packages(results):
@@ -106,8 +126,9 @@ def _matrix(package, w) -> None:
     if len(releases) < 2:
         w(f"<p>One release ({escape(', '.join(releases) or 'none loadable')}): nothing to compare.</p>\n")
         return
-    w("<p>F = forward, B = backward; the mark is for tolerant readers, the bracket for strict readers. "
-      "Each cell links to its pair.</p>\n<table><tr><th>older ↓ / newer →</th>")
+    w("<p>Each cell: whether old readers break on new writers (forward) and new readers on old writers (backward), "
+      "for tolerant readers, and for strict readers where they differ; each cell links to its pair.</p>\n"
+      "<table><tr><th>older ↓ / newer →</th>")
     w("".join(f"<th>{escape(v)}</th>" for v in releases[1:]) + "</tr>\n")
     for older in releases[:-1]:
         w(f"<tr><th>{escape(older)}</th>")
@@ -127,9 +148,11 @@ def _cell(result) -> str:
     worst = "breaking" if "breaking" in (f_t, b_t) else "unknown" if "unknown" in (f_t, b_t) else "safe"
     if worst == "safe" and (f_s, b_s) != ("safe", "safe"):
         worst = "unknown"  # safe for tolerant readers, not for strict ones: shown as a caution
-    errors = sum(1 for f in result.findings if f.severity.value == "error" and not f.waived)
-    return (f"<td class='{_CLASS[worst]}'><a href='#{pair_anchor(result)}'>F {MARK[f_t]} [{MARK[f_s]}] · B {MARK[b_t]} "
-            f"[{MARK[b_s]}]<br><small>{errors} error(s)</small></a></td>")
+    errors = sum(1 for c in group_changes(result) if c.severity.value == "error" and not c.waived)  # as details count
+    def said(tolerant: str, strict: str) -> str:
+        return MARK[tolerant] + ("" if strict == tolerant else f" (strict {MARK[strict]})")
+    return (f"<td class='{_CLASS[worst]}'><a href='#{pair_anchor(result)}'>forward {said(f_t, f_s)}<br>backward "
+            f"{said(b_t, b_s)}<br><small>{errors} error{'' if errors == 1 else 's'}</small></a></td>")
 
 
 def _details(pair: PairReport, w) -> None:
@@ -137,7 +160,7 @@ def _details(pair: PairReport, w) -> None:
     w(f"<h3 id='{pair.anchor}'>{escape(r.package)} {escape(r.old_version)} → {escape(r.new_version)}</h3>\n")
     nothing = r.nothing_compared
     if nothing:
-        w(f"<p><b>Nothing compared</b>: {escape(nothing)}.</p>\n")
+        w(f"<p><b>Nothing compared</b>: {_words(nothing)}.</p>\n")
         return
     w(f"<p><b>{verdict_word(a)}</b>; {escape(version_text(r, a))}. What to do: {escape('; '.join(a.advice))}.</p>\n")
     if a.flows:
@@ -153,21 +176,22 @@ def _details(pair: PairReport, w) -> None:
     for change in pair.changes:
         verdicts = {v for _, _, v in change.verdicts()}
         css = "bad" if "breaking" in verdicts else "maybe" if "unknown" in verdicts else ""
-        places = ", ".join(f"<code>{escape(x.kind)}</code> ({escape(x.text()[len(x.kind) + 2:-1])})"
-                           for x in change.where)
+        places = "; ".join(", ".join(f"<code>{escape(kind)}</code>" for kind in kinds) + f" ({escape(place)})"
+                           for place, kinds in places_of(change))
         waived = " (waived)" if change.waived else ""
+        verdict = change_verdict(change)
         w(f"<div class='change {css}'><span class='sev-{change.severity.value}'>{change.severity.value}{waived}"
-          f"</span> <code>{escape(change.title)}</code>: {escape(change_verdict(change))}<br><small>in {places}"
-          "</small><ul>")
+          f"</span> <code>{escape(change.title)}</code>{': ' + escape(verdict) if verdict else ''}<br><small>in "
+          f"{places}</small><ul>")
         for statement in member_statements(change):
             lead, listed = statement.parts()
-            items = ", ".join(" ".join([f"<code>{escape(name)}</code>"] * bool(name) +
-                                       [f"<code>#{escape(fp)}</code>" for fp in fps]) for name, fps in listed)
-            w(f"<li>{f'<code>{escape(lead)}</code>: ' if lead else ''}{escape(statement.what)} "
-              f"<small><code>{escape(statement.rule)}</code></small>: {items}</li>")
+            items = Statement.listed(listed, lambda name: f"<code>{escape(name)}</code>")
+            fingerprints = " ".join(fp for _, fps in listed for fp in fps)  # for a waivers file: not in the prose
+            w(f"<li data-fingerprints='{fingerprints}'>{f'<code>{escape(lead)}</code>: ' if lead else ''}"
+              f"{_words(statement.what)} <small><code>{escape(statement.rule)}</code></small>{items}</li>")
         for witness in change.witnesses():
             short = short_payload(witness.payload, witness_path(change, witness))
             w(f"<li>witness {escape(witness.direction)}/{escape(witness.view)}: <details><summary><code>"
-              f"{escape(short)}</code> — {escape(witness.rejected_by)} rejects: {escape(witness.reason)}</summary>"
+              f"{escape(short)}</code> — {escape(witness.rejected_by)} rejects: {_words(witness.reason)}</summary>"
               f"<pre>{escape(payload_text(witness.payload, 10**9))}</pre></details></li>")
         w("</ul></div>\n")

@@ -1,23 +1,32 @@
-"""Markdown (a PR comment, a per-pair report): the answers in one table, a legend, the gate line, then per pair
-its flows and its changes, each once, with fingerprints and shortened witnesses. Everything from a schema is
-escaped (`markdown_text`): a renderer never sees it as HTML or markup."""
+"""Markdown (a PR comment, a per-pair report): the gate's verdict first, the answers in one table (the pairs without
+changes in one line, longer jumps in a table of their own), a legend of the marks used, then per pair its flows and
+its changes, each once, with shortened witnesses. Fingerprints are ids for JSON, SARIF and waivers files, not for
+the prose. Everything from a schema is escaped (`markdown_text`): a renderer never sees it as HTML or markup."""
 
 from __future__ import annotations
 
+import io
+import re
 from typing import TextIO
 
 from wirecheck.diff.report.common import (
     LATENT_WORD,
-    LEGEND,
     MARK,
     PairReport,
     RunReport,
+    Statement,
     breaking_readers,
     build,
+    change_counts,
     change_verdict,
+    counts_text,
     flows_table,
+    gate_why,
+    legend_for,
     member_statements,
+    places_of,
     short_payload,
+    unchanged_text,
     verdict_word,
     version_text,
     witness_path,
@@ -33,40 +42,67 @@ def write(run, out: TextIO, links: dict[str, str] | None = None) -> None:
     details follow in this document."""
     report = build(run)
     out.write("# wirecheck contract diff\n\n")
-    answers(report, out, links)
-    legend(out)
     gate = run.gate  # the run's one decision (diff/gate.py), the one the exit code is
-    why = f"; {gate.why()}" if gate.why() else ""
-    out.write(f"Gate `--fail-on {gate.fail_on}`: **{gate.verdict}** ({text(gate.protects + why)}).\n\n")
+    why = gate_why(run, report)
+    out.write(f"Gate `--fail-on {gate.fail_on}`: **{gate.verdict}** ({text(gate.protects)}"
+              f"{'; ' + text(why) if why else ''}).\n\n")
+    head, body = io.StringIO(), io.StringIO()
+    answers(report, head, links)
     if links is None:
         for pair in report.pairs:
-            details(pair, out)
+            if pair.changes or pair.result.nothing_compared or pair.shown_in_steps:
+                details(pair, body)
     if run.waiver_findings:
-        out.write("## Waivers\n\n")
+        body.write("## Waivers\n\n")
         for f in run.waiver_findings:
-            out.write(f"- {code(f.rule, table=False)} {text(f.message)} ({code(f.path, table=False)})\n")
-        out.write("\n")
+            body.write(f"- {code(f.rule, table=False)} {text(f.message)} ({code(f.path, table=False)})\n")
+        body.write("\n")
     single = [p for p in run.packages if len(p.releases) < 2]
     for package in single:
-        out.write(f"{text(package.package)}: one release ({text(', '.join(package.releases) or 'none loadable')}), "
-                  "nothing to compare.\n\n")
+        body.write(f"{text(package.package)}: one release ({text(', '.join(package.releases) or 'none loadable')}), "
+                   "nothing to compare.\n\n")
+    out.write(head.getvalue())
+    legend(out, head.getvalue() + body.getvalue())
+    out.write(body.getvalue())
+    if links is None and len(report.pairs) > 1 and any(p.changes for p in report.pairs):
+        out.write(f"In all, {counts_text(change_counts(report))}.\n")
+
+
+_HEADER = ("| pair | verdict | old readers that break (forward) | new readers that break (backward) | version "
+           "| what to do |\n|---|---|---|---|---|---|\n")
 
 
 def answers(report: RunReport, out: TextIO, links: dict[str, str] | None = None) -> None:
-    out.write("| pair | verdict | old readers that break (forward) | new readers that break (backward) | version "
-              "| what to do |\n|---|---|---|---|---|---|\n")
-    for pair in report.pairs:
-        r, a = pair.result, pair.answer
-        target = (links or {}).get(pair.anchor, "") + "#" + pair.anchor
-        name = f"{r.package} {r.old_version} → {r.new_version}" + (" (skips releases)" if pair.jump else "")
-        out.write(f"| [{text(name)}]({target}) | {_ICON[verdict_word(a)]} | {text(breaking_readers(a, 'forward'))} "
-                  f"| {text(breaking_readers(a, 'backward'))} | {text(version_text(r, a))} | "
-                  f"{text('; '.join(a.advice))} |\n")
-    out.write("\n")
+    """The table of answers: the consecutive pairs that changed, then the longer jumps in a table of their own,
+    then the pairs without changes in one line."""
+    listed = [p for p in report.pairs if p.result.findings or p.result.nothing_compared]
+    steps, jumps = [p for p in listed if not p.jump], [p for p in listed if p.jump]
+    for rows, heading in ((steps, ""), (jumps, "Longer jumps that break where no single step shows it:\n\n")):
+        if rows:
+            out.write(heading + _HEADER)
+            for pair in rows:
+                _row(pair, out, links)
+            out.write("\n")
+    unchanged = [p.result for p in report.pairs if p not in listed]
+    if unchanged:
+        words = unchanged_text(unchanged)
+        out.write(f"{text(words[0].upper() + words[1:])}.\n\n")
 
 
-def legend(out: TextIO) -> None:
-    out.write("Legend: " + "; ".join(f"**{text(term)}**: {text(words)}" for term, words in LEGEND) + ".\n\n")
+def _row(pair: PairReport, out: TextIO, links: dict[str, str] | None) -> None:
+    r, a = pair.result, pair.answer
+    target = (links or {}).get(pair.anchor, "") + "#" + pair.anchor
+    name = f"{r.package} {r.old_version} → {r.new_version}" + (" (skips releases)" if pair.jump else "")
+    out.write(f"| [{text(name)}]({target}) | {_ICON[verdict_word(a)]} | {text(breaking_readers(a, 'forward'))} "
+              f"| {text(breaking_readers(a, 'backward'))} | {text(version_text(r, a))} | "
+              f"{text('; '.join(a.advice))} |\n")
+
+
+def legend(out: TextIO, body: str) -> None:
+    """The legend entries the document's marks call for (`legend_for` reads it without Markdown's escapes)."""
+    entries = legend_for(re.sub(r"\\(.)", r"\1", body))
+    if entries:
+        out.write("Legend: " + "; ".join(f"**{text(term)}**: {text(words)}" for term, words in entries) + ".\n\n")
 
 
 def details(pair: PairReport, out: TextIO) -> None:
@@ -76,7 +112,11 @@ def details(pair: PairReport, out: TextIO) -> None:
     if nothing:
         out.write(f"**Nothing compared**: {text(nothing)}.\n\n")
         return
-    out.write(f"{_ICON[verdict_word(a)]}; {text(version_text(r, a))}. What to do: {text('; '.join(a.advice))}.\n\n")
+    counts = {"error": 0, "warning": 0, "info": 0, "waived": 0}  # the verdict and advice are in the answers' row
+    for change in pair.changes:
+        counts["waived" if change.waived else change.severity.value] += 1
+    out.write(f"{counts_text(counts).capitalize()}"
+              f"{f', {pair.shown_in_steps} more as in the consecutive pairs' if pair.shown_in_steps else ''}.\n\n")
     if a.flows:
         out.write("| writer → reader | forward: old reader, new writer | backward: new reader, old writer |\n"
                   "|---|---|---|\n")
@@ -86,23 +126,20 @@ def details(pair: PairReport, out: TextIO) -> None:
     if not r.findings:
         out.write("No changes on the wire.\n\n")
         return
-    if pair.shown_in_steps:
-        out.write(f"{pair.shown_in_steps} more change(s) as in the consecutive pairs above.\n\n")
     for change in pair.changes:
         waived = " (waived)" if change.waived else ""
         worst = {v for _, _, v in change.verdicts()}
         mark = MARK["breaking"] if "breaking" in worst else MARK["unknown"] if "unknown" in worst else "·"
-        places = ", ".join(f"{code(w.kind, table=False)} ({text(w.text()[len(w.kind) + 2:-1])})"
-                           for w in change.where)
-        out.write(f"- {mark} **{change.severity.value}{waived}** {code(change.title, table=False)} — "
-                  f"{text(change_verdict(change))}; in {places}\n")
+        places = "; ".join(", ".join(code(kind, table=False) for kind in kinds) + f" ({text(place)})"
+                           for place, kinds in places_of(change))
+        verdict = change_verdict(change)
+        out.write(f"- {mark} **{change.severity.value}{waived}** {code(change.title, table=False)}"
+                  f"{' — ' + text(verdict) if verdict else ''}; in {places}\n")
         for statement in member_statements(change):
             lead, listed = statement.parts()
-            items = ", ".join(" ".join([code(name, table=False)] * bool(name) + [code("#" + fp, table=False)
-                                                                                  for fp in fps])
-                              for name, fps in listed)
+            items = Statement.listed(listed, lambda name: code(name, table=False))
             out.write(f"  - {code(lead, table=False) + ': ' if lead else ''}{text(statement.what)} "
-                      f"{code(statement.rule, table=False)}: {items}\n")
+                      f"{code(statement.rule, table=False)}{items}\n")
         for witness in change.witnesses():
             payload = short_payload(witness.payload, witness_path(change, witness))
             out.write(f"  - witness {witness.direction}/{witness.view} {code(payload, table=False)} — "

@@ -1,21 +1,29 @@
-"""Plain text for terminals and CI logs: the answers first (one line per pair), a legend, then per pair its
-changes, each once, with its members, fingerprints and one shortened witness per broken direction."""
+"""Plain text for terminals and CI logs: the answers first (one line per pair; the pairs without changes in one
+line), a legend of the marks the report uses, then per pair its changes, each once, with its members and one
+shortened witness per broken direction, and last the counts and the gate line. Fingerprints are ids for JSON,
+SARIF and waivers files: the prose does not carry them."""
 
 from __future__ import annotations
 
+import io
 import textwrap
 from typing import TextIO
 
 from wirecheck.diff.model import DIRECTIONS, VIEWS
 from wirecheck.diff.report.common import (
-    LEGEND,
     MARK,
     PairReport,
     RunReport,
     breaking_readers,
     build,
+    change_counts,
     change_verdict,
+    counts_text,
+    gate_text,
+    legend_for,
     member_statements,
+    plural,
+    unchanged_text,
     verdict_word,
     version_text,
     where_text,
@@ -25,34 +33,54 @@ from wirecheck.diff.report.common import (
 from wirecheck.findings import printable_stream
 
 WIDTH = 118
+WITNESSES = 2  # a change's witnesses shown; the other formats show them all
 
 
 def write(run, out: TextIO) -> None:
     out = printable_stream(out)  # a schema's or capture's control characters are shown, not obeyed
     report = build(run)
-    answers(report, out)
-    out.write("legend: " + "; ".join(f"{term}: {text}" for term, text in LEGEND[:3]) + "\n")
+    head, body = io.StringIO(), io.StringIO()
+    answers(report, head)
     for pair in report.pairs:
-        _details(pair, out)
+        if pair.changes or pair.result.nothing_compared or pair.shown_in_steps:
+            _details(pair, body)
     for package in run.packages:
         if len(package.releases) > 2:
             verdicts = ", ".join(f"{d}/{m} {package.transitive(d, m)}" for d in DIRECTIONS for m in VIEWS)
-            out.write(f"\n{package.package} transitive (every earlier → every later release): {verdicts}\n")
+            body.write(f"\n{package.package} transitive (every earlier → every later release): {verdicts}\n")
         elif len(package.releases) < 2:
-            out.write(f"\n{package.package}: one release ({', '.join(package.releases) or 'none loadable'}), "
-                      "nothing to compare\n")
+            body.write(f"\n{package.package}: one release ({', '.join(package.releases) or 'none loadable'}), "
+                       "nothing to compare\n")
     for finding in run.waiver_findings:
-        out.write(f"{finding.severity.value} {finding.rule}: {finding.message} ({finding.path})\n")
-    counts = run.counts()
-    out.write(f"\n{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info, "
-              f"{counts['waived']} waived; {report.gate_line}\n")
+        body.write(f"{finding.severity.value} {finding.rule}: {finding.message} ({finding.path})\n")
+    out.write(head.getvalue())
+    legend = legend_for(head.getvalue() + body.getvalue())
+    if legend:
+        out.write(_wrap("legend: " + "; ".join(f"{term}: {words}" for term, words in legend), ""))
+    out.write(body.getvalue())
+    listed = [p for p in report.pairs if p.changes]
+    if len(listed) > 1:  # one pair's heading has its counts already
+        out.write(f"\nin all, {counts_text(change_counts(report))}\n")
+    elif not listed:
+        out.write("\nno changes\n" if not any(p.result.nothing_compared for p in report.pairs) else "\n")
+    out.write(f"{gate_text(run, report)}\n")
 
 
 def answers(report: RunReport, out: TextIO) -> None:
-    """The answers, one block per pair: what breaks, the version verdict, what to do."""
-    out.write(f"wirecheck diff: {len(report.pairs)} release pair(s)\n")
+    """The answers, one block per pair that changed: what breaks, the version verdict, what to do; the pairs
+    without a change on the wire in one line."""
+    unchanged = [p for p in report.pairs if _unchanged(p)]
+    out.write(f"wirecheck diff: {plural(len(report.pairs), 'release pair')}"
+              f"{', no changes on the wire' if len(unchanged) == len(report.pairs) and unchanged else ''}\n")
     for pair in report.pairs:
-        _answer(pair, out)
+        if not _unchanged(pair):
+            _answer(pair, out)
+    if unchanged:
+        out.write(_wrap(unchanged_text([p.result for p in unchanged]), "  "))
+
+
+def _unchanged(pair: PairReport) -> bool:
+    return not pair.result.findings and not pair.result.nothing_compared
 
 
 def _answer(pair: PairReport, out: TextIO) -> None:
@@ -67,27 +95,39 @@ def _answer(pair: PairReport, out: TextIO) -> None:
 
 def _details(pair: PairReport, out: TextIO) -> None:
     r = pair.result
-    out.write(f"\n{r.package} {r.old_version} → {r.new_version}: {len(pair.changes)} change(s)"
+    counts = {"error": 0, "warning": 0, "info": 0, "waived": 0}
+    for change in pair.changes:
+        counts["waived" if change.waived else change.severity.value] += 1
+    out.write(f"\n{r.package} {r.old_version} → {r.new_version}: {counts_text(counts)}"
               f"{f', {pair.shown_in_steps} more as in the steps above' if pair.shown_in_steps else ''}\n")
     nothing = r.nothing_compared
     if nothing:
         out.write(f"  nothing compared: {nothing}\n")
         return
-    if not r.findings:
-        out.write("  no changes on the wire\n")
     for change in pair.changes:
         waived = " (waived)" if change.waived else ""
+        verdict = change_verdict(change)
         if change.where and change.where[0].surface in ("kind", "release") and len(change.findings) == 1:
             finding = change.findings[0]  # a finding about no schema (a version, a protocol rule): one line
             out.write(_wrap(f"{MARK.get(_worst(change), '·')} {change.severity.value}{waived} {finding.message} "
-                            f"[{finding.rule}; {change_verdict(change)}] #{finding.fingerprint}", "  "))
+                            f"[{finding.rule}{'; ' + verdict if verdict else ''}]", "  "))
             continue
         where = "" if change.where[0].surface == "kind" else f"; in {where_text(change)}"  # kinds: the members
-        out.write(_wrap(f"{MARK.get(_worst(change), '·')} {change.severity.value}{waived} {change.title}: "
-                        f"{change_verdict(change)}{where}", "  "))
-        out.write(_wrap("; ".join(statement.text() for statement in member_statements(change)), "      "))
-        for witness in change.witnesses():
-            out.write(_wrap(f"witness {witness_text(witness, witness_path(change, witness), limit=50)}", "      "))
+        statements = member_statements(change)
+        title = change.title
+        if len(statements) == 1 and statements[0].text().startswith(title + " ["):
+            title, statements = statements[0].text(), []  # the change is its one statement: said once
+        out.write(_wrap(f"{MARK.get(_worst(change), '·')} {change.severity.value}{waived} {title}: "
+                        f"{verdict}{where}", "  "))
+        if statements:
+            out.write(_wrap("; ".join(statement.text() for statement in statements), "      "))
+        witnesses = change.witnesses()
+        for witness in witnesses[:WITNESSES]:
+            said = witness_text(witness, witness_path(change, witness), limit=50, reason_limit=100)
+            out.write(_wrap(f"witness {said}", "      "))
+        if len(witnesses) > WITNESSES:
+            out.write(f"      and {plural(len(witnesses) - WITNESSES, 'more witness', 'more witnesses')} "
+                      "(--format markdown, html or json)\n")
 
 
 def _worst(change) -> str:

@@ -19,6 +19,11 @@ _VERSION_RULES = {"SEMVER_BUMP_TOO_SMALL", "SEMVER_NOT_INCREASED", "WIRE_VERSION
                   "WIRE_VERSION_BUMP_TOO_SMALL"}
 
 
+def role_name(role: str) -> str:
+    """A role as a report names it: a catalog's `any` (a message either side sends) is a peer."""
+    return "peer" if role == "any" else role
+
+
 @dataclass(frozen=True)
 class Flow:
     """Messages one role writes and another reads, and the pair's worst verdict for them per direction and
@@ -56,13 +61,17 @@ class Answer:
 
     @property
     def version_text(self) -> str:
+        """`minor bump, changes need major`, `major bump: enough (changes need minor)`, `same version, no change
+        needs a bump`."""
         if self.declared_bump is None:
             return "no versions"
-        if self.required_bump is None or self.declared_bump == "downgrade" or \
-                BUMPS.index(self.declared_bump) >= BUMPS.index(self.required_bump):
-            return f"{self.declared_bump} bump (changes need {self.required_bump}): ok" \
-                if self.declared_bump != "downgrade" else "version went down"
-        declared = "no version bump" if self.declared_bump == "none" else f"{self.declared_bump} bump"
+        if self.declared_bump == "downgrade":
+            return "version went down"
+        declared = "same version" if self.declared_bump == "none" else f"{self.declared_bump} bump"
+        if self.required_bump in (None, "none"):
+            return f"{declared}, no change needs a bump"
+        if BUMPS.index(self.declared_bump) >= BUMPS.index(self.required_bump):
+            return f"{declared}: enough (changes need {self.required_bump})"
         return f"{declared}, changes need {self.required_bump}"
 
 
@@ -119,6 +128,7 @@ def _advice(flows: tuple[Flow, ...], directions: tuple[str, ...], views: tuple[s
                 before.add((flow.writer, flow.reader))  # new readers cannot read what old writers wrote
             undecided = undecided or verdict == UNKNOWN
     advice = []
+    before = {(role_name(a), role_name(b)) for a, b in before}
     together = sorted({tuple(sorted((a, b))) for a, b in before if (b, a) in before or a == b})
     for a, b in together:
         advice.append(f"upgrade {a} and {b} together: no order is safe" if a != b else
