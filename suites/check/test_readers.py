@@ -155,3 +155,111 @@ def test_a_broken_readers_file_is_a_located_contract_error(tmp_path, edit, expec
     with pytest.raises(ContractError) as caught:
         load_release(root, package, version)
     assert expected in str(caught.value)
+
+
+# ---- a line that is not JSON (issue 32 item 2) --------------------------------------------------------------
+
+WARNING_LINE = "⚠ claude.ai connectors are disabled because you are not logged in to claude.ai"
+
+
+def _printed_before_the_result(tmp_path: Path, fixture: str) -> str:
+    """What Claude Code 2.1.259 prints on stdout in print mode: a warning line, then its JSON result."""
+    result = (ROOT / fixture).read_bytes().split(b"\n")[0]
+    path = tmp_path / "stdout.json"
+    path.write_bytes(WARNING_LINE.encode() + b"\n" + result + b"\n")
+    return str(path)
+
+
+@pytest.mark.parametrize("spec", ["claude-code-print@2.1.332", "claude-code-print@2.1.218", "qoder-print@1.1.56"])
+def test_a_warning_line_before_the_result_is_judged_as_its_reader_reads_it(tmp_path, spec):
+    """The seed shows Navarch calling parseClaudeJsonResult on stdout, then stderr, not what it does with a line
+    that is not JSON: the finding says so and the result is not failed on it (it was a PARSE_ERROR error, FAILS)."""
+    fixtures = {"claude-code-print@2.1.332": "fixtures/claude-code-print/2.1.332/valid/live-results.ndjson",
+                "claude-code-print@2.1.218": "fixtures/claude-code-print/2.1.218/valid/results.ndjson",
+                "qoder-print@1.1.56": "fixtures/qoder-print/1.1.56/valid/results.ndjson"}
+    fixture = fixtures[spec]
+    if not (ROOT / fixture).is_file():
+        fixture = next(str(p.relative_to(ROOT)) for p in sorted((ROOT / "fixtures" / spec.replace("@", "/")).rglob(
+            "valid/*.ndjson")))
+    result = check_captures(REGISTRY.load(spec), [_printed_before_the_result(tmp_path, fixture)])
+    (finding,) = [f for f in result.findings if f.code == "PARSE_ERROR"]
+    assert finding.severity.value == "warning" and finding.line == 1
+    assert "is not shown (@sagentlab/navarch-runtime@0.1.53 dist/adapter-capacity.cjs:15-16" in finding.message
+    assert "the line does not fail the result" in finding.message
+    assert result.exit_code == 0 and result.coverage["result"].seen == 1
+
+
+def test_a_reader_that_skips_or_rejects_such_a_line_and_one_the_file_says_nothing_about(tmp_path):
+    import dataclasses
+
+    from wirecheck.contracts.model import NonJsonReading, Provenance
+
+    release = REGISTRY.load("claude-code-print@2.1.332")
+    capture = _printed_before_the_result(tmp_path, "fixtures/claude-code-print/2.1.332/valid/live-results.ndjson")
+    cited = Provenance(("seed",), "n", ("pkg@1.0.0 dist/read.cjs:3",))
+    for reads, severity, said in (("skip", "info", "reader skips lines that are not JSON (pkg@1.0.0 dist/read.cjs:3)"),
+                                  ("reject", "error", "reader fails on a line that is not JSON"), (None, "error", "")):
+        readings = () if reads is None else (NonJsonReading("stdio-ndjson", "reader", reads, cited),)
+        result = check_captures(dataclasses.replace(release, non_json_lines=readings), [capture])
+        (finding,) = [f for f in result.findings if f.code == "PARSE_ERROR"]
+        assert finding.severity.value == severity and said in finding.message, (reads, finding.message)
+        assert result.exit_code == (1 if severity == "error" else 0)
+
+
+# ---- provenance a user can open (issue 32 item 4) ----------------------------------------------------------
+
+# this project's own copies of the published diffs, where a developer has them (beside the checkout, or beside the
+# folder of worktrees)
+SEEDS = next((p / "shared" / "seeds" for p in (ROOT.parent, ROOT.parent.parent) if (p / "shared" / "seeds").is_dir()),
+             ROOT / "shared" / "seeds")
+
+
+def _seed_place(name: str, number: int) -> tuple[str, str]:
+    """(`package@version`, `file:line`) of line `number` of a seed diff (`@scope/name OLD → NEW`, `package/<file>`
+    headers, unified hunks): a removed line is the old release's, any other the new one's; a hunk header, the
+    hunk's first new line."""
+    import re
+
+    lines = (SEEDS / name).read_text(encoding="utf-8").split("\n")
+    package, old, _, new = lines[0].split(" ")
+    file, old_at, new_at = "", 0, 0
+    for text in lines[:number - 1]:
+        hunk = re.match(r"@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@", text)
+        if text.startswith("package/"):
+            file = text.removeprefix("package/")
+        elif hunk:
+            old_at, new_at = int(hunk[1]), int(hunk[2])
+        elif text.startswith("+"):
+            new_at += 1
+        elif text.startswith("-"):
+            old_at += 1
+        else:
+            old_at, new_at = old_at + 1, new_at + 1
+    target = lines[number - 1]
+    hunk = re.match(r"@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@", target)
+    if hunk:
+        return f"{package}@{new}", f"{file}:{hunk[2]}"
+    if target.startswith("-"):
+        return f"{package}@{old}", f"{file}:{old_at}"
+    return f"{package}@{new}", f"{file}:{new_at}"
+
+
+def test_readers_cite_what_a_user_can_open_and_keep_the_local_copy_for_developers():
+    """Findings cite a reader's `at`: a package and the file in it, never this repository's own seed copies (a user
+    has neither `shared/seeds/001_…txt:245`); the seed line stays in `local`, and where a developer has the seeds,
+    each names the same package, file and line."""
+    cited = 0
+    for spec in RELEASES:
+        release = REGISTRY.load(spec)
+        for reading in [*release.readers.values(), *release.unknown_kinds, *release.non_json_lines]:
+            provenance = reading.provenance
+            assert not any("shared/" in at for at in provenance.at), (spec, provenance.at)
+            assert len(provenance.local) <= len(provenance.at), spec
+            if not SEEDS.is_dir():
+                continue
+            for at, local in zip(provenance.at, provenance.local, strict=False):
+                name, number = local.removeprefix("shared/seeds/").split(":")
+                package, place = _seed_place(name, int(number))
+                assert at.startswith(f"{package} {place}"), (spec, at, package, place)
+                cited += 1
+    assert cited > 10 or not SEEDS.is_dir()

@@ -78,6 +78,33 @@ def test_stream_discriminator_values_are_named(tmp_path):
     assert "it looks like acp@" in finding.message and "acp@2.4.0" in finding.message
 
 
+def test_a_config_file_saved_under_another_name_says_to_read_it_with_as(tmp_path):
+    """Issue 32 item 2: OpenCode's `debug config` output saved as anything but opencode.json was NOTHING RECOGNISED
+    with "no bundled release recognises them either", though `--as config` CONFORMS. A whole document that is a file
+    kind of the release (or of another bundled release) says which `--as` reads it; one that is not, does not."""
+    fixture = ROOT / "fixtures/opencode-config/2.0.0/valid/configs-v2.jsonl"
+    artifact = orjson.loads(fixture.read_bytes().split(b"\n")[0])
+    config = tmp_path / "debug-config.json"
+    config.write_bytes(orjson.dumps(artifact["content"], option=orjson.OPT_INDENT_2))
+    code, out, _ = wirecheck("validate", "opencode-config@2.0.0", str(config))
+    assert code == exitcodes.INCONCLUSIVE, out
+    assert "the whole document is a valid config (opencode.json (V2)), which opencode-config@2.0.0 recognises by its " \
+           "file name (*opencode.json): read it with --as config" in out
+    assert "no bundled release recognises" not in out
+    code, out, _ = wirecheck("validate", "opencode-config@2.0.0", "--as", "config", str(config))
+    assert code == exitcodes.CONFORMS, out  # the advice holds
+    result = check_captures(REGISTRY.load("qoder-agent-sdk@1.0.23"), [str(config)])  # another package's file kind
+    (finding,) = [f for f in result.findings if f.code == "NOTHING_RECOGNISED"]
+    assert "of opencode-config@2.0.0: read it with wirecheck validate opencode-config@2.0.0 --as config" in \
+        finding.message or "of navarch-runtime@0.1.53: read it with wirecheck validate navarch-runtime@0.1.53 --as " \
+        "file.opencode-config" in finding.message, finding.message
+    other = tmp_path / "other.json"  # a member no file kind declares: no advice
+    other.write_bytes(orjson.dumps({**artifact["content"], "wirecheckUnknown": 1}))
+    (finding,) = [f for f in check_captures(REGISTRY.load("opencode-config@2.0.0"), [str(other)]).findings
+                  if f.code == "NOTHING_RECOGNISED"]
+    assert "--as" not in finding.message
+
+
 def test_one_unrecognised_capture_among_recognised_ones_fails_the_run(junk):
     """A run of several: the capture that recognised nothing gets its finding (an error), the run fails."""
     result = check_captures(REGISTRY.load("xopc@0.0.253"), [WORKER_RUN, junk])

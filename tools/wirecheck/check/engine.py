@@ -19,7 +19,7 @@ from wirecheck.check.classify import Classifier, base_prefix
 from wirecheck.check.correlation import Correlation, Request
 from wirecheck.check.labels import Label, as_found, matches
 from wirecheck.check.message import Message
-from wirecheck.check.readers import rejects_member, unknown_kind_reading
+from wirecheck.check.readers import judge_non_json_line, rejects_member, unknown_kind_reading
 from wirecheck.check.result import (
     MAX_LISTED,
     CaptureListing,
@@ -31,7 +31,14 @@ from wirecheck.check.result import (
     empty_result,
     group_of,
 )
-from wirecheck.check.unrecognised import Unrecognised, bundled_releases, likely_releases, looks_like
+from wirecheck.check.unrecognised import (
+    Unrecognised,
+    bundled_releases,
+    likely_releases,
+    looks_like,
+    read_as,
+    whole_document_kinds,
+)
 from wirecheck.check.validate import Problem, Validators
 from wirecheck.contracts.model import PRESENT, ContractRelease, FieldConditions, MessageKind
 from wirecheck.findings import Finding, Severity, blocking, short_repr
@@ -219,7 +226,7 @@ class Engine:
                     known = last[1]
                 item = Message(value=value, file=capture.label, line=line_no)
             if isinstance(item, Finding):
-                emit(item)
+                emit(judge_non_json_line(self.release, item) if self.release.non_json_lines else item)
                 continue
             summary.messages += 1
             result.messages += 1
@@ -252,11 +259,16 @@ class Engine:
     def _nothing_recognised(self, unrecognised: Unrecognised, file: str) -> Finding:
         if self._other_releases is None:
             self._other_releases = bundled_releases(self.release)()
-        matches = likely_releases(unrecognised.samples.values(), self._other_releases, self.release.name)
+        files: list = []
+        if unrecognised.count == 1:  # one document: a file kind's, saved under another name?
+            files = whole_document_kinds(unrecognised.first, [self.release]) or whole_document_kinds(
+                unrecognised.first, [r for r in self._other_releases if r.name != self.release.name])
+        matches = [] if files else likely_releases(unrecognised.samples.values(), self._other_releases,
+                                                   self.release.name)
         return Finding(
             code="NOTHING_RECOGNISED", severity=level_of("NOTHING_RECOGNISED"), file=file,
             message=f"none of the {unrecognised.count} messages of this capture is of a kind of "
-                    f"{self.release.name}; " + looks_like(matches),
+                    f"{self.release.name}; " + (read_as(files, self.release.name) if files else looks_like(matches)),
             found=unrecognised.describe())
 
     def _acceptor(

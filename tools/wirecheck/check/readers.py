@@ -1,11 +1,15 @@
 """The readers of a release (readers.yaml) applied to what validate finds: an unknown member sent to a reader that
 rejects it, and a message of no kind sent to a consumer that rejects it, are errors; where the reader ignores
-them they are warnings. The diff's real consumer model comes from the same data (diff/readers.py)."""
+them they are warnings. A line of a stream that is not JSON is judged as its reader reads it (`non_json_lines`).
+The diff's real consumer model comes from the same data (diff/readers.py)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from wirecheck.check.message import Message
-from wirecheck.contracts.model import ContractRelease, UnknownKindReading
+from wirecheck.contracts.model import ContractRelease, NonJsonReading, UnknownKindReading
+from wirecheck.findings import Finding, Severity
 from wirecheck.pointer import MISSING, parse_pointer, resolve
 
 
@@ -70,3 +74,36 @@ def rejects_member(release: ContractRelease, kind_id: str, pointer: str) -> str 
     except ValueError:
         return None
     return reading.cited if reading.rejects_at(tokens[:-1]) else None
+
+
+def judge_non_json_line(release: ContractRelease, finding: Finding) -> Finding:
+    """A PARSE_ERROR of one line of a stream, as the stream's readers read it (readers.yaml `non_json_lines`): an
+    error where any reader rejects such a line or the file says nothing for one (a JSON Lines reader fails on it);
+    a warning that says so where the source at hand does not show how a reader parses the stream (Claude Code
+    prints `⚠ claude.ai connectors are disabled …` before its JSON result; the seed shows Navarch calling
+    parseClaudeJsonResult on stdout, then stderr, not what that function does with such a line); info where every
+    reader skips it."""
+    if finding.code != "PARSE_ERROR" or finding.line is None or finding.where is not None:
+        return finding
+    consumers = {k.consumer for k in release.kinds if k.channel == "stdio-ndjson"
+                 and (finding.sender is None or k.producer == finding.sender)}
+    readings: list[NonJsonReading] = []
+    for consumer in sorted(consumers):
+        entry = next((e for e in release.non_json_lines if e.channel == "stdio-ndjson" and e.consumer == consumer),
+                     None)
+        if entry is None:
+            return finding
+        if entry.reads == "reject":
+            return replace(finding, message=f"{finding.message}; {consumer} fails on a line that is not JSON "
+                                            f"({entry.cited})")
+        readings.append(entry)
+    if not readings:
+        return finding
+    unknown = next((r for r in readings if r.reads == "unknown"), None)
+    if unknown is not None:
+        return replace(finding, severity=Severity.WARNING, message=(
+            f"{finding.message}; how the {unknown.consumer} reads a line that is not JSON is not shown "
+            f"({unknown.cited}): the line does not fail the result"))
+    return replace(finding, severity=Severity.INFO, message=(
+        f"{finding.message}; {', '.join(r.consumer for r in readings)} skips lines that are not JSON "
+        f"({', '.join(r.cited for r in readings)})"))

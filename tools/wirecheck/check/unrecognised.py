@@ -51,10 +51,13 @@ class Unrecognised:
     routes: Counter[str] = field(default_factory=Counter)
     artifacts: Counter[str] = field(default_factory=Counter)
     samples: dict[Any, Message] = field(default_factory=dict)  # shape → one pruned message of that shape
+    first: Any = None  # the first message's value, whole: a capture of one is a document some file kind may be
 
     def add(self, message: Message) -> None:
         self.count += 1
         value = message.value
+        if self.count == 1 and message.http is None and message.artifact is None:
+            self.first = value
         shape: tuple[Any, ...]
         if message.http is not None:
             http = message.http
@@ -143,6 +146,54 @@ def bundled_releases(release: ContractRelease) -> Callable[[], list[ContractRele
             return []
 
     return load
+
+
+@dataclass(frozen=True)
+class FileMatch:
+    """A file kind whose schema a whole unrecognised document satisfies."""
+
+    release: str  # package@version
+    kind: str
+    title: str
+    path_glob: str | None  # the file name the release recognises such a file by
+
+
+def whole_document_kinds(value: Any, releases: Iterable[ContractRelease]) -> list[FileMatch]:
+    """The file kinds (`channel: file`) of `releases` that `value`, a whole document, is: every top-level member a
+    name the kind's schema file declares, and strictly valid against the kind's schema. A file kind is recognised by
+    its file name; a document saved under another name (OpenCode's `debug config` output) is not, so a capture of one
+    unrecognised document is tried against them to say which `--as` reads it."""
+    from wirecheck.check.validate import Validators
+    from wirecheck.contracts.views import subschemas
+
+    if not isinstance(value, dict) or not value:
+        return []
+    found = []
+    for release in releases:
+        validators = None
+        for kind in release.kinds:
+            if kind.channel != "file" or kind.argv_grammar is not None or kind.schema is None:
+                continue
+            document = release.resources.get(kind.schema.uri.split("#")[0])
+            declared = {name for node, _ in subschemas(document) if isinstance(node.get("properties"), dict)
+                        for name in node["properties"]}
+            if not set(value) <= declared:
+                continue
+            validators = validators or Validators(release)
+            if validators.pair(kind.schema).strict.is_valid(value):
+                found.append(FileMatch(release.name, kind.id, kind.title, kind.path_glob))
+    return found
+
+
+def read_as(matches: list[FileMatch], release: str) -> str:
+    """What to do with a document a file kind recognises: `--as KIND` (of this release, or of the one it is of)."""
+    first = matches[0]
+    if first.release == release:
+        named = f" by its file name ({first.path_glob})" if first.path_glob else " by its file name"
+        return (f"the whole document is a valid {first.kind} ({first.title}), which {release} recognises{named}: "
+                f"read it with --as {first.kind}")
+    return (f"the whole document is a valid {first.kind} ({first.title}) of {first.release}: read it with "
+            f"wirecheck validate {first.release} --as {first.kind}")
 
 
 def looks_like(matches: list[Match]) -> str:

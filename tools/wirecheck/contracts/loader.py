@@ -33,6 +33,7 @@ from wirecheck.contracts.model import (
     HttpSelector,
     MemberReading,
     MessageKind,
+    NonJsonReading,
     Provenance,
     Reply,
     RuleUse,
@@ -716,7 +717,7 @@ def load_release(root: Path, package: str, version: str) -> ContractRelease:
 
 def _provenance(raw: dict[str, Any]) -> Provenance:
     sources = raw["source"] if isinstance(raw["source"], list) else [raw["source"]]
-    return Provenance(tuple(sources), raw.get("note"), tuple(raw.get("at", ())))
+    return Provenance(tuple(sources), raw.get("note"), tuple(raw.get("at", ())), tuple(raw.get("local", ())))
 
 
 def _with_readers(release: ContractRelease, path: Path) -> tuple[ContractRelease, list[ContractProblem]]:
@@ -783,4 +784,11 @@ def _with_readers(release: ContractRelease, path: Path) -> tuple[ContractRelease
     for channel, consumer in sorted({(k.channel, k.consumer) for k in release.kinds} - defaults):
         problems.append(ContractProblem(file, "/unknown_kinds", f"no entry without `when` for consumer "
                                         f"{consumer!r} on {channel}: what does a message of no kind meet there?"))
-    return dataclasses.replace(release, readers=MappingProxyType(readers), unknown_kinds=tuple(unknown)), problems
+    non_json = []
+    for index, entry in enumerate(raw.get("non_json_lines", [])):
+        where = f"/non_json_lines/{index}"
+        if entry["consumer"] not in release.roles:
+            problems.append(ContractProblem(file, f"{where}/consumer", f"{entry['consumer']!r} is not one of roles"))
+        non_json.append(NonJsonReading(entry["channel"], entry["consumer"], entry["reads"], cited(entry, where)))
+    return dataclasses.replace(release, readers=MappingProxyType(readers), unknown_kinds=tuple(unknown),
+                               non_json_lines=tuple(non_json)), problems

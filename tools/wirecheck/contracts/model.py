@@ -73,7 +73,8 @@ class Source:
 class Provenance:
     sources: tuple[str, ...]
     note: str | None = None
-    at: tuple[str, ...] = ()  # exact places in the sources (file:line) that show it (readers.yaml)
+    at: tuple[str, ...] = ()  # exact places a user can open (package file:line, URL) that show it (readers.yaml)
+    local: tuple[str, ...] = ()  # the same lines in this project's own copies (shared/seeds/...): for developers
 
 
 def _matches_pattern(pattern: tuple[str, ...], tokens: tuple[str, ...]) -> bool:
@@ -124,6 +125,22 @@ class UnknownKindReading:
     @property
     def conditional(self) -> bool:
         return bool(self.fields or self.present or self.absent or self.prefix)
+
+    @property
+    def cited(self) -> str:
+        return ", ".join(self.provenance.at) or ", ".join(self.provenance.sources)
+
+
+@dataclass(frozen=True)
+class NonJsonReading:
+    """What a line of a stream that is not JSON meets at one consumer on one channel (readers.yaml
+    `non_json_lines`): `skip` (info), `reject` (an error, the default without an entry), or `unknown` (a warning:
+    the source at hand does not show how the reader parses the stream)."""
+
+    channel: str
+    consumer: str
+    reads: str  # skip | reject | unknown
+    provenance: Provenance
 
     @property
     def cited(self) -> str:
@@ -228,6 +245,7 @@ class ContractRelease:
     # readers.yaml: kind id → how its real consumer reads unknown members; what unknown kinds meet, in order
     readers: MappingProxyType[str, MemberReading] = field(default_factory=lambda: MappingProxyType({}))
     unknown_kinds: tuple[UnknownKindReading, ...] = ()
+    non_json_lines: tuple[NonJsonReading, ...] = ()  # readers.yaml: a line that is not JSON, per consumer
 
     @property
     def name(self) -> str:
