@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import re
+import shutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import NamedTuple
 
 import nox
 
@@ -10,18 +17,140 @@ nox.options.default_venv_backend = "venv"
 nox.options.sessions = ["tests", "lint"]
 nox.options.reuse_existing_virtualenvs = True
 
-# Sessions run on the interpreter that runs nox (CI and fresh machines have one Python; 3.11+).
+# Every session but `tests` runs on the interpreter that runs nox (pipx's: Debian's python3 after `apt install pipx`).
 PYTHON = None
 
+HERE = Path(__file__).resolve().parent
+# The Pythons wirecheck supports are the classifiers' minor versions (pyproject.toml): requires-python has no upper
+# bound, as packaging advice goes, so the classifiers say which minors the pinned dependencies have wheels for and
+# the tests have run on (can-ada 2.0.0's wheels stop at 3.13).
+SUPPORTED = sorted({(int(major), int(minor)) for major, minor in re.findall(
+    r'"Programming Language :: Python :: (\d+)\.(\d+)"', (HERE / "pyproject.toml").read_text(encoding="utf-8"))})
+if not SUPPORTED:
+    raise SystemExit("noxfile: pyproject.toml names no supported Python ('Programming Language :: Python :: 3.X')")
+# interpreters to test on instead of the discovered oldest and newest: paths, commands on PATH or X.Y versions
+PYTHONS_VARIABLE = "WIRECHECK_PYTHONS"
+_PROBE = ("import sys, importlib.util as u; v = sys.version_info; "
+          "print(sys.executable, '%d.%d.%d' % v[:3], v.releaselevel, "
+          "int(all(u.find_spec(m) for m in ('venv', 'ensurepip'))))")
 
-@nox.session(python=PYTHON)
+
+class Interpreter(NamedTuple):
+    path: str  # the real file, so a venv's python and its base are one interpreter
+    version: tuple[int, int, int]
+    venv: bool  # venv and ensurepip importable (Debian splits them into python3-venv)
+
+    @property
+    def name(self) -> str:
+        return ".".join(map(str, self.version))
+
+
+def _probe(command: str) -> Interpreter | None:
+    """The interpreter `command` starts, or None when it does not start, is not a final release, or is a pyenv shim
+    that names no installed version."""
+    try:
+        done = subprocess.run([command, "-I", "-S", "-c", _PROBE], capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    fields = done.stdout.split()
+    if done.returncode != 0 or len(fields) != 4 or fields[2] != "final":
+        return None
+    major, minor, micro = (int(n) for n in fields[1].split("."))
+    return Interpreter(os.path.realpath(fields[0]), (major, minor, micro), fields[3] == "1")
+
+
+def _found() -> list[Interpreter]:
+    """Every supported CPython on this machine, oldest first: Debian's /usr/bin/python3, python3.X and python3 on
+    PATH, pyenv's and uv's installed versions, and the one running nox."""
+    home = Path.home()
+    pyenv = Path(os.environ.get("PYENV_ROOT") or home / ".pyenv")
+    uv = Path(os.environ.get("UV_PYTHON_INSTALL_DIR") or home / ".local/share/uv/python")
+    commands = ["/usr/bin/python3", sys.executable]
+    # pyenv's shims are skipped (each starts a shell script, and the versions they choose are globbed below)
+    commands += [found for minor in SUPPORTED for name in (f"python{minor[0]}.{minor[1]}", "python3")
+                 if (found := shutil.which(name)) and Path(found).parent != pyenv / "shims"]
+    for major, minor in SUPPORTED:
+        commands += sorted(str(p) for p in (*pyenv.glob(f"versions/{major}.{minor}*/bin/python3"),
+                                            *uv.glob(f"cpython-{major}.{minor}.*/bin/python3")))
+    found: dict[str, Interpreter] = {}
+    with ThreadPoolExecutor(4) as pool:  # each probe starts an interpreter: wait for them together
+        for it in pool.map(_probe, dict.fromkeys(commands)):
+            if it and it.version[:2] in SUPPORTED:
+                found.setdefault(it.path, it)
+    return sorted(found.values(), key=lambda it: it.version)
+
+
+def _without_venv(found: list[Interpreter]) -> str:
+    """What the discovery left out for want of venv (nox makes each session's environment with it, and the
+    installed-wheel tests make theirs): said in the session's first line, so a skipped Python is never silent."""
+    missing = [f"{it.name} ({it.path})" for it in found if not it.venv]
+    return f"; left out, no venv/ensurepip (Debian, Ubuntu: apt install python3-venv): {', '.join(missing)}" \
+        if missing else ""
+
+
+def _chosen(found: list[Interpreter]) -> tuple[list[Interpreter], list[str], str]:
+    """The interpreters `nox -s tests` runs on, their session ids, and the line saying why.
+
+    Without WIRECHECK_PYTHONS: the oldest and the newest supported Python found, `tests(oldest)` and
+    `tests(newest)`. Those two are where the Python-specific failures showed: Debian 12's 3.11.2 lacks 3.11.4's tar
+    filter and mis-matched possessive quantifiers (issue 32); the newest is where deprecations become removals. A
+    middle minor adds half again the time for failures the two ends would also show, so it runs only when named.
+    One Python found: `tests(only)`, once. With WIRECHECK_PYTHONS: each interpreter named, in its order, with its
+    version as the id."""
+    skipped = _without_venv(found)
+    found = [it for it in found if it.venv]
+    names = ", ".join(f"{it.name} ({it.path})" for it in found) or "none"
+    wanted = os.environ.get(PYTHONS_VARIABLE, "").replace(",", " ").split()
+    if wanted:
+        chosen: dict[str, Interpreter] = {}
+        for word in wanted:
+            match = [it for it in reversed(found) if re.fullmatch(r"\d+\.\d+(\.\d+)?", word)
+                     and (it.name == word or it.name.startswith(word + "."))]
+            it = match[0] if match else _probe(shutil.which(word) or word)
+            if it is None:
+                raise SystemExit(f"noxfile: {PYTHONS_VARIABLE} names {word!r}, which is no Python here "
+                                 f"(supported Pythons found: {names})")
+            chosen.setdefault(it.path, it)
+        picked = list(chosen.values())
+        return picked, [it.name for it in picked], f"chosen by {PYTHONS_VARIABLE}={' '.join(wanted)}"
+    if not found:
+        here = Interpreter(os.path.realpath(sys.executable), (*sys.version_info[:3],), True)
+        return [here], ["only"], (f"no Python of the supported {_minors()} found{skipped}; the tests run once, "
+                                  f"on the one running nox ({here.name})")
+    if len(found) == 1 or found[0].version == found[-1].version:
+        return [found[0]], ["only"], (f"one supported Python found ({names}{skipped}): the tests run once; "
+                                      f"{PYTHONS_VARIABLE} names others")
+    return [found[0], found[-1]], ["oldest", "newest"], f"supported Pythons found: {names}{skipped}"
+
+
+def _minors() -> str:
+    return ", ".join(f"{major}.{minor}" for major, minor in SUPPORTED)
+
+
+FOUND = _found()
+TEST_PYTHONS, TEST_IDS, WHY = _chosen(FOUND)
+# the installed-wheel tier runs once: on the oldest chosen, Debian's python3 where it is the oldest, the Python a
+# user of `apt install pipx` installs the wheel with
+INSTALLED_ON = min(TEST_PYTHONS, key=lambda it: it.version)
+
+
+@nox.session
+@nox.parametrize("python", [it.path for it in TEST_PYTHONS], ids=TEST_IDS)
 def tests(session: nox.Session) -> None:
-    """Unit tests and contract self-tests (offline, deterministic), then the installed-wheel tests once (sdist → wheel
-    → a fresh virtualenv outside the checkout: the README, the pytest plugin, the pre-commit hooks, the Action;
-    these reach PyPI for the fresh environments). `nox -s tests -- ARGS` runs only pytest ARGS."""
+    """Unit tests and contract self-tests (offline, deterministic) on the oldest and the newest supported Python
+    found on the machine (tests(oldest), tests(newest); WIRECHECK_PYTHONS="3.12 /usr/bin/python3" chooses), then
+    the installed-wheel tests once, on the oldest (sdist → wheel → a fresh virtualenv outside the checkout: the
+    README, the pytest plugin, the pre-commit hooks, the Action; these reach PyPI for the fresh environments).
+    `nox -s tests -- ARGS` runs only pytest ARGS, on each Python."""
+    it = next(it for it in TEST_PYTHONS if it.path == session.python)
+    session.log(f"Python {it.name} ({it.path}); {WHY}")
+    if "left out" in WHY:
+        session.warn(WHY[WHY.index("left out"):])
+    if it.version[:2] not in SUPPORTED:
+        session.warn(f"Python {it.name} is not one of the supported {_minors()} (pyproject's classifiers)")
     session.install("-e", ".[test]")
     session.run("pytest", "-n", "auto", "-p", "no:cacheprovider", *session.posargs, env={"HYPOTHESIS_PROFILE": "ci"})
-    if not session.posargs:
+    if not session.posargs and it == INSTALLED_ON:
         session.run("pytest", "-p", "no:cacheprovider", "-m", "installed", "suites/test_installed.py")
 
 
