@@ -140,6 +140,29 @@ def test_contracts_and_show(good):
     assert '"$ref"' not in out and '"pattern": "^[a-z0-9]+$"' in out  # Item's id: #/$defs/Id, resolved in place
 
 
+def test_show_every_bundled_kind():
+    """`wirecheck show claude-code-print@2.1.332 result` was an internal error (exit 3) after the schema: a field's
+    x-provenance written as a sentence, not an object. Every bundled kind is shown, its field provenance in words."""
+    from typer.testing import CliRunner
+
+    from wirecheck.cli.app import app
+    from wirecheck.contracts import load_registry
+
+    registry = load_registry()
+    runner = CliRunner()
+    shown = 0
+    for package in registry.packages.values():
+        for version in package.releases:
+            release = registry.load(f"{package.name}@{version}")
+            for kind in release.kinds:
+                result = runner.invoke(app, ["show", release.name, kind.id])
+                assert result.exit_code == 0, (release.name, kind.id, result.output[-300:])
+                shown += 1
+    assert shown > 200
+    out = runner.invoke(app, ["show", "claude-code-print@2.1.332", "result"]).output
+    assert "field provenance:" in out and "sdk.d.ts SDKResultSuccess/SDKResultError" in out
+
+
 def test_a_bug_is_exit_3_with_one_line_not_a_traceback(monkeypatch, capsys) -> None:
     """An exception wirecheck did not expect must not pass for a verdict (exit 1 is "findings")."""
     import sys

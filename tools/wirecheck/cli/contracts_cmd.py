@@ -86,7 +86,21 @@ def _show_kind(release: ContractRelease, kind: MessageKind) -> None:
         if inferred:
             typer.echo("field provenance:")
             for pointer, prov in inferred:
-                typer.echo(f"  {pointer}: {prov.get('source')} — {prov.get('note', '')}")
+                typer.echo(f"  {pointer}: {_provenance_text(prov)}")
+
+
+def _provenance_text(prov: Any) -> str:
+    """A field's x-provenance as written: a sentence (`"@anthropic-ai/claude-agent-sdk 0.3.332 sdk.d.ts …"`), or an
+    object with its source, note and the places (`at`) that show it."""
+    if not isinstance(prov, dict):
+        return str(prov)
+    source = prov.get("source")
+    source = ", ".join(map(str, source)) if isinstance(source, list) else source
+    at = prov.get("at")
+    parts = [str(x) for x in (source, prov.get("note")) if x]
+    if isinstance(at, list):
+        parts.append(", ".join(map(str, at)))
+    return " — ".join(parts) or json.dumps(prov, ensure_ascii=False)
 
 
 def register(app: typer.Typer) -> None:
