@@ -75,7 +75,8 @@ def test_a_union_rejection_is_credited_to_a_change_inside_the_union_only() -> No
 
 
 def _chain(length: int, end: dict) -> dict:
-    defs = {f"s{i}": {"$ref": f"#/$defs/s{i + 1}"} for i in range(length)}
+    # each hop asserts something of its own, so the chain is not pointed at its end (Side: chains_shortened)
+    defs = {f"s{i}": {"$ref": f"#/$defs/s{i + 1}", "minLength": 0} for i in range(length)}
     defs[f"s{length}"] = end
     return {"$schema": D, "$id": URI, "$defs": defs}
 
@@ -143,3 +144,55 @@ def test_python_jsonschema_confirms_the_best_candidate_only(monkeypatch) -> None
     assert {dv: w.payload for dv, w in found.items()} == {(BACKWARD, "strict"): {"a": "xx"},
                                                             (BACKWARD, "tolerant"): {"a": "xx"}}
     assert len(asked) == 4  # writer and reader, per view: once each
+
+
+def _message_chain(length: int, end: dict, hop: dict | None = None) -> dict:
+    defs = {f"S{i}": {"$ref": f"#/$defs/S{i + 1}", **(hop or {})} for i in range(length)}
+    defs[f"S{length}"] = end
+    defs["Msg"] = {"type": "object", "properties": {"value": {"$ref": "#/$defs/S0"}}, "required": ["value"]}
+    return {"$schema": D, "$defs": defs, "$ref": "#/$defs/Msg"}
+
+
+def test_a_change_at_the_end_of_a_long_ref_chain_is_a_witnessed_break(tmp_path) -> None:
+    """Issue 31: a `$ref` chain of 500+ hops was undecided (a warning) and the default gate passed an object →
+    string change at its end; 40 hops already were (the walk follows 32). Now the change is found at any length,
+    written as `{"$ref"}` or with a description beside each hop, and the gate fails."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from wirecheck.cli.app import app
+    from wirecheck.diff import diff_schemas
+
+    for length, hop in ((40, None), (600, None), (600, {"description": "a hop"})):
+        old, new = _message_chain(length, {"type": "object"}, hop), _message_chain(length, {"type": "string"}, hop)
+        (finding,) = diff_schemas(old, new).findings
+        assert finding.rule == "TYPE_CHANGED" and finding.path == "/value", (length, finding)
+        assert {(w.direction, json.dumps(w.payload)) for w in finding.witnesses if w.view == "tolerant"} == {
+            (FORWARD, '{"value": "x"}'), (BACKWARD, '{"value": {}}')}
+    (tmp_path / "old.json").write_text(json.dumps(_message_chain(600, {"type": "object"})))
+    (tmp_path / "new.json").write_text(json.dumps(_message_chain(600, {"type": "string"})))
+    run = CliRunner().invoke(app, ["diff-schemas", str(tmp_path / "old.json"), str(tmp_path / "new.json")])
+    assert run.exit_code == 1 and "gate --fail-on breaking: fail" in run.stdout, run.stdout
+
+
+def test_ref_chains_point_at_their_end_and_nothing_else_changes() -> None:
+    from wirecheck.diff.side import chains_shortened
+
+    uri, other = "https://schemas.wirecheck.invalid/a", "https://schemas.wirecheck.invalid/b"
+    written = {uri: {"$defs": {"A": {"$ref": "#/$defs/B", "title": "A"}, "B": {"$ref": "#/$defs/C"},
+                               "C": {"$ref": f"{other}#/$defs/D"}, "one": {"$ref": "#/$defs/C", "minimum": 1},
+                               "L1": {"$ref": "#/$defs/L2"}, "L2": {"$ref": "#/$defs/L1"},
+                               "data": {"const": {"$ref": "#/$defs/B"}}}},
+               other: {"$defs": {"D": {"type": "string"}}}}
+    before = repr(written)
+    shortened = chains_shortened(written)
+    assert repr(written) == before  # copied, not changed
+    defs = shortened[uri]["$defs"]
+    assert defs["A"] == {"$ref": f"{other}#/$defs/D", "title": "A"} and defs["B"] == {"$ref": f"{other}#/$defs/D"}
+    assert defs["C"] == {"$ref": f"{other}#/$defs/D"}  # one hop: as written
+    assert defs["one"] == {"$ref": "#/$defs/C", "minimum": 1}  # not only a $ref: a schema of its own
+    assert defs["L1"] == {"$ref": "#/$defs/L2"} and defs["L2"] == {"$ref": "#/$defs/L1"}  # a loop: as written
+    assert defs["data"] == {"const": {"$ref": "#/$defs/B"}}  # a value, not a schema
+    assert shortened[other] is written[other]
+    assert chains_shortened(shortened) == shortened

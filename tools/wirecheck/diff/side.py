@@ -62,6 +62,7 @@ class Side:
         written = self.resources
         self.resources = {uri: generalised(schema) for uri, schema in written.items()}
         self.stamped = any(self.resources[uri] is not schema for uri, schema in written.items())
+        self.resources = chains_shortened(self.resources)
 
     def view(self, view: str) -> dict[str, Any]:
         if view not in self._views:
@@ -506,6 +507,57 @@ def child(location: str, *tokens: Any) -> str:
     """The location of a subschema: `location` with JSON pointer `tokens` appended to its fragment."""
     base, _, fragment = location.partition("#")
     return f"{base}#{fragment}{format_pointer(tokens)}"
+
+
+def chains_shortened(resources: dict[str, Any]) -> dict[str, Any]:
+    """`resources` with every chain of schemas that are only a `$ref` (and annotations: a `description`, a
+    `title`) pointing at its end from each of its hops. Such a schema accepts what its target does, so no instance
+    is judged otherwise, and every node stays where it was written (a hop is still there, with its annotations,
+    and still used by whatever used it). Followed hop by hop, a chain of 500
+    left every part of the diff blind past its own depth limit (the walk at 33, python-jsonschema's recursion at
+    a few hundred, canonical forms at CANONICAL_DEPTH_LIMIT): an object → string change at its end was undecided
+    and passed the gate (issue 31). The resources are copied where a chain is shortened, never changed."""
+    bare: dict[str, str] = {}  # the location of each schema that is only a $ref (and annotations) → its target
+    for base, schema in resources.items():
+        stack: list[tuple[Any, tuple[Any, ...]]] = [(schema, ())]
+        while stack:
+            node, path = stack.pop()
+            if isinstance(node, dict):
+                if isinstance(node.get("$ref"), str) and all(k == "$ref" or is_annotation(k) for k in node):
+                    here = f"{base}#{format_pointer(path)}"
+                    bare[here] = join(here, node["$ref"])
+                stack.extend((value, (*path, key)) for key, value in node.items()
+                             if key not in DATA_KEYWORDS and isinstance(value, dict | list))
+            elif isinstance(node, list):
+                stack.extend((value, (*path, index)) for index, value in enumerate(node)
+                             if isinstance(value, dict | list))
+    ends: dict[str, str] = {}
+    for here, target in bare.items():
+        if target not in bare:
+            continue  # one hop: nothing to shorten
+        seen, end = {here}, target
+        while end in bare and end not in seen:
+            seen.add(end)
+            end = bare[end]
+        if end not in seen:  # a loop of bare $refs reads nothing: left as it is (diff-schemas refuses it)
+            ends[here] = end
+    if not ends:
+        return resources
+    import copy
+
+    out = dict(resources)
+    copied: set[str] = set()
+    for here, end in ends.items():
+        base, _, fragment = here.partition("#")
+        if base not in copied:
+            out[base] = copy.deepcopy(out[base])
+            copied.add(base)
+        holder: Any = out[base]
+        for token in parse_pointer(fragment):
+            holder = holder[int(token)] if isinstance(holder, list) else holder[token]
+        end_base, _, _ = end.partition("#")
+        holder["$ref"] = uri_of(end).removeprefix(end_base) if end_base == base else uri_of(end)
+    return out
 
 
 @lru_cache(maxsize=65536)
