@@ -211,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     conformance_ok = conformance(args)
     if args.skip_others:
         return 0 if conformance_ok and startup_ok else 1
-    return 0 if conformance_ok & generation(args.out) & diff(args.out) & startup_ok else 1
+    return 0 if conformance_ok & generation(args.out) & diff(args.out) & diff_cost(args.out) & startup_ok else 1
 
 
 def generation(out: Path) -> bool:
@@ -238,6 +238,14 @@ def diff(out: Path) -> bool:
           f"{result['with_witnesses_s']:.2f} s with "
           f"(target < {result['targets']['with_witnesses_s']} s): {'met' if result['meets_targets'] else 'MISSED'}")
     return bool(result["meets_targets"])
+
+
+def diff_cost(out: Path) -> bool:
+    """CPU and memory of fresh `diff-schemas` / `diff` processes on a one-keyword pair, MCP's and ACP's real pairs
+    and a 5.9 MB pair of interlinked definitions (issue 30, 6): reports/bench/diff-cost.{json,md}."""
+    from wirecheck.diff import cost
+
+    return cost.write(out)
 
 
 def conformance(args: argparse.Namespace) -> bool:

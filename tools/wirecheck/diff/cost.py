@@ -1,0 +1,148 @@
+"""What one `wirecheck diff-schemas` / `wirecheck diff` costs, as its user pays it (issue 30, 6): CPU seconds and
+peak memory of fresh processes, measured by wait4 as `startup_bench` measures start-up. Part of `nox -s bench`
+(reports/bench/diff-cost.json and .md); `python -m wirecheck.diff.cost [OUT]` runs it alone.
+
+Measured, each the median of ROUNDS interleaved runs (a host loaded by others inflates CPU time far less than wall
+time; the floor `python -c pass` is measured beside them):
+- a one-keyword pair (`maxLength` added to a property): target SMALL_PAIR_CPU_S;
+- every consecutive pair of MCP's published schemas (fixtures/mcp-schema) and of the bundled ACP releases
+  (`wirecheck diff acp@A acp@B`): target REAL_PAIR_CPU_S each;
+- two schemas of interlinked definitions at the input value limit (1,350 definitions, 270 kinds, 5.9 MB, the
+  hostile suite's shape), once: peak memory within the README's 512 MiB (MEMORY_MIB).
+Where start-up goes: `python -X importtime -m wirecheck diff-schemas A B`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+SMALL_PAIR_CPU_S = 0.2
+REAL_PAIR_CPU_S = 0.5
+MEMORY_MIB = 512  # the README's limits table: 256 MiB + 8 × the default --max-line-bytes (32 MiB)
+ROUNDS = 5
+REPO = Path(__file__).resolve().parents[3]
+D = "https://json-schema.org/draft/2020-12/schema"
+
+
+def _run(argv: list[str]) -> tuple[float, float, float, int]:
+    """(wall seconds, CPU seconds, peak MiB, exit code) of one fresh process."""
+    started = time.perf_counter()
+    child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    return (time.perf_counter() - started, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024,
+            child.returncode)
+
+
+def _wirecheck() -> list[str]:
+    script = Path(sys.executable).parent / "wirecheck"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "wirecheck"]
+
+
+def interlinked(count: int, kinds: int, padding: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The hostile suite's `interlinked_definitions` (suites/hostile/hostile_cases.py), repeated here so the bench
+    needs no test code: `count` definitions with six `$ref`s to earlier ones each, a union listing the last
+    `kinds`, every tenth kind's `p0` retyped in the new one."""
+    import copy
+    import random
+
+    rnd = random.Random(3)
+    defs: dict[str, Any] = {}
+    for i in range(count):
+        props = {f"p{j}": {"$ref": f"#/$defs/D{rnd.randrange(i)}"} if i and j % 2 else
+                 {"type": "string", "description": "x " * 40} for j in range(12)}
+        defs[f"D{i}"] = {"type": "object", "description": "Thing. " * padding, "properties": props,
+                         "required": ["p0"]}
+    defs["Message"] = {"anyOf": [{"$ref": f"#/$defs/D{i}"} for i in range(count - kinds, count)]}
+    old: dict[str, Any] = {"$schema": D, "$defs": defs}
+    new = copy.deepcopy(old)
+    for i in range(count - kinds, count, 10):
+        new["$defs"][f"D{i}"]["properties"]["p0"] = {"type": "integer"}
+    return old, new
+
+
+def cases(work: Path) -> dict[str, list[str]]:
+    """The commands timed, by name; their input files written under `work`."""
+    work.mkdir(parents=True, exist_ok=True)
+    wirecheck = _wirecheck()
+    small_old, small_new = work / "one-keyword-old.json", work / "one-keyword-new.json"
+    small_old.write_text(json.dumps({"type": "object", "properties": {"a": {"type": "string"}}}))
+    small_new.write_text(json.dumps({"type": "object", "properties": {"a": {"type": "string", "maxLength": 3}}}))
+    out = {"python -c pass": [sys.executable, "-c", "pass"],
+           "one keyword": [*wirecheck, "diff-schemas", str(small_old), str(small_new)]}
+    mcp = sorted(p.parent for p in (REPO / "fixtures" / "mcp-schema").glob("*/schema.json"))
+    for a, b in itertools.pairwise(mcp):
+        out[f"mcp {a.name} → {b.name}"] = [*wirecheck, "diff-schemas", str(a / "schema.json"), str(b / "schema.json")]
+    from wirecheck.contracts import load_registry
+
+    acp = list(load_registry().packages["acp"].releases)
+    for older, newer in itertools.pairwise(acp):
+        out[f"acp {older} → {newer}"] = [*wirecheck, "diff", f"acp@{older}", f"acp@{newer}"]
+    return out
+
+
+def measure(work: Path, rounds: int = ROUNDS) -> dict[str, Any]:
+    argvs = cases(work)
+    for argv in argvs.values():  # one warm-up each (disk cache, .pyc files)
+        _run(argv)
+    cpu: dict[str, list[float]] = {name: [] for name in argvs}
+    wall: dict[str, list[float]] = {name: [] for name in argvs}
+    for _ in range(rounds):
+        for name, argv in argvs.items():
+            elapsed, used, _, _ = _run(argv)
+            wall[name].append(elapsed)
+            cpu[name].append(used)
+    result: dict[str, Any] = {"rounds": rounds, "machine": {"cpus": os.cpu_count(), "load": os.getloadavg()[0],
+                                                            "python": sys.version.split()[0]},
+                              "floor_cpu_s": round(statistics.median(cpu["python -c pass"]), 4), "pairs": {}}
+    for name in argvs:
+        if name == "python -c pass":
+            continue
+        target = SMALL_PAIR_CPU_S if name == "one keyword" else REAL_PAIR_CPU_S
+        median = statistics.median(cpu[name])
+        result["pairs"][name] = {"median_cpu_s": round(median, 4), "min_cpu_s": round(min(cpu[name]), 4),
+                                 "median_wall_s": round(statistics.median(wall[name]), 4),
+                                 "target_cpu_s": target, "met": median <= target}
+    old, new = interlinked(1350, 270, 480)
+    (work / "interlinked-old.json").write_text(json.dumps(old))
+    (work / "interlinked-new.json").write_text(json.dumps(new))
+    elapsed, used, peak, code = _run([*_wirecheck(), "diff-schemas", str(work / "interlinked-old.json"),
+                                      str(work / "interlinked-new.json")])
+    result["large"] = {"what": "1,350 interlinked definitions, 270 kinds, 5.9 MB a side", "exit": code,
+                       "peak_mib": round(peak, 1), "cpu_s": round(used, 2), "wall_s": round(elapsed, 2),
+                       "target_mib": MEMORY_MIB, "met": peak <= MEMORY_MIB and code in (0, 1)}
+    result["met"] = all(p["met"] for p in result["pairs"].values()) and result["large"]["met"]
+    return result
+
+
+def write(out: Path) -> bool:
+    result = measure(out / "work")
+    (out / "diff-cost.json").write_text(json.dumps(result, indent=1) + "\n")
+    lines = ["# diff cost (fresh processes)", "",
+             f"Median CPU of {result['rounds']} interleaved rounds (load average {result['machine']['load']:.1f} on "
+             f"{result['machine']['cpus']} CPUs; `python -c pass`: {result['floor_cpu_s']:.3f} s).", "",
+             "| pair | CPU median (s) | CPU min (s) | wall median (s) | target (s) | |",
+             "|---|---:|---:|---:|---:|---|"]
+    for name, p in result["pairs"].items():
+        lines.append(f"| {name} | {p['median_cpu_s']:.3f} | {p['min_cpu_s']:.3f} | {p['median_wall_s']:.3f} | "
+                     f"≤ {p['target_cpu_s']} | {'met' if p['met'] else 'MISSED'} |")
+    large = result["large"]
+    lines += ["", f"{large['what']}: exit {large['exit']}, peak {large['peak_mib']} MiB (≤ {large['target_mib']}), "
+              f"{large['cpu_s']} s CPU: {'met' if large['met'] else 'MISSED'}"]
+    (out / "diff-cost.md").write_text("\n".join(lines) + "\n")
+    print("\n" + "\n".join(lines))
+    return bool(result["met"])
+
+
+if __name__ == "__main__":
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("reports/bench")
+    target.mkdir(parents=True, exist_ok=True)
+    sys.exit(0 if write(target) else 1)
