@@ -145,7 +145,8 @@ def test_the_readme_main_job_succeeds_on_a_clean_clone_and_its_reports_state_the
     gate = data["summary"]["gate"]
     assert (gate["fail_on"], gate["verdict"], data["summary"]["exit_code"]) == ("breaking", "fail", 1)
     assert "Gate `--fail-on breaking`: **fail**" in (reports / "index.md").read_text(encoding="utf-8")
-    assert gate["line"] in said  # printed, not only written
+    # printed, not only written: the same decision, its reasons counted in changes as the human reports count them
+    assert f"gate --fail-on breaking: fail ({gate['line'].split(' (', 1)[1].split(';')[0]};" in said
     gated = subprocess.run([installed.bin / "python", "-m", "wirecheck.diff.versions", "--no-witnesses", "--out",
                             installed.work / "gated"], cwd=installed.source, env=installed.env(),
                            capture_output=True, text=True, timeout=1800)

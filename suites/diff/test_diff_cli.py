@@ -198,6 +198,8 @@ def test_diff_schemas_accepts_ecma_regexes_and_reports_an_unwritable_output(tmp_
     assert code == 1 and "PATTERN_CHANGED" in out, err
     code, out, err = wirecheck("diff-schemas", str(old), str(new), "-f", "sarif", "-o", str(tmp_path / "d.sarif"))
     assert code == 1 and "gate --fail-on breaking: fail" in out and out.endswith(f"report: {tmp_path / 'd.sarif'}\n")
+    # counted as the human reports count, in changes (it said "1 release pair(s), 1 error(s), 0 warning(s)")
+    assert re.match(r"wirecheck diff: 1 release pair, 1 change: 1 error, 0 warnings, 0 info; gate ", out), out
     code, _, err = wirecheck("diff-schemas", str(old), str(old), "-o", str(tmp_path))
     assert code == 2 and f"{tmp_path}: cannot write" in err
     code, _, err = wirecheck("diff-schemas", str(old), str(new), "-f", "bogus")
@@ -287,6 +289,8 @@ def test_a_package_run_fails_on_a_break_that_only_a_jump_across_releases_shows(t
     root = _chain(tmp_path, {"1.0.0": {"a": {"type": "string"}}, "2.0.0": {}, "2.1.0": {"a": {"type": "integer"}}})
     code, out, _ = wirecheck("diff", "tp", contracts=root)
     assert code == 1 and "tp 1.0.0 → 2.1.0 (skips releases)" in out and "TYPE_CHANGED" in out
+    # the jump's answer is one line under its own heading (what to do follows from the steps)
+    assert "  longer jumps that break where no single step shows it:\n    tp 1.0.0 → 2.1.0: breaking" in out
     assert "tp transitive (every earlier → every later release): forward/strict breaking" in out
     assert "3 release pairs" in out and "3 changes: 1 error, 2 warnings, 0 info" in out
     code, out, _ = wirecheck("diff", "tp", "--fail-on", "never", contracts=root)

@@ -53,12 +53,11 @@ def _emit(run: Any, output_format: str, output: Path | None, contracts: Path | N
         return
     with output_file(output) as out:
         report.write(output_format, run, out, **extra)
-    from wirecheck.diff.report.common import gate_line
+    from wirecheck.diff.report.common import build, change_counts, counts_text, gate_text, plural
 
-    counts = run.counts()
-    result_line(f"wirecheck diff: {len(run.results)} release pair(s), {counts['error']} error(s), "
-                f"{counts['warning']} warning(s), {counts['info']} info, {counts['waived']} waived; "
-                f"{gate_line(run)}; report: {output}")
+    model = build(run)  # counted as the human reports count: in changes
+    result_line(f"wirecheck diff: {plural(len(run.results), 'release pair')}, {counts_text(change_counts(model))}; "
+                f"{gate_text(run, model)}; report: {output}")
 
 
 def _finish(results: list[Any], options: Any, fail_on: str, waivers: Path | None, packages=()) -> Any:

@@ -23,7 +23,7 @@ from wirecheck.diff.report import html as html_report
 from wirecheck.diff.report import json_report, markdown
 from wirecheck.diff.report import text as text_report
 from wirecheck.diff.report.common import build as report_model
-from wirecheck.diff.report.common import gate_line, pair_anchor
+from wirecheck.diff.report.common import gate_text, pair_anchor
 from wirecheck.diff.run import DiffRun
 from wirecheck.output_files import writing
 
@@ -78,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{jumps} longer jump(s) that fail the gate where no step does, "
           f"{sum(len(p.matrix) for p in packages)} in the transitive matrix, {elapsed:.2f} s"
           f"{'' if options.witnesses else ' (no witness search)'}\n")
-    text_report.answers(report_model(run), sys.stdout)
+    model = report_model(run)
+    text_report.answers(model, sys.stdout)
     for package in packages:
         if len(package.releases) < 2:
             print(f"  {package.package}: one release ({', '.join(package.releases) or 'none loadable'}), "
@@ -88,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{package.transitive(BACKWARD, TOLERANT)} (tolerant readers); full {package.full(TOLERANT)}")
     for problem in problems:
         print(f"\nwarning: {problem}")
-    print(f"\n{gate_line(run)}")
+    print(f"\n{gate_text(run, model)}")
     print(f"reports: {out}/index.md (answers, a link per pair), {out}/index.html (matrix and details), "
           f"{out}/diff.json, one Markdown file per pair")
     return run.exit_code()

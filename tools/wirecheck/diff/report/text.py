@@ -73,8 +73,15 @@ def answers(report: RunReport, out: TextIO) -> None:
     out.write(f"wirecheck diff: {plural(len(report.pairs), 'release pair')}"
               f"{', no changes on the wire' if len(unchanged) == len(report.pairs) and unchanged else ''}\n")
     for pair in report.pairs:
-        if not _unchanged(pair):
+        if not _unchanged(pair) and not pair.jump:
             _answer(pair, out)
+    jumps = [p for p in report.pairs if p.jump and not _unchanged(p)]
+    if jumps:  # what to do follows from the steps; a jump's own line says what breaks across it
+        out.write("  longer jumps that break where no single step shows it:\n")
+        for pair in jumps:
+            r, a = pair.result, pair.answer
+            out.write(_wrap(f"{r.package} {r.old_version} → {r.new_version}: {verdict_word(a)}; {version_text(r, a)}",
+                            "    "))
     if unchanged:
         out.write(_wrap(unchanged_text([p.result for p in unchanged]), "  "))
 
@@ -98,7 +105,8 @@ def _details(pair: PairReport, out: TextIO) -> None:
     counts = {"error": 0, "warning": 0, "info": 0, "waived": 0}
     for change in pair.changes:
         counts["waived" if change.waived else change.severity.value] += 1
-    out.write(f"\n{r.package} {r.old_version} → {r.new_version}: {counts_text(counts)}"
+    out.write(f"\n{r.package} {r.old_version} → {r.new_version}{' (skips releases)' if pair.jump else ''}: "
+              f"{counts_text(counts)}"
               f"{f', {pair.shown_in_steps} more as in the steps above' if pair.shown_in_steps else ''}\n")
     nothing = r.nothing_compared
     if nothing:
