@@ -153,3 +153,23 @@ def test_a_diff_against_head_with_no_change_is_a_few_lines(tmp_path: Path) -> No
     assert out.splitlines()[-1].startswith("gate --fail-on breaking: pass")
     for package in load_registry(repo / "contracts").packages:  # every release is still named
         assert package in out
+
+
+def test_the_all_pairs_index_opens_with_the_gate_and_lists_the_jumps_apart(tmp_path: Path, capsys) -> None:
+    """diff-versions' index.md had its 31 rows (16 of them longer jumps) before the gate's verdict; each file it
+    writes carries no finding ids; the lines it prints end with the gate counted in changes."""
+    from wirecheck.diff.versions import main
+
+    assert main(["--out", str(tmp_path), "--no-witnesses"]) == 1
+    index = (tmp_path / "index.md").read_text(encoding="utf-8").splitlines()
+    assert index[2].startswith("Gate `--fail-on breaking`: **fail** (")
+    assert "changes break a protected consumer" in index[2]
+    jumps = index.index("Longer jumps that break where no single step shows it:")
+    steps = [line for line in index[:jumps] if line.startswith("| [")]
+    assert steps and all("(skips releases)" not in line for line in steps)
+    assert all("(skips releases)" in line for line in index[jumps:] if line.startswith("| ["))
+    for report in tmp_path.glob("*.md"):
+        assert not ID.search(report.read_text(encoding="utf-8")), report.name
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[-2].startswith("gate --fail-on breaking: fail (") and "finding(s)" not in printed[-2]
+    assert len(printed) < 100  # 148 before: every jump's answer took three lines
