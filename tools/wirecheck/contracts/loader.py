@@ -495,14 +495,17 @@ def _link(ref: str, package: str, version: str, resources: dict[str, Any]) -> Sc
     return SchemaLink(ref=ref, uri=schema_id(package, version, file) + ("#" + fragment if fragment else ""))
 
 
-def _check_link(link: SchemaLink, resources: dict[str, Any], file: str, where: str) -> list[ContractProblem]:
+def _check_link(link: SchemaLink, resources: dict[str, Any], file: str, where: str,
+                registry: Any = None) -> list[ContractProblem]:
+    """`registry`: the release's resources as jsonschema-rs holds them, built once for all its links (built per
+    link, ACP's 69 links cost 0.16 s of every `wirecheck diff` of two releases)."""
     base, _, fragment = link.uri.partition("#")
     if base not in resources:
         return [ContractProblem(file, where, f"schema file {link.ref.partition('#')[0]!r} not found in the release")]
     try:
         jsonschema_rs.validator_for(
             {"$schema": DIALECT, "$ref": link.uri},
-            registry=jsonschema_rs.Registry(list(resources.items())),
+            registry=registry if registry is not None else jsonschema_rs.Registry(list(resources.items())),
         )
     except Exception as exc:  # jsonschema-rs raises ValueError / ReferencingError with a message
         return [ContractProblem(file, where, f"{link.ref!r} does not resolve: {exc}")]
@@ -556,6 +559,10 @@ def _semantic_problems(release: ContractRelease, raw: dict[str, Any], file: str)
 
     problems: list[ContractProblem] = []
     resources = dict(release.resources)
+    try:
+        registry: Any = jsonschema_rs.Registry(list(resources.items()))
+    except Exception:  # each link then says what does not resolve
+        registry = None
     ids = [k.id for k in release.kinds]
     seen_selectors: dict[tuple[Any, ...], str] = {}
     for index, kind in enumerate(release.kinds):
@@ -572,9 +579,9 @@ def _semantic_problems(release: ContractRelease, raw: dict[str, Any], file: str)
         for link_field in ("schema", "headers"):
             link = getattr(kind, link_field)
             if link is not None:
-                problems += _check_link(link, resources, file, f"{where}/{link_field}")
+                problems += _check_link(link, resources, file, f"{where}/{link_field}", registry)
         if kind.reply is not None:
-            problems += _check_link(kind.reply.schema, resources, file, f"{where}/reply/schema")
+            problems += _check_link(kind.reply.schema, resources, file, f"{where}/reply/schema", registry)
         if kind.answers is not None and not fnmatch.filter(ids, kind.answers):
             problems.append(ContractProblem(file, f"{where}/answers", f"no kind matches {kind.answers!r}"))
         if kind.http is not None and kind.http.base not in (None, "*", *release.bases):
