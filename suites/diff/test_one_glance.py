@@ -168,6 +168,9 @@ def test_the_all_pairs_index_opens_with_the_gate_and_lists_the_jumps_apart(tmp_p
     steps = [line for line in index[:jumps] if line.startswith("| [")]
     assert steps and all("(skips releases)" not in line for line in steps)
     assert all("(skips releases)" in line for line in index[jumps:] if line.startswith("| ["))
+    page = (tmp_path / "index.html").read_text(encoding="utf-8")  # the same order in the HTML index
+    assert page.index("gate <code>--fail-on breaking</code>: <b>fail</b>") < page.index("<table") \
+        < page.index("Longer jumps that break where no single step shows it:") < page.index("(skips releases)")
     for report in tmp_path.glob("*.md"):
         assert not ID.search(report.read_text(encoding="utf-8")), report.name
     printed = capsys.readouterr().out.splitlines()

@@ -64,18 +64,24 @@ def write(run, out: TextIO) -> None:
     w("<!doctype html><html lang='en'><head><meta charset='utf-8'>"
       "<meta name='viewport' content='width=device-width, initial-scale=1'><title>wirecheck contract diff</title>"
       f"<style>{_STYLE}</style></head><body><h1>wirecheck contract diff</h1>\n<p>{_gate(run, report)}</p>\n")
-    w("<table class='answers'><colgroup><col class='pair'><col class='verdict'><col><col><col><col></colgroup>"
-      "<tr><th>pair</th><th>verdict</th><th>old readers that break (forward)</th>"
-      "<th>new readers that break (backward)</th><th>version</th><th>what to do</th></tr>\n")
-    for pair in report.pairs:
-        r, a = pair.result, pair.answer
-        word = verdict_word(a)
-        w(f"<tr><td><a href='#{pair.anchor}'>{escape(r.package)} {escape(r.old_version)} → "
-          f"{escape(r.new_version)}</a>{' <small>(skips releases)</small>' if pair.jump else ''}</td>"
-          f"<td class='{_CLASS[word]}'>{word}</td><td>{escape(breaking_readers(a, 'forward'))}</td>"
-          f"<td>{escape(breaking_readers(a, 'backward'))}</td><td>{escape(version_text(r, a))}</td>"
-          f"<td>{'<br>'.join(escape(x) for x in a.advice)}</td></tr>\n")
-    w("</table>\n<!--legend-->\n")
+    header = ("<table class='answers'><colgroup><col class='pair'><col class='verdict'><col><col><col><col>"
+              "</colgroup><tr><th>pair</th><th>verdict</th><th>old readers that break (forward)</th>"
+              "<th>new readers that break (backward)</th><th>version</th><th>what to do</th></tr>\n")
+    steps, jumps = [p for p in report.pairs if not p.jump], [p for p in report.pairs if p.jump]
+    for rows, heading in ((steps, ""), (jumps, "<p>Longer jumps that break where no single step shows it:</p>\n")):
+        if not rows:
+            continue
+        w(heading + header)
+        for pair in rows:
+            r, a = pair.result, pair.answer
+            word = verdict_word(a)
+            w(f"<tr><td><a href='#{pair.anchor}'>{escape(r.package)} {escape(r.old_version)} → "
+              f"{escape(r.new_version)}</a>{' <small>(skips releases)</small>' if pair.jump else ''}</td>"
+              f"<td class='{_CLASS[word]}'>{word}</td><td>{escape(breaking_readers(a, 'forward'))}</td>"
+              f"<td>{escape(breaking_readers(a, 'backward'))}</td><td>{escape(version_text(r, a))}</td>"
+              f"<td>{'<br>'.join(escape(x) for x in a.advice)}</td></tr>\n")
+        w("</table>\n")
+    w("<!--legend-->\n")
     for package in run.packages or _pairs_as_packages(run.results):
         _matrix(package, w)
     for pair in (*report.pairs, *extra):
