@@ -41,10 +41,13 @@ def test_the_line_of_a_value_that_starts_later_in_its_file():
 def test_a_yaml_capture_and_a_yaml_schema_named_json(tmp_path):
     capture = tmp_path / "result.json"
     capture.write_text("type: result\nsubtype: success\n")
-    out = CliRunner().invoke(app, ["validate", "claude-code-print@2.1.218", str(capture)]).output
-    assert "result.json:1  error  PARSE_ERROR  not valid JSON: expected a JSON value at column 1, found " \
+    result = CliRunner().invoke(app, ["validate", "claude-code-print@2.1.218", str(capture)])
+    out = result.output
+    # a warning: claude-code-print's reader may pass over lines that are not JSON (readers.yaml non_json_lines);
+    # the run still recognises nothing
+    assert "result.json:1  warning  PARSE_ERROR  not valid JSON: expected a JSON value at column 1, found " \
            "`type: result` (this looks like YAML; JSON is expected here)" in out
-    assert "result.json:2  error  PARSE_ERROR" in out  # each line where it is, not each word
+    assert "result.json:2  warning  PARSE_ERROR" in out and result.exit_code == 4  # each line where it is
     schema = tmp_path / "old.json"
     schema.write_text("type: object\n")
     result = CliRunner().invoke(app, ["diff-schemas", str(schema), str(schema)])

@@ -189,6 +189,18 @@ def test_a_warning_line_before_the_result_is_judged_as_its_reader_reads_it(tmp_p
     assert result.exit_code == 0 and result.coverage["result"].seen == 1
 
 
+def test_json_that_breaks_off_is_no_warning_line(tmp_path):
+    """Only a line that does not start as JSON is the warning a CLI prints; a result cut short is broken JSON, which
+    parseClaudeJsonResult cannot read whatever it does with text: still an error."""
+    result = (ROOT / "fixtures/claude-code-print/2.1.332/valid/live-results.ndjson").read_bytes().split(b"\n")[0]
+    path = tmp_path / "stdout.json"
+    path.write_bytes(result[:40] + b"\n")
+    checked = check_captures(REGISTRY.load("claude-code-print@2.1.332"), [str(path)])
+    (finding,) = [f for f in checked.findings if f.code == "PARSE_ERROR"]
+    assert finding.severity.value == "error" and "not shown" not in finding.message
+    assert checked.exit_code != 0
+
+
 def test_a_reader_that_skips_or_rejects_such_a_line_and_one_the_file_says_nothing_about(tmp_path):
     import dataclasses
 

@@ -235,6 +235,16 @@ def said(error: json.JSONDecodeError, text: str, line: int = 1) -> str:
     return message
 
 
+# what `said` writes for a text that does not start as JSON at all: its first character opens no JSON value
+_TEXT_LINE = re.compile(r"expected a JSON value at column 1, found `[^\s{\[\"0-9-]")
+
+
+def is_text_line(message: str) -> bool:
+    """Whether a PARSE_ERROR's message (`said`'s words) is about a line that does not start as JSON at all (a
+    warning a CLI prints before its JSON), as opposed to JSON that breaks off or goes wrong (`{"type":"res`)."""
+    return _TEXT_LINE.search(message) is not None
+
+
 # `\ud800`-`\udfff` escapes: each is a lone surrogate unless a high one is followed by a low one
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _LONE = re.compile("[\ud800-\udfff]")

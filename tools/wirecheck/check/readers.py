@@ -10,6 +10,7 @@ from dataclasses import replace
 from wirecheck.check.message import Message
 from wirecheck.contracts.model import ContractRelease, NonJsonReading, UnknownKindReading
 from wirecheck.findings import Finding, Severity
+from wirecheck.json_text import is_text_line
 from wirecheck.pointer import MISSING, parse_pointer, resolve
 
 
@@ -83,7 +84,8 @@ def judge_non_json_line(release: ContractRelease, finding: Finding) -> Finding:
     prints `⚠ claude.ai connectors are disabled …` before its JSON result; the seed shows Navarch calling
     parseClaudeJsonResult on stdout, then stderr, not what that function does with such a line); info where every
     reader skips it."""
-    if finding.code != "PARSE_ERROR" or finding.line is None or finding.where is not None:
+    if finding.code != "PARSE_ERROR" or finding.line is None or finding.where is not None or \
+            not is_text_line(finding.message):  # JSON that breaks off is no warning line: as its reader fails on it
         return finding
     consumers = {k.consumer for k in release.kinds if k.channel == "stdio-ndjson"
                  and (finding.sender is None or k.producer == finding.sender)}
