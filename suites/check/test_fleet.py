@@ -25,6 +25,21 @@ fleet = pytest.importorskip("wirecheck.check.fleet")
 OPTIONS = CheckOptions(max_line_bytes=1024)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def no_dask_thread_outlives_the_module():
+    """distributed keeps one offload thread for the rest of the process (distributed/utils.py `_offload_executor`,
+    started by the first cluster). Left in the test process, every later fork (test_parallel's workers) is a fork of
+    a multi-threaded process: it can deadlock the child, and Python 3.12+ warns on each (82 warnings on 3.13). Ended
+    here, with a fresh executor in its place, whose thread starts only if Dask is used again."""
+    yield
+    from concurrent.futures import ThreadPoolExecutor
+
+    utils = distributed.utils
+    utils._offload_executor.shutdown(wait=True)
+    utils._offload_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="Dask-Offload")
+    assert [t.name for t in threading.enumerate() if t.name.startswith("Dask")] == []
+
+
 @pytest.fixture(scope="module")
 def client(tmp_path_factory):
     with fleet.local_cluster(3, str(tmp_path_factory.mktemp("dask"))) as cluster, distributed.Client(cluster) as client:
