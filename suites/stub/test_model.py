@@ -203,7 +203,19 @@ turns:
     assert lines[1] == lines[2]
 
 
+def test_utility_answers_are_qodercli_side_call_lines_after_the_turns():
+    """qodercli reads its side calls (prompt suggestions, titles) as `utilityGenerateContent` lines, a cursor per
+    method: the answers follow the turns, a JSON string each."""
+    parsed = ok("api: qoder-fake-responses\nturns: [{text: Hello.}]\nutility: [Ask about the tests, A title]")
+    lines = [orjson.loads(line) for line in fake_responses(parsed).splitlines()]
+    assert [line["method"] for line in lines] == ["generateContentStream", "utilityGenerateContent",
+                                                   "utilityGenerateContent"]
+    assert lines[1] == {"method": "utilityGenerateContent", "response": "Ask about the tests"}
+
+
 @pytest.mark.parametrize(("text", "pointer", "message"), [
+    ("api: qoder-fake-responses\nturns: [{text: a}]\nutility: [{text: b}]", "/model/utility", "answer texts"),
+    ("api: openai-chat\nturns: [{text: a}]\nutility: [b]", "/model/utility", "fake-responses file"),
     ("api: gemini\nturns: [{text: a}]", "/model/api", "expected one of anthropic-messages"),
     ("[1]", "/model", "expected {api:"),
     ("api: openai-chat\nturns: []", "/model/turns", "non-empty list"),

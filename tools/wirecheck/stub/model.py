@@ -12,7 +12,10 @@ script is served three ways:
   `{"error": {"message", "type", "code"}}`. OpenCode's `@ai-sdk/openai-compatible` provider.
 - `qoder-fake-responses`: not a server but a file: qodercli's test hook `--fake-responses FILE.jsonl` reads one
   line per model call (`{"method": "generateContentStream", "response": [{"candidates": [...]}]}`, Gemini's
-  shape). It cannot answer with an HTTP error.
+  shape). It cannot answer with an HTTP error. `utility:` lists the answers of qodercli's side calls (prompt
+  suggestions, session titles: `{"method": "utilityGenerateContent", "response": "text"}` lines), which it reads
+  apart from the turns: with QODER_FAKE_STREAM_DELAY_MS set, each method has its own cursor in the file
+  (qodercli 1.1.52 bundle/qodercli.js, getNextResponse: `perMethodCursors`).
 
 Both HTTP endpoints are applications of the stub server (stub/server.py: 127.0.0.1, a bounded worker pool, phase
 deadlines, HAR on disk), which records every exchange. Requests whose body contains a `side` answer's text (OpenCode
@@ -39,7 +42,7 @@ HTTP_APIS = APIS[:2]
 ALWAYS = "always"
 TURN_KEYS = ("text", "tool_call", "tool_calls", "error", "times", "request_contains", "usage")
 ERROR_KEYS = ("status", "headers", "type", "message", "body")
-SCRIPT_KEYS = ("api", "turns", "side", "refused")
+SCRIPT_KEYS = ("api", "turns", "side", "refused", "utility")
 SSE = {"content-type": "text/event-stream", "cache-control": "no-cache"}
 JSON = {"content-type": "application/json"}
 # the error `type` each API gives a status when the script names none (Anthropic's documented error types; the
@@ -90,6 +93,7 @@ class ModelScript:
     turns: tuple[Turn, ...] = ()
     side: tuple[SideAnswer, ...] = ()
     refused: bool = False  # nothing listens where the CLI is sent: its connection is refused
+    utility: tuple[str, ...] = ()  # qoder-fake-responses: the answers of qodercli's side calls, in order
 
 
 # -- the script as data ----------------------------------------------------------------------------------------
@@ -151,9 +155,16 @@ def parse_model_script(raw: Any, problem: Problem, at: str = "/model") -> ModelS
         turn = _turn({k: v for k, v in entry.items() if k != "when"}, where, api, bad)
         if turn is not None:
             side.append(SideAnswer(when, turn))
+    utility = raw.get("utility", [])
+    if not isinstance(utility, list) or not all(isinstance(u, str) for u in utility):
+        bad(f"{at}/utility", f"expected a list of answer texts, found {_shown(utility)}")
+        utility = []
+    elif utility and api != "qoder-fake-responses":
+        bad(f"{at}/utility", f"utility answers are qodercli's side calls in its fake-responses file, not {api}'s")
+        utility = []
     if count:
         return None
-    return ModelScript(api, tuple(t for t in parsed if t is not None), tuple(side), bool(refused))
+    return ModelScript(api, tuple(t for t in parsed if t is not None), tuple(side), bool(refused), tuple(utility))
 
 
 def _turn(raw: Any, at: str, api: str, bad: Callable[..., None]) -> Turn | None:
@@ -415,4 +426,5 @@ def fake_responses(script: ModelScript) -> bytes:
             "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
             "usageMetadata": usage}]})
         lines += [line] * (turn.times or 1)
+    lines += [orjson.dumps({"method": "utilityGenerateContent", "response": text}) for text in script.utility]
     return b"".join(line + b"\n" for line in lines)
