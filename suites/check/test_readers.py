@@ -275,3 +275,26 @@ def test_readers_cite_what_a_user_can_open_and_keep_the_local_copy_for_developer
                 assert at.startswith(f"{package} {place}"), (spec, at, package, place)
                 cited += 1
     assert cited > 10 or not SEEDS.is_dir()
+
+
+def test_sources_name_what_a_user_can_open_and_keep_the_local_copy_apart(tmp_path):
+    """`wirecheck show` printed `seed  seed-diff  shared/seeds/001_33cd195a40b46cbf.txt`: a path only this project
+    has. A source's `ref` names the published packages (or says a note is not published); the project's copy is
+    `local`, which exists where the shared folder is at hand. A `ref` starting `shared/` is a contract error."""
+    locals_seen = 0
+    for spec in RELEASES:
+        for source in REGISTRY.load(spec).sources.values():
+            assert not source.ref.startswith("shared/"), (spec, source.id, source.ref)
+            if source.local is not None:
+                locals_seen += 1
+                if SEEDS.is_dir():
+                    assert (SEEDS.parent.parent / source.local).is_file(), (spec, source.local)
+    assert locals_seen >= 15
+    root, package, version = _copy(tmp_path, "xopc@0.0.253")
+    catalog = root / package / version / "catalog.yaml"
+    catalog.write_text(catalog.read_text().replace('ref: "npm @xopcai/xopc 0.0.251 → 0.0.253: the published '
+                                                   'packages, diffed"', 'ref: "shared/seeds/002.txt"', 1))
+    load_release.cache_clear()
+    with pytest.raises(ContractError) as caught:
+        load_release(root, package, version)
+    assert "catalog.yaml#/sources/seed/ref" in str(caught.value)

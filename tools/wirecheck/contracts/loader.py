@@ -695,7 +695,7 @@ def load_release(root: Path, package: str, version: str) -> ContractRelease:
         root=folder,
         kinds=tuple(_build_kind(k, package, version, resources) for k in raw["kinds"]),
         sources=MappingProxyType(
-            {sid: Source(sid, s["type"], s["ref"], s.get("note")) for sid, s in raw["sources"].items()}
+            {sid: Source(sid, s["type"], s["ref"], s.get("note"), s.get("local")) for sid, s in raw["sources"].items()}
         ),
         roles=tuple(raw["roles"]),
         bases=MappingProxyType(
@@ -739,7 +739,7 @@ def _with_readers(release: ContractRelease, path: Path) -> tuple[ContractRelease
     own_sources = raw.get("sources", {})
     problems += [ContractProblem(file, f"/sources/{sid}", f"source {sid!r} is the catalog's already")
                  for sid in own_sources if sid in release.sources]
-    sources = {**release.sources, **{sid: Source(sid, s["type"], s["ref"], s.get("note"))
+    sources = {**release.sources, **{sid: Source(sid, s["type"], s["ref"], s.get("note"), s.get("local"))
                                      for sid, s in own_sources.items()}}
 
     def cited(entry: dict[str, Any], where: str) -> Provenance:

@@ -65,8 +65,9 @@ def condition_text(tokens: tuple[str, ...], accepted: frozenset[Any]) -> str:
 class Source:
     id: str
     type: str  # seed-diff | published-release | upstream-source | upstream-docs | recording | inferred
-    ref: str
+    ref: str  # what a user can open (a package, a URL), or words saying the source is not published
     note: str | None = None
+    local: str | None = None  # the project's own copy (shared/seeds/..., shared/notes/...): for developers
 
 
 @dataclass(frozen=True)
