@@ -25,24 +25,25 @@ from wirecheck.diff.run import DiffRun
 REPO = Path(__file__).resolve().parents[2]
 ID = re.compile(r"#[0-9a-f]{12}\b|\b[0-9a-f]{12}\b")
 REPR = re.compile(r"\bNone\b|\bTrue\b|\bFalse\b|\{'|\['|': |\bobject at 0x|\bdict_(keys|values|items)\(")
-# Before issue 32 (main 02eda9e): per pair, the text report's lines as a 120-column terminal shows them and the
-# Markdown report's characters; every one carried a `#fingerprint` after each member (918 in all, in each format)
+# Before issue 32 (main 02eda9e): per pair, the text report's lines as a 120-column terminal shows them, the
+# Markdown report's characters and lines; every one carried a `#fingerprint` after each member (918 in all, in each
+# format)
 BEFORE = {
-    "xopc@0.0.251 xopc@0.0.253": (79, 9672),
-    "navarch-runtime@0.1.51 navarch-runtime@0.1.53": (89, 10923),
-    "opencode-config@1.0.0 opencode-config@2.0.0": (27, 3213),
-    "opencode-run@1.0.0 opencode-run@2.0.0": (30, 3918),
-    "claude-code-print@2.1.218 claude-code-print@2.1.332": (30, 3627),
-    "acp@0.5.1 acp@0.8.0": (54, 9660),
-    "acp@0.8.0 acp@0.15.0": (76, 7573),
-    "acp@0.15.0 acp@0.18.2": (86, 8990),
-    "acp@0.18.2 acp@0.23.0": (68, 6898),
-    "acp@0.23.0 acp@1.9.0": (164, 15466),
-    "acp@1.9.0 acp@2.4.0": (67, 6937),
-    "qoder-agent-sdk@1.0.13 qoder-agent-sdk@1.0.21": (232, 24803),
-    "qoder-agent-sdk@1.0.21 qoder-agent-sdk@1.0.23": (78, 9018),
-    "qoder-agent-sdk@1.0.23 qoder-agent-sdk@1.0.34": (253, 25936),
-    "qoder-agent-sdk@1.0.34 qoder-agent-sdk@1.0.39": (74, 7771),
+    "xopc@0.0.251 xopc@0.0.253": (79, 9672, 71),
+    "navarch-runtime@0.1.51 navarch-runtime@0.1.53": (89, 10923, 72),
+    "opencode-config@1.0.0 opencode-config@2.0.0": (27, 3213, 33),
+    "opencode-run@1.0.0 opencode-run@2.0.0": (30, 3918, 35),
+    "claude-code-print@2.1.218 claude-code-print@2.1.332": (30, 3627, 32),
+    "acp@0.5.1 acp@0.8.0": (54, 9660, 39),
+    "acp@0.8.0 acp@0.15.0": (76, 7573, 67),
+    "acp@0.15.0 acp@0.18.2": (86, 8990, 60),
+    "acp@0.18.2 acp@0.23.0": (68, 6898, 50),
+    "acp@0.23.0 acp@1.9.0": (164, 15466, 101),
+    "acp@1.9.0 acp@2.4.0": (67, 6937, 53),
+    "qoder-agent-sdk@1.0.13 qoder-agent-sdk@1.0.21": (232, 24803, 129),
+    "qoder-agent-sdk@1.0.21 qoder-agent-sdk@1.0.23": (78, 9018, 62),
+    "qoder-agent-sdk@1.0.23 qoder-agent-sdk@1.0.34": (253, 25936, 149),
+    "qoder-agent-sdk@1.0.34 qoder-agent-sdk@1.0.39": (74, 7771, 56),
 }
 # the marks a report may show, and the legend entry that explains each
 MARKS = {"✗": "✗ / ? / ✓", "✓": "✗ / ? / ✓", "←": "←", "·": "·"}
@@ -73,15 +74,16 @@ def examples() -> dict[str, dict[str, str]]:
 
 def test_each_report_example_is_shorter_than_before(examples) -> None:
     compared = 0
-    for pair, (lines, chars) in BEFORE.items():
+    for pair, (lines, chars, md_lines) in BEFORE.items():
         if pair not in examples:  # a release renamed or dropped since: nothing to compare
             continue
         compared += 1
         assert screen_lines(examples[pair]["text"]) <= lines, (pair, screen_lines(examples[pair]["text"]), lines)
-        assert len(examples[pair]["markdown"]) < chars, (pair, len(examples[pair]["markdown"]), chars)
+        markdown = examples[pair]["markdown"]
+        assert len(markdown) < chars and markdown.count("\n") < md_lines, (pair, len(markdown), chars)
     assert compared >= 10
     total = sum(screen_lines(examples[p]["text"]) for p in BEFORE if p in examples)
-    assert total < 0.9 * sum(lines for p, (lines, _) in BEFORE.items() if p in examples)
+    assert total < 0.9 * sum(lines for p, (lines, _, _) in BEFORE.items() if p in examples)
 
 
 def test_no_finding_ids_or_python_reprs_in_text_and_markdown(examples) -> None:

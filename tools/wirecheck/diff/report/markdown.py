@@ -9,6 +9,7 @@ import io
 import re
 from typing import TextIO
 
+from wirecheck.diff.model import DIRECTIONS, SAFE, STRICT, TOLERANT, UNKNOWN
 from wirecheck.diff.report.common import (
     LATENT_WORD,
     MARK,
@@ -105,6 +106,13 @@ def legend(out: TextIO, body: str) -> None:
         out.write("Legend: " + "; ".join(f"**{text(term)}**: {text(words)}" for term, words in entries) + ".\n\n")
 
 
+def _flows_add_to_the_answer(a) -> bool:
+    """Whether the table of flows (tolerant and strict marks per direction) says more than the answers' row, which
+    names every flow that breaks, "(strict readers only)" where only closed models do, "(undecided)": only where
+    strict readers are undecided on a flow tolerant ones read safely."""
+    return any(flow.get(d, TOLERANT) == SAFE and flow.get(d, STRICT) == UNKNOWN for flow in a.flows for d in DIRECTIONS)
+
+
 def details(pair: PairReport, out: TextIO) -> None:
     r, a = pair.result, pair.answer
     out.write(f'<a id="{pair.anchor}"></a>\n\n## {text(r.package)} {text(r.old_version)} → {text(r.new_version)}\n\n')
@@ -117,7 +125,7 @@ def details(pair: PairReport, out: TextIO) -> None:
         counts["waived" if change.waived else change.severity.value] += 1
     out.write(f"{counts_text(counts).capitalize()}"
               f"{f', {pair.shown_in_steps} more as in the consecutive pairs' if pair.shown_in_steps else ''}.\n\n")
-    if a.flows:
+    if _flows_add_to_the_answer(a):
         out.write("| writer → reader | forward: old reader, new writer | backward: new reader, old writer |\n"
                   "|---|---|---|\n")
         for flow, forward, backward in flows_table(a):
