@@ -68,3 +68,18 @@ def test_the_url_parser_is_imported_only_to_check_a_url(tmp_path):
     with_urls = imported_by(tmp_path, "validate", "xopc@0.0.253",
                             str(ROOT / "fixtures/xopc/0.0.253/valid/worker-run.har"))
     assert "ada_url" in with_urls
+
+
+def small_pair(tmp_path) -> tuple[str, str]:
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text('{"type": "object", "properties": {"a": {"type": "string"}}}')
+    new.write_text('{"type": "object", "properties": {"a": {"type": "string", "maxLength": 3}}}')
+    return str(old), str(new)
+
+
+def test_diff_schemas_imports_no_pydantic(tmp_path):
+    """A one-keyword `diff-schemas` (issue 30, 6: ≤ 0.2 s CPU) runs without pydantic: typer 0.29 would build a
+    pydantic adapter for every option (cli/coercion.py coerces str/Path/bool/list[str] as typer does)."""
+    modules = imported_by(tmp_path, "diff-schemas", *small_pair(tmp_path))
+    assert "wirecheck.diff.engine" in modules and "jsonschema_rs" in modules  # the diff ran
+    assert not {m.split(".")[0] for m in modules} & {"pydantic", "pydantic_core", "hypothesis"}

@@ -13,7 +13,10 @@ from typing import Any, NoReturn
 import typer
 
 from wirecheck import __version__, exitcodes
+from wirecheck.cli import coercion
 from wirecheck.encoding import ERRORS, text_writer
+
+coercion.install()  # str/Path/list[str] values coerced as typer does, without pydantic (cli/coercion.py)
 
 # Each module defines `register(app: typer.Typer) -> None`.
 COMMAND_MODULES = [
