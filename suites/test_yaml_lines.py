@@ -128,3 +128,22 @@ def test_a_device_or_a_file_over_the_size_limit_is_refused_before_it_is_read(tmp
         out.truncate(17 << 20)
     with pytest.raises(YamlFileError, match="is 17 MiB, more than the 16 MiB wirecheck reads of a baseline file"):
         read_yaml_file(big, what="baseline file")
+
+
+@pytest.mark.parametrize("lines", [False, True])
+def test_the_alias_walk_is_skipped_only_where_no_alias_can_be(lines, monkeypatch):
+    """No `&` means no anchor, so no alias: the expanded size is the written one, bounded already (issue 30, 6: the
+    walk was 40% of reading diff/rules.yaml on every diff). Any `&`, or a text over WRITTEN_NODE_LIMIT characters,
+    is walked."""
+    import wirecheck.yaml_lines as yaml_lines
+
+    walked: list[int] = []
+    real = yaml_lines._expanded_size
+    monkeypatch.setattr(yaml_lines, "_expanded_size", lambda node: walked.append(1) or real(node))
+    assert strip_lines(parse_yaml("a: [1, 2]\nb: {c: d}\n", "f.yaml", lines=lines)) == {"a": [1, 2], "b": {"c": "d"}}
+    assert walked == []
+    long = "a: [" + "1, " * 40_000 + "1]\n"  # 120,000 characters, 40,002 values (the line loader: too slow here)
+    for text in ("a: 1  # R&D\n", "a: &x [1]\nb: *x\n", *([] if lines else [long])):
+        walked.clear()
+        parse_yaml(text, "f.yaml", lines=lines)
+        assert walked == [1], text[:20]
