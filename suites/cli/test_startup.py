@@ -83,3 +83,22 @@ def test_diff_schemas_imports_no_pydantic(tmp_path):
     modules = imported_by(tmp_path, "diff-schemas", *small_pair(tmp_path))
     assert "wirecheck.diff.engine" in modules and "jsonschema_rs" in modules  # the diff ran
     assert not {m.split(".")[0] for m in modules} & {"pydantic", "pydantic_core", "hypothesis"}
+
+
+def test_a_command_runs_in_an_app_of_its_own_module_alone():
+    """main() builds only the module of the command named (typer builds every registered command before running
+    one): every command has its module, and says the same in both apps (its help, a usage error)."""
+    import typer
+    from typer.testing import CliRunner
+
+    from wirecheck.cli.app import OWNER, _app_for, app
+
+    every = set(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
+    assert set(OWNER) == every and len(every) >= 14
+    assert set(typer.main.get_command(_app_for(["diff-schemas"])).commands) == {"diff", "diff-schemas", "rules"}
+    assert _app_for(["--help"]) is app and _app_for([]) is app and _app_for(["dif"]) is app
+    runner = CliRunner()
+    for name in sorted(every):
+        for argv in ([name, "--help"], [name, "--no-such-option"]):
+            whole, alone = runner.invoke(app, argv), runner.invoke(_app_for(argv), argv)
+            assert (alone.exit_code, alone.output) == (whole.exit_code, whole.output), argv
