@@ -277,3 +277,30 @@ def test_a_kind_seen_only_without_its_recorded_body_exercises_nothing(tmp_path):
                 if r.requirement.link.kind is not None and cert.coverage[r.requirement.link.kind].unjudged}
     assert len(bodiless) >= 4 and set(bodiless.values()) == {NOT_EXERCISED}, bodiless
     assert cert.coverage["lease.request"].seen == cert.coverage["lease.request"].unjudged > 0
+
+
+def test_a_must_fails_on_what_its_reader_rejects_not_on_what_it_drops(tmp_path):
+    """A warning is what the receiving reader tolerates (readers.yaml: ignore), an error what it rejects. ACP's
+    KNOWN-METHODS is a MUST: a notification the release lacks, which the SDK's reader drops (dist/core/jsonrpc.js:654),
+    is shown as a note of the requirement and does not fail it (it failed the MUST: a working client NOT CERTIFIED);
+    a request the release lacks, answered -32601, fails it. A SHOULD still fails on a warning."""
+    from wirecheck.certify.pipeline import certify_captures as certify
+    from wirecheck.contracts import load_registry
+
+    acp = load_registry().load("acp@2.4.0")
+    head = ['{"wirecheck_capture": 1, "framing": "directed"}',
+            '{"from": "client", "message": {"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}}',
+            '{"from": "agent", "message": {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}}']
+    notice = '{"from": "client", "message": {"jsonrpc":"2.0","method":"wirecheck/notice","params":{}}}'
+    request = ('{"from": "client", "message": {"jsonrpc":"2.0","id":8,"method":"wirecheck/nothing","params":{}}}\n'
+               '{"from": "agent", "message": {"jsonrpc":"2.0","error":{"code":-32601,"message":"Method not found"},'
+               '"id":8}}')
+    dropped, refused = tmp_path / "dropped.ndjson", tmp_path / "refused.ndjson"
+    dropped.write_text("\n".join([*head, notice]) + "\n")
+    refused.write_text("\n".join([*head, request]) + "\n")
+    known = "ACP-2.4.0-KNOWN-METHODS"
+    kept = status(certify(acp, [dropped], role="client"), known)
+    assert kept.status == PASS and [f.code for f in kept.notes] == ["UNKNOWN_METHOD"]
+    assert [f.severity.value for f in kept.notes] == ["warning"]
+    failed = status(certify(acp, [refused], role="client"), known)
+    assert failed.status == FAIL and [f.code for f in failed.failures] == ["UNKNOWN_METHOD"]

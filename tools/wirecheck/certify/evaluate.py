@@ -298,7 +298,11 @@ def evaluate(
             failing = [f for _, f in mine if f.severity is Severity.ERROR]
             exercised = seen.get(link.kind, 0)
         else:
-            failing = [f for _, f in mine if f.severity.rank >= Severity.WARNING.rank]
+            # A warning is what the receiving reader tolerates (readers.yaml: ignore) and an error what it rejects:
+            # a MUST fails on what breaks the peer, a SHOULD or MAY on a tolerated deviation too (an unknown
+            # notification a client drops failed ACP's KNOWN-METHODS MUST, NOT CERTIFIED for a working agent)
+            floor = Severity.ERROR if requirement.level == "MUST" else Severity.WARNING
+            failing = [f for _, f in mine if f.severity.rank >= floor.rank]
             if link.rule is not None:
                 exercised = seen_in_scope(set(link.kinds) or rule_kinds.get(link.rule, set()))
             elif link.exercised_by == "correlated_message":
