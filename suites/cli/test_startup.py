@@ -83,6 +83,8 @@ def test_diff_schemas_imports_no_pydantic(tmp_path):
     modules = imported_by(tmp_path, "diff-schemas", *small_pair(tmp_path))
     assert "wirecheck.diff.engine" in modules and "jsonschema_rs" in modules  # the diff ran
     assert not {m.split(".")[0] for m in modules} & {"pydantic", "pydantic_core", "hypothesis"}
+    # nor the contract loader (its validation of catalogs, registries and links): the schemas are files
+    assert "wirecheck.contracts.loader" not in modules
 
 
 def test_a_command_runs_in_an_app_of_its_own_module_alone():

@@ -42,7 +42,7 @@ from wirecheck.contracts.model import (
     UnknownKindReading,
 )
 from wirecheck.contracts.stamps import VERSION_STAMP, stamp_problems
-from wirecheck.contracts.views import ref_loops, subschemas
+from wirecheck.contracts.views import count_values, ref_loops, subschemas
 from wirecheck.json_text import parse_json
 from wirecheck.limits import MAX_FILE_BYTES
 from wirecheck.pointer import format_pointer, parse_pointer, resolve
@@ -384,20 +384,6 @@ def _load_resources(folder: Path, package: str, version: str) -> tuple[dict[str,
         resources[expected_id] = schema
         files[expected_id] = str(path)
     return resources, problems + _ref_problems(resources, files) + _cycle_problems(resources, files)
-
-
-def count_values(value: Any, stop: int) -> int:
-    """How many JSON values `value` holds (itself, every member and item, at any depth), counted up to `stop`."""
-    count = 0
-    stack = [value]
-    while stack and count < stop:
-        item = stack.pop()
-        count += 1
-        if isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return count
 
 
 def _meta_problem(file: str, error: Any) -> ContractProblem:

@@ -133,3 +133,17 @@ def ref_loops(resources: Mapping[str, Any]) -> list[tuple[str, tuple[Any, ...], 
                 state[step] = 1
                 stack.append((step, iter(edges[step])))
     return loops
+
+
+def count_values(value: Any, stop: int) -> int:
+    """How many JSON values `value` holds (itself, every member and item, at any depth), counted up to `stop`."""
+    count = 0
+    stack = [value]
+    while stack and count < stop:
+        item = stack.pop()
+        count += 1
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return count

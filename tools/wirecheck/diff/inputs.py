@@ -16,9 +16,8 @@ import math
 from typing import Any
 from urllib.parse import unquote
 
-from wirecheck.contracts.drafts import DRAFT_2020_12, MAX_DEPTH, Draft, Translation, Untranslatable, translate
-from wirecheck.contracts.loader import DIALECT, count_values
-from wirecheck.contracts.views import ref_loops, subschemas
+from wirecheck.contracts.drafts import DIALECT, DRAFT_2020_12, MAX_DEPTH, Draft, Translation, Untranslatable, translate
+from wirecheck.contracts.views import count_values, ref_loops, subschemas
 from wirecheck.pointer import format_pointer, parse_pointer, resolve
 
 __all__ = ["MAX_DEPTH", "MAX_SCHEMA_VALUES", "in_input_terms", "not_json", "read_input", "too_many_values",

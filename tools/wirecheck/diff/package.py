@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from wirecheck.contracts import PackageRegistry
 from wirecheck.contracts.model import ContractRelease
 from wirecheck.diff.engine import cycle_collector_paused, diff_releases
 from wirecheck.diff.model import BACKWARD, BREAKING, FORWARD, SAFE, UNKNOWN, DiffFinding, DiffResult
 from wirecheck.diff.options import DiffOptions
 from wirecheck.diff.side import Sides
+
+if TYPE_CHECKING:
+    from wirecheck.contracts.loader import PackageRegistry  # the loader: imported by whoever built the registry
 
 
 @dataclass(frozen=True)
