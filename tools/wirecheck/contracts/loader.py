@@ -15,7 +15,7 @@ from functools import cache
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
-from urllib.parse import unquote, urljoin
+from urllib.parse import unquote
 
 import jsonschema_rs
 import orjson
@@ -42,7 +42,7 @@ from wirecheck.contracts.model import (
     UnknownKindReading,
 )
 from wirecheck.contracts.stamps import VERSION_STAMP, stamp_problems
-from wirecheck.contracts.views import count_values, ref_loops, subschemas
+from wirecheck.contracts.views import count_values, ref_loops, ref_target, subschemas
 from wirecheck.json_text import parse_json
 from wirecheck.limits import MAX_FILE_BYTES
 from wirecheck.pointer import format_pointer, parse_pointer, resolve
@@ -405,7 +405,7 @@ def _ref_problems(resources: dict[str, Any], files: dict[str, str]) -> list[Cont
             ref = node.get("$ref")
             if not isinstance(ref, str):
                 continue
-            target, _, fragment = urljoin(uri, ref).partition("#")
+            target, _, fragment = ref_target(uri, ref).partition("#")
             where = format_pointer((*path, "$ref"))
             if target not in resources:
                 wanted = target.rsplit("/", 1)[-1] if target.startswith(uri.rsplit("/", 1)[0]) else target

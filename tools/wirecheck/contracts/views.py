@@ -9,10 +9,15 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterable, Iterator, Mapping
+from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote, urljoin
 
 from wirecheck.pointer import format_pointer, parse_pointer
+
+# `$ref`s resolved against their resource's URI: the same few thousand pairs again and again in a contract load
+# (urljoin parses both each time; a pure function of two strings)
+ref_target = lru_cache(maxsize=8192)(urljoin)
 
 _CLOSING_KEYWORDS = ("additionalProperties", "unevaluatedProperties")
 
@@ -52,25 +57,31 @@ def tolerant_view(schema: Any) -> Any:
 
 def subschemas(schema: Any) -> Iterator[tuple[dict[str, Any], tuple[Any, ...]]]:
     """Every schema object in `schema` with its path, in document order. Iterative (a schema may nest deeper than
-    Python recursion goes); values of data keywords are not entered, names in schema maps are not keywords."""
+    Python recursion goes); values of data keywords are not entered, names in schema maps are not keywords.
+    (Children are pushed last-first, so they pop in document order; only objects and lists are pushed. Every
+    contract load walks each schema several times with it: kept lean.)"""
+    if not isinstance(schema, dict | list):
+        return
     stack: list[tuple[Any, tuple[Any, ...]]] = [(schema, ())]
+    push, pop = stack.append, stack.pop
     while stack:
-        node, path = stack.pop()
+        node, path = pop()
         if isinstance(node, list):
-            stack.extend(reversed([(item, (*path, i)) for i, item in enumerate(node)]))
-            continue
-        if not isinstance(node, dict):
+            for i in range(len(node) - 1, -1, -1):
+                item = node[i]
+                if isinstance(item, dict | list):
+                    push((item, (*path, i)))
             continue
         yield node, path
-        below: list[tuple[Any, tuple[Any, ...]]] = []  # pushed in reverse, so the walk follows the document
-        for key, value in node.items():
+        for key, value in reversed(node.items()):
             if key in DATA_KEYWORDS:
                 continue
             if key in SCHEMA_MAPS and isinstance(value, dict):
-                below.extend((sub, (*path, key, name)) for name, sub in value.items())
+                for name, sub in reversed(value.items()):
+                    if isinstance(sub, dict | list):
+                        push((sub, (*path, key, name)))
             elif isinstance(value, dict | list):
-                below.append((value, (*path, key)))
-        stack.extend(reversed(below))
+                push((value, (*path, key)))
 
 
 _IN_PLACE = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas")
@@ -106,7 +117,7 @@ def ref_loops(resources: Mapping[str, Any]) -> list[tuple[str, tuple[Any, ...], 
                     out.append((uri, (*path, key)))
             ref = node.get("$ref")
             if isinstance(ref, str):
-                target, _, fragment = urljoin(uri, ref).partition("#")
+                target, _, fragment = ref_target(uri, ref).partition("#")
                 if target in resources and (not fragment or fragment.startswith("/")):
                     with contextlib.suppress(ValueError, KeyError, IndexError):  # a bad pointer: reported elsewhere
                         out.append((target, _walked(resources[target], parse_pointer(unquote(fragment)))))
