@@ -63,12 +63,13 @@ def _emit(run: Any, output_format: str, output: Path | None, contracts: Path | N
 def _finish(results: list[Any], options: Any, fail_on: str, waivers: Path | None, packages=()) -> Any:
     from wirecheck.diff.gate import FAIL_ON
     from wirecheck.diff.run import DiffRun
-    from wirecheck.diff.waivers import WaiverFileError, apply_waivers, load_waivers
 
     if fail_on not in FAIL_ON:
         raise bad_choice("--fail-on", fail_on, FAIL_ON)
     waiver_findings: list[Any] = []
     if waivers is not None:
+        from wirecheck.diff.waivers import WaiverFileError, apply_waivers, load_waivers
+
         try:
             loaded = load_waivers(waivers)
         except WaiverFileError as exc:

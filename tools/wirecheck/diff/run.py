@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from wirecheck.diff.gate import GateDecision, decide
 from wirecheck.diff.model import DiffFinding, DiffResult
 from wirecheck.diff.options import DiffOptions
-from wirecheck.diff.package import PackageDiff
+
+if TYPE_CHECKING:
+    from wirecheck.diff.package import PackageDiff  # built by `wirecheck diff`, which imports it
 
 
 @dataclass(frozen=True)
