@@ -84,3 +84,54 @@ def test_an_entry_point_that_names_no_package_is_a_located_error(installed_pack,
     assert result.returncode == 2
     assert "pack acme-wirecheck-contracts 1.0.0 (entry point wirecheck.contracts: acme = acme_missing)" in result.stderr
     assert "No module named 'acme_missing'" in result.stderr
+
+
+def test_no_pack_is_known_without_importlib_metadata_only_where_it_could_find_none(installed_pack, tmp_path,
+                                                                                   monkeypatch):
+    """loader._surely_no_pack spares importlib.metadata (~25 ms of every command reading the installed contracts)
+    only where its search could find no pack; anything it cannot rule out goes to importlib.metadata."""
+    import importlib.machinery
+    import zipfile
+
+    from wirecheck.contracts import loader
+
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "absent"), str(ROOT / "tools")])
+    assert loader._surely_no_pack()
+    monkeypatch.setattr(sys, "path", [str(installed_pack)])  # the real pack, as pip installed it
+    assert not loader._surely_no_pack()
+    other = tmp_path / "site"
+    (other / "plain-1.0.dist-info").mkdir(parents=True)
+    (other / "plain-1.0.dist-info" / "entry_points.txt").write_text("[console_scripts]\nplain = plain:main\n")
+    (other / "odd-1.0.egg-info").write_text("Metadata-Version: 1.0\n")  # a file, as old installs wrote it
+    monkeypatch.setattr(sys, "path", [str(other)])
+    assert loader._surely_no_pack()
+    (other / "Vendor-2.0.DIST-INFO").mkdir()
+    (other / "Vendor-2.0.DIST-INFO" / "entry_points.txt").write_text("[wirecheck.contracts]\nv = vendor\n")
+    assert not loader._surely_no_pack()
+    archive = tmp_path / "eggs.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("x.txt", "")
+    for path in ([str(archive)], [str(tmp_path / "thing.egg")]):
+        (tmp_path / "thing.egg").mkdir(exist_ok=True)
+        monkeypatch.setattr(sys, "path", path)
+        assert not loader._surely_no_pack(), path
+
+    class Finder:  # another finder that lists distributions
+        @staticmethod
+        def find_distributions(context=None):
+            return iter(())
+
+    monkeypatch.setattr(sys, "path", [])
+    assert loader._surely_no_pack()
+    monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, Finder()])
+    assert not loader._surely_no_pack()
+    assert importlib.machinery.PathFinder in sys.meta_path
+
+
+def test_reading_the_installed_contracts_without_a_pack_imports_no_metadata_reader(tmp_path):
+    probe = ("import sys\nfrom wirecheck.contracts import load_registry\nload_registry()\n"
+             "print('importlib.metadata' in sys.modules)")
+    env = {k: v for k, v in os.environ.items() if k != "WIRECHECK_CONTRACTS"}
+    out = subprocess.run([sys.executable, "-c", probe], env=env, cwd=tmp_path, capture_output=True, text=True,
+                         timeout=120)
+    assert out.stdout.strip() == "False", out.stderr

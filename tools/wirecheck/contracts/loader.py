@@ -104,13 +104,55 @@ def contract_sources(spec: str | None) -> tuple[list[ContractSource], list[Contr
     return sources, problems
 
 
+def _surely_no_pack() -> bool:
+    """True when no installed distribution can declare a contract pack, found without importlib.metadata, whose
+    import alone costs ~25 ms CPU of every command that reads the installed contracts (issue 30, 6). It answers
+    True only where importlib.metadata's own search (MetadataPathFinder: the `*.dist-info` / `*.egg-info` folders
+    of each sys.path entry) could find nothing: the only finder on sys.meta_path that lists distributions is the
+    standard PathFinder, every sys.path entry is a folder (or absent; "" is the working folder) and none is an
+    `.egg`, and no `entry_points.txt` in those folders' distributions mentions the group. Anything else (a zip on
+    sys.path, another distribution finder, a mention of the group anywhere in an entry_points.txt): False, and
+    importlib.metadata is asked as before."""
+    import sys
+    from importlib.machinery import PathFinder
+
+    if any(hasattr(finder, "find_distributions") and finder is not PathFinder for finder in sys.meta_path):
+        return False
+    for entry in sys.path:
+        if not isinstance(entry, str):
+            return False
+        folder = entry or "."
+        if not os.path.exists(folder):
+            continue
+        if not os.path.isdir(folder) or os.path.basename(folder).lower().endswith(".egg"):
+            return False
+        try:
+            children = os.listdir(folder)
+        except OSError:
+            return False
+        for child in children:
+            if not child.lower().endswith((".dist-info", ".egg-info")):
+                continue
+            try:
+                with open(os.path.join(folder, child, "entry_points.txt"), encoding="utf-8", errors="replace") as f:
+                    if PACK_GROUP in f.read():
+                        return False
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            except OSError:
+                return False
+    return True
+
+
 def _installed() -> tuple[list[ContractSource], list[ContractProblem]]:
     """The bundled contracts, then each installed pack (entry point group `wirecheck.contracts`: a name and the
     package whose folder holds the pack's registry.yaml), in entry-point name order."""
+    sources = [ContractSource(bundled_contracts_dir(), "bundled")]
+    if _surely_no_pack():
+        return sources, []
     from importlib.metadata import entry_points
     from importlib.resources import files
 
-    sources = [ContractSource(bundled_contracts_dir(), "bundled")]
     problems = []
     for point in sorted(entry_points(group=PACK_GROUP), key=lambda p: p.name):
         dist = point.dist
