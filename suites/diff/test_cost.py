@@ -25,3 +25,50 @@ def test_the_large_pair_is_within_the_input_limit_and_changes_its_kinds() -> Non
     assert too_many_values(old) is None and too_many_values(new) is None
     changed = [name for name in old["$defs"] if old["$defs"][name] != new["$defs"][name]]
     assert len(changed) == 27 and all(int(name[1:]) >= 1080 for name in changed)
+
+
+def test_a_one_command_process_freezes_what_a_diff_allocated_instead_of_collecting_it(monkeypatch) -> None:
+    """engine.cycle_collector_paused: the closing pass over the young generation (35-60 ms of an ACP pair) is
+    replaced by gc.freeze only in a process that runs one command (cli.app.main sets lazy.one_command_process),
+    only for the outermost diff; a library caller, a test runner and a matrix's pairs still collect."""
+    import gc
+
+    from wirecheck import lazy
+    from wirecheck.diff.engine import cycle_collector_paused
+
+    def one_diff() -> tuple[int, int]:
+        before = gc.get_freeze_count()
+        collected: list[int] = []
+        monkeypatch.setattr(gc, "collect", lambda generation=2: collected.append(generation) or 0)
+        with cycle_collector_paused():
+            garbage = [[] for _ in range(1000)]
+            for item in garbage:
+                item.append(item)  # cycles
+            del garbage
+        monkeypatch.undo()
+        return gc.get_freeze_count() - before, len(collected)
+
+    import pytest
+
+    from wirecheck.cli.app import main
+
+    monkeypatch.setattr("sys.argv", ["wirecheck", "--version"])
+    with pytest.raises(SystemExit):
+        main()  # sets the flag while its command runs, and puts it back for a caller that goes on
+    monkeypatch.undo()
+    assert lazy.one_command_process is False
+    assert gc.isenabled()
+    try:
+        assert one_diff() == (0, 1)  # a library caller: collected
+        monkeypatch.setattr(lazy, "one_command_process", True)
+        frozen, collected = one_diff()
+        assert frozen >= 1000 and collected == 0 and gc.isenabled()
+        monkeypatch.setattr(lazy, "one_command_process", True)
+        gc.disable()  # inside a matrix (an outer diff paused the collector): each pair still collects
+        try:
+            assert one_diff() == (0, 1) and not gc.isenabled()
+        finally:
+            gc.enable()
+    finally:
+        gc.unfreeze()
+        monkeypatch.undo()

@@ -44,3 +44,8 @@ def hypothesis_home() -> None:
 
     cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     set_hypothesis_home_dir(Path(cache) / "wirecheck" / "hypothesis")
+
+
+# Set by `cli.app.main()`: this process runs one command, then exits (a library caller or a test runner never sets
+# it). diff/engine.py then ends a diff by freezing what it allocated (gc.freeze) instead of collecting it.
+one_command_process = False

@@ -154,6 +154,18 @@ def _pipe_tolerant_stdout() -> None:
 
 
 def main() -> None:
+    from wirecheck import lazy
+
+    # this process runs one command, then exits (diff/engine.py freezes what a diff allocated instead of collecting
+    # it); put back afterwards for a caller that goes on (a test calling main)
+    previous, lazy.one_command_process = lazy.one_command_process, True
+    try:
+        _main()
+    finally:
+        lazy.one_command_process = previous
+
+
+def _main() -> None:
     _pipe_tolerant_stdout()
     try:
         try:

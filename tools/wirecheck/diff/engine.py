@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from wirecheck import lazy
 from wirecheck.contracts.model import ContractRelease, MessageKind, SchemaLink
 from wirecheck.diff import semantic
 from wirecheck.diff.catalogue import diff_rule_catalogue
@@ -169,8 +170,14 @@ def cycle_collector_paused() -> Iterator[None]:
     finally:
         # The young generation is everything allocated since the last collection: one pass over it frees the
         # cycles this diff made (witness confirmation makes many: a matrix held 140 MB more without this) and
-        # moves what lives on out of it, so no object is traversed twice.
-        gc.collect(0)
+        # moves what lives on out of it, so no object is traversed twice. That pass costs 35-60 ms of an ACP pair
+        # (issue 30, 6): in a process that runs one command and exits (lazy.one_command_process, set by
+        # cli.app.main), the outermost diff freezes the generation instead (gc.freeze: never traversed again),
+        # and its cycles go with the process. Nested diffs (a matrix's pairs) still collect theirs.
+        if was_enabled and lazy.one_command_process:
+            gc.freeze()
+        else:
+            gc.collect(0)
         if was_enabled:
             gc.enable()
 
