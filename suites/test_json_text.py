@@ -53,3 +53,22 @@ def test_a_yaml_capture_and_a_yaml_schema_named_json(tmp_path):
     result = CliRunner().invoke(app, ["diff-schemas", str(schema), str(schema)])
     assert result.exit_code == 2
     assert "looks like YAML" in result.output and "a file not named .json is read as YAML" in result.output
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    (b'{"a":1,}', "expected a member name in double quotes at column 8, found `}`"),
+    (b'{"a":1, \n }', "expected a member name in double quotes at line 2, column 2, found `}`"),
+    (b"[1,2,]", "expected a JSON value at column 6, found `]`"),
+])
+def test_a_trailing_comma_is_said_the_same_on_every_python(text, said):
+    """Python 3.13's reader names a trailing comma at the comma ("Illegal trailing comma before end of object"),
+    3.11 and 3.12 what they expected at the bracket: the report says the same on each (3.13 failed the tests)."""
+    import json
+
+    from wirecheck.json_text import said as say
+
+    assert said in parse_json(text)[1].message  # type: ignore[union-attr]
+    comma = text.rindex(b",")
+    for msg in ("Illegal trailing comma before end of object", "Illegal trailing comma before end of array"):
+        if (msg.endswith("object")) == text.startswith(b"{"):
+            assert said in say(json.JSONDecodeError(msg, text.decode(), comma), text.decode())

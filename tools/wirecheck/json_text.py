@@ -215,6 +215,22 @@ _SAID = {
     "Invalid \\uXXXX escape": "a \\u escape without four hex digits",
     "Extra data": "more text after the JSON value",
 }
+# Python 3.13 names a trailing comma at the comma ("Illegal trailing comma before end of object", gh-113149); 3.11
+# and 3.12 say what they expected at the closing bracket. One wording on every Python: the older one.
+_TRAILING_COMMA = {"Illegal trailing comma before end of object": "Expecting property name enclosed in double quotes",
+                   "Illegal trailing comma before end of array": "Expecting value"}
+
+
+def _as_before_3_13(error: json.JSONDecodeError) -> json.JSONDecodeError:
+    older = _TRAILING_COMMA.get(error.msg)
+    if older is None:
+        return error
+    after = error.pos + 1
+    while after < len(error.doc) and error.doc[after] in " \t\r\n":
+        after += 1
+    return json.JSONDecodeError(older, error.doc, after)
+
+
 # the first line of a YAML document: `key: value`, `- item`, `---`, `%YAML` (JSON's first character is none of these)
 _YAML_START = re.compile(r"(---|\.\.\.|%YAML|[-?] |[-?]$|[^\s{}\[\]\"#,:][^:\n]*:( |$))")
 
@@ -222,6 +238,7 @@ _YAML_START = re.compile(r"(---|\.\.\.|%YAML|[-?] |[-?]$|[^\s{}\[\]\"#,:][^:\n]*
 def said(error: json.JSONDecodeError, text: str, line: int = 1) -> str:
     """A JSON syntax error in plain words: what was expected, where (line and column when the text spans lines),
     what was found there, and whether the text looks like YAML, which is not read where JSON is expected."""
+    error = _as_before_3_13(error)
     what = _SAID.get(error.msg, error.msg[:1].lower() + error.msg[1:])
     where = f"column {error.colno}" if error.lineno == 1 and line == 1 and "\n" not in text else \
         f"line {line + error.lineno - 1}, column {error.colno}"
