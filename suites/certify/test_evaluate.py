@@ -289,7 +289,8 @@ def test_a_must_fails_on_what_its_reader_rejects_not_on_what_it_drops(tmp_path):
 
     acp = load_registry().load("acp@2.4.0")
     head = ['{"wirecheck_capture": 1, "framing": "directed"}',
-            '{"from": "client", "message": {"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}}',
+            '{"from": "client", "message": {"jsonrpc":"2.0","id":0,"method":"initialize",'
+            '"params":{"protocolVersion":1}}}',
             '{"from": "agent", "message": {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}}']
     notice = '{"from": "client", "message": {"jsonrpc":"2.0","method":"wirecheck/notice","params":{}}}'
     request = ('{"from": "client", "message": {"jsonrpc":"2.0","id":8,"method":"wirecheck/nothing","params":{}}}\n'
