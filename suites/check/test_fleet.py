@@ -45,8 +45,9 @@ def no_dask_thread_outlives_the_module():
 def client(tmp_path_factory):
     # distributed's profiler samples each server's event loop from a thread of its own ("Profile", distributed/core.py,
     # on every Python but 3.11) that ends only when that loop closes: this process forks after the module
-    with dask.config.set({"distributed.worker.profile.enabled": False}), \
-            fleet.local_cluster(3, str(tmp_path_factory.mktemp("dask"))) as cluster, distributed.Client(cluster) as client:
+    folder = str(tmp_path_factory.mktemp("dask"))
+    with dask.config.set({"distributed.worker.profile.enabled": False}), fleet.local_cluster(3, folder) as cluster, \
+            distributed.Client(cluster) as client:
         yield client
 
 
