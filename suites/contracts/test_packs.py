@@ -95,7 +95,16 @@ def test_no_pack_is_known_without_importlib_metadata_only_where_it_could_find_no
 
     from wirecheck.contracts import loader
 
-    monkeypatch.setattr(sys, "path", [str(tmp_path / "absent"), str(ROOT / "tools")])
+    # the finders a plain interpreter has (another test's or plugin's finder must not decide this one)
+    monkeypatch.setattr(sys, "meta_path", [f for f in sys.meta_path if not hasattr(f, "find_distributions")
+                                           or f is importlib.machinery.PathFinder])
+    # a checkout's tools folder after `pip install -e .`: wirecheck's own metadata is no pack (a copy: the real one
+    # is rewritten by the builds other test processes run at the same time)
+    checkout = tmp_path / "tools"
+    (checkout / "wirecheck.egg-info").mkdir(parents=True)
+    (checkout / "wirecheck.egg-info" / "entry_points.txt").write_text(
+        "[console_scripts]\nwirecheck = wirecheck.cli.app:main\n\n[pytest11]\nwirecheck = wirecheck.pytest_plugin\n")
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "absent"), str(checkout)])
     assert loader._surely_no_pack()
     monkeypatch.setattr(sys, "path", [str(installed_pack)])  # the real pack, as pip installed it
     assert not loader._surely_no_pack()
