@@ -77,9 +77,9 @@ def test_a_one_command_process_freezes_what_a_diff_allocated_instead_of_collecti
 def test_timed_processes_may_write_their_bytecode_as_an_installed_wheel_has_it(monkeypatch) -> None:
     """A sandbox's PYTHONDONTWRITEBYTECODE made every timed run compile wirecheck again (0.29 s against 0.19 s for
     the one-keyword pair): the warm-up must leave .pyc files, as pip's install does."""
-    from wirecheck.diff import cost
+    from wirecheck.startup_bench import measured_env
 
     monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
     monkeypatch.setenv("WIRECHECK_SOMETHING", "kept")
-    env = cost.measured_env()
+    env = measured_env()
     assert "PYTHONDONTWRITEBYTECODE" not in env and env["WIRECHECK_SOMETHING"] == "kept"

@@ -18,11 +18,11 @@ import itertools
 import json
 import os
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
+
+from wirecheck.startup_bench import fresh_process
 
 SMALL_PAIR_CPU_S = 0.2
 REAL_PAIR_CPU_S = 0.5
@@ -30,23 +30,6 @@ MEMORY_MIB = 512  # the README's limits table: 256 MiB + 8 × the default --max-
 ROUNDS = 5
 REPO = Path(__file__).resolve().parents[3]
 D = "https://json-schema.org/draft/2020-12/schema"
-
-
-def _run(argv: list[str]) -> tuple[float, float, float, int]:
-    """(wall seconds, CPU seconds, peak MiB, exit code) of one fresh process."""
-    started = time.perf_counter()
-    child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=measured_env())
-    _, status, usage = os.wait4(child.pid, 0)
-    child.returncode = os.waitstatus_to_exitcode(status)
-    return (time.perf_counter() - started, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024,
-            child.returncode)
-
-
-def measured_env() -> dict[str, str]:
-    """The environment of a timed process: as a user's, whose installed wheel has its .pyc files (pip compiles at
-    install). With PYTHONDONTWRITEBYTECODE set (some sandboxes and CI images set it) the warm-up writes none and every
-    run compiles wirecheck's modules again: about 0.1 s of a one-keyword diff that no user pays."""
-    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
 def _wirecheck() -> list[str]:
@@ -99,12 +82,12 @@ def cases(work: Path) -> dict[str, list[str]]:
 def measure(work: Path, rounds: int = ROUNDS) -> dict[str, Any]:
     argvs = cases(work)
     for argv in argvs.values():  # one warm-up each (disk cache, .pyc files)
-        _run(argv)
+        fresh_process(argv)
     cpu: dict[str, list[float]] = {name: [] for name in argvs}
     wall: dict[str, list[float]] = {name: [] for name in argvs}
     for _ in range(rounds):
         for name, argv in argvs.items():
-            elapsed, used, _, _ = _run(argv)
+            elapsed, used, _, _ = fresh_process(argv)
             wall[name].append(elapsed)
             cpu[name].append(used)
     result: dict[str, Any] = {"rounds": rounds, "machine": {"cpus": os.cpu_count(), "load": os.getloadavg()[0],
@@ -121,7 +104,7 @@ def measure(work: Path, rounds: int = ROUNDS) -> dict[str, Any]:
     old, new = interlinked(1350, 270, 480)
     (work / "interlinked-old.json").write_text(json.dumps(old))
     (work / "interlinked-new.json").write_text(json.dumps(new))
-    elapsed, used, peak, code = _run([*_wirecheck(), "diff-schemas", str(work / "interlinked-old.json"),
+    elapsed, used, peak, code = fresh_process([*_wirecheck(), "diff-schemas", str(work / "interlinked-old.json"),
                                       str(work / "interlinked-new.json")])
     result["large"] = {"what": "1,350 interlinked definitions, 270 kinds, 5.9 MB a side", "exit": code,
                        "peak_mib": round(peak, 1), "cpu_s": round(used, 2), "wall_s": round(elapsed, 2),
