@@ -24,10 +24,8 @@ hostile`).
 from __future__ import annotations
 
 import contextlib
-import copy
 import gzip
 import os
-import random
 import signal
 import socket
 import sys
@@ -41,6 +39,7 @@ import orjson
 import pytest
 
 from wirecheck import exitcodes
+from wirecheck.diff.cost import interlinked
 
 SUITES = Path(__file__).resolve().parents[1]
 DEMO = SUITES / "data" / "contracts"  # the engine's demo contract: every capture form
@@ -443,31 +442,12 @@ def _(ws: Workspace) -> Run:
                                           {"$defs": new, "$ref": "#/$defs/Msg"})])
 
 
-def interlinked_definitions(count: int, kinds: int, padding: int) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Two schemas of `count` definitions (MCP's layout: a `Message` union lists the last `kinds`), each with six
-    `$ref`s to earlier ones, so every message kind reaches most of the file; the new one retypes `p0` in every
-    tenth kind. `padding` words of description per definition set the size (480, 1,350 definitions: 5.9 MB)."""
-    rnd = random.Random(3)
-    defs: dict[str, Any] = {}
-    for i in range(count):
-        props = {f"p{j}": {"$ref": f"#/$defs/D{rnd.randrange(i)}"} if i and j % 2 else
-                 {"type": "string", "description": "x " * 40} for j in range(12)}
-        defs[f"D{i}"] = {"type": "object", "description": "Thing. " * padding, "properties": props,
-                         "required": ["p0"]}
-    defs["Message"] = {"anyOf": [{"$ref": f"#/$defs/D{i}"} for i in range(count - kinds, count)]}
-    old = {"$schema": D, "$defs": defs}
-    new = copy.deepcopy(old)
-    for i in range(count - kinds, count, 10):
-        new["$defs"][f"D{i}"]["properties"]["p0"] = {"type": "integer"}
-    return old, new
-
-
 @case("diff-schemas", "two 5.9 MB schemas of 1,350 definitions that refer to each other, 270 kinds (49,151 values, "
       "within the limit; 1,000 of them took 0.9 GiB: a validator per kind, each compiling most of the file, all "
       "kept)", codes={1}, large=True, seconds=600,
       memory_mib=memory_budget_mib(32 * MIB))  # diff-schemas has no --max-line-bytes: its default's budget
 def _(ws: Workspace) -> Run:
-    return Run(["diff-schemas", *_schemas(ws, *interlinked_definitions(1350, 270, 480))])
+    return Run(["diff-schemas", *_schemas(ws, *interlinked(1350, 270, 480))])
 
 
 @case("diff", "a waiver that expires on a day that does not exist", codes={2})
