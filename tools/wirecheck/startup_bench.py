@@ -17,6 +17,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -104,12 +105,22 @@ def write(out: Path) -> bool:
         lines.append(f"| {label} | {c['median_cpu_s']:.3f} | {c['cpu_over_floor_s']:.3f} | {c['median_s']:.3f} | "
                      f"{c['over_floor_s']:.3f} | {c['ratio_to_floor']} | ≤ {c['target_over_floor_s']} s | "
                      f"{'met' if c['met'] else 'MISSED'} |")
-    (out / "startup.md").write_text("\n".join(lines) + "\n")
+    return publish(out / "startup.md", lines, result)
+
+
+def publish(path: Path, lines: list[str], result: dict[str, Any]) -> bool:
+    """Write a bench's Markdown table and print it; whether its targets were met (this bench and diff/cost.py)."""
+    path.write_text("\n".join(lines) + "\n")
     print("\n" + "\n".join(lines))
     return bool(result["met"])
 
 
-if __name__ == "__main__":
+def main(write: Callable[[Path], bool]) -> None:
+    """`python -m <bench> [FOLDER]`: write into FOLDER (reports/bench), exit 1 when a target was missed."""
     target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("reports/bench")
     target.mkdir(parents=True, exist_ok=True)
     sys.exit(0 if write(target) else 1)
+
+
+if __name__ == "__main__":
+    main(write)

@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from wirecheck.startup_bench import fresh_process
+from wirecheck.startup_bench import fresh_process, main, publish
 
 SMALL_PAIR_CPU_S = 0.2
 REAL_PAIR_CPU_S = 0.5
@@ -127,12 +127,8 @@ def write(out: Path) -> bool:
     large = result["large"]
     lines += ["", f"{large['what']}: exit {large['exit']}, peak {large['peak_mib']} MiB (≤ {large['target_mib']}), "
               f"{large['cpu_s']} s CPU: {'met' if large['met'] else 'MISSED'}"]
-    (out / "diff-cost.md").write_text("\n".join(lines) + "\n")
-    print("\n" + "\n".join(lines))
-    return bool(result["met"])
+    return publish(out / "diff-cost.md", lines, result)
 
 
 if __name__ == "__main__":
-    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("reports/bench")
-    target.mkdir(parents=True, exist_ok=True)
-    sys.exit(0 if write(target) else 1)
+    main(write)
