@@ -305,3 +305,27 @@ def test_a_must_fails_on_what_its_reader_rejects_not_on_what_it_drops(tmp_path):
     assert [f.severity.value for f in kept.notes] == ["warning"]
     failed = status(certify(acp, [refused], role="client"), known)
     assert failed.status == FAIL and [f.code for f in failed.failures] == ["UNKNOWN_METHOD"]
+
+
+def test_the_text_report_shows_the_warning_a_must_passed_over(tmp_path):
+    """The MUST passes over an unknown notification its reader drops; the terminal report (certification.txt) says so
+    with the finding, instead of a bare pass."""
+    import io
+
+    from wirecheck.certify.pipeline import certify_captures as certify
+    from wirecheck.certify.report.text import write
+    from wirecheck.contracts import load_registry
+
+    capture = tmp_path / "dropped.ndjson"
+    capture.write_text("\n".join([
+        '{"wirecheck_capture": 1, "framing": "directed"}',
+        '{"from": "client", "message": {"jsonrpc":"2.0","id":0,"method":"initialize",'
+        '"params":{"protocolVersion":1}}}',
+        '{"from": "agent", "message": {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}}',
+        '{"from": "client", "message": {"jsonrpc":"2.0","method":"wirecheck/notice","params":{}}}']) + "\n")
+    out = io.StringIO()
+    write(certify(load_registry().load("acp@2.4.0"), [capture], role="client"), out)
+    text = out.getvalue()
+    section = text.split("Passed with warnings (what the reading side tolerates):\n", 1)[1]
+    assert section.startswith("PASS            MUST   ACP-2.4.0-KNOWN-METHODS")
+    assert "UNKNOWN_METHOD" in section.split("\n", 2)[1] and "wirecheck/notice" in section.split("\n", 2)[1]
