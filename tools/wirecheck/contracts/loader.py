@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import hashlib
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -21,7 +23,6 @@ import jsonschema_rs
 import orjson
 
 from wirecheck import input_files
-from wirecheck.contracts.drafts import legacy_keywords
 from wirecheck.contracts.errors import ContractError, ContractProblem, for_people
 from wirecheck.contracts.model import (
     ABSENT,
@@ -372,18 +373,21 @@ MAX_RELEASE_VALUES = 50_000  # JSON values in one release's schema files: 6x the
 MAX_RELEASE_BYTES = MAX_FILE_BYTES  # bytes of one release's schema files, in all
 
 
-def _load_resources(folder: Path, package: str, version: str) -> tuple[dict[str, Any], list[ContractProblem]]:
+def _load_resources(folder: Path, package: str, version: str, trusted: Callable[[dict[str, Any]], bool]
+                    ) -> tuple[dict[str, Any], list[ContractProblem], bool]:
     """The release's schema files, each read through input_files (devices, named pipes, symbolic-link loops
     refused), and all of them together within MAX_RELEASE_BYTES and MAX_RELEASE_VALUES: every command holds a
     release's schemas several times over (Python values, validators, the views), about 10 KiB per value at worst
     (a `fuzz --invalid` of 25,000 `anyOf` members peaks at 375 MiB): past the limits the release is refused, before
-    its schemas are checked or compiled."""
-    resources: dict[str, Any] = {}
-    files: dict[str, str] = {}  # $id → the file it was read from
-    problems: list[ContractProblem] = []
+    its schemas are checked or compiled. Then checked (`$schema`, `$id`, the meta-schema, legacy keywords, version
+    stamps, where each `$ref` leads) unless `trusted` says the schemas read were checked before (then the third
+    value is True). Problems come file by file, in file order."""
+    read: list[tuple[Path, str, Any]] = []  # (file, expected $id, schema) of the files that parse
+    found: dict[Path, list[ContractProblem]] = {}
     read_bytes = values = 0
     for path in sorted(folder.rglob("*.json")):
         relpath = path.relative_to(folder).as_posix()
+        problems = found.setdefault(path, [])
         try:
             data = input_files.read_bytes(path, "contract schema file", MAX_RELEASE_BYTES - read_bytes)
         except input_files.Unreadable as exc:
@@ -394,7 +398,7 @@ def _load_resources(folder: Path, package: str, version: str) -> tuple[dict[str,
             problems.append(ContractProblem(str(path), "", exc.reason if not read_bytes else
                                             f"the release's schema files hold more than {whole}, the most "
                                             "wirecheck reads of a contract release (see Limits in the README)"))
-            return {}, problems  # nothing more is looked at in a release past its limits
+            return {}, [p for ps in found.values() for p in ps], False  # nothing more is read past the limits
         read_bytes += len(data)
         schema, problem = parse_json(data)  # exact: duplicate keys and integers beyond 64 bits show
         del data
@@ -406,26 +410,34 @@ def _load_resources(folder: Path, package: str, version: str) -> tuple[dict[str,
             problems.append(ContractProblem(str(path), "", f"the release's schema files hold more than "
                                             f"{MAX_RELEASE_VALUES:,} JSON values, the most wirecheck loads of a "
                                             "contract release (see Limits in the README)"))
-            return {}, problems
-        expected_id = schema_id(package, version, relpath)
+            return {}, [p for ps in found.values() for p in ps], False
         if not isinstance(schema, dict):
             problems.append(ContractProblem(str(path), "", "a schema file must hold a JSON object"))
             continue
-        if schema.get("$schema") != DIALECT:
-            problems.append(
-                ContractProblem(str(path), "/$schema", f"expected {DIALECT!r}, found {schema.get('$schema')!r}")
-            )
-        if schema.get("$id") != expected_id:
-            problems.append(
-                ContractProblem(str(path), "/$id", f"expected {expected_id!r}, found {schema.get('$id')!r}")
-            )
-        problems.extend(_meta_problem(str(path), e) for e in _problems(schema, "meta"))
-        problems.extend(ContractProblem(str(path), where, why) for where, why in legacy_keywords(schema))
-        problems.extend(ContractProblem(str(path), format_pointer(where), f"{VERSION_STAMP}: {why}")
-                        for where, why in stamp_problems(schema))
-        resources[expected_id] = schema
-        files[expected_id] = str(path)
-    return resources, problems + _ref_problems(resources, files) + _cycle_problems(resources, files)
+        read.append((path, schema_id(package, version, relpath), schema))
+    resources = {expected_id: schema for _, expected_id, schema in read}
+    if not any(found.values()) and trusted(resources):
+        return resources, [], True
+    for path, expected_id, schema in read:
+        found[path] += _schema_file_problems(str(path), expected_id, schema)
+    files = {expected_id: str(path) for path, expected_id, _ in read}
+    problems = [p for ps in found.values() for p in ps]
+    return resources, problems + _ref_problems(resources, files) + _cycle_problems(resources, files), False
+
+
+def _schema_file_problems(file: str, expected_id: str, schema: dict[str, Any]) -> list[ContractProblem]:
+    from wirecheck.contracts.drafts import legacy_keywords  # imports python-jsonschema: a trusted load needs neither
+
+    problems = []
+    if schema.get("$schema") != DIALECT:
+        problems.append(ContractProblem(file, "/$schema", f"expected {DIALECT!r}, found {schema.get('$schema')!r}"))
+    if schema.get("$id") != expected_id:
+        problems.append(ContractProblem(file, "/$id", f"expected {expected_id!r}, found {schema.get('$id')!r}"))
+    problems.extend(_meta_problem(file, e) for e in _problems(schema, "meta"))
+    problems.extend(ContractProblem(file, where, why) for where, why in legacy_keywords(schema))
+    problems.extend(ContractProblem(file, format_pointer(where), f"{VERSION_STAMP}: {why}")
+                    for where, why in stamp_problems(schema))
+    return problems
 
 
 def _meta_problem(file: str, error: Any) -> ContractProblem:
@@ -702,18 +714,24 @@ def _kind_ids(catalog: Path) -> frozenset[Any] | None:
 
 @cache
 def load_release(root: Path, package: str, version: str) -> ContractRelease:
+    """A release, checked on the way in unless it is a bundled release exactly as the tests checked it
+    (`checked_digests`); loaded once per process."""
+    return read_release(root, package, version, trust=True)
+
+
+def read_release(root: Path, package: str, version: str, *, trust: bool) -> ContractRelease:
+    """A release of the contracts folder `root`, every problem raised together as one ContractError. With `trust`,
+    a bundled release whose catalog and schemas are those CHECKED_FILE names skips the checks (the meta-schema,
+    `$ref`s, legacy keywords, the catalog's semantics): 0.15 s of CPU a `wirecheck diff` of two ACP releases spent
+    finding nothing, again on every run. Its readers.yaml is checked always (it is read as it is used)."""
     folder = Path(root) / package / version
     catalog_path = folder / "catalog.yaml"
     raw = _read_yaml(catalog_path)
     file = str(catalog_path)
-    problems = _schema_problems(raw, "catalog.schema.json", file)
-    if isinstance(raw, dict):
-        if raw.get("package") != package:
-            problems.append(ContractProblem(file, "/package", f"expected {package!r}, found {raw.get('package')!r}"))
-        if raw.get("version") != version:
-            problems.append(ContractProblem(file, "/version", f"expected {version!r}, found {raw.get('version')!r}"))
-    resources, schema_problems = _load_resources(folder, package, version)
-    problems += schema_problems
+    resources, problems, trusted = _load_resources(
+        folder, package, version, lambda read: trust and _checked_before(Path(root), package, version, raw, read))
+    if not trusted:
+        problems = _catalog_problems(raw, package, version, file) + problems
     if problems:
         raise ContractError(problems)
     release = ContractRelease(
@@ -740,7 +758,7 @@ def load_release(root: Path, package: str, version: str) -> ContractRelease:
         wire_version=raw.get("wire_version"),
         description=raw.get("description"),
     )
-    problems = _semantic_problems(release, raw, file)
+    problems = [] if trusted else _semantic_problems(release, raw, file)
     readers_path = folder / READERS_FILE
     if readers_path.exists() or readers_path.is_symlink():  # read through input_files: a device is refused there
         release, reader_problems = _with_readers(release, readers_path)
@@ -748,6 +766,47 @@ def load_release(root: Path, package: str, version: str) -> ContractRelease:
     if problems:
         raise ContractError(problems)
     return release
+
+
+def _catalog_problems(raw: Any, package: str, version: str, file: str) -> list[ContractProblem]:
+    problems = _schema_problems(raw, "catalog.schema.json", file)
+    if isinstance(raw, dict):
+        if raw.get("package") != package:
+            problems.append(ContractProblem(file, "/package", f"expected {package!r}, found {raw.get('package')!r}"))
+        if raw.get("version") != version:
+            problems.append(ContractProblem(file, "/version", f"expected {version!r}, found {raw.get('version')!r}"))
+    return problems
+
+
+CHECKED_FILE = "checked.json"  # in the bundled contracts: {"package/version": release_digest} (contracts/checked.py)
+
+
+def release_digest(raw: Any, resources: dict[str, Any]) -> str | None:
+    """What a release's catalog and schema files say, as one digest (None when it cannot be serialised: then it is
+    checked). Whitespace and YAML comments do not count: the checks read values, never layout."""
+    try:
+        return hashlib.sha256(orjson.dumps([raw, resources])).hexdigest()
+    except (orjson.JSONEncodeError, TypeError):
+        return None
+
+
+def _checked_before(root: Path, package: str, version: str, raw: Any, resources: dict[str, Any]) -> bool:
+    digest = checked_digests(root).get(f"{package}/{version}")
+    return digest is not None and digest == release_digest(raw, resources)
+
+
+@cache
+def checked_digests(root: Path) -> dict[str, str]:
+    """The releases of `root` known to load without problems, by digest: only for the bundled contracts, whose
+    CHECKED_FILE ships with them and is held current by suites/contracts/test_checked.py (a contracts folder of
+    the user's, or a pack, is checked on every load whatever file it holds)."""
+    if root.resolve() != bundled_contracts_dir().resolve():
+        return {}
+    try:
+        found = orjson.loads((root / CHECKED_FILE).read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 def _provenance(raw: dict[str, Any]) -> Provenance:
