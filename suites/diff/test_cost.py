@@ -83,3 +83,22 @@ def test_timed_processes_may_write_their_bytecode_as_an_installed_wheel_has_it(m
     monkeypatch.setenv("WIRECHECK_SOMETHING", "kept")
     env = measured_env()
     assert "PYTHONDONTWRITEBYTECODE" not in env and env["WIRECHECK_SOMETHING"] == "kept"
+
+
+def test_targets_are_judged_in_units_of_the_floor_measured_in_the_same_run(tmp_path: Path, monkeypatch) -> None:
+    """On a host twice as slow as the one the targets were set on (floor 0.044 s, not 0.022 s), a real pair of 0.9 s
+    CPU counts as 0.45 s (met) and one of 1.1 s as 0.55 s (missed); the seconds measured are kept beside."""
+    from wirecheck.diff import cost
+
+    spent = {"pass": 0.044, "fast": 0.9, "slow": 1.1, "small": 0.38}
+    monkeypatch.setattr(cost, "cases", lambda work: {cost.FLOOR: ["pass"], "one keyword": ["small"],
+                                                     "fast pair": ["fast"], "slow pair": ["slow"]})
+    monkeypatch.setattr(cost, "interlinked", lambda *a: ({}, {}))
+    monkeypatch.setattr(cost, "fresh_process", lambda argv: (spent.get(argv[0], 1.0), spent.get(argv[0], 1.0),
+                                                             100.0, 0))
+    assert cost.REFERENCE_FLOOR_CPU_S == 0.022
+    result = cost.measure(tmp_path, rounds=3)
+    assert result["floor_cpu_s"] == 0.044
+    assert {name: (p["median_cpu_s"], p["scaled_cpu_s"], p["met"]) for name, p in result["pairs"].items()} == {
+        "one keyword": (0.38, 0.19, True), "fast pair": (0.9, 0.45, True), "slow pair": (1.1, 0.55, False)}
+    assert result["met"] is False
