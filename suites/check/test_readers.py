@@ -157,6 +157,23 @@ def test_a_broken_readers_file_is_a_located_contract_error(tmp_path, edit, expec
     assert expected in str(caught.value)
 
 
+@pytest.mark.parametrize(("edit", "expected"), [
+    (lambda t: t.replace("  - id: FIRST_MESSAGE_IS", "  - id: FIRST_MESSAGE_WAS"),
+     "readers.yaml#/rules/0/id: the catalog uses no rule 'FIRST_MESSAGE_WAS'"),
+    (lambda t: t.replace("    reads: tolerate", "    reads: shrug"), "readers.yaml#/rules/0/reads"),
+    (lambda t: t.replace("      source: [ts-sdk-1.0.39, py-sdk]", "      source: [ts-sdk-9, py-sdk]"),
+     "readers.yaml#/rules/0/provenance/source: unknown source 'ts-sdk-9'"),
+])
+def test_a_broken_rules_entry_is_a_located_contract_error(tmp_path, edit, expected):
+    root, package, version = _copy(tmp_path, "qoder-agent-sdk@1.0.39")
+    path = root / package / version / READERS_FILE
+    path.write_text(edit(path.read_text()))
+    load_release.cache_clear()
+    with pytest.raises(ContractError) as caught:
+        load_release(root, package, version)
+    assert expected in str(caught.value)
+
+
 # ---- a line that is not JSON (issue 32 item 2) --------------------------------------------------------------
 
 WARNING_LINE = "⚠ claude.ai connectors are disabled because you are not logged in to claude.ai"

@@ -65,6 +65,7 @@ def run_case(spec: str, expectations: Path, case: dict):
         CheckOptions(
             base_urls=options.get("base_url", {}),
             **({"max_line_bytes": options["max_line_bytes"]} if "max_line_bytes" in options else {}),
+            fail_on=Severity(options.get("fail_on", "error")),
         ),
     )
     return result
@@ -101,7 +102,9 @@ def test_every_kind_has_a_valid_and_an_invalid_fixture(spec):
         if case["verdict"] == "conforms":
             valid.update(k for k, c in result.coverage.items() if c.seen)
         else:
-            invalid.update(f.kind for f in result.findings if f.severity is Severity.ERROR and f.kind)
+            failing = {Severity.ERROR} | ({Severity.WARNING} if case.get("options", {}).get("fail_on") == "warning"
+                                         else set())
+            invalid.update(f.kind for f in result.findings if f.severity in failing and f.kind)
             # A kind that holds under its own contract but that a declared consumer refuses (only
             # CROSS_CONTRACT_VIOLATION errors) is exercised validly too: e.g. the OpenCode config Navarch 0.1.53
             # writes is correct for Navarch and OpenCode V2, and no file it writes can satisfy OpenCode V1.

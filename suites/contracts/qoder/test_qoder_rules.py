@@ -53,8 +53,28 @@ def test_protocol_major_finding_says_expected_and_found(release, write_lines):
     assert (finding.pointer, finding.expected, finding.found) == ("/protocol_version", "1.x.y", '"2.0.0"')
 
 
-def test_system_init_must_come_first_from_the_cli(release, write_lines):
-    assert _codes(release, write_lines([ASSISTANT, INIT, RESULT])) == [("FIRST_MESSAGE_IS", 1)]
+def test_system_init_should_come_first_from_the_cli_and_the_sdks_go_on_without(release, write_lines):
+    """readers.yaml `rules`: both SDKs take the handshake wherever it comes (npm 1.0.34 dist/index.js:8), so a
+    stream that does not open with system/init is a warning citing them, and the capture conforms."""
+    result = check_captures(release, [write_lines([ASSISTANT, INIT, RESULT])])
+    assert [(f.code, f.line, f.severity.value) for f in result.findings] == [("FIRST_MESSAGE_IS", 1, "warning")]
+    assert "its readers go on past this (npm 1.0.13 dist/index.js:7" in result.findings[0].message
+    assert result.verdict == "conforms"
+
+
+@pytest.mark.parametrize("version", ["1.0.13", "1.0.21", "1.0.23", "1.0.34", "1.0.39"])
+def test_every_qoder_release_reads_a_late_handshake_as_its_sdks_do(version, write_lines):
+    release = load_registry(ROOT / "contracts").load(f"qoder-agent-sdk@{version}")
+    assert [u.id for u in release.rules if u.id in release.tolerated] == ["FIRST_MESSAGE_IS"]
+    result = check_captures(release, [write_lines([ASSISTANT, INIT, RESULT])])
+    assert [(f.code, f.severity.value) for f in result.findings if f.code == "FIRST_MESSAGE_IS"] == [
+        ("FIRST_MESSAGE_IS", "warning")]
+
+
+def test_a_tolerated_rule_leaves_the_other_rules_errors_alone(release, write_lines):
+    findings = check_captures(release, [write_lines([ASSISTANT, _init("2.0.0"), RESULT])]).findings
+    assert sorted((f.code, f.severity.value) for f in findings) == [
+        ("FIRST_MESSAGE_IS", "warning"), ("QODER_PROTOCOL_MAJOR", "error")]
 
 
 def test_output_after_result_before_a_new_prompt_is_an_error(release, tmp_path):

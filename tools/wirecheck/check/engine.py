@@ -19,7 +19,7 @@ from wirecheck.check.classify import Classifier, base_prefix
 from wirecheck.check.correlation import Correlation, Request
 from wirecheck.check.labels import Label, as_found, matches
 from wirecheck.check.message import Message
-from wirecheck.check.readers import judge_non_json_line, rejects_member, unknown_kind_reading
+from wirecheck.check.readers import Tolerated, judge_non_json_line, rejects_member, unknown_kind_reading
 from wirecheck.check.result import (
     MAX_LISTED,
     CaptureListing,
@@ -40,7 +40,7 @@ from wirecheck.check.unrecognised import (
     whole_document_kinds,
 )
 from wirecheck.check.validate import Problem, Validators
-from wirecheck.contracts.model import PRESENT, ContractRelease, FieldConditions, MessageKind
+from wirecheck.contracts.model import PRESENT, ContractRelease, FieldConditions, MessageKind, RuleUse
 from wirecheck.findings import Finding, Severity, blocking, short_repr
 from wirecheck.pointer import MISSING, format_pointer, resolve
 from wirecheck.rules.catalogue import level_of
@@ -92,7 +92,7 @@ class _CaptureRun:
         self.rules_by_kind: dict[str, list[Rule]] = {kind.id: [] for kind in engine.release.kinds}
         self.alone: set[int] = set()  # id() of the rules that judge each message alone (scope MESSAGE): no state
         for use in engine.release.rules:
-            rule = instantiate(use, engine.release)
+            rule = engine.rule(use)
             self.rules.append(rule)
             if scope_of(use.id) == MESSAGE:
                 self.alone.add(id(rule))
@@ -450,6 +450,12 @@ class Engine:
                 emit(finding)
         return kind
 
+    def rule(self, use: RuleUse) -> Rule:
+        """The rule a catalog entry uses, as the release's readers take its breach (readers.yaml `rules`)."""
+        rule = instantiate(use, self.release)
+        tolerated = self.release.tolerated.get(use.id)
+        return rule if tolerated is None else Tolerated(rule, tolerated)
+
     def judge_alone(self, message: Message, *, decoded: bool = False) -> list[Finding]:
         """What one message of a known kind (`message.kind`) gets on its own: its body against its schema, its
         headers, the single-message rules the release turns on for its kind (rules/registry.py MESSAGE), its
@@ -463,7 +469,7 @@ class Engine:
         findings: list[Finding] = []
         self._check_content(message, kind, findings.append, decoded=decoded)
         if kind.id not in self._alone:
-            self._alone[kind.id] = [instantiate(use, self.release) for use in self.release.rules
+            self._alone[kind.id] = [self.rule(use) for use in self.release.rules
                                     if scope_of(use.id) == MESSAGE and (not use.kinds or kind.id in use.kinds)]
         for rule in self._alone[kind.id]:  # single-message rules keep no state between messages
             findings.extend(rule.on_message(message))

@@ -5,10 +5,12 @@ The diff's real consumer model comes from the same data (diff/readers.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
+from typing import Any
 
 from wirecheck.check.message import Message
-from wirecheck.contracts.model import ContractRelease, NonJsonReading, UnknownKindReading
+from wirecheck.contracts.model import ContractRelease, NonJsonReading, Provenance, UnknownKindReading
 from wirecheck.findings import Finding, Severity
 from wirecheck.json_text import is_text_line
 from wirecheck.pointer import MISSING, parse_pointer, resolve
@@ -63,6 +65,30 @@ def unknown_kind_reading(release: ContractRelease, message: Message) -> UnknownK
                 readings.append(entry)
                 break
     return next((r for r in readings if r.reject), readings[0] if readings else None)
+
+
+class Tolerated:
+    """A protocol rule whose breach the release's readers go on past (readers.yaml `rules`, `reads: tolerate`): its
+    errors are warnings that say so and cite the readers. Everything else is the rule's own (`settled`, `observe`)."""
+
+    def __init__(self, rule: Any, provenance: Provenance):
+        self._rule = rule
+        self._cited = ", ".join(provenance.at) or ", ".join(provenance.sources)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._rule, name)
+
+    def on_message(self, message: Message) -> Iterable[Finding]:
+        return [self._judged(finding) for finding in self._rule.on_message(message)]
+
+    def finish(self) -> Iterable[Finding]:
+        return [self._judged(finding) for finding in self._rule.finish()]
+
+    def _judged(self, finding: Finding) -> Finding:
+        if finding.severity is not Severity.ERROR:
+            return finding
+        return replace(finding, severity=Severity.WARNING,
+                       message=f"{finding.message}; its readers go on past this ({self._cited})")
 
 
 def rejects_member(release: ContractRelease, kind_id: str, pointer: str) -> str | None:

@@ -884,5 +884,11 @@ def _with_readers(release: ContractRelease, path: Path) -> tuple[ContractRelease
         if entry["consumer"] not in release.roles:
             problems.append(ContractProblem(file, f"{where}/consumer", f"{entry['consumer']!r} is not one of roles"))
         non_json.append(NonJsonReading(entry["channel"], entry["consumer"], entry["reads"], cited(entry, where)))
+    tolerated = {}
+    for index, entry in enumerate(raw.get("rules", [])):
+        where = f"/rules/{index}"
+        if entry["id"] not in {use.id for use in release.rules}:
+            problems.append(ContractProblem(file, f"{where}/id", f"the catalog uses no rule {entry['id']!r}"))
+        tolerated[entry["id"]] = cited(entry, where)
     return dataclasses.replace(release, readers=MappingProxyType(readers), unknown_kinds=tuple(unknown),
-                               non_json_lines=tuple(non_json)), problems
+                               non_json_lines=tuple(non_json), tolerated=MappingProxyType(tolerated)), problems

@@ -247,6 +247,8 @@ class ContractRelease:
     readers: MappingProxyType[str, MemberReading] = field(default_factory=lambda: MappingProxyType({}))
     unknown_kinds: tuple[UnknownKindReading, ...] = ()
     non_json_lines: tuple[NonJsonReading, ...] = ()  # readers.yaml: a line that is not JSON, per consumer
+    tolerated: MappingProxyType[str, Provenance] = field(  # readers.yaml `rules`: rule id → why readers go on
+        default_factory=lambda: MappingProxyType({}))
 
     @property
     def name(self) -> str:
