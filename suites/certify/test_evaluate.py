@@ -329,3 +329,42 @@ def test_the_text_report_shows_the_warning_a_must_passed_over(tmp_path):
     section = text.split("Passed with warnings (what the reading side tolerates):\n", 1)[1]
     assert section.startswith("PASS            MUST   ACP-2.4.0-KNOWN-METHODS")
     assert "UNKNOWN_METHOD" in section.split("\n", 2)[1] and "wirecheck/notice" in section.split("\n", 2)[1]
+
+
+def test_every_report_format_shows_the_warning_a_must_passed_over(tmp_path):
+    """One list in the model (Certification.passed_with_warnings), rendered by every format: the pass and the finding
+    it passed over, in Markdown, HTML, JSONL and JUnit as in the text report."""
+    import io
+    import json
+    import xml.etree.ElementTree as ET
+
+    from wirecheck.certify.pipeline import certify_captures as certify
+    from wirecheck.certify.report import html, jsonl, junit, markdown
+    from wirecheck.contracts import load_registry
+
+    capture = tmp_path / "dropped.ndjson"
+    capture.write_text("\n".join([
+        '{"wirecheck_capture": 1, "framing": "directed"}',
+        '{"from": "client", "message": {"jsonrpc":"2.0","id":0,"method":"initialize",'
+        '"params":{"protocolVersion":1}}}',
+        '{"from": "agent", "message": {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}}',
+        '{"from": "client", "message": {"jsonrpc":"2.0","method":"wirecheck/notice","params":{}}}']) + "\n")
+    cert = certify(load_registry().load("acp@2.4.0"), [capture], role="client")
+    known = "ACP-2.4.0-KNOWN-METHODS"
+    assert [r.requirement.id for r in cert.passed_with_warnings()] == [known]
+
+    def rendered(module) -> str:
+        out = io.StringIO()
+        module.write(cert, out)
+        return out.getvalue()
+
+    md = rendered(markdown).split("## Passed with warnings", 1)[1]
+    assert f"### `{known}`" in md and "wirecheck/notice" in md.split("\n## ", 1)[0]
+    page = rendered(html)
+    row = page.split(f'<tr id="{known}">', 1)[1].split("</tr>", 1)[0]
+    assert "passed with 1 warning(s) the reading side tolerates" in row and "wirecheck/notice" in row
+    record = next(json.loads(line) for line in rendered(jsonl).splitlines() if json.loads(line).get("id") == known)
+    assert record["status"] == "pass" and record["warnings_total"] == 1
+    assert record["warnings"][0]["code"] == "UNKNOWN_METHOD" and "wirecheck/notice" in record["warnings"][0]["message"]
+    case = next(c for c in ET.fromstring(rendered(junit)).iter("testcase") if c.get("name") == known)
+    assert case.find("failure") is None and "wirecheck/notice" in case.findtext("system-out", "")

@@ -165,7 +165,7 @@ def test_jsonl_lists_not_exercised_and_out_of_scope_apart_and_validates(incomple
     record = next(r for r in lines if r.get("id") == P + "RESULT-SCHEMA")
     assert record["status"] == "out_of_scope" and record["scope"] == {"reason": UNREACHED["reason"],
                                                                       "evidence": UNREACHED["evidence"]}
-    assert lines[0]["format_version"] == 2
+    assert lines[0]["format_version"] == 3
     assert lines[-1]["out_of_scope"] == [P + "RESULT-SCHEMA"] and lines[-1]["not_exercised"] == []
     must = next(s for s in lines[-1]["scores"] if s["level"] == "MUST")
     assert (must["out_of_scope"], must["score"]) == (1, 1.0)

@@ -40,6 +40,12 @@ class RequirementResult:
     scope: OutOfScope | None = None  # the scope file declares it out of scope (whether or not that held)
 
     @property
+    def warnings(self) -> tuple[Finding, ...]:
+        """What the reading side tolerates among the matched findings below the failing severity: a requirement
+        that passes over them is reported with them in every format (`Certification.passed_with_warnings`)."""
+        return tuple(f for f in self.notes if f.severity is Severity.WARNING)
+
+    @property
     def gap(self) -> bool:
         """Not exercised where it had to be: a requirement whose kind need not be sent (`exercise: optional`, a
         renewal when no lease would have lapsed) that was not is no gap."""
@@ -125,6 +131,11 @@ class Certification:
 
     def out_of_scope(self) -> list[RequirementResult]:
         return [r for r in self.results if r.status == OUT_OF_SCOPE]
+
+    def passed_with_warnings(self) -> list[RequirementResult]:
+        """Passes over what the reading side tolerates (a MUST passes over what its reader drops): said in every
+        report, never hidden behind the pass."""
+        return [r for r in self.results if r.status == PASS and r.warnings]
 
     @property
     def run_ok(self) -> bool:

@@ -77,6 +77,10 @@ def write(cert: Certification, out: TextIO) -> None:
             lines = "\n".join(finding_line(f) for f in r.failures[:50])
             detail = (f"<details><summary>{len(r.failures)} finding(s)</summary><pre>{escape(lines)}</pre>"
                       "</details>")
+        elif r.status == "pass" and r.warnings:  # passed over what the reading side tolerates: said
+            lines = "\n".join(finding_line(f) for f in r.warnings[:50])
+            detail = (f"<details><summary>passed with {len(r.warnings)} warning(s) the reading side tolerates"
+                      f"</summary><pre>{escape(lines)}</pre></details>")
         if r.baseline_reason:
             detail += f"<div>baseline: {escape(r.baseline_reason)}</div>"
         if r.scope is not None:

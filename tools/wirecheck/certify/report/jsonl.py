@@ -2,7 +2,8 @@
 failed the run, those not exercised, those out of scope, each list apart).
 
 Format version 2 added the verdict `incomplete` (exit 4), the statuses `out_of_scope` and `stale_scope`, each
-record's `scope` and the footer's `not_exercised` and `out_of_scope` lists.
+record's `scope` and the footer's `not_exercised` and `out_of_scope` lists. Version 3 added each record's `warnings`
+(what a passing requirement passed over: the reading side tolerates them) and `warnings_total`.
 
 Every line validates against tools/wirecheck/schemas/certification.schema.json (tested)."""
 
@@ -14,7 +15,7 @@ from typing import Any, TextIO
 from wirecheck.certify.evaluate import Certification, RequirementResult
 from wirecheck.json_types import json_text
 
-FORMAT, FORMAT_VERSION = "wirecheck-certification", 2
+FORMAT, FORMAT_VERSION = "wirecheck-certification", 3
 MAX_FINDINGS = 50
 
 
@@ -32,6 +33,8 @@ def requirement_record(r: RequirementResult) -> dict[str, Any]:
         "findings": [f.to_json() for f in r.failures[:MAX_FINDINGS]],
         "findings_total": len(r.failures),
         "notes_total": len(r.notes),
+        "warnings": [f.to_json() for f in r.warnings[:MAX_FINDINGS]],
+        "warnings_total": len(r.warnings),
     }
     if r.baseline_reason is not None:
         record["baseline_reason"] = r.baseline_reason

@@ -51,6 +51,16 @@ def write(cert: Certification, out: TextIO) -> None:
                 out.write(f"- {code(finding_line(f), table=False)}\n")
             if len(r.failures) > 20:
                 out.write(f"- … {len(r.failures) - 20} more\n")
+    tolerated = cert.passed_with_warnings()
+    if tolerated:
+        out.write("\n## Passed with warnings\n\nPassed over what the reading side tolerates (it goes on past "
+                  "these):\n")
+        for r in tolerated:
+            out.write(f"\n### {code(r.requirement.id, table=False)}\n\n")
+            for f in r.warnings[:20]:
+                out.write(f"- {code(finding_line(f), table=False)}\n")
+            if len(r.warnings) > 20:
+                out.write(f"- … {len(r.warnings) - 20} more\n")
     stale = [r for r in cert.results if r.status == "stale_scope" and r.scope is not None]
     if stale:
         out.write("\n## Stale out-of-scope entries\n\nDeclared out of scope, yet exercised and passed: remove them "

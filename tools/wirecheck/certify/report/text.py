@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from wirecheck.certify.evaluate import NOT_EXERCISED, OUT_OF_SCOPE, PASS, STALE_SCOPE, Certification
-from wirecheck.findings import Severity, printable_stream
+from wirecheck.findings import printable_stream
 from wirecheck.report.summary import finding_line
 
 SHOWN_FINDINGS = 5
@@ -50,12 +50,12 @@ def write(cert: Certification, out: TextIO) -> None:
             out.write(f"    {finding_line(finding)}\n")
         if len(result.failures) > SHOWN_FINDINGS:
             out.write(f"    … {len(result.failures) - SHOWN_FINDINGS} more\n")
-    tolerated = [r for r in cert.results if r.status == PASS and any(f.severity is Severity.WARNING for f in r.notes)]
-    if tolerated:  # a MUST passes over what its reader drops (a warning): said, not hidden behind the pass
+    tolerated = cert.passed_with_warnings()
+    if tolerated:
         out.write("Passed with warnings (what the reading side tolerates):\n")
     for result in tolerated:
         req = result.requirement
-        warnings = [f for f in result.notes if f.severity is Severity.WARNING]
+        warnings = result.warnings
         out.write(f"{'PASS':<15} {req.level:<6} {req.id}  ({req.link.element})\n")
         for finding in warnings[:SHOWN_FINDINGS]:
             out.write(f"    {finding_line(finding)}\n")
