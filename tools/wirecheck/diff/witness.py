@@ -8,7 +8,7 @@ of those, the shortest serialisation wins, per direction and consumer model.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from wirecheck.diff.instances import NoExample, example
@@ -57,9 +57,12 @@ def judge(payloads: Iterable[Any], old: tuple[Side, str], new: tuple[Side, str],
     candidate is a declared payload before a latent one (model.DECLARED), then the shortest, then the first
     given; python-jsonschema, about 20 times slower, is asked about candidates in that order until one is
     confirmed, not about every candidate that was the best so far (on MCP's larger pairs, two thirds of the
-    diff's time went to confirming witnesses that a shorter one then replaced)."""
+    diff's time went to confirming witnesses that a shorter one then replaced). The reader's errors and the
+    writer's undeclared members (what ties a candidate to the change, what makes it latent) are asked for in
+    the same order, shortest first, and no further than a confirmed declared candidate: the winner is the one
+    every candidate's answers would pick."""
     sides = {"old": old, "new": new}
-    screened: dict[tuple[str, str], list[tuple[tuple[bool, int, int], Any, tuple[str, ...], list[Any]]]] = {}
+    screened: dict[tuple[str, str], list[tuple[int, int, Any]]] = {}
     for index, payload in enumerate(payloads):
         size: int | None = None
         for view in VIEWS:
@@ -70,21 +73,15 @@ def judge(payloads: Iterable[Any], old: tuple[Side, str], new: tuple[Side, str],
                 if (not writer_side.accepts(writer_location, STRICT, payload)
                         or reader_side.accepts(reader_location, view, payload)):
                     continue
-                errors: list[Any] = []
-                if about is not None:  # the reason's path ties the witness to the change
-                    errors = [e for e in reader_side.errors(reader_location, view, payload) if related(e[0], about)]
-                    if not errors:
-                        continue
-                undeclared = writer_side.undeclared(writer_location, payload)
                 size = _size(payload) if size is None else size
-                screened.setdefault((direction, view), []).append(
-                    ((len(undeclared) > 0, size, index), payload, undeclared, errors[:1]))
+                screened.setdefault((direction, view), []).append((size, index, payload))
     best: dict[tuple[str, str], Witness] = {}
     for (direction, view), found in screened.items():
         writer, reader = ("new", "old") if direction == FORWARD else ("old", "new")
         writer_side, writer_location = sides[writer]
         reader_side, reader_location = sides[reader]
-        for _, payload, undeclared, errors in sorted(found, key=lambda entry: entry[0]):
+        ranked = _ranked(found, (writer_side, writer_location), (reader_side, reader_location), view, about)
+        for payload, undeclared, errors in ranked:
             if confirm and not (writer_side.confirms(writer_location, STRICT, payload, True)
                                 and reader_side.confirms(reader_location, view, payload, False)):
                 continue
@@ -94,6 +91,25 @@ def judge(payloads: Iterable[Any], old: tuple[Side, str], new: tuple[Side, str],
                                               errors[0][1] if errors else "rejected", undeclared)
             break
     return best
+
+
+def _ranked(found: list[tuple[int, int, Any]], writer: tuple[Side, str], reader: tuple[Side, str], view: str,
+            about: tuple[Any, ...] | None) -> Iterator[tuple[Any, tuple[str, ...], list[Any]]]:
+    """(payload, undeclared members, errors about `about`) of the screened candidates `found` ((size, index,
+    payload)) in the order that picks the winner: the declared ones shortest first, then the latent ones."""
+    latent = []
+    for _, _, payload in sorted(found, key=lambda entry: entry[:2]):
+        errors: list[Any] = []
+        if about is not None:  # the reason's path ties the witness to the change
+            errors = [e for e in reader[0].errors(reader[1], view, payload) if related(e[0], about)]
+            if not errors:
+                continue
+        undeclared = writer[0].undeclared(writer[1], payload)
+        if undeclared:
+            latent.append((payload, undeclared, errors))
+        else:
+            yield payload, undeclared, errors
+    yield from latent
 
 
 def from_difference(schema: Any, accepting: tuple[Side, str], old: tuple[Side, str],
