@@ -178,6 +178,38 @@ def test_errors_and_undeclared_are_asked_about_no_candidate_past_the_winner(monk
     assert found[(BACKWARD, "tolerant")].payload == latent and found[(BACKWARD, "tolerant")].undeclared == ("/z",)
 
 
+def test_a_tolerant_view_that_is_the_strict_one_is_asked_once(monkeypatch) -> None:
+    """The tolerant view drops `additionalProperties: false` / `unevaluatedProperties: false`; where no node a
+    location reaches holds one, both views are the same schema, and python-jsonschema was asked every question
+    twice (ACP 0.5.1 → 0.8.0: 107 of its 323 confirmations). A closing keyword reached through a `$ref` keeps
+    the views apart, and their answers differ."""
+    uri = "https://schemas.wirecheck.invalid/s"
+    side = Side("old", {uri: {"$schema": D, "$id": uri, "$defs": {
+        "Open": {"type": "object", "properties": {"a": {"type": "string"}}},
+        "Closed": {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": False},
+        "UsesClosed": {"type": "object", "properties": {"inner": {"$ref": "#/$defs/Closed"}}},
+        "Named": {"type": "object", "properties": {"a": {"const": {"additionalProperties": False}}}}}}})
+    asked: list[tuple[str, str]] = []
+    reference = Side.reference
+    monkeypatch.setattr(Side, "reference", lambda self, at, view: asked.append((at.rsplit("/", 1)[-1], view))
+                        or reference(self, at, view))
+    payload = {"a": 1}  # refused in both views (a string is wanted)
+    for view in ("strict", "tolerant"):
+        assert side.confirms(f"{uri}#/$defs/Open", view, payload, False)
+        assert not side.accepts(f"{uri}#/$defs/Open", view, payload)
+    assert asked == [("Open", "strict")]
+    assert side.errors(f"{uri}#/$defs/Open", "tolerant", payload) == side.errors(f"{uri}#/$defs/Open", "strict",
+                                                                                  payload)
+    assert side.view_of(f"{uri}#/$defs/Named", "tolerant") == "strict"  # a constant's members are data
+    extra = {"inner": {"z": 0}}  # a member the closed object does not name, one `$ref` away
+    assert side.view_of(f"{uri}#/$defs/UsesClosed", "tolerant") == "tolerant"
+    assert not side.accepts(f"{uri}#/$defs/UsesClosed", "strict", extra)
+    assert side.accepts(f"{uri}#/$defs/UsesClosed", "tolerant", extra)
+    assert side.confirms(f"{uri}#/$defs/UsesClosed", "strict", extra, False)
+    assert side.confirms(f"{uri}#/$defs/UsesClosed", "tolerant", extra, True)
+    assert asked[1:] == [("UsesClosed", "strict"), ("UsesClosed", "tolerant")]
+
+
 def _message_chain(length: int, end: dict, hop: dict | None = None) -> dict:
     defs = {f"S{i}": {"$ref": f"#/$defs/S{i + 1}", **(hop or {})} for i in range(length)}
     defs[f"S{length}"] = end

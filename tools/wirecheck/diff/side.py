@@ -305,14 +305,53 @@ class Side:
             self.memo[key] = len(json_bytes(self.canonical(location, view).to_json_schema()))
         return int(self.memo[key])
 
+    def view_of(self, location: str, view: str) -> str:
+        """`view`, or the strict view where the tolerant one of `location` is the same schema: no node it reaches
+        (its own, and what its `$ref`s reach) holds `additionalProperties: false` or `unevaluatedProperties:
+        false`, what the tolerant view drops (contracts/views.py). Both validators then give the same answers in
+        both views, so each question (`accepts`, `errors`, `confirms`) is asked once: ACP and MCP write no
+        closed objects, and half of python-jsonschema's confirmations were the tolerant reader's repeats."""
+        if view == STRICT:
+            return view
+        key = ("closes", location)
+        found = self.memo.get(key)
+        if found is None:
+            try:
+                found = any(self._closes(self.node(at)) for at in self._reached(location))
+            except (RecursionError, KeyError, IndexError, ValueError, TypeError):  # too deep, dangling: not known
+                found = True
+            self.memo[key] = found
+        return view if found else STRICT
+
+    def _closes(self, value: Any) -> bool:
+        """Whether `value` (a node of this side's resources) holds a closing keyword set to false anywhere, or a
+        `$dynamicRef` (its target is not among the nodes `_reached` follows): memoised by the node's identity.
+        Errs on the side of True (a `not` subschema, a property named so), which only costs a repeated question."""
+        key = ("closes", id(value))
+        found: bool | None = self.memo.get(key)
+        if found is None:
+            if isinstance(value, dict):
+                found = (value.get("additionalProperties") is False or value.get("unevaluatedProperties") is False
+                         or "$dynamicRef" in value or any(self._closes(v) for k, v in value.items()
+                                                          if k not in DATA_KEYWORDS and isinstance(v, dict | list)))
+            elif isinstance(value, list):
+                found = any(self._closes(v) for v in value if isinstance(v, dict | list))
+            else:
+                found = False
+            self.memo[key] = found
+        return found
+
     def accepts(self, location: str, view: str, payload: Any) -> bool:
         """jsonschema-rs's answer (fast; every witness is confirmed with `confirms` before it is shown)."""
+        view = self.view_of(location, view)
         return bool(self._remembered("accepts", location, view, payload,
                                      lambda: self.validator(location, view).is_valid(payload)))
 
     def confirms(self, location: str, view: str, payload: Any, accepted: bool) -> bool:
         """Whether python-jsonschema (ECMA regexes, asserted formats) gives the same answer. A schema whose
         `$ref`s loop without reading the payload (`{"$ref": "#"}`) recurses there: not confirmed."""
+        view = self.view_of(location, view)
+
         def ask() -> bool:
             try:
                 return bool(self.reference(location, view).is_valid(payload))
@@ -324,6 +363,7 @@ class Side:
     def errors(self, location: str, view: str, payload: Any) -> list[tuple[tuple[Any, ...], str]]:
         """(instance path the error is about, message); a missing or unexpected property is about the property's
         own path, so a witness can be tied to the change that caused it."""
+        view = self.view_of(location, view)
         return list(self._remembered("errors", location, view, payload, lambda: tuple(
             found for error in self.validator(location, view).iter_errors(payload) for found in _about(error))))
 
