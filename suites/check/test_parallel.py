@@ -281,6 +281,27 @@ def test_workers_are_forked_before_a_progress_display_starts_its_thread(tmp_path
     assert len(forks) == 2 and not any("progress-display" in names for names in forks)
 
 
+def test_workers_are_spawned_not_forked_while_another_thread_runs(monkeypatch):
+    """A fork copies the locks another thread holds, locked for good in the child: with a thread of someone else's
+    alive (a library caller's, a test runner's), workers are spawned; a process of one thread forks them."""
+    import threading
+
+    from wirecheck.check import parallel
+
+    monkeypatch.setattr(parallel, "START_METHOD", "fork")
+    assert parallel.start_method() == "fork"
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert parallel.start_method() == "spawn"
+    finally:
+        stop.set()
+        other.join()
+    monkeypatch.setattr(parallel, "START_METHOD", "spawn")
+    assert parallel.start_method() == "spawn"
+
+
 def test_spawned_workers_load_the_release_and_agree(tmp_path, monkeypatch):
     """Where fork is not safe (macOS) or missing (Windows), workers are spawned and load the release themselves:
     whole captures and a split stream get the sequential answer that way too."""

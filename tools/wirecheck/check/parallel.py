@@ -79,6 +79,14 @@ BATCH_MAX = 32  # whole captures per task at most
 START_METHOD = "fork" if sys.platform.startswith("linux") else "spawn"
 
 
+def start_method() -> str:
+    """START_METHOD, but spawn where another Python thread runs in this process (a library caller's, a Dask client's,
+    a progress display started too early): a forked child gets a copy of every lock such a thread held at that moment,
+    and one held stays locked there for good (Python 3.12 and later warn of it). The CLI starts no thread before its
+    workers. (Threads Python does not know of, such as a test runner's own I/O thread, are not counted.)"""
+    return "spawn" if START_METHOD == "fork" and threading.active_count() > 1 else START_METHOD
+
+
 @dataclass
 class Stats:
     """What a parallel run tells its caller besides the result (the bench reads it)."""
@@ -109,7 +117,7 @@ def check(engine: Engine, source: ReleaseSource, captures: Sequence[CaptureFile]
         with around():
             return engine.run(captures)
     stats.workers_used = True
-    context = get_context(START_METHOD)
+    context = get_context(start_method())
     # the workers, forked, inherit this engine (its release loaded, its validators compiled): none loads its own
     inherited, _ENGINE[:] = _ENGINE[:], [source, engine.options, engine]
     with _restore(inherited), _workers(plan.jobs, context, source, engine.options) as pool, around():
