@@ -210,6 +210,29 @@ def test_a_tolerant_view_that_is_the_strict_one_is_asked_once(monkeypatch) -> No
     assert asked[1:] == [("UsesClosed", "strict"), ("UsesClosed", "tolerant")]
 
 
+def test_set_reasoning_asks_once_for_a_tolerant_view_that_is_the_strict_one(monkeypatch) -> None:
+    """The safety net drew witnesses from a jsonschema-rs `subtract` per open view (6 ms each on ACP's prompts),
+    and `compare` proved containment per view, twice over the same schema when nothing is closed. Once now; the
+    findings (a witness per view) are the same, and a closed reader is still asked about in both views."""
+    from wirecheck.diff import diff_schemas, engine, semantic
+
+    asked: list[str] = []
+    contained, difference = semantic.contained, semantic.difference
+    monkeypatch.setattr(semantic, "contained", lambda *a: asked.append(f"contained {a[-1]}") or contained(*a))
+    monkeypatch.setattr(engine.semantic, "difference", lambda *a: asked.append(f"difference {a[-1]}")
+                        or difference(*a))
+    result = diff_schemas({"type": "integer"}, {"type": "integer", "not": {"const": 3}})
+    assert "contained strict" in asked and "contained tolerant" not in asked
+    assert [a for a in asked if a.startswith("difference")] == ["difference strict"]
+    (finding,) = result.findings
+    assert finding.rule == "SCHEMA_NARROWED" and [(w.view, w.payload) for w in finding.witnesses] == [
+        ("strict", 3), ("tolerant", 3)]
+    asked.clear()
+    closed = {"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": False}
+    diff_schemas(closed, {**closed, "properties": {"a": {"type": "integer", "not": {"const": 3}}}})
+    assert asked.count("difference strict") == 1 and asked.count("difference tolerant") == 1
+
+
 def _message_chain(length: int, end: dict, hop: dict | None = None) -> dict:
     defs = {f"S{i}": {"$ref": f"#/$defs/S{i + 1}", **(hop or {})} for i in range(length)}
     defs[f"S{length}"] = end

@@ -465,9 +465,13 @@ def _net_witnesses(pair: _Pair, proven: dict[tuple[str, str], str], findings: li
     for direction in DIRECTIONS:
         open_views = _open_views(proven, findings, direction)
         writer, reader = (new_end, old_end) if direction == FORWARD else (old_end, new_end)
+        drawn: dict[str, dict[tuple[str, str], Witness]] = {}  # by the view asked (Side.view_of): drawn once
         for view in open_views:
-            rest = semantic.difference(writer[0], writer[1], reader[0], reader[1], view)
-            found = from_difference(rest, writer, old_end, new_end)
+            asked = reader[0].view_of(reader[1], view)
+            if asked not in drawn:
+                rest = semantic.difference(writer[0], writer[1], reader[0], reader[1], view)
+                drawn[asked] = from_difference(rest, writer, old_end, new_end)
+            found = drawn[asked]
             if (direction, view) in found:
                 witnesses[(direction, view)] = found[(direction, view)]
         for payload, dvs in baseline.values():

@@ -44,6 +44,7 @@ def contained(narrow: Side, narrow_location: str, wide: Side, wide_location: str
     SAFE when proven part by part (prove.py) or by canonical `covers`, BREAKING when `covers` proves not, else
     UNKNOWN (including schemas over the budgets below, and schemas canonical forms cannot express).
     """
+    wide_view = wide.view_of(wide_location, wide_view)  # a tolerant view that is the strict schema: asked as one
     if prove_subset(narrow, narrow_location, STRICT, wide, wide_location, wide_view):
         return SAFE
     if max(wide.source_size(wide_location), narrow.source_size(narrow_location)) > SOURCE_BUDGET_BYTES:
@@ -81,6 +82,9 @@ def compare(old: Side, old_location: str, new: Side, new_location: str,
         if strict == SAFE:  # the tolerant view of the reader admits a superset of its strict view
             verdicts[(direction, TOLERANT)] = SAFE
             continue
+        if reader.view_of(reader_location, TOLERANT) == STRICT:  # the same schema: the same answer (Side.view_of)
+            verdicts[(direction, TOLERANT)] = strict
+            continue
         tolerant = contained(writer, writer_location, reader, reader_location, TOLERANT)
         verdicts[(direction, TOLERANT)] = tolerant
         if tolerant == BREAKING:  # ... so what the tolerant reader refuses, the strict one refuses too
@@ -93,7 +97,7 @@ def difference(producer: Side, producer_location: str, consumer: Side, consumer_
     """What `producer` may write (strict view) and `consumer` rejects (in `view`), as a JSON Schema, or None."""
     try:
         written = producer.canonical(producer_location, STRICT)
-        rest = written.subtract(consumer.canonical(consumer_location, view))
+        rest = written.subtract(consumer.canonical(consumer_location, consumer.view_of(consumer_location, view)))
         if rest.satisfiability().value == "no":
             return None
         return rest.to_json_schema()
