@@ -105,20 +105,19 @@ def unsupported(schema: Any) -> str | None:
         if len(path) > MAX_DEPTH:
             return f"{format_pointer(path)}: the schema nests more than {MAX_DEPTH} levels deep"
         for key, value in node.items():
-            where = format_pointer((*path, key))
             if key in _UNSUPPORTED:
-                return f"{where}: {key} is not supported ({_UNSUPPORTED[key]})"
+                return f"{format_pointer((*path, key))}: {key} is not supported ({_UNSUPPORTED[key]})"
             if key == "$id" and path:
-                return f"{where}: an embedded resource ($id below the root) is not supported"
+                return f"{format_pointer((*path, key))}: an embedded resource ($id below the root) is not supported"
             if key == "$schema" and path:
-                return f"{where}: a $schema below the root is not supported"
+                return f"{format_pointer((*path, key))}: a $schema below the root is not supported"
             if key == "$ref" and isinstance(value, str) and not (value == "#" or value.startswith("#/")):
-                return f"{where}: {value!r} is not a JSON pointer into this file (#/...)"
+                return f"{format_pointer((*path, key))}: {value!r} is not a JSON pointer into this file (#/...)"
             if key == "$ref" and isinstance(value, str):
                 try:
                     resolve(schema, parse_pointer(unquote(value[1:])))
                 except (KeyError, IndexError, ValueError):
-                    return f"{where}: {value!r} points at nothing in this file"
+                    return f"{format_pointer((*path, key))}: {value!r} points at nothing in this file"
     for _, path, loop in ref_loops({"": schema}):
         return f"{format_pointer((*path, '$ref'))}: a $ref loop that reads no part of the message: {loop}"
     return None
