@@ -603,7 +603,17 @@ def chains_shortened(resources: dict[str, Any]) -> dict[str, Any]:
 @lru_cache(maxsize=65536)
 def join(base: str, ref: str) -> str:
     """Resolve a `$ref` against the location of the schema object that holds it."""
-    return location_of(base.partition("#")[0] + ref if ref.startswith("#") else urljoin(base, ref))
+    resource = base.partition("#")[0]
+    if ref.startswith("#"):
+        return location_of(resource + ref)
+    # urljoin reads nothing of the base's fragment when the reference is not empty: resolved against the resource,
+    # the joins of one resource's `$ref`s are remembered once, not once per node holding them (urljoin is slow)
+    return _joined(resource, ref) if ref and resource else location_of(urljoin(base, ref))
+
+
+@lru_cache(maxsize=65536)
+def _joined(resource: str, ref: str) -> str:
+    return location_of(urljoin(resource, ref))
 
 
 def location_of(uri: str) -> str:
