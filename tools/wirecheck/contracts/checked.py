@@ -12,14 +12,7 @@ import sys
 from pathlib import Path
 
 from wirecheck.contracts.errors import ContractError
-from wirecheck.contracts.loader import (
-    CHECKED_FILE,
-    _read_yaml,
-    bundled_contracts_dir,
-    load_registry,
-    read_release,
-    release_digest,
-)
+from wirecheck.contracts.loader import CHECKED_FILE, bundled_contracts_dir, digest_of, load_registry, read_release
 
 
 def digests(root: Path) -> dict[str, str]:
@@ -32,7 +25,7 @@ def digests(root: Path) -> dict[str, str]:
                 release = read_release(root, name, version, trust=False)
             except ContractError:
                 continue
-            digest = release_digest(_read_yaml(release.root / "catalog.yaml"), dict(release.resources))
+            digest = digest_of(release)
             if digest is not None:
                 out[f"{name}/{version}"] = digest
     return dict(sorted(out.items()))

@@ -790,6 +790,11 @@ def release_digest(raw: Any, resources: dict[str, Any]) -> str | None:
         return None
 
 
+def digest_of(release: ContractRelease) -> str | None:
+    """`release_digest` of a loaded release (its catalog read again): what CHECKED_FILE records for it."""
+    return release_digest(_read_yaml(release.root / "catalog.yaml"), dict(release.resources))
+
+
 def _checked_before(root: Path, package: str, version: str, raw: Any, resources: dict[str, Any]) -> bool:
     digest = checked_digests(root).get(f"{package}/{version}")
     return digest is not None and digest == release_digest(raw, resources)
