@@ -55,12 +55,11 @@ def write(cert: Certification, out: TextIO) -> None:
         out.write("Passed with warnings (what the reading side tolerates):\n")
     for result in tolerated:
         req = result.requirement
-        warnings = result.warnings
         out.write(f"{'PASS':<15} {req.level:<6} {req.id}  ({req.link.element})\n")
-        for finding in warnings[:SHOWN_FINDINGS]:
+        for finding in result.warnings[:SHOWN_FINDINGS]:
             out.write(f"    {finding_line(finding)}\n")
-        if len(warnings) > SHOWN_FINDINGS:
-            out.write(f"    … {len(warnings) - SHOWN_FINDINGS} more\n")
+        if len(result.warnings) > SHOWN_FINDINGS:
+            out.write(f"    … {len(result.warnings) - SHOWN_FINDINGS} more\n")
     gaps = [r for r in cert.results if r.status == NOT_EXERCISED]
     if gaps:
         levels = cert.failing_levels()
