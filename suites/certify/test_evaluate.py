@@ -307,6 +307,18 @@ def test_a_must_fails_on_what_its_reader_rejects_not_on_what_it_drops(tmp_path):
     assert failed.status == FAIL and [f.code for f in failed.failures] == ["UNKNOWN_METHOD"]
 
 
+def _dropped_notice(tmp_path):
+    """An ACP client's capture with a notification of no method the release knows (its agent's SDK drops it)."""
+    capture = tmp_path / "dropped.ndjson"
+    capture.write_text("\n".join([
+        '{"wirecheck_capture": 1, "framing": "directed"}',
+        '{"from": "client", "message": {"jsonrpc":"2.0","id":0,"method":"initialize",'
+        '"params":{"protocolVersion":1}}}',
+        '{"from": "agent", "message": {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}}',
+        '{"from": "client", "message": {"jsonrpc":"2.0","method":"wirecheck/notice","params":{}}}']) + "\n")
+    return capture
+
+
 def test_the_text_report_shows_the_warning_a_must_passed_over(tmp_path):
     """The MUST passes over an unknown notification its reader drops; the terminal report (certification.txt) says so
     with the finding, instead of a bare pass."""
@@ -316,13 +328,7 @@ def test_the_text_report_shows_the_warning_a_must_passed_over(tmp_path):
     from wirecheck.certify.report.text import write
     from wirecheck.contracts import load_registry
 
-    capture = tmp_path / "dropped.ndjson"
-    capture.write_text("\n".join([
-        '{"wirecheck_capture": 1, "framing": "directed"}',
-        '{"from": "client", "message": {"jsonrpc":"2.0","id":0,"method":"initialize",'
-        '"params":{"protocolVersion":1}}}',
-        '{"from": "agent", "message": {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}}',
-        '{"from": "client", "message": {"jsonrpc":"2.0","method":"wirecheck/notice","params":{}}}']) + "\n")
+    capture = _dropped_notice(tmp_path)
     out = io.StringIO()
     write(certify(load_registry().load("acp@2.4.0"), [capture], role="client"), out)
     text = out.getvalue()
@@ -342,13 +348,7 @@ def test_every_report_format_shows_the_warning_a_must_passed_over(tmp_path):
     from wirecheck.certify.report import html, jsonl, junit, markdown
     from wirecheck.contracts import load_registry
 
-    capture = tmp_path / "dropped.ndjson"
-    capture.write_text("\n".join([
-        '{"wirecheck_capture": 1, "framing": "directed"}',
-        '{"from": "client", "message": {"jsonrpc":"2.0","id":0,"method":"initialize",'
-        '"params":{"protocolVersion":1}}}',
-        '{"from": "agent", "message": {"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1}}}',
-        '{"from": "client", "message": {"jsonrpc":"2.0","method":"wirecheck/notice","params":{}}}']) + "\n")
+    capture = _dropped_notice(tmp_path)
     cert = certify(load_registry().load("acp@2.4.0"), [capture], role="client")
     known = "ACP-2.4.0-KNOWN-METHODS"
     assert [r.requirement.id for r in cert.passed_with_warnings()] == [known]
