@@ -22,10 +22,12 @@ import subprocess
 import sys
 import threading
 from functools import lru_cache
-from multiprocessing.connection import Connection
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import regress
+
+if TYPE_CHECKING:  # imported where the helper starts: a process that matches no pattern never pays for it
+    from multiprocessing.connection import Connection
 
 MATCH_SECONDS = 2.0  # one match's budget; past it the answer is unknown
 START_SECONDS = 60.0  # the helper's start-up, however loaded the machine
@@ -121,6 +123,8 @@ class _Helper:
         self._process = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
                                          stdout=subprocess.PIPE, close_fds=True)
         assert self._process.stdin is not None and self._process.stdout is not None
+        from multiprocessing.connection import Connection
+
         self._send = Connection(os.dup(self._process.stdin.fileno()), readable=False)
         self._receive = Connection(os.dup(self._process.stdout.fileno()), writable=False)
         self._process.stdin.close()
@@ -175,6 +179,8 @@ if hasattr(os, "register_at_fork"):  # not on Windows
 
 def _serve() -> None:
     """The helper's loop: (pattern, text) in, True/False (or the compile error's text) out, until the pipe ends."""
+    from multiprocessing.connection import Connection
+
     receive = Connection(os.dup(0), writable=False)
     send = Connection(os.dup(1), readable=False)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the command; it ends this through the pipe

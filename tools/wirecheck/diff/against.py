@@ -7,7 +7,6 @@ import dataclasses
 import io
 import shutil
 import subprocess
-import tarfile
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -65,6 +64,8 @@ def contracts_at(ref: str, contracts: Path) -> Extracted:
         raise AgainstError(f"--against {ref}: git archive failed: {_stderr(exc)}") from None
     target = Path(tempfile.mkdtemp(prefix="wirecheck-against-"))
     atexit.register(shutil.rmtree, target, True)  # the extracted copy lives as long as the process
+    import tarfile  # only `diff --against` reads an archive
+
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         refused = extract(tar, target)
     if refused is not None:
