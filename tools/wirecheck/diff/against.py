@@ -13,7 +13,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from wirecheck.archives import extract
 from wirecheck.contracts.errors import ContractError
 
 
@@ -65,6 +64,8 @@ def contracts_at(ref: str, contracts: Path) -> Extracted:
     target = Path(tempfile.mkdtemp(prefix="wirecheck-against-"))
     atexit.register(shutil.rmtree, target, True)  # the extracted copy lives as long as the process
     import tarfile  # only `diff --against` reads an archive
+
+    from wirecheck.archives import extract
 
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         refused = extract(tar, target)
