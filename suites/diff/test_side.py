@@ -304,3 +304,50 @@ def test_a_ref_is_joined_once_per_resource() -> None:
                     "//h/p"):
             written = location_of(holder.partition("#")[0] + ref if ref.startswith("#") else urljoin(holder, ref))
             assert join(holder, ref) == written, (holder, ref)
+
+
+def _digest_as_written(side: Side, location: str) -> tuple[str, int]:
+    """The digest as `Side._closure` first computed it: the node's text and the texts of every location its
+    `$ref`s reach, walked afresh for each location."""
+    import hashlib
+
+    text, refs = side._text_and_refs(location)
+    parts, seen, todo = [text], {location}, list(refs)
+    while todo:
+        at = todo.pop()
+        if at not in seen:
+            seen.add(at)
+            text, refs = side._text_and_refs(at)
+            parts.append(text)
+            todo += refs
+    return hashlib.sha256(b"\n".join(sorted(parts))).hexdigest(), sum(map(len, parts))
+
+
+def test_digests_share_the_closures_of_their_refs_and_say_what_they_said() -> None:
+    """`digest`/`source_size` remember the texts a tuple of `$ref` targets reaches, shared by the nested
+    locations that refer to the same definitions: for every node of a real contract (and of a schema whose
+    definitions refer to each other in a loop), the answer is the one walking each closure afresh gave."""
+    from pathlib import Path
+
+    from wirecheck.contracts.views import DATA_KEYWORDS
+    from wirecheck.diff.side import child
+
+    mcp = json.loads(Path("fixtures/mcp-schema/2025-11-25/schema.json").read_text())
+    loop = {"$schema": D, "$id": URI, "$defs": {
+        "A": {"type": "object", "properties": {"b": {"$ref": "#/$defs/B"}, "n": {"type": "string"}}},
+        "C": {"description": 'not a reference: {"$ref": "#/$defs/A"}', "enum": [{"$ref": "#/$defs/A"}]},
+        "D": {"description": '"$ref"', "items": [{"$ref": "#/$defs/C"}, True], "$defs": {"E": {"$ref": "#"}}},
+        "B": {"anyOf": [{"$ref": "#/$defs/A"}, {"$ref": "#"}, {"type": "null"}]},
+    }, "properties": {"a": {"$ref": "#/$defs/A"}, "b": {"$ref": "#/$defs/B"}, "c": {"$ref": "#/$defs/A"}}}
+    for uri, schema in (("https://x.invalid/mcp.json", mcp), (URI, loop), (URI, {**loop, "$ref": "#/$defs/D"})):
+        side, fresh = Side("old", {uri: schema}), Side("old", {uri: schema})
+        locations, stack = [], [(schema, f"{uri}#")]
+        while stack:
+            node, at = stack.pop()
+            locations.append(at)
+            items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+            stack += [(v, child(at, k)) for k, v in items if k not in DATA_KEYWORDS and isinstance(v, dict | list)]
+        assert len(locations) > (1000 if schema is mcp else 10)
+        for at in locations:
+            assert (side.digest(at), side.source_size(at)) == _digest_as_written(fresh, at), at
+        assert len({side.digest(at) for at in locations}) > len(locations) // 2

@@ -268,8 +268,14 @@ class Side:
                 node = {k: v for k, v in node.items() if k not in _UNREAD}
             base, _, fragment = location.partition("#")
             where = f"{base.rsplit('/', 1)[-1]}#{fragment} ".encode()
-            text = where + json_bytes(node, sort_keys=True)
-            refs = self._refs(written, skip=_UNREAD)  # `node` may be a copy: refs are memoised by identity
+            text = json_bytes(node, sort_keys=True)
+            refs: tuple[str, ...] = ()
+            # No `"$ref"` in an object's or array's text: no object in it has that key (a string holding it is
+            # written `\"$ref\"`), so there is nothing to look for. `node` may be a copy: refs are memoised by
+            # identity (a node without the keywords skipped shares the answer its parent's walk remembered).
+            if b'"$ref"' in text or text[:1] not in (b"{", b"["):
+                refs = self._refs(written, skip=_UNREAD if node is not written else frozenset())
+            text = where + text
             self.memo[key] = (text, [join(location, ref) for ref in refs])
         found: tuple[bytes, list[str]] = self.memo[key]
         return found
