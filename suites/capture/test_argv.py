@@ -145,3 +145,32 @@ def test_positionals_may_be_objects_with_a_name():
                                              ("C:\\tools\\dsh", "dsh")])
 def test_program_is_the_basename(argv0, program):
     assert decode_argv([argv0], {})[0]["program"] == program
+
+
+def test_a_parse_pattern_is_ecma_262_as_the_catalog_writes_it():
+    """Decoded by the one ECMA-262 matcher (ecma_regex.full_match), not Python's `re`: a backreference `\\k<name>`
+    works (Python's `re` refuses that syntax), and non-ASCII text comes back whole in its groups."""
+    grammar = {"flags": [{"flag": "--model", "name": "model", "value": True,
+                          "parse": "^(?<provider>[^/]+)/(?<model>[^#]+)$"},
+                         {"flag": "--pair", "name": "pair", "value": True, "parse": "^(?<a>[a-z]+)-\\k<a>$"}]}
+    decoded, problems = decode_argv(["x", "--model", "é😀x/mø", "--pair", "ab-ab"], grammar)
+    assert problems == []
+    assert decoded["options"]["model"] == {"value": "é😀x/mø", "provider": "é😀x", "model": "mø"}
+    assert decoded["options"]["pair"] == {"value": "ab-ab", "a": "ab"}
+    _, problems = decode_argv(["x", "--pair", "ab-ba"], grammar)
+    assert [p[0] for p in problems] == ["/options/pair"] and "does not match" in problems[0][1]
+
+
+def test_a_value_that_would_backtrack_for_minutes_is_a_problem_within_the_budget():
+    """`^(a+)+$` against 40 `a`s and a `!` backtracks for minutes in any backtracking engine (Python's `re` too):
+    the match runs in the matcher's helper within MATCH_SECONDS, and the value is a decode problem, not a hang."""
+    import time
+
+    from wirecheck.ecma_regex import MATCH_SECONDS
+
+    grammar = {"flags": [{"flag": "--x", "name": "x", "value": True, "parse": "^(?<all>(a+)+)$"}]}
+    started = time.monotonic()
+    decoded, problems = decode_argv(["p", "--x", "a" * 40 + "!"], grammar)
+    assert time.monotonic() - started < MATCH_SECONDS * 10
+    assert decoded["options"]["x"] == {"value": "a" * 40 + "!"}
+    assert [p[0] for p in problems] == ["/options/x"] and "took longer than" in problems[0][1]

@@ -41,12 +41,6 @@ class RegexTimeout(Exception):
         self.pattern = pattern
 
 
-def python_pattern(pattern: str) -> str:
-    """An ECMA-262 pattern for Python's `re` where only the spelling differs: named groups `(?<name>…)` become
-    `(?P<name>…)` (lookbehinds are left alone). For argv grammars (capture/argv.py), which decode with `re`."""
-    return re.sub(r"\(\?<(?![=!])", "(?P<", pattern)
-
-
 @lru_cache(maxsize=4096)
 def compile_ecma(pattern: str) -> regress.Regex:
     """The compiled pattern (RegressError when it is not ECMA-262); its `find` is unbounded: use `search`."""
@@ -56,11 +50,26 @@ def compile_ecma(pattern: str) -> regress.Regex:
 def search(pattern: str, text: str) -> bool:
     """Whether the ECMA pattern matches somewhere in `text` (JSON Schema `pattern` semantics). RegressError when the
     pattern is not ECMA-262; RegexTimeout when the match takes longer than MATCH_SECONDS."""
+    return bool(_asked(pattern, text, None))
+
+
+_GROUP_NAME = re.compile(r"\(\?<([^=!>][^>]*)>")
+
+
+def full_match(pattern: str, text: str) -> dict[str, str] | None:
+    """Whether the ECMA pattern matches the whole of `text` (an argv grammar's `parse`), and then its named groups
+    that took part (name → the text they matched); None when it does not match. Within MATCH_SECONDS as `search`
+    (RegexTimeout past it), RegressError when the pattern is not ECMA-262."""
+    found: Any = _asked(f"^(?:{pattern})$", text, tuple(_GROUP_NAME.findall(pattern)))
+    return found if isinstance(found, dict) else None
+
+
+def _asked(pattern: str, text: str, groups: tuple[str, ...] | None) -> Any:
     compile_ecma(pattern)  # a syntax error here, in this process, at once
     if len(text) >= _timed_out.get(pattern, len(text) + 1):  # as long as one that ran out of time: do not wait again
         raise RegexTimeout(pattern, len(text))
     try:
-        return _helper.ask(pattern, text)
+        return _helper.ask(pattern, text, groups)
     except RegexTimeout:
         _timed_out[pattern] = min(len(text), _timed_out.get(pattern, len(text)))
         raise
@@ -96,14 +105,15 @@ class _Helper:
         self._send: Connection | None = None
         self._receive: Connection | None = None
 
-    def ask(self, pattern: str, text: str) -> bool:
+    def ask(self, pattern: str, text: str, groups: tuple[str, ...] | None = None) -> Any:
+        """True/False (`groups` None), or None / {name: text} for a match whose named `groups` are wanted."""
         with self._lock:
             for attempt in (1, 2):  # a helper that died (killed from outside, out of memory) is replaced once
                 try:
                     if self._process is None or self._process.poll() is not None:
                         self._start()
                     assert self._send is not None and self._receive is not None
-                    self._send.send((pattern, text))
+                    self._send.send((pattern, text, groups))
                     if not self._receive.poll(MATCH_SECONDS):
                         break
                     answer: Any = self._receive.recv()
@@ -112,9 +122,9 @@ class _Helper:
                     if attempt == 2:
                         raise RegexTimeout(pattern, len(text)) from None
                     continue
-                if isinstance(answer, bool):
-                    return answer
-                raise regress.RegressError(str(answer))
+                if isinstance(answer, str):
+                    raise regress.RegressError(answer)
+                return answer
             self._stop()
             raise RegexTimeout(pattern, len(text))
 
@@ -178,7 +188,8 @@ if hasattr(os, "register_at_fork"):  # not on Windows
 
 
 def _serve() -> None:
-    """The helper's loop: (pattern, text) in, True/False (or the compile error's text) out, until the pipe ends."""
+    """The helper's loop: (pattern, text, groups) in, True/False (groups None) or None / the named groups (or the
+    compile error's text) out, until the pipe ends."""
     from multiprocessing.connection import Connection
 
     receive = Connection(os.dup(0), writable=False)
@@ -187,7 +198,7 @@ def _serve() -> None:
     send.send("ready")
     while True:
         try:
-            pattern, text = receive.recv()
+            pattern, text, groups = receive.recv()
         except (EOFError, OSError):
             return
         try:
@@ -198,6 +209,15 @@ def _serve() -> None:
         # SIGALRM's default action ends the process even while regress holds the GIL: if the command that asked
         # was killed and cannot kill this, it does not outlive the match by more than a few budgets
         signal.setitimer(signal.ITIMER_REAL, MATCH_SECONDS * 4)
-        found = compiled.find(text) is not None
+        match = compiled.find(text)
         signal.setitimer(signal.ITIMER_REAL, 0)
-        send.send(found)
+        send.send(match is not None if groups is None else _named(match, text, groups))
+
+
+def _named(match: Any, text: str, groups: tuple[str, ...]) -> dict[str, str] | None:
+    """A match's named groups that took part, as text: regress gives UTF-8 byte offsets."""
+    if match is None:
+        return None
+    data = text.encode("utf-8", "surrogatepass")
+    spans = {name: match.named_group(name) for name in groups}
+    return {name: data[span].decode("utf-8", "surrogatepass") for name, span in spans.items() if span is not None}

@@ -22,13 +22,11 @@ not fit the flag's `parse` pattern. Everything else (required flags, enums, orde
 from __future__ import annotations
 
 import posixpath
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
-from wirecheck.ecma_regex import python_pattern
+from wirecheck.ecma_regex import MATCH_SECONDS, RegexTimeout, full_match
 from wirecheck.pointer import format_pointer
 
 Problem = tuple[str, str]
@@ -40,13 +38,7 @@ class _Flag:
     name: str  # the key under /options
     takes_value: bool
     repeatable: bool
-    parse: re.Pattern[str] | None
-    parse_source: str | None  # the pattern as the catalog writes it (ECMA-262), for messages
-
-
-@lru_cache(maxsize=256)
-def _compile(pattern: str) -> re.Pattern[str]:
-    return re.compile(python_pattern(pattern))  # compiled once at load too (contracts/loader.py): never fails here
+    parse: str | None  # the pattern as the catalog writes it (ECMA-262)
 
 
 def _flags(grammar: Mapping[str, Any]) -> dict[str, _Flag]:
@@ -58,8 +50,7 @@ def _flags(grammar: Mapping[str, Any]) -> dict[str, _Flag]:
             name=entry.get("name", spelling.lstrip("-")),
             takes_value=bool(entry.get("value", False)),
             repeatable=bool(entry.get("repeatable", False)),
-            parse=_compile(entry["parse"]) if "parse" in entry else None,
-            parse_source=entry.get("parse"),
+            parse=entry.get("parse"),
         )
         for alias in (spelling, *entry.get("aliases", ())):
             table[alias] = flag
@@ -73,11 +64,15 @@ def _positional_names(grammar: Mapping[str, Any]) -> list[str]:
 def _parsed_value(flag: _Flag, raw: str, pointer: str, problems: list[Problem]) -> Any:
     if flag.parse is None:
         return raw
-    match = flag.parse.fullmatch(raw)
-    if match is None:
-        problems.append((pointer, f"{flag.spelling} value {raw!r} does not match {flag.parse_source!r}"))
+    try:  # ECMA-262, as the catalog writes it, within the matcher's time budget: a value cannot hang the run
+        parts = full_match(flag.parse, raw)
+    except RegexTimeout:
+        problems.append((pointer, f"{flag.spelling} value of {len(raw)} characters: matching it against "
+                                  f"{flag.parse!r} took longer than {MATCH_SECONDS:g} s (not decoded)"))
         return {"value": raw}
-    parts = {k: v for k, v in match.groupdict().items() if v is not None}
+    if parts is None:
+        problems.append((pointer, f"{flag.spelling} value {raw!r} does not match {flag.parse!r}"))
+        return {"value": raw}
     return {"value": raw, **parts}
 
 

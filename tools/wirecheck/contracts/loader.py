@@ -662,11 +662,8 @@ def _semantic_problems(release: ContractRelease, raw: dict[str, Any], file: str)
 
 def _argv_pattern_problems(grammar: Any, file: str, where: str) -> list[ContractProblem]:
     """An argv grammar's `parse` patterns are ECMA-262 as a schema's are (`reference.regex_problem`), checked here
-    once, and must compile where capture/argv.py decodes with them (named groups translated for Python's `re`)."""
-    import re as python_re
-
+    once; capture/argv.py decodes with them through the same matcher (`ecma_regex.full_match`)."""
     from wirecheck.contracts.reference import regex_problem
-    from wirecheck.ecma_regex import python_pattern
 
     flags = grammar.get("flags", ()) if isinstance(grammar, dict | MappingProxyType) else ()
     problems = []
@@ -676,11 +673,6 @@ def _argv_pattern_problems(grammar: Any, file: str, where: str) -> list[Contract
             continue
         at = f"{where}/flags/{index}/parse"
         why = regex_problem(pattern) if isinstance(pattern, str) else "expected a string (an ECMA-262 pattern)"
-        if why is None:
-            try:
-                python_re.compile(python_pattern(pattern))
-            except python_re.error as exc:
-                why = f"wirecheck cannot decode argv with {pattern!r} (Python's re: {exc})"
         if why is not None:
             problems.append(ContractProblem(file, at, why))
     return problems
