@@ -94,8 +94,13 @@ def test_targets_are_judged_in_units_of_the_floor_measured_in_the_same_run(tmp_p
     monkeypatch.setattr(cost, "cases", lambda work: {cost.FLOOR: ["pass"], "one keyword": ["small"],
                                                      "fast pair": ["fast"], "slow pair": ["slow"]})
     monkeypatch.setattr(cost, "interlinked", lambda *a: ({}, {}))
-    monkeypatch.setattr(cost, "fresh_process", lambda argv: (spent.get(argv[0], 1.0), spent.get(argv[0], 1.0),
-                                                             100.0, 0))
+    from wirecheck import startup_bench
+
+    def fake(argv):
+        return spent.get(argv[0], 1.0), spent.get(argv[0], 1.0), 100.0, 0
+
+    monkeypatch.setattr(cost, "fresh_process", fake)  # the large pair's run
+    monkeypatch.setattr(startup_bench, "fresh_process", fake)  # the sampled pairs' runs
     assert cost.REFERENCE_FLOOR_CPU_S == 0.022
     result = cost.measure(tmp_path, rounds=3)
     assert result["floor_cpu_s"] == 0.044

@@ -17,7 +17,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -54,10 +54,21 @@ def fresh_process(argv: list[str]) -> tuple[float, float, float, int]:
             child.returncode)
 
 
-def _seconds(argv: list[str]) -> tuple[float, float]:
-    """(wall clock, CPU time) of one run of `argv`."""
-    elapsed, used, _, _ = fresh_process(argv)
-    return elapsed, used
+def sampled(argvs: dict[str, list[str]], rounds: int, repeats: Mapping[str, int] | None = None
+            ) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """(wall, CPU) seconds of every run of each command: one warm-up each (disk cache, .pyc files), then `rounds`
+    interleaved rounds, a command `repeats` names run that many times a round (this bench and diff/cost.py)."""
+    for argv in argvs.values():
+        fresh_process(argv)
+    wall: dict[str, list[float]] = {name: [] for name in argvs}
+    cpu: dict[str, list[float]] = {name: [] for name in argvs}
+    for _ in range(rounds):
+        for name, argv in argvs.items():
+            for _ in range((repeats or {}).get(name, 1)):
+                elapsed, used, _, _ = fresh_process(argv)
+                wall[name].append(elapsed)
+                cpu[name].append(used)
+    return wall, cpu
 
 
 def measure(work: Path, rounds: int = 15) -> dict[str, Any]:
@@ -65,15 +76,7 @@ def measure(work: Path, rounds: int = 15) -> dict[str, Any]:
     capture = work / "one-message.json"
     capture.write_bytes(orjson.dumps(MESSAGE))
     argvs = commands(capture)
-    for argv in argvs.values():  # one warm-up each (disk cache, .pyc files)
-        _seconds(argv)
-    wall: dict[str, list[float]] = {name: [] for name in argvs}
-    cpu: dict[str, list[float]] = {name: [] for name in argvs}
-    for _ in range(rounds):
-        for name, argv in argvs.items():
-            elapsed, used = _seconds(argv)
-            wall[name].append(elapsed)
-            cpu[name].append(used)
+    wall, cpu = sampled(argvs, rounds)
     floor, cpu_floor = statistics.median(wall["python -c pass"]), statistics.median(cpu["python -c pass"])
     result: dict[str, Any] = {"rounds": rounds, "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0],
                                                             "load": os.getloadavg()[0]},

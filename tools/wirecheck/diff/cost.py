@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from wirecheck.startup_bench import fresh_process, main, publish
+from wirecheck.startup_bench import fresh_process, main, publish, sampled
 
 SMALL_PAIR_CPU_S = 0.2
 REAL_PAIR_CPU_S = 0.5
@@ -88,16 +88,7 @@ def cases(work: Path) -> dict[str, list[str]]:
 
 def measure(work: Path, rounds: int = ROUNDS) -> dict[str, Any]:
     argvs = cases(work)
-    for argv in argvs.values():  # one warm-up each (disk cache, .pyc files)
-        fresh_process(argv)
-    cpu: dict[str, list[float]] = {name: [] for name in argvs}
-    wall: dict[str, list[float]] = {name: [] for name in argvs}
-    for _ in range(rounds):
-        for name, argv in argvs.items():
-            for _ in range(4 if name == FLOOR else 1):  # the floor is short: more samples for a steadier unit
-                elapsed, used, _, _ = fresh_process(argv)
-                wall[name].append(elapsed)
-                cpu[name].append(used)
+    wall, cpu = sampled(argvs, rounds, {FLOOR: 4})  # the floor is short: more samples for a steadier unit
     floor = statistics.median(cpu[FLOOR])
     result: dict[str, Any] = {"rounds": rounds, "machine": {"cpus": os.cpu_count(), "load": os.getloadavg()[0],
                                                             "python": sys.version.split()[0]},
