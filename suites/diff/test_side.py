@@ -307,26 +307,49 @@ def test_a_ref_is_joined_once_per_resource() -> None:
 
 
 def _digest_as_written(side: Side, location: str) -> tuple[str, int]:
-    """The digest as `Side._closure` first computed it: the node's text and the texts of every location its
-    `$ref`s reach, walked afresh for each location."""
+    """The digest as the design defines it, computed afresh with nothing of `Side`'s memos or shortcuts: a
+    location's text is `file#pointer ` and its node (but for `$id`, `$defs`, `definitions`) with sorted keys; its
+    `$ref`s are found by walking that node (data keywords' values are not schemas); the digest hashes the sorted
+    texts of every location the refs reach, transitively."""
     import hashlib
 
-    text, refs = side._text_and_refs(location)
+    from wirecheck.contracts.views import DATA_KEYWORDS
+    from wirecheck.diff.side import join
+    from wirecheck.json_types import json_bytes
+
+    def text_and_refs(at: str) -> tuple[bytes, list[str]]:
+        node = side.node(at)
+        if isinstance(node, dict):
+            node = {k: v for k, v in node.items() if k not in ("$id", "$defs", "definitions")}
+        refs, stack = [], [node]
+        while stack:
+            value = stack.pop()
+            if isinstance(value, dict):
+                if isinstance(value.get("$ref"), str):
+                    refs.append(value["$ref"])
+                stack += [v for k, v in value.items() if k not in DATA_KEYWORDS and isinstance(v, dict | list)]
+            elif isinstance(value, list):
+                stack += [v for v in value if isinstance(v, dict | list)]
+        base, _, fragment = at.partition("#")
+        return f"{base.rsplit('/', 1)[-1]}#{fragment} ".encode() + json_bytes(node, sort_keys=True), \
+            [join(at, ref) for ref in refs]
+
+    text, refs = text_and_refs(location)
     parts, seen, todo = [text], {location}, list(refs)
     while todo:
         at = todo.pop()
         if at not in seen:
             seen.add(at)
-            text, refs = side._text_and_refs(at)
+            text, refs = text_and_refs(at)
             parts.append(text)
             todo += refs
     return hashlib.sha256(b"\n".join(sorted(parts))).hexdigest(), sum(map(len, parts))
 
 
 def test_digests_share_the_closures_of_their_refs_and_say_what_they_said() -> None:
-    """`digest`/`source_size` remember the texts a tuple of `$ref` targets reaches, shared by the nested
-    locations that refer to the same definitions: for every node of a real contract (and of a schema whose
-    definitions refer to each other in a loop), the answer is the one walking each closure afresh gave."""
+    """`digest`/`source_size`, with their memos and the no-`"$ref"`-in-the-text shortcut, give for every node of a
+    real contract (and of schemas whose definitions refer to each other in a loop, with `"$ref"` in descriptions
+    and enums) what the definition computed afresh gives."""
     from pathlib import Path
 
     from wirecheck.contracts.views import DATA_KEYWORDS
