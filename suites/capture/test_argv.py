@@ -174,3 +174,16 @@ def test_a_value_that_would_backtrack_for_minutes_is_a_problem_within_the_budget
     assert time.monotonic() - started < MATCH_SECONDS * 10
     assert decoded["options"]["x"] == {"value": "a" * 40 + "!"}
     assert [p[0] for p in problems] == ["/options/x"] and "took longer than" in problems[0][1]
+
+
+def test_a_value_holding_a_lone_surrogate_is_a_problem_not_a_crash_of_the_matcher():
+    """JSON text may hold a lone surrogate (`"\\ud800"`); the ECMA-262 matcher cannot take one: the value is left
+    undecoded with a problem that says why, at once, and the matcher's helper is not taken down by it."""
+    from wirecheck.ecma_regex import search
+
+    grammar = {"flags": [{"flag": "--m", "name": "m", "value": True, "parse": "^(?<a>[^/]+)/(?<b>.+)$"}]}
+    decoded, problems = decode_argv(["x", "--m", "a\ud800/b"], grammar)
+    assert decoded["options"]["m"] == {"value": "a\ud800/b"}
+    assert [p[0] for p in problems] == ["/options/m"] and "lone surrogate" in problems[0][1]
+    assert decode_argv(["x", "--m", "a/b"], grammar)[0]["options"]["m"] == {"value": "a/b", "a": "a", "b": "b"}
+    assert search("b", "ab")

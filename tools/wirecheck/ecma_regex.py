@@ -41,6 +41,19 @@ class RegexTimeout(Exception):
         self.pattern = pattern
 
 
+class Unmatchable(RegexTimeout):
+    """The text holds a lone surrogate (JSON text may: `"\\ud800"`), which the matcher (regress, UTF-8 inside)
+    cannot take: undecided, as a match out of time is, so every caller already reads it as "unknown"."""
+
+    def __init__(self, pattern: str, length: int):
+        Exception.__init__(self, f"{length} characters holding a lone surrogate cannot be matched against "
+                                 f"{pattern!r} (the ECMA-262 matcher takes Unicode text only)")
+        self.pattern = pattern
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 @lru_cache(maxsize=4096)
 def compile_ecma(pattern: str) -> regress.Regex:
     """The compiled pattern (RegressError when it is not ECMA-262); its `find` is unbounded: use `search`."""
@@ -66,6 +79,8 @@ def full_match(pattern: str, text: str) -> dict[str, str] | None:
 
 def _asked(pattern: str, text: str, groups: tuple[str, ...] | None) -> Any:
     compile_ecma(pattern)  # a syntax error here, in this process, at once
+    if not text.isascii() and _LONE_SURROGATE.search(text):  # regress would fail on it, in the helper
+        raise Unmatchable(pattern, len(text))
     if len(text) >= _timed_out.get(pattern, len(text) + 1):  # as long as one that ran out of time: do not wait again
         raise RegexTimeout(pattern, len(text))
     try:
