@@ -104,3 +104,15 @@ def test_turn_rules_are_per_capture_file(release, write_lines, tmp_path):
     second = write_lines([INIT, ASSISTANT, RESULT], name="b.ndjson")
     findings = check_captures(release, [first, second]).findings
     assert [(Path(f.file).name, f.code) for f in findings] == [("a.ndjson", "QODER_TURN_UNFINISHED")]
+
+
+@pytest.mark.parametrize("cli", ["1.1.52", "1.1.76"])
+def test_the_real_qodercli_printing_memory_consumption_first_conforms(cli):
+    """Real captures (fixtures/live, recorded by `nox -s certify-qodercli`): with memory files named, qodercli
+    1.1.52 and 1.1.76 print system/memory_consumption before system/init; the SDKs read it, so `validate` warns
+    and the run conforms (it failed before readers.yaml's `rules`)."""
+    release = load_registry(ROOT / "contracts").load("qoder-agent-sdk@1.0.39")
+    result = check_captures(release, [str(ROOT / f"fixtures/live/qodercli@{cli}/qoder-session-memory.framed.ndjson")])
+    assert [(f.code, f.severity.value) for f in result.findings if f.code == "FIRST_MESSAGE_IS"] == [
+        ("FIRST_MESSAGE_IS", "warning")]
+    assert result.verdict == "conforms"
