@@ -107,3 +107,34 @@ def test_targets_are_judged_in_units_of_the_floor_measured_in_the_same_run(tmp_p
     assert {name: (p["median_cpu_s"], p["scaled_cpu_s"], p["met"]) for name, p in result["pairs"].items()} == {
         "one keyword": (0.38, 0.19, True), "fast pair": (0.9, 0.45, True), "slow pair": (1.1, 0.55, False)}
     assert result["met"] is False
+
+
+def test_a_containment_question_is_answered_once_per_side_pair_locations_and_resolved_view(monkeypatch) -> None:
+    """semantic.contained: an undecided `covers` costs up to 10 ms, and a kind's surfaces, its changes and both
+    consumer views asked the same question again (MCP 2025-06-18 → 2025-11-25: 9 `covers` calls, 4 of them
+    repeats). Asked once per (narrow side, its location, wide location, the view once resolved): a tolerant view
+    that is the strict schema is the same question; another location, view or side is not."""
+    from wirecheck.diff import semantic
+    from wirecheck.diff.model import STRICT, TOLERANT
+    from wirecheck.diff.side import Side
+
+    base = "https://example.invalid/s.json"
+    open_ = {"type": "object", "properties": {"a": {"type": "string", "pattern": "^x"}}}
+    closed = {"type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": False}
+    wide = Side("wide", {base: {"$defs": {"open": open_, "closed": closed}}})
+    narrow = Side("narrow", {base: {"$defs": {"n": {"type": "object", "properties": {"a": {"const": "y"}}}}}})
+    asked: list[tuple[str, str]] = []
+    real = semantic._contained
+    monkeypatch.setattr(semantic, "_contained", lambda *a: asked.append((a[3], a[4])) or real(*a))
+    n, w_open, w_closed = f"{base}#/$defs/n", f"{base}#/$defs/open", f"{base}#/$defs/closed"
+    assert wide.view_of(w_open, TOLERANT) == STRICT and wide.view_of(w_closed, TOLERANT) == TOLERANT
+    first = semantic.contained(narrow, n, wide, w_open, STRICT)
+    assert semantic.contained(narrow, n, wide, w_open, TOLERANT) == first  # the same schema: the same question
+    assert semantic.contained(narrow, n, wide, w_open, STRICT) == first
+    assert asked == [(w_open, STRICT)]
+    semantic.contained(narrow, n, wide, w_closed, STRICT)
+    semantic.contained(narrow, n, wide, w_closed, TOLERANT)  # a tolerant view of a closed object differs
+    other = Side("other", {base: {"$defs": {"n": {"type": "object", "properties": {"a": {"const": 1}}}}}})
+    semantic.contained(other, n, wide, w_closed, TOLERANT)  # another side, at the same location: asked again
+    assert asked == [(w_open, STRICT), (w_closed, STRICT), (w_closed, TOLERANT), (w_closed, TOLERANT)]
+    assert semantic.contained(narrow, n, wide, w_closed, STRICT) == real(narrow, n, wide, w_closed, STRICT)

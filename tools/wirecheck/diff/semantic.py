@@ -45,6 +45,16 @@ def contained(narrow: Side, narrow_location: str, wide: Side, wide_location: str
     UNKNOWN (including schemas over the budgets below, and schemas canonical forms cannot express).
     """
     wide_view = wide.view_of(wide_location, wide_view)  # a tolerant view that is the strict schema: asked as one
+    # asked once per question: a kind's surfaces, its changes and the strict and tolerant views (once resolved)
+    # ask the same one again, and an undecided `covers` costs up to 10 ms each time (MCP 2025-06-18 → 2025-11-25)
+    key = ("contained", id(narrow), narrow_location, wide_location, wide_view)
+    found = wide.memo.get(key)
+    if found is None:  # `narrow` kept beside the answer, so its id stays its own while the memo holds it
+        found = wide.memo[key] = (narrow, _contained(narrow, narrow_location, wide, wide_location, wide_view))
+    return found[1]
+
+
+def _contained(narrow: Side, narrow_location: str, wide: Side, wide_location: str, wide_view: str) -> str:
     if prove_subset(narrow, narrow_location, STRICT, wide, wide_location, wide_view):
         return SAFE
     if max(wide.source_size(wide_location), narrow.source_size(narrow_location)) > SOURCE_BUDGET_BYTES:
