@@ -77,7 +77,6 @@ class _Pair:
         self.compared: dict[tuple[str, str], Compared] = {}  # (old location, new location) → compared
         self.readers: dict[str, tuple[Any, Any]] = {}  # kind id → its readings (reader_models)
         self.surfaces = sides.surfaces if sides is not None else {}
-        self.locally: dict[tuple[str, str, str, str], bool] = {}  # (writer, reader, view) → contained, per change
 
     def finding(self, rule: str, kind: str, surface: str, params: dict[str, Any], *, path: str = "",
                 old_location: str | None = None, new_location: str | None = None,
@@ -489,11 +488,7 @@ def _locally_safe(pair: _Pair, change: Change, dv: tuple[str, str]) -> bool:
     direction, view = dv
     writer, reader = ((pair.new, change.new_location), (pair.old, change.old_location)) if direction == FORWARD else (
         (pair.old, change.old_location), (pair.new, change.new_location))
-    key = ("locally", writer[1], reader[1], view)
-    found = pair.locally.get(key)
-    if found is None:
-        found = pair.locally[key] = semantic.contained(writer[0], writer[1], reader[0], reader[1], view) == SAFE
-    return found
+    return semantic.contained(writer[0], writer[1], reader[0], reader[1], view) == SAFE  # remembered there
 
 
 def _safety_net(pair: _Pair, kind: str, surface: str, proven: dict[tuple[str, str], str],
