@@ -19,7 +19,8 @@ HEAVY = {"jsonschema", "jsonschema_rs", "referencing", "jsonschema_specification
 # the wirecheck modules a command's declaration may need (format names, option defaults)
 LIGHT = {"wirecheck", "wirecheck.exitcodes", "wirecheck.findings", "wirecheck.limits", "wirecheck.lazy",
          "wirecheck.encoding",  # how standard output is encoded: set up before any command parses (stdlib only)
-         "wirecheck.report", "wirecheck.certify", "wirecheck.certify.report"}
+         "wirecheck.report", "wirecheck.certify", "wirecheck.certify.report",
+         "wirecheck.deferred_imports"}  # run by `import wirecheck` (stdlib only): installs a finder, imports nothing
 
 PROBE = r'''
 import os, sys
