@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
+from urllib.parse import urldefrag, urljoin
 
 import jsonschema
+import orjson
 import referencing
 import regress
 from jsonschema import validators
+from jsonschema_specifications import REGISTRY as SPECIFICATIONS
 from referencing.jsonschema import DRAFT202012
 
 from wirecheck.contracts.formats import FORMATS, UTF16_MAX_LENGTH, utf16_too_long
@@ -140,3 +143,83 @@ def _without_dialect(schema: Any) -> Any:
 
 def reference_validator(schema: Any, resources: Mapping[str, Any]) -> Any:
     return ReferenceValidator(schema, registry=build_registry(resources), format_checker=FORMAT_CHECKER)
+
+
+# Keywords whose resolution reads the dynamic scope (the `$ref`s followed to get where they are): a resource holding
+# one (anywhere, even as data: that only costs the memo) is validated without remembered resolutions.
+_DYNAMIC = (b'"$dynamicRef"', b'"$dynamicAnchor"', b'"$recursiveRef"', b'"$recursiveAnchor"')
+
+
+class ReferenceValidators:
+    """python-jsonschema validators of schemas over one set of resources (a diff side's view): one registry for all
+    of them (with the meta-schemas combined in, as python-jsonschema combines them for each validator it makes),
+    and one memo of what a `$ref` resolves to, `(base URI, $ref)` → `referencing` Resolved, shared by every
+    validator and every `is_valid`. referencing resolves a `$ref` afresh each time it is met (urljoin, the JSON
+    pointer walked, a resolver per step): a quarter of a diff's confirmations. What a `$ref` resolves to depends on
+    the base URI and the registry (the same here) and, for `$dynamicRef`/`$recursiveRef` alone, on the dynamic
+    scope, the resolver's `previous` URIs, which a remembered resolution does not carry over. So it is remembered
+    only where nothing can read the scope: no resource here holds a dynamic keyword, and the `$ref` lands in one of
+    these resources (the meta-schemas use `$dynamicRef`: a resolution into them is never remembered, and the scope
+    inside them gets no URI of ours that has a dynamic anchor). Relies on python-jsonschema's `_resolver` argument
+    (4.26) and on how it uses a resolver, and on referencing's Resolver `_base_uri` (0.37): the tests in
+    suites/contracts/test_reference.py pin both."""
+
+    def __init__(self, resources: Mapping[str, Any]):
+        self._registry = build_registry(resources)
+        self.memo: dict[tuple[str, str], _Resolved] | None = None if _dynamic(resources) else {}
+        self._combined = SPECIFICATIONS.combine(self._registry) if self.memo is not None else None
+        self._own = frozenset(uri.rstrip("#") for uri in resources)
+
+    def validator(self, schema: Any) -> Any:
+        if self.memo is None or self._combined is None:
+            return ReferenceValidator(schema, registry=self._registry, format_checker=FORMAT_CHECKER)
+        # the resolver python-jsonschema's Validator.__attrs_post_init__ makes, made once for all
+        resolver = self._combined.resolver_with_root(DRAFT202012.create_resource(schema))
+        return ReferenceValidator(schema, registry=self._registry, format_checker=FORMAT_CHECKER,
+                                  _resolver=_RememberingResolver(resolver, self.memo, self._own))
+
+
+def _dynamic(resources: Mapping[str, Any]) -> bool:
+    """Whether a resource may hold a keyword that reads the dynamic scope; True when one cannot be written (nested
+    too deep for orjson, a number beyond 64 bits): not known, so yes."""
+    try:
+        texts = [orjson.dumps(schema) for schema in resources.values()]
+    except (TypeError, RecursionError):
+        return True
+    return any(key in text for text in texts for key in _DYNAMIC)
+
+
+class _Resolved(NamedTuple):
+    """What python-jsonschema reads of a `referencing` Resolved."""
+
+    contents: Any
+    resolver: Any
+
+
+class _RememberingResolver:
+    """Stands in for a referencing Resolver (which may not be subclassed) where python-jsonschema holds one: its
+    `lookup` remembers what a `$ref` into `own` resolves to (see ReferenceValidators); `in_subresource` and the
+    rest are the Resolver's. Every resolver python-jsonschema gets from it is one too, so the memo follows the
+    validation down. Reads the Resolver's `_base_uri` (referencing 0.37; pinned by the tests)."""
+
+    __slots__ = ("_inner", "_memo", "_own")
+
+    def __init__(self, inner: Any, memo: dict[tuple[str, str], _Resolved], own: frozenset[str]):
+        self._inner, self._memo, self._own = inner, memo, own
+
+    def lookup(self, ref: str) -> _Resolved:
+        base = self._inner._base_uri
+        found = self._memo.get((base, ref))
+        if found is None:
+            resolved = self._inner.lookup(ref)
+            found = _Resolved(resolved.contents, _RememberingResolver(resolved.resolver, self._memo, self._own))
+            if (base if ref.startswith("#") else urldefrag(urljoin(base, ref))[0]) in self._own:
+                self._memo[(base, ref)] = found
+        return found
+
+    def in_subresource(self, subresource: Any) -> Any:
+        inner = self._inner.in_subresource(subresource)
+        return self if inner is self._inner else _RememberingResolver(inner, self._memo, self._own)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)

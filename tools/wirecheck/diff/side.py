@@ -17,7 +17,7 @@ import jsonschema_rs
 
 from wirecheck.contracts.errors import schema_error_text
 from wirecheck.contracts.formats import fast_validator
-from wirecheck.contracts.reference import reference_validator
+from wirecheck.contracts.reference import ReferenceValidators
 from wirecheck.contracts.stamps import generalised
 from wirecheck.contracts.views import DATA_KEYWORDS, tolerant_view
 from wirecheck.diff.model import STRICT, Several
@@ -51,6 +51,7 @@ class Side:
     _validators: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
     _validator_bytes: int = field(default=0, repr=False)
     _references: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
+    _reference_validators: dict[str, ReferenceValidators] = field(default_factory=dict, repr=False)
     _canonical: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
     flats: dict[str, Any] = field(default_factory=dict, repr=False)  # location → Flat, kept by diff.flat
     _nodes: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
@@ -124,9 +125,13 @@ class Side:
         return found
 
     def reference(self, location: str, view: str = STRICT) -> Any:
+        """python-jsonschema's validator of `location`: those of a view share one registry and the `$ref`s they
+        have resolved (contracts/reference.py ReferenceValidators)."""
         key = (location, view)
         if key not in self._references:
-            self._references[key] = reference_validator({"$ref": uri_of(location)}, self.view(view))
+            if view not in self._reference_validators:
+                self._reference_validators[view] = ReferenceValidators(self.view(view))
+            self._references[key] = self._reference_validators[view].validator({"$ref": uri_of(location)})
         return self._references[key]
 
     def canonical(self, location: str, view: str) -> Any:
