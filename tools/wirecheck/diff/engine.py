@@ -16,10 +16,9 @@ import dataclasses
 import gc
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wirecheck import lazy
-from wirecheck.contracts.model import ContractRelease, MessageKind, SchemaLink
 from wirecheck.diff import semantic
 from wirecheck.diff.catalogue import diff_rule_catalogue
 from wirecheck.diff.derive import DerivedKind, derive, match_derived
@@ -53,6 +52,9 @@ from wirecheck.diff.side import Side, Sides, location_of, related
 from wirecheck.diff.walk import structural_changes
 from wirecheck.diff.witness import candidates, from_difference, judge
 from wirecheck.pointer import parse_pointer
+
+if TYPE_CHECKING:  # a catalog's release types: `diff-schemas` never imports the contract model (13 dataclasses)
+    from wirecheck.contracts.model import ContractRelease, MessageKind, SchemaLink
 
 # Changes that only widen or only narrow what a node accepts, so they break in their catalogued direction alone: a
 # member a union lost makes it refuse more, never accept more (ACP 1.7.0 → 1.8.0: a string new producers may write

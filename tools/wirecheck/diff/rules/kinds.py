@@ -5,10 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from wirecheck.contracts.model import ContractRelease, MessageKind, condition_text
 from wirecheck.diff.rules import declare
+
+if TYPE_CHECKING:  # only a catalog's releases have kinds: `diff-schemas` never imports the contract model
+    from wirecheck.contracts.model import ContractRelease, MessageKind
 
 declare(
     "MESSAGE_KIND_ADDED", "MESSAGE_KIND_REMOVED", "MESSAGE_KIND_RENAMED", "ROLES_CHANGED", "SELECTOR_CHANGED",
@@ -26,6 +28,8 @@ def selector_key(kind: MessageKind) -> tuple[Any, ...]:
 
 
 def describe_selector(kind: MessageKind) -> str:
+    from wirecheck.contracts.model import condition_text
+
     if kind.http is not None:
         status = f" → {kind.http.status}" if kind.http.status else ""
         return f"{kind.http.method} {kind.http.path}{status}"

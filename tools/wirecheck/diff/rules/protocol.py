@@ -7,11 +7,13 @@ a change there is a wire change too. Whom it breaks depends on the rule, so the 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from wirecheck.contracts.model import ContractRelease, RuleUse
 from wirecheck.diff.rules import declare
 from wirecheck.json_types import shown
+
+if TYPE_CHECKING:  # only a catalog's releases have protocol rules: `diff-schemas` never imports the contract model
+    from wirecheck.contracts.model import ContractRelease, RuleUse
 
 declare("PROTOCOL_RULE_ADDED", "PROTOCOL_RULE_REMOVED", "PROTOCOL_RULE_CHANGED", module=__name__)
 
