@@ -210,6 +210,32 @@ def test_a_tolerant_view_that_is_the_strict_one_is_asked_once(monkeypatch) -> No
     assert asked[1:] == [("UsesClosed", "strict"), ("UsesClosed", "tolerant")]
 
 
+def test_a_contract_that_closes_nothing_is_one_view_without_a_walk(monkeypatch) -> None:
+    """No resource's text holds `"additionalProperties":false`, `"unevaluatedProperties":false` or `$dynamicRef`
+    (ACP, MCP): every location's tolerant view is its strict one, known without walking what each reaches. Any of
+    them anywhere (in a value too), or a resource orjson cannot write, and each location is looked at as before."""
+    uri = "https://schemas.wirecheck.invalid/s"
+    walked: list[str] = []
+    reached = Side._reached
+
+    def counted(self: Side, at: str) -> list[str]:
+        walked.append(at)
+        return reached(self, at)
+
+    monkeypatch.setattr(Side, "_reached", counted)
+    open_defs = {"A": {"type": "object", "properties": {"b": {"$ref": "#/$defs/B"}}},
+                 "B": {"type": "object", "additionalProperties": {"type": "string"}}}
+    side = Side("old", {uri: {"$schema": D, "$id": uri, "$defs": open_defs}})
+    assert side.view_of(f"{uri}#/$defs/A", "tolerant") == "strict" and walked == []
+    deep: Any = {"type": "object"}
+    for _ in range(300):  # deeper than orjson writes
+        deep = {"properties": {"a": deep}}
+    for extra in ({"C": {"const": {"unevaluatedProperties": False}}}, {"C": {"$dynamicRef": "#x"}}, {"C": deep}):
+        side = Side("old", {uri: {"$schema": D, "$id": uri, "$defs": {**open_defs, **extra}}})
+        walked.clear()
+        assert side.view_of(f"{uri}#/$defs/A", "tolerant") == "strict" and walked == [f"{uri}#/$defs/A"]
+
+
 def test_set_reasoning_asks_once_for_a_tolerant_view_that_is_the_strict_one(monkeypatch) -> None:
     """The safety net drew witnesses from a jsonschema-rs `subtract` per open view (6 ms each on ACP's prompts),
     and `compare` proved containment per view, twice over the same schema when nothing is closed. Once now; the

@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import quote, unquote, urljoin, urlsplit, urlunsplit
 
 import jsonschema_rs
+import orjson
 
 from wirecheck.contracts.errors import schema_error_text
 from wirecheck.contracts.formats import fast_validator
@@ -29,6 +30,8 @@ from wirecheck.pointer import format_pointer, parse_pointer, resolve
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 _UNREAD = frozenset({"$id", "$defs", "definitions"})  # not part of what a node says (see Side._closure)
 _MISSING = object()
+# what Side._closes looks for, as orjson writes it
+_CLOSING_TEXTS = (b'"additionalProperties":false', b'"unevaluatedProperties":false', b'"$dynamicRef"')
 # jsonschema-rs canonicalises by recursion on the native stack: a $ref chain 2,500 long overflows it (SIGSEGV).
 # Deeper schemas get no canonical form, so set containment says "unknown" for them (the rules and witnesses still
 # run); real contracts are a few dozen levels deep.
@@ -322,8 +325,8 @@ class Side:
         false`, what the tolerant view drops (contracts/views.py). Both validators then give the same answers in
         both views, so each question (`accepts`, `errors`, `confirms`) is asked once: ACP and MCP write no
         closed objects, and half of python-jsonschema's confirmations were the tolerant reader's repeats."""
-        if view == STRICT:
-            return view
+        if view == STRICT or not self._may_close():
+            return STRICT
         key = ("closes", location)
         found = self.memo.get(key)
         if found is None:
@@ -333,6 +336,22 @@ class Side:
                 found = True
             self.memo[key] = found
         return view if found else STRICT
+
+    def _may_close(self) -> bool:
+        """Whether any resource may hold what `_closes` looks for, by the text of the resources as orjson writes
+        them (`"additionalProperties":false`, also in a value: that only costs a question asked twice): a contract
+        that closes no object (ACP, MCP) has no location whose reached nodes must be looked at. True when a
+        resource cannot be written (nested deeper than orjson writes, a number beyond 64 bits)."""
+        found: bool | None = self.memo.get("may close")
+        if found is None:
+            try:
+                texts = [orjson.dumps(schema) for schema in self.resources.values()]
+            except TypeError:  # orjson.JSONEncodeError
+                found = True
+            else:
+                found = any(word in text for text in texts for word in _CLOSING_TEXTS)
+            self.memo["may close"] = found
+        return found
 
     def _closes(self, value: Any) -> bool:
         """Whether `value` (a node of this side's resources) holds a closing keyword set to false anywhere, or a
