@@ -126,6 +126,21 @@ def test_undeclared_members_are_read_from_the_branches_that_accept_the_payload()
     assert side.undeclared(at, {"b": 1, "c": 0}) == ("/b",)
 
 
+def test_undeclared_members_named_like_keywords_or_escaped_in_pointers() -> None:
+    """The evaluation paths are read by their last two tokens as written: a member named `enum`, `properties` or
+    `required` is a name, not the keyword; `a/b` and `x~y` are written `a~1b` and `x~0y` there."""
+    uri = "https://schemas.wirecheck.invalid/s"
+    side = Side("old", {uri: {"$defs": {"A": {
+        "type": "object",
+        "properties": {"enum": {"type": "object", "properties": {"properties": {}}}, "a/b": {"type": "object"},
+                       "x~y": {"additionalProperties": {"type": "integer"}}, "c": {"enum": [{"k": 1}]}},
+        "required": ["r~1/s"]}}}})
+    at = uri + "#/$defs/A"
+    payload = {"enum": {"properties": {"p": 1}, "q": 1}, "a/b": {"z": 1}, "x~y": {"m": 1}, "c": {"k": 1},
+               "r~1/s": 0, "required": 0}
+    assert side.undeclared(at, payload) == ("/a~1b/z", "/enum/properties/p", "/enum/q", "/required")
+
+
 def test_a_declared_witness_is_preferred_to_a_shorter_latent_one() -> None:
     uri_old, uri_new = "https://schemas.wirecheck.invalid/old/", "https://schemas.wirecheck.invalid/new/"
     old = Side("old", {uri_old: {"type": "object", "properties": {"a": {"type": "string"}}}})

@@ -444,19 +444,24 @@ def _undeclared(side: Side, evaluation: dict[str, Any], payload: Any) -> tuple[s
         node = stack.pop()
         if not node.get("valid", False):
             continue  # a union member that did not accept the payload names nothing
-        tokens = parse_pointer(node.get("evaluationPath", ""))
+        # the evaluation path's last two tokens as written: a keyword is written so (no `~` or `/` to escape), and
+        # nothing else compares equal to one (no pointer parsed for each of the tree's thousands of nodes)
+        path = node.get("evaluationPath", "")
+        parts = path.rsplit("/", 2)
+        last = parts[-1] if path else None
+        second = parts[1] if len(parts) == 3 else None
         at = node.get("instanceLocation", "")
-        if len(tokens) >= 2 and tokens[-2] in _MEMBER_KEYWORDS:
+        if second in _MEMBER_KEYWORDS:
             named.add(at)
-        elif tokens and tokens[-1] in ("const", "enum"):
+        elif last in ("const", "enum"):
             prescribed.add(at)
-        elif tokens and tokens[-1] == "required":  # a required name is a declared one, with or without a schema
+        elif last == "required":  # a required name is a declared one, with or without a schema
             try:
                 listed = side.node(location_of(node.get("schemaLocation", "")))
             except (KeyError, IndexError, ValueError, TypeError):
                 listed = []
             named.update(f"{at}{format_pointer((name,))}" for name in listed if isinstance(name, str))
-        elif tokens and tokens[-1] in _OTHER_MEMBERS:
+        elif last in _OTHER_MEMBERS:
             schema_at = location_of(node.get("schemaLocation", ""))
             try:
                 said = side.node(schema_at) if "#" in schema_at else True
