@@ -87,6 +87,8 @@ def test_diff_schemas_imports_no_pydantic(tmp_path):
     # nor the contract loader (its validation of catalogs, registries and links): the schemas are files; nor the
     # contract model (13 dataclasses, ~60 M instructions on 3.11): a catalog's releases, which files have not
     assert "wirecheck.contracts.loader" not in modules and "wirecheck.contracts.model" not in modules
+    # nor another command's module (cli/app.py's OWNER names the one that registers diff-schemas)
+    assert {m for m in modules if m.startswith("wirecheck.cli.") and m.endswith("_cmd")} == {"wirecheck.cli.diff_cmd"}
 
 
 def test_a_command_runs_in_an_app_of_its_own_module_alone():
@@ -95,10 +97,12 @@ def test_a_command_runs_in_an_app_of_its_own_module_alone():
     import typer
     from typer.testing import CliRunner
 
-    from wirecheck.cli.app import OWNER, _app_for, app
+    from wirecheck.cli.app import COMMAND_MODULES, OWNER, _app_for, _app_of, _names, app
 
     every = set(typer.main.get_command(app).commands)  # type: ignore[attr-defined]
     assert set(OWNER) == every and len(every) >= 14
+    for module in COMMAND_MODULES:  # the written-out map says which module registers each command, and no other
+        assert _names(_app_of([module])) == {name for name, owner in OWNER.items() if owner == module}, module
     assert set(typer.main.get_command(_app_for(["diff-schemas"])).commands) == {"diff", "diff-schemas", "rules"}
     assert _app_for(["--help"]) is app and _app_for([]) is app and _app_for(["dif"]) is app
     runner = CliRunner()

@@ -18,7 +18,7 @@ from wirecheck.encoding import ERRORS, text_writer
 
 coercion.install()  # str/Path/list[str] values coerced as typer does, without pydantic (cli/coercion.py)
 
-# Each module defines `register(app: typer.Typer) -> None`.
+# Each module defines `register(app: typer.Typer) -> None`; in this order in `wirecheck --help`.
 COMMAND_MODULES = [
     "wirecheck.cli.contracts_cmd",
     "wirecheck.cli.validate_cmd",
@@ -29,6 +29,18 @@ COMMAND_MODULES = [
     "wirecheck.cli.import_cmd",
     "wirecheck.cli.help_cmd",
 ]
+# command name → the module that registers it, written out so that running one command imports its module alone
+# (the others cost ~25 M instructions); suites/cli/test_startup.py holds it equal to what each module registers
+OWNER: dict[str, str] = {
+    "contracts": "wirecheck.cli.contracts_cmd", "show": "wirecheck.cli.contracts_cmd",
+    "validate": "wirecheck.cli.validate_cmd",
+    "fuzz": "wirecheck.cli.fuzz_cmd", "fuzz-consumer": "wirecheck.cli.fuzz_cmd",
+    "diff": "wirecheck.cli.diff_cmd", "diff-schemas": "wirecheck.cli.diff_cmd", "rules": "wirecheck.cli.diff_cmd",
+    "requirements": "wirecheck.cli.certify_cmd", "certify": "wirecheck.cli.certify_cmd",
+    "stub": "wirecheck.cli.stub_cmd", "probe": "wirecheck.cli.stub_cmd",
+    "import": "wirecheck.cli.import_cmd",
+    "help": "wirecheck.cli.help_cmd",
+}
 
 def _new_app() -> typer.Typer:
     new = typer.Typer(
@@ -63,12 +75,26 @@ def _names(app: typer.Typer) -> set[str]:
     return {c.name for c in app.registered_commands if c.name} | {g.name for g in app.registered_groups if g.name}
 
 
-app = _new_app()
-OWNER: dict[str, str] = {}  # command name → the module that registers it
-for _module in COMMAND_MODULES:
-    _before = _names(app)
-    importlib.import_module(_module).register(app)
-    OWNER.update(dict.fromkeys(_names(app) - _before, _module))
+def _app_of(modules: list[str]) -> typer.Typer:
+    new = _new_app()
+    for module in modules:
+        importlib.import_module(module).register(new)
+    return new
+
+
+app: typer.Typer  # every command, built when first asked for (`from wirecheck.cli.app import app`, --help)
+
+
+def _whole_app() -> typer.Typer:
+    if "app" not in globals():
+        globals()["app"] = _app_of(COMMAND_MODULES)
+    return globals()["app"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":
+        return _whole_app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _app_for(argv: list[str]) -> typer.Typer:
@@ -78,10 +104,8 @@ def _app_for(argv: list[str]) -> typer.Typer:
     the command list, nothing) gets the whole app."""
     module = OWNER.get(argv[0]) if argv else None
     if module is None:
-        return app
-    single = _new_app()
-    importlib.import_module(module).register(single)
-    return single
+        return _whole_app()
+    return _app_of([module])
 
 
 # errnos of a write that cannot be done (a full disk): on standard output, the user's redirection, not a bug
