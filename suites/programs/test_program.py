@@ -52,6 +52,59 @@ def test_run_bounds_what_it_keeps_and_what_it_writes():
     assert done.returncode is None and done.stdout == b"x" * 1000
 
 
+def test_run_streams_stdout_into_a_file_bounded_and_counts_what_it_dropped(tmp_path):
+    """`git archive`'s tar goes to a file, not to memory: the first `max_output` bytes written, all counted."""
+    with (tmp_path / "out").open("wb") as out:
+        done = run([sys.executable, "-c", "import sys; sys.stdout.buffer.write(b'x' * 300_000)"], env=dict(os.environ),
+                   timeout=60, stdout_to=out, max_output=200_000)
+    assert (done.returncode, done.stdout, done.stdout_total, done.stdout_error) == (0, b"", 300_000, None)
+    assert (tmp_path / "out").read_bytes() == b"x" * 200_000
+    done = run([sys.executable, "-c", "print('short')"], env=dict(os.environ), timeout=60)
+    assert (done.stdout, done.stdout_total) == (b"short\n", 6)
+
+
+def test_run_reads_to_the_end_when_the_file_cannot_be_written(tmp_path):
+    """A full disk (a closed file here) stops the writing, not the reading: the program never blocks on its pipe."""
+    out = (tmp_path / "out").open("wb")
+    out.close()
+    started = time.monotonic()
+    done = run([sys.executable, "-c", "import sys; sys.stdout.buffer.write(b'x' * 1_000_000)"], env=dict(os.environ),
+               timeout=60, stdout_to=out)
+    assert done.returncode == 0 and done.stdout_total == 1_000_000 and "closed file" in (done.stdout_error or "")
+    assert time.monotonic() - started < 30
+
+
+def test_why_a_run_failed_is_said_with_its_last_words():
+    code = "import sys; sys.stderr.write('npm error code E404\\nnpm error 404 Not Found\\n'); sys.exit(1)"
+    done = run([sys.executable, "-c", code], env=dict(os.environ), timeout=60)
+    assert done.failure(60) == "failed (exit 1): npm error code E404\nnpm error 404 Not Found"
+    assert run([sys.executable, "-c", "pass"], env=dict(os.environ), timeout=60).failure(60) is None
+    silent = run([sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"],
+                 env=dict(os.environ), timeout=60)
+    assert silent.failure(60) == "failed (signal 9), saying nothing on stderr"
+    slow = run([sys.executable, "-c", "import sys, time; sys.stderr.write('fetching'); sys.stderr.flush(); "
+                                      "time.sleep(300)"], env=dict(os.environ), timeout=2)
+    assert slow.failure(2) == ("did not finish within 2 s and was stopped, with all it started; it had said: "
+                               "fetching")
+
+
+def test_scratch_env_passes_named_variables_and_prefixes_only(monkeypatch):
+    monkeypatch.setenv("npm_config_registry", "https://registry.example.invalid/")
+    monkeypatch.setenv("NPM_CONFIG_CACHE", "/somewhere")
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example.invalid:3128")
+    monkeypatch.setenv("NPMRC_SECRET", "no")
+    with Scratch.create() as scratch:
+        env = scratch.env({"npm_config_logs_max": "0"}, pass_through=("HTTPS_PROXY",),
+                          pass_prefixes=("npm_config_", "NPM_CONFIG_"))
+        assert env["npm_config_registry"] == "https://registry.example.invalid/"
+        assert (env["NPM_CONFIG_CACHE"], env["HTTPS_PROXY"], env["npm_config_logs_max"]) == \
+            ("/somewhere", "http://proxy.example.invalid:3128", "0")
+        assert "NPMRC_SECRET" not in env and env["HOME"] == str(scratch.root / "home")
+        assert "npm_config_registry" not in scratch.env()  # no prefix: nothing of them
+        assert scratch.root.is_dir()
+    assert not scratch.root.exists()  # removed when the block ends
+
+
 def test_an_argument_that_is_not_utf8_reaches_the_program_as_its_bytes():
     argument = os.fsdecode(b"caf\xe9-\xff")  # a lone surrogate in Python: what a non-UTF-8 file name becomes
     done = run([sys.executable, "-c", "import os, sys; sys.stdout.buffer.write(os.fsencode(sys.argv[1]))", argument],

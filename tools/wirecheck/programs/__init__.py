@@ -1,5 +1,6 @@
 """Every program wirecheck starts (a CLI under `certify --run`, a runtime under `stub`, a consumer under
-`fuzz-consumer`) is started and ended here, one way:
+`fuzz-consumer`; and its tooling's: git for `diff --against`, npm and npx for `import npm` and the series and live
+tiers, pip, node, datamodel-code-generator, wirecheck itself in the series tool) is started and ended here, one way:
 
 - no shell: an argv, its program resolved where the user is (`resolve_program`), never in the scratch folder;
 - HOME, XDG_* and TMPDIR in a scratch folder removed afterwards (`Scratch`; by the reaper when wirecheck itself
@@ -11,6 +12,8 @@
   itself dies (even by SIGKILL) the reaper sees its end of the socket close and ends everything the same way;
 - writes that cannot block past a deadline (`Program.write`): a program that does not read its input cannot hang
   wirecheck;
+- its output bounded: `run` keeps the first bytes of stdout in memory or streams them into a file (`git archive`'s
+  tar), counting what it dropped;
 - its stderr read to the end as it comes, its last bytes kept in bounded memory to quote its last words
   (`tail.Tail`, `tail.last_words`: "the program said: …" in every report of a failed run);
 - SIGTERM and SIGHUP to wirecheck (a CI job's timeout, a closed terminal) end the run through `Terminated`, so

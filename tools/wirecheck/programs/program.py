@@ -25,6 +25,10 @@ from wirecheck.programs.tail import Tail
 
 REAPER = Path(__file__).with_name("reaper.py")
 PASSED_ENV = ("PATH", "LANG", "LC_ALL", "SYSTEMROOT")
+# what a program that fetches from the network needs of the user's environment to get there (a proxy, a company's
+# certificate authority): passed to npm, npx and pip beside their own settings' variables
+NETWORK_ENV = ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "no_proxy",
+               "all_proxy", "SSL_CERT_FILE", "SSL_CERT_DIR", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE")
 START_SECONDS = 60.0  # for the reaper to start the program and say so (a Python start-up on a loaded machine)
 STOP_GRACE_SECONDS = 2.0  # between SIGTERM to the program's group and SIGKILL
 DEFAULT = subprocess.PIPE
@@ -44,8 +48,14 @@ class Scratch:
             (root / name).mkdir()
         return cls(root, keep)
 
-    def env(self, extra: Mapping[str, str] = {}, pass_through: Sequence[str] = ()) -> dict[str, str]:
-        env = {name: os.environ[name] for name in (*PASSED_ENV, *pass_through) if name in os.environ}
+    def env(self, extra: Mapping[str, str] = {}, pass_through: Sequence[str] = (),
+            pass_prefixes: Sequence[str] = ()) -> dict[str, str]:
+        """The program's environment: PATH, the locale, the variables named in `pass_through` and those starting
+        with one of `pass_prefixes` (a tool's settings given as variables: `npm_config_`, `PIP_`), taken from
+        wirecheck's own environment; HOME, XDG_* and TMPDIR in the scratch folder; then `extra`."""
+        prefixes = tuple(pass_prefixes)
+        names = (*PASSED_ENV, *pass_through, *(name for name in os.environ if prefixes and name.startswith(prefixes)))
+        env = {name: os.environ[name] for name in names if name in os.environ}
         env.setdefault("LANG", "C.UTF-8")
         env.update({
             "HOME": str(self.root / "home"),
@@ -63,6 +73,12 @@ class Scratch:
     def remove(self) -> None:
         if not self.keep:
             shutil.rmtree(self.root, ignore_errors=True)
+
+    def __enter__(self) -> Scratch:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()
 
 
 class CommandError(ValueError):
@@ -296,21 +312,40 @@ MAX_RUN_OUTPUT = 64 << 20  # of each of stdout and stderr that `run` keeps
 @dataclass
 class Completed:
     returncode: int | None  # None: still running at the timeout, and stopped
-    stdout: bytes
+    stdout: bytes  # empty when it went to `stdout_to`
     stderr: bytes
     problems: list[str]  # what Program.stop found left behind
+    stdout_total: int = 0  # bytes the program wrote on stdout, kept or not (more than `max_output`: some dropped)
+    stdout_error: str | None = None  # why `stdout_to` could not be written (what was read past it was dropped)
+
+    def failure(self, timeout: float) -> str | None:
+        """Why the run failed, in words that follow the command's name ("npm pack x@1.0.0 failed (exit 1): …"),
+        the end of its stderr quoted (its last 2,000 characters); None when it exited 0."""
+        said = self.stderr.decode("utf-8", "replace").strip()[-2000:]
+        if self.returncode is None:
+            ended = f"did not finish within {timeout:g} s and was stopped, with all it started"
+            return f"{ended}; it had said: {said}" if said else ended
+        if self.returncode == 0:
+            return None
+        ended = f"failed (signal {-self.returncode})" if self.returncode < 0 else f"failed (exit {self.returncode})"
+        return f"{ended}: {said}" if said else f"{ended}, saying nothing on stderr"
 
 
 def run(argv: Sequence[str], *, env: Mapping[str, str], timeout: float, cwd: str | Path | None = None,
-        input: bytes = b"", max_output: int = MAX_RUN_OUTPUT) -> Completed:
+        input: bytes = b"", max_output: int = MAX_RUN_OUTPUT, scratch: Scratch | None = None,
+        stdout_to: IO[bytes] | None = None) -> Completed:
     """Run a program to its end as a Program: `input` written (within the timeout), then stdin closed; stdout
-    collected (its first `max_output` bytes; the rest is read and dropped) and stderr (its last `max_output` bytes: a
-    program's last words are at its end); the program and all it started ended at its exit or at `timeout`. OSError
-    when it cannot be started."""
+    collected (its first `max_output` bytes; the rest is read and dropped, and counted in `stdout_total`), into
+    memory or, streamed, into `stdout_to` (a file open for writing: `git archive`'s tar); stderr kept (its last
+    `max_output` bytes: a program's last words are at its end); the program and all it started ended at its exit or
+    at `timeout`. `scratch`: the folder whose `env` the program has, removed by the reaper should wirecheck be
+    killed meanwhile (its owner removes it otherwise). OSError when it cannot be started."""
     deadline = time.monotonic() + timeout
-    program = Program(argv, env=env, cwd=cwd)
+    program = Program(argv, env=env, cwd=cwd, scratch=scratch)
     stdout = bytearray()
-    reader = threading.Thread(target=_collect, args=(program.stdout, stdout, max_output), daemon=True)
+    seen = _Collected()
+    reader = threading.Thread(target=_collect, args=(program.stdout, stdout if stdout_to is None else stdout_to,
+                                                     max_output, seen), daemon=True)
     reader.start()
     stderr = Tail(max_output).follow(program.stderr)
     try:
@@ -325,11 +360,30 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], timeout: float, cwd: str
         with contextlib.suppress(OSError, ValueError):
             if program.stdout is not None and not reader.is_alive():
                 program.stdout.close()
-    return Completed(code, bytes(stdout), stderr.data, problems)
+    return Completed(code, bytes(stdout), stderr.data, problems, seen.total, seen.error)
 
 
-def _collect(stream: IO[bytes] | None, into: bytearray, limit: int) -> None:
+@dataclass
+class _Collected:
+    total: int = 0
+    error: str | None = None
+
+
+def _collect(stream: IO[bytes] | None, into: bytearray | IO[bytes], limit: int, seen: _Collected) -> None:
+    """Read `stream` to its end, its first `limit` bytes added to `into` (a bytearray, or a file written), the rest
+    dropped; `seen.total`: every byte read. A file that cannot be written (a full disk) is written no further, and
+    the stream still read to its end, so the program never blocks on it."""
     with contextlib.suppress(OSError, ValueError):
         read = getattr(stream, "read1", None)
         while read is not None and (chunk := read(65536)):
-            into += chunk[:max(limit - len(into), 0)]
+            kept = chunk[:max(limit - seen.total, 0)]
+            seen.total += len(chunk)
+            if not kept or seen.error is not None:
+                continue
+            if isinstance(into, bytearray):
+                into += kept
+                continue
+            try:
+                into.write(kept)
+            except (OSError, ValueError) as exc:
+                seen.error = str(exc)
