@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from wirecheck.archives import extract
+from wirecheck import archives
+from wirecheck.archives import ArchiveTooLarge, extract
 from wirecheck.diff.against import AgainstError, contracts_at
 
 CATALOGS = Path(__file__).parent / "catalogs"
@@ -87,3 +88,94 @@ def test_against_a_commit_without_the_filter(tmp_path, monkeypatch):
     subprocess.run([*git, "commit", "-q", "-m", "a link"], check=True)
     with pytest.raises(AgainstError, match=r"contracts/link\.yaml, which is not a plain file"):
         contracts_at("HEAD", repo / "contracts")
+
+
+# -- archives past the limits: a gzip bomb, a flood of members ------------------------------------------------------
+
+def _bomb(zeros: int, files: int = 0) -> tarfile.TarFile:
+    """A gzipped tar of one file of `zeros` zero bytes (a few KB of gzip per MiB) and `files` empty files."""
+    data = io.BytesIO()
+    with tarfile.open(fileobj=data, mode="w:gz") as tar:
+        folder = tarfile.TarInfo("c")
+        folder.type = tarfile.DIRTYPE
+        tar.addfile(folder)
+        for index in range(files):
+            tar.addfile(tarfile.TarInfo(f"c/empty-{index}"))
+        if zeros:
+            info = tarfile.TarInfo("c/zeros")
+            info.size = zeros
+            tar.addfile(info, io.BytesIO(bytes(zeros)))
+    data.seek(0)
+    return tarfile.open(fileobj=data)
+
+
+def _written(target: Path) -> list[str]:
+    return sorted(p.relative_to(target).as_posix() for p in target.rglob("*"))
+
+
+def test_a_gzip_bomb_is_refused_from_its_headers_before_anything_is_written(tmp_path, python):
+    # 2 MiB of zeros, 2 KB of gzip, against a limit of 1 MiB
+    with _bomb(2 << 20) as tar, pytest.raises(ArchiveTooLarge) as refused:
+        extract(tar, tmp_path, max_bytes=1 << 20)
+    assert str(refused.value) == ("holds more than 1,048,576 bytes of files (wirecheck.limits.MAX_ARCHIVE_BYTES): "
+                                  "2,097,152 bytes up to and with 'c/zeros' (member 2)")
+    assert _written(tmp_path) == []
+
+
+def test_a_flood_of_members_is_refused_from_its_headers_before_anything_is_written(tmp_path, python):
+    with _bomb(0, files=60) as tar, pytest.raises(ArchiveTooLarge) as refused:
+        extract(tar, tmp_path, max_members=50)
+    assert str(refused.value) == ("holds more than 50 members (wirecheck.limits.MAX_ARCHIVE_MEMBERS): refused at "
+                                  "member 51, 'c/empty-49'")
+    assert _written(tmp_path) == []
+
+
+def test_the_default_limit_refuses_ten_gigabytes_from_one_header(tmp_path, python):
+    """The limits wirecheck uses (limits.py): a header claiming 10 GiB is refused by itself (its data never read)."""
+    data = io.BytesIO()
+    info = tarfile.TarInfo("package/zeros")
+    info.size = 10 << 30
+    data.write(info.tobuf())  # the header alone: the archive is 512 bytes
+    data.seek(0)
+    with tarfile.open(fileobj=data) as tar, pytest.raises(ArchiveTooLarge) as refused:
+        extract(tar, tmp_path)
+    assert "more than 1,073,741,824 bytes of files" in str(refused.value)
+    assert "10,737,418,240 bytes up to and with 'package/zeros'" in str(refused.value)
+    assert _written(tmp_path) == []
+
+
+def test_within_the_limits_everything_is_extracted(tmp_path, python):
+    with _bomb(1 << 20, files=49) as tar:  # exactly the limits: 1 MiB of files, 51 members
+        assert extract(tar, tmp_path, max_bytes=1 << 20, max_members=51) is None
+    assert (tmp_path / "c/zeros").stat().st_size == 1 << 20 and len(_written(tmp_path)) == 51
+
+
+def test_what_is_written_is_counted_too(tmp_path, python, monkeypatch):
+    """Should the headers read first say less than is written (the first reading skipped here), the writing
+    itself stops at the limit."""
+    monkeypatch.setattr(archives, "_headers", lambda tar, max_bytes, max_members: list(tar))
+    with _bomb(3 << 20, files=3) as tar, pytest.raises(ArchiveTooLarge, match=r"more than 1,048,576 bytes"):
+        extract(tar, tmp_path, max_bytes=1 << 20)
+    zeros = tmp_path / "c/zeros"
+    assert not zeros.exists() or zeros.stat().st_size <= 1 << 20
+    with _bomb(0, files=10) as tar, pytest.raises(ArchiveTooLarge, match=r"more than 5 members"):
+        extract(tar, tmp_path / "members", max_members=5)
+
+
+def test_a_hard_link_counts_the_bytes_of_its_target(tmp_path):
+    """Extracted as a copy where a link cannot be made: what it may write counts (the filter admits hard links
+    inside the archive; without it every link is refused anyway)."""
+    if not hasattr(tarfile, "data_filter"):
+        pytest.skip("this Python has no tarfile.data_filter")
+    data = io.BytesIO()
+    with tarfile.open(fileobj=data, mode="w") as tar:
+        info = tarfile.TarInfo("c/file")
+        info.size = 600 << 10
+        tar.addfile(info, io.BytesIO(bytes(info.size)))
+        link = tarfile.TarInfo("c/link")
+        link.type, link.linkname = tarfile.LNKTYPE, "c/file"
+        tar.addfile(link)
+    data.seek(0)
+    with tarfile.open(fileobj=data) as tar, pytest.raises(ArchiveTooLarge, match="1,228,800 bytes up to and with "
+                                                                                  "'c/link'"):
+        extract(tar, tmp_path, max_bytes=1 << 20)

@@ -2,3 +2,8 @@
 
 DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024  # a longer capture line is reported and skipped, never held in memory
 MAX_FILE_BYTES = 16 * 1024 * 1024  # a file read whole (a schema, a contract file, YAML data): larger is refused
+# An archive wirecheck unpacks (`import npm`'s tarball, `diff --against`'s `git archive`): past either, refused from
+# its headers before anything is written. Ten times the largest npm package of a protocol SDK is far below both;
+# a few MB of gzip holding 10 GB of zeros, or ten million empty files, is not.
+MAX_ARCHIVE_BYTES = 1 << 30  # bytes of its files, in all (a hard link counts its target's bytes again)
+MAX_ARCHIVE_MEMBERS = 100_000  # files, folders and links
