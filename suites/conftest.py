@@ -62,3 +62,99 @@ def write_lines(tmp_path):
         return str(path)
 
     return write
+
+
+# -- programs wirecheck runs, faked ------------------------------------------------------------------------------
+
+_FAKE = '''#!{python}
+import json, os, subprocess, sys, time
+here = {folder!r}
+facts = {{"argv": sys.argv[1:], "pid": os.getpid(), "own_group": os.getpgrp() == os.getpid(),
+          "own_session": os.getsid(0) == os.getpid(), "env": dict(os.environ), "cwd": os.getcwd()}}
+with open(os.path.join(here, {name!r} + ".runs"), "a") as log:
+    log.write(json.dumps(facts) + "\\n")
+if os.path.exists(os.path.join(here, "hang")):
+    child = subprocess.Popen(["sleep", "300"])
+    with open(os.path.join(here, "hung.pids"), "w") as out:
+        out.write(f"{{os.getpid()}} {{child.pid}}")
+    time.sleep(300)
+{behaviour}
+'''
+
+
+class FakePrograms:
+    """Programs on PATH (`add`) or Python modules on PYTHONPATH (`module`, for `python -m NAME`) that record how
+    they were run (`runs`: argv, whether they lead their own process group and session, their environment, their
+    folder), then do `behaviour` (Python, `sys.argv` as given); with `hang()`, each starts `sleep 300` instead and
+    sleeps (`hung`: both pids), to see a timeout end it and what it started."""
+
+    def __init__(self, root: Path, monkeypatch):
+        self.root = root
+        self.bin = root / "bin"
+        self.modules = root / "modules"
+        self.bin.mkdir()
+        self.modules.mkdir()
+        monkeypatch.setenv("PATH", f"{self.bin}{os.pathsep}{os.environ.get('PATH', '')}")
+        monkeypatch.setenv("PYTHONPATH", str(self.modules))
+
+    def _script(self, name: str, behaviour: str) -> str:
+        import sys
+
+        return _FAKE.format(python=sys.executable, folder=str(self.root), name=name, behaviour=behaviour)
+
+    def add(self, name: str, behaviour: str = "") -> Path:
+        path = self.bin / name
+        path.write_text(self._script(name, behaviour))
+        path.chmod(0o755)
+        return path
+
+    def module(self, name: str, behaviour: str = "") -> None:
+        package = self.modules / name
+        package.mkdir()
+        (package / "__init__.py").write_text("")
+        (package / "__main__.py").write_text(self._script(name, behaviour).split("\n", 1)[1])
+
+    def runs(self, name: str) -> list[dict]:
+        import json
+
+        log = self.root / f"{name}.runs"
+        return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+    def hang(self) -> None:
+        (self.root / "hang").touch()
+
+    def assert_hung_and_ended(self) -> None:
+        """The hanging fake ran, started its child, and both are gone: the timeout ended the whole group."""
+        pids = [int(pid) for pid in (self.root / "hung.pids").read_text().split()]
+        assert len(pids) == 2 and not any(_alive(pid) for pid in pids), pids
+
+    @staticmethod
+    def assert_standard(facts: dict) -> None:
+        """Run as wirecheck runs every program: its own process group and session, HOME, XDG_CONFIG_HOME and TMPDIR
+        in one scratch folder (wirecheck.programs.Scratch, `wirecheck-run-*`) removed once the run is over, nothing
+        of wirecheck's environment but what is passed."""
+        import tempfile
+
+        env = facts["env"]
+        assert facts["own_group"] and facts["own_session"], facts
+        home = Path(env["HOME"])
+        assert home.parent.name.startswith("wirecheck-run-") and home.parent.parent == Path(tempfile.gettempdir())
+        assert Path(env["XDG_CONFIG_HOME"]).parent == home.parent and Path(env["TMPDIR"]).parent == home.parent
+        assert home != Path.home() and not home.parent.exists()
+        assert "WIRECHECK_TEST_PRIVATE" not in env
+
+
+def _alive(pid: int) -> bool:
+    """The process exists and is not a zombie (Linux /proc)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def fake_programs(tmp_path, monkeypatch) -> FakePrograms:
+    monkeypatch.setenv("WIRECHECK_TEST_PRIVATE", "not for the program")
+    folder = tmp_path / "fakes"
+    folder.mkdir()
+    return FakePrograms(folder, monkeypatch)

@@ -47,8 +47,8 @@ def npm_runs(monkeypatch):
         runs.append(argv)
         raise AssertionError(f"ran {argv!r}")
 
-    monkeypatch.setattr(npm.shutil, "which", lambda name: f"/usr/bin/{name}")
-    monkeypatch.setattr(npm.subprocess, "run", run)
+    monkeypatch.setattr(npm, "resolve_program", lambda name, path=None: f"/usr/bin/{name}")
+    monkeypatch.setattr(npm, "run", run)  # what run_npm starts every npm and npx with
     monkeypatch.setattr(tsgen, "generate", lambda *a, **k: run(["npx", "ts-json-schema-generator"]))
     return runs
 

@@ -140,3 +140,35 @@ def test_a_whole_run_reports_the_table_and_the_documented_changes(offline, tmp_p
     assert "pair                time s   cpu s exit changes breaking witnessed undecided" in text
     assert "2.0.0 → 3.0.0" in text and "annotations only" in text
     assert "fork-cwd" in text and "witness: confirmed" in text
+
+
+def _versions(tmp_path) -> tuple[series.Version, series.Version]:
+    files = []
+    for name, schema in (("old", {"type": "object"}), ("new", {"type": "object", "required": ["a"]})):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(schema))
+        files.append(series.Version(name, schema_file=str(path)))
+    return files[0], files[1]
+
+
+def test_each_pair_is_diffed_by_a_wirecheck_run_as_every_program(fake_programs, tmp_path):
+    """`python -m wirecheck` (a fake wirecheck module here) in its own group with a scratch HOME, the contracts
+    folder given, and its CPU time counted once it has been waited for."""
+    fake_programs.module("wirecheck", "print(json.dumps({'pairs': [{'findings': []}]}))")
+    old, new = _versions(tmp_path)
+    pair = series.diff_pair(old, new, mode="schemas", package="acp", contracts=tmp_path / "contracts", extra=[],
+                            timeout=60, measure_cpu=True)
+    assert (pair.error, pair.exit_code, pair.breaking) == (None, 0, 0) and pair.cpu_seconds is not None
+    [facts] = fake_programs.runs("wirecheck")
+    fake_programs.assert_standard(facts)
+    assert facts["env"]["WIRECHECK_CONTRACTS"] == str(tmp_path / "contracts")
+    assert facts["argv"] == ["diff-schemas", old.schema_file, new.schema_file, "--format", "json"]
+
+
+def test_a_pair_past_its_timeout_is_stopped_with_what_it_started(fake_programs, tmp_path):
+    fake_programs.module("wirecheck")
+    fake_programs.hang()
+    pair = series.diff_pair(*_versions(tmp_path), mode="schemas", package="acp", contracts=tmp_path, extra=[],
+                            timeout=3, measure_cpu=False)
+    assert pair.error == "timed out after 3 s" and pair.exit_code is None
+    fake_programs.assert_hung_and_ended()

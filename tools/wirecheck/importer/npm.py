@@ -3,14 +3,25 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
-import subprocess
 import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from wirecheck.archives import extract
+from wirecheck.archives import ArchiveTooLarge, extract
+from wirecheck.programs.program import NETWORK_ENV, CommandError, Completed, Scratch, resolve_program, run
+
+PACK_SECONDS = 300.0  # for `npm pack` to fetch one tarball
+# npm's settings given as variables (a registry, a token, a proxy: `npm_config_registry=…`): the scratch HOME hides
+# the user's ~/.npmrc, these still reach npm. What `pack` fetches is an exact release named by parse_spec, from the
+# registry npm is set to use: nothing of ~/.npmrc is needed to fetch a public package.
+NPM_PASSED_PREFIXES = ("npm_config_", "NPM_CONFIG_")
+# no log files (they would be in the scratch folder, removed: npm's "A complete log of this run can be found in"
+# would name a file that is gone), no update notice on stderr (it would be quoted as npm's last words)
+NPM_QUIET = {"npm_config_logs_max": "0", "npm_config_update_notifier": "false", "npm_config_fund": "false",
+             "npm_config_audit": "false"}
 
 # npm's package name rules (validate-npm-package-name, for new packages): at most 214 characters, lowercase,
 # url-safe, not starting with `.` or `_`; a scope is `@scope/`. Stricter in one point: the name and the scope start
@@ -63,26 +74,51 @@ class PackedRelease:
     root: Path  # the unpacked folder (holds `package/`)
 
 
+def run_npm(tool: str, args: list[str], *, timeout: float, cwd: Path | None = None,
+            needs: str = "the import pipeline needs Node and npm (only the import does)") -> Completed:
+    """`npm` (or `npx`) run as wirecheck runs every program (wirecheck.programs): no shell, its own process group
+    ended with all it started, a timeout, HOME/XDG/TMPDIR in a scratch folder removed afterwards; npm's settings
+    given as variables passed (NPM_PASSED_PREFIXES), and those of the network (a proxy, a CA). RuntimeError when it
+    cannot be started (`needs` says what needs it)."""
+    try:
+        program = resolve_program(tool, os.environ.get("PATH"))
+    except CommandError:
+        raise RuntimeError(f"{tool} is not on PATH: {needs}") from None
+    with Scratch.create() as scratch:
+        env = scratch.env(NPM_QUIET, pass_through=NETWORK_ENV, pass_prefixes=NPM_PASSED_PREFIXES)
+        try:
+            return run([program, *args], env=env, timeout=timeout, cwd=cwd, scratch=scratch)
+        except OSError as exc:
+            raise RuntimeError(f"{tool} could not be started: {exc}") from None
+
+
 def pack(spec: str, dest: Path) -> PackedRelease:
     """`npm pack <package>@<version>`: the spec is checked first (BadSpec), so nothing but an exact release of a
     registry package reaches npm."""
     parse_spec(spec)
-    npm = shutil.which("npm")
-    if npm is None:
-        raise RuntimeError("npm is not on PATH: the import pipeline needs Node and npm (only the import does)")
     dest.mkdir(parents=True, exist_ok=True)
-    completed = subprocess.run([npm, "pack", spec, "--json", "--pack-destination", str(dest)],
-                               capture_output=True, text=True, timeout=300, check=False)
-    if completed.returncode != 0:
-        raise RuntimeError(f"npm pack {spec} failed: {completed.stderr.strip()[-2000:]}")
-    info = json.loads(completed.stdout)[0]
+    completed = run_npm("npm", ["pack", spec, "--json", "--pack-destination", str(dest.absolute())],
+                        timeout=PACK_SECONDS)
+    if (failure := completed.failure(PACK_SECONDS)) is not None:
+        raise RuntimeError(f"npm pack {spec} {failure}")
+    try:
+        listed = json.loads(completed.stdout)[0]
+        info = {key: str(listed[key]) for key in ("filename", "name", "version", "integrity", "shasum")}
+    except (ValueError, LookupError, TypeError):
+        raise RuntimeError(f"npm pack {spec}: its --json output is not what npm writes: "
+                           f"{completed.stdout[:300].decode('utf-8', 'replace')!r}") from None
     tarball = dest / info["filename"]
     root = dest / "unpacked"
     if root.exists():
         shutil.rmtree(root)
     root.mkdir()
-    with tarfile.open(tarball, "r:gz") as archive:
-        refused = extract(archive, root)
+    try:
+        with tarfile.open(tarball, "r:gz") as archive:
+            refused = extract(archive, root)
+    except ArchiveTooLarge as exc:
+        raise RuntimeError(f"npm pack {spec}: the tarball {exc}: refused") from None
+    except (tarfile.TarError, EOFError, OSError) as exc:
+        raise RuntimeError(f"npm pack {spec}: the tarball {tarball.name} cannot be read or unpacked: {exc}") from None
     if refused is not None:
         raise RuntimeError(f"npm pack {spec}: the tarball holds {refused}, which is not a plain file or folder inside "
                            "it (a link, a device, an absolute path or `..`): refused")

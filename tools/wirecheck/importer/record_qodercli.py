@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -24,12 +23,13 @@ from typing import Any
 import yaml
 
 from wirecheck.certify.identity import sha256_file
-from wirecheck.programs.program import run
+from wirecheck.programs.program import NETWORK_ENV, Scratch, run
 
 WHEEL = "qoder-agent-sdk"
 WHEEL_VERSION = "1.0.13"  # its wheel bundles qodercli 1.1.23, the CLI paired with SDK 1.0.23
 ARGV_FLAGS = ["--print", "--output-format", "stream-json", "--input-format", "stream-json"]
 TIMEOUT_SECONDS = 60
+DOWNLOAD_SECONDS = 600.0  # for pip to download the wheel
 
 # The scripted stdin: the request bodies exactly as the Python SDK 1.0.13 writes them
 # (`_internal/query.py`: initialize sends `type` and `subtype`, get_context_usage only `subtype`), plus one
@@ -56,13 +56,17 @@ SCRIPT: list[dict[str, Any]] = [
 
 
 def download_wheel(dest: Path, version: str = WHEEL_VERSION) -> Path:
-    """`pip download` the manylinux wheel (the only step that needs the network)."""
-    subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-         f"{WHEEL}=={version}", "-d", str(dest)],
-        check=True,
-        timeout=600,
-    )
+    """`pip download` the manylinux wheel (the only step that needs the network), as wirecheck runs every program
+    (wirecheck.programs): no shell, a timeout, its own process group, a scratch HOME, so pip's user configuration
+    (~/.config/pip) is not read; its settings given as variables (`PIP_INDEX_URL`, …) and the network's (a proxy, a
+    CA) are passed."""
+    argv = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", f"{WHEEL}=={version}",
+            "-d", str(dest.absolute())]
+    with Scratch.create() as scratch:
+        env = scratch.env(pass_through=(*NETWORK_ENV, "PYTHONPATH"), pass_prefixes=("PIP_",))
+        done = run(argv, env=env, timeout=DOWNLOAD_SECONDS, scratch=scratch)
+    if (failure := done.failure(DOWNLOAD_SECONDS)) is not None:
+        raise SystemExit(f"pip download {WHEEL}=={version} {failure}")
     wheels = sorted(dest.glob("qoder_agent_sdk-*.whl"))
     if not wheels:
         raise SystemExit(f"no wheel of {WHEEL}=={version} in {dest}")

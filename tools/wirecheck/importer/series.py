@@ -33,7 +33,6 @@ import os
 import re
 import resource
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -43,6 +42,9 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from wirecheck.programs.program import Scratch
+from wirecheck.programs.program import run as run_program
 
 ANNOTATIONS = frozenset({"description", "title", "examples", "$comment", "deprecated", "discriminator", "default"})
 REPORT_VERSION = 1
@@ -63,17 +65,18 @@ def semver_key(version: str) -> tuple[Any, ...]:
 
 def published_versions(npm_name: str, timeout: float = 120) -> list[str]:
     """`npm view <name> versions --json`, exact versions only, in semver order."""
-    from wirecheck.importer.npm import BadSpec, check_name, check_version
+    from wirecheck.importer.npm import BadSpec, check_name, check_version, run_npm
 
-    npm = shutil.which("npm")
-    if npm is None:
-        raise RuntimeError("npm is not on PATH: the series tool fetches every release with npm")
     check_name(npm_name)
-    done = subprocess.run([npm, "view", npm_name, "versions", "--json"], capture_output=True, text=True,
-                          timeout=timeout, check=False)
-    if done.returncode != 0:
-        raise RuntimeError(f"npm view {npm_name} versions failed: {done.stderr.strip()[-2000:]}")
-    listed = json.loads(done.stdout)
+    done = run_npm("npm", ["view", npm_name, "versions", "--json"], timeout=timeout,
+                   needs="the series tool fetches every release with npm")
+    if (failure := done.failure(timeout)) is not None:
+        raise RuntimeError(f"npm view {npm_name} versions {failure}")
+    try:
+        listed = json.loads(done.stdout)
+    except ValueError:
+        raise RuntimeError(f"npm view {npm_name} versions: its --json output is not JSON: "
+                           f"{done.stdout[:300].decode('utf-8', 'replace')!r}") from None
     versions = []
     for version in listed if isinstance(listed, list) else [listed]:
         try:
@@ -185,17 +188,22 @@ def diff_pair(old: Version, new: Version, *, mode: str, package: str, contracts:
     else:
         args = ["diff-schemas", old.schema_file, new.schema_file]
     argv = [sys.executable, "-m", "wirecheck", *args, "--format", "json", *extra]
-    env = {**os.environ, "WIRECHECK_CONTRACTS": str(contracts)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN) if measure_cpu else None
     started = time.perf_counter()
-    try:
-        done = subprocess.run(argv, capture_output=True, timeout=timeout, env=env, check=False,
-                              start_new_session=True)
-    except subprocess.TimeoutExpired:
-        pair.seconds = round(time.perf_counter() - started, 3)
+    # as every program (wirecheck.programs), wirecheck itself included: scratch HOME/XDG/TMPDIR, its own process
+    # group ended with all it started. PYTHONPATH is passed: wirecheck may run from a checkout. The CPU time
+    # counts the reaper's too (a few milliseconds: Python started with -I -S), once it has been waited for.
+    with Scratch.create() as scratch:
+        env = scratch.env({"WIRECHECK_CONTRACTS": str(contracts)}, pass_through=("PYTHONPATH",))
+        try:
+            done = run_program(argv, env=env, timeout=timeout, scratch=scratch)
+        except OSError as exc:
+            pair.error = f"could not be started: {exc}"
+            return pair
+    pair.seconds = round(time.perf_counter() - started, 3)
+    if done.returncode is None:
         pair.error = f"timed out after {timeout:g} s"
         return pair
-    pair.seconds = round(time.perf_counter() - started, 3)
     if before is not None:
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         pair.cpu_seconds = round(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, 3)
@@ -455,7 +463,7 @@ def main(argv: list[str] | None = None) -> int:
         report = run(package, cache=args.cache or default_cache(package), mode=args.mode, extra=extra,
                      jobs=max(1, args.jobs), timeout=args.timeout, changes_file=args.changes,
                      versions=args.versions, log=lambda text: print(text, file=sys.stderr, flush=True))
-    except (KeyError, RuntimeError, BadSpec, subprocess.TimeoutExpired) as exc:
+    except (KeyError, RuntimeError, BadSpec) as exc:
         print(f"wirecheck series: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
     sys.stdout.write(render_text(report))

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+GENERATE_SECONDS = 600.0  # npx fetching the pinned generator, then the generator over one release's types
 _EXPORT_LIST = re.compile(r"export\s+type\s*\{([^}]*)\}", re.S)
 _EXPORT_DECL = re.compile(r"^export\s+(?:declare\s+)?(?:type|interface)\s+([A-Za-z_]\w*)", re.M)
 
@@ -53,20 +52,22 @@ def _stand_in_file(spec: str) -> str:
 
 def generate(root: Path, entry: str, stand_ins: Mapping[str, str], generator: str) -> dict[str, Any]:
     """The generator's draft-07 document for every type `entry` exports (root: the unpacked tarball folder)."""
-    npx = shutil.which("npx")
-    if npx is None:
-        raise RuntimeError("npx is not on PATH: the import pipeline needs Node (only the import does)")
+    from wirecheck.importer.npm import run_npm
+
     (root / "stand-ins").mkdir(exist_ok=True)
     for spec, text in stand_ins.items():
         (root / "stand-ins" / _stand_in_file(spec)).write_text(text, encoding="utf-8")
     (root / "tsconfig.json").write_text(json.dumps(tsconfig(entry, stand_ins), indent=2), encoding="utf-8")
     names = exported_type_names((root / entry).read_text(encoding="utf-8"))
     out = root / "generated.schema.json"
-    argv = [npx, "--yes", generator, "--path", entry, "--tsconfig", "tsconfig.json", "--out", out.name,
-            "--type", *names]
-    completed = subprocess.run(argv, cwd=root, capture_output=True, text=True, timeout=600, check=False)
-    if completed.returncode != 0 or not out.exists():
-        raise RuntimeError(f"{generator} failed: {completed.stderr.strip()[-3000:]}")
+    args = ["--yes", generator, "--path", entry, "--tsconfig", "tsconfig.json", "--out", out.name, "--type", *names]
+    # npx fetches the generator into its cache, in the scratch HOME: once per import, never the user's ~/.npm
+    completed = run_npm("npx", args, timeout=GENERATE_SECONDS, cwd=root,
+                        needs="the import pipeline needs Node (only the import does)")
+    if (failure := completed.failure(GENERATE_SECONDS)) is not None:
+        raise RuntimeError(f"{generator} {failure}")
+    if not out.exists():
+        raise RuntimeError(f"{generator} wrote no {out.name}: {completed.stderr.decode('utf-8', 'replace')[-3000:]}")
     return json.loads(out.read_text(encoding="utf-8"))
 
 
