@@ -5,6 +5,7 @@ has 3.11.2) wirecheck refuses what the filter would have refused, links included
 from __future__ import annotations
 
 import io
+import os
 import shutil
 import subprocess
 import tarfile
@@ -14,7 +15,9 @@ import pytest
 
 from wirecheck import archives
 from wirecheck.archives import ArchiveTooLarge, extract
+from wirecheck.diff import against
 from wirecheck.diff.against import AgainstError, contracts_at
+from wirecheck.programs.program import Scratch, run
 
 CATALOGS = Path(__file__).parent / "catalogs"
 
@@ -179,3 +182,119 @@ def test_a_hard_link_counts_the_bytes_of_its_target(tmp_path):
     with tarfile.open(fileobj=data) as tar, pytest.raises(ArchiveTooLarge, match="1,228,800 bytes up to and with "
                                                                                   "'c/link'"):
         extract(tar, tmp_path, max_bytes=1 << 20)
+
+
+# -- git, as `diff --against` runs it ---------------------------------------------------------------------------
+
+GIT = shutil.which("git")
+needs_git = pytest.mark.skipif(GIT is None, reason="git is not installed")
+
+
+def _repo(tmp_path: Path) -> Path:
+    """A repository whose one commit holds the test catalogs as contracts/; the contracts folder."""
+    repo = tmp_path / "repo"
+    shutil.copytree(CATALOGS, repo / "contracts")
+    git = [str(GIT), "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    for args in (["init", "-q"], ["add", "contracts"], ["commit", "-q", "-m", "contracts"]):
+        subprocess.run([*git, *args], check=True, timeout=60, env={**os.environ, "HOME": str(tmp_path)})
+    return repo / "contracts"
+
+
+@pytest.fixture
+def user_home(tmp_path, monkeypatch) -> Path:
+    """The user's HOME (where git's global configuration is), and no XDG_CONFIG_HOME of wirecheck's own."""
+    home = tmp_path / "user-home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    return home
+
+
+@needs_git
+def test_git_runs_as_every_program(fake_programs, tmp_path, user_home):
+    """rev-parse and archive: their own process group and session, a scratch HOME (a wrapper records, then execs
+    the real git)."""
+    contracts = _repo(tmp_path)
+    fake_programs.add("git", f"os.execv({GIT!r}, ['git', *sys.argv[1:]])")
+    extracted = contracts_at("HEAD", contracts)
+    assert (extracted.folder / "registry.yaml").read_bytes() == (CATALOGS / "registry.yaml").read_bytes()
+    runs = fake_programs.runs("git")
+    assert [facts["argv"][2] for facts in runs] == ["rev-parse", "archive"]
+    for facts in runs:
+        fake_programs.assert_standard(facts)
+
+
+@needs_git
+def test_the_users_global_git_configuration_still_reaches_git(tmp_path, user_home, monkeypatch):
+    """Both files git reads as global ($XDG_CONFIG_HOME/git/config, then ~/.gitconfig: the later wins), read where
+    they are from the scratch HOME; GIT_CONFIG_GLOBAL, when set, is the one file git reads."""
+    (user_home / ".config" / "git").mkdir(parents=True)
+    (user_home / ".config" / "git" / "config").write_text('[alias]\n\txdg = "!echo xdg"\n\tboth = "!echo xdg"\n')
+    (user_home / ".gitconfig").write_text('[alias]\n\thome = "!echo home"\n\tboth = "!echo home"\n'
+                                          '[safe]\n\tdirectory = /srv/workspace\n')
+
+    def config(*keys: str) -> list[str]:
+        with Scratch.create() as scratch:
+            env = against.git_env(scratch)
+            assert env["HOME"] == str(scratch.root / "home")
+            return [run([str(GIT), "config", "--get", key], env=env, timeout=60, scratch=scratch)
+                    .stdout.decode().strip() for key in keys]
+
+    assert config("alias.xdg", "alias.home", "alias.both", "safe.directory") == [
+        "!echo xdg", "!echo home", "!echo home", "/srv/workspace"]
+    elsewhere = tmp_path / "ci.gitconfig"
+    elsewhere.write_text('[alias]\n\tci = "!echo ci"\n')
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(elsewhere))
+    assert config("alias.ci", "alias.home") == ["!echo ci", ""]
+    assert (user_home / ".gitconfig").read_text().count("[alias]") == 1  # read, never written
+
+
+@needs_git
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving the repository to another user needs root")
+def test_a_repository_of_another_user_is_read_with_the_users_safe_directory(tmp_path, user_home, monkeypatch):
+    """As in a container where actions/checkout's workspace belongs to another user: git refuses it ("dubious
+    ownership") unless the global configuration lists it as safe.directory, which it still does from the scratch
+    HOME."""
+    monkeypatch.delenv("SUDO_UID", raising=False)  # git as root compares the owner with it
+    contracts = _repo(tmp_path)
+    for path in [contracts.parent, *contracts.parent.rglob("*")]:
+        os.lchown(path, 65534, 65534)
+    with pytest.raises(AgainstError, match=r"is not inside a git checkout .*(dubious ownership|safe\.directory)"):
+        contracts_at("HEAD", contracts)
+    (user_home / ".gitconfig").write_text(f"[safe]\n\tdirectory = {contracts.parent}\n")
+    extracted = contracts_at("HEAD", contracts)
+    assert (extracted.folder / "registry.yaml").read_bytes() == (CATALOGS / "registry.yaml").read_bytes()
+
+
+@needs_git
+def test_git_past_its_timeout_is_stopped_with_what_it_started(fake_programs, tmp_path, monkeypatch):
+    monkeypatch.setattr(against, "REV_PARSE_SECONDS", 3.0)
+    fake_programs.add("git")
+    fake_programs.hang()
+    with pytest.raises(AgainstError, match=r"is not inside a git checkout \(no answer within 3 s; git was stopped"):
+        contracts_at("HEAD", tmp_path)
+    fake_programs.assert_hung_and_ended()
+
+
+@needs_git
+def test_git_archive_goes_to_a_file_and_is_bounded(tmp_path, user_home, monkeypatch):
+    """The tar is written into the scratch folder, never held in memory, and no larger than the limits allow."""
+    contracts = _repo(tmp_path)
+    monkeypatch.setattr(against, "ARCHIVE_FILE_BYTES", 4096)
+    with pytest.raises(AgainstError, match=r"contracts at that commit is an archive of more than 4,096 bytes \("):
+        contracts_at("HEAD", contracts)
+
+
+@needs_git
+def test_diff_against_refuses_an_archive_past_the_limits_cleanly(tmp_path, user_home, monkeypatch, python):
+    from typer.testing import CliRunner
+
+    from wirecheck.cli.app import app
+
+    contracts = _repo(tmp_path)
+    monkeypatch.setattr(archives, "MAX_ARCHIVE_BYTES", 1000)
+    result = CliRunner().invoke(app, ["diff", "--against", "HEAD", "--contracts", str(contracts)])
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
+    assert "--against HEAD: contracts at that commit holds more than 1,000 bytes of files (wirecheck.limits." \
+           "MAX_ARCHIVE_BYTES)" in " ".join(result.output.split())

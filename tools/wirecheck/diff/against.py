@@ -4,16 +4,32 @@ from __future__ import annotations
 
 import atexit
 import dataclasses
-import io
+import os
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from wirecheck.contracts.errors import ContractError
+from wirecheck.limits import MAX_ARCHIVE_BYTES, MAX_ARCHIVE_MEMBERS
+
+if TYPE_CHECKING:  # imported when a ref is read: a diff without --against starts no program
+    from wirecheck.programs.program import Completed, Scratch
+
+REV_PARSE_SECONDS = 60.0  # `git rev-parse --show-toplevel`
+ARCHIVE_SECONDS = 300.0  # `git archive` of the contracts folder at the ref
+# `git archive` writes its tar into a file in the scratch folder, never into memory, and no more than an archive
+# within the limits can be (its files' bytes, and per member a header, the padding and a long name's own headers:
+# 10 KiB is more than any of them needs); past that it is refused as the extraction would refuse it
+ARCHIVE_FILE_BYTES = MAX_ARCHIVE_BYTES + MAX_ARCHIVE_MEMBERS * 10 * 1024
+# git's settings given as variables (`GIT_CONFIG_GLOBAL`, `GIT_CONFIG_SYSTEM`, `GIT_CONFIG_COUNT` and its
+# `GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n`, the `GIT_CONFIG_PARAMETERS` of a `git -c` running a hook) and where it
+# stops looking for a repository
+GIT_PASSED_PREFIXES = ("GIT_CONFIG",)
+GIT_PASSED = ("GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM")
 
 
 class AgainstError(Exception):
@@ -50,25 +66,47 @@ def contracts_at(ref: str, contracts: Path) -> Extracted:
     if not ref.strip() or ref.startswith("-"):  # never an option to git
         raise AgainstError(f"--against {ref!r}: not a git revision")
     contracts = contracts.resolve()
-    try:
-        top = subprocess.run(["git", "-C", str(contracts), "rev-parse", "--show-toplevel"], check=True,
-                             capture_output=True, text=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError) as exc:
-        raise AgainstError(f"--against {ref}: {contracts} is not inside a git checkout ({_stderr(exc)})") from None
-    relative = contracts.relative_to(Path(top).resolve()).as_posix()
-    try:
-        archive = subprocess.run(["git", "-C", top, "archive", "--format=tar", ref, "--", relative], check=True,
-                                 capture_output=True).stdout
-    except subprocess.CalledProcessError as exc:
-        raise AgainstError(f"--against {ref}: git archive failed: {_stderr(exc)}") from None
-    target = Path(tempfile.mkdtemp(prefix="wirecheck-against-"))
-    atexit.register(shutil.rmtree, target, True)  # the extracted copy lives as long as the process
-    import tarfile  # only `diff --against` reads an archive
+    from wirecheck.programs.program import CommandError, Scratch, resolve_program
 
-    from wirecheck.archives import extract
+    try:
+        git = resolve_program("git", os.environ.get("PATH"))
+    except CommandError as exc:
+        raise AgainstError(f"--against {ref}: git cannot be run: {exc}") from None
+    with Scratch.create() as scratch:
+        env = git_env(scratch)
+        done = _git([git, "-C", str(contracts), "rev-parse", "--show-toplevel"], env, scratch, REV_PARSE_SECONDS)
+        if isinstance(done, str) or done.returncode != 0:
+            said = done if isinstance(done, str) else _stderr(done, REV_PARSE_SECONDS)
+            raise AgainstError(f"--against {ref}: {contracts} is not inside a git checkout ({said})")
+        top = done.stdout.decode("utf-8", "surrogateescape").strip()
+        relative = contracts.relative_to(Path(top).resolve()).as_posix()
+        tar_file = scratch.root / "work" / "archive.tar"
+        with tar_file.open("wb") as out:
+            done = _git([git, "-C", top, "archive", "--format=tar", ref, "--", relative], env, scratch,
+                        ARCHIVE_SECONDS, stdout_to=out, max_output=ARCHIVE_FILE_BYTES)
+        if isinstance(done, str) or done.returncode != 0:
+            said = done if isinstance(done, str) else _stderr(done, ARCHIVE_SECONDS)
+            raise AgainstError(f"--against {ref}: git archive failed: {said}")
+        if done.stdout_error is not None:
+            raise AgainstError(f"--against {ref}: git archive's output could not be written to {tar_file}: "
+                               f"{done.stdout_error}")
+        if done.stdout_total > ARCHIVE_FILE_BYTES:
+            raise AgainstError(f"--against {ref}: {relative} at that commit is an archive of more than "
+                               f"{ARCHIVE_FILE_BYTES:,} bytes ({done.stdout_total:,}), past what wirecheck unpacks "
+                               f"({MAX_ARCHIVE_BYTES:,} bytes of files, {MAX_ARCHIVE_MEMBERS:,} members): refused")
+        target = Path(tempfile.mkdtemp(prefix="wirecheck-against-"))
+        atexit.register(shutil.rmtree, target, True)  # the extracted copy lives as long as the process
+        import tarfile  # only `diff --against` reads an archive
 
-    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        refused = extract(tar, target)
+        from wirecheck.archives import ArchiveTooLarge, extract
+
+        try:
+            with tarfile.open(tar_file) as tar:
+                refused = extract(tar, target)
+        except ArchiveTooLarge as exc:
+            raise AgainstError(f"--against {ref}: {relative} at that commit {exc}: refused") from None
+        except (tarfile.TarError, EOFError) as exc:
+            raise AgainstError(f"--against {ref}: git archive's output cannot be read as a tar: {exc}") from None
     if refused is not None:
         raise AgainstError(f"--against {ref}: {relative} at that commit holds {refused}, which is not a plain file or "
                            "folder inside it (a link, a device, an absolute path or `..`): refused")
@@ -78,11 +116,49 @@ def contracts_at(ref: str, contracts: Path) -> Extracted:
     return Extracted(folder, ref, relative)
 
 
-def _stderr(exc: Exception) -> str:
-    err = getattr(exc, "stderr", None)
-    if isinstance(err, bytes):
-        err = err.decode(errors="replace")
-    return (err or str(exc)).strip().splitlines()[-1] if (err or str(exc)).strip() else str(exc)
+def git_env(scratch: Scratch) -> dict[str, str]:
+    """git's environment as wirecheck runs programs (wirecheck.programs): HOME, XDG_CONFIG_HOME and TMPDIR in the
+    scratch folder, so nothing of the user's home is written, and the user's global configuration still read.
+
+    git needs it: `safe.directory` is only taken from the global (or system) configuration, and GitHub's
+    actions/checkout writes one there for a workspace that belongs to another user than the job's (a container), or
+    git refuses the repository ("detected dubious ownership"). So the scratch HOME's `.gitconfig` includes the
+    user's own global configuration files, read where they are, in git's order ($XDG_CONFIG_HOME/git/config, then
+    ~/.gitconfig): safe.directory, aliases and everything else apply, relative includes resolve beside the user's
+    file; only `~` inside a value now means the scratch HOME. When GIT_CONFIG_GLOBAL is set, git reads that file
+    alone, and it is passed as it is (GIT_PASSED_PREFIXES)."""
+    env = scratch.env(pass_through=GIT_PASSED, pass_prefixes=GIT_PASSED_PREFIXES)
+    if "GIT_CONFIG_GLOBAL" not in env:
+        home = Path.home()
+        xdg = os.environ.get("XDG_CONFIG_HOME") or str(home / ".config")
+        included = [path for path in (Path(xdg) / "git" / "config", home / ".gitconfig") if path.is_file()]
+        if included:
+            lines = ["[include]"] + [f'\tpath = "{_quoted(str(path.absolute()))}"' for path in included]
+            (scratch.root / "home" / ".gitconfig").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return env
+
+
+def _quoted(text: str) -> str:
+    """A git configuration value inside double quotes."""
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _git(argv: list[str], env: dict[str, str], scratch: Scratch, timeout: float, **options: Any) -> Completed | str:
+    """git run to its end (wirecheck.programs.run): what it did, or why it could not be started."""
+    from wirecheck.programs.program import run
+
+    try:
+        return run(argv, env=env, timeout=timeout, scratch=scratch, **options)
+    except OSError as exc:
+        return f"git could not be started: {exc}"
+
+
+def _stderr(done: Completed, timeout: float) -> str:
+    """git's last line on stderr, or that it timed out."""
+    if done.returncode is None:
+        return f"no answer within {timeout:g} s; git was stopped, with all it started"
+    said = done.stderr.decode("utf-8", "replace").strip()
+    return said.splitlines()[-1] if said else f"git exited {done.returncode}"
 
 
 def pairs_against(old_registry, new_registry, specs: list[str]) -> tuple[list[tuple[str, str, str]], list[str]]:
