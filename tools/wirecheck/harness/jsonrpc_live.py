@@ -32,7 +32,6 @@ import datetime
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -44,6 +43,10 @@ from wirecheck.certify.report import FORMATS, write_folder
 from wirecheck.contracts import load_registry
 from wirecheck.harness.runner import find_scenario, run_scenario
 from wirecheck.harness.scenario import load_scenario
+from wirecheck.programs.program import CommandError, Scratch, resolve_program, run
+
+INSTALL_SECONDS = 900.0  # `npm install` of one subject
+NODE_VERSION_SECONDS = 30.0  # `node --version`, for the record
 
 DATA = Path("suites/harness/data/live-jsonrpc")
 MCP_SCHEMA = Path("suites/importer/data/mcp-2025-06-18")
@@ -112,16 +115,31 @@ def install(subject: Subject) -> Path:
     marker = folder / "node_modules" / subject.package / "package.json"
     if marker.is_file():
         return folder
-    npm = shutil.which("npm")
-    if npm is None:
-        raise RuntimeError("npm is not on PATH: the live tier installs its subjects from npm")
+    from wirecheck.importer.npm import run_npm
+
     folder.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run([npm, "install", "--prefix", str(folder), "--no-audit", "--no-fund", "--no-save",
-                           f"{subject.package}@{subject.version}"], capture_output=True, text=True, timeout=900,
-                          check=False)
-    if done.returncode != 0 or not marker.is_file():
-        raise RuntimeError(f"npm install {subject.package}@{subject.version} failed: {done.stderr.strip()[-1500:]}")
+    # through wirecheck.programs (importer.npm.run_npm): a scratch HOME, so npm's cache is the scratch folder's, not
+    # the user's ~/.npm; the install itself goes to `folder`
+    done = run_npm("npm", ["install", "--prefix", str(folder.absolute()), "--no-audit", "--no-fund", "--no-save",
+                           f"{subject.package}@{subject.version}"], timeout=INSTALL_SECONDS,
+                   needs="the live tier installs its subjects from npm")
+    if (failure := done.failure(INSTALL_SECONDS)) is not None:
+        raise RuntimeError(f"npm install {subject.package}@{subject.version} {failure}")
+    if not marker.is_file():
+        raise RuntimeError(f"npm install {subject.package}@{subject.version} installed no {marker}")
     return folder
+
+
+def node_version() -> str | None:
+    """`node --version` (for the record), run as every program is (wirecheck.programs); None when it cannot be
+    told."""
+    try:
+        node = resolve_program("node", os.environ.get("PATH"))
+        with Scratch.create() as scratch:
+            done = run([node, "--version"], env=scratch.env(), timeout=NODE_VERSION_SECONDS, scratch=scratch)
+    except (CommandError, OSError):
+        return None
+    return done.stdout.decode("utf-8", "replace").strip() if done.returncode == 0 else None
 
 
 def argv_of(subject: Subject, folder: Path, scratch: Path) -> list[str]:
@@ -168,8 +186,7 @@ def run_one(subject: Subject, out: Path, contracts: Path | None, data: Path) -> 
         "command": [_shown(a, folder) for a in argv],
         "script_sha256": _sha256(folder / "node_modules" / subject.package / subject.program)
         if not subject.program.startswith("bin:") else None,
-        "node": subprocess.run([shutil.which("node") or "node", "--version"], capture_output=True, text=True,
-                               check=False).stdout.strip(),
+        "node": node_version(),
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "contract": subject.contract, "role": subject.role, "scenario": subject.scenario,
         "scope": str(scope) if scope.is_file() else None,

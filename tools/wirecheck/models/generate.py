@@ -16,7 +16,6 @@ import argparse
 import copy
 import keyword
 import re
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -29,6 +28,8 @@ from wirecheck.contracts import load_registry
 from wirecheck.contracts.model import ContractRelease
 from wirecheck.contracts.views import DATA_KEYWORDS
 from wirecheck.fuzz.schemas import SchemaSet
+from wirecheck.programs.program import Scratch
+from wirecheck.programs.program import run as run_program
 
 MODELS_DIR = Path(__file__).resolve().parent
 GENERATOR_OPTIONS = [
@@ -50,6 +51,7 @@ GENERATOR_OPTIONS = [
 ]
 # Dropped before generation: pydantic cannot express them (see differences.yaml), and datamodel-code-generator
 # turns `not: {}` into an unsatisfiable `allOf: [false]` and refuses the whole release.
+GENERATOR_SECONDS = 600.0  # datamodel-code-generator over one release's schemas
 UNEXPRESSED = frozenset({"not"})
 DISCRIMINATOR_PREFERENCE = ("type", "subtype", "kind", "event", "method")
 
@@ -161,15 +163,14 @@ def generate_release(release: ContractRelease) -> dict[str, str]:
             },
         }
         (source / "kinds.json").write_bytes(orjson.dumps(kinds_schema, option=orjson.OPT_INDENT_2))
-        run = subprocess.run(
-            [sys.executable, "-m", "datamodel_code_generator", "--input", str(source), "--output", str(output),
-             *GENERATOR_OPTIONS],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if run.returncode != 0:
-            raise RuntimeError(f"datamodel-codegen failed for {release.name}:\n{run.stderr[-2000:]}")
+        # as every program (wirecheck.programs): a timeout, its own process group, a scratch HOME/XDG/TMPDIR;
+        # PYTHONPATH passed (the generator is found as wirecheck is)
+        with Scratch.create() as home:
+            run = run_program([sys.executable, "-m", "datamodel_code_generator", "--input", str(source), "--output",
+                               str(output), *GENERATOR_OPTIONS],
+                              env=home.env(pass_through=("PYTHONPATH",)), timeout=GENERATOR_SECONDS, scratch=home)
+        if (failure := run.failure(GENERATOR_SECONDS)) is not None:
+            raise RuntimeError(f"datamodel-codegen for {release.name} {failure}")
         files = {
             str(path.relative_to(output)): _normalise(path.read_text(encoding="utf-8"))
             for path in sorted(output.rglob("*.py"))
