@@ -16,7 +16,7 @@ from wirecheck.diff.flat import Flat, flatten, within
 from wirecheck.diff.model import ABSENT, ITEM
 from wirecheck.diff.regex_example import regex_example, regex_examples
 from wirecheck.diff.side import Side, child
-from wirecheck.diff.vocabulary import required_alternatives
+from wirecheck.diff.vocabulary import is_annotation, required_alternatives
 from wirecheck.json_types import PAYLOAD_LIMIT
 
 FORMAT_SAMPLES = {
@@ -157,11 +157,25 @@ def _from_union(side: Side, flat: Flat, path: tuple[Any, ...], plants: dict, dep
             continue
         if not found:
             first, found = candidate, True
-        if side.validator(branch).is_valid(candidate) and side.validator(flat.location).is_valid(candidate):
+        if side.validator(branch).is_valid(candidate) and (
+                _implies_union(side, flat.location, branch) or side.validator(flat.location).is_valid(candidate)):
             return candidate
     if not found:
         raise NoExample(f"no branch of {flat.location} gives an example")
     return first
+
+
+def _implies_union(side: Side, location: str, branch: str) -> bool:
+    """Whether `branch` accepting a payload means `location` accepts it, so the union's own validator (one more
+    jsonschema-rs compile of all the branches reach) need not be asked: `location` is an `anyOf` and annotations
+    (no other assertion, no `$id`/`$schema`), and `branch` is one of its members. ACP writes every optional
+    capability so (`anyOf: [{$ref: ...}, {type: null}]`). Not a `oneOf`: another member accepting too refuses."""
+    holder, keyword, _ = branch.rsplit("/", 2)
+    if holder != location or keyword != "anyOf":
+        return False
+    node = side.node(location)
+    return isinstance(node, dict) and all(
+        key == "anyOf" or (is_annotation(key) and key not in ("$id", "$schema")) for key in node)
 
 
 def member_example(side: Side, union: Flat, branch: str) -> Any:
