@@ -67,3 +67,86 @@ def test_node_version_past_its_timeout_is_none(fake_programs, monkeypatch):
     fake_programs.hang()
     assert jsonrpc_live.node_version() is None
     fake_programs.assert_hung_and_ended()
+
+
+# -- harness/live.py (the CLIs' live tier) and stub/live_xopc.py -------------------------------------------------
+
+def _cli_release(**source):
+    from wirecheck.harness import live
+
+    return live.Release(cli="fake-cli", version="1.2.3", executable="bin/fake-cli", scenarios=(), certify=(),
+                        **source)
+
+
+def test_a_cli_release_is_installed_by_npm_run_as_every_program(fake_programs, tmp_path):
+    from wirecheck.harness import live
+
+    fake_programs.add("npm", "prefix = sys.argv[sys.argv.index('--prefix') + 1]; "
+                             "os.makedirs(os.path.join(prefix, 'bin')); "
+                             "open(os.path.join(prefix, 'bin', 'fake-cli'), 'w').close()")
+    executable = live.install(_cli_release(npm="@example/fake-cli"), tmp_path / "cache")
+    assert executable == tmp_path / "cache" / "fake-cli@1.2.3" / "bin" / "fake-cli" and executable.is_file()
+    [facts] = fake_programs.runs("npm")
+    fake_programs.assert_standard(facts)
+    assert facts["argv"][-1] == "@example/fake-cli@1.2.3"
+
+
+def test_a_cli_wheel_is_downloaded_by_pip_run_as_every_program(fake_programs, tmp_path, monkeypatch):
+    from wirecheck.harness import live
+
+    monkeypatch.setenv("PIP_INDEX_URL", "https://pypi.example.invalid/simple")
+    fake_programs.module("pip", "import zipfile; dest = sys.argv[sys.argv.index('-d') + 1]; os.makedirs(dest); "
+                                "zipfile.ZipFile(os.path.join(dest, 'fake-1.2.3-py3-none-any.whl'), 'w')"
+                                ".writestr('bin/fake-cli', '#!/bin/sh\\n')")
+    executable = live.install(_cli_release(pypi="fake-cli==1.2.3"), tmp_path / "cache")
+    assert executable.read_text() == "#!/bin/sh\n"
+    [facts] = fake_programs.runs("pip")
+    fake_programs.assert_standard(facts)
+    assert facts["env"]["PIP_INDEX_URL"] == "https://pypi.example.invalid/simple"
+
+
+def test_a_cli_install_past_its_timeout_is_stopped_with_what_it_started(fake_programs, tmp_path, monkeypatch):
+    from wirecheck.harness import live
+
+    monkeypatch.setattr(live, "INSTALL_SECONDS", 3.0)
+    fake_programs.add("npm")
+    fake_programs.hang()
+    with pytest.raises(SystemExit, match=r"installing .* did not finish within 3 s"):
+        live.install(_cli_release(npm="@example/fake-cli"), tmp_path / "cache")
+    fake_programs.assert_hung_and_ended()
+
+
+@pytest.mark.skipif(__import__("shutil").which("git") is None, reason="git is not installed")
+def test_the_xopc_platform_files_come_from_git_run_as_every_program(fake_programs, tmp_path):
+    import shutil
+    import subprocess
+
+    from wirecheck.stub import live_xopc
+
+    real = shutil.which("git")
+    work = tmp_path / "xopc"
+    for name in live_xopc.PLATFORM_FILES:
+        (work / name).parent.mkdir(parents=True, exist_ok=True)
+        (work / name).write_text(f"// {name}\n")
+    git = [str(real), "-C", str(work), "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    for args in (["init", "-q"], ["add", "."], ["commit", "-q", "-m", "platform"]):
+        subprocess.run([*git, *args], check=True, timeout=60)
+    fake_programs.add("git", f"os.execv({real!r}, ['git', *sys.argv[1:]])")
+    files = live_xopc._source_files(work / ".git", "HEAD")
+    assert files == {name: f"// {name}\n".encode() for name in live_xopc.PLATFORM_FILES}
+    [facts] = fake_programs.runs("git")
+    fake_programs.assert_standard(facts)
+
+
+def test_the_xopc_tier_asks_node_as_every_program(fake_programs, tmp_path):
+    from wirecheck.contracts.formats import ADA_CASES
+    from wirecheck.stub import live_xopc
+
+    verdicts = [case.ada_2_9_2 for case in ADA_CASES]
+    node = fake_programs.add("node", "sys.stdin.read(); print(json.dumps({'version': 'v22.19.0', 'ada': '2.9.2', "
+                                     f"'verdicts': {verdicts!r}}}))")
+    facts = live_xopc._node_facts(node, tmp_path)
+    assert (facts["version"], facts["ada"]) == ("v22.19.0", "2.9.2")
+    [ran] = fake_programs.runs("node")
+    fake_programs.assert_standard(ran)
+    assert ran["cwd"] == str(tmp_path)

