@@ -336,7 +336,7 @@ def _digest_as_written(side: Side, location: str) -> tuple[str, int]:
     """The digest as the design defines it, computed afresh with nothing of `Side`'s memos or shortcuts: a
     location's text is `file#pointer ` and its node (but for `$id`, `$defs`, `definitions`) with sorted keys; its
     `$ref`s are found by walking that node (data keywords' values are not schemas); the digest hashes the sorted
-    texts of every location the refs reach, transitively."""
+    digests of the texts of every location the refs reach, transitively."""
     import hashlib
 
     from wirecheck.contracts.views import DATA_KEYWORDS
@@ -369,7 +369,8 @@ def _digest_as_written(side: Side, location: str) -> tuple[str, int]:
             text, refs = text_and_refs(at)
             parts.append(text)
             todo += refs
-    return hashlib.sha256(b"\n".join(sorted(parts))).hexdigest(), sum(map(len, parts))
+    return hashlib.sha256(b"".join(sorted(hashlib.sha256(p).digest() for p in parts))).hexdigest(), sum(
+        map(len, parts))
 
 
 def test_digests_share_the_closures_of_their_refs_and_say_what_they_said() -> None:
