@@ -365,3 +365,41 @@ def _(ws: Workspace) -> Run:
                         "    reason: !!set {a}\n")
     return Run(["certify", "fakeqoder@1.0.0", _framed(ws), "--role", "cli", "--baseline", baseline],
                contracts=FAKE, expect=stderr_says("a YAML set (!!set) is not a JSON value"))
+
+
+# -- archives: what a tool hands back to unpack (issue 35) -----------------------------------------------------------
+
+# A fake `npm pack` that writes a gzip bomb: a tar whose one file is 10 GiB of zeros, in 10 MB of gzip (the same
+# deflate block of 1 MiB of zeros after a full flush, 10,240 times; the gzip trailer's CRC is never reached)
+_BOMB_NPM = '''#!{python}
+import json, os, sys, tarfile, zlib
+spec, dest = sys.argv[2], sys.argv[sys.argv.index("--pack-destination") + 1]
+name, _, version = spec.rpartition("@")
+header = tarfile.TarInfo("package/zeros")
+header.size = 10 << 30
+deflate = zlib.compressobj(9, zlib.DEFLATED, -15)
+head = deflate.compress(header.tobuf()) + deflate.flush(zlib.Z_FULL_FLUSH)
+block = deflate.compress(bytes(1 << 20)) + deflate.flush(zlib.Z_FULL_FLUSH)
+filename = "bomb-" + version + ".tgz"
+with open(os.path.join(dest, filename), "wb") as out:
+    out.write(b"\\x1f\\x8b\\x08\\x00\\x00\\x00\\x00\\x00\\x02\\xff" + head)
+    for _ in range(10 << 10):
+        out.write(block)
+    out.write(deflate.flush(zlib.Z_FINISH) + bytes(8))
+print(json.dumps([{{"filename": filename, "name": name, "version": version, "integrity": "sha512-x", "shasum": "0"}}]))
+'''
+
+
+@case("import", "import npm: a tarball of 10 GiB of zeros in 10 MB of gzip (it was unpacked whole)", codes={2})
+def _(ws: Workspace) -> Run:
+    import sys
+
+    folder = ws.path("bin")
+    folder.mkdir()
+    npm = folder / "npm"
+    npm.write_text(_BOMB_NPM.format(python=sys.executable))
+    npm.chmod(0o755)
+    return Run(["import", "npm", "@agentclientprotocol/sdk@0.4.5", "--out", str(ws.path("out"))],
+               env={"PATH": f"{folder}{os.pathsep}{os.environ.get('PATH', '')}"},
+               expect=stderr_says("the tarball holds more than 1,073,741,824 bytes of files (wirecheck.limits."
+                                  "MAX_ARCHIVE_BYTES): 10,737,418,240 bytes up to and with 'package/zeros'"))
