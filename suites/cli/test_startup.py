@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -110,3 +111,45 @@ def test_a_command_runs_in_an_app_of_its_own_module_alone():
         for argv in ([name, "--help"], [name, "--no-such-option"]):
             whole, alone = runner.invoke(app, argv), runner.invoke(_app_for(argv), argv)
             assert (alone.exit_code, alone.output) == (whole.exit_code, whole.output), argv
+
+
+GC_PROBE = r'''
+import gc, json, sys
+from wirecheck import lazy
+seen = {"collections": 0, "before_start_up_over": None}
+gc.callbacks.append(lambda phase, info: phase == "start" and seen.__setitem__("collections", seen["collections"] + 1))
+over = lazy.start_up_over
+def start_up_over():
+    if seen["before_start_up_over"] is None:
+        seen["before_start_up_over"] = seen["collections"]
+    over()
+lazy.start_up_over = start_up_over
+sys.argv = ["wirecheck", *sys.argv[1:]]
+from wirecheck.cli import main  # the console script's and `python -m wirecheck`'s entry
+try:
+    main()
+except SystemExit:
+    pass
+print(json.dumps({**seen, "enabled": gc.isenabled()}), file=sys.stderr)
+'''
+
+
+def collections_in(*argv: str) -> dict:
+    done = subprocess.run([sys.executable, "-c", GC_PROBE, *argv], capture_output=True, text=True, timeout=120)
+    return json.loads(done.stderr.splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def test_the_collector_is_paused_while_a_diff_starts_up(tmp_path):
+    """Imports and the reading of a diff's inputs allocate objects that live as long as the process: no cycle
+    collection runs until the diff starts (there were ~60), and the collector runs again after it."""
+    seen = collections_in("diff-schemas", *small_pair(tmp_path))
+    assert seen["before_start_up_over"] == 0 and seen["enabled"]
+
+
+def test_validate_reads_its_stream_with_the_collector_running():
+    """validate reads unbounded streams: the start-up pause ends before it parses its arguments, and collections
+    run while it reads (a capture of a few lines is enough to see them)."""
+    seen = collections_in("validate", "claude-code-print@2.1.218",
+                          str(ROOT / "fixtures/claude-code-print/2.1.218/valid/results.ndjson"))
+    assert seen["before_start_up_over"] == 0
+    assert seen["collections"] > 0 and seen["enabled"]

@@ -1,4 +1,4 @@
-from wirecheck.cli.app import main
-
 if __name__ == "__main__":  # not when a spawned worker process imports it
+    from wirecheck.cli import main
+
     main()

@@ -41,6 +41,9 @@ OWNER: dict[str, str] = {
     "import": "wirecheck.cli.import_cmd",
     "help": "wirecheck.cli.help_cmd",
 }
+# commands whose input is read whole before a diff starts: the collector's start-up pause (lazy.py) lasts until the
+# diff engine starts, which ends it; any other command ends it before it parses its arguments
+DIFF_COMMANDS = frozenset({"diff", "diff-schemas"})
 
 def _new_app() -> typer.Typer:
     new = typer.Typer(
@@ -187,13 +190,20 @@ def main() -> None:
         _main()
     finally:
         lazy.one_command_process = previous
+        lazy.start_up_over()
 
 
 def _main() -> None:
+    from wirecheck import lazy
+
     _pipe_tolerant_stdout()
     try:
         try:
-            _app_for(sys.argv[1:])(standalone_mode=True)
+            argv = sys.argv[1:]
+            command = _app_for(argv)
+            if not argv or argv[0] not in DIFF_COMMANDS:  # the collector runs while the command reads its input
+                lazy.start_up_over()
+            command(standalone_mode=True)
         finally:
             sys.stdout.flush()  # a full disk is found here, while the handlers below can still say so
     except SystemExit as exc:

@@ -164,6 +164,7 @@ def cycle_collector_paused() -> Iterator[None]:
     counting still frees what is dropped, and one pass over the young generation when the diff ends frees the
     cycles it made. A matrix holds it paused across all its pairs, so the objects its shared sides accumulate
     are traversed once, not again after every pair."""
+    lazy.start_up_over()  # a `wirecheck diff` process paused the collector from its start to here (lazy.py)
     was_enabled = gc.isenabled()
     gc.disable()
     try:
