@@ -296,7 +296,8 @@ def test_ref_chains_point_at_their_end_and_nothing_else_changes() -> None:
     written = {uri: {"$defs": {"A": {"$ref": "#/$defs/B", "title": "A"}, "B": {"$ref": "#/$defs/C"},
                                "C": {"$ref": f"{other}#/$defs/D"}, "one": {"$ref": "#/$defs/C", "minimum": 1},
                                "L1": {"$ref": "#/$defs/L2"}, "L2": {"$ref": "#/$defs/L1"},
-                               "data": {"const": {"$ref": "#/$defs/B"}}}},
+                               "data": {"const": {"$ref": "#/$defs/B"}},
+                               "U": {"anyOf": [{"type": "null"}, {"properties": {"p": {"$ref": "#/$defs/A"}}}]}}},
                other: {"$defs": {"D": {"type": "string"}}}}
     before = repr(written)
     shortened = chains_shortened(written)
@@ -307,6 +308,7 @@ def test_ref_chains_point_at_their_end_and_nothing_else_changes() -> None:
     assert defs["one"] == {"$ref": "#/$defs/C", "minimum": 1}  # not only a $ref: a schema of its own
     assert defs["L1"] == {"$ref": "#/$defs/L2"} and defs["L2"] == {"$ref": "#/$defs/L1"}  # a loop: as written
     assert defs["data"] == {"const": {"$ref": "#/$defs/B"}}  # a value, not a schema
+    assert defs["U"]["anyOf"][1]["properties"]["p"] == {"$ref": f"{other}#/$defs/D"}  # found at any depth
     assert shortened[other] is written[other]
     assert chains_shortened(shortened) == shortened
 

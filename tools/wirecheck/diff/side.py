@@ -601,18 +601,24 @@ def chains_shortened(resources: dict[str, Any]) -> dict[str, Any]:
     and passed the gate (issue 31). The resources are copied where a chain is shortened, never changed."""
     bare: dict[str, str] = {}  # the location of each schema that is only a $ref (and annotations) → its target
     for base, schema in resources.items():
-        stack: list[tuple[Any, tuple[Any, ...]]] = [(schema, ())]
+        # each node with a link to its parent's (link, its key there): a path is spelled out only for a bare $ref
+        # (a tuple per node cost a third of this walk, which every side pays for every resource)
+        stack: list[tuple[Any, Any]] = [(schema, None)]
+        pop, push = stack.pop, stack.append
         while stack:
-            node, path = stack.pop()
+            node, link = pop()
             if isinstance(node, dict):
-                if isinstance(node.get("$ref"), str) and all(k == "$ref" or is_annotation(k) for k in node):
-                    here = f"{base}#{format_pointer(path)}"
-                    bare[here] = join(here, node["$ref"])
-                stack.extend((value, (*path, key)) for key, value in node.items()
-                             if key not in DATA_KEYWORDS and isinstance(value, dict | list))
+                ref = node.get("$ref")
+                if isinstance(ref, str) and all(k == "$ref" or is_annotation(k) for k in node):
+                    here = f"{base}#{format_pointer(_spelled(link))}"
+                    bare[here] = join(here, ref)
+                for key, value in node.items():
+                    if key not in DATA_KEYWORDS and isinstance(value, dict | list):
+                        push((value, (link, key)))
             elif isinstance(node, list):
-                stack.extend((value, (*path, index)) for index, value in enumerate(node)
-                             if isinstance(value, dict | list))
+                for index, value in enumerate(node):
+                    if isinstance(value, dict | list):
+                        push((value, (link, index)))
     ends: dict[str, str] = {}
     for here, target in bare.items():
         if target not in bare:
@@ -640,6 +646,15 @@ def chains_shortened(resources: dict[str, Any]) -> dict[str, Any]:
         end_base, _, _ = end.partition("#")
         holder["$ref"] = uri_of(end).removeprefix(end_base) if end_base == base else uri_of(end)
     return out
+
+
+def _spelled(link: Any) -> tuple[Any, ...]:
+    """The path a chain of (parent link, key) links spells, root first."""
+    tokens = []
+    while link is not None:
+        link, token = link
+        tokens.append(token)
+    return tuple(reversed(tokens))
 
 
 @lru_cache(maxsize=65536)
