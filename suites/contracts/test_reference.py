@@ -134,3 +134,33 @@ def test_a_side_whose_resources_cannot_be_written_remembers_nothing():
         deep = {"properties": {"a": deep}}
     assert ReferenceValidators({"https://x/d.json": {"$id": "https://x/d.json", **deep}}).memo is None
     assert ReferenceValidators(DYNAMIC).memo is None and ReferenceValidators(INTO_META).memo == {}
+
+
+def test_the_validator_made_for_a_subschema_is_remembered_per_schema_and_resolver(monkeypatch):
+    """The validators python-jsonschema makes for each subschema (`evolve`) are remembered: asked again, none is
+    made. One schema object met under two base URIs (shared by two resources) is two validators: its `$ref`
+    means each resource's own definition."""
+    from wirecheck.contracts import reference
+
+    common = {"$ref": "#/$defs/T"}
+    resources = {"https://x/a.json": {"$id": "https://x/a.json", "$defs": {"T": {"type": "string"}, "U": common}},
+                 "https://x/b.json": {"$id": "https://x/b.json", "$defs": {"T": {"type": "integer"}, "U": common}}}
+    shared = ReferenceValidators(resources)
+    cases = [("https://x/a.json#/$defs/U", "x", True), ("https://x/b.json#/$defs/U", "x", False),
+             ("https://x/b.json#/$defs/U", 1, True), ("https://x/a.json#/$defs/U", 1, False)]
+    for _ in range(2):
+        for location, payload, valid in cases:
+            assert shared.validator({"$ref": location}).is_valid(payload) is valid
+            assert reference_validator({"$ref": location}, resources).is_valid(payload) is valid
+    made: list[Any] = []
+    stock = reference._stock_evolve
+
+    def counted(self: Any, **changes: Any) -> Any:
+        made.append(changes)
+        return stock(self, **changes)
+
+    monkeypatch.setattr(reference, "_stock_evolve", counted)
+    validator = shared.validator({"$ref": "https://x/a.json#/$defs/U"})
+    assert validator.is_valid("x") and not validator.is_valid(1)
+    first = len(made)
+    assert validator.is_valid("y") and not validator.is_valid(2) and len(made) == first

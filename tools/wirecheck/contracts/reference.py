@@ -160,14 +160,16 @@ class ReferenceValidators:
     scope, the resolver's `previous` URIs, which a remembered resolution does not carry over. So it is remembered
     only where nothing can read the scope: no resource here holds a dynamic keyword, and the `$ref` lands in one of
     these resources (the meta-schemas use `$dynamicRef`: a resolution into them is never remembered, and the scope
-    inside them gets no URI of ours that has a dynamic anchor). Relies on python-jsonschema's `_resolver` argument
-    (4.26) and on how it uses a resolver, and on referencing's Resolver `_base_uri` (0.37): the tests in
-    suites/contracts/test_reference.py pin both."""
+    inside them gets no URI of ours that has a dynamic anchor). The validators each subschema is validated with
+    (python-jsonschema's `evolve`) are remembered too (`_remembered_evolve`). Relies on python-jsonschema's
+    `_resolver` argument and `evolve` (4.26) and on how they are used, and on referencing's Resolver `_base_uri`
+    (0.37): the tests in suites/contracts/test_reference.py pin them."""
 
     def __init__(self, resources: Mapping[str, Any]):
         self._registry = build_registry(resources)
         self.memo: dict[tuple[str, str], _Resolved] | None = None if _dynamic(resources) else {}
         self._combined = SPECIFICATIONS.combine(self._registry) if self.memo is not None else None
+        self.made: dict[tuple[int, int], Any] = {}  # (id(schema), id(resolver)) → validator (_remembered_evolve)
         self._own = frozenset(uri.rstrip("#") for uri in resources)
 
     def validator(self, schema: Any) -> Any:
@@ -175,8 +177,8 @@ class ReferenceValidators:
             return ReferenceValidator(schema, registry=self._registry, format_checker=FORMAT_CHECKER)
         # the resolver python-jsonschema's Validator.__attrs_post_init__ makes, made once for all
         resolver = self._combined.resolver_with_root(DRAFT202012.create_resource(schema))
-        return ReferenceValidator(schema, registry=self._registry, format_checker=FORMAT_CHECKER,
-                                  _resolver=_RememberingResolver(resolver, self.memo, self._own))
+        return _SharedValidator(schema, registry=self._registry, format_checker=FORMAT_CHECKER,
+                                _resolver=_RememberingResolver(resolver, self.memo, self._own, self.made))
 
 
 def _dynamic(resources: Mapping[str, Any]) -> bool:
@@ -202,24 +204,51 @@ class _RememberingResolver:
     rest are the Resolver's. Every resolver python-jsonschema gets from it is one too, so the memo follows the
     validation down. Reads the Resolver's `_base_uri` (referencing 0.37; pinned by the tests)."""
 
-    __slots__ = ("_inner", "_memo", "_own")
+    __slots__ = ("_inner", "_memo", "_own", "made")
 
-    def __init__(self, inner: Any, memo: dict[tuple[str, str], _Resolved], own: frozenset[str]):
-        self._inner, self._memo, self._own = inner, memo, own
+    def __init__(self, inner: Any, memo: dict[tuple[str, str], _Resolved], own: frozenset[str],
+                 made: dict[tuple[int, int], Any]):
+        self._inner, self._memo, self._own, self.made = inner, memo, own, made
 
     def lookup(self, ref: str) -> _Resolved:
         base = self._inner._base_uri
         found = self._memo.get((base, ref))
         if found is None:
             resolved = self._inner.lookup(ref)
-            found = _Resolved(resolved.contents, _RememberingResolver(resolved.resolver, self._memo, self._own))
+            found = _Resolved(resolved.contents,
+                              _RememberingResolver(resolved.resolver, self._memo, self._own, self.made))
             if (base if ref.startswith("#") else urldefrag(urljoin(base, ref))[0]) in self._own:
                 self._memo[(base, ref)] = found
         return found
 
     def in_subresource(self, subresource: Any) -> Any:
         inner = self._inner.in_subresource(subresource)
-        return self if inner is self._inner else _RememberingResolver(inner, self._memo, self._own)
+        return self if inner is self._inner else _RememberingResolver(inner, self._memo, self._own, self.made)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
+
+
+# ReferenceValidator as ReferenceValidators makes it: the same keywords, and an `evolve` that remembers
+_SharedValidator = validators.extend(ReferenceValidator, {})
+_stock_evolve = _SharedValidator.evolve
+
+
+def _remembered_evolve(self: Any, **changes: Any) -> Any:
+    """python-jsonschema's `descend` makes a validator for every subschema it enters, `evolve(schema=...,
+    _resolver=...)`: 6,067 for an ACP pair's confirmations, over a few hundred subschemas. What it makes depends on
+    that schema and resolver and on what `self` carries, the same for every validator of one ReferenceValidators
+    (its format checker and registry; the class, chosen by the schema's `$schema` or else `self`'s), so the one
+    made for a (schema, resolver) is remembered there (`made`). Keyed by identity: the validator remembered holds
+    both, so neither id is reused while it is. Anything else asked of `evolve` is made afresh."""
+    resolver = changes.get("_resolver")
+    if type(resolver) is _RememberingResolver and len(changes) == 2 and "schema" in changes:
+        key = (id(changes["schema"]), id(resolver))
+        found = resolver.made.get(key)
+        if found is None:
+            found = resolver.made[key] = _stock_evolve(self, **changes)
+        return found
+    return _stock_evolve(self, **changes)
+
+
+_SharedValidator.evolve = _remembered_evolve
