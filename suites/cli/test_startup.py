@@ -157,3 +157,10 @@ def test_validate_reads_its_stream_with_the_collector_running():
     assert seen["paused"] == 0
     assert seen["collections"] - seen["at_pause"] > 0 and seen["enabled"]
 
+
+def test_a_diff_of_two_releases_imports_only_what_it_uses(tmp_path):
+    """`diff OLD NEW` imports neither what derives kinds from raw schemas (diff-schemas), nor the --against
+    archive reader, nor a package's release matrix (`diff PACKAGE`): ~22 M instructions of an ACP pair."""
+    modules = imported_by(tmp_path, "diff", "xopc@0.0.251", "xopc@0.0.253")
+    assert "wirecheck.diff.engine" in modules and "wirecheck.contracts.loader" in modules  # the diff ran
+    assert not modules & {"wirecheck.diff.derive", "wirecheck.diff.against", "wirecheck.diff.package"}

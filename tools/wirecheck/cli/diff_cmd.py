@@ -148,10 +148,8 @@ def register(app: typer.Typer) -> None:
         """Diff contract releases: whom each change breaks (forward/backward, strict/tolerant consumers), with
         witness payloads, rule ids, fingerprints, and semver/wire-version verdicts. Exit 0 / 1 / 2."""
         from wirecheck.contracts import load_registry
-        from wirecheck.diff.against import AgainstError, contracts_at, pairs_against
         from wirecheck.diff.engine import diff_releases
         from wirecheck.diff.gate import fails
-        from wirecheck.diff.package import diff_package
 
         options = _options(compat, consumers, witnesses, output_format, annotations, strict_sets)
         reg = registry(contracts)
@@ -159,6 +157,8 @@ def register(app: typer.Typer) -> None:
         results: list[Any] = []
         packages: list[Any] = []
         if against is not None:
+            from wirecheck.diff.against import AgainstError, contracts_at, pairs_against
+
             try:
                 extracted = contracts_at(against, reg.root)
             except AgainstError as exc:
@@ -192,6 +192,8 @@ def register(app: typer.Typer) -> None:
             results.append(diff_releases(guarded(lambda: reg.load(f"{package}@{previous}")),
                                          guarded(lambda: reg.load(f"{package}@{version}")), options))
         elif len(specs) <= 1:
+            from wirecheck.diff.package import diff_package  # a package's release matrix
+
             names = [guarded(lambda: reg.package(specs[0])).name] if specs else list(reg.packages)
             for name in names:
                 package_diff = guarded(partial(diff_package, reg, name, options))

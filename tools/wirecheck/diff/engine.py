@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 from wirecheck import lazy
 from wirecheck.diff import semantic
 from wirecheck.diff.catalogue import diff_rule_catalogue
-from wirecheck.diff.derive import DerivedKind, derive, match_derived
 from wirecheck.diff.fingerprints import fingerprint
 from wirecheck.diff.flat import flatten, short_location
 from wirecheck.diff.instances import example
@@ -55,6 +54,7 @@ from wirecheck.pointer import parse_pointer
 
 if TYPE_CHECKING:  # a catalog's release types: `diff-schemas` never imports the contract model (13 dataclasses)
     from wirecheck.contracts.model import ContractRelease, MessageKind, SchemaLink
+    from wirecheck.diff.derive import DerivedKind  # kinds derived from raw schemas: `diff` of a catalog never has any
 
 # Changes that only widen or only narrow what a node accepts, so they break in their catalogued direction alone: a
 # member a union lost makes it refuse more, never accept more (ACP 1.7.0 → 1.8.0: a string new producers may write
@@ -526,6 +526,8 @@ def diff_schemas(old_schema: Any, new_schema: Any, options: DiffOptions | None =
     """Two raw JSON Schemas (users outside the catalog), producer → consumer. `kinds`: "auto" reports per message
     kind when both schemas are unions of messages, or sets of definitions (diff/derive.py); "none" (or schemas of
     neither shape) compares them as one pseudo-kind `schema`."""
+    from wirecheck.diff.derive import derive
+
     options = options or DiffOptions()
     old_id = old_schema.get("$id") if isinstance(old_schema, dict) else None
     new_id = new_schema.get("$id") if isinstance(new_schema, dict) else None
@@ -561,6 +563,8 @@ def _diff_derived(pair: _Pair, old_kinds: list[DerivedKind], new_kinds: list[Der
     """Kinds derived from two raw schemas: matched by id, else by key (a method and role under another name), else
     (kinds told apart by validation) by shape and use; each matched pair compared like a catalog's kind, the others
     added or removed. `old_root`, `new_root`: the schemas every message of a side satisfies."""
+    from wirecheck.diff.derive import match_derived
+
     findings: list[DiffFinding] = []
     verdicts: list[KindVerdict] = []
     matched, only_old, only_new = match_derived(old_kinds, new_kinds)
