@@ -88,6 +88,9 @@ def test_diff_schemas_imports_no_pydantic(tmp_path):
     # nor the contract loader (its validation of catalogs, registries and links): the schemas are files; nor the
     # contract model (13 dataclasses, ~60 M instructions on 3.11): a catalog's releases, which files have not
     assert "wirecheck.contracts.loader" not in modules and "wirecheck.contracts.model" not in modules
+    # nor PyYAML (~150 M instructions with a first load): the schemas are .json files, and the rule catalogue is
+    # read from its JSON twin (diff/catalogue.py)
+    assert "yaml" not in modules and "wirecheck.yaml_lines" not in modules
     # nor another command's module (cli/app.py's OWNER names the one that registers diff-schemas)
     assert {m for m in modules if m.startswith("wirecheck.cli.") and m.endswith("_cmd")} == {"wirecheck.cli.diff_cmd"}
 

@@ -152,6 +152,20 @@ def test_no_rule_entry_can_cap_a_finding() -> None:
         catalogue.catalogue_from(raw)
 
 
+def test_the_catalogue_diffs_read_is_rules_yaml() -> None:
+    """Diffs read rules.json, the JSON twin of rules.yaml (no PyYAML in a diff of two JSON files): it must be what
+    the YAML says, entry by entry and in its order, byte for byte as json_twin writes it."""
+    from wirecheck.diff import catalogue
+    from wirecheck.yaml_lines import read_yaml_file
+
+    raw = read_yaml_file(catalogue.RULES_YAML)
+    assert catalogue.RULES_JSON.read_text(encoding="utf-8") == catalogue.json_twin(raw), (
+        "rules.json is stale: run python -c \"from wirecheck.diff.catalogue import write_json_twin; "
+        "write_json_twin()\"")
+    assert catalogue.diff_rule_catalogue() == catalogue.catalogue_from(raw)
+    assert list(catalogue.diff_rule_catalogue()) == list(raw)  # `wirecheck rules` lists them in the YAML's order
+
+
 ACCEPT_EVERYTHING = [
     ({"$defs": {"x": {"type": "string"}}}, {"$defs": {"x": {"type": "integer"}}}),  # roots only (--kinds none)
     ({}, True),

@@ -8,8 +8,8 @@ from typing import Any
 
 import yaml
 
-from wirecheck.input_files import Unreadable
-from wirecheck.input_files import read_text as read_input_text
+from wirecheck.data_files import YamlFileError as YamlFileError  # one error type for every data file (re-exported)
+from wirecheck.data_files import read_text as read_text
 
 LINE_KEY = "__line__"
 
@@ -185,29 +185,6 @@ class _FastLoader(_Bounded, getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # t
 for _tag in _NOT_JSON_TAGS:
     _FastLoader.add_constructor(_tag, _refuse_tag)
 FAST_LOADER = _FastLoader
-
-
-class YamlFileError(Exception):
-    """A data file (YAML, or any text `read_text` reads) that cannot be read or parsed: `message` says why (with the
-    line when YAML knows it)."""
-
-    def __init__(self, file: str, message: str):
-        self.file, self.message = file, message
-        super().__init__(f"{file}: {message}")
-
-
-def read_text(path: Path, what: str = "file") -> str:
-    """A data file's text, read through input_files (devices, named pipes, symbolic-link loops refused; at most
-    limits.MAX_FILE_BYTES); YamlFileError, never another exception, when it cannot be read: missing, a directory,
-    too large, not UTF-8."""
-    file = str(path)
-    try:
-        return read_input_text(path, what)
-    except Unreadable as exc:
-        if exc.missing:
-            raise YamlFileError(file, f"{what} not found" if what.endswith("file") else
-                                f"no {what} (file not found)") from None
-        raise YamlFileError(file, exc.reason) from None
 
 
 def parse_yaml(text: str, file: str, *, lines: bool = False) -> Any:

@@ -81,9 +81,9 @@ def _finish(results: list[Any], options: Any, fail_on: str, waivers: Path | None
 def _load_schema(path: Path, default_draft: Any) -> Any:
     """The file's schema, translated into 2020-12 (`diff/inputs.read_input`); a usage error names file and pointer."""
     from wirecheck.contracts.drafts import Untranslatable
+    from wirecheck.data_files import YamlFileError, read_text
     from wirecheck.diff.inputs import not_json, read_input, too_many_values
     from wirecheck.json_text import parse_json
-    from wirecheck.yaml_lines import YamlFileError, parse_yaml, read_text
 
     try:
         text = read_text(path, what="schema file")
@@ -97,6 +97,8 @@ def _load_schema(path: Path, default_draft: Any) -> Any:
                     else ""
                 raise fail_usage(f"{path}{where}: {json_problem.message}{yaml_hint}")
         else:
+            from wirecheck.yaml_lines import parse_yaml  # PyYAML, for a schema file not named .json
+
             schema = parse_yaml(text, str(path))
     except YamlFileError as exc:
         raise fail_usage(str(exc)) from None

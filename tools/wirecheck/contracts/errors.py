@@ -9,7 +9,6 @@ from typing import Any
 from wirecheck.input_files import Unreadable, read_text
 from wirecheck.json_types import json_bytes, json_type, shown
 from wirecheck.pointer import parse_pointer
-from wirecheck.yaml_lines import compose, line_at
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +26,8 @@ class ContractProblem:
 def located(problems: Iterable[ContractProblem]) -> list[ContractProblem]:
     """The problems with the line their pointer leads to, where their file is YAML or JSON that can be read: found
     when a problem is shown, not while loading (each file is read again once, and only when something is wrong)."""
+    from wirecheck.yaml_lines import compose, line_at  # PyYAML: only when a problem is shown
+
     trees: dict[str, Any] = {}  # file → its node tree, or None
     result = []
     for problem in problems:

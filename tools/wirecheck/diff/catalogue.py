@@ -1,18 +1,30 @@
-"""The diff rule catalogue as data (diff/rules.yaml): level, directions, bump, purpose, rationale, message."""
+"""The diff rule catalogue as data (diff/rules.yaml): level, directions, bump, purpose, rationale, message.
+
+rules.yaml is the table people read and edit; every diff reads its JSON twin, rules.json, written from it by
+`write_json_twin()` (`python -c "from wirecheck.diff.catalogue import write_json_twin; write_json_twin()"` after
+editing rules.yaml): PyYAML's import and a first YAML load were ~150 M instructions of a
+one-keyword `diff-schemas` of two JSON files, which otherwise reads no YAML at all (issue 30, 6).
+suites/diff/test_gate.py fails when the twin is not what the YAML says, byte for byte.
+"""
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from wirecheck.diff.model import DIRECTIONS, VIEWS
 from wirecheck.findings import Severity
+from wirecheck.input_files import read_bytes
 from wirecheck.json_types import json_bytes
-from wirecheck.yaml_lines import read_yaml_file
 
+RULES_YAML = Path(__file__).parent / "rules.yaml"
+RULES_JSON = Path(__file__).parent / "rules.json"  # generated from RULES_YAML (json_twin); never edited by hand
 BUMPS = ("none", "patch", "minor", "major")
 _KEYS = {"level", "group", "breaks", "bump", "purpose", "rationale", "message"}
 
@@ -47,7 +59,18 @@ def show(value: Any) -> str:
 
 @cache
 def diff_rule_catalogue() -> dict[str, DiffRuleInfo]:
-    return catalogue_from(read_yaml_file(Path(__file__).parent / "rules.yaml"))  # the one YAML loader
+    return catalogue_from(orjson.loads(read_bytes(RULES_JSON, "diff rule catalogue")))
+
+
+def json_twin(raw: dict[str, Any]) -> str:
+    """rules.yaml's content as rules.json holds it (entries in the YAML's order)."""
+    return json.dumps(raw, indent=1, ensure_ascii=False) + "\n"
+
+
+def write_json_twin() -> None:
+    from wirecheck.yaml_lines import read_yaml_file  # the one YAML loader
+
+    RULES_JSON.write_text(json_twin(read_yaml_file(RULES_YAML)), encoding="utf-8")
 
 
 def catalogue_from(raw: dict[str, Any]) -> dict[str, DiffRuleInfo]:
