@@ -177,8 +177,8 @@ class ReferenceValidators:
             return ReferenceValidator(schema, registry=self._registry, format_checker=FORMAT_CHECKER)
         # the resolver python-jsonschema's Validator.__attrs_post_init__ makes, made once for all
         resolver = self._combined.resolver_with_root(DRAFT202012.create_resource(schema))
-        return _SharedValidator(schema, registry=self._registry, format_checker=FORMAT_CHECKER,
-                                _resolver=_RememberingResolver(resolver, self.memo, self._own, self.made))
+        return ReferenceValidator(schema, registry=self._registry, format_checker=FORMAT_CHECKER,
+                                  _resolver=_RememberingResolver(resolver, self.memo, self._own, self.made))
 
 
 def _dynamic(resources: Mapping[str, Any]) -> bool:
@@ -229,9 +229,7 @@ class _RememberingResolver:
         return getattr(self._inner, name)
 
 
-# ReferenceValidator as ReferenceValidators makes it: the same keywords, and an `evolve` that remembers
-_SharedValidator = validators.extend(ReferenceValidator, {})
-_stock_evolve = _SharedValidator.evolve
+_stock_evolve = ReferenceValidator.evolve
 
 
 def _remembered_evolve(self: Any, **changes: Any) -> Any:
@@ -240,7 +238,10 @@ def _remembered_evolve(self: Any, **changes: Any) -> Any:
     that schema and resolver and on what `self` carries, the same for every validator of one ReferenceValidators
     (its format checker and registry; the class, chosen by the schema's `$schema` or else `self`'s), so the one
     made for a (schema, resolver) is remembered there (`made`). Keyed by identity: the validator remembered holds
-    both, so neither id is reused while it is. Anything else asked of `evolve` is made afresh."""
+    both, so neither id is reused while it is. Anything else asked of `evolve` (a validator that is not one of a
+    ReferenceValidators': `reference_validator`'s) is made afresh, as python-jsonschema makes it. (ReferenceValidator's
+    own `evolve` is replaced, not a subclass made: a validator class costs 0.7 ms to create, a one-keyword diff's
+    start-up pays that.)"""
     resolver = changes.get("_resolver")
     if type(resolver) is _RememberingResolver and len(changes) == 2 and "schema" in changes:
         key = (id(changes["schema"]), id(resolver))
@@ -251,4 +252,4 @@ def _remembered_evolve(self: Any, **changes: Any) -> Any:
     return _stock_evolve(self, **changes)
 
 
-_SharedValidator.evolve = _remembered_evolve
+ReferenceValidator.evolve = _remembered_evolve
