@@ -164,3 +164,31 @@ def test_the_validator_made_for_a_subschema_is_remembered_per_schema_and_resolve
     assert validator.is_valid("x") and not validator.is_valid(1)
     first = len(made)
     assert validator.is_valid("y") and not validator.is_valid(2) and len(made) == first
+
+
+def test_a_python_jsonschema_or_referencing_without_the_private_parts_gets_plain_validators(monkeypatch):
+    """The memo reads private parts (python-jsonschema's `_resolver` argument, referencing's Resolver `_base_uri`;
+    this suite checks 4.23-4.26 and 0.35-0.37). A release that renamed them is not guessed at: the validators are
+    made plainly, and say what fresh ones say."""
+    import attrs
+
+    from wirecheck.contracts import reference
+
+    assert reference._internals_as_tested()  # the versions installed here have them
+    resources = {"https://x/s.json": {"$id": "https://x/s.json", "$defs": {
+        "a": {"type": "object", "properties": {"b": {"$ref": "#/$defs/b"}}}, "b": {"type": "string"}}}}
+    real_fields = attrs.fields
+    for cls, name in ((referencing._core.Resolver, "_base_uri"), (reference.ReferenceValidator, "_resolver")):
+        def renamed(of: Any, cls: Any = cls, name: str = name) -> Any:
+            found = real_fields(of)
+            return [f for f in found if name not in (f.name, f.alias)] if of is cls else found
+
+        monkeypatch.setattr(attrs, "fields", renamed)
+        reference._internals_as_tested.cache_clear()
+        shared = ReferenceValidators(resources)
+        assert shared.memo is None
+        validator = shared.validator({"$ref": "https://x/s.json#/$defs/a"})
+        assert validator.is_valid({"b": "x"}) and not validator.is_valid({"b": 1})
+        monkeypatch.undo()
+    reference._internals_as_tested.cache_clear()
+    assert ReferenceValidators(resources).memo == {}

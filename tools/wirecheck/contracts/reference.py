@@ -162,12 +162,14 @@ class ReferenceValidators:
     these resources (the meta-schemas use `$dynamicRef`: a resolution into them is never remembered, and the scope
     inside them gets no URI of ours that has a dynamic anchor). The validators each subschema is validated with
     (python-jsonschema's `evolve`) are remembered too (`_remembered_evolve`). Relies on python-jsonschema's
-    `_resolver` argument and `evolve` (4.26) and on how they are used, and on referencing's Resolver `_base_uri`
-    (0.37): the tests in suites/contracts/test_reference.py pin them."""
+    `_resolver` argument and `evolve` and on how they are used, and on referencing's Resolver `_base_uri`: the
+    tests in suites/contracts/test_reference.py pin them (passing with python-jsonschema 4.23 and 4.26, referencing
+    0.35 and 0.37); a release without them gets plain validators (`_internals_as_tested`)."""
 
     def __init__(self, resources: Mapping[str, Any]):
         self._registry = build_registry(resources)
-        self.memo: dict[tuple[str, str], _Resolved] | None = None if _dynamic(resources) else {}
+        self.memo: dict[tuple[str, str], _Resolved] | None = (
+            None if _dynamic(resources) or not _internals_as_tested() else {})
         self._combined = SPECIFICATIONS.combine(self._registry) if self.memo is not None else None
         self.made: dict[tuple[int, int], Any] = {}  # (id(schema), id(resolver)) → validator (_remembered_evolve)
         self._own = frozenset(uri.rstrip("#") for uri in resources)
@@ -179,6 +181,22 @@ class ReferenceValidators:
         resolver = self._combined.resolver_with_root(DRAFT202012.create_resource(schema))
         return ReferenceValidator(schema, registry=self._registry, format_checker=FORMAT_CHECKER,
                                   _resolver=_RememberingResolver(resolver, self.memo, self._own, self.made))
+
+
+@lru_cache(maxsize=1)
+def _internals_as_tested() -> bool:
+    """Whether python-jsonschema and referencing still have the private parts the memo relies on (python-jsonschema
+    4.23-4.26's `_resolver` argument, referencing 0.35-0.37's Resolver `_base_uri`, checked in the tests on both
+    ends of that range). A release without them is not guessed at: its validators are made plainly (slower, the
+    same answers), never broken by a name that moved."""
+    import attrs
+
+    try:
+        aliases = {field.alias for field in attrs.fields(ReferenceValidator)}
+        names = {field.name for field in attrs.fields(referencing._core.Resolver)}  # type: ignore[arg-type]
+    except (TypeError, AttributeError, attrs.exceptions.NotAnAttrsClassError):
+        return False
+    return "_resolver" in aliases and "_base_uri" in names
 
 
 def _dynamic(resources: Mapping[str, Any]) -> bool:
