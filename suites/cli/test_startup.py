@@ -167,3 +167,12 @@ def test_a_diff_of_two_releases_imports_only_what_it_uses(tmp_path):
     modules = imported_by(tmp_path, "diff", "xopc@0.0.251", "xopc@0.0.253")
     assert "wirecheck.diff.engine" in modules and "wirecheck.contracts.loader" in modules  # the diff ran
     assert not modules & {"wirecheck.diff.derive", "wirecheck.diff.against", "wirecheck.diff.package"}
+
+
+def test_a_diff_of_two_bundled_releases_reads_no_yaml(tmp_path):
+    """`diff acp@A acp@B` of bundled releases takes the data of registry.yaml, both catalogs and both readers.yaml
+    from contracts/parsed.jsonl (contracts.loader.contract_yaml), so PyYAML is not even imported (~110 M
+    instructions of an ACP pair: its import and five loads)."""
+    modules = imported_by(tmp_path, "diff", "acp@0.5.1", "acp@0.8.0")
+    assert "wirecheck.diff.engine" in modules and "wirecheck.contracts.loader" in modules  # the diff ran
+    assert "yaml" not in modules and "wirecheck.yaml_lines" not in modules

@@ -44,10 +44,10 @@ from wirecheck.contracts.model import (
 )
 from wirecheck.contracts.stamps import VERSION_STAMP, stamp_problems
 from wirecheck.contracts.views import count_values, ref_loops, ref_target, subschemas
+from wirecheck.data_files import YamlFileError, read_text
 from wirecheck.json_text import parse_json
 from wirecheck.limits import MAX_FILE_BYTES
 from wirecheck.pointer import format_pointer, parse_pointer, resolve
-from wirecheck.yaml_lines import YamlFileError, read_yaml_file
 
 ID_BASE = "https://contracts.wirecheck.invalid"
 READERS_FILE = "readers.yaml"
@@ -272,9 +272,67 @@ class PackageRegistry:
 
 def _read_yaml(path: Path) -> Any:
     try:
-        return read_yaml_file(path, what="contract file")
+        return contract_yaml(path, what="contract file")
     except YamlFileError as exc:
         raise ContractError(ContractProblem(exc.file, "", exc.message)) from None
+
+
+PARSED_FILE = "parsed.jsonl"  # in the bundled contracts: one line per YAML file the loader reads (contracts/checked.py)
+_NOT_STORED = object()
+
+
+def contract_yaml(path: Path, what: str = "file") -> Any:
+    """A contract YAML file's data, as `yaml_lines.read_yaml_file` gives it (same data, same errors). A file of the
+    bundled contracts whose bytes PARSED_FILE holds the data of (by SHA-256) is served from there: the same bytes
+    parse to the same data, and PyYAML is then not even imported (its import and the five YAML files of a `wirecheck
+    diff` of two releases were ~150 M instructions, issue 30, 6). Any other file (edited since the file was written,
+    a user's contracts folder, a pack, a YAML value JSON cannot hold) is parsed."""
+    stored = _parsed_of(path)
+    if stored is None:
+        from wirecheck.yaml_lines import read_yaml_file
+
+        return read_yaml_file(path, what=what)
+    text = read_text(path, what)  # the errors read_yaml_file gives; strict UTF-8: encoding it again gives the bytes
+    data = _served(stored, hashlib.sha256(text.encode("utf-8")).hexdigest())
+    if data is not _NOT_STORED:
+        return data
+    from wirecheck.yaml_lines import parse_yaml
+
+    return parse_yaml(text, str(path))
+
+
+def _parsed_of(path: Path) -> bytes | None:
+    """PARSED_FILE's bytes when `path` is in the bundled contracts (b"" when it cannot be read), else None."""
+    root = bundled_contracts_dir().resolve()
+    if root not in Path(path).resolve().parents:
+        return None
+    return _parsed_bytes(root)
+
+
+@cache
+def _parsed_bytes(root: Path) -> bytes:
+    try:
+        return input_files.read_bytes(root / PARSED_FILE, "parsed contract data")
+    except input_files.Unreadable:
+        return b""
+
+
+def _served(stored: bytes, digest: str) -> Any:
+    """The data of PARSED_FILE's line for `digest`, parsed afresh (a caller may keep or change it, as it may a YAML
+    load's), or _NOT_STORED. A line is `{"sha256":"<digest>","file":...,"data":...}`: the key, found at a line's
+    start, cannot be text inside a line (JSON escapes quotes in strings, and a line holds no newline)."""
+    key = b'{"sha256":"' + digest.encode("ascii") + b'"'
+    if stored.startswith(key):
+        start = 0
+    else:
+        start = stored.find(b"\n" + key) + 1
+        if start == 0:
+            return _NOT_STORED
+    end = stored.find(b"\n", start)
+    try:
+        return orjson.loads(stored[start:end if end >= 0 else None])["data"]
+    except (orjson.JSONDecodeError, KeyError, TypeError):
+        return _NOT_STORED
 
 
 @cache
@@ -699,7 +757,7 @@ def _kind_ids(catalog: Path) -> frozenset[Any] | None:
     """The kind ids a catalog names, read once however many consumer entries name its release; None when it
     cannot be read. Cached like `load_release`, for the life of the process."""
     try:
-        return frozenset(kind.get("id") for kind in read_yaml_file(catalog).get("kinds", []))
+        return frozenset(kind.get("id") for kind in contract_yaml(catalog).get("kinds", []))
     except (YamlFileError, AttributeError):
         return None
 
