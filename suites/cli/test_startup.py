@@ -176,3 +176,12 @@ def test_a_diff_of_two_bundled_releases_reads_no_yaml(tmp_path):
     modules = imported_by(tmp_path, "diff", "acp@0.5.1", "acp@0.8.0")
     assert "wirecheck.diff.engine" in modules and "wirecheck.contracts.loader" in modules  # the diff ran
     assert "yaml" not in modules and "wirecheck.yaml_lines" not in modules
+
+
+def test_validate_of_a_bundled_release_reads_no_yaml(tmp_path):
+    """`validate` of a bundled release takes its contract files' data from contracts/parsed.jsonl and the check
+    texts from rules/texts.json (rules/catalogue.py): PyYAML is not imported (~130 M instructions)."""
+    modules = imported_by(tmp_path, "validate", "acp@1.9.0",
+                          str(ROOT / "fixtures/acp/1.9.0/valid/elicitation-url.ndjson"))
+    assert "wirecheck.rules.catalogue" in modules and "wirecheck.contracts.loader" in modules  # validate ran
+    assert "yaml" not in modules and "wirecheck.yaml_lines" not in modules
