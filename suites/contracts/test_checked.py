@@ -18,7 +18,7 @@ BUNDLED = loader.bundled_contracts_dir()
 def test_checked_file_is_current():
     written = (BUNDLED / loader.CHECKED_FILE).read_text(encoding="utf-8")
     assert written == checked.text(BUNDLED), (
-        "contracts/checked.json is stale: run `python -m wirecheck.contracts.checked` after changing contracts/")
+        "contracts/checked.json is stale: run `python -m wirecheck.twins` after changing contracts/")
 
 
 def test_every_bundled_release_is_named():
@@ -107,7 +107,7 @@ def _yaml_files(root: Path) -> list[Path]:
 def test_parsed_file_is_current():
     written = (BUNDLED / loader.PARSED_FILE).read_bytes()
     assert written == checked.parsed_text(BUNDLED), (
-        "contracts/parsed.jsonl is stale: run `python -m wirecheck.contracts.checked` after changing contracts/")
+        "contracts/parsed.jsonl is stale: run `python -m wirecheck.twins` after changing contracts/")
 
 
 def test_every_yaml_file_the_loader_reads_is_stored():
@@ -187,3 +187,22 @@ def test_exact_tells_types_and_order_apart():
     assert checked.exact({"a": [1, 2.5, None, "x"], "b": True}, {"a": [1, 2.5, None, "x"], "b": True})
     assert not checked.exact(1, 1.0) and not checked.exact(True, 1) and not checked.exact([1], [1, 2])
     assert not checked.exact({"a": 1, "b": 2}, {"b": 2, "a": 1})
+
+
+def test_one_command_writes_every_generated_file(monkeypatch) -> None:
+    """`python -m wirecheck.twins` is the one command the stale-file messages name: it writes the contracts' two
+    files, the diff rule catalogue's twin and the check texts' twin (each writer recorded, none run)."""
+    from wirecheck import twins
+    from wirecheck.contracts import checked
+    from wirecheck.diff import catalogue as diff_rules
+    from wirecheck.rules import catalogue as check_texts
+
+    written: list[str] = []
+    monkeypatch.setattr(checked, "main", lambda: written.append("contracts") or 0)
+    monkeypatch.setattr(diff_rules, "write_json_twin", lambda: written.append("diff rules"))
+    monkeypatch.setattr(check_texts, "write_json_twin", lambda: written.append("check texts"))
+    assert twins.main() == 0
+    assert written == ["contracts", "diff rules", "check texts"]
+    from wirecheck.data_files import twin_text
+
+    assert twin_text({"b": "é", "a": [1]}) == '{\n "b": "é",\n "a": [\n  1\n ]\n}\n'  # YAML order, UTF-8 kept

@@ -160,8 +160,7 @@ def test_the_catalogue_diffs_read_is_rules_yaml() -> None:
 
     raw = read_yaml_file(catalogue.RULES_YAML)
     assert catalogue.RULES_JSON.read_text(encoding="utf-8") == catalogue.json_twin(raw), (
-        "rules.json is stale: run python -c \"from wirecheck.diff.catalogue import write_json_twin; "
-        "write_json_twin()\"")
+        "rules.json is stale: run python -m wirecheck.twins")
     assert catalogue.diff_rule_catalogue() == catalogue.catalogue_from(raw)
     assert list(catalogue.diff_rule_catalogue()) == list(raw)  # `wirecheck rules` lists them in the YAML's order
 

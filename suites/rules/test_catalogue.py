@@ -12,8 +12,7 @@ def test_the_catalogue_commands_read_is_the_yaml_files() -> None:
     files = catalogue.read_texts()
     assert list(files) == sorted(p.name for p in catalogue.TEXTS.glob("*.yaml")) and files
     assert catalogue.TEXTS_JSON.read_text(encoding="utf-8") == catalogue.json_twin(files), (
-        "rules/texts.json is stale: run python -c \"from wirecheck.rules.catalogue import write_json_twin; "
-        "write_json_twin()\"")
+        "rules/texts.json is stale: run python -m wirecheck.twins")
     assert catalogue.rule_catalogue() == catalogue.catalogue_from(files)
     assert list(catalogue.rule_catalogue()) == [rule_id for entries in files.values() for rule_id in entries]
 

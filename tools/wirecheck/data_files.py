@@ -4,7 +4,9 @@ instructions of its start-up). `yaml_lines` re-exports both names."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 from wirecheck.input_files import Unreadable
 from wirecheck.input_files import read_text as read_input_text
@@ -31,3 +33,9 @@ def read_text(path: Path, what: str = "file") -> str:
             raise YamlFileError(file, f"{what} not found" if what.endswith("file") else
                                 f"no {what} (file not found)") from None
         raise YamlFileError(file, exc.reason) from None
+
+
+def twin_text(data: Any) -> str:
+    """A YAML file's (or files') data as its generated JSON twin holds it (`python -m wirecheck.twins`): keys in the
+    YAML's order, one space of indent, text as written."""
+    return json.dumps(data, indent=1, ensure_ascii=False) + "\n"

@@ -1,16 +1,16 @@
 """Write the bundled contracts' generated files: CHECKED_FILE, the digest of every bundled release that loads with
 every check run, and PARSED_FILE, the data of every YAML file the loader reads, keyed by the SHA-256 of its bytes.
 
-`python -m wirecheck.contracts.checked` after changing anything under contracts/ (suites/contracts/test_checked.py
-fails until it is run: it compares both files with what this writes). A release CHECKED_FILE names, unchanged
-since, is loaded without its checks (contracts.loader.read_release); a changed or new one is checked as any other
-folder's. A YAML file whose bytes PARSED_FILE holds is not parsed (contracts.loader.contract_yaml); an edited one is.
+`python -m wirecheck.twins` (which runs this, and writes the other generated files) after changing anything under
+contracts/ (suites/contracts/test_checked.py fails until it is run: it compares both files with what this writes).
+A release CHECKED_FILE names, unchanged since, is loaded without its checks (contracts.loader.read_release); a
+changed or new one is checked as any other folder's. A YAML file whose bytes PARSED_FILE holds is not parsed
+(contracts.loader.contract_yaml); an edited one is.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -47,7 +47,9 @@ def digests(root: Path) -> dict[str, str]:
 
 
 def text(root: Path) -> str:
-    return json.dumps(digests(root), indent=1) + "\n"
+    from wirecheck.data_files import twin_text
+
+    return twin_text(digests(root))
 
 
 def exact(a: Any, b: Any) -> bool:

@@ -1,15 +1,13 @@
 """The diff rule catalogue as data (diff/rules.yaml): level, directions, bump, purpose, rationale, message.
 
 rules.yaml is the table people read and edit; every diff reads its JSON twin, rules.json, written from it by
-`write_json_twin()` (`python -c "from wirecheck.diff.catalogue import write_json_twin; write_json_twin()"` after
-editing rules.yaml): PyYAML's import and a first YAML load were ~150 M instructions of a
-one-keyword `diff-schemas` of two JSON files, which otherwise reads no YAML at all (issue 30, 6).
-suites/diff/test_gate.py fails when the twin is not what the YAML says, byte for byte.
+`write_json_twin()` (`python -m wirecheck.twins` after editing rules.yaml): PyYAML's import and a first YAML
+load were ~150 M instructions of a one-keyword `diff-schemas` of two JSON files, which otherwise reads no YAML at
+all (issue 30, 6). suites/diff/test_gate.py fails when the twin is not what the YAML says, byte for byte.
 """
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from dataclasses import dataclass
 from functools import cache
@@ -64,7 +62,9 @@ def diff_rule_catalogue() -> dict[str, DiffRuleInfo]:
 
 def json_twin(raw: dict[str, Any]) -> str:
     """rules.yaml's content as rules.json holds it (entries in the YAML's order)."""
-    return json.dumps(raw, indent=1, ensure_ascii=False) + "\n"
+    from wirecheck.data_files import twin_text
+
+    return twin_text(raw)
 
 
 def write_json_twin() -> None:

@@ -1,15 +1,13 @@
 """The check catalogue as data: ids, levels, purposes and rationales from rules/texts/*.yaml.
 
 The YAML files are what people read and edit; every command reads their JSON twin, texts.json, written from them by
-`write_json_twin()` (`python -c "from wirecheck.rules.catalogue import write_json_twin; write_json_twin()"` after
-editing a file of rules/texts/): PyYAML's import was ~90 M instructions of a `wirecheck validate` of a bundled
-release, which otherwise reads no YAML (issue 30, 6). suites/rules/test_registry.py fails when the twin is not what
-the YAML says, byte for byte.
+`write_json_twin()` (`python -m wirecheck.twins` after editing a file of rules/texts/): PyYAML's import was ~90 M
+instructions of a `wirecheck validate` of a bundled release, which otherwise reads no YAML (issue 30, 6).
+suites/rules/test_catalogue.py fails when the twin is not what the YAML says, byte for byte.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -61,7 +59,9 @@ def read_texts() -> dict[str, Any]:
 
 def json_twin(files: dict[str, Any]) -> str:
     """The texts as texts.json holds them (files, and entries in each, in the YAML's order)."""
-    return json.dumps(files, indent=1, ensure_ascii=False) + "\n"
+    from wirecheck.data_files import twin_text
+
+    return twin_text(files)
 
 
 def write_json_twin() -> None:
