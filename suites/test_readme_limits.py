@@ -72,6 +72,9 @@ INPUT_KINDS = {
     "schema file to import": "`import schema`'s schema file",
     "licence file": "`--license`",
     "corpus manifest": "the `diff-corpus` manifest",
+    "parsed contract data": "wirecheck's own generated data",  # contracts/parsed.jsonl
+    "diff rule catalogue": "wirecheck's own generated data",  # diff/rules.json
+    "check catalogue": "wirecheck's own generated data",  # rules/texts.json
     "file": "a file read whole",  # the generic reader (a problem's file read again for its line)
 }
 READERS = {"read_bytes", "read_text", "read_yaml_file", "capture_problem"}
