@@ -169,7 +169,7 @@ class ReferenceValidators:
     def __init__(self, resources: Mapping[str, Any]):
         self._registry = build_registry(resources)
         self.memo: dict[tuple[str, str], _Resolved] | None = (
-            None if _dynamic(resources) or not _internals_as_tested() else {})
+            None if written_holds(resources, _DYNAMIC) or not _internals_as_tested() else {})
         self._combined = SPECIFICATIONS.combine(self._registry) if self.memo is not None else None
         self.made: dict[tuple[int, int], Any] = {}  # (id(schema), id(resolver)) → validator (_remembered_evolve)
         self._own = frozenset(uri.rstrip("#") for uri in resources)
@@ -199,14 +199,16 @@ def _internals_as_tested() -> bool:
     return "_resolver" in aliases and "_base_uri" in names
 
 
-def _dynamic(resources: Mapping[str, Any]) -> bool:
-    """Whether a resource may hold a keyword that reads the dynamic scope; True when one cannot be written (nested
-    too deep for orjson, a number beyond 64 bits): not known, so yes."""
+def written_holds(resources: Mapping[str, Any], words: tuple[bytes, ...]) -> bool:
+    """Whether the JSON text of a resource, as orjson writes it, holds one of `words` (a keyword, `"$dynamicRef"`,
+    or a keyword and its value, `"additionalProperties":false`; also inside a value, which only costs a cheap
+    answer declined). True when a resource cannot be written (nested too deep for orjson, a number beyond 64 bits):
+    not known, so maybe."""
     try:
         texts = [orjson.dumps(schema) for schema in resources.values()]
     except (TypeError, RecursionError):
         return True
-    return any(key in text for text in texts for key in _DYNAMIC)
+    return any(word in text for text in texts for word in words)
 
 
 class _Resolved(NamedTuple):

@@ -14,11 +14,10 @@ from typing import Any
 from urllib.parse import quote, unquote, urljoin, urlsplit, urlunsplit
 
 import jsonschema_rs
-import orjson
 
 from wirecheck.contracts.errors import schema_error_text
 from wirecheck.contracts.formats import fast_validator
-from wirecheck.contracts.reference import ReferenceValidators
+from wirecheck.contracts.reference import ReferenceValidators, written_holds
 from wirecheck.contracts.stamps import generalised
 from wirecheck.contracts.views import DATA_KEYWORDS, tolerant_view
 from wirecheck.diff.model import STRICT, Several
@@ -351,13 +350,7 @@ class Side:
         resource cannot be written (nested deeper than orjson writes, a number beyond 64 bits)."""
         found: bool | None = self.memo.get("may close")
         if found is None:
-            try:
-                texts = [orjson.dumps(schema) for schema in self.resources.values()]
-            except TypeError:  # orjson.JSONEncodeError
-                found = True
-            else:
-                found = any(word in text for text in texts for word in _CLOSING_TEXTS)
-            self.memo["may close"] = found
+            found = self.memo["may close"] = written_holds(self.resources, _CLOSING_TEXTS)
         return found
 
     def _closes(self, value: Any) -> bool:
