@@ -298,3 +298,16 @@ def test_diff_against_refuses_an_archive_past_the_limits_cleanly(tmp_path, user_
     assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
     assert "--against HEAD: contracts at that commit holds more than 1,000 bytes of files (wirecheck.limits." \
            "MAX_ARCHIVE_BYTES)" in " ".join(result.output.split())
+
+
+@needs_git
+def test_an_archive_that_cannot_be_written_out_is_a_located_error(tmp_path, monkeypatch):
+    """A full disk or an unwritable folder while unpacking: an AgainstError naming where, never a traceback."""
+    contracts = _repo(tmp_path)
+
+    def full_disk(tar, target):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(archives, "extract", full_disk)
+    with pytest.raises(AgainstError, match=r"cannot be unpacked into .*No space left on device"):
+        contracts_at("HEAD", contracts)

@@ -150,3 +150,20 @@ def test_the_xopc_tier_asks_node_as_every_program(fake_programs, tmp_path):
     [ran] = fake_programs.runs("node")
     fake_programs.assert_standard(ran)
     assert ran["cwd"] == str(tmp_path)
+
+
+def test_the_xopc_tier_says_why_git_cannot_give_the_platform_files(fake_programs, tmp_path, monkeypatch):
+    """No git on PATH, or git writing no tar: a located `live-xopc:` error and exit 2, never a traceback."""
+    from wirecheck.stub import live_xopc
+
+    git_dir = tmp_path / "xopc.git"
+    (git_dir / "objects").mkdir(parents=True)
+    (git_dir / "HEAD").write_text("ref: refs/heads/main\n")
+    fake_programs.add("git", "sys.stdout.write('not a tar')")
+    with pytest.raises(SystemExit) as ended:
+        live_xopc._source_files(git_dir, "HEAD")
+    assert ended.value.code == 2
+    monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
+    with pytest.raises(SystemExit) as ended:
+        live_xopc._source_files(git_dir, "HEAD")
+    assert ended.value.code == 2

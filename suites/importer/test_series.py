@@ -172,3 +172,16 @@ def test_a_pair_past_its_timeout_is_stopped_with_what_it_started(fake_programs, 
                             timeout=3, measure_cpu=False)
     assert pair.error == "timed out after 3 s" and pair.exit_code is None
     fake_programs.assert_hung_and_ended()
+
+
+def test_a_report_larger_than_what_is_kept_is_said_not_read_as_no_report(fake_programs, tmp_path, monkeypatch):
+    """programs.run keeps a program's first MAX_RUN_OUTPUT bytes of stdout: a larger JSON report, cut there, is no
+    JSON; the pair says its report was too large instead of "no JSON report" (its findings lost without a reason)."""
+    from wirecheck.programs import program
+
+    monkeypatch.setattr(program, "MAX_RUN_OUTPUT", 100)
+    monkeypatch.setattr(program.run, "__kwdefaults__", {**program.run.__kwdefaults__, "max_output": 100})
+    fake_programs.module("wirecheck", "print(json.dumps({'pairs': [{'findings': [{'message': 'x' * 500}]}]}))")
+    pair = series.diff_pair(*_versions(tmp_path), mode="schemas", package="acp", contracts=tmp_path, extra=[],
+                            timeout=60, measure_cpu=False)
+    assert pair.error is not None and "larger than the series tool reads" in pair.error, pair.error

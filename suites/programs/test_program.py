@@ -77,14 +77,14 @@ def test_run_reads_to_the_end_when_the_file_cannot_be_written(tmp_path):
 def test_why_a_run_failed_is_said_with_its_last_words():
     code = "import sys; sys.stderr.write('npm error code E404\\nnpm error 404 Not Found\\n'); sys.exit(1)"
     done = run([sys.executable, "-c", code], env=dict(os.environ), timeout=60)
-    assert done.failure(60) == "failed (exit 1): npm error code E404\nnpm error 404 Not Found"
-    assert run([sys.executable, "-c", "pass"], env=dict(os.environ), timeout=60).failure(60) is None
+    assert done.failure() == "failed (exit 1): npm error code E404\nnpm error 404 Not Found"
+    assert run([sys.executable, "-c", "pass"], env=dict(os.environ), timeout=60).failure() is None
     silent = run([sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"],
                  env=dict(os.environ), timeout=60)
-    assert silent.failure(60) == "failed (signal 9), saying nothing on stderr"
+    assert silent.failure() == "failed (signal 9), saying nothing on stderr"
     slow = run([sys.executable, "-c", "import sys, time; sys.stderr.write('fetching'); sys.stderr.flush(); "
                                       "time.sleep(300)"], env=dict(os.environ), timeout=2)
-    assert slow.failure(2) == ("did not finish within 2 s and was stopped, with all it started; it had said: "
+    assert slow.failure() == ("did not finish within 2 s and was stopped, with all it started; it had said: "
                                "fetching")
 
 

@@ -107,6 +107,9 @@ def contracts_at(ref: str, contracts: Path) -> Extracted:
             raise AgainstError(f"--against {ref}: {relative} at that commit {exc}: refused") from None
         except (tarfile.TarError, EOFError) as exc:
             raise AgainstError(f"--against {ref}: git archive's output cannot be read as a tar: {exc}") from None
+        except OSError as exc:  # a full disk, a folder that cannot be written
+            raise AgainstError(f"--against {ref}: {relative} at that commit cannot be unpacked into {target}: "
+                               f"{exc}") from None
     if refused is not None:
         raise AgainstError(f"--against {ref}: {relative} at that commit holds {refused}, which is not a plain file or "
                            "folder inside it (a link, a device, an absolute path or `..`): refused")

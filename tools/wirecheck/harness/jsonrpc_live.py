@@ -123,7 +123,7 @@ def install(subject: Subject) -> Path:
     done = run_npm("npm", ["install", "--prefix", str(folder.absolute()), "--no-audit", "--no-fund", "--no-save",
                            f"{subject.package}@{subject.version}"], timeout=INSTALL_SECONDS,
                    needs="the live tier installs its subjects from npm")
-    if (failure := done.failure(INSTALL_SECONDS)) is not None:
+    if (failure := done.failure()) is not None:
         raise RuntimeError(f"npm install {subject.package}@{subject.version} {failure}")
     if not marker.is_file():
         raise RuntimeError(f"npm install {subject.package}@{subject.version} installed no {marker}")

@@ -122,7 +122,7 @@ def install(release: Release, cache: Path) -> Path:
                         str(release.pypi), "-d", str((where / "wheel").absolute())],
                        env=scratch.env(pass_through=(*NETWORK_ENV, "PYTHONPATH"), pass_prefixes=("PIP_",)),
                        timeout=INSTALL_SECONDS, scratch=scratch)
-    if (failure := done.failure(INSTALL_SECONDS)) is not None:
+    if (failure := done.failure()) is not None:
         raise SystemExit(f"installing {release.package} {failure}")
     if release.pypi is not None:
         wheel = next((where / "wheel").glob("*.whl"))

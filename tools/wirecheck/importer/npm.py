@@ -99,7 +99,7 @@ def pack(spec: str, dest: Path) -> PackedRelease:
     dest.mkdir(parents=True, exist_ok=True)
     completed = run_npm("npm", ["pack", spec, "--json", "--pack-destination", str(dest.absolute())],
                         timeout=PACK_SECONDS)
-    if (failure := completed.failure(PACK_SECONDS)) is not None:
+    if (failure := completed.failure()) is not None:
         raise RuntimeError(f"npm pack {spec} {failure}")
     try:
         listed = json.loads(completed.stdout)[0]

@@ -65,7 +65,7 @@ def download_wheel(dest: Path, version: str = WHEEL_VERSION) -> Path:
     with Scratch.create() as scratch:
         env = scratch.env(pass_through=(*NETWORK_ENV, "PYTHONPATH"), pass_prefixes=("PIP_",))
         done = run(argv, env=env, timeout=DOWNLOAD_SECONDS, scratch=scratch)
-    if (failure := done.failure(DOWNLOAD_SECONDS)) is not None:
+    if (failure := done.failure()) is not None:
         raise SystemExit(f"pip download {WHEEL}=={version} {failure}")
     wheels = sorted(dest.glob("qoder_agent_sdk-*.whl"))
     if not wheels:

@@ -64,7 +64,7 @@ def generate(root: Path, entry: str, stand_ins: Mapping[str, str], generator: st
     # npx fetches the generator into its cache, in the scratch HOME: once per import, never the user's ~/.npm
     completed = run_npm("npx", args, timeout=GENERATE_SECONDS, cwd=root,
                         needs="the import pipeline needs Node (only the import does)")
-    if (failure := completed.failure(GENERATE_SECONDS)) is not None:
+    if (failure := completed.failure()) is not None:
         raise RuntimeError(f"{generator} {failure}")
     if not out.exists():
         raise RuntimeError(f"{generator} wrote no {out.name}: {completed.stderr.decode('utf-8', 'replace')[-3000:]}")

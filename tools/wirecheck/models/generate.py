@@ -169,7 +169,7 @@ def generate_release(release: ContractRelease) -> dict[str, str]:
             run = run_program([sys.executable, "-m", "datamodel_code_generator", "--input", str(source), "--output",
                                str(output), *GENERATOR_OPTIONS],
                               env=home.env(pass_through=("PYTHONPATH",)), timeout=GENERATOR_SECONDS, scratch=home)
-        if (failure := run.failure(GENERATOR_SECONDS)) is not None:
+        if (failure := run.failure()) is not None:
             raise RuntimeError(f"datamodel-codegen for {release.name} {failure}")
         files = {
             str(path.relative_to(output)): _normalise(path.read_text(encoding="utf-8"))

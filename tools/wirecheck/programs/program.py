@@ -317,13 +317,14 @@ class Completed:
     problems: list[str]  # what Program.stop found left behind
     stdout_total: int = 0  # bytes the program wrote on stdout, kept or not (more than `max_output`: some dropped)
     stdout_error: str | None = None  # why `stdout_to` could not be written (what was read past it was dropped)
+    timeout: float = 0.0  # the seconds it was given
 
-    def failure(self, timeout: float) -> str | None:
+    def failure(self) -> str | None:
         """Why the run failed, in words that follow the command's name ("npm pack x@1.0.0 failed (exit 1): …"),
         the end of its stderr quoted (its last 2,000 characters); None when it exited 0."""
         said = self.stderr.decode("utf-8", "replace").strip()[-2000:]
         if self.returncode is None:
-            ended = f"did not finish within {timeout:g} s and was stopped, with all it started"
+            ended = f"did not finish within {self.timeout:g} s and was stopped, with all it started"
             return f"{ended}; it had said: {said}" if said else ended
         if self.returncode == 0:
             return None
@@ -360,7 +361,7 @@ def run(argv: Sequence[str], *, env: Mapping[str, str], timeout: float, cwd: str
         with contextlib.suppress(OSError, ValueError):
             if program.stdout is not None and not reader.is_alive():
                 program.stdout.close()
-    return Completed(code, bytes(stdout), stderr.data, problems, seen.total, seen.error)
+    return Completed(code, bytes(stdout), stderr.data, problems, seen.total, seen.error, timeout)
 
 
 @dataclass

