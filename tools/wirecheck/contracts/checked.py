@@ -10,7 +10,6 @@ changed or new one is checked as any other folder's. A YAML file whose bytes PAR
 
 from __future__ import annotations
 
-import hashlib
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from wirecheck.contracts.loader import (
     bundled_contracts_dir,
     digest_of,
     load_registry,
+    parsed_key,
     read_release,
 )
 
@@ -76,7 +76,7 @@ def parsed_lines(root: Path) -> tuple[list[bytes], list[str]]:
         raw = path.read_bytes()
         try:
             data = parse_yaml(raw.decode("utf-8"), str(path))
-            line = orjson.dumps({"sha256": hashlib.sha256(raw).hexdigest(), "file": name, "data": data})
+            line = orjson.dumps({"sha256": parsed_key(raw), "file": name, "data": data})
         except (UnicodeDecodeError, YamlFileError, TypeError, orjson.JSONEncodeError):
             left_out.append(name)
             continue
@@ -87,14 +87,14 @@ def parsed_lines(root: Path) -> tuple[list[bytes], list[str]]:
     return lines, left_out
 
 
-def parsed_text(root: Path) -> bytes:
-    return b"".join(line + b"\n" for line in parsed_lines(root)[0])
+def parsed_text(root: Path, lines: list[bytes] | None = None) -> bytes:
+    return b"".join(line + b"\n" for line in (parsed_lines(root)[0] if lines is None else lines))
 
 
 def main() -> int:
     root = bundled_contracts_dir()
     lines, left_out = parsed_lines(root)
-    (root / PARSED_FILE).write_bytes(b"".join(line + b"\n" for line in lines))  # first: the digests read it
+    (root / PARSED_FILE).write_bytes(parsed_text(root, lines))  # first: the digests read it
     (root / CHECKED_FILE).write_text(text(root), encoding="utf-8")
     print(f"wrote {root / CHECKED_FILE} and {root / PARSED_FILE}"
           + (f" (parsed at every load, holding what JSON cannot: {', '.join(left_out)})" if left_out else ""),

@@ -293,12 +293,18 @@ def contract_yaml(path: Path, what: str = "file") -> Any:
 
         return read_yaml_file(path, what=what)
     text = read_text(path, what)  # the errors read_yaml_file gives; strict UTF-8: encoding it again gives the bytes
-    data = _served(stored, hashlib.sha256(text.encode("utf-8")).hexdigest())
+    data = _served(stored, parsed_key(text.encode("utf-8")))
     if data is not _NOT_STORED:
         return data
     from wirecheck.yaml_lines import parse_yaml
 
     return parse_yaml(text, str(path))
+
+
+def parsed_key(raw: bytes) -> str:
+    """What PARSED_FILE keys a YAML file's data by: the SHA-256 of its bytes (the writer and the reader both ask
+    here, so they cannot drift apart)."""
+    return hashlib.sha256(raw).hexdigest()
 
 
 def _parsed_of(path: Path) -> bytes | None:
