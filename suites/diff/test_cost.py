@@ -138,3 +138,23 @@ def test_a_containment_question_is_answered_once_per_side_pair_locations_and_res
     semantic.contained(other, n, wide, w_closed, TOLERANT)  # another side, at the same location: asked again
     assert asked == [(w_open, STRICT), (w_closed, STRICT), (w_closed, TOLERANT), (w_closed, TOLERANT)]
     assert semantic.contained(narrow, n, wide, w_closed, STRICT) == real(narrow, n, wide, w_closed, STRICT)
+
+
+def test_the_bench_measures_diff_cost_from_a_fresh_process(tmp_path, monkeypatch) -> None:
+    """A child's ru_maxrss counts the memory of the process that started it: started from `nox -s bench`'s process,
+    which holds the benches before it, the 5.9 MB pair read 416 MiB (its own peak: 249 MiB). bench.diff_cost runs
+    diff/cost.py in a process of its own."""
+    import subprocess
+    import sys
+
+    from wirecheck import bench
+
+    ran: list[list[str]] = []
+
+    def recorded(argv, **options):
+        ran.append(list(argv))
+        return subprocess.CompletedProcess(argv, 1)
+
+    monkeypatch.setattr(subprocess, "run", recorded)
+    assert bench.diff_cost(tmp_path) is False  # a missed target (exit 1) is reported as missed
+    assert ran == [[sys.executable, "-m", "wirecheck.diff.cost", str(tmp_path)]]
