@@ -16,6 +16,7 @@ from wirecheck.certify.pipeline import certify_captures
 from wirecheck.check.classify import ASK, Classifier
 from wirecheck.check.engine import Engine, check_captures, jsonrpc_methods
 from wirecheck.check.message import Message
+from wirecheck.check.sequences import unknown_method
 from wirecheck.contracts import ContractError, load_registry
 from wirecheck.findings import Severity
 
@@ -215,7 +216,7 @@ def test_a_release_without_method_selectors_is_not_json_rpc(tmp_path):
     assert jsonrpc_methods(demo) is None
     value = {"jsonrpc": "2.0", "id": 1, "method": "nothing"}
     engine = Engine(demo)
-    assert engine._unknown_method(Message(value=value, file="x", sender="client")) is None
+    assert unknown_method(engine.sequences, Message(value=value, file="x", sender="client")) is None
 
 
 # -- the selector: present and absent -------------------------------------------------------------------------

@@ -48,7 +48,7 @@ def test_the_family_is_read_from_the_catalog(qoder):
     assert {k.id for k in family.answers} == {"control_response.success", "control_response.error",
                                               "sdk.control_response.success", "sdk.control_response.error"}
     # a JSON-RPC release keeps its own reading of unknown methods
-    assert Engine(load_registry().load("acp@2.4.0")).families == ()
+    assert Engine(load_registry().load("acp@2.4.0")).sequences.families == ()
 
 
 def test_an_unknown_subtype_answered_with_an_error_correlates(qoder, tmp_path):

@@ -44,6 +44,7 @@ def snapshot(result):
         "findings": [f.to_json() for f in result.findings],
         "counts": [result.count(s) for s in result_module.Severity],
         "fails": result.fails(),
+        "judged": result.judged,
     }
 
 
@@ -82,7 +83,7 @@ def test_merge_reads_every_field_of_a_result():
     """A field added to a result must be merged too: this fails until merge (and this list) names it."""
     assert {f.name for f in dataclasses.fields(result_module.CheckResult)} == {
         "release", "captures", "coverage", "messages", "unclassified", "fail_on", "omitted", "capture_count",
-        "unreadable_count", "min_coverage"}
+        "unreadable_count", "min_coverage", "judged"}
     assert {f.name for f in dataclasses.fields(result_module.CaptureSummary)} == {
         "file", "form", "messages", "index", "findings", "unreadable"}
 

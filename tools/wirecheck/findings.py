@@ -32,6 +32,7 @@ class Finding:
     expected: str | None = None
     found: str | None = None
     sender: str | None = None  # the role that sent the line, where the capture says (framed captures)
+    obligation: str | None = None  # the behaviour obligation it breaks (behaviour.yaml), by its id in the release
 
     def __post_init__(self) -> None:
         # A capture's value can be megabytes (a 1 MiB string in a message, a 1 MiB key): a finding quotes it cut,

@@ -13,6 +13,7 @@ from typing import IO, Any
 
 import orjson
 
+from wirecheck.capture.process import is_process_frame, read_process
 from wirecheck.check.message import Message
 from wirecheck.findings import Finding
 from wirecheck.json_text import parse_json
@@ -188,7 +189,8 @@ def read_stream(items: Iterator[tuple[int, Any] | Finding], file: str):
 
 
 def read_framed(rest: Iterator[tuple[int, Any] | Finding], file: str):
-    """Both directions: after the header line, each line is {"from": <role>, "message": {...}}. Findings on lines
+    """Both directions: after the header line, each line is {"from": <role>, "message": {...}}, and the last may
+    say how the program ended ({"process": {...}}: capture/process.py, yielded as a ProcessRecord). Findings on lines
     that do not parse name their sender too (the line reader asks `frame_sender`). A frame with `from` twice is
     a DUPLICATE_KEY nobody can be blamed for; its message is read with the last `from`, as a JSON parser does."""
     for item in rest:
@@ -196,6 +198,10 @@ def read_framed(rest: Iterator[tuple[int, Any] | Finding], file: str):
             yield item
             continue
         line_no, frame = item
+        if is_process_frame(frame):  # how the program ended (capture/process.py): evidence, not a message
+            record = read_process(frame, file, line_no)
+            yield record if not isinstance(record, str) else capture_finding("CAPTURE_FORMAT", record, file, line_no)
+            continue
         sender = frame.get("from") if isinstance(frame, dict) and isinstance(frame.get("from"), str) else None
         if sender is None or "message" not in frame:
             yield capture_finding("CAPTURE_FORMAT", 'a framed line must be {"from": "<role>", "message": {...}}',

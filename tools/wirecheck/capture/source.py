@@ -77,6 +77,9 @@ class CaptureFile:
         # a capture that is one JSON document is one file of a `channel: file` kind (its path matches the kind's
         # pattern); lines of JSON are read as lines all the same (`*.jsonl` kinds: each line is a message)
         self.bare_file = False
+        # the capture holds everything its writer sent (a HAR the stub recorded; framed captures and those that say
+        # how the program ended are whole by their form): what must have happened by its end can be judged
+        self.whole = False
 
     @property
     def bare(self) -> str | None:

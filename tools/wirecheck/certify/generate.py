@@ -160,7 +160,7 @@ def draft(release: ContractRelease) -> list[dict[str, Any]]:
     for use in release.rules:
         counts[use.id] = counts.get(use.id, 0) + 1
     drafts += [rule_requirement(release, use, counts[use.id] > 1) for use in release.rules]
-    from wirecheck.check.engine import jsonrpc_methods, request_families
+    from wirecheck.check.sequences import jsonrpc_methods, request_families
 
     groups = BUILTIN_GROUPS + (CORRELATED_GROUPS if any(k.correlate for k in release.kinds) else [])
     jsonrpc = jsonrpc_methods(release) is not None

@@ -1,8 +1,9 @@
-"""The conformance engine: captures in, findings (streamed) and a summary with coverage out.
+"""The conformance engine's run loop: captures in, findings (streamed) and a summary with coverage out.
 
-Per message: classify → validate (strict/tolerant) → correlate with its request → protocol rules → consumers'
-contracts. Nothing is kept per message, so memory is flat in the capture's length; state is per open request,
-per rule and per kind (coverage counters).
+Per message: classify → its own checks (check/messages.py: schema views, headers, consumers' contracts) → its place
+in the sequence (check/sequences.py: requests and answers, behaviour obligations) → protocol rules; per capture, at
+its end: what the sequence still owes, and how its program ended (check/outcome.py). Nothing is kept per message, so
+memory is flat in the capture's length; state is per open request, per followed thing, per rule and per kind.
 """
 
 from __future__ import annotations
@@ -15,11 +16,13 @@ from typing import Any
 
 from wirecheck.capture import DEFAULT_MAX_LINE_BYTES, CaptureFile, CaptureUnreadable, read_capture
 from wirecheck.capture.ndjson import capture_finding, not_an_object
+from wirecheck.capture.process import ProcessRecord
 from wirecheck.check.classify import Classifier, base_prefix
-from wirecheck.check.correlation import Correlation, Request
 from wirecheck.check.labels import Label, as_found, matches
 from wirecheck.check.message import Message
-from wirecheck.check.readers import Tolerated, judge_non_json_line, rejects_member, unknown_kind_reading
+from wirecheck.check.messages import MessageChecks
+from wirecheck.check.outcome import judge_outcome, outcome_obligations
+from wirecheck.check.readers import Tolerated, judge_non_json_line, unknown_kind_reading
 from wirecheck.check.result import (
     MAX_LISTED,
     CaptureListing,
@@ -31,6 +34,13 @@ from wirecheck.check.result import (
     empty_result,
     group_of,
 )
+from wirecheck.check.sequences import (  # noqa: F401  (importers of the engine find these here too)
+    RequestFamily,
+    Sequences,
+    jsonrpc_methods,
+    request_families,
+    role_of,
+)
 from wirecheck.check.unrecognised import (
     Unrecognised,
     bundled_releases,
@@ -40,9 +50,9 @@ from wirecheck.check.unrecognised import (
     whole_document_kinds,
 )
 from wirecheck.check.validate import Problem, Validators
-from wirecheck.contracts.model import PRESENT, ContractRelease, FieldConditions, MessageKind, RuleUse
+from wirecheck.contracts.model import ContractRelease, MessageKind, RuleUse
 from wirecheck.findings import Finding, Severity, blocking, short_repr
-from wirecheck.pointer import MISSING, format_pointer, resolve
+from wirecheck.pointer import resolve
 from wirecheck.rules.catalogue import level_of
 from wirecheck.rules.registry import MESSAGE, Rule, SettlingRule, instantiate, scope_of
 
@@ -79,15 +89,18 @@ class CheckOptions:
 
 
 class _CaptureRun:
-    """State for one capture file: open requests, rule instances, announced bases."""
+    """State for one capture file: its sequence (requests awaiting answers, obligations' monitors), rule instances,
+    announced bases, and how its program ended."""
 
     def __init__(self, engine: Engine, capture: CaptureFile):
         self.engine = engine
         self.capture = capture
-        self.requests = Correlation()
+        self.sequence = engine.sequences.start(capture)
         self.bases = {name: base_prefix(url) for name, url in engine.options.base_urls.items()}
         self.unrecognised = Unrecognised()  # what its unclassified messages looked like
         self.unknown_bodies = 0  # messages whose body the record left out (told once, at the end)
+        self.process: ProcessRecord | None = None  # how its program ended (a framed capture's last line)
+        self.last: dict[str | None, Message] = {}  # role → the last message it sent that took the general path
         self.rules: list[Rule] = []
         self.rules_by_kind: dict[str, list[Rule]] = {kind.id: [] for kind in engine.release.kinds}
         self.alone: set[int] = set()  # id() of the rules that judge each message alone (scope MESSAGE): no state
@@ -100,6 +113,13 @@ class _CaptureRun:
             for kind_id in use.kinds or getattr(rule, "watches", None) or self.rules_by_kind:
                 if kind_id in self.rules_by_kind:
                     self.rules_by_kind[kind_id].append(rule)
+
+    @property
+    def whole(self) -> bool:
+        """Does the capture hold everything its program wrote (so what must have happened by its end can be
+        judged)? A framed capture (wirecheck's harness records both directions from start to end), one that says
+        how the program ended, or one its reader knows whole (a HAR the stub recorded)."""
+        return self.capture.form == "framed" or self.process is not None or self.capture.whole
 
     def unsettled_kinds(self) -> set[str]:
         """Kinds that a rule which has not yet seen all it needs still watches."""
@@ -123,30 +143,25 @@ class Engine:
         self.options = options or CheckOptions()
         self.classifier = Classifier(release)
         self.validators = Validators(release)
-        self._load_release = load_release
-        self.answered_kinds = self._answered_kinds()
-        self._correlated = frozenset(self.answered_kinds) | {k.id for k in release.kinds if k.correlate is not None}
-        self.methods = jsonrpc_methods(release)  # None: the release is not JSON-RPC
-        # requests of a family whose member the release lacks (Qoder's control_request subtypes): JSON-RPC's have
-        # their own reading above
-        self.families = request_families(release) if self.methods is None else ()
-        self._has_consumers = frozenset(c.kind for c in release.consumers)
-        self._consumers: dict[str, list[tuple[str, MessageKind, Validators]]] = {}
-        self._consumer_validator_sets: dict[str, Validators] = {}
+        self.messages = MessageChecks(release, self.validators, load_release)
+        self.sequences = Sequences(release, self._reply_problems, self.messages.finding)
+        self.answered_kinds = self.sequences.answered_kinds
+        self._outcome = outcome_obligations(release)
+        # kinds a process obligation asks about as the program's last message (`exit_status: when`): they take the
+        # general path, which remembers the last message of each role
+        self._last_kinds = frozenset().union(*(o.params["when"].kinds for o in self._outcome if "when" in o.params))
         self._base_kinds = {base.kind: base for base in release.bases.values()}
         self._other_releases: list[ContractRelease] | None = None  # loaded when a capture recognises nothing
         self._alone: dict[str, list[Rule]] = {}  # kind id → its single-message rules (judge_alone)
 
-    def _answered_kinds(self) -> dict[str, MessageKind]:
-        """request kind id → the response kind that answers it (by `answers`, a kind id or a glob)."""
-        requests: dict[str, MessageKind] = {}
-        for response in self.release.kinds:
-            if response.answers is None or response.correlate is None:
-                continue
-            for kind in self.release.kinds:
-                if kind is not response and fnmatch.fnmatchcase(kind.id, response.answers):
-                    requests[kind.id] = response
-        return requests
+    def _reply_problems(self, schema: Any, payload: Any, at: str) -> Iterable[Problem]:
+        return self.validators.pair(schema).problems(payload, at)
+
+    def consumer_release(self, contract: str) -> ContractRelease:
+        return self.messages.consumer_release(contract)
+
+    def consumer_validators(self, kind_id: str) -> list[tuple[str, MessageKind, Validators]]:
+        return self.messages.consumer_validators(kind_id)
 
     def run(self, captures: Iterable[CaptureFile], on_finding: Callable[[Finding], None] | None = None,
             first_index: int = 0, source: Source | None = None) -> CheckResult:
@@ -228,6 +243,9 @@ class Engine:
             if isinstance(item, Finding):
                 emit(judge_non_json_line(self.release, item) if self.release.non_json_lines else item)
                 continue
+            if isinstance(item, ProcessRecord):
+                run.process = item
+                continue
             summary.messages += 1
             result.messages += 1
             if item.corpus is not None:
@@ -254,7 +272,7 @@ class Engine:
             emit(capture_finding("EMPTY_CAPTURE", "the capture holds no messages", capture.label))
         elif summary.messages and run.unrecognised.count == summary.messages:
             emit(self._nothing_recognised(run.unrecognised, capture.label))
-        self._finish(run, emit)
+        self._finish(run, emit, result)
 
     def _nothing_recognised(self, unrecognised: Unrecognised, file: str) -> Finding:
         if self._other_releases is None:
@@ -335,8 +353,10 @@ class Engine:
         fast: dict[str, _FastEntry] = {}
         for kind in self.release.kinds:
             if not (kind.channel == "stdio-ndjson" and kind.schema is not None and kind.body == "json"
-                    and kind.argv_grammar is None and kind.headers is None and kind.id not in self._correlated
-                    and kind.id not in self._has_consumers and kind.id not in self._base_kinds):
+                    and kind.argv_grammar is None and kind.headers is None
+                    and kind.id not in self.sequences.correlated and kind.id not in self.sequences.watched
+                    and kind.id not in self._last_kinds and kind.id not in self.messages.has_consumers
+                    and kind.id not in self._base_kinds):
                 continue
             rules = run.rules_by_kind[kind.id]
             alone = tuple(rule for rule in rules if id(rule) in run.alone)
@@ -364,31 +384,13 @@ class Engine:
                 for read_problem in message.http.body_problems:
                     emit(read_problem)
             run.unrecognised.add(message)
-            reading = unknown_kind_reading(self.release, message)
-            method = self._unknown_method(message)
-            if method is not None:
-                self._on_unknown_method(message, method, reading, run, emit)
-                return None
-            asked = self._unknown_request(message)
-            if asked is not None:
-                self._on_unknown_request(message, *asked, reading, run, emit)
-                return None
-            text = self._unknown_text(message)
-            severity = None
-            if reading is not None and reading.extension:
-                text += f"; the protocol reserves such messages for extensions ({reading.cited}): allowed"
-                severity = Severity.INFO
-            elif reading is not None:
-                text += (f"; {reading.consumer} rejects messages it has no kind for ({reading.cited})" if reading.reject
-                         else f"; {reading.consumer} ignores messages it has no kind for ({reading.cited})")
-                severity = Severity.ERROR if reading.reject else None
-            emit(message.finding("UNKNOWN_MESSAGE_KIND", text, found=self._shape(message), severity=severity))
+            self._unknown(message, run, emit)
             return None
         message.kind = kind
         if message.http is not None and message.http.body_unknown:  # left out of the record: judged by nobody
             run.unknown_bodies += 1
             return kind
-        self._check_content(message, kind, emit)
+        self.messages.content(message, kind, emit)
         if kind.id in self._base_kinds and isinstance(message.value, dict):
             base = self._base_kinds[kind.id]
             url = resolve(message.value, base.pointer, None)
@@ -396,14 +398,42 @@ class Engine:
                 # a URL nothing can parse announces no base (its schema's `format: uri` reports it)
                 with contextlib.suppress(ValueError):
                     run.bases[base.name] = base_prefix(url)
-        if kind.id in self._correlated:
-            self._correlate(message, kind, run, emit)
+        run.sequence.on_message(message, kind, emit)
         for rule in run.rules_by_kind[kind.id]:
             for finding in rule.on_message(message):
                 emit(finding)
-        if kind.id in self._has_consumers:
-            self._check_consumers(message, kind, emit)
+        if kind.id in self.messages.has_consumers:
+            self.messages.consumers(message, kind, emit)
+        if kind.channel == "stdio-ndjson":
+            run.last[role_of(message)] = message
         return kind
+
+    def _unknown(self, message: Message, run: _CaptureRun, emit: Callable[[Finding], None]) -> None:
+        """A message of no kind of the release: a method or request it does not define (remembered, its answer
+        still owed), or one UNKNOWN_MESSAGE_KIND finding at the severity its reader gives it (readers.yaml)."""
+        reading = unknown_kind_reading(self.release, message)
+        sequence = run.sequence
+        method = sequence.unknown_method(message)
+        if method is not None:
+            sequence.on_unknown_method(message, method, reading, emit)
+        elif (asked := sequence.unknown_request(message)) is not None:
+            sequence.on_unknown_request(message, *asked, reading, emit)
+        else:
+            text = self.messages.unknown_text(message)
+            severity = None
+            if reading is not None and reading.extension:
+                text += f"; the protocol reserves such messages for extensions ({reading.cited}): allowed"
+                severity = Severity.INFO
+            elif reading is not None:
+                text += (f"; {reading.consumer} rejects messages it has no kind for ({reading.cited})"
+                         if reading.reject else
+                         f"; {reading.consumer} ignores messages it has no kind for ({reading.cited})")
+                severity = Severity.ERROR if reading.reject else None
+            emit(message.finding("UNKNOWN_MESSAGE_KIND", text, found=self.messages.shape(message),
+                                 severity=severity))
+        if message.http is None and message.artifact is None:
+            sequence.on_unknown(message, emit)
+            run.last[role_of(message)] = message
 
     def check_corpus_entry(self, message: Message, emit: Callable[[Finding], None]) -> MessageKind | None:
         """A `wirecheck fuzz` corpus entry, checked alone as its kind: its schema (both views) and the release's
@@ -467,322 +497,34 @@ class Engine:
         if kind is None:
             raise ValueError("judge_alone needs a classified message")
         findings: list[Finding] = []
-        self._check_content(message, kind, findings.append, decoded=decoded)
+        self.messages.content(message, kind, findings.append, decoded=decoded)
         if kind.id not in self._alone:
             self._alone[kind.id] = [self.rule(use) for use in self.release.rules
                                     if scope_of(use.id) == MESSAGE and (not use.kinds or kind.id in use.kinds)]
         for rule in self._alone[kind.id]:  # single-message rules keep no state between messages
             findings.extend(rule.on_message(message))
-        if kind.id in self._has_consumers:
-            self._check_consumers(message, kind, findings.append, decoded=decoded)
+        if kind.id in self.messages.has_consumers:
+            self.messages.consumers(message, kind, findings.append, decoded=decoded)
         return findings
 
-    def _check_content(self, message: Message, kind: MessageKind, emit: Callable[[Finding], None],
-                       decoded: bool = False) -> None:
-        """The body against the kind's schema, the headers against its header schema."""
-        self._check_body(message, kind, emit, decoded)
-        if kind.headers is not None and message.http is not None:
-            for problem in self.validators.pair(kind.headers).problems(message.http.headers):
-                emit(self._finding(message, problem, "HEADER_VIOLATION", prefix_note="header "))
-
-    def _check_body(self, message: Message, kind: MessageKind, emit: Callable[[Finding], None],
-                    decoded: bool = False) -> None:
-        if kind.body == "any" or (message.http is not None and message.http.body_unknown):
-            return  # a body the record left out is not known to be missing, nor what it was
-        if message.http is not None:  # what reading the body found, for a kind whose reader reads it
-            for read_problem in message.http.body_problems:
-                emit(read_problem)
-        if kind.body == "empty":
-            if message.value is not None:
-                emit(message.finding("UNEXPECTED_BODY", "this message must have no body",
-                                     expected="no body", found=short_repr(message.value)))
-            return
-        if message.http is not None and message.value is None:
-            if not message.http.body_unreadable:  # else its PARSE_ERROR already says what the body is
-                emit(message.finding("UNEXPECTED_BODY", "this message needs a JSON body", expected="a JSON body",
-                                     found="no body"))
-            return
-        if kind.schema is None:
-            return
-        value = message.value
-        if kind.argv_grammar is not None and not decoded:
-            value = self._decode_argv(message, kind, emit)
-        for problem in self.validators.pair(kind.schema).problems(value):
-            emit(self._finding(message, problem, "SCHEMA_VIOLATION"))
-
-    def _decode_argv(self, message: Message, kind: MessageKind, emit: Callable[[Finding], None]) -> Any:
-        from wirecheck.capture.argv import decode_argv  # argv grammars are a capture concern (capture/argv.py)
-
-        decoded, problems = decode_argv(list(message.value), kind.argv_grammar or {})
-        for pointer, text in problems:
-            emit(message.finding("SCHEMA_VIOLATION", text, pointer=pointer, found=short_repr(message.value)))
-        return decoded
-
-    def _finding(self, message: Message, problem: Problem, code: str, prefix_note: str = "") -> Finding:
-        text, severity = prefix_note + problem.message, None
-        if problem.unknown_field and code != "HEADER_VIOLATION" and message.kind is not None:
-            # the kind's real reader decides: one that rejects unknown members makes this an error (readers.yaml)
-            cited = rejects_member(self.release, message.kind.id, problem.pointer)
-            if cited is not None:
-                text, severity = f"{text}: {message.kind.consumer} rejects unknown members here ({cited})", \
-                    Severity.ERROR
-        return message.finding(
-            "UNKNOWN_FIELD" if problem.unknown_field else code,
-            text,
-            severity=severity,
-            pointer=problem.pointer,
-            schema_location=problem.schema_location,
-            expected=problem.expected,
-            found=problem.found,
-        )
-
-    # -- correlation ----------------------------------------------------------------------------------
-
-    # -- JSON-RPC: methods the release does not define -----------------------------------------------
-
-    def _unknown_method(self, message: Message) -> str | None:
-        """The method of an unclassified JSON-RPC request or notification that the release does not define (a
-        JSON-RPC 2.0 object with a string `method`, jsonrpc.org/specification §4); None for anything else."""
-        value = message.value
-        if self.methods is None or message.http is not None or message.artifact is not None:
-            return None
-        if not isinstance(value, dict) or value.get("jsonrpc") != "2.0":
-            return None
-        method = value.get("method")
-        return method if isinstance(method, str) and method not in self.methods else None
-
-    def _on_unknown_method(self, message: Message, method: str, reading: Any, run: _CaptureRun,
-                           emit: Callable[[Finding], None]) -> None:
-        """One UNKNOWN_METHOD finding naming the method, at the severity its receiver's reader gives it
-        (readers.yaml: reject → error, ignore → warning, extension → info); a request is remembered, so the
-        peer's answer (an error -32601, as JSON-RPC asks) correlates with it."""
-        value = message.value
-        request = "id" in value
-        what = f"{'request' if request else 'notification'} for method {short_repr(method)}, which " \
-               f"{self.release.name} does not define"
-        severity = None
-        if reading is not None:
-            if reading.extension:
-                what += f"; the protocol reserves such methods for extensions ({reading.cited}): sending one is " \
-                        "allowed"
-                severity = Severity.INFO
-            elif reading.reject:
-                what += f"; {reading.consumer} rejects it ({reading.cited})"
-                severity = Severity.ERROR
-            else:
-                what += f"; {reading.consumer} ignores it ({reading.cited})"
-        emit(message.finding("UNKNOWN_METHOD", what, pointer="/method", found=method, severity=severity))
-        answer = self._answer_kind(message.sender) if request else None
-        if answer is None or answer.correlate is None:
-            return
-        request_id = resolve(value, answer.correlate[0], None)
-        if request_id is not None and _hashable(request_id):
-            self._remember(message, Request(None, request_id, message.file, message.line, message.where,
-                                            message.sender, method=method, answer=answer), answer, run, emit,
-                           answer.consumer)
-
-    def _unknown_request(self, message: Message) -> tuple[RequestFamily, str, tuple[str, ...]] | None:
-        """An unclassified request of a family the release defines (its envelope and a request id) naming a member
-        the release lacks: (family, the name it asks for, where it names it); None for anything else."""
-        value = message.value
-        if not self.families or message.http is not None or message.artifact is not None or not isinstance(value, dict):
-            return None
-        for family in self.families:
-            if not family.holds(value):
-                continue
-            for tokens in family.names:
-                name = resolve(value, tokens, None)
-                if isinstance(name, str) and name not in family.known:
-                    return family, name, tokens
-        return None
-
-    def _on_unknown_request(self, message: Message, family: RequestFamily, name: str, tokens: tuple[str, ...],
-                            reading: Any, run: _CaptureRun, emit: Callable[[Finding], None]) -> None:
-        """As a JSON-RPC method the release lacks: one UNKNOWN_METHOD finding naming what the request asks for, at
-        its receiver's severity (readers.yaml), and the request is remembered, so the receiver's answer (Qoder's
-        readers answer an unknown subtype with an error response) correlates with it instead of answering nothing."""
-        where = format_pointer(tokens)
-        what = f"{family.title} {short_repr(name)} (at {where}), which {self.release.name} does not define"
-        severity = None
-        if reading is not None:
-            what += (f"; {reading.consumer} rejects it ({reading.cited})" if reading.reject
-                     else f"; {reading.consumer} ignores it ({reading.cited})")
-            severity = Severity.ERROR if reading.reject else None
-        emit(message.finding("UNKNOWN_METHOD", what, pointer=where, found=name, severity=severity))
-        answers = [k for k in family.answers if message.sender is None or k.consumer == message.sender]
-        if len({(k.consumer, k.correlate) for k in answers}) != 1:  # nobody, or several sides, could answer it
-            return
-        answer = answers[0]
-        request_id = resolve(message.value, family.request_id, None)
-        if request_id is not None and _hashable(request_id):
-            self._remember(message, Request(None, request_id, message.file, message.line, message.where,
-                                            message.sender, method=name, answer=answer), answer, run, emit,
-                           answer.consumer)
-
-    def _answer_kind(self, sender: str | None) -> MessageKind | None:
-        """The response kind that answers a request from `sender`: the one correlated response kind its consumer
-        is `sender` (the one of the release, when the sender is not known)."""
-        responses = [k for k in self.release.kinds if k.answers is not None and k.correlate is not None
-                     and k.channel == "stdio-ndjson"]
-        if sender is not None:
-            responses = [k for k in responses if k.consumer == sender]
-        return responses[0] if len(responses) == 1 else None
-
-    def _remember(self, message: Message, request: Request, answer: MessageKind, run: _CaptureRun,
-                  emit: Callable[[Finding], None], requester: str | None) -> None:
-        """A request awaits its answer, under its requester's ids: in JSON-RPC each side numbers its own requests,
-        so a client's id 0 and an agent's id 0 are two requests (the answer is looked up under its reader's)."""
-        assert answer.correlate is not None
-        earlier = run.requests.request((_side(requester), _id_key(request.request_id)), request)
-        # both directions in the capture: an id still waiting for its response cannot name a second request
-        if earlier is not None and run.capture.form == "framed":
-            emit(message.finding(
-                "DUPLICATE_REQUEST_ID",
-                f"request id {short_repr(request.request_id)} is still waiting for the response to the request at "
-                f"{earlier.location}",
-                pointer=format_pointer(answer.correlate[0]), found=short_repr(request.request_id)))
-
-    def _correlate(self, message: Message, kind: MessageKind, run: _CaptureRun, emit: Callable[[Finding], None]):
-        response_kind = self.answered_kinds.get(kind.id)
-        if response_kind is not None and response_kind.correlate is not None:
-            request_id = resolve(message.value, response_kind.correlate[0], None)
-            if request_id is not None and _hashable(request_id):
-                self._remember(message, Request(kind, request_id, message.file, message.line, message.where,
-                                                message.sender), response_kind, run, emit, kind.producer)
-            return
-        if kind.correlate is None:
-            return
-        request_id = resolve(message.value, kind.correlate[1], None)
-        if request_id is None or not _hashable(request_id):
-            return
-        requests = run.requests
-        pending = requests.response((_side(kind.consumer), _id_key(request_id)))
-        id_pointer = format_pointer(kind.correlate[1])
-        if pending is None:
-            if run.capture.form != "framed":
-                return
-            if requests.dropped:  # it may answer a request no longer tracked: not known to be wrong
-                requests.unmatched += 1
-                return
-            emit(message.finding("RESPONSE_WITHOUT_REQUEST", requests.no_request_text(short_repr(request_id)),
-                                 pointer=id_pointer, found=short_repr(request_id)))
-            return
-        if pending.answered > 1:
-            emit(message.finding("DUPLICATE_RESPONSE",
-                                 f"request {short_repr(request_id)} already has a response",
-                                 pointer=id_pointer, found=short_repr(request_id)))
-            return
-        if pending.kind is None or pending.kind.reply is None:  # a method of no kind: no result type to check
-            return
-        reply = pending.kind.reply
-        payload = resolve(message.value, reply.at, MISSING)
-        if payload is not MISSING:
-            for problem in self.validators.pair(reply.schema).problems(payload, format_pointer(reply.at)):
-                emit(self._finding(message, problem, "REPLY_VIOLATION", prefix_note=f"reply to {pending.kind.id}: "))
-
-    def _finish(self, run: _CaptureRun, emit: Callable[[Finding], None]) -> None:
-        if run.capture.form == "framed":
-            for pending in run.requests.unanswered():
-                method = "" if pending.method is None else (
-                    f" (method {short_repr(pending.method)}, which {self.release.name} does not define: JSON-RPC asks "
-                    "for an answer all the same, an error -32601 Method not found)") if self.methods is not None else (
-                    f" ({short_repr(pending.method)}, which {self.release.name} does not define: its receiver owes "
-                    "an answer all the same, an error response)")
-                emit(pending.finding("REQUEST_WITHOUT_RESPONSE", f"request {short_repr(pending.request_id)}{method} "
-                                     "got no response"))
-        note = run.requests.limit_note(run.capture.label)
-        if note is not None:
-            emit(note)
+    def _finish(self, run: _CaptureRun, emit: Callable[[Finding], None], result: CheckResult) -> None:
+        file = run.capture.label
+        run.sequence.finish(run.whole, file, emit)
+        judged = dict(run.sequence.judged)
+        if run.process is not None:
+            last = run.last.get(run.process.role)
+            for obligation_id, count in judge_outcome(self._outcome, run.process, last, emit).items():
+                judged[obligation_id] = judged.get(obligation_id, 0) + count
+        for obligation_id, count in judged.items():
+            result.judged[obligation_id] = result.judged.get(obligation_id, 0) + count
         if run.unknown_bodies:
-            emit(Finding(code="BODY_NOT_RECORDED", severity=level_of("BODY_NOT_RECORDED"), file=run.capture.label,
+            emit(Finding(code="BODY_NOT_RECORDED", severity=level_of("BODY_NOT_RECORDED"), file=file,
                          message=f"{run.unknown_bodies} message(s) have no body in the record, which says they had "
                          "one (a HAR writer may leave bodies out): their kinds are counted, their bodies and the "
                          "rules that read them are not checked"))
         for rule in run.rules:
             for finding in rule.finish():
                 emit(finding)
-
-    # -- consumers' contracts ------------------------------------------------------------------------
-
-    def _check_consumers(self, message: Message, kind: MessageKind, emit: Callable[[Finding], None],
-                         decoded: bool = False) -> None:
-        for contract, consumer_kind, validators in self.consumer_validators(kind.id):
-            if consumer_kind.schema is None or (decoded and consumer_kind.argv_grammar is not None):
-                continue
-            value = message.value
-            if consumer_kind.argv_grammar is not None:  # the consumer reads argv by its own grammar
-                value = self._decode_for_consumer(message, contract, consumer_kind, emit)
-            other = validators.release
-            for problem in validators.pair(consumer_kind.schema).problems(value):
-                # an unknown member is rejected where the consumer's reader is closed there (its readers.yaml)
-                cited = rejects_member(other, consumer_kind.id, problem.pointer) if problem.unknown_field else None
-                what = "unknown to" if problem.unknown_field and cited is None else "rejected by"
-                emit(message.finding(
-                    "CROSS_CONTRACT_VIOLATION",
-                    f"{what} consumer {contract} ({consumer_kind.id}): {problem.message}"
-                    + (f" (its reader rejects unknown members here: {cited})" if cited else ""),
-                    severity=Severity.WARNING if what == "unknown to" else Severity.ERROR,
-                    pointer=problem.pointer,
-                    schema_location=problem.schema_location,
-                    expected=problem.expected,
-                    found=problem.found,
-                ))
-
-    def _decode_for_consumer(
-        self, message: Message, contract: str, consumer_kind: MessageKind, emit: Callable[[Finding], None]
-    ) -> Any:
-        from wirecheck.capture.argv import decode_argv
-
-        decoded, problems = decode_argv(list(message.value), consumer_kind.argv_grammar or {})
-        for pointer, text in problems:
-            emit(message.finding("CROSS_CONTRACT_VIOLATION",
-                                 f"rejected by consumer {contract} ({consumer_kind.id}): {text}",
-                                 pointer=pointer, found=short_repr(message.value)))
-        return decoded
-
-    def consumer_release(self, contract: str) -> ContractRelease:
-        """Another contract named under the release's `consumers:` (loaded from the release's registry)."""
-        if self._load_release is None:
-            from wirecheck.contracts import load_registry
-
-            registry = load_registry(self.release.root.parent.parent)
-            self._load_release = registry.load
-        return self._load_release(contract)
-
-    def consumer_validators(self, kind_id: str) -> list[tuple[str, MessageKind, Validators]]:
-        """(contract, its kind, its validators) for each consumer of `kind_id` (the catalog's `consumers:`)."""
-        if kind_id not in self._consumers:
-            entries = []
-            for consumer in self.release.consumers:
-                if consumer.kind != kind_id:
-                    continue
-                other = self.consumer_release(consumer.contract)
-                if consumer.contract not in self._consumer_validator_sets:  # one set per contract, not per entry
-                    self._consumer_validator_sets[consumer.contract] = Validators(other)
-                entries.append((consumer.contract, other.kind(consumer.as_kind),
-                                self._consumer_validator_sets[consumer.contract]))
-            self._consumers[kind_id] = entries
-        return self._consumers[kind_id]
-
-    # -- texts ---------------------------------------------------------------------------------------
-
-    def _unknown_text(self, message: Message) -> str:
-        if message.http is not None:
-            http = message.http
-            what = f"{http.method} {http.path}" + (f" → {http.status}" if http.status is not None else "")
-            return f"no message kind of {self.release.name} matches {what}"
-        if message.artifact is not None:
-            return f"no {message.artifact.channel} kind of {self.release.name} matches this artifact"
-        return f"no message kind of {self.release.name} matches this message"
-
-    @staticmethod
-    def _shape(message: Message) -> str | None:
-        if isinstance(message.value, dict):
-            keys = {k: message.value[k] for k in ("type", "subtype", "kind", "method") if k in message.value}
-            if keys:
-                return short_repr(keys)
-            return f"an object with keys {short_repr(sorted(message.value)[:8])}" if message.value else "{}"
-        return None
 
 
 def _refuse(value: Any, line: int) -> bool:
@@ -826,94 +568,6 @@ class _Counting:
     def __call__(self, finding: Finding) -> None:
         self.count += 1
         self.emit(finding)
-
-
-def _hashable(value: Any) -> bool:
-    return isinstance(value, str | int | float | bool)
-
-
-def jsonrpc_methods(release: ContractRelease) -> frozenset[str] | None:
-    """The methods a JSON-RPC release defines: those its stream kinds select by `/method` beside `/jsonrpc`. None
-    when no kind selects so (not a JSON-RPC release)."""
-    methods: set[str] = set()
-    jsonrpc = False
-    for kind in release.kinds:
-        if kind.channel != "stdio-ndjson":
-            continue
-        for alternative in kind.fields:
-            tests = dict(alternative)
-            method = tests.get(("method",))
-            if ("jsonrpc",) in tests and method is not None and method is not PRESENT:
-                jsonrpc = True
-                methods.update(v for v in method if isinstance(v, str))
-    return frozenset(methods) if jsonrpc else None
-
-
-@dataclass(frozen=True)
-class RequestFamily:
-    """The requests some response kinds answer, as the release writes them (Qoder's control_request.*): the envelope
-    every one of them shares (the selector conditions common to all), where each names what it asks for (the pointers
-    its selectors tell them apart by) and the names the release defines there. A request in the envelope naming
-    another member is a request the release lacks: its receiver's answer still correlates with it."""
-
-    title: str  # how a request of the family is named in a finding: "control_request"
-    envelope: FieldConditions
-    names: tuple[tuple[str, ...], ...]
-    known: frozenset[str]
-    request_id: tuple[str, ...]
-    answers: tuple[MessageKind, ...]
-
-    def holds(self, value: dict[str, Any]) -> bool:
-        for tokens, accepted in self.envelope:
-            found = resolve(value, tokens, MISSING)
-            if found is MISSING or isinstance(found, dict | list) or _id_key(found) not in map(_id_key, accepted):
-                return False
-        return resolve(value, self.request_id, None) is not None
-
-
-def request_families(release: ContractRelease) -> tuple[RequestFamily, ...]:
-    """The request families of a release's stream kinds: per response pattern (`answers:`) and request id pointer,
-    the kinds it answers; a family needs an envelope (a condition every selector alternative of every member shares,
-    so that an unknown member is still told apart from any other message) and names that tell its members apart."""
-    groups: dict[tuple[str, tuple[str, ...]], list[MessageKind]] = {}
-    for kind in release.kinds:
-        if kind.answers is not None and kind.correlate is not None and kind.channel == "stdio-ndjson":
-            groups.setdefault((kind.answers, kind.correlate[0]), []).append(kind)
-    families = []
-    for (pattern, request_id), answers in groups.items():
-        members = [k for k in release.kinds if k.channel == "stdio-ndjson" and k.answers is None
-                   and fnmatch.fnmatchcase(k.id, pattern) and k.fields]
-        alternatives = [set(alternative) for k in members for alternative in k.fields]
-        if not alternatives:
-            continue
-        envelope = set.intersection(*alternatives)
-        names: list[tuple[str, ...]] = []
-        known: set[str] = set()
-        for alternative in alternatives:
-            for tokens, accepted in sorted(alternative - envelope, key=lambda c: c[0]):
-                if accepted is PRESENT or tokens in {t for t, _ in envelope}:
-                    continue
-                if tokens not in names:
-                    names.append(tokens)
-                known.update(v for v in accepted if isinstance(v, str))
-        if not envelope or not names:
-            continue
-        title = "request" if len(envelope) != 1 else next(
-            (f"{next(iter(values))}" for _, values in envelope if len(values) == 1 and values is not PRESENT),
-            "request")
-        families.append(RequestFamily(title, tuple(sorted(envelope, key=lambda c: c[0])), tuple(names),
-                                      frozenset(known), request_id, tuple(answers)))
-    return tuple(families)
-
-
-def _side(role: str | None) -> str | None:
-    """Whose request ids: a role, or None where a kind names none (`any`)."""
-    return None if role == "any" else role
-
-
-def _id_key(value: Any) -> Any:
-    """A request id as a dictionary key: JSON true is not the number 1 (nor false 0), as Python's True == 1 has it."""
-    return ("bool", value) if isinstance(value, bool) else value
 
 
 def check_captures(

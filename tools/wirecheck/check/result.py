@@ -90,6 +90,9 @@ class CheckResult:
     capture_count: int = 0  # every capture of the run, listed in `captures` or not
     unreadable_count: int = 0  # captures that could not be read
     min_coverage: float | None = None  # --min-coverage: the fraction of the release's kinds a conforming run exercises
+    # behaviour obligation id → how many times the run judged it (check/sequences.py, check/outcome.py): what
+    # exercises its requirement; one never judged was not shown by these captures, neither kept nor broken
+    judged: dict[str, int] = field(default_factory=dict)
 
     @property
     def classified(self) -> int:
@@ -195,6 +198,8 @@ def merge(results: Iterable[CheckResult]) -> CheckResult:
             into.unjudged += cov.unjudged
         for key, omission in result.omitted.items():
             _omit(merged.omitted, key, omission)
+        for obligation_id, count in result.judged.items():
+            merged.judged[obligation_id] = merged.judged.get(obligation_id, 0) + count
     captures = sorted((c for r in results for c in r.captures), key=lambda c: c.index)
     indexes = [c.index for c in captures]
     if len(set(indexes)) != len(indexes):

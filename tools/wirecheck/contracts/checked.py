@@ -27,7 +27,8 @@ from wirecheck.contracts.loader import (
     read_release,
 )
 
-YAML_FILES = ("registry.yaml", "*/*/catalog.yaml", "*/*/readers.yaml")  # what the loader reads, under a contracts root
+# what the loader reads, under a contracts root
+YAML_FILES = ("registry.yaml", "*/*/catalog.yaml", "*/*/readers.yaml", "*/*/behaviour.yaml")
 
 
 def digests(root: Path) -> dict[str, str]:

@@ -51,6 +51,7 @@ from wirecheck.pointer import format_pointer, parse_pointer, resolve
 
 ID_BASE = "https://contracts.wirecheck.invalid"
 READERS_FILE = "readers.yaml"
+BEHAVIOUR_FILE = "behaviour.yaml"  # contracts/behaviour.py
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 _OWN_SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
 BUNDLED_PACKAGE = "wirecheck._contracts"  # the top-level contracts/, shipped in the wheel (pyproject.toml maps it)
@@ -819,6 +820,10 @@ def read_release(root: Path, package: str, version: str, *, trust: bool) -> Cont
     if readers_path.exists() or readers_path.is_symlink():  # read through input_files: a device is refused there
         release, reader_problems = _with_readers(release, readers_path)
         problems += reader_problems
+    behaviour_path = folder / BEHAVIOUR_FILE
+    if behaviour_path.exists() or behaviour_path.is_symlink():
+        release, behaviour_problems = _with_behaviour(release, behaviour_path)
+        problems += behaviour_problems
     if problems:
         raise ContractError(problems)
     return release
@@ -875,15 +880,10 @@ def _provenance(raw: dict[str, Any]) -> Provenance:
     return Provenance(tuple(sources), raw.get("note"), tuple(raw.get("at", ())), tuple(raw.get("local", ())))
 
 
-def _with_readers(release: ContractRelease, path: Path) -> tuple[ContractRelease, list[ContractProblem]]:
-    """The release with its readers.yaml (how its real consumers read it): every kind takes the first `readers`
-    entry that matches it (one must), and every channel and consumer its kinds use has a default `unknown_kinds`
-    entry (one without `when`)."""
-    file = str(path)
-    raw = _read_yaml(path)
-    problems = _schema_problems(raw, "readers.schema.json", file)
-    if problems:
-        return release, problems
+def _own_sources(release: ContractRelease, raw: dict[str, Any], file: str,
+                 problems: list[ContractProblem]) -> Callable[[dict[str, Any], str], Provenance]:
+    """The `cited(entry, where)` of a file beside the catalog (readers.yaml, behaviour.yaml) that may add sources of
+    its own: an entry's provenance, its unknown sources added to `problems`."""
     own_sources = raw.get("sources", {})
     problems += [ContractProblem(file, f"/sources/{sid}", f"source {sid!r} is the catalog's already")
                  for sid in own_sources if sid in release.sources]
@@ -896,6 +896,32 @@ def _with_readers(release: ContractRelease, path: Path) -> tuple[ContractRelease
                         for sid in provenance.sources if sid not in sources)
         return provenance
 
+    return cited
+
+
+def _with_behaviour(release: ContractRelease, path: Path) -> tuple[ContractRelease, list[ContractProblem]]:
+    """The release with its behaviour.yaml (contracts/behaviour.py: the obligations its readers depend on)."""
+    from wirecheck.contracts import behaviour
+
+    file = str(path)
+    raw = _read_yaml(path)
+    problems = _schema_problems(raw, "behaviour.schema.json", file)
+    if problems:
+        return release, problems
+    found, more = behaviour.build(raw, release, file, _own_sources(release, raw, file, problems))
+    return dataclasses.replace(release, obligations=found.obligations, obligation_keys=found.keys), problems + more
+
+
+def _with_readers(release: ContractRelease, path: Path) -> tuple[ContractRelease, list[ContractProblem]]:
+    """The release with its readers.yaml (how its real consumers read it): every kind takes the first `readers`
+    entry that matches it (one must), and every channel and consumer its kinds use has a default `unknown_kinds`
+    entry (one without `when`)."""
+    file = str(path)
+    raw = _read_yaml(path)
+    problems = _schema_problems(raw, "readers.schema.json", file)
+    if problems:
+        return release, problems
+    cited = _own_sources(release, raw, file, problems)
     for index, entry in enumerate(raw.get("ranges", [])):  # the versions a range admits: data for people and tests
         cited(entry, f"/ranges/{index}")
     readers: dict[str, MemberReading] = {}

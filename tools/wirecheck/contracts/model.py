@@ -249,6 +249,10 @@ class ContractRelease:
     non_json_lines: tuple[NonJsonReading, ...] = ()  # readers.yaml: a line that is not JSON, per consumer
     tolerated: MappingProxyType[str, Provenance] = field(  # readers.yaml `rules`: rule id → why readers go on
         default_factory=lambda: MappingProxyType({}))
+    # behaviour.yaml (contracts/behaviour.py): what the readers depend on beyond each message, and the keys by which
+    # its obligations follow a run, a command, a session across messages
+    obligations: tuple[Any, ...] = ()
+    obligation_keys: MappingProxyType[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
     @property
     def name(self) -> str:
