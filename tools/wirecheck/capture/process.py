@@ -1,11 +1,12 @@
 """How the program that wrote a capture ended: the last line of a framed capture the live harness records.
 
     {"process": {"role": "claude-code", "exit_status": 0, "signal": null, "stopped_by_harness": false,
-                 "ended_by": null, "input_closed_at": 0.004, "last_output_at": 1.52, "exited_at": 1.55,
-                 "final_newline": true}}
+                 "ended_by": null, "stopped_at": null, "input_closed_at": 0.004, "last_output_at": 1.52,
+                 "exited_at": 1.55, "final_newline": true}}
 
 Times are seconds since the program started (the harness's clock). `exit_status` is null when the program did not
-exit by itself (the harness stopped it: `stopped_by_harness`, with `ended_by` the signal it took), or died of a
+exit by itself (the harness stopped it: `stopped_by_harness`, from `stopped_at` on, with `ended_by` the signal it
+took), or died of a
 signal nobody sent it (`signal`, its name). `final_newline` says whether the last line it wrote on stdout ended with
 a line feed (null: it wrote nothing). It is evidence like the messages (check/outcome.py judges it against the
 release's process obligations), and a capture that carries it holds all the program wrote: a whole capture.
@@ -18,7 +19,8 @@ from typing import Any
 
 KEY = "process"
 _FIELDS = {"role": (str,), "exit_status": (int, type(None)), "signal": (str, type(None)),
-           "stopped_by_harness": (bool,), "ended_by": (str, type(None)), "input_closed_at": (int, float, type(None)),
+           "stopped_by_harness": (bool,), "ended_by": (str, type(None)), "stopped_at": (int, float, type(None)),
+           "input_closed_at": (int, float, type(None)),
            "last_output_at": (int, float, type(None)), "exited_at": (int, float, type(None)),
            "final_newline": (bool, type(None))}
 
@@ -30,6 +32,7 @@ class ProcessRecord:
     signal: str | None
     stopped_by_harness: bool
     ended_by: str | None
+    stopped_at: float | None
     input_closed_at: float | None
     last_output_at: float | None
     exited_at: float | None

@@ -248,8 +248,11 @@ _CONSUMER_FAULT = frozenset({"REQUEST_WITHOUT_RESPONSE"})  # the request is fine
 def responsible_role(finding: Finding, release: Any, http_senders: Mapping[str, str]) -> str | None:
     """The role a finding counts against: the kind's consumer for an unanswered request, else the kind's producer,
     else (an unclassified message) the sender the capture records: a framed line's `from`, or for an HTTP exchange
-    the one role that sends the release's requests (responses), from `http_senders(release)`. None when nobody can
+    the one role that sends the release's requests (responses), from `http_senders(release)`; a breach of a
+    behaviour obligation counts against the obligation's subject, whoever's message shows it. None when nobody can
     tell."""
+    if finding.obligation is not None:
+        return next((o.subject for o in release.obligations if o.id == finding.obligation), None)
     if finding.kind is not None:
         try:
             kind = release.kind(finding.kind)
@@ -302,7 +305,8 @@ def evaluate(
         link = requirement.link
         # a protocol rule whose requirement names the role judges that role, whichever message carries the
         # finding (a run that never ends is reported at its lease, but ending it is the runtime's duty)
-        owned = link.rule is not None and role is not None and requirement.subject == role
+        owned = (link.rule is not None or link.obligation is not None) and role is not None \
+            and requirement.subject == role
         mine = [(i, f) for i, f in enumerate(findings) if (owned or in_scope[i]) and requirement.matches(f)]
         matched.update(i for i, _ in mine)
         if link.kind is not None:
@@ -314,7 +318,9 @@ def evaluate(
             # notification a client drops failed ACP's KNOWN-METHODS MUST, NOT CERTIFIED for a working agent)
             floor = Severity.ERROR if requirement.level == "MUST" else Severity.WARNING
             failing = [f for _, f in mine if f.severity.rank >= floor.rank]
-            if link.rule is not None:
+            if link.obligation is not None:  # what the engine judged of it (a process record, a sequence)
+                exercised = result.judged.get(link.obligation, 0) + len(mine)
+            elif link.rule is not None:
                 exercised = seen_in_scope(set(link.kinds) or rule_kinds.get(link.rule, set()))
             elif link.exercised_by == "correlated_message":
                 exercised = seen_in_scope(correlated) + len(mine)

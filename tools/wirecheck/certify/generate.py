@@ -60,6 +60,12 @@ CORRELATED_GROUPS: list[dict[str, Any]] = [
      "text": "Every request that expects a response gets one before the stream ends."},
 ]
 
+MOSTLY_RECOGNISED: dict[str, Any] = {
+    "name": "RECOGNISED", "level": "MUST", "builtin": ["MOSTLY_UNRECOGNISED"],
+    "text": "Most messages of the capture are of this release's kinds: a capture in another format (the "
+            "stream-json of a CLI checked as its single-JSON result) certifies nothing about this one, whatever its "
+            "few recognised lines say."}
+
 JSONRPC_GROUPS: list[dict[str, Any]] = [
     {"name": "KNOWN-METHODS", "level": "MUST", "builtin": ["UNKNOWN_METHOD"],
      "text": "Every JSON-RPC request and notification names a method this release defines, or an extension method "
@@ -162,7 +168,13 @@ def draft(release: ContractRelease) -> list[dict[str, Any]]:
     drafts += [rule_requirement(release, use, counts[use.id] > 1) for use in release.rules]
     from wirecheck.check.sequences import jsonrpc_methods, request_families
 
+    drafts += [obligation_requirement(release, obligation) for obligation in release.obligations]
+    answered = any(o.form == "answered" for o in release.obligations)
     groups = BUILTIN_GROUPS + (CORRELATED_GROUPS if any(k.correlate for k in release.kinds) else [])
+    # a release that says what its readers do when a request goes unanswered (an `answered` obligation) has that
+    # obligation's requirement instead of the default group
+    groups = [g for g in groups if not (answered and g["name"] == "REQUESTS-ANSWERED")]
+    groups += [MOSTLY_RECOGNISED]
     jsonrpc = jsonrpc_methods(release) is not None
     groups += JSONRPC_GROUPS if jsonrpc else []
     # a request of a family naming a member the release lacks (Qoder's control_request subtypes) was a message of
@@ -180,6 +192,16 @@ def draft(release: ContractRelease) -> list[dict[str, Any]]:
     return drafts
 
 
+def obligation_requirement(release: ContractRelease, obligation: Any) -> dict[str, Any]:
+    """An obligation's requirement: its id under the release's prefix, and its level, subject and words as
+    behaviour.yaml states them (with the reader's line): always derived from the file, never a draft to review."""
+    reader = obligation.reader
+    text = (f"{_sentence(obligation.says)} Reader: {reader.consumer} {reader.reaction} a breach "
+            f"({reader.cited}).")
+    return {"id": f"{prefix_of(release)}-{obligation.id}", "level": obligation.level, "subject": obligation.subject,
+            "text": text, "checks": {"obligation": obligation.id}, "derived": True}
+
+
 def _link_key(checks: dict[str, Any]) -> Link:
     return Link.from_json(checks)
 
@@ -192,6 +214,10 @@ def merge(release: ContractRelease, existing: list[dict[str, Any]]) -> tuple[lis
     for entry in draft(release):
         key = _link_key(entry["checks"])
         authored = entry.pop("authored", False)
+        if entry.pop("derived", False):  # behaviour.yaml says it all: an obligation's requirement follows the file
+            used.add(key)
+            merged.append({**entry, "id": by_link[key]["id"]} if key in by_link else entry)
+            continue
         if key in by_link:
             kept = dict(by_link[key])
             used.add(key)

@@ -35,13 +35,14 @@ KIND_CODES = frozenset(
 
 @dataclass(frozen=True)
 class Link:
-    """The contract element a requirement checks: exactly one of kind, rule or builtin."""
+    """The contract element a requirement checks: exactly one of kind, rule, builtin or obligation."""
 
     kind: str | None = None
     rule: str | None = None
     kinds: tuple[str, ...] = ()  # narrows a rule to the findings on these kinds
     builtin: tuple[str, ...] = ()
     exercised_by: str = "any_message"  # builtin only: any_message | correlated_message
+    obligation: str | None = None  # a behaviour obligation of the release (behaviour.yaml), by its id
 
     @property
     def element(self) -> str:
@@ -49,6 +50,8 @@ class Link:
             return f"kind {self.kind}"
         if self.rule is not None:
             return f"rule {self.rule}" + (f" on {', '.join(self.kinds)}" if self.kinds else "")
+        if self.obligation is not None:
+            return f"obligation {self.obligation}"
         return "built-in " + ", ".join(self.builtin)
 
     def as_json(self) -> dict[str, Any]:
@@ -56,6 +59,8 @@ class Link:
             return {"kind": self.kind}
         if self.rule is not None:
             return {"rule": self.rule, **({"kinds": list(self.kinds)} if self.kinds else {})}
+        if self.obligation is not None:
+            return {"obligation": self.obligation}
         out: dict[str, Any] = {"builtin": list(self.builtin)}
         if self.exercised_by != "any_message":
             out["exercised_by"] = self.exercised_by
@@ -69,6 +74,7 @@ class Link:
             kinds=tuple(data.get("kinds", ())),
             builtin=tuple(data.get("builtin", ())),
             exercised_by=data.get("exercised_by", "any_message"),
+            obligation=data.get("obligation"),
         )
 
 
@@ -84,8 +90,11 @@ class Requirement:
     optional: bool = False  # `exercise: optional`: not exercised holds no verdict back (the kind need not be sent)
 
     def matches(self, finding: Finding) -> bool:
-        """Does this finding count against this requirement?"""
+        """Does this finding count against this requirement? A breach of a behaviour obligation counts against the
+        obligation's requirement alone."""
         link = self.link
+        if link.obligation is not None or finding.obligation is not None:
+            return finding.obligation is not None and finding.obligation == link.obligation
         if link.kind is not None:
             return finding.kind == link.kind and (
                 finding.code in KIND_CODES or (finding.code == "UNKNOWN_FIELD" and finding.severity is Severity.ERROR))
@@ -137,6 +146,7 @@ def load_requirements(path: Path, release: ContractRelease) -> RequirementSet:
 
     kinds = {k.id for k in release.kinds}
     rules = {use.id for use in release.rules}
+    obligations = {o.id for o in release.obligations}
     builtins = {cid for cid, info in rule_catalogue().items() if info.group == "built-in"}
     roles = {*release.roles, "any"}
     seen_ids: dict[str, int] = {}
@@ -164,6 +174,9 @@ def load_requirements(path: Path, release: ContractRelease) -> RequirementSet:
                                                                       f"roles: {', '.join(sorted(roles))}"))
         if link.kind is not None and link.kind not in kinds:
             problems.append(ContractProblem(file, f"{where}/checks/kind", f"{release.name} has no kind {link.kind!r}"))
+        if link.obligation is not None and link.obligation not in obligations:
+            problems.append(ContractProblem(file, f"{where}/checks/obligation",
+                                            f"{release.name}'s behaviour.yaml has no obligation {link.obligation!r}"))
         if link.rule is not None and link.rule not in rules:
             problems.append(ContractProblem(file, f"{where}/checks/rule",
                                             f"{release.name}'s catalog does not turn on rule {link.rule!r}"))

@@ -86,6 +86,9 @@ class CheckOptions:
     max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
     fail_on: Severity = Severity.ERROR
     min_coverage: float | None = None  # --min-coverage, a fraction in [0, 1]
+    # every capture holds all its writer sent (--whole; the stub's and the probe's own recordings): what must have
+    # happened by its end (an answer, a result, a run's end) is judged, as on a framed capture
+    whole: bool = False
 
 
 class _CaptureRun:
@@ -99,6 +102,7 @@ class _CaptureRun:
         self.bases = {name: base_prefix(url) for name, url in engine.options.base_urls.items()}
         self.unrecognised = Unrecognised()  # what its unclassified messages looked like
         self.unknown_bodies = 0  # messages whose body the record left out (told once, at the end)
+        self.foreign = 0  # messages of no kind that no reader takes as an extension of the protocol
         self.process: ProcessRecord | None = None  # how its program ended (a framed capture's last line)
         self.last: dict[str | None, Message] = {}  # role → the last message it sent that took the general path
         self.rules: list[Rule] = []
@@ -119,7 +123,8 @@ class _CaptureRun:
         """Does the capture hold everything its program wrote (so what must have happened by its end can be
         judged)? A framed capture (wirecheck's harness records both directions from start to end), one that says
         how the program ended, or one its reader knows whole (a HAR the stub recorded)."""
-        return self.capture.form == "framed" or self.process is not None or self.capture.whole
+        return (self.capture.form == "framed" or self.process is not None or self.capture.whole
+                or self.engine.options.whole)
 
     def unsettled_kinds(self) -> set[str]:
         """Kinds that a rule which has not yet seen all it needs still watches."""
@@ -272,6 +277,8 @@ class Engine:
             emit(capture_finding("EMPTY_CAPTURE", "the capture holds no messages", capture.label))
         elif summary.messages and run.unrecognised.count == summary.messages:
             emit(self._nothing_recognised(run.unrecognised, capture.label))
+        elif run.foreign > summary.messages - run.unrecognised.count:
+            emit(self._mostly_unrecognised(run, summary.messages, capture.label))
         self._finish(run, emit, result)
 
     def _nothing_recognised(self, unrecognised: Unrecognised, file: str) -> Finding:
@@ -288,6 +295,21 @@ class Engine:
             message=f"none of the {unrecognised.count} messages of this capture is of a kind of "
                     f"{self.release.name}; " + (read_as(files, self.release.name) if files else looks_like(matches)),
             found=unrecognised.describe())
+
+    def _mostly_unrecognised(self, run: _CaptureRun, messages: int, file: str) -> Finding:
+        """More messages of no kind than of the release's: most of the capture is another format, which a pass on
+        its few recognised lines would certify."""
+        if self._other_releases is None:
+            self._other_releases = bundled_releases(self.release)()
+        matches = likely_releases(run.unrecognised.samples.values(), self._other_releases, self.release.name)
+        recognised = messages - run.unrecognised.count
+        return Finding(
+            code="MOSTLY_UNRECOGNISED", severity=level_of("MOSTLY_UNRECOGNISED"), file=file,
+            message=f"{run.foreign} of the {messages} messages of this capture are of no kind of {self.release.name}"
+                    f" (only {recognised} recognised): most of it is another format, and what was recognised "
+                    f"certifies nothing about it; {looks_like(matches)}",
+            expected=f"most messages of kinds of {self.release.name}",
+            found=run.unrecognised.describe())
 
     def _acceptor(
         self, fast: dict[str, _FastEntry], seen: dict[str, int], last: list[Any], file: str
@@ -412,6 +434,8 @@ class Engine:
         """A message of no kind of the release: a method or request it does not define (remembered, its answer
         still owed), or one UNKNOWN_MESSAGE_KIND finding at the severity its reader gives it (readers.yaml)."""
         reading = unknown_kind_reading(self.release, message)
+        if reading is None or not reading.extension:
+            run.foreign += 1
         sequence = run.sequence
         method = sequence.unknown_method(message)
         if method is not None:

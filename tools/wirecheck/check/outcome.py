@@ -40,7 +40,8 @@ def judge_outcome(obligations: tuple[Obligation, ...], record: ProcessRecord, la
         if found:
             emit(breach(obligation, found, file=record.file, line=record.line, code=CODES[obligation.form],
                         kind=last.kind.id if last is not None and last.kind is not None else None,
-                        expected=_expected(obligation), found=record.how))
+                        expected=_expected(obligation),
+                        found="no line feed" if obligation.form == "final_newline" else record.how))
     return judged
 
 
@@ -67,7 +68,10 @@ def _judge(obligation: Obligation, record: ProcessRecord, last: Message | None) 
     if start is None:
         return None
     if record.stopped_by_harness:
-        return f"the {record.role} did not exit after {since}: {record.how}"
+        if record.stopped_at is not None and record.stopped_at - start < params["within"]:
+            return None  # the harness waited less than the bound: the run cannot show a hang
+        waited = "" if record.stopped_at is None else f" {record.stopped_at - start:.1f} s after {since}"
+        return f"the {record.role} did not exit after {since}: {record.how}{waited}"
     if record.signal is not None:
         return f"the {record.role} was {record.how}"
     if record.exited_at is not None and record.exited_at - start > params["within"]:

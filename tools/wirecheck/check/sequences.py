@@ -380,10 +380,21 @@ class Negotiated(Monitor):
         self.matches: Match = self.params["messages"]
         self.tokens: tuple[str, ...] = self.params["at"]
         self.allowed = tuple(self.params.get("equals") or (release.wire_version,))
+        self.reply = bool(self.params.get("reply"))
+        if self.reply:  # shown the answers to its requests (SequenceRun._correlate), not the requests
+            self.kinds = frozenset()
 
     def on_message(self, message: Message, names: dict[str, Any], emit: Emit) -> None:
-        if not self.matches.matches(message.kind.id if message.kind else None, message.value):
+        if self.reply or not self.matches.matches(message.kind.id if message.kind else None, message.value):
             return
+        self.judge(message, emit)
+
+    def on_reply(self, request: Request, message: Message, emit: Emit) -> None:
+        """The answer to a request of the release's (`reply: true`): judged when the request is one it names."""
+        if self.reply and request.kind is not None and self.matches.matches(request.kind.id, None):
+            self.judge(message, emit)
+
+    def judge(self, message: Message, emit: Emit) -> None:
         found = resolve(message.value, self.tokens, MISSING)
         if found is MISSING:
             return  # absence is the schema's business
@@ -580,8 +591,6 @@ class Sequences:
         monitored = [o for o in self.obligations if o.form != "answered"]
         self.watched = frozenset().union(*(MONITORS[o.form](o, release).kinds for o in monitored)) \
             if monitored else frozenset()
-        keyed = {k for kinds in release.obligation_keys.values() for k in kinds}
-        self.watched |= frozenset(keyed) if monitored else frozenset()
 
     def _answered_kinds(self) -> dict[str, MessageKind]:
         """request kind id → the response kind that answers it (by `answers`, a kind id or a glob)."""
@@ -597,10 +606,14 @@ class Sequences:
     def answered_by(self, request: Request) -> Obligation | None:
         """The `answered` obligation that covers a request (by its kind; a request of no kind by any that names no
         kinds), if the release states one."""
+        sender = request.sender or (request.kind.producer if request.kind is not None else None)
         for obligation in self.answered:
             kinds: Match | None = obligation.params.get("kinds")
-            if kinds is None or (request.kind is not None and request.kind.id in kinds.kinds):
-                return obligation
+            if kinds is not None and (request.kind is None or request.kind.id not in kinds.kinds):
+                continue
+            if "from" in obligation.params and sender != obligation.params["from"]:
+                continue
+            return obligation
         return None
 
     def start(self, capture: Any) -> SequenceRun:
@@ -622,6 +635,7 @@ class SequenceRun:
             for kind_id in monitor.kinds:
                 self.by_kind.setdefault(kind_id, []).append(monitor)
         self.unknown = [m for m in self.monitors if m.unknown]
+        self.replies = [m for m in self.monitors if isinstance(m, Negotiated) and m.reply]
         self.judged: dict[str, int] = {o.id: 0 for o in sequences.obligations}
         self.file = ""
 
@@ -721,6 +735,8 @@ class SequenceRun:
                                  f"request {short_repr(request_id)} already has a response",
                                  pointer=id_pointer, found=short_repr(request_id)))
             return
+        for monitor in self.replies:
+            monitor.on_reply(pending, message, emit)
         if pending.kind is None or pending.kind.reply is None:  # a method of no kind: no result type to check
             return
         reply = pending.kind.reply

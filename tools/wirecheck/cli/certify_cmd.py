@@ -17,6 +17,7 @@ from wirecheck.cli.common import (
     FAIL_ON_OPTION,
     JOBS_OPTION,
     REQUIREMENTS_OPTION,
+    WHOLE_OPTION,
     bad_choice,
     check_captures_exist,
     fail_usage,
@@ -149,6 +150,7 @@ def register(app: typer.Typer) -> None:
                                                     "action (expect, wait_exit: every such step). Repeatable."),
         max_line_bytes: int = typer.Option(DEFAULT_MAX_LINE_BYTES, "--max-line-bytes", min=1024),
         max_output_bytes: int = typer.Option(64 << 20, "--max-output-bytes", min=1024),
+        whole: bool = WHOLE_OPTION,
         jobs: int | None = JOBS_OPTION,
         keep_scratch: bool = typer.Option(False, "--keep-scratch", help="Keep the scratch HOME for inspection."),
         contracts: Path | None = CONTRACTS_OPTION,
@@ -169,7 +171,7 @@ def register(app: typer.Typer) -> None:
         fail_on = fail_on.upper()
         reg = registry(contracts)
         release = guarded(lambda: reg.load(spec))
-        options = CheckOptions(parse_base_urls(base_url, list(release.bases)), max_line_bytes)
+        options = CheckOptions(parse_base_urls(base_url, list(release.bases)), max_line_bytes, whole=whole)
         positionals = list(captures or [])
         run_info = None
         interrupted = None

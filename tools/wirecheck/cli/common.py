@@ -26,6 +26,10 @@ CONTRACTS_OPTION = typer.Option(
 JOBS_OPTION = typer.Option(
     None, "--jobs", "-j", min=1,
     help="Worker processes (default: the CPUs this process may use; a small run stays in one process).")
+WHOLE_OPTION = typer.Option(
+    False, "--whole",
+    help="Each capture holds everything its program wrote, from start to end: what must have happened by its end "
+         "(an answer, a result, a run's end) is judged, as on a framed capture.")
 # certification options, shared by `certify`, `stub` and `probe`
 REQUIREMENTS_OPTION = typer.Option(None, "--requirements",
                                    help="Requirement set (default: the release's requirements.yaml).")

@@ -16,6 +16,7 @@ import typer
 from wirecheck.cli.common import (
     CONTRACTS_OPTION,
     JOBS_OPTION,
+    WHOLE_OPTION,
     bad_choice,
     check_captures_exist,
     contract_errors_as_usage,
@@ -151,6 +152,7 @@ def register(app: typer.Typer) -> None:
         all_kinds: bool = typer.Option(
             False, "--all-kinds", help="text: list every kind of the release in the coverage, not only those seen "
             "(the JSON, Markdown and JUnit reports always list them)."),
+        whole: bool = WHOLE_OPTION,
         jobs: int | None = JOBS_OPTION,
         dask: str | None = typer.Option(
             None, "--dask", metavar="ADDRESS|local",
@@ -176,7 +178,7 @@ def register(app: typer.Typer) -> None:
         reg = registry(contracts)
         release = guarded(lambda: reg.load(spec))
         options = CheckOptions(parse_base_urls(base_url, list(release.bases)), max_line_bytes, fail_on,
-                               parse_min_coverage(min_coverage))
+                               parse_min_coverage(min_coverage), whole=whole)
         if dask is not None:
             if "-" in captures:
                 raise fail_usage("--dask reads captures by URL: stdin (-) cannot be sent to a cluster")

@@ -240,6 +240,9 @@ def build(raw: dict[str, Any], release: Any, file: str, cited: Any) -> tuple[Beh
             if lacking:
                 problems.append(ContractProblem(file, per_at, f"kind(s) {', '.join(lacking)} name no {per!r} "
                                                               f"(keys.{per} has no entry for them)"))
+        if form == "answered" and params.get("from") not in (None, *release.roles):
+            problems.append(ContractProblem(file, f"{where}/answered/from", f"{params['from']!r} is not one of the "
+                                                                            f"roles {', '.join(release.roles)}"))
         if form == "answered":
             answered = {k.id for response in release.kinds if response.answers and response.correlate
                         for k in release.kinds if k is not response and fnmatch.fnmatchcase(k.id, response.answers)}

@@ -7,7 +7,12 @@ order the protocol accepts, from what the release's sequence rules declare (rule
 - turn output between a prompt and the result that ends the turn (`turns`: QODER_RESULT_ENDS_TURN,
   QODER_TURN_UNFINISHED), so the stream never ends inside a turn;
 - every request with an id no other request has, answered right after it by a response that carries the id and
-  a reply valid against the request's reply schema (the catalog's `answers`, `correlate`, `reply`).
+  a reply valid against the request's reply schema (the catalog's `answers`, `correlate`, `reply`);
+- the release's behaviour obligations (behaviour.yaml) on stream kinds: no more of a kind than a `count` allows
+  (the rest are left out, said so), a `last` kind at the end and a `first` kind first, `alternates` as blocks (an
+  open, what goes between, its close) with the thing they follow (its key) the same in all of them, values a
+  `unique` speaks of not repeated, and a `negotiated` answer carrying the release's version. A `refers` or
+  `leads_to` on a stream kind has no generator yet: such a release gets no session, and says why.
 
 The session is then judged by the engine, as `wirecheck validate` would judge it; one with any finding above info is
 not written (`NoCleanSession` says what stood in the way), nor is one for a release without stream kinds, or with a
@@ -105,6 +110,11 @@ class _Plan:
                 if request is not response and fnmatch.fnmatchcase(request.id, response.answers):
                     self.answers.setdefault(request.id, []).append(response)
         self.responses = {r.id for rs in self.answers.values() for r in rs}
+        self.caps: dict[str, tuple[int, str]] = {}  # kind → how many a `count` allows, and which obligation says so
+        self.last: list[str] = []  # kinds a `last` obligation puts at the end
+        self.alternates: list[Any] = []  # (open kinds, close kinds, the key's pointer per kind or None)
+        self.unique: list[Any] = []  # (kinds, where the values are)
+        self.negotiated: list[Any] = []  # reply obligations: (request kinds, pointer into the answer, the version)
 
     def check_rules(self) -> None:
         """Read each sequence rule's declared session needs; refuse where none can satisfy it on a stream."""
@@ -121,6 +131,38 @@ class _Plan:
                 self.first.append(need.first)
             elif need.turns is not None:
                 self.turns.append(dict(need.turns))
+        self._read_obligations()
+
+    def _read_obligations(self) -> None:
+        """What the release's behaviour obligations ask of a stream session (see the module docstring)."""
+        keys = self.release.obligation_keys
+        for obligation in self.release.obligations:
+            params = obligation.params
+            matched = params.get("messages")
+            on_stream = sorted(k for k in (matched.kinds if matched is not None else ()) if k in self.stream)
+            if obligation.form == "count" and ("at_most" in params or "exactly" in params) and "per" not in params:
+                for kind_id in on_stream:
+                    cap = params.get("at_most", params.get("exactly"))
+                    if kind_id not in self.caps or cap < self.caps[kind_id][0]:
+                        self.caps[kind_id] = (cap, obligation.id)
+            elif obligation.form == "first":
+                self.first.extend((kind_id, obligation.subject) for kind_id in on_stream[:1])
+            elif obligation.form == "last":
+                self.last.extend(k for k in on_stream if k not in self.last)
+            elif obligation.form == "alternates":
+                per = params.get("per")
+                self.alternates.append((params["open"].kinds, params["close"].kinds,
+                                        None if per is None else dict(keys.get(per, {}))))
+            elif obligation.form == "unique" and on_stream:
+                self.unique.append((frozenset(on_stream), params["at"]))
+            elif obligation.form == "negotiated" and params.get("reply"):
+                self.negotiated.append((matched.kinds, params["at"], tuple(params.get("equals") or
+                                                                            (self.release.wire_version,))))
+            elif obligation.form in ("refers", "leads_to", "negotiated") and (on_stream or obligation.form != "refers"):
+                watched = set().union(*(m.kinds for m in params.values() if hasattr(m, "kinds"))) & set(self.stream)
+                if watched:
+                    raise NoCleanSession(f"{obligation.id} ({obligation.form}) speaks of the stream kind(s) "
+                                         f"{', '.join(sorted(watched))}: no session generator satisfies it yet")
 
     # -- building ----------------------------------------------------------------------------------------------
     def build(self, selected: list[MessageKind], count: int, seed: int,
@@ -136,13 +178,18 @@ class _Plan:
                 if not_generated is None or kind_id in self._required():
                     raise NoCleanSession(f"no message of {kind_id} can be generated: {exc}") from None
                 not_generated(kind_id, str(exc))
+        self._obliged(pool, left_out)
         head = self._handshake(pool)
         pairs = self._exchanges(pool, left_out)
         used = {m.kind.id for pair in pairs for m in pair if m.kind is not None}
         for kind_id in sorted(self.responses & set(pool) - used):
             left_out[kind_id] = ("it answers no request of the session: a response is written only after a "
                                  "request its sender receives")
+        at_end = [m for kind_id in self.last for m in pool.pop(kind_id, [])]
+        alternating = self._alternating(pool)
         turn_blocks, rest, last = self._turns(pool)
+        last += at_end
+        turn_blocks += alternating
         gaps: list[list[Message]] = [[] for _ in range(len(turn_blocks) + 1)]
         for unit in [[m] for m in rest] + pairs:  # anything else goes between turns, never inside one
             gaps[self.random.randrange(len(gaps))].extend(unit)
@@ -153,6 +200,61 @@ class _Plan:
         senders = [self._sender(m) for m in ordered]
         return Session(list(zip(senders, [m.value for m in ordered], strict=True)), len(set(senders)) > 1,
                        left_out)
+
+    def _obliged(self, pool: dict[str, list[Message]], left_out: dict[str, str]) -> None:
+        """The pool within what `count` and `unique` obligations allow (what is left out is said)."""
+        for kind_id, (cap, obligation_id) in self.caps.items():
+            if kind_id in pool and len(pool[kind_id]) > cap:
+                pool[kind_id] = pool[kind_id][:cap]
+                left_out[kind_id] = f"{obligation_id}: a capture holds at most {cap} of them"
+        for kinds, place in self.unique:
+            seen: set[Any] = set()
+            for kind_id in sorted(kinds & set(pool)):
+                kept = []
+                for message in pool[kind_id]:
+                    values = {orjson.dumps(v) for v in place.values(message.value)}
+                    if values & seen:
+                        left_out[kind_id] = "a value it would repeat is one a capture sends once"
+                        continue
+                    seen |= values
+                    kept.append(message)
+                pool[kind_id] = kept
+
+    def _alternating(self, pool: dict[str, list[Message]]) -> list[list[Message]]:
+        """`alternates` obligations as blocks: an open, the messages of no block, its close; every message that
+        names the obligation's key names the first one's thing (one value for the session)."""
+        blocks: list[list[Message]] = []
+        for opens, closes, key in self.alternates:
+            opened = [m for k in sorted(opens & set(pool)) for m in pool.pop(k)]
+            closed = [m for k in sorted(closes & set(pool)) for m in pool.pop(k)]
+            pairs = min(len(opened), len(closed))
+            blocks += [[opened[i], closed[i]] for i in range(pairs)]
+            if key:
+                self._one_thing(blocks, pool, key)
+        return blocks
+
+    def _one_thing(self, blocks: list[list[Message]], pool: dict[str, list[Message]], key: dict[str, Any]) -> None:
+        """Every message carrying the key (its kind's place in `keys`) carries the first block's value, where it
+        stays valid alone; one that would not is dropped."""
+        first = next((m for block in blocks for m in block if m.kind is not None and m.kind.id in key), None)
+        if first is None:
+            return
+        place = key[first.kind.id]  # type: ignore[union-attr]
+        found = place.values(first.value)
+        if not found or place.tokens is None or "*" in place.tokens:
+            return
+        value = found[0]
+
+        def same(message: Message) -> Message | None:
+            if message.kind is None or message.kind.id not in key or key[message.kind.id].tokens is None:
+                return message
+            changed = replace(message, value=replaced(message.value, key[message.kind.id].tokens, value))
+            return None if blocking(engine_for(self.release).judge_alone(changed)) else changed
+
+        for block in blocks:
+            block[:] = [m for m in map(same, block) if m is not None]
+        for kind_id in list(pool):
+            pool[kind_id] = [m for m in map(same, pool[kind_id]) if m is not None]
 
     def _required(self) -> set[str]:
         return {kind for kind, _ in self.first if kind in self.stream}
@@ -252,6 +354,9 @@ class _Plan:
                 value = replaced(candidate.value, response_kind.correlate[1], request_id)
                 if request_kind.reply is not None and resolve(value, request_kind.reply.at, _ABSENT) is not _ABSENT:
                     value = replaced(value, request_kind.reply.at, self._reply(request_kind))
+                for kinds, at, versions in self.negotiated:  # the answer to a handshake: the release's version
+                    if request_kind.id in kinds and resolve(value, at, _ABSENT) is not _ABSENT:
+                        value = replaced(value, at, versions[0])
                 answer = replace(candidate, value=value)
                 if not blocking(engine_for(self.release).judge_alone(answer)) and self._reply_ok(request_kind, value):
                     return answer

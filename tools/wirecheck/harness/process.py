@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import contextlib
 import queue
+import signal
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from wirecheck.capture.process import ProcessRecord
 from wirecheck.programs.program import Program, Scratch
 from wirecheck.programs.tail import TAIL_BYTES, Tail
 
@@ -68,6 +70,9 @@ class LiveProcess:
         self.output_bytes = 0
         self.line_count = 0
         self.stdin_closed_at: float | None = None  # seconds since start when the harness ended the input
+        self.last_line_at: float | None = None  # seconds since start when its last stdout line arrived
+        self.final_newline: bool | None = None  # did the last bytes it wrote on stdout end a line (None: none)
+        self.stopping_at: float | None = None  # seconds since start when the harness began to end it
         self.flooded = threading.Event()
         self.program = Program(self.argv, env=env, cwd=scratch.root / "work", scratch=scratch)
         self._stdout_reader = threading.Thread(target=self._read_stdout, daemon=True, name="wirecheck-stdout")
@@ -89,6 +94,7 @@ class LiveProcess:
                 if not chunk:
                     break
                 self.output_bytes += len(chunk)
+                self.final_newline = chunk.endswith(b"\n")
                 truncated = False
                 if len(chunk) > limit and not chunk.endswith(b"\n"):
                     truncated = True
@@ -96,6 +102,8 @@ class LiveProcess:
                     while True:
                         rest = stream.readline(limit)
                         self.output_bytes += len(rest)
+                        if rest:
+                            self.final_newline = rest.endswith(b"\n")
                         if not rest or rest.endswith(b"\n") or self.output_bytes > self.limits.max_output_bytes:
                             break
                     self.problems.add(f"a stdout line exceeded {limit} bytes; only its first {limit} bytes "
@@ -113,6 +121,7 @@ class LiveProcess:
                     self.flooded.set()
                     break
                 line = Line(data, self.elapsed(), truncated)
+                self.last_line_at = line.at
                 self._on_line(line)
                 if data.lstrip()[:1] == b"{":  # only an object can match an `expect`: nothing else waits in memory
                     self.lines.put(line)
@@ -137,11 +146,28 @@ class LiveProcess:
 
     # -- ending ---------------------------------------------------------------------------------------
 
+    def record(self, role: str, stopped: bool) -> ProcessRecord:
+        """How the program ended, as the capture's last line says it (capture/process.py); `stopped`: the harness
+        had to end it (it had not exited by the end of the scenario)."""
+        program = self.program
+        code = program.returncode
+        stopped = stopped or program.ended_by is not None
+        exited_at = None if stopped or program.exited_at is None else round(program.exited_at - self.started, 3)
+        return ProcessRecord(
+            role=role, exit_status=code if code is not None and code >= 0 and not stopped else None,
+            signal=_signal_name(-code) if code is not None and code < 0 and not stopped else None,
+            stopped_by_harness=stopped, ended_by=program.ended_by,
+            stopped_at=None if not stopped or self.stopping_at is None else round(self.stopping_at, 3),
+            input_closed_at=_rounded(self.stdin_closed_at), last_output_at=_rounded(self.last_line_at),
+            exited_at=exited_at, final_newline=self.final_newline)
+
     def wait(self, timeout: float) -> int | None:
         return self.program.wait(timeout)
 
     def close(self) -> None:
         """End the program and everything it started; what it left behind is added to the problems."""
+        if self.program.returncode is None and self.stopping_at is None:
+            self.stopping_at = self.elapsed()
         for problem in self.program.stop():
             self.problems.add(problem)
         # every process holding the pipes is gone: the readers meet end of file (the stderr tail closes its own)
@@ -151,3 +177,14 @@ class LiveProcess:
         with contextlib.suppress(OSError, ValueError):
             if self.program.stdout is not None and not self._stdout_reader.is_alive():
                 self.program.stdout.close()
+
+
+def _rounded(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds, 3)
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"

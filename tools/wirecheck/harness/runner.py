@@ -20,6 +20,7 @@ from typing import Any, BinaryIO, cast
 
 import orjson
 
+from wirecheck.capture.process import ProcessRecord
 from wirecheck.certify.identity import sha256_file
 from wirecheck.harness.endpoint import ModelSide
 from wirecheck.harness.process import Limits, Line, LiveProcess
@@ -73,6 +74,13 @@ class FramedRecorder:
 
     def received(self, line: Line) -> None:
         self._write(self._received_prefix, line.data)  # as received: a line holds no b"\n", and a b"\r" is data
+
+    def ended(self, record: ProcessRecord) -> None:
+        """The capture's last line: how the program ended (capture/process.py), evidence like its messages."""
+        with self._lock:
+            self._stream.write(orjson.dumps(record.as_json()) + b"\n")
+            self._stream.flush()
+            self.lines += 1
 
 
 class _Both:
@@ -256,6 +264,7 @@ def run_scenario(
             finally:
                 proc.close()  # shielded: a signal now ends the run once everything is ended
                 _say_how_it_ended(proc, record)
+                recorder.ended(proc.record(scenario.implementation_role, record.stopped))
         except Terminated as stop:  # the run ends here, and what was recorded is still certified
             record.interrupted, record.stopped = stop, True
             record.problems.append(f"wirecheck was stopped by {stop.name}")

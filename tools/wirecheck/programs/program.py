@@ -135,6 +135,7 @@ class Program:
         # what ended the program once `stop` has run: "SIGTERM" (it exited within the grace), "SIGKILL" (it did
         # not), None (it had exited by itself, or the reaper could not say)
         self.ended_by: str | None = None
+        self.exited_at: float | None = None  # time.monotonic() when the reaper saw it exit
         self._exited = threading.Event()
         self._done = threading.Event()
         self._reported = False  # the reaper said everything was ended (not: it died)
@@ -186,6 +187,7 @@ class Program:
     def _listen(self) -> None:
         while (message := self._read()) is not None:
             if "exit" in message:
+                self.exited_at = time.monotonic()
                 self.returncode = int(message["exit"])
                 self._exited.set()
             elif message.get("done"):

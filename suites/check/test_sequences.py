@@ -1,0 +1,235 @@
+"""Behaviour obligations (contracts/behaviour.py, check/sequences.py, check/outcome.py): every form kept and broken,
+on the demo contract with a behaviour.yaml written for each test. A breach names its obligation, at its level."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import orjson
+import pytest
+
+from wirecheck.check.engine import CheckOptions, check_captures
+from wirecheck.contracts import ContractError, load_registry
+from wirecheck.findings import Severity
+
+DEMO = Path(__file__).resolve().parents[1] / "data" / "contracts"
+READER = {"consumer": "client", "reaction": "misreads",
+          "provenance": {"source": "test", "at": ["suites/data/contracts: the demo's reader"]}}
+HELLO = {"type": "hello", "version": "1.0.0"}
+TEXT = {"type": "event", "payload": {"kind": "text", "text": "hi"}}
+PROCESS = {"role": "server", "exit_status": 0, "signal": None, "stopped_by_harness": False, "ended_by": None,
+           "stopped_at": None, "input_closed_at": 0.5, "last_output_at": 1.0, "exited_at": 1.2, "final_newline": True}
+
+
+def job(job_id: str, copy: str | None = None) -> dict:
+    return {"type": "job", "id": job_id, "payload": {"id": copy or job_id}}
+
+
+def ping(request_id: str) -> dict:
+    return {"type": "request", "request_id": request_id, "request": {"subtype": "ping"}}
+
+
+def pong(request_id: str, value: int = 1) -> dict:
+    return {"type": "response", "response": {"request_id": request_id, "subtype": "success",
+                                             "payload": {"pong": value}}}
+
+
+def release_with(tmp_path: Path, obligations: list[dict], keys: dict | None = None):
+    root = tmp_path / "contracts"
+    shutil.copytree(DEMO, root)
+    behaviour = {"obligations": [{"id": f"OB-{i}", "level": "MUST", "subject": "server", "says": "a test",
+                                  "reader": READER, **o} for i, o in enumerate(obligations)]}
+    if keys:
+        behaviour["keys"] = keys
+    (root / "demo" / "1.0.0" / "behaviour.yaml").write_bytes(orjson.dumps(behaviour))
+    return load_registry(root).load("demo@1.0.0")
+
+
+def plain(tmp_path: Path, messages: list[dict], name: str = "c.jsonl") -> str:
+    path = tmp_path / name
+    path.write_bytes(b"".join(orjson.dumps(m) + b"\n" for m in messages))
+    return str(path)
+
+
+def framed(tmp_path: Path, frames: list[tuple[str, dict]], process: dict | None = None) -> str:
+    lines = [{"wirecheck_capture": 1, "framing": "directed"}] + [{"from": s, "message": m} for s, m in frames]
+    if process is not None:
+        lines.append({"process": process})
+    return plain(tmp_path, lines, "f.framed.ndjson")
+
+
+def breaches(release, capture: str, whole: bool = False):
+    result = check_captures(release, [capture], CheckOptions(whole=whole))
+    return [f for f in result.findings if f.obligation is not None], result
+
+
+def test_first(tmp_path):
+    release = release_with(tmp_path, [{"first": {"kinds": ["hello"]}}])
+    assert breaches(release, plain(tmp_path, [HELLO, TEXT]))[0] == []
+    (found,), result = breaches(release, plain(tmp_path, [TEXT, HELLO]))
+    assert (found.code, found.obligation, found.line, found.found) == ("ORDER", "OB-0", 1, "event")
+    assert result.judged == {"OB-0": 1}
+
+
+def test_last_presence_on_any_capture_absence_on_a_whole_one(tmp_path):
+    release = release_with(tmp_path, [{"last": {"kinds": ["hello"]}}])
+    assert breaches(release, plain(tmp_path, [TEXT, HELLO]))[0] == []
+    (after,), _ = breaches(release, plain(tmp_path, [HELLO, TEXT, TEXT]))
+    assert (after.code, after.line) == ("ORDER", 2)  # reported once, at the first message after it
+    # a capture that may be cut short: its last message being no `hello` is not known to be wrong
+    assert breaches(release, plain(tmp_path, [TEXT]))[0] == []
+    (missing,), _ = breaches(release, plain(tmp_path, [TEXT]), whole=True)
+    assert "the last message from server is event" in missing.message
+    # a message of no kind after it counts: the reader takes whatever comes last
+    (unknown,), _ = breaches(release, plain(tmp_path, [HELLO, {"type": "mystery"}]))
+    assert unknown.line == 2
+
+
+def test_count_at_most_and_at_least(tmp_path):
+    release = release_with(tmp_path, [{"count": {"kinds": ["hello"], "exactly": 1}}])
+    assert breaches(release, plain(tmp_path, [HELLO, TEXT]), whole=True)[0] == []
+    (second,), _ = breaches(release, plain(tmp_path, [HELLO, TEXT, HELLO, HELLO]))
+    assert (second.code, second.line, second.severity) == ("COUNT", 3, Severity.ERROR)
+    assert breaches(release, plain(tmp_path, [TEXT]))[0] == []  # not whole: too few is not judged
+    (none,), _ = breaches(release, plain(tmp_path, [TEXT]), whole=True)
+    assert none.found == "0" and "no hello" in none.message
+
+
+def test_count_per_key_for_each(tmp_path):
+    keys = {"job": {"job": "/id", "event": "/payload/id"}}
+    release = release_with(tmp_path, [{"count": {"kinds": ["event"], "where": {"/payload/kind": "text"},
+                                                 "exactly": 1, "per": "job", "for_each": {"kinds": ["job"]}}}], keys)
+    done = {"type": "event", "payload": {"kind": "text", "text": "x", "id": "a"}}
+    # the demo's event union has no member with an id: the key is read all the same (the schema is another check)
+    found, _ = breaches(release, plain(tmp_path, [job("a"), done, job("b")]), whole=True)
+    assert [(f.code, f.line) for f in found] == [("COUNT", 3)]  # job b never got its event
+    assert "of job \"b\"" in found[0].message
+
+
+def test_alternates(tmp_path):
+    release = release_with(tmp_path, [{"alternates": {"open": {"kinds": ["hello"]}, "close": {"kinds": ["job"]}}}])
+    assert breaches(release, plain(tmp_path, [HELLO, TEXT, job("a"), HELLO, job("b")]), whole=True)[0] == []
+    found, _ = breaches(release, plain(tmp_path, [job("a"), HELLO, HELLO]), whole=True)
+    assert [(f.code, f.line) for f in found] == [("ORDER", 1), ("ORDER", 3), ("ORDER", 3)]
+    assert "without an open" in found[0].message and "still open" in found[1].message
+    assert "never followed" in found[2].message
+
+
+def test_unique_over_array_items(tmp_path):
+    release = release_with(tmp_path, [{"unique": {"kinds": ["hello"], "at": {"each": "/features", "at": ""}}}])
+    with_features = [{**HELLO, "features": ["a", "b"]}, {**HELLO, "features": ["c"]}]
+    assert breaches(release, plain(tmp_path, with_features))[0] == []
+    (dup,), _ = breaches(release, plain(tmp_path, [*with_features, {**HELLO, "features": ["b"]}]))
+    assert (dup.code, dup.line, dup.found) == ("UNIQUE", 3, '"b"') and "line 1" in dup.message
+
+
+def test_refers_and_once(tmp_path):
+    release = release_with(tmp_path, [{"refers": {"kinds": ["event"], "at": "/payload/id",
+                                                  "to": {"kinds": ["job"], "at": "/id"}, "once": True}}])
+    about = {"type": "event", "payload": {"kind": "text", "text": "x", "id": "a"}}
+    assert breaches(release, plain(tmp_path, [job("a"), about]))[0] == []
+    found, _ = breaches(release, plain(tmp_path, [about, job("a"), about, about]))
+    assert [(f.code, f.line) for f in found] == [("REFERENCE", 1), ("REFERENCE", 4)]
+    assert "names no job seen before it" in found[0].message and "a second time" in found[1].message
+
+
+def test_negotiated_message_and_reply(tmp_path):
+    release = release_with(tmp_path, [{"negotiated": {"kinds": ["hello"], "at": "/version"}},
+                                      {"negotiated": {"kinds": ["request.ping"], "at": "/response/payload/pong",
+                                                      "reply": True, "equals": ["7"]}, "subject": "server"}])
+    (version,), _ = breaches(release, plain(tmp_path, [{**HELLO, "version": "2.0.0"}]))
+    assert (version.code, version.obligation, version.expected) == ("NEGOTIATED_VERSION", "OB-0", "1.0.0")
+    found, _ = breaches(release, framed(tmp_path, [("server", HELLO), ("client", ping("1")), ("server", pong("1"))]))
+    assert [(f.obligation, f.line, f.found) for f in found] == [("OB-1", 4, "1")]
+
+
+def test_leads_to_per_key_tied_through_another_message(tmp_path):
+    keys = {"run": {"job": "/payload/id", "event": "/payload/id"}, "ticket": {"job": "/id"}}
+    cancel = {"kinds": ["job"]}
+    ends = {"kinds": ["event"], "where": {"/payload/kind": "text"}}
+    then = {"kinds": ["event"], "where": {"/payload/text": "cancelled"}}
+    release = release_with(tmp_path, [{"leads_to": {"after": cancel, "then": then, "ends": ends, "per": "run"}}],
+                           keys)
+
+    def end(run: str, text: str) -> dict:
+        return {"type": "event", "payload": {"kind": "text", "text": text, "id": run}}
+
+    assert breaches(release, plain(tmp_path, [job("t1", "r1"), end("r1", "cancelled")]), whole=True)[0] == []
+    (wrong,), _ = breaches(release, plain(tmp_path, [job("t1", "r1"), end("r2", "done"), end("r1", "done")]))
+    assert (wrong.code, wrong.line) == ("LEADS_TO", 3) and 'run "r1"' in wrong.message
+    (never,), _ = breaches(release, plain(tmp_path, [job("t1", "r1")]), whole=True)
+    assert "never ends" in never.message
+
+
+def test_answered_at_its_level_and_only_for_its_sender(tmp_path):
+    release = release_with(tmp_path, [{"answered": {"from": "client"}, "subject": "server", "level": "MUST"}])
+    found, result = breaches(release, framed(tmp_path, [("client", ping("1")), ("client", ping("2")),
+                                                        ("server", pong("1"))]))
+    assert [(f.code, f.obligation, f.severity, f.line) for f in found] == [
+        ("REQUEST_WITHOUT_RESPONSE", "OB-0", Severity.ERROR, 3)]
+    assert result.judged == {"OB-0": 2}
+    # without the obligation the same capture gets the built-in warning, no obligation
+    plain_release = load_registry(DEMO).load("demo@1.0.0")
+    result = check_captures(plain_release, [framed(tmp_path, [("client", ping("1"))])])
+    (finding,) = [f for f in result.findings if f.code == "REQUEST_WITHOUT_RESPONSE"]
+    assert finding.obligation is None and finding.severity is Severity.WARNING
+
+
+def test_process_obligations(tmp_path):
+    release = release_with(tmp_path, [
+        {"exit_status": {"equals": 0, "when": {"kinds": ["hello"]}}},
+        {"exits": {"within": 5, "after": "end_of_input"}},
+        {"final_newline": {}, "level": "SHOULD", "reader": {**READER, "reaction": "tolerates"}}])
+    ok, result = breaches(release, framed(tmp_path, [("server", HELLO)], PROCESS))
+    assert ok == [] and result.judged == {"OB-0": 1, "OB-1": 1, "OB-2": 1}
+    bad = {**PROCESS, "exit_status": 1, "final_newline": False, "exited_at": 9.0}
+    found, _ = breaches(release, framed(tmp_path, [("server", HELLO)], bad))
+    assert [(f.code, f.severity) for f in found] == [
+        ("EXIT_STATUS", Severity.ERROR), ("EXIT", Severity.ERROR), ("FINAL_NEWLINE", Severity.WARNING)]
+    assert "exited 8.5 s after the end of its input" in found[1].message
+    # the last message is not a `when` one: the status is not judged
+    _, result = breaches(release, framed(tmp_path, [("server", TEXT)], bad))
+    assert "OB-0" not in result.judged
+    hung = {**PROCESS, "exit_status": None, "stopped_by_harness": True, "ended_by": "SIGTERM", "stopped_at": 60.0,
+            "exited_at": None}
+    found, _ = breaches(release, framed(tmp_path, [("server", HELLO)], hung))
+    assert [f.code for f in found] == ["EXIT_STATUS", "EXIT"] and "did not exit" in found[1].message
+    crashed = {**PROCESS, "exit_status": None, "signal": "SIGSEGV", "exited_at": 1.0}
+    found, _ = breaches(release, framed(tmp_path, [("server", HELLO)], crashed))
+    assert "killed by SIGSEGV" in found[1].message
+    # a harness that waited less than the bound cannot show a hang
+    found, result = breaches(release, framed(tmp_path, [("server", HELLO)], {**hung, "stopped_at": 2.0}))
+    assert [f.code for f in found] == ["EXIT_STATUS"] and "OB-1" not in result.judged
+    # no process record: nothing judged, nothing broken
+    found, result = breaches(release, framed(tmp_path, [("server", HELLO)]))
+    assert found == [] and result.judged == {}
+
+
+@pytest.mark.parametrize("process, problem", [
+    ({**PROCESS, "exit_status": "0"}, "process/exit_status"),
+    ({**PROCESS, "exited_at": -1.0}, "process/exited_at"),
+    ({k: v for k, v in PROCESS.items() if k != "signal"}, "lacks signal"),
+    ({**PROCESS, "extra": 1}, "unknown member"),
+])
+def test_a_bad_process_record_is_a_located_capture_format_finding(tmp_path, process, problem):
+    release = release_with(tmp_path, [{"exits": {"within": 5, "after": "end_of_input"}}])
+    result = check_captures(release, [framed(tmp_path, [("server", HELLO)], process)])
+    (finding,) = [f for f in result.findings if f.code == "CAPTURE_FORMAT"]
+    assert problem in finding.message and finding.line == 3
+
+
+@pytest.mark.parametrize("obligation, problem", [
+    ({"level": "SHOULD", "first": {"kinds": ["hello"]}}, "a reader that misreads a breach makes it a MUST"),
+    ({"first": {"kinds": ["nothing*"]}}, "matches no kind"),
+    ({"subject": "nobody", "first": {"kinds": ["hello"]}}, "is not one of the roles"),
+    ({"count": {"kinds": ["hello"], "exactly": 1, "per": "run"}}, "no key 'run'"),
+    ({"answered": {"kinds": ["hello"]}}, "no response kind answers hello"),
+    ({"answered": {"from": "nobody"}}, "'nobody' is not one of the roles"),
+    ({"first": {"kinds": ["hello"]}, "count": {"kinds": ["hello"], "exactly": 1}}, "/obligations/0"),
+])
+def test_a_broken_behaviour_file_is_a_located_contract_error(tmp_path, obligation, problem):
+    with pytest.raises(ContractError) as caught:
+        release_with(tmp_path, [obligation])
+    assert problem in str(caught.value)
+    assert "behaviour.yaml" in str(caught.value)
