@@ -199,7 +199,8 @@ def obligation_requirement(release: ContractRelease, obligation: Any) -> dict[st
     text = (f"{_sentence(obligation.says)} Reader: {reader.consumer} {reader.reaction} a breach "
             f"({reader.cited}).")
     return {"id": f"{prefix_of(release)}-{obligation.id}", "level": obligation.level, "subject": obligation.subject,
-            "text": text, "checks": {"obligation": obligation.id}, "derived": True}
+            "text": text, "checks": {"obligation": obligation.id}, "derived": True,
+            **({"exercise": "optional"} if obligation.conditional else {})}
 
 
 def _link_key(checks: dict[str, Any]) -> Link:

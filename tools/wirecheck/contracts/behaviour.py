@@ -141,9 +141,13 @@ class Obligation:
         return "error" if self.level == "MUST" else "warning"
 
     @property
-    def whole_only(self) -> bool:
-        """Judged on whole captures only (something must have happened by the end)."""
-        return self.form in OUTCOME_FORMS
+    def conditional(self) -> bool:
+        """Does it speak only where something happened first (a request, a tool call, a step, a success result, a
+        thing to count per)? A capture where that never happened cannot show it: its requirement is then not
+        exercised, and holds no verdict back (`exercise: optional`), as for a kind its subject need not send."""
+        if self.form in ("alternates", "unique", "refers", "answered", "negotiated", "leads_to"):
+            return True
+        return "when" in self.params or "per" in self.params
 
 
 @dataclass(frozen=True)
