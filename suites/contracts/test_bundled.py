@@ -53,6 +53,7 @@ def _matches(expected: dict, finding) -> bool:
         "where": finding.where,
         "pointer": finding.pointer,
         "kind": finding.kind,
+        "obligation": finding.obligation,
     }
     return all(actual[key] == value for key, value in expected.items())
 
@@ -66,6 +67,7 @@ def run_case(spec: str, expectations: Path, case: dict):
             base_urls=options.get("base_url", {}),
             **({"max_line_bytes": options["max_line_bytes"]} if "max_line_bytes" in options else {}),
             fail_on=Severity(options.get("fail_on", "error")),
+            whole=options.get("whole", False),
         ),
     )
     return result
@@ -116,3 +118,51 @@ def test_every_kind_has_a_valid_and_an_invalid_fixture(spec):
     # a kind whose reader takes any body and no header schema (xopc's heartbeat answer) has nothing to break
     anything = {k.id for k in release.kinds if k.body == "any" and k.headers is None}
     assert not kinds - set(invalid) - anything, f"kinds with no failing fixture: {sorted(kinds - set(invalid))}"
+
+
+CORRUPTIONS = yaml.safe_load((FIXTURES / "corruptions" / "cases.yaml").read_text())["cases"]
+
+
+def _obligation_coverage(spec: str) -> tuple[set[str], set[str]]:
+    """The release's obligations (by id) a conforming fixture judged, and those a failing fixture or a corruption
+    case (fixtures/corruptions/) breaks."""
+    from wirecheck.certify.generate import prefix_of
+
+    package, version = spec.split("@")
+    path = FIXTURES / package / version / "expectations.yaml"
+    kept, broken = set(), set()
+    for case in (yaml.safe_load(path.read_text())["cases"] if path.exists() else []):
+        result = run_case(spec, path, case)
+        if case["verdict"] == "conforms":
+            kept.update(i for i, n in result.judged.items() if n)
+        broken.update(f.obligation for f in result.findings if f.obligation)
+    prefix = prefix_of(REGISTRY.load(spec)) + "-"
+    for case in CORRUPTIONS:
+        if case["certify"]["contract"] == spec:
+            broken.update(r[len(prefix):] for r in case["fails"] if r.startswith(prefix))
+    return kept, broken
+
+
+@pytest.mark.parametrize("spec", [s for s in RELEASES if REGISTRY.load(s).obligations])
+def test_every_obligation_is_kept_and_broken_by_a_fixture(spec):
+    """Like every kind, every behaviour obligation has a conforming capture that exercises it and a broken one that
+    fails it. A release whose obligation is the same as a sibling release's (same id, form and parameters: the
+    series shares its readers) may rely on the sibling's fixtures for it."""
+    release = REGISTRY.load(spec)
+    kept, broken = _obligation_coverage(spec)
+    package = REGISTRY.packages[release.package]
+    for obligation in release.obligations:
+        if obligation.id in kept and obligation.id in broken:
+            continue
+        for other in package.releases:
+            twin = next((o for o in REGISTRY.load(f"{package.name}@{other}").obligations if o.id == obligation.id),
+                        None)
+            if other == release.version or twin is None or (twin.form, dict(twin.params)) != (
+                    obligation.form, dict(obligation.params)):
+                continue
+            their_kept, their_broken = _obligation_coverage(f"{package.name}@{other}")
+            kept |= their_kept & {obligation.id}
+            broken |= their_broken & {obligation.id}
+    ids = {o.id for o in release.obligations}
+    assert not ids - kept, f"obligations no conforming fixture exercises: {sorted(ids - kept)}"
+    assert not ids - broken, f"obligations no failing fixture or corruption case breaks: {sorted(ids - broken)}"

@@ -36,6 +36,11 @@ PREFIXES = {
 }
 LEVEL_OF_SEVERITY = {"error": "MUST", "warning": "SHOULD", "info": "MAY"}
 
+KNOWN_KINDS_TEXT = ("Every message is one of the message kinds this release defines, or one its reader tolerates "
+                    "(readers.yaml: unknown_kinds): a message of no kind that the reader rejects or misreads fails "
+                    "this MUST; one it ignores passes it, with a warning, since a consumer typed against the "
+                    "release has no type for it.")
+
 BUILTIN_GROUPS: list[dict[str, Any]] = [
     {"name": "WELL-FORMED", "level": "MUST",
      "builtin": ["PARSE_ERROR", "INVALID_UTF8", "DUPLICATE_KEY", "NOT_AN_OBJECT", "LINE_TOO_LONG",
@@ -44,9 +49,8 @@ BUILTIN_GROUPS: list[dict[str, Any]] = [
              "duplicate member names (RFC 8259)."},
     {"name": "NO-BOM", "level": "SHOULD", "builtin": ["BYTE_ORDER_MARK"],
      "text": "The stream does not start with a UTF-8 byte order mark."},
-    {"name": "KNOWN-KINDS", "level": "SHOULD", "builtin": ["UNKNOWN_MESSAGE_KIND"],
-     "text": "Every message is one of the message kinds this release defines; a consumer typed against the "
-             "release has no type for anything else."},
+    {"name": "KNOWN-KINDS", "level": "MUST", "builtin": ["UNKNOWN_MESSAGE_KIND"],
+     "text": KNOWN_KINDS_TEXT},
     {"name": "CLOSED-FIELDS", "level": "SHOULD", "builtin": ["UNKNOWN_FIELD"],
      "text": "No message carries a field that its kind's closed (strict) schema lacks, so closed-model consumers "
              "accept every message."},

@@ -142,6 +142,7 @@ class Monitor:
     of no kind too. `judged` counts what it judged (the requirement's exercise)."""
 
     unknown = False
+    roles: set[str | None]  # the capture's senders so far (SequenceRun's)
 
     def __init__(self, obligation: Obligation, release: ContractRelease):
         self.obligation = obligation
@@ -160,6 +161,11 @@ class Monitor:
 
     def finish(self, whole: bool, file: str, emit: Emit) -> None:
         return None
+
+    def spoke(self, roles: set[str | None]) -> bool:
+        """Did the subject send anything in the capture (a contract of many roles, Navarch's, judges a capture of
+        one of them: what another role owes is no absence in it)?"""
+        return self.obligation.subject in roles
 
 
 class First(Monitor):
@@ -262,7 +268,7 @@ class Count(Monitor):
                         expected=f"at most {self.most}", found=f"{entry[0]} or more"))
 
     def finish(self, whole: bool, file: str, emit: Emit) -> None:
-        if not whole or self.least is None:
+        if not whole or self.least is None or (self.per is None and not self.spoke(self.roles)):
             return
         if self.per is None and not self.counts:
             self.counts[None] = [0, None, None]
@@ -635,6 +641,9 @@ class SequenceRun:
             for kind_id in monitor.kinds:
                 self.by_kind.setdefault(kind_id, []).append(monitor)
         self.unknown = [m for m in self.monitors if m.unknown]
+        self.roles: set[str | None] = set()  # who sent the capture's messages (an absence is owed by them alone)
+        for monitor in self.monitors:
+            monitor.roles = self.roles
         self.replies = [m for m in self.monitors if isinstance(m, Negotiated) and m.reply]
         self.judged: dict[str, int] = {o.id: 0 for o in sequences.obligations}
         self.file = ""
@@ -646,6 +655,7 @@ class SequenceRun:
     def on_message(self, message: Message, kind: MessageKind, emit: Emit) -> None:
         """A classified message, in capture order."""
         self.file = message.file
+        self.roles.add(role_of(message))
         if kind.id in self.sequences.correlated:
             self._correlate(message, kind, emit)
         monitors = self.by_kind.get(kind.id)
@@ -657,6 +667,7 @@ class SequenceRun:
     def on_unknown(self, message: Message, emit: Emit) -> None:
         """A message of no kind (after its UNKNOWN_* finding): the monitors that follow every message see it."""
         self.file = message.file
+        self.roles.add(role_of(message))
         for monitor in self.unknown:
             monitor.on_message(message, {}, emit)
 
