@@ -209,3 +209,15 @@ def test_the_xopc_tier_exits_with_the_worst_scenario_and_closes_per_node(tmp_pat
     lines = capsys.readouterr().out.rstrip().splitlines()
     assert lines[-2:] == ["closing verdict xopc worker d5c0989 on Node v22.19.0: NOT CERTIFIED (exit 1) — race: "
                           "not certified"] * 2
+
+
+def test_pass_env_hands_a_variable_to_the_cli_and_nothing_else_passes(tmp_path, monkeypatch):
+    """A wrapper in front of a real CLI finds it through a variable (suites/harness/wrappers/): `--pass-env NAME`
+    passes it; without it the CLI's environment is the scratch one, as for every program wirecheck runs."""
+    script, line = tmp_path / "claude", RESULT + b"\n"
+    script.write_text(f"#!{sys.executable}\nimport os, sys\nif os.environ.get('WIRECHECK_FAKE_SPEAKS') == 'yes':\n"
+                      f"    sys.stdout.buffer.write({line!r})\n")
+    script.chmod(0o755)
+    monkeypatch.setenv("WIRECHECK_FAKE_SPEAKS", "yes")
+    assert run_tier(tmp_path, script)[0] == 5
+    assert run_tier(tmp_path, script, "--pass-env", "WIRECHECK_FAKE_SPEAKS")[0] == 0

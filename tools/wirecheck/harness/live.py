@@ -1,7 +1,7 @@
 """The live tiers: real agent CLIs from their registries, run offline through the shipped scenarios and certified.
 
     python -m wirecheck.harness.live claude-code [--version 2.1.332] [--out reports/live] [--record fixtures/live]
-        [--scenario NAME] [--executable PATH] [--step-timeout STEP=SECONDS]
+        [--scenario NAME] [--executable PATH] [--pass-env NAME] [--step-timeout STEP=SECONDS]
 
 What runs is data (live.yaml beside this file): per CLI release, where it comes from (an npm package and the
 executable it installs, or a PyPI wheel and the file in it), its scenarios, and the contracts each capture is
@@ -34,7 +34,7 @@ import os
 import shutil
 import sys
 import zipfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -232,7 +232,7 @@ def certify_capture(target: Target, capture: Path | list[Path], run: Mapping[str
 
 def run_release(release: Release, executable: Path, out: Path, record: Path | None,
                 scenarios: Iterable[str] | None = None,
-                step_timeouts: Mapping[str, float] | None = None) -> list[dict[str, Any]]:
+                step_timeouts: Mapping[str, float] | None = None, pass_env: Sequence[str] = ()) -> list[dict[str, Any]]:
     """Run the release through its scenarios; the table rows (scenario, contract, run, summary), each certified with
     its run's outcome, then a row per group (every scenario run here) certified with their outcomes together."""
     from wirecheck.certify.report import FORMATS, write_folder
@@ -265,7 +265,7 @@ def run_release(release: Release, executable: Path, out: Path, record: Path | No
         scenario = load_scenario(SHIPPED_SCENARIOS / f"{name}.yaml")
         if step_timeouts:
             scenario = with_step_timeouts(scenario, dict(step_timeouts))
-        record_run = run_scenario([str(executable)], scenario, capture)
+        record_run = run_scenario([str(executable)], scenario, capture, pass_env=pass_env)
         outcomes[name] = outcome = run_outcome(record_run)
         run = record_run.as_run()
         steps = "; ".join(f"{s.index + 1} {s.action} {s.status}{': ' + s.detail if s.status != 'ok' else ''}"
@@ -347,6 +347,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--version", action="append", help="only this release (repeatable); default: every one")
     parser.add_argument("--scenario", action="append", help="only this scenario (repeatable)")
     parser.add_argument("--executable", type=Path, help="run this executable instead of installing (one --version)")
+    parser.add_argument("--pass-env", action="append", default=[], metavar="NAME",
+                        help="pass this variable to the CLI (repeatable): a wrapper's, where the real CLI is")
     parser.add_argument("--step-timeout", action="append", default=[], metavar="STEP=SECONDS",
                         help="a step's limit (its number, or an action: wait_exit=90) in every scenario run")
     parser.add_argument("--out", type=Path, default=Path("reports/live"))
@@ -379,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"== {release.name}: {exc}")
             closings.append(Closing(release.name, "run failed", exitcodes.RUN_FAILED, f"not installed: {exc}"))
             continue
-        ran = run_release(release, executable, args.out, args.record, args.scenario, step_timeouts)
+        ran = run_release(release, executable, args.out, args.record, args.scenario, step_timeouts, args.pass_env)
         rows += ran
         closings.append(release_closing(release, ran))
     report = "\n".join([table(rows), "", *(c.line() for c in closings)])
