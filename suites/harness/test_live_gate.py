@@ -105,6 +105,16 @@ def test_a_recorded_failed_run_replays_as_not_certified():
     assert live.together({"a": {**hung, "heard": False}})["heard"] is False
 
 
+def test_a_program_the_harness_had_to_stop_never_ended_its_run_well():
+    """Whatever its steps said (a scenario without wait_exit): the run failed, and says how it was ended."""
+    stopped = {"ok": True, "heard": True, "problem": None, "exit_code": -15, "stopped_by_harness": True,
+               "ending": "ended with SIGTERM (it exited with status 1)"}
+    assert live.run_outcome({"outcome": stopped}) == {
+        "ok": False, "heard": True, "exit_code": -15,
+        "problem": "the harness had to stop it: ended with SIGTERM (it exited with status 1)"}
+    assert live.run_outcome({"outcome": {**stopped, "stopped_by_harness": False}})["ok"] is True
+
+
 def test_the_closing_verdict_is_the_worst_row_and_a_gap_a_group_fills_is_left_to_it():
     assert worst([0, 4, 1]) == 1 and worst([1, 5, 4]) == 5 and worst([]) == 0
     said = closing("cli@1", [("a", "certified", 0), ("b", "incomplete", 4), ("c", "not certified", 1),

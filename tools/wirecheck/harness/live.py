@@ -44,7 +44,7 @@ import yaml
 from wirecheck import exitcodes
 from wirecheck.certify.identity import sha256_file
 from wirecheck.harness.closing import Closing, closing, worst
-from wirecheck.harness.runner import SHIPPED_SCENARIOS, RunRecord, run_scenario
+from wirecheck.harness.runner import SHIPPED_SCENARIOS, run_scenario
 from wirecheck.harness.scenario import load_scenario, parse_step_timeouts, with_step_timeouts
 
 PLAN = Path(__file__).with_name("live.yaml")
@@ -129,12 +129,13 @@ def captures_of(folder: Path, release: Release, scenario: str) -> list[Path]:
 RUN_KEYS = ("ok", "heard", "problem", "exit_code")
 
 
-def run_outcome(record: RunRecord) -> dict[str, Any]:
-    """The run's outcome as certified: a program the harness had to stop did not end its run well, whatever the
-    steps said."""
-    outcome = {key: record.as_run()["outcome"][key] for key in RUN_KEYS}
-    if record.stopped and outcome["ok"]:
-        outcome.update(ok=False, problem="the harness had to stop it" + (f": {record.ending}" if record.ending else ""))
+def run_outcome(run: Mapping[str, Any]) -> dict[str, Any]:
+    """The outcome of a run (RunRecord.as_run()'s) as certified: a program the harness had to stop did not end its
+    run well, whatever the steps said."""
+    outcome = {key: run["outcome"][key] for key in RUN_KEYS}
+    if run["outcome"]["stopped_by_harness"] and outcome["ok"]:
+        ending = run["outcome"]["ending"]
+        outcome.update(ok=False, problem="the harness had to stop it" + (f": {ending}" if ending else ""))
     return outcome
 
 
@@ -266,8 +267,8 @@ def run_release(release: Release, executable: Path, out: Path, record: Path | No
         if step_timeouts:
             scenario = with_step_timeouts(scenario, dict(step_timeouts))
         record_run = run_scenario([str(executable)], scenario, capture, pass_env=pass_env)
-        outcomes[name] = outcome = run_outcome(record_run)
         run = record_run.as_run()
+        outcomes[name] = outcome = run_outcome(run)
         steps = "; ".join(f"{s.index + 1} {s.action} {s.status}{': ' + s.detail if s.status != 'ok' else ''}"
                           for s in record_run.steps)
         print(f"== {release.name} {name}: run {'ok' if outcome['ok'] else 'FAILED'} in {record_run.duration:.1f} s "
