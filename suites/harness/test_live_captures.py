@@ -1,7 +1,8 @@
 """The live tiers' evidence, replayed: every capture a live tier recorded (fixtures/live/<cli>@<version>/, written by
 `python -m wirecheck.harness.live CLI --record fixtures/live`, run by `nox -s live-claude-code`, `live-opencode` and
-`certify-qodercli`) is certified again against each contract the tier certified it against, and must say what the
-tier recorded (expected.yaml); each says where it came from (provenance.yaml). No Node, no network."""
+`certify-qodercli`) is certified again against each contract the tier certified it against, with the run's outcome
+the tier recorded (provenance.yaml; a group row's runs together), and must say what the tier recorded
+(expected.yaml); each says where it came from (provenance.yaml). No Node, no network."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import orjson
 import pytest
 import yaml
 
-from wirecheck.harness.live import ALL_SESSIONS, captures_of, certify_capture, load_plan, summary, targets_of
+from wirecheck.harness.live import captures_of, certify_capture, load_plan, recorded_outcome, summary, targets_of
 
 LIVE = Path(__file__).parents[2] / "fixtures" / "live"
 PLAN = {r.name: r for releases in load_plan().values() for r in releases}
@@ -26,9 +27,8 @@ def test_every_release_of_the_plan_was_recorded_through_every_scenario():
     assert sorted(PLAN) == RECORDED
     for name, release in PLAN.items():
         expected = yaml.safe_load((LIVE / name / "expected.yaml").read_text())
-        everything = [*release.scenarios, *release.sessions, *([ALL_SESSIONS] if release.sessions else [])]
-        assert sorted(expected) == sorted(everything), name
-        for scenario in everything:
+        assert sorted(expected) == sorted(release.rows), name
+        for scenario in release.rows:
             assert sorted(expected[scenario]) == sorted(t.contract for t in targets_of(release, scenario)), \
                 (name, scenario)
 
@@ -42,7 +42,8 @@ def test_each_recording_says_where_it_came_from(name):
     assert len(provenance["executable_sha256"]) == 64 and provenance["recorded"]
     for scenario in (*release.scenarios, *release.sessions):
         entry = provenance["scenarios"][scenario]
-        assert entry["command"][0] == Path(release.executable).name and entry["run"]["ok"] is True, entry
+        assert entry["command"][0] == Path(release.executable).name, entry
+        assert (entry["run"]["ok"], entry["run"]["heard"], entry["run"]["problem"]) == (True, True, None), entry
         capture = LIVE / name / f"{scenario}.framed.ndjson"
         assert orjson.loads(capture.read_bytes().splitlines()[0]) == {"wirecheck_capture": 1,
                                                                        "framing": "directed"}
@@ -53,4 +54,6 @@ def test_a_recorded_capture_certifies_as_the_live_tier_said(name, scenario, cont
     release = PLAN[name]
     target = next(t for t in targets_of(release, scenario) if t.contract == contract)
     expected = yaml.safe_load((LIVE / name / "expected.yaml").read_text())[scenario][contract]
-    assert summary(certify_capture(target, captures_of(LIVE / name, release, scenario))) == expected
+    outcome = recorded_outcome(yaml.safe_load((LIVE / name / "provenance.yaml").read_text()), release, scenario)
+    assert summary(certify_capture(target, captures_of(LIVE / name, release, scenario), {"outcome": outcome})) \
+        == expected

@@ -111,7 +111,7 @@ def test_a_cli_install_past_its_timeout_is_stopped_with_what_it_started(fake_pro
     monkeypatch.setattr(live, "INSTALL_SECONDS", 3.0)
     fake_programs.add("npm")
     fake_programs.hang()
-    with pytest.raises(SystemExit, match=r"installing .* did not finish within 3 s"):
+    with pytest.raises(live.InstallFailed, match=r"installing .* did not finish within 3 s"):
         live.install(_cli_release(npm="@example/fake-cli"), tmp_path / "cache")
     fake_programs.assert_hung_and_ended()
 

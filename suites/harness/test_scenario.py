@@ -111,7 +111,10 @@ HEAD = "scenario: 1\nroles: {harness: sdk, implementation: cli}\n"
         ("title: [1]\nsteps: [{close_stdin: true}]", "/title", "string"),
         ("timout: 5\nsteps: [{close_stdin: true}]", "/timout", "unknown key 'timout'"),
         ("steps: [{expect: {match: {a: 1}, timout: 5}}]", "/steps/0/expect/timout", "unknown key"),
-        ("steps: [{wait_exit: 5}]", "/steps/0/wait_exit", "expected true or {timeout: seconds}"),
+        ("steps: [{wait_exit: 5}]", "/steps/0/wait_exit", "expected true or {timeout: seconds, status: N}"),
+        ("steps: [{wait_exit: {status: 256}}]", "/steps/0/wait_exit/status", "exit status 0-255, found 256"),
+        ("steps: [{wait_exit: {status: true}}]", "/steps/0/wait_exit/status", "exit status 0-255, found True"),
+        ("steps: [{wait_exit: {status: '0'}}]", "/steps/0/wait_exit/status", "exit status 0-255"),
         ("steps: [{close_stdin: false}]", "/steps/0/close_stdin", "expected true"),
         ("steps: [null]", "/steps/0", "found None"),
         # values YAML builds that JSON cannot hold: located, not a TypeError while sending

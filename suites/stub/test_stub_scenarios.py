@@ -115,6 +115,10 @@ def test_a_fault_answers_a_status_once_or_always(release):
         assert [post(f"{agent}/heartbeat", {})[0] for _ in range(2)] == [500, 500]
         entries = server.recorder.document()["log"]["entries"]
     assert [e["response"]["status"] for e in entries[1:]] == [503, 200, 500, 500]
+    # each injected answer is marked the stub's own (HAR 1.2 custom field); the platform's answers are not
+    assert [e.get("_wirecheck") for e in entries] == [None, {"fault": "lease=503 once"}, None,
+                                                      {"fault": "heartbeat=500 always"},
+                                                      {"fault": "heartbeat=500 always"}]
 
 
 def test_a_dropped_connection_gets_no_answer_and_is_recorded_as_none(release):
@@ -133,6 +137,32 @@ def test_a_dropped_connection_gets_no_answer_and_is_recorded_as_none(release):
         assert post(f"{server.base_url}{path}", {"leaseToken": command["leaseToken"], "leaseSeconds": 60})[0] == 200
         entries = server.recorder.document()["log"]["entries"]
     assert [e["response"]["status"] for e in entries[2:]] == [0, 200]  # HAR: 0 when no response was received
+    assert [e.get("_wirecheck") for e in entries[2:]] == [{"fault": "renew=drop once"}, None]
+
+
+def test_the_stubs_own_refusals_are_marked_and_a_scenario_can_ask_for_cancellation(release, tmp_path):
+    """A renewal of a command the stub never leased is answered 404 by the stub (no contract says what a platform
+    answers): marked its own, as a route it does not serve. A scenario's cancel_after_renewals asks from that
+    renewal on; --cancel-after-renewals overrides it."""
+    path = tmp_path / "cancel.yaml"
+    path.write_text("stub_scenario: 1\nname: cancel-second\ndescription: cancel on the second renewal\n"
+                    "cancel_after_renewals: 2\n")
+    scenario = scenarios.load(path)
+    assert scenario.cancel_after_renewals == 2 and "cancellation asked from renewal 2" in "\n".join(scenario.describe())
+    assert scenario.with_options(cancel_after_renewals=1).cancel_after_renewals == 1
+    assert scenarios.load(scenarios.resolve("cancel")).cancel_after_renewals == 1
+    with StubServer(XopcPlatformStub(release, scenario=scenario)) as server:
+        agent = get(f"{server.base_url}/.well-known/xopc-platform")["endpoints"]["agentApi"]
+        command = post(f"{agent}/lease", {"leaseSeconds": 30})[1]["command"]
+        body = {"leaseToken": command["leaseToken"], "leaseSeconds": 60}
+        assert post(f"{agent}/commands/{command['runId']}/renew", body)[0] == 404
+        asked = [post(f"{agent}/commands/{command['id']}/renew", body)[1]["cancelRequested"] for _ in range(3)]
+        assert post(f"{agent}/nowhere", {})[0] == 404
+        entries = server.recorder.document()["log"]["entries"]
+    assert asked == [False, True, True]
+    assert [e.get("_wirecheck") for e in entries[2:]] == [
+        {"refused": f"no leased command {command['runId']}"}, None, None, None,
+        {"refused": "not found: POST /agent/nowhere"}]
 
 
 @pytest.mark.parametrize(("option", "text", "expected"), [
@@ -144,7 +174,7 @@ def test_a_dropped_connection_gets_no_answer_and_is_recorded_as_none(release):
     ("--fault", "renew", "expected ROUTE=STATUS|drop"),
     ("--fault", "renew=99", "expected an HTTP status 100-599 or drop"),
     ("--fault", "renew=503:twice", "expected once or always"),
-    ("--scenario", "no-such-scenario", "no such scenario; shipped: normal, race"),
+    ("--scenario", "no-such-scenario", "no such scenario; shipped: cancel, normal, race"),
 ])
 def test_options_the_stub_cannot_read_are_usage_errors(tmp_path, option, text, expected):
     result = CliRunner().invoke(app, ["stub", "xopc@0.0.253", option, text, "--out-dir", str(tmp_path)])

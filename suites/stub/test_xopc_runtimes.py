@@ -6,7 +6,10 @@ logic in Python) in its three variants under the shipped scenarios, through `wir
   worker at d5c0989) is NOT CERTIFIED for XOPC_NO_RENEW_AFTER_TERMINAL, and one that stops renewing first is
   CERTIFIED with the same delays;
 - a runtime given a base URL with a path completes its run;
-- a slow runtime that never renews is NOT CERTIFIED for XOPC_LEASE_KEPT; a slow one that renews is CERTIFIED.
+- a slow runtime that never renews is NOT CERTIFIED for XOPC_LEASE_KEPT; a slow one that renews is CERTIFIED;
+- the broken twins of fixtures/xopc/0.0.253/runtimes/ (issue 37: crash on 503, wrong-id renewal, cancel ignored) and
+  their correct counterparts say, run again and replayed, what its expected.yaml says; the stub's own answers (an
+  injected 503, its 404 for an id it never leased) are held against neither side.
 """
 
 from __future__ import annotations
@@ -16,18 +19,22 @@ from pathlib import Path
 
 import orjson
 import pytest
+import yaml
 from typer.testing import CliRunner
 
 from wirecheck.cli.app import app
 
 RUNTIME = str(Path(__file__).with_name("xopc_runtime.py"))
 P = "XOPC-0.0.253-"
+TWINS = Path(__file__).resolve().parents[2] / "fixtures" / "xopc" / "0.0.253" / "runtimes"
+EXPECTED = yaml.safe_load((TWINS / "expected.yaml").read_text())["runtimes"]
 
 
-def run_stub(tmp_path: Path, *stub_options: str, base: str = "{url}", **runtime: object):
+def run_stub(tmp_path: Path, *stub_options: str, base: str = "{url}", runtime_argv: tuple[str, ...] = (),
+             **runtime: object):
     out = tmp_path / "out"
     argv = ["stub", "xopc@0.0.253", "--max-seconds", "60", "--out-dir", str(out), *stub_options, "--",
-            sys.executable, RUNTIME, base]
+            sys.executable, RUNTIME, base, *runtime_argv]
     for name, value in runtime.items():
         flag = f"--{name.replace('_', '-')}"
         argv += [flag] if value is True else [flag, str(value)]
@@ -114,3 +121,61 @@ def test_heartbeat_is_no_longer_a_gap_but_still_judged_when_sent(tmp_path):
     cert = certify_captures(release, [broken], role="runtime")
     result = next(r for r in cert.results if r.requirement.id == P + "HEARTBEAT-REQUEST-SCHEMA")
     assert result.status == "fail" and not cert.passed
+
+
+def _said(statuses: dict) -> list[str]:
+    return sorted(rid for rid, record in statuses.items() if record["status"] == "fail")
+
+
+def test_every_recorded_runtime_has_its_har():
+    assert sorted(p.name for p in TWINS.iterdir() if p.is_dir()) == sorted(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_a_runtime_under_the_stub_certifies_as_recorded(tmp_path, name):
+    expected = EXPECTED[name]
+    result, statuses, footer, har = run_stub(tmp_path, *expected["stub"], runtime_argv=tuple(expected["runtime"]))
+    assert (footer["verdict"], _said(statuses)) == (expected["verdict"], expected["failed"]), result.output
+    assert result.exit_code == (0 if expected["verdict"] == "certified" else 1)
+    # nothing the stub answered of its own is held against anyone: no finding on a response of the stub's
+    marked = {f"/log/entries/{i}/response" for i, e in enumerate(har["log"]["entries"]) if "_wirecheck" in e}
+    assert marked == {f"/log/entries/{i}/response" for i, e in enumerate(har["log"]["entries"])
+                      if e["response"]["status"] >= 400 or e["response"]["status"] == 0}
+    assert not [f for r in statuses.values() for f in r["findings"]
+                if any(str(f.get("where", "")).endswith(at) for at in marked)]
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_a_recorded_runtime_replays_as_recorded(name):
+    from wirecheck.certify.pipeline import certify_captures
+    from wirecheck.contracts import load_registry
+
+    cert = certify_captures(load_registry().load("xopc@0.0.253"), [TWINS / name / "stub.har"], role="runtime")
+    failed = sorted(r.requirement.id for r in cert.results if r.status == "fail")
+    assert (cert.verdict, failed) == (EXPECTED[name]["verdict"], EXPECTED[name]["failed"])
+
+
+def _events(name: str) -> list[tuple[str, int, object]]:
+    """(route, status, event type or cancelRequested) of each recorded exchange after discovery."""
+    entries = orjson.loads((TWINS / name / "stub.har").read_bytes())["log"]["entries"]
+    said = []
+    for e in entries[1:]:
+        route = e["request"]["url"].rsplit("/agent/", 1)[-1]
+        body = orjson.loads(e["request"].get("postData", {}).get("text") or "null") or {}
+        answer = orjson.loads(e["response"]["content"].get("text") or "null") or {}
+        what = body.get("event", {}).get("type") or answer.get("cancelRequested")
+        said.append((route, e["response"]["status"], what))
+    return said
+
+
+def test_the_recordings_show_the_behaviour_each_runtime_is_named_for():
+    started, succeeded = "xopc.run.started", "xopc.run.succeeded"
+    assert _events("retry-503")[:4] == [("lease", 200, None), ("events", 503, started), ("events", 200, started),
+                                        ("events", 200, succeeded)]
+    assert _events("exit-on-503") == [("lease", 200, None), ("events", 503, started)]
+    assert _events("renew-run-id")[2:4] == [("commands/wirecheck-run-1/renew", 404, None),
+                                            ("events", 200, "xopc.run.failed")]
+    assert _events("ignore-cancel")[2:] == [("commands/wirecheck-command-1/renew", 200, True)] * 4 + [
+        ("events", 200, succeeded), ("lease", 204, None)]
+    assert _events("honour-cancel")[2:] == [("commands/wirecheck-command-1/renew", 200, True),
+                                            ("events", 200, "xopc.run.cancelled"), ("lease", 204, None)]

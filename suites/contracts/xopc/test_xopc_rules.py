@@ -6,6 +6,7 @@ rule ignores, what it reports once, and what it must never print (lease tokens).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -185,6 +186,30 @@ def test_a_terminated_run_is_not_reported():
     assert run(rule("XOPC_RUN_TERMINATES"), lease(), event("xopc.run.started", 1), event("xopc.run.failed", 2)) == []
 
 
+def refused_by_the_stub(request: Message, answer: str = "fault events=503 once") -> Message:
+    """The request as capture/http.py reads it when the stub's HAR says the answer was its own."""
+    assert request.http is not None
+    return replace(request, http=replace(request.http, stub_answer=answer))
+
+
+def test_a_terminal_event_the_platform_never_took_does_not_end_its_run():
+    """The stub answered the terminal report with an injected 503 and the runtime gave up: the run is still open."""
+    [finding] = run(rule("XOPC_RUN_TERMINATES"), lease(), event("xopc.run.started", 1),
+                    refused_by_the_stub(event("xopc.run.succeeded", 2)))
+    assert finding.code == "XOPC_RUN_TERMINATES" and finding.kind == "lease.response"
+    assert run(rule("XOPC_RUN_TERMINATES"), lease(), event("xopc.run.started", 1),
+               refused_by_the_stub(event("xopc.run.succeeded", 2)), event("xopc.run.succeeded", 2)) == []
+
+
+def test_an_event_the_platform_never_took_is_no_step_of_its_run():
+    """A report refused by the stub's fault and sent again as a new event (a new eventId) is the run's first report
+    of it; the refused one is still judged for what it carries (its token)."""
+    refused = refused_by_the_stub(event("xopc.run.started", 1, event_id="event_1"))
+    assert lifecycle(refused, event("xopc.run.started", 1, event_id="event_2"), event("xopc.run.failed", 2)) == []
+    assert len(run(rule("XOPC_LEASE_TOKEN_MATCHES"), lease(),
+                   refused_by_the_stub(event("xopc.run.started", 1, token="secret-other-token")))) == 1
+
+
 # ---- XOPC_LEASE_TOKEN_MATCHES -----------------------------------------------------------------------
 
 
@@ -217,6 +242,20 @@ def test_a_renewal_path_is_percent_decoded_like_encodeURIComponent():
 
 def test_runs_and_commands_never_leased_in_the_capture_are_not_judged():
     assert run(rule("XOPC_LEASE_TOKEN_MATCHES"), event("xopc.run.started", 1, token="x"), renew(token="y")) == []
+    # an id no lease gave, with a token of none either: the capture may have begun mid-run
+    assert run(rule("XOPC_LEASE_TOKEN_MATCHES"), lease(), renew(cid="command-0", token="y")) == []
+
+
+@pytest.mark.parametrize(("cid", "named"), [("run-1", 'its run id "run-1"'), ("command-9", '"command-9"')])
+def test_a_renewal_naming_another_id_with_a_leased_token_is_the_runtimes_defect(cid, named):
+    """The run id instead of the command id (or any id no lease gave) with the command's token: the platform renews
+    nothing (the stub answers 404); the finding is at the runtime's request, and prints no token."""
+    [finding] = run(rule("XOPC_LEASE_TOKEN_MATCHES"), lease(), event("xopc.run.started", 1), renew(cid=cid, line=4))
+    assert (finding.code, finding.line, finding.kind) == ("XOPC_LEASE_TOKEN_MATCHES", 4, "renew.request")
+    assert named in finding.message and 'command "command-1"' in finding.message
+    assert finding.expected == "POST .../commands/command-1/renew"
+    assert finding.found == f"POST /api/v1/runtime/commands/{cid}/renew"
+    assert "secret" not in " ".join(str(x) for x in (finding.message, finding.expected, finding.found))
 
 
 def test_a_later_lease_of_the_same_run_replaces_the_token():

@@ -22,6 +22,9 @@ from wirecheck.findings import Finding, short_repr
 from wirecheck.json_text import parse_json
 from wirecheck.pointer import format_pointer
 
+STUB_MARK = "_wirecheck"  # a HAR entry's member for what in it was `wirecheck stub`'s own doing (stub/har.py)
+STUB_ANSWERS = ("fault", "refused")  # its members: the answer was a fault injected, or a refusal of the stub's
+
 NO_BODY: Any = None  # Message.value for a message without a body
 EMPTY = object()
 UNREADABLE = object()  # a body was there but is not JSON (reported as it was read)
@@ -163,7 +166,7 @@ def _side(
         where=pwhere,
         http=HttpInfo(method=http.method, url=http.url, path=http.path, status=http.status, headers=headers,
                       body_unreadable=body is UNREADABLE, body_unknown=body is UNKNOWN,
-                      body_problems=tuple(problems)),
+                      body_problems=tuple(problems), stub_answer=http.stub_answer),
         exchange=exchange,
     )
 
@@ -180,9 +183,11 @@ def _messages(
     where: str | None,
     har: bool,
     located: Callable[[_Bad], Finding],
+    stub_answer: str | None = None,
 ) -> Iterator[Message | Finding]:
     """The request and the response of one exchange. A problem in one side is reported (`located`) and the other
-    side is still read, so a malformed request does not hide its response's findings."""
+    side is still read, so a malformed request does not hide its response's findings. A `stub_answer` is not read:
+    the request is, marked as never taken by the platform."""
     at = where or ""
     method, url = request.get("method"), request.get("url")
     if not isinstance(method, str) or not isinstance(url, str):
@@ -192,12 +197,13 @@ def _messages(
                    f"{at}/request/method")
     if not url.strip():
         raise _Bad("CAPTURE_FORMAT", "request url is empty", f"{at}/request/url")
-    http = HttpInfo(method=method.upper(), url=url, path=_path_of(url, f"{at}/request/url"), status=None)
+    http = HttpInfo(method=method.upper(), url=url, path=_path_of(url, f"{at}/request/url"), status=None,
+                    stub_answer=stub_answer)
     try:
         yield from _side("request", request, http, exchange, file, line, where, har)
     except _Bad as bad:
         yield located(bad)
-    if response is None:
+    if response is None or stub_answer is not None:
         return
     status = response.get("status")
     lowest = 0 if har else 100  # HAR 1.2: status 0 when no response was received
@@ -221,8 +227,23 @@ def read_har(document: Any, file: str) -> Iterator[Message | Finding]:
     yield from read_har_entries(enumerate(entries), file)
 
 
+def _stub_answer(entry: dict[str, Any], where: str) -> str | None:
+    """What `wirecheck stub` says of its own answer to this entry's request (a HAR 1.2 custom field, stub/har.py
+    writes it): `_wirecheck: {"fault": "events=503 once"}`, a fault its scenario injected, or `{"refused": "no
+    leased command x"}`, a request it could not act on. None for an answer of the platform's."""
+    mark = entry.get(STUB_MARK)
+    if mark is None:
+        return None
+    said = [f"{key} {mark[key]}" for key in STUB_ANSWERS if isinstance(mark, dict) and isinstance(mark.get(key), str)]
+    if not said:
+        raise _Bad("CAPTURE_FORMAT", f'{STUB_MARK} must be {{"fault": "<what the stub injected>"}} or '
+                   f'{{"refused": "<why the stub could not act on the request>"}}', f"{where}/{STUB_MARK}")
+    return said[0]
+
+
 def read_har_entries(entries: Iterable[tuple[int, Any]], file: str) -> Iterator[Message | Finding]:
-    """HAR entries (index, value), each turned into its request and response."""
+    """HAR entries (index, value), each turned into its request and response (or its request alone, when the
+    answer was the stub's own: not the platform's, so it is judged against neither side)."""
     def located(bad: _Bad) -> Finding:
         return capture_finding(bad.code, bad.message, file, where=bad.where)
 
@@ -234,7 +255,12 @@ def read_har_entries(entries: Iterable[tuple[int, Any]], file: str) -> Iterator[
             response = entry.get("response")
             if response is not None and not isinstance(response, dict):
                 raise _Bad("CAPTURE_FORMAT", "response must be an object", f"{where}/response")
-            yield from _messages(index, entry["request"], response, file, None, where, True, located)
+            try:
+                stub_answer = _stub_answer(entry, where)
+            except _Bad as bad:  # reported; the entry is read as the platform's
+                yield located(bad)
+                stub_answer = None
+            yield from _messages(index, entry["request"], response, file, None, where, True, located, stub_answer)
             if response is None:  # the request was still checked
                 raise _Bad("CAPTURE_FORMAT", "a HAR entry needs a response (status 0 when none was received)",
                            f"{where}/response")

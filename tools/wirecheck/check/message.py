@@ -23,6 +23,10 @@ class HttpInfo:
     # whose reader takes any body (`body: any`, e.g. xopc's heartbeat answer, client.ts:22 reads a body that is not
     # JSON as null) gets none of them; every other kind, and a message of no kind, gets them all
     body_problems: tuple[Finding, ...] = ()
+    # a request the platform never took: the answer in the record was the stub's own (its HAR entry's `_wirecheck`):
+    # a fault its scenario injected ("fault events=503 once") or its refusal of a request it could not act on
+    # ("refused: no leased command x"). That answer is judged against neither side; this request still is
+    stub_answer: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

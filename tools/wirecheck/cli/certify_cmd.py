@@ -78,24 +78,6 @@ def _env_pairs(values: list[str]) -> dict[str, str]:
     return env
 
 
-def _step_timeouts(values: list[str]) -> dict[str, float]:
-    """`--step-timeout STEP=SECONDS` values as {STEP: seconds}; ValueError naming the one that is wrong."""
-    from wirecheck.harness.scenario import MAX_SECONDS, valid_seconds
-
-    out = {}
-    for value in values:
-        key, sep, text = value.partition("=")
-        try:
-            seconds = float(text)
-        except ValueError:
-            seconds = float("nan")
-        if not sep or not key.strip() or not valid_seconds(seconds):
-            raise ValueError(f"{value!r}: expected STEP=SECONDS with a positive number of seconds, at most "
-                             f"{MAX_SECONDS:g}")
-        out[key.strip()] = seconds
-    return out
-
-
 def register(app: typer.Typer) -> None:
     @app.command("requirements")
     def requirements_command(
@@ -185,7 +167,13 @@ def register(app: typer.Typer) -> None:
 
             from wirecheck.harness.process import Limits
             from wirecheck.harness.runner import find_scenario, run_scenario
-            from wirecheck.harness.scenario import MAX_SECONDS, load_scenario, valid_seconds, with_step_timeouts
+            from wirecheck.harness.scenario import (
+                MAX_SECONDS,
+                load_scenario,
+                parse_step_timeouts,
+                valid_seconds,
+                with_step_timeouts,
+            )
             from wirecheck.programs.program import CommandError, resolve_program
 
             if timeout is not None and not valid_seconds(timeout):
@@ -196,7 +184,7 @@ def register(app: typer.Typer) -> None:
                 loaded = dataclasses.replace(loaded, timeout=timeout)
             if step_timeout:
                 try:
-                    loaded = with_step_timeouts(loaded, _step_timeouts(step_timeout))
+                    loaded = with_step_timeouts(loaded, parse_step_timeouts(step_timeout))
                 except ValueError as exc:
                     raise fail_usage(f"--step-timeout {exc}") from None
             sends = any(step.action in ("send", "send_raw") for step in loaded.steps)

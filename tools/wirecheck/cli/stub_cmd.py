@@ -250,7 +250,7 @@ def register(app: typer.Typer) -> None:
         strict: bool = typer.Option(False, "--strict", help="Answer non-conforming requests with 400."),
         scenario_name: str = typer.Option(
             "normal", "--scenario", metavar="NAME|FILE",
-            help="How the platform answers: a shipped scenario (normal, race) or a scenario file "
+            help="How the platform answers: a shipped scenario (normal, race, cancel) or a scenario file "
                  "(format: wirecheck's schemas/stub-scenario.schema.json)."),
         lease_seconds: float | None = typer.Option(
             None, "--lease-seconds", min=1.0, max=3600.0,
@@ -292,7 +292,7 @@ def register(app: typer.Typer) -> None:
         _check_format(output_format)
         try:
             scenario = guarded(lambda: scenarios.load(scenarios.resolve(scenario_name))).with_options(
-                lease_seconds=lease_seconds, delays=delays, faults=faults)
+                lease_seconds=lease_seconds, delays=delays, faults=faults, cancel_after_renewals=cancel_after)
         except scenarios.OptionError as exc:
             raise fail_usage(str(exc)) from None
         output_folder(out_dir)
@@ -305,7 +305,7 @@ def register(app: typer.Typer) -> None:
                 raise fail_usage(f"cannot run the command: {exc}") from None
         recorder = HarRecorder("wirecheck stub")  # learns the runtime's token: cut from all that is printed
         say = _say(recorder)
-        platform = XopcPlatformStub(release, commands=commands, seed=seed, cancel_after_renewals=cancel_after,
+        platform = XopcPlatformStub(release, commands=commands, seed=seed,
                                     strict=strict, on_problem=lambda text: say(f"  request: {text}"),
                                     scenario=scenario)
         try:

@@ -23,6 +23,10 @@ version, command, date, program sha256, steps, statuses) into the data folder; t
 (suites/harness/test_live_jsonrpc_recorded.py) replay them. `--agents` also tries the real ACP agents the issue
 names (`@zed-industries/codex-acp`, `@zed-industries/claude-agent-acp`, `@google/gemini-cli --acp`) under the agent
 scenario and records what happened, certified or not.
+
+It ends with one closing verdict per subject (harness/closing.py), printed last, and exits with the worst of the
+required subjects' (an optional agent's is said, never required): 0 certified, 4 incomplete, 1 not certified (or its
+run failed after it spoke), 5 nothing heard, 2 a subject that could not be installed.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from typing import Any
 from wirecheck.certify.pipeline import certify_captures
 from wirecheck.certify.report import FORMATS, write_folder
 from wirecheck.contracts import load_registry
+from wirecheck.harness.closing import Closing, worst
 from wirecheck.harness.runner import find_scenario, run_scenario
 from wirecheck.harness.scenario import load_scenario
 from wirecheck.programs.program import CommandError, Scratch, resolve_program, run
@@ -225,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     subjects = [*SUBJECTS, *(AGENTS if args.agents else [])]
     if args.only:
         subjects = [s for s in subjects if s.name in args.only]
-    codes: dict[str, int] = {}
+    closings: list[tuple[Closing, bool]] = []  # (the subject's closing verdict, whether it counts)
     with tempfile.TemporaryDirectory(prefix="wirecheck-live-contracts-") as temp:
         contracts = None
         for subject in subjects:
@@ -237,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
                                   args.data)
             except RuntimeError as exc:
                 print(f"== {subject.name}: not run: {exc}")
-                codes[subject.name] = 0 if subject.optional else 2
+                closings.append((Closing(subject.name, "not run", 2, str(exc)), not subject.optional))
                 continue
             cert = outcome.pop("_cert")
             print(f"== {subject.name} ({subject.package}@{outcome['version']}, {subject.contract}, role "
@@ -251,9 +256,12 @@ def main(argv: list[str] | None = None) -> int:
                 keep.mkdir(parents=True, exist_ok=True)
                 shutil.copy(target / "capture.framed.ndjson", keep / "capture.framed.ndjson")
                 (keep / "outcome.json").write_text(json.dumps(outcome, indent=2) + "\n", encoding="utf-8")
-            codes[subject.name] = 0 if subject.optional else cert.exit_code
-    # the worst first: a run that heard nothing (5), not certified (1), incomplete (4)
-    return max(codes.values(), key=[0, 4, 1, 2, 5].index, default=0)
+            closings.append((Closing(f"{subject.name} ({subject.package}@{outcome['version']})", cert.verdict,
+                                     cert.exit_code, "" if cert.passed else f"{subject.contract} role {subject.role}: "
+                                     f"{cert.gate_line}"), not subject.optional))
+    for said, counts in closings:
+        print(said.line() + ("" if counts else " [optional: not required]"))
+    return worst(said.exit_code for said, counts in closings if counts)
 
 
 if __name__ == "__main__":

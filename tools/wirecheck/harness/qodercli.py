@@ -16,6 +16,7 @@ from pathlib import Path
 from wirecheck.certify.pipeline import certify_captures
 from wirecheck.certify.report import FORMATS, write_folder
 from wirecheck.contracts import load_registry
+from wirecheck.harness.closing import worst
 from wirecheck.harness.runner import SHIPPED_SCENARIOS, run_scenario
 from wirecheck.harness.scenario import load_scenario
 
@@ -51,8 +52,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"   step {step.index + 1} {step.action:<11} {step.status:<7} {step.detail}")
             FORMATS["text"](cert, sys.stdout)
             codes[name] = cert.exit_code
-    # a run that heard nothing (5) outranks "not certified" (1), which outranks "incomplete" (4)
-    return max(codes.values(), key=[0, 4, 1, 5].index, default=0)
+    return worst(codes.values())
 
 
 if __name__ == "__main__":

@@ -383,6 +383,8 @@ def _do(proc: LiveProcess, step: Step, recorder: FramedRecorder, result: StepRes
             else:
                 result.detail = f"still running after {seconds_text(proc.elapsed() - result.at)}, its input still " \
                                 f"open{cut}"
+        elif step.value is not None and code != step.value:  # the scenario says how a correct run ends
+            result.status, result.detail = "failed", f"exit status {code}, where this scenario ends with {step.value}"
         else:
             result.detail = f"exit status {code}"
 

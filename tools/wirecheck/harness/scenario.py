@@ -16,8 +16,10 @@ steps:
 Steps: `send` (one JSON message, written as one line), `send_raw` (a text line written as is, for negative
 scenarios), `expect` (wait until a line from the implementation contains `match`: every key given must be present
 with an equal value, recursively; lists compare whole), `sleep` (seconds), `close_stdin: true`, `wait_exit: true` or
-`{timeout: seconds}`. A step's `timeout` is its own limit; without one it gets the scenario's `step_timeouts` for its
-action, else DEFAULT_STEP_TIMEOUTS (`certify --run --step-timeout` overrides either, for a step number or an action).
+`{timeout: seconds, status: N}` (`status`: the exit status a correct implementation ends this scenario with, e.g. 0
+after a print-mode success and 1 after an API error; another fails the step). A step's `timeout` is its own limit;
+without one it gets the scenario's `step_timeouts` for its action, else DEFAULT_STEP_TIMEOUTS (`certify --run
+--step-timeout` and the live tiers' `--step-timeout` override either, for a step number or an action).
 Every timeout is a finite number of seconds above 0 and at most a day (`sleep` may be 0).
 A failed `expect` ends the scenario (the run is recorded and certified anyway, and marked failed). Any problem in
 the file (an unknown key or step, a wrong type, a value YAML builds that JSON cannot hold) is a located error.
@@ -45,7 +47,7 @@ import hashlib
 import json
 import math
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -74,7 +76,7 @@ PLACEHOLDER = re.compile(r"\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)\}")  # a whole stri
 @dataclass(frozen=True)
 class Step:
     action: str
-    value: Any = None  # the message (send), text (send_raw), pattern (expect), seconds (sleep)
+    value: Any = None  # the message (send), text (send_raw), pattern (expect), seconds (sleep), exit status (wait_exit)
     timeout: float | None = None
     line: int | None = None
     binds: tuple[tuple[str, str], ...] = ()  # expect: (name, JSON pointer into the matched line)
@@ -107,6 +109,22 @@ class Scenario:
     files: Mapping[str, Any] = field(default_factory=dict)  # scratch path → text, JSON value, or list (JSONL)
     model: ModelScript | None = None  # the scripted model the command is pointed at (stub/model.py)
     sha256: str | None = None  # of the bytes loaded from `path` (the identity block's: a pipe is not read twice)
+
+
+def parse_step_timeouts(values: Sequence[str]) -> dict[str, float]:
+    """`--step-timeout STEP=SECONDS` values as {STEP: seconds}; ValueError naming the one that is wrong."""
+    out = {}
+    for value in values:
+        key, sep, text = value.partition("=")
+        try:
+            seconds = float(text)
+        except ValueError:
+            seconds = float("nan")
+        if not sep or not key.strip() or not valid_seconds(seconds):
+            raise ValueError(f"{value!r}: expected STEP=SECONDS with a positive number of seconds, at most "
+                             f"{MAX_SECONDS:g}")
+        out[key.strip()] = seconds
+    return out
 
 
 def with_step_timeouts(scenario: Scenario, overrides: dict[str, float]) -> Scenario:
@@ -386,12 +404,17 @@ def load_scenario(path: Path) -> Scenario:
         elif action == "wait_exit":
             if body is None or body is True:
                 body = {}
-            if not isinstance(body, dict) or any(k not in ("timeout", LINE_KEY) for k in body):
-                problem(f"{where}/wait_exit", f"expected true or {{timeout: seconds}}, found {_found(body)}", line)
+            if not isinstance(body, dict) or any(k not in ("timeout", "status", LINE_KEY) for k in body):
+                problem(f"{where}/wait_exit", f"expected true or {{timeout: seconds, status: N}}, found "
+                        f"{_found(body)}", line)
+                continue
+            status = body.get("status")
+            if status is not None and (type(status) is not int or not 0 <= status <= 255):
+                problem(f"{where}/wait_exit/status", f"expected an exit status 0-255, found {_found(status)}", line)
                 continue
             seconds = timeout_of(body, defaults["wait_exit"], f"{where}/wait_exit/timeout", line)
             if seconds is not None:
-                steps.append(Step("wait_exit", None, seconds, line))
+                steps.append(Step("wait_exit", status, seconds, line))
         else:  # close_stdin
             if body is not None and body is not True:
                 problem(f"{where}/close_stdin", f"expected true, found {_found(body)}", line)

@@ -40,6 +40,16 @@ def _event_of(message: Message) -> dict[str, Any] | None:
     return event if isinstance(event, dict) else None
 
 
+def _taken_event(message: Message) -> dict[str, Any] | None:
+    """The PlatformEvent of a request, as a step of its run: none when the platform never took it, its answer being the
+    stub's own (a fault injected: a 503, a dropped connection). The run has not moved (a re-delivery is its first
+    report of the event, and a terminal event refused so has not ended it); the request itself is still judged by
+    every rule that reads what the runtime sent (its token, identity, time)."""
+    if message.http is not None and message.http.stub_answer is not None:
+        return None
+    return _event_of(message)
+
+
 def _run_id(event: dict[str, Any]) -> str | None:
     run_id = event.get("runId")
     return run_id if isinstance(run_id, str) and run_id else None
@@ -122,7 +132,7 @@ class RunLifecycle:
         self._events: dict[str, list[Any]] = {}  # run id → eventIds in order
 
     def on_message(self, message: Message) -> Iterable[Finding]:
-        event = _event_of(message)
+        event = _taken_event(message)
         run_id = _run_id(event) if event else None
         if event is None or run_id is None:
             return
@@ -186,7 +196,7 @@ class RunTerminates:
         kind = _kind_id(message)
         if kind == self._lease and (command := _leased_command(message)):
             self._runs.setdefault(command[1], _Run(message))
-        elif kind == self._event and (event := _event_of(message)) and (run_id := _run_id(event)):
+        elif kind == self._event and (event := _taken_event(message)) and (run_id := _run_id(event)):
             run = self._runs.setdefault(run_id, _Run(message))
             run.terminated = run.terminated or event.get("type") in self._terminal
         return ()
@@ -225,7 +235,13 @@ class _Leases:
 
 @rule("XOPC_LEASE_TOKEN_MATCHES", session=lambda params: _WORKER_RUN)
 class LeaseTokenMatches:
-    """params: lease, event, renew (kind ids). Tokens are compared, never printed."""
+    """params: lease, event, renew (kind ids). Tokens are compared, never printed.
+
+    A token and the command it was leased with belong together both ways: an event or renewal of a leased command
+    carries its token, and a renewal carrying a leased command's token names that command in its path (the worker
+    renews `command.id`, worker.ts:58, as `/commands/${encodeURIComponent(commandId)}/renew`, client.ts:123). A
+    renewal naming an id the capture never leased, with no token of this capture's leases, is not judged (the
+    capture may have begun mid-run)."""
 
     def __init__(self, params: Mapping[str, Any], release: ContractRelease):
         self._lease, self._event, self._renew = params["lease"], params["event"], params["renew"]
@@ -243,6 +259,23 @@ class LeaseTokenMatches:
             lease = self._leases.by_command.get(command_id)
             if lease is not None:
                 yield from self._compare(message, lease, "renewal of the command for run")
+            else:
+                yield from self._misnamed(message, command_id)
+
+    def _misnamed(self, message: Message, command_id: str) -> Iterable[Finding]:
+        """A renewal of an id no lease gave, carrying the token leased with another command."""
+        token = message.value.get("leaseToken") if isinstance(message.value, dict) else None
+        lease = next((lease for lease in self._leases.by_command.values() if lease.token == token), None)
+        if lease is None:
+            return
+        named = f"its run id {short_repr(command_id)}" if command_id == lease.run_id else short_repr(command_id)
+        yield message.finding(
+            "XOPC_LEASE_TOKEN_MATCHES",
+            f"a renewal carrying the leaseToken of command {short_repr(lease.command_id)} names {named}, which no "
+            f"lease gave: the platform renews no such command",
+            expected=f"POST .../commands/{lease.command_id}/renew",
+            found=f"POST {message.http.path if message.http else '/commands/{id}/renew'}",
+        )
 
     @staticmethod
     def _compare(message: Message, lease: _Lease, what: str) -> Iterable[Finding]:
@@ -315,7 +348,7 @@ class NoRenewAfterTerminal:
         kind = _kind_id(message)
         if kind == self._lease:
             self._leases.record(message)
-        elif kind == self._event and (event := _event_of(message)) and (run_id := _run_id(event)):
+        elif kind == self._event and (event := _taken_event(message)) and (run_id := _run_id(event)):
             if event.get("type") in self._terminal:
                 self._ended.setdefault(run_id, event["type"])
         elif kind == self._renew and (command_id := _renewed_command_id(message)):

@@ -18,6 +18,7 @@ from typing import IO, Any
 import orjson
 
 from wirecheck import __version__
+from wirecheck.capture.http import STUB_MARK
 from wirecheck.stub.redaction import MIN_SECRET_CHARS, Secrets, redact_token
 
 
@@ -32,6 +33,7 @@ class Exchange:
     response_body: bytes | None
     started: dt.datetime
     elapsed_ms: float
+    own: Mapping[str, str] | None = None  # the answer was the stub's own (stub/server.py Reply.own)
 
 
 SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
@@ -97,6 +99,8 @@ def har_entry(exchange: Exchange, keep_bodies: bool = True) -> dict[str, Any]:
     }
     if not keep_bodies and (exchange.request_body or exchange.response_body):
         entry["comment"] = OMITTED.format(limit=MAX_RECORDED_BODY_BYTES >> 20)
+    if exchange.own is not None:  # HAR 1.2 custom fields start with an underscore
+        entry[STUB_MARK] = dict(exchange.own)
     return entry
 
 

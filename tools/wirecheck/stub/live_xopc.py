@@ -12,6 +12,10 @@ For each Node and scenario (`normal`, `race`) the worker runs through suites/stu
 (discovery under a base path, then processRuntimeCommand until idle: all the wire traffic is the worker's own code)
 under `python -m wirecheck stub --scenario S`, to a verdict. What each run made is written to OUT/<node>-<scenario>/:
 `stub.har`, `certification.jsonl`, `certification.txt` and `provenance.yaml` (versions, digests, command, date).
+
+It ends with one closing verdict per Node (harness/closing.py: the worst of its scenarios, and which one), printed
+last, and exits with the worst: 0 certified, 4 incomplete, 1 not certified (at d5c0989 the worker renews a finished
+run under `race`: this tier fails until the worker is fixed), 5 nothing heard; 2 when the tier could not run.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from typing import Any, NoReturn
 import yaml
 
 from wirecheck import __version__
+from wirecheck.harness.closing import closing, worst
 from wirecheck.programs.program import CommandError, Completed, Scratch, resolve_program, run
 
 
@@ -163,14 +168,16 @@ def main(argv: list[str] | None = None) -> int:
         packages = {name: _installed(work, name) for name in ("tsx", "zod")}
         date = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d")
         verdicts = []
+        closings = []
         for major in NODES:
             node = work / "node_modules" / f"node{major}" / "bin" / "node"
             facts = _node_facts(node, work)
+            rows = []
             for scenario in SCENARIOS:
                 out = args.out / f"node{major}-{scenario}"
                 staging = work / "out" / out.name
                 code, command = _run_stub(node, work, args.driver, scenario, staging)
-                if code not in (0, 1):
+                if code not in (0, 1, 4, 5) or not (staging / "certification.jsonl").is_file():
                     _fail(f"Node {facts['version']}, scenario {scenario}: the stub exited {code}, no verdict")
                 footer = json.loads((staging / "certification.jsonl").read_text().splitlines()[-1])
                 out.mkdir(parents=True, exist_ok=True)
@@ -194,8 +201,11 @@ def main(argv: list[str] | None = None) -> int:
                 }
                 (out / "provenance.yaml").write_text(yaml.safe_dump(provenance, sort_keys=False, allow_unicode=True))
                 verdicts.append(f"Node {facts['version']} (ada {facts['ada']}), {scenario}: {footer['verdict']}")
-    print("\n".join(verdicts))
-    return 0
+                rows.append((scenario, footer["verdict"], code))
+            closings.append(closing(f"xopc worker {args.commit or '(commit not given)'} on Node {facts['version']}",
+                                    rows))
+    print("\n".join([*verdicts, *(said.line() for said in closings)]))
+    return worst(said.exit_code for said in closings)
 
 
 if __name__ == "__main__":

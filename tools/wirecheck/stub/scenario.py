@@ -32,6 +32,11 @@ class Fault:
     status: int | None  # None: drop the connection
     always: bool = False
 
+    @property
+    def spec(self) -> str:
+        """As the command line gives it: `events=503 once`, `renew=drop always`."""
+        return f"{self.route}={'drop' if self.status is None else self.status} {'always' if self.always else 'once'}"
+
     def describe(self) -> str:
         answer = "drop the connection" if self.status is None else f"answer {self.status}"
         return f"{self.route}: {answer} {'always' if self.always else 'once'}"
@@ -43,6 +48,7 @@ class StubScenario:
     description: str = ""
     lease_seconds: float = DEFAULT_LEASE_SECONDS
     commands: int | None = None  # None: the command line's --commands
+    cancel_after_renewals: int | None = None  # ask for cancellation on the Nth renewal (--cancel-after-renewals wins)
     delays: dict[str, float] = field(default_factory=dict)  # route → seconds
     faults: tuple[Fault, ...] = ()
     file: str | None = None
@@ -53,12 +59,14 @@ class StubScenario:
         return next((self.delays[r] for r in routes if r in self.delays), 0.0)
 
     def with_options(self, *, lease_seconds: float | None = None, delays: list[str] = (),  # type: ignore[assignment]
-                     faults: list[str] = ()) -> StubScenario:  # type: ignore[assignment]
+                     faults: list[str] = (),  # type: ignore[assignment]
+                     cancel_after_renewals: int | None = None) -> StubScenario:
         """The scenario with the command line's settings on top (a delay given again replaces the scenario's)."""
         merged = dict(self.delays)
         merged.update(parse_delay(text) for text in delays)
         return replace(self, lease_seconds=self.lease_seconds if lease_seconds is None else lease_seconds,
-                       delays=merged, faults=(*self.faults, *(parse_fault(text) for text in faults)))
+                       delays=merged, faults=(*self.faults, *(parse_fault(text) for text in faults)),
+                       cancel_after_renewals=cancel_after_renewals or self.cancel_after_renewals)
 
     def identity(self) -> dict[str, Any] | None:
         """The scenario file a run used, for the certification's identity block (the options on top of it are in
@@ -71,6 +79,8 @@ class StubScenario:
         lines = [f"scenario {self.name}: leases of {self.lease_seconds:g} s"]
         lines += [f"  delay {route}: {seconds:g} s" for route, seconds in self.delays.items()]
         lines += [f"  fault {fault.describe()}" for fault in self.faults]
+        if self.cancel_after_renewals is not None:
+            lines.append(f"  cancellation asked from renewal {self.cancel_after_renewals} of each command on")
         return lines
 
 
@@ -166,7 +176,8 @@ def load(path: Path) -> StubScenario:
                    for f in data.get("faults", []))
     return StubScenario(name=data["name"], description=" ".join(data["description"].split()),
                         lease_seconds=float(data.get("lease_seconds", DEFAULT_LEASE_SECONDS)),
-                        commands=data.get("commands"), delays=delays, faults=faults, file=file,
+                        commands=data.get("commands"), cancel_after_renewals=data.get("cancel_after_renewals"),
+                        delays=delays, faults=faults, file=file,
                         sha256=hashlib.sha256(text.encode()).hexdigest())
 
 

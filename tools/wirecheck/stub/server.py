@@ -81,9 +81,10 @@ class Reply:
     body: bytes | None = None
     headers: dict[str, str] = field(default_factory=dict)
     drop: bool = False  # no answer at all: the connection is closed (a fault a platform stub injects)
-
-
-DROPPED = Reply(0, drop=True)
+    # the answer is the stub's own, not the platform's: {"fault": "events=503 once"} (its scenario injected it) or
+    # {"refused": why} (a request it could not act on). The HAR marks its entry so (`_wirecheck`), and certification
+    # judges the request but not this answer (capture/http.py)
+    own: dict[str, str] | None = None
 
 
 def _error(status: int, message: str) -> Reply:
@@ -328,7 +329,7 @@ class _Handler(BaseHTTPRequestHandler):
         # recorded before it is sent: once the client has the answer it may stop the server and read the HAR
         self.server.recorder.add(Exchange(
             self.command, url, headers, body, None if reply.drop else reply.status, sent_headers,
-            None if reply.drop else reply.body, started, (time.perf_counter() - clock) * 1000,
+            None if reply.drop else reply.body, started, (time.perf_counter() - clock) * 1000, reply.own,
         ), place)
         if reply.drop:  # the connection ends with no answer: the client sees it closed
             self.close_connection = True

@@ -30,7 +30,7 @@ from wirecheck.check.validate import Validators
 from wirecheck.contracts.model import ContractRelease
 from wirecheck.json_text import parse_json
 from wirecheck.stub.scenario import StubScenario
-from wirecheck.stub.server import DROPPED, Reply
+from wirecheck.stub.server import Reply
 
 JSON = {"content-type": "application/json"}
 AGENT_PATH = "/agent"
@@ -43,8 +43,14 @@ def _object(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _json(status: int, value: Any) -> Reply:
-    return Reply(status, orjson.dumps(value), dict(JSON))
+def _json(status: int, value: Any, own: dict[str, str] | None = None) -> Reply:
+    return Reply(status, orjson.dumps(value), dict(JSON), own=own)
+
+
+def _refused(status: int, text: str) -> Reply:
+    """The stub's answer to a request it cannot act on (not the platform's: no contract says what it answers): an
+    error naming why, its HAR entry marked so."""
+    return _json(status, {"error": text}, {"refused": text})
 
 
 def discovery_document(base: str) -> dict[str, Any]:
@@ -119,7 +125,7 @@ class XopcPlatformStub:
         self.scenario = scenario or StubScenario()
         if self.scenario.commands is not None:
             commands = self.scenario.commands
-        self.cancel_after_renewals = cancel_after_renewals
+        self.cancel_after_renewals = cancel_after_renewals or self.scenario.cancel_after_renewals
         self.on_problem = on_problem or (lambda text: None)
         self.classifier = Classifier(release)
         self.validators = Validators(release)
@@ -192,7 +198,8 @@ class XopcPlatformStub:
         for text in problems:
             self._problem(text)
         if problems and self.strict:
-            return _json(400, {"error": "request does not conform to " + self.release.name, "problems": problems})
+            text = "request does not conform to " + self.release.name
+            return _json(400, {"error": text, "problems": problems}, {"refused": text})
         body_value = value if isinstance(value, dict) else {}
         if discovery_prefix is not None:
             with self._lock:
@@ -200,7 +207,7 @@ class XopcPlatformStub:
             return self._answer(("discovery",), lambda: _json(200, discovery_document(origin + discovery_prefix)))
         agent = prefix + AGENT_PATH
         if method != "POST" or not path.startswith(agent + "/"):
-            return _json(404, {"error": "not found"})
+            return _refused(404, f"not found: {method} {path}")
         route = path[len(agent):]
         if route == "/heartbeat":
             return self._answer(("heartbeat",), lambda: _json(200, {"ok": True}))
@@ -213,7 +220,7 @@ class XopcPlatformStub:
         match = _RENEW.match(route)
         if match:
             return self._answer(("renew",), lambda: self._renew(match.group(1), body_value))
-        return _json(404, {"error": "not found"})
+        return _refused(404, f"not found: {method} {path}")
 
     @staticmethod
     def _discovery_prefix(method: str, path: str) -> str | None:
@@ -249,14 +256,14 @@ class XopcPlatformStub:
                     continue
                 self._faults_left[index] = False
                 if fault.status is None:
-                    return DROPPED
+                    return Reply(0, drop=True, own={"fault": fault.spec})
                 return _json(fault.status, {"error": f"wirecheck stub: fault injected on {fault.route} "
-                                                     f"(answer {fault.status})"})
+                                                     f"(answer {fault.status})"}, {"fault": fault.spec})
         return None
 
     def _refuse(self, text: str, status: int) -> Reply:
         self._problem(text)
-        return _json(status, {"error": text})
+        return _refused(status, text)
 
     def _problem(self, text: str) -> None:
         self.problems.append(text)
@@ -292,7 +299,7 @@ class XopcPlatformStub:
         with self._lock:
             state = self.leased.get(command_id)
             if state is None:
-                return _json(404, {"error": f"no leased command {command_id}"})
+                return _refused(404, f"no leased command {command_id}")
             state.renewals += 1
             if self.cancel_after_renewals is not None and state.renewals >= self.cancel_after_renewals:
                 state.cancel_requested = True
