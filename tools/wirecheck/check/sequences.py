@@ -93,11 +93,14 @@ class Bounded(OrderedDict):
 
 
 def path_params(template: str, path: str) -> dict[str, str]:
-    """The `{name}` segments of an HTTP path template in a path (percent-decoded, as the server reads them)."""
+    """The `{name}` segments of an HTTP path template in a path (percent-decoded, as the server reads them). The
+    template is matched against the path's end: what comes before it is the base the kind's requests are under
+    (`/agent` of `/agent/commands/{id}/renew`), as the classifier matches it."""
     names = template.strip("/").split("/")
     parts = path.split("?", 1)[0].strip("/").split("/")
-    if len(names) != len(parts):
+    if len(names) > len(parts):
         return {}
+    parts = parts[len(parts) - len(names):]
     return {name[1:-1]: unquote(part) for name, part in zip(names, parts, strict=True)
             if name.startswith("{") and name.endswith("}")}
 
@@ -661,8 +664,13 @@ class SequenceRun:
         monitors = self.by_kind.get(kind.id)
         if monitors:
             names = self.identities.names(message)
+            # a request the platform never took (the stub's injected fault or refusal: capture/http.py) is no step
+            # of what it was sent for (a refused terminal event ends no run, a retried one is no repeat); what it
+            # names is still the sender's to answer for (`refers`)
+            undelivered = message.http is not None and message.http.stub_answer is not None
             for monitor in monitors:
-                monitor.on_message(message, names, emit)
+                if not undelivered or isinstance(monitor, Refers):
+                    monitor.on_message(message, names, emit)
 
     def on_unknown(self, message: Message, emit: Emit) -> None:
         """A message of no kind (after its UNKNOWN_* finding): the monitors that follow every message see it."""

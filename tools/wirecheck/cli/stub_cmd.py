@@ -224,11 +224,15 @@ def _certify(release: ContractRelease, reg: PackageRegistry, recorder: HarRecord
     heard nothing from the other side: nothing to certify), or 128 + the signal that stopped the run. The run record
     (problems, steps, the program's last words) has the recorder's tokens cut, as the HAR has."""
     from wirecheck.certify.pipeline import certify_captures
+    from wirecheck.check.engine import CheckOptions
 
     run = recorder.secrets.cut_all(run)
 
+    # the stub recorded every exchange from its start to its end: what the runtime owes by then (a terminal event
+    # for every run it leased) is judged
     cert = guarded(lambda: certify_captures(release, [har], requirements=requirements, baseline=baseline, role=role,
-                                            fail_on=fail_on.upper(), load_release=reg.load, run=run))
+                                            fail_on=fail_on.upper(), load_release=reg.load, run=run,
+                                            options=CheckOptions(whole=True)))
     write_reports(cert, output_format, None, out_dir)
     if stopped is not None:
         raise typer.Exit(stopped.exit_code)

@@ -11,7 +11,8 @@ order the protocol accepts, from what the release's sequence rules declare (rule
 - the release's behaviour obligations (behaviour.yaml) on stream kinds: no more of a kind than a `count` allows
   (the rest are left out, said so), a `last` kind at the end and a `first` kind first, `alternates` as blocks (an
   open, what goes between, its close) with the thing they follow (its key) the same in all of them, values a
-  `unique` speaks of not repeated, and a `negotiated` answer carrying the release's version. A `refers` or
+  `unique` speaks of not repeated, a `negotiated` answer carrying the release's version, and no message that
+  `refers` to another (a tool result: the generator makes no call for it to answer; what it leaves out is said). A
   `leads_to` on a stream kind has no generator yet: such a release gets no session, and says why.
 
 The session is then judged by the engine, as `wirecheck validate` would judge it; one with any finding above info is
@@ -115,6 +116,7 @@ class _Plan:
         self.alternates: list[Any] = []  # (open kinds, close kinds, the key's pointer per kind or None)
         self.unique: list[Any] = []  # (kinds, where the values are)
         self.negotiated: list[Any] = []  # reply obligations: (request kinds, pointer into the answer, the version)
+        self.referring: list[Any] = []  # (kinds, where they name another message, the obligation's id)
 
     def check_rules(self) -> None:
         """Read each sequence rule's declared session needs; refuse where none can satisfy it on a stream."""
@@ -155,10 +157,12 @@ class _Plan:
                                         None if per is None else dict(keys.get(per, {}))))
             elif obligation.form == "unique" and on_stream:
                 self.unique.append((frozenset(on_stream), params["at"]))
+            elif obligation.form == "refers" and on_stream:
+                self.referring.append((frozenset(on_stream), params["at"], obligation.id))
             elif obligation.form == "negotiated" and params.get("reply"):
                 self.negotiated.append((matched.kinds, params["at"], tuple(params.get("equals") or
                                                                             (self.release.wire_version,))))
-            elif obligation.form in ("refers", "leads_to", "negotiated") and (on_stream or obligation.form != "refers"):
+            elif obligation.form in ("leads_to", "negotiated"):
                 watched = set().union(*(m.kinds for m in params.values() if hasattr(m, "kinds"))) & set(self.stream)
                 if watched:
                     raise NoCleanSession(f"{obligation.id} ({obligation.form}) speaks of the stream kind(s) "
@@ -207,6 +211,13 @@ class _Plan:
             if kind_id in pool and len(pool[kind_id]) > cap:
                 pool[kind_id] = pool[kind_id][:cap]
                 left_out[kind_id] = f"{obligation_id}: a capture holds at most {cap} of them"
+        for kinds, place, obligation_id in self.referring:
+            for kind_id in sorted(kinds & set(pool)):
+                kept = [m for m in pool[kind_id] if not place.values(m.value)]
+                if len(kept) < len(pool[kind_id]):
+                    left_out[kind_id] = (f"{obligation_id}: a message naming another (at {place.text}) answers a "
+                                         "call the session does not make")
+                pool[kind_id] = kept
         for kinds, place in self.unique:
             seen: set[Any] = set()
             for kind_id in sorted(kinds & set(pool)):
