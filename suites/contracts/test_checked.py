@@ -170,7 +170,7 @@ def test_an_edited_bundled_yaml_file_is_parsed_not_served(copy, monkeypatch, par
 def test_a_folder_of_the_users_is_parsed_whatever_it_holds(copy, parses):
     root, _ = copy  # the same bytes as the bundled contracts, and their parsed.jsonl: never served
     assert loader.load_release(root, "acp", "0.5.1").name == "acp@0.5.1"
-    assert parses == [str(root / "acp/0.5.1/catalog.yaml"), str(root / "acp/0.5.1/readers.yaml")]
+    assert parses == [str(root / f"acp/0.5.1/{name}.yaml") for name in ("catalog", "readers", "behaviour")]
     load_registry(root)
     assert parses[-1] == str(root / "registry.yaml")
 

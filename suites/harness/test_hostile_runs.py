@@ -105,13 +105,16 @@ def test_a_line_cannot_speak_for_the_frame_around_it(tmp_path):
 
 
 def printed(tmp_path: Path, output: bytes, limits: Limits | None = None) -> tuple[Path, list[bytes]]:
-    """Run a program that prints `output` as it is; (the capture, its frames after the header)."""
+    """Run a program that prints `output` as it is; (the capture, its frames after the header and before the
+    process record, which the last line is: how the program ended)."""
     source = tmp_path / "output.bin"
     source.write_bytes(output)
     capture = tmp_path / "c.ndjson"
     run_scenario([sys.executable, HOSTILE, "print"], scenario(Step("wait_exit", timeout=10.0)), capture,
                  env={"HOSTILE_OUTPUT": str(source)}, limits=limits)
-    return capture, capture.read_bytes().split(b"\n")[1:-1]
+    lines = capture.read_bytes().split(b"\n")
+    assert lines[-2].startswith(b'{"process":') and lines[-1] == b""
+    return capture, lines[1:-2]
 
 
 def well_formed(capture: Path, max_line_bytes: int | None = None):
@@ -202,7 +205,9 @@ def test_a_flood_of_tiny_lines_stops_at_the_line_limit_and_ends_a_sleep(tmp_path
     assert time.monotonic() - started < 15  # the sleep ends when the run is stopped
     assert "stdout exceeded 5000 lines; the run was stopped" in record.problems
     assert record.steps[0].status == "failed" and "output limit" in record.steps[0].detail
-    assert len(capture.read_bytes().splitlines()) == 5001  # the header and the lines within the limit
+    # the header, the lines within the limit, and how it ended: the harness stopped it
+    lines = capture.read_bytes().splitlines()
+    assert len(lines) == 5002 and b'"stopped_by_harness":true' in lines[-1]
 
 
 def live_wirecheck(tmp_path: Path, mode: str, *options: str, **popen):

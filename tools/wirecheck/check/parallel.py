@@ -305,12 +305,13 @@ class Portable:
     capture_count: int
     unreadable_count: int
     fail_on: Severity
+    judged: dict[str, int]
 
     @classmethod
     def of(cls, result: CheckResult) -> Portable:
         return cls(result.captures, {k: (c.seen, c.errors, c.warnings, c.unjudged) for k, c in result.coverage.items()},
                    result.messages, result.unclassified, result.omitted, result.capture_count,
-                   result.unreadable_count, result.fail_on)
+                   result.unreadable_count, result.fail_on, dict(result.judged))
 
     def result(self, engine: Engine) -> CheckResult:
         release = engine.release
@@ -318,7 +319,7 @@ class Portable:
             release=release, captures=self.captures, messages=self.messages, unclassified=self.unclassified,
             coverage={k.id: KindCoverage(k, *self.coverage[k.id]) for k in release.kinds},
             fail_on=self.fail_on, omitted=self.omitted, capture_count=self.capture_count,
-            unreadable_count=self.unreadable_count, min_coverage=engine.options.min_coverage)
+            unreadable_count=self.unreadable_count, min_coverage=engine.options.min_coverage, judged=dict(self.judged))
 
 
 @dataclass(frozen=True)
