@@ -23,6 +23,7 @@ from urllib.parse import unquote
 
 from wirecheck.check.correlation import MAX_AWAITING, Correlation, Request
 from wirecheck.check.message import Message
+from wirecheck.check.messages import MessageChecks
 from wirecheck.contracts.behaviour import SEQUENCE_FORMS, Match, Obligation, Place
 from wirecheck.contracts.model import PRESENT, ContractRelease, FieldConditions, MessageKind
 from wirecheck.findings import Finding, Severity, short_repr
@@ -191,7 +192,7 @@ class First(Monitor):
         if not self.matches.matches(kind, message.value):
             emit(breach(self.obligation, f"the first message from {self.obligation.subject} is "
                                          f"{kind or 'of no kind'}, not {self.matches.text}", message=message,
-                        expected=self.matches.text, found=kind or MessageShape.of(message)))
+                        expected=self.matches.text, found=kind or MessageChecks.shape(message)))
 
 
 class Last(Monitor):
@@ -220,7 +221,7 @@ class Last(Monitor):
                 emit(breach(self.obligation, f"{kind or 'a message of no kind'} after the "
                                              f"{self.ended[2]} on {_line_text(self.ended)}: nothing from "
                                              f"{self.obligation.subject} may follow it", message=message,
-                            expected=f"nothing after {self.matches.text}", found=kind or MessageShape.of(message)))
+                            expected=f"nothing after {self.matches.text}", found=kind or MessageChecks.shape(message)))
             return
         if self.matches.matches(kind, message.value):
             self.judged += 1
@@ -494,14 +495,6 @@ def _nth(count: int) -> str:
 
 def _line_text(where: tuple[int | None, str | None, str]) -> str:
     return f"line {where[0]}" if where[0] is not None else where[1] or "the capture"
-
-
-class MessageShape:
-    @staticmethod
-    def of(message: Message) -> str | None:
-        from wirecheck.check.messages import MessageChecks
-
-        return MessageChecks.shape(message)
 
 
 # -- requests and answers ----------------------------------------------------------------------------------------
