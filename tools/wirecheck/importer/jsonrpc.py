@@ -59,7 +59,7 @@ import yaml
 from wirecheck.importer.acp import JSONRPC_DEFS, RESPONSE_SELECTOR, kind_id
 from wirecheck.importer.shipped import ImportRefused
 from wirecheck.input_files import Unreadable, read_bytes, read_text
-from wirecheck.pointer import MISSING, format_pointer, parse_pointer, resolve
+from wirecheck.pointer import MISSING, parse_pointer, resolve
 
 UNION = re.compile(r"^([A-Z][A-Za-z0-9]*?)(Request|Notification|Result)$")
 TYPES = ("request", "notification")
@@ -115,7 +115,7 @@ def _members(node: Any) -> list[str] | None:
     names = []
     for member in members:
         name = _local(member.get("$ref")) if isinstance(member, dict) else None
-        if name is None or not member.get("$ref", "").count("/") == 2:
+        if name is None or member["$ref"].count("/") != 2:  # a whole definition, not a place inside one
             return None
         names.append(name)
     return names
@@ -211,10 +211,7 @@ def derive(schema: Mapping[str, Any], mapping: Mapping[str, Any] | None = None, 
     by_definition = {name: method_constant(node) for name, node in defs.items()}
     table = [e for e in acp_methods(schema) if "request" in e or "notification" in e] \
         if not any(by_definition.values()) else []
-    if table:
-        derivation = _from_tables(table, word)
-    else:
-        derivation = _from_structure(defs, by_definition, word)
+    derivation = _from_tables(table, word) if table else _from_structure(defs, by_definition, word)
     if not derivation.methods:
         raise ImportRefused("no definition fixes `method` as a constant, and none is annotated x-method/x-side: no "
                             "JSON-RPC method to derive a kind from (profile json-rpc reads MCP's and A2A's "
@@ -280,7 +277,8 @@ def derive(schema: Mapping[str, Any], mapping: Mapping[str, Any] | None = None, 
                               "<Name>SuccessResponse or <Name>Response with a `result`, or a <Name>Result), and no "
                               "member of the receiver's <Role>Result union is left for it")
             not_derived.append({"method": entry.name, "what": f"the result of {entry.name}: {why}: its result is "
-                                "not checked", "supply": f"replies: {{{entry.name}: <a definition or a JSON pointer>}}"})
+                                "not checked",
+                                "supply": f"replies: {{{entry.name}: <a definition or a JSON pointer>}}"})
     return derivation
 
 
