@@ -62,7 +62,16 @@ def _body_from_text(text: Any, where: str, file: str, line: int | None) -> tuple
         return EMPTY, []
     if not isinstance(text, str):
         raise _Bad("CAPTURE_FORMAT", "a body text must be a string", where)
-    value, problem = parse_json(text.encode("utf-8", "surrogatepass"))
+    bom = text.startswith("\ufeff")
+    value, problem = parse_json(text[bom:].encode("utf-8", "surrogatepass"))
+    if bom and (problem is None or value is not None):  # how much a BOM matters is its reader's (json_bodies)
+        findings = [capture_finding("BYTE_ORDER_MARK", "body starts with a UTF-8 byte order mark (U+FEFF), which RFC "
+                                    "8259 §8.1 does not allow: a reader that does not strip it (JSON.parse of the "
+                                    "text, Python's json.loads) refuses the body", file, line, where)]
+        if problem is not None:
+            findings.append(capture_finding(problem.code, f"body: {problem.message}", file, line, where,
+                                            pointer=problem.pointer))
+        return value, findings
     if problem is not None:
         finding = capture_finding(problem.code, f"body: {problem.message}", file, line, where, pointer=problem.pointer)
         return (value if value is not None else UNREADABLE), [finding]

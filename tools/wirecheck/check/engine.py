@@ -19,7 +19,13 @@ from wirecheck.check.classify import Classifier, base_prefix
 from wirecheck.check.correlation import Correlation, Request
 from wirecheck.check.labels import Label, as_found, matches
 from wirecheck.check.message import Message
-from wirecheck.check.readers import Tolerated, judge_non_json_line, rejects_member, unknown_kind_reading
+from wirecheck.check.readers import (
+    Tolerated,
+    judge_body_problem,
+    judge_non_json_line,
+    rejects_member,
+    unknown_kind_reading,
+)
 from wirecheck.check.result import (
     MAX_LISTED,
     CaptureListing,
@@ -362,7 +368,7 @@ class Engine:
         if kind is None:
             if message.http is not None:  # no kind says its body may be anything
                 for read_problem in message.http.body_problems:
-                    emit(read_problem)
+                    emit(judge_body_problem(self.release, message, None, read_problem))
             run.unrecognised.add(message)
             reading = unknown_kind_reading(self.release, message)
             method = self._unknown_method(message)
@@ -491,7 +497,7 @@ class Engine:
             return  # a body the record left out is not known to be missing, nor what it was
         if message.http is not None:  # what reading the body found, for a kind whose reader reads it
             for read_problem in message.http.body_problems:
-                emit(read_problem)
+                emit(judge_body_problem(self.release, message, kind.consumer, read_problem))
         if kind.body == "empty":
             if message.value is not None:
                 emit(message.finding("UNEXPECTED_BODY", "this message must have no body",
