@@ -288,8 +288,9 @@ def certify_jsonrpc(session: nox.Session) -> None:
     """Real JSON-RPC implementations live (opt-in; Node from the machine, packages from npm into the user cache):
     the @agentclientprotocol/sdk 1.9.0 example agent and example client certified in their roles of acp@1.9.0 with
     the session scenarios and their scope files, and @modelcontextprotocol/server-everything certified as server of
-    mcp@2025-06-18 imported from the committed schema; reports in reports/certify/live-jsonrpc/. `-- --record`
-    refreshes the captures the default tests replay (suites/harness/data/live-jsonrpc/); `-- --agents` also tries
+    mcp@2025-06-18 imported from the committed schema, and the MCP TypeScript SDK v2 server
+    (@modelcontextprotocol/server 2.4.0, suites/harness/data/live-jsonrpc/mcp-server-v2/server.mjs) as server of
+    mcp@2026-07-28 imported with no mapping; reports in reports/certify/live-jsonrpc/. `-- --record` refreshes the captures the default tests replay (suites/harness/data/live-jsonrpc/); `-- --agents` also tries
     the real ACP agents (codex-acp, claude-agent-acp, gemini-cli --acp) and records how far they go offline.
     Exit 1 (not certified) and 4 (incomplete) are results, reported without failing the session."""
     session.install("-e", ".")
