@@ -290,8 +290,9 @@ def certify_jsonrpc(session: nox.Session) -> None:
     the session scenarios and their scope files, and @modelcontextprotocol/server-everything certified as server of
     mcp@2025-06-18 imported from the committed schema, and the MCP TypeScript SDK v2 server
     (@modelcontextprotocol/server 2.4.0, suites/harness/data/live-jsonrpc/mcp-server-v2/server.mjs) as server of
-    mcp@2026-07-28 imported with no mapping; reports in reports/certify/live-jsonrpc/. `-- --record` refreshes the captures the default tests replay (suites/harness/data/live-jsonrpc/); `-- --agents` also tries
-    the real ACP agents (codex-acp, claude-agent-acp, gemini-cli --acp) and records how far they go offline.
+    mcp@2026-07-28 imported with no mapping; reports in reports/certify/live-jsonrpc/. `-- --record` refreshes
+    the captures the default tests replay (suites/harness/data/live-jsonrpc/); `-- --agents` also tries the real ACP
+    agents (codex-acp, claude-agent-acp, gemini-cli --acp) and records how far they go offline.
     Exit 1 (not certified) and 4 (incomplete) are results, reported without failing the session."""
     session.install("-e", ".")
     session.run("python", "-m", "wirecheck.harness.jsonrpc_live", *session.posargs, success_codes=[0, 1, 4])
