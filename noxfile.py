@@ -298,6 +298,18 @@ def certify_jsonrpc(session: nox.Session) -> None:
     session.run("python", "-m", "wirecheck.harness.jsonrpc_live", *session.posargs, success_codes=[0, 1, 4])
 
 
+@nox.session(name="certify-a2a", python=PYTHON)
+def certify_a2a(session: nox.Session) -> None:
+    """A real A2A exchange live (opt-in; Node from the machine, @a2a-js/sdk 0.3.14 and express from npm into the user
+    cache): the SDK's streaming sample serves HTTP on 127.0.0.1, the harness plays the client (Agent Card,
+    message/send, tasks/get, message/stream over SSE, tasks/cancel, an unknown method), the HAR is certified as server
+    of a2a@0.3.0 imported from fixtures/a2a-schema; report in reports/certify/live-a2a/. `-- --record` refreshes
+    suites/harness/data/live-a2a/a2a-js-server/, which the default tests replay. Exit 1 (not certified) is a
+    result, reported without failing the session."""
+    session.install("-e", ".")
+    session.run("python", "-m", "wirecheck.harness.a2a_live", *session.posargs, success_codes=[0, 1, 4])
+
+
 @nox.session(name="live-xopc", python=PYTHON)
 def live_xopc(session: nox.Session) -> None:
     """Opt-in live tier (npm and an xopcai/xopc source; never in the default run): the real xopc worker

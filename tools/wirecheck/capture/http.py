@@ -203,9 +203,13 @@ def _messages(
         raise _Bad("CAPTURE_FORMAT", "request url is empty", f"{at}/request/url")
     http = HttpInfo(method=method.upper(), url=url, path=_path_of(url, f"{at}/request/url"), status=None)
     try:
-        yield from _side("request", request, http, exchange, file, line, where, har)
+        asked: list[Message | Finding] = list(_side("request", request, http, exchange, file, line, where, har))
     except _Bad as bad:
-        yield located(bad)
+        asked = [located(bad)]
+    jsonrpc = http.method == "POST" and any(
+        isinstance(m, Message) and isinstance(m.value, dict) and m.value.get("jsonrpc") == "2.0"
+        and isinstance(m.value.get("method"), str) for m in asked)
+    yield from _jsonrpc_over_http(iter(asked), response, exchange, file, line, where, har) if jsonrpc else asked
     if response is None:
         return
     status = response.get("status")
@@ -217,7 +221,59 @@ def _messages(
     if har and status == 0:  # HAR: no response was received
         return
     http = HttpInfo(method=http.method, url=url, path=http.path, status=status)
-    yield from _side("response", response, http, exchange, file, line, where, har)
+    answered = _side("response", response, http, exchange, file, line, where, har)
+    yield from _jsonrpc_over_http(answered, response, exchange, file, line, where, har) if jsonrpc else answered
+
+
+def _jsonrpc_over_http(messages: Iterator[Message | Finding], response: dict[str, Any] | None, exchange: int,
+                       file: str, line: int | None, where: str | None, har: bool) -> Iterator[Message | Finding]:
+    """An exchange that carries JSON-RPC (A2A, MCP's Streamable HTTP: a POST whose body is a JSON-RPC request or
+    notification) is read as the JSON-RPC messages it carries: the request body sent by the client, the answer by the
+    server (JSON-RPC 2.0 section 1 names the two sides so), a `text/event-stream` answer as one response per Server-
+    Sent Event's data (WHATWG HTML 9.2: `data:` lines joined by line feeds, an event ended by a blank line). Anything
+    else of the exchange (a status without a JSON-RPC body) stays an HTTP message."""
+    for item in messages:
+        if not isinstance(item, Message) or item.http is None:
+            yield item
+            continue
+        sender = "client" if item.http.status is None else "server"
+        stream = sender == "server" and item.http.headers.get("content-type", "").split(";")[0].strip().lower() \
+            == "text/event-stream"
+        if stream and response is not None:
+            yield from _events(response, item, file, line, where, har)
+        elif isinstance(item.value, dict) and item.value.get("jsonrpc") == "2.0":
+            yield from item.http.body_problems
+            yield Message(value=item.value, file=file, line=line, where=item.where, sender=sender, exchange=exchange)
+        else:
+            yield item
+
+
+def _events(response: dict[str, Any], answer: Message, file: str, line: int | None, where: str | None, har: bool
+            ) -> Iterator[Message | Finding]:
+    """Each Server-Sent Event of a streamed JSON-RPC answer, a response from the server."""
+    text, text_where = _har_text(response, "response", f"{where}/response" if where is not None else "/response") \
+        if har else (response.get("text"), "/response/text")
+    if not isinstance(text, str):
+        yield capture_finding("CAPTURE_FORMAT", "a text/event-stream answer without its text", file, line,
+                              answer.where)
+        return
+    data: list[str] = []
+    count = 0
+    for raw in ([*text.replace("\r\n", "\n").replace("\r", "\n").split("\n"), ""]):
+        if raw:
+            field_, _, value = raw.partition(":")
+            if field_ == "data":
+                data.append(value[1:] if value.startswith(" ") else value)
+            continue
+        if not data:
+            continue
+        event_where = f"{text_where}#event{count}"
+        value, problems = _body_from_text("\n".join(data), event_where, file, line)
+        yield from problems
+        if value is not EMPTY and value is not UNREADABLE:
+            yield Message(value=value, file=file, line=line, where=event_where, sender="server",
+                          exchange=answer.exchange, stream_event=count)
+        count, data = count + 1, []
 
 
 def read_har(document: Any, file: str) -> Iterator[Message | Finding]:

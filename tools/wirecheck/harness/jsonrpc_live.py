@@ -89,6 +89,7 @@ class Subject:
     preload: bool = False
     optional: bool = False  # a real agent tried as far as it goes offline: its verdict is recorded, never required
     script: Path | None = None  # a program of ours on the package's API, copied beside the install and run there
+    extras: tuple[str, ...] = ()  # other exact packages the script imports (an optional peer dependency)
     env: dict[str, str] = field(default_factory=dict)
 
 
@@ -118,7 +119,8 @@ def cache_root() -> Path:
 
 def install(subject: Subject) -> Path:
     """`npm install <package>@<version>` into its own cache folder (once); the folder holding node_modules."""
-    folder = cache_root() / f"{subject.package.replace('/', '+')}@{subject.version}"
+    folder = cache_root() / "+".join(f"{spec.replace('/', '+')}" for spec in
+                                     (f"{subject.package}@{subject.version}", *subject.extras))
     marker = folder / "node_modules" / subject.package / "package.json"
     if marker.is_file():
         return folder
@@ -128,7 +130,7 @@ def install(subject: Subject) -> Path:
     # through wirecheck.programs (importer.npm.run_npm): a scratch HOME, so npm's cache is the scratch folder's, not
     # the user's ~/.npm; the install itself goes to `folder`
     done = run_npm("npm", ["install", "--prefix", str(folder.absolute()), "--no-audit", "--no-fund", "--no-save",
-                           f"{subject.package}@{subject.version}"], timeout=INSTALL_SECONDS,
+                           f"{subject.package}@{subject.version}", *subject.extras], timeout=INSTALL_SECONDS,
                    needs="the live tier installs its subjects from npm")
     if (failure := done.failure()) is not None:
         raise RuntimeError(f"npm install {subject.package}@{subject.version} {failure}")

@@ -63,7 +63,7 @@ from wirecheck.pointer import MISSING, parse_pointer, resolve
 
 UNION = re.compile(r"^([A-Z][A-Za-z0-9]*?)(Request|Notification|Result)$")
 TYPES = ("request", "notification")
-MAPPING_KEYS = ("senders", "types", "replies", "roles")
+MAPPING_KEYS = ("senders", "types", "replies", "roles", "documents")
 # <Name>…: a JSON-RPC success response the schema writes for one request (its `result` is the reply), in order
 RESPONSES = ("ResultResponse", "SuccessResponse", "Response")
 JSONRPC_ROLES = ["client", "server"]  # JSON-RPC 2.0 section 1: the Client sends requests, the Server answers them
@@ -177,6 +177,8 @@ def load_mapping(path: Path) -> dict[str, Any]:
         if key == "roles":
             if not (isinstance(value, list) and len(value) == 2 and all(isinstance(r, str) and r for r in value)):
                 raise ImportRefused(f"{path}#/roles: expected the two roles, e.g. [client, server]")
+        elif key == "documents":
+            _check_documents(value, path)
         elif value is None:
             raw[key] = {}  # a skeleton's key left empty
         elif not (isinstance(value, dict) and all(isinstance(k, str) for k in value)):
@@ -193,6 +195,50 @@ def load_mapping(path: Path) -> dict[str, Any]:
             raise ImportRefused(f"{path}#/replies/{method}: expected a definition name or a JSON pointer "
                                 "(#/...), or null for a result not checked")
     return raw
+
+
+def _check_documents(value: Any, path: Path) -> None:
+    """`documents: {agent-card: {path: /.well-known/agent-card.json, schema: AgentCard, by: server}}`: JSON
+    documents served over HTTP GET beside the JSON-RPC messages (A2A's AgentCard), each a kind of its own."""
+    if not isinstance(value, dict):
+        raise ImportRefused(f"{path}#/documents: expected name: {{path, schema, by?}} entries")
+    for name, entry in value.items():
+        where = f"{path}#/documents/{name}"
+        if not (isinstance(name, str) and re.fullmatch(r"[a-z0-9][a-z0-9-]*", name)):
+            raise ImportRefused(f"{where}: a document's name is lower-case letters, digits and -")
+        if not (isinstance(entry, dict) and isinstance(entry.get("path"), str) and entry["path"].startswith("/")
+                and isinstance(entry.get("schema"), str) and entry["schema"]
+                and isinstance(entry.get("by", "server"), str) and not entry.keys() - {"path", "schema", "by"}):
+            raise ImportRefused(f"{where}: expected {{path: /..., schema: a definition or a JSON pointer, by: a "
+                                "role (default server)}}")
+
+
+def document_kinds(mapping: Mapping[str, Any], roles: list[str], schema: Mapping[str, Any], where: str,
+                   pointer: Callable[[str], str | None] | None, source: str) -> list[dict[str, Any]]:
+    """A request kind (GET, no body) and a response kind (200, the document's schema) per mapped document."""
+    kinds: list[dict[str, Any]] = []
+    for name, entry in mapping.get("documents", {}).items():
+        by = entry.get("by", "server")
+        if by not in roles:
+            raise ImportRefused(f"{where}#/documents/{name}/by: {by!r} is not a role ({', '.join(roles)})")
+        reader = roles[1] if by == roles[0] else roles[0]
+        given = entry["schema"]
+        target = f"/$defs/{given}" if "#" not in given else (pointer(given.partition("#")[2]) if pointer is not None
+                                                            else given.partition("#")[2])
+        if target is None or resolve(schema, parse_pointer(target), MISSING) is MISSING:
+            raise ImportRefused(f"{where}#/documents/{name}/schema: {given!r} is nothing the schema defines")
+        http = {"method": "GET", "path": entry["path"]}
+        note = f"the mapping: GET {entry['path']} is answered by the {by} with {given}"
+        kinds += [
+            {"id": f"{name}.request", "title": f"GET {entry['path']} ({name}, asked by the {reader})",
+             "channel": "http", "producer": reader, "consumer": by, "selector": {"http": dict(http)},
+             "body": "empty", "provenance": {"source": source, "note": note}},
+            {"id": f"{name}.response", "title": f"The {name} document (served by the {by})", "channel": "http",
+             "producer": by, "consumer": reader, "selector": {"http": {**http, "status": 200}},
+             "schema": f"schema.json#{target}", "answers": f"{name}.request",
+             "provenance": {"source": source, "note": note}},
+        ]
+    return kinds
 
 
 def derive(schema: Mapping[str, Any], mapping: Mapping[str, Any] | None = None, where: str = "the mapping", *,
@@ -589,7 +635,7 @@ def jsonrpc_kinds(schema: Mapping[str, Any], derivation: Derivation, *, package:
     return kinds, wire
 
 
-def readers_yaml(roles: list[str], schema: Mapping[str, Any]) -> str:
+def readers_yaml(roles: list[str], schema: Mapping[str, Any], http: bool = False) -> str:
     """A drafted readers.yaml from JSON-RPC 2.0 itself: a request for a method the receiver lacks is answered
     -32601 (a reject), a notification it lacks is dropped; unknown members are read as the schema reads them."""
     closed = sum(1 for node in schema.get("$defs", {}).values()
@@ -617,6 +663,12 @@ def readers_yaml(roles: list[str], schema: Mapping[str, Any]) -> str:
             "  - channel: stdio-ndjson", f"    consumer: {role}", "    reads: ignore",
             "    provenance: {source: jsonrpc, at: [\"JSON-RPC 2.0 section 4.1 (a notification gets no reply)\"], "
             "note: \"one the receiver lacks is dropped\"}",
+        ]
+    for role in roles if http else []:  # the documents' GETs (documents in the mapping): conservative readings
+        lines += [
+            "  - channel: http", f"    consumer: {role}", "    reads: reject",
+            "    provenance: {source: jsonrpc, note: \"drafted: a GET for a path the server does not serve, or an "
+            "answer of no kind, is one its reader cannot use (conservative; review against the real reader)\"}",
         ]
     return "\n".join(lines) + "\n"
 
@@ -704,6 +756,9 @@ def import_schema(path: Path, *, package: str, version: str, out: Path, mapping_
         listed = "; ".join(f"{n['what']} (supply: {n['supply']})" for n in derivation.not_derived)
         raise ImportRefused(f"{path}: {listed}; a mapping to fill is written to {skeleton_path}")
     kinds, wire = jsonrpc_kinds(schema, derivation, package=package, version=version, base=base, source="schema")
+    documents = document_kinds(mapping, derivation.roles, schema, str(mapping_path), translation.translated_pointer,
+                               "schema")
+    kinds += documents
     where = source_ref or f"{path.name} (sha256 {sha256})"
     catalog = {
         "package": package, "version": version,
@@ -734,7 +789,7 @@ def import_schema(path: Path, *, package: str, version: str, out: Path, mapping_
         "schema.json": json.dumps(schema, indent=2, ensure_ascii=False) + "\n",
         "wire.json": json.dumps(wire, indent=2, ensure_ascii=False) + "\n",
         "catalog.yaml": header + yaml.safe_dump(catalog, sort_keys=False, width=118, allow_unicode=True),
-        "readers.yaml": readers_yaml(derivation.roles, schema),
+        "readers.yaml": readers_yaml(derivation.roles, schema, http=bool(documents)),
         "import.yaml": yaml.safe_dump(record, sort_keys=False, width=118, allow_unicode=True),
     }
     if license_path is not None:
