@@ -231,6 +231,8 @@ def test_a_mapping_that_names_what_the_schema_lacks_is_refused(mapping, message)
     ("types: {hello: call}\n", "m.yaml#/types/hello: expected request or notification"),
     ("roles: [client]\n", "m.yaml#/roles: expected the two roles"),
     ("- a\n", "m.yaml: expected a mapping"),
+    ("documents: {Card: {path: /c, schema: A}}\n", "m.yaml#/documents/Card: a document's name is lower-case"),
+    ("documents: {card: {path: c, schema: A}}\n", "m.yaml#/documents/card: expected {path: /..., schema"),
 ])
 def test_broken_mapping_files_are_refused_with_their_place(tmp_path, text, message):
     from wirecheck.importer.jsonrpc import load_mapping
@@ -402,3 +404,13 @@ def test_acps_method_tables_import_as_the_bundled_release_reads_a_real_agent(tmp
     report = json.loads(run("validate", "acp@1.9.0", str(ACP_AGENT), "--contracts", str(tmp_path), "--format",
                             "json").output)
     assert {(f["code"], f["line"]) for f in report["findings"]} == {("UNKNOWN_METHOD", 21), ("UNKNOWN_METHOD", 23)}
+
+
+def test_a_document_the_schema_lacks_is_refused_at_its_place(tmp_path):
+    mapping = tmp_path / "m.yaml"
+    mapping.write_text("documents: {agent-card: {path: /.well-known/agent-card.json, schema: NoCard}}\n")
+    result = run("import", "schema", str(A2A / "0.3.0" / "a2a.json"), "--profile", "json-rpc", "--package", "a2a",
+                 "--version", "0.3.0", "-o", str(tmp_path / "out"), "--mapping", str(mapping))
+    said = " ".join(result.output.split())
+    assert result.exit_code == 2 and f"{mapping}#/documents/agent-card/schema: the schema defines no 'NoCard'" in said
+    assert not (tmp_path / "out" / "a2a").exists()

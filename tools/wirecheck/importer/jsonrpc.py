@@ -90,7 +90,6 @@ class Derivation:
     unions: dict[str, dict[str, list[str]]]  # role → {Request|Notification|Result: [definition names]}
     parts: dict[str, str] = field(default_factory=dict)  # method → why it is a part of messages, not a message
     word: str = "$defs"  # how the schema given names its definitions: $defs or definitions
-    mapped: set[tuple[str, str]] = field(default_factory=set)  # (key, method) the mapping supplied
     skeleton: Path | None = None  # where the mapping to fill was written
 
 
@@ -214,7 +213,8 @@ def _check_documents(value: Any, path: Path) -> None:
 
 
 def document_kinds(mapping: Mapping[str, Any], roles: list[str], schema: Mapping[str, Any], where: str,
-                   pointer: Callable[[str], str | None] | None, source: str) -> list[dict[str, Any]]:
+                   pointer: Callable[[str], str | None] | None, source: str, word: str = "$defs"
+                   ) -> list[dict[str, Any]]:
     """A request kind (GET, no body) and a response kind (200, the document's schema) per mapped document."""
     kinds: list[dict[str, Any]] = []
     for name, entry in mapping.get("documents", {}).items():
@@ -223,10 +223,7 @@ def document_kinds(mapping: Mapping[str, Any], roles: list[str], schema: Mapping
             raise ImportRefused(f"{where}#/documents/{name}/by: {by!r} is not a role ({', '.join(roles)})")
         reader = roles[1] if by == roles[0] else roles[0]
         given = entry["schema"]
-        target = f"/$defs/{given}" if "#" not in given else (pointer(given.partition("#")[2]) if pointer is not None
-                                                            else given.partition("#")[2])
-        if target is None or resolve(schema, parse_pointer(target), MISSING) is MISSING:
-            raise ImportRefused(f"{where}#/documents/{name}/schema: {given!r} is nothing the schema defines")
+        target = schema_place(given, schema, pointer, f"{where}#/documents/{name}/schema", word)
         http = {"method": "GET", "path": entry["path"]}
         note = f"the mapping: GET {entry['path']} is answered by the {by} with {given}"
         kinds += [
@@ -284,12 +281,10 @@ def derive(schema: Mapping[str, Any], mapping: Mapping[str, Any] | None = None, 
         if method in mapping.get("types", {}):
             entry.type = mapping["types"][method]
             entry.how.append(f"a {entry.type}: the mapping says so")
-            derivation.mapped.add(("types", method))
         if method in mapping.get("senders", {}):
             value = mapping["senders"][method]
             entry.senders = list(value) if isinstance(value, list) else [value]
             entry.how.append(f"sent by {', '.join(entry.senders)}: the mapping says so")
-            derivation.mapped.add(("senders", method))
             unknown = [r for r in entry.senders if r not in roles]
             if unknown and len(roles) == 2:
                 raise ImportRefused(f"{where}#/senders/{method}: {', '.join(unknown)} is not a role "
@@ -310,14 +305,13 @@ def derive(schema: Mapping[str, Any], mapping: Mapping[str, Any] | None = None, 
         if entry.type != "request":
             entry.reply = None
         elif method in mapping.get("replies", {}):
-            _mapped_reply(entry, mapping["replies"][method], defs, schema, where, word, pointer)
-            derivation.mapped.add(("replies", method))
+            _mapped_reply(entry, mapping["replies"][method], schema, where, word, pointer)
         elif not table:
             _paired_reply(entry, defs, derivation.unions, roles, word)
     if not table:
         _shared_results(derivation, defs, roles, mapping)
     for entry in derivation.methods:
-        if entry.type == "request" and entry.reply is None and method_not_mapped(entry, mapping):
+        if entry.type == "request" and entry.reply is None and _reply_unmapped(entry, mapping):
             refused = next((h for h in entry.how if h.startswith("not answered by")), None)
             why = refused or (f"no definition is paired with {word}/{entry.definition} (a <Name>ResultResponse, "
                               "<Name>SuccessResponse or <Name>Response with a `result`, or a <Name>Result), and no "
@@ -328,7 +322,7 @@ def derive(schema: Mapping[str, Any], mapping: Mapping[str, Any] | None = None, 
     return derivation
 
 
-def method_not_mapped(entry: Method, mapping: Mapping[str, Any]) -> bool:
+def _reply_unmapped(entry: Method, mapping: Mapping[str, Any]) -> bool:
     return entry.name not in mapping.get("replies", {})
 
 
@@ -433,24 +427,29 @@ def _from_tables(table: list[dict[str, str]], word: str) -> Derivation:
     return Derivation(list(ACP_SIDES), [methods[m] for m in sorted(methods)], [], {}, {}, word)
 
 
-def _mapped_reply(entry: Method, value: str | None, defs: Mapping[str, Any], schema: Mapping[str, Any], where: str,
-                  word: str, pointer: Callable[[str], str | None] | None) -> None:
-    method = entry.name
+def schema_place(value: str, schema: Mapping[str, Any], pointer: Callable[[str], str | None] | None, where: str,
+                 word: str) -> str:
+    """What a mapping names as a schema (a definition name, or a JSON pointer into the file as written, `#/...` or
+    `FILE#/...`) → a JSON pointer into the imported schema; ImportRefused at `where` when it names nothing there."""
+    if "#" not in value:
+        if value not in schema.get("$defs", {}):
+            raise ImportRefused(f"{where}: the schema defines no {value!r} (a definition name, or a JSON pointer "
+                                f"into the schema file: #/{word}/...)")
+        return f"/$defs/{value}"
+    given = value.partition("#")[2]
+    target = pointer(given) if pointer is not None else given
+    if target is None or not given.startswith("/") or resolve(schema, parse_pointer(target), MISSING) is MISSING:
+        raise ImportRefused(f"{where}: {value!r} points at nothing in the schema")
+    return target
+
+
+def _mapped_reply(entry: Method, value: str | None, schema: Mapping[str, Any], where: str, word: str,
+                  pointer: Callable[[str], str | None] | None) -> None:
     if value is None:
         entry.reply = None
         entry.how.append("its result is not checked: the mapping says so")
         return
-    if "#" not in value:
-        if value not in defs:
-            raise ImportRefused(f"{where}#/replies/{method}: the schema defines no {value!r} (a definition name, "
-                                f"or a JSON pointer into the schema file: #/{word}/...)")
-        entry.reply = f"/$defs/{value}"
-    else:
-        given = value.partition("#")[2]
-        target = pointer(given) if pointer is not None else given
-        if target is None or not given.startswith("/") or resolve(schema, parse_pointer(target), MISSING) is MISSING:
-            raise ImportRefused(f"{where}#/replies/{method}: {value!r} points at nothing in the schema")
-        entry.reply = target
+    entry.reply = schema_place(value, schema, pointer, f"{where}#/replies/{entry.name}", word)
     entry.how.append(f"answered by {value}: the mapping says so")
 
 
@@ -502,7 +501,7 @@ def _shared_results(derivation: Derivation, defs: Mapping[str, Any], roles: list
             claimed.add(tokens[1])
             claimed.update(_refs_of(resolve({"$defs": defs}, tokens, None)))
     for entry in derivation.methods:
-        if entry.type != "request" or entry.reply is not None or not method_not_mapped(entry, mapping) \
+        if entry.type != "request" or entry.reply is not None or not _reply_unmapped(entry, mapping) \
                 or any(h.startswith("not answered by") for h in entry.how):  # a pairing the unions contradict
             continue
         receivers = _receivers(entry, roles)
@@ -757,7 +756,7 @@ def import_schema(path: Path, *, package: str, version: str, out: Path, mapping_
         raise ImportRefused(f"{path}: {listed}; a mapping to fill is written to {skeleton_path}")
     kinds, wire = jsonrpc_kinds(schema, derivation, package=package, version=version, base=base, source="schema")
     documents = document_kinds(mapping, derivation.roles, schema, str(mapping_path), translation.translated_pointer,
-                               "schema")
+                               "schema", word)
     kinds += documents
     where = source_ref or f"{path.name} (sha256 {sha256})"
     catalog = {
