@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import hashlib
 import json
 import shutil
 import socket
@@ -94,7 +95,7 @@ def converse(base: str, recorder: Any) -> list[dict[str, Any]]:
 
 
 def run(out: Path, data: Path) -> dict[str, Any]:
-    from wirecheck.stub.client import CallFailed
+    from wirecheck.stub.client import CallFailed, HttpClient
     from wirecheck.stub.har import HarRecorder
 
     folder = install(SUBJECT)
@@ -113,8 +114,6 @@ def run(out: Path, data: Path) -> dict[str, Any]:
             started = time.monotonic()
             while True:  # until the Agent Card is served (these polls are not the exchange)
                 try:
-                    from wirecheck.stub.client import HttpClient
-
                     HttpClient(base, token="", timeout=2.0, recorder=HarRecorder()).call(
                         "GET", base + "/.well-known/agent-card.json", None, {}, auth=False)
                     break
@@ -138,8 +137,6 @@ def run(out: Path, data: Path) -> dict[str, Any]:
     write_folder(cert, out)
     shutil.rmtree(contracts, ignore_errors=True)
     manifest = json.loads((folder / "node_modules" / SUBJECT.package / "package.json").read_text(encoding="utf-8"))
-    import hashlib
-
     return {
         "subject": SUBJECT.name, "package": SUBJECT.package, "version": manifest.get("version"),
         "installed_with": f"npm install {SUBJECT.package}@{SUBJECT.version} {' '.join(SUBJECT.extras)} (express: the "
