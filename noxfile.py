@@ -297,13 +297,27 @@ def certify_jsonrpc(session: nox.Session) -> None:
     """Real JSON-RPC implementations live (opt-in; Node from the machine, packages from npm into the user cache):
     the @agentclientprotocol/sdk 1.9.0 example agent and example client certified in their roles of acp@1.9.0 with
     the session scenarios and their scope files, and @modelcontextprotocol/server-everything certified as server of
-    mcp@2025-06-18 imported from the committed schema; reports in reports/certify/live-jsonrpc/. `-- --record`
-    refreshes the captures the default tests replay (suites/harness/data/live-jsonrpc/); `-- --agents` also tries
-    the real ACP agents (codex-acp, claude-agent-acp, gemini-cli --acp) and records how far they go offline (never
-    required). Gates as live-claude-code: one closing verdict per subject, and the session fails unless every required
+    mcp@2025-06-18 imported from the committed schema, and the MCP TypeScript SDK v2 server
+    (@modelcontextprotocol/server 2.4.0, suites/harness/data/live-jsonrpc/mcp-server-v2/server.mjs) as server of
+    mcp@2026-07-28 imported with no mapping; reports in reports/certify/live-jsonrpc/. `-- --record` refreshes
+    the captures the default tests replay (suites/harness/data/live-jsonrpc/); `-- --agents` also tries the real ACP
+    agents (codex-acp, claude-agent-acp, gemini-cli --acp) and records how far they go offline (never required).
+    Gates as live-claude-code: one closing verdict per subject, and the session fails unless every required
     subject is CERTIFIED."""
     session.install("-e", ".")
     session.run("python", "-m", "wirecheck.harness.jsonrpc_live", *session.posargs)
+
+
+@nox.session(name="certify-a2a", python=PYTHON)
+def certify_a2a(session: nox.Session) -> None:
+    """A real A2A exchange live (opt-in; Node from the machine, @a2a-js/sdk 0.3.14 and express from npm into the user
+    cache): the SDK's streaming sample serves HTTP on 127.0.0.1, the harness plays the client (Agent Card,
+    message/send, tasks/get, message/stream over SSE, tasks/cancel, an unknown method), the HAR is certified as server
+    of a2a@0.3.0 imported from fixtures/a2a-schema; report in reports/certify/live-a2a/. `-- --record` refreshes
+    suites/harness/data/live-a2a/a2a-js-server/, which the default tests replay. Gates as live-claude-code: the
+    session fails (the harness's exit code) unless the server is CERTIFIED."""
+    session.install("-e", ".")
+    session.run("python", "-m", "wirecheck.harness.a2a_live", *session.posargs)
 
 
 @nox.session(name="live-xopc", python=PYTHON)

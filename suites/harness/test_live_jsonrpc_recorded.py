@@ -139,6 +139,70 @@ def test_the_recorded_mcp_server_is_certified_with_its_scope(mcp):
     assert bare.verdict == "incomplete" and not bare.blocking()
 
 
+@pytest.fixture(scope="module")
+def mcp_2026(tmp_path_factory):
+    """mcp@2026-07-28 imported from MCP's published schema with no mapping, as the live tier imports it."""
+    from typer.testing import CliRunner
+
+    from wirecheck.cli.app import app
+
+    schema = Path(__file__).parents[2] / "fixtures" / "mcp-schema" / "2026-07-28" / "schema.json"
+    out = tmp_path_factory.mktemp("contracts")
+    result = CliRunner().invoke(app, ["import", "schema", str(schema), "--profile", "json-rpc", "--package", "mcp",
+                                      "--version", "2026-07-28", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    return load_registry(out).load("mcp@2026-07-28")
+
+
+V2 = DATA / "mcp-server-v2" / "capture.framed.ndjson"
+
+
+def test_a_real_mcp_2026_07_28_server_is_judged_and_certified(mcp_2026):
+    """The MCP TypeScript SDK v2 server (@modelcontextprotocol/server 2.4.0) speaking revision 2026-07-28: no
+    initialize, results with resultType, ttlMs, cacheScope; certified as the live run certified it."""
+    recorded = outcome("mcp-server-v2")
+    assert (recorded["package"], recorded["version"], recorded["contract"]) == \
+        ("@modelcontextprotocol/server", "2.4.0", "mcp@2026-07-28")
+    assert all(step["status"] == "ok" for step in recorded["steps"]) and recorded["script_sha256"]
+    cert = certify_captures(mcp_2026, [V2], role="server", baseline=DATA / "mcp-server-v2" / "scope.yaml")
+    assert cert.verdict == recorded["verdict"] == "certified" and cert.exit_code == 0, cert.gate_line
+    assert {r.requirement.id: r.status for r in cert.results} == recorded["statuses"]
+    results = [json.loads(line)["message"]["result"] for line in V2.read_text().splitlines()[1:]
+               if "result" in json.loads(line)["message"]]
+    assert len(results) == 7 and all(r["resultType"] == "complete" for r in results)
+
+
+def _v2_mutant(tmp_path: Path, edit) -> Path:
+    lines = V2.read_text().splitlines()
+    frames = [json.loads(line) for line in lines[1:]]
+    edit(frames)
+    path = tmp_path / "mutant.framed.ndjson"
+    path.write_text(lines[0] + "\n" + "".join(json.dumps(f) + "\n" for f in frames))
+    return path
+
+
+def _answer(frames, request_id):
+    return next(f["message"]["result"] for f in frames if f["message"].get("id") == request_id and
+                "result" in f["message"])
+
+
+@pytest.mark.parametrize(("edit", "pointer"), [
+    (lambda fs: _answer(fs, 2).pop("resultType"), "/result"),  # tools/list: every result carries resultType
+    (lambda fs: _answer(fs, 2).update(cacheScope="shared"), "/result/cacheScope"),  # private | public
+    # tools/call is answered by InputRequiredResult | CallToolResult: both need resultType a string. (Its content
+    # not an array passes: the schema's InputRequiredResult is open and its resultType any string, so the union
+    # cannot tell the two apart; the SDK reads resultType, "complete" or "input_required", which no schema says.)
+    (lambda fs: _answer(fs, 3).update(resultType=5), "/result"),
+])
+def test_broken_twins_of_the_mcp_2026_07_28_server_fail(mcp_2026, tmp_path, edit, pointer):
+    cert = certify_captures(mcp_2026, [_v2_mutant(tmp_path, edit)], role="server",
+                            baseline=DATA / "mcp-server-v2" / "scope.yaml")
+    assert cert.verdict == "not certified"
+    found = [(f.code, f.pointer) for r in cert.results for f in r.failures]
+    assert found and all(code == "REPLY_VIOLATION" for code, _ in found)
+    assert any(p.startswith(pointer) for _, p in found), found
+
+
 @pytest.mark.parametrize("name", ["codex-acp", "claude-agent-acp", "gemini-cli"])
 def test_real_agents_offline_are_judged_without_a_false_red(name):
     """The agents issue 27 names, run offline by `nox -s certify-jsonrpc -- --agents`: each stops at authentication

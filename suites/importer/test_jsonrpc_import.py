@@ -6,6 +6,7 @@ tier) conforms to the import; planted mutations fail."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,9 @@ from wirecheck.importer.shipped import ImportRefused
 HERE = Path(__file__).parent
 MCP = HERE / "data" / "mcp-2025-06-18"
 SERVER = HERE.parent / "harness" / "data" / "live-jsonrpc" / "mcp-server-everything" / "capture.framed.ndjson"
-NOT_DERIVED = {"ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
+MCP_REVISIONS = HERE.parents[1] / "fixtures" / "mcp-schema"
+A2A = HERE.parents[1] / "fixtures" / "a2a-schema"
+ACP_AGENT = HERE.parent / "harness" / "data" / "live-jsonrpc" / "acp-example-agent" / "capture.framed.ndjson"
 
 
 def run(*args: str):
@@ -37,21 +40,27 @@ def imported(tmp_path_factory):
     return out
 
 
-def test_one_command_imports_mcp_and_says_what_it_could_not_derive(tmp_path):
+def test_one_command_imports_mcp_and_checks_every_result(tmp_path):
     result = run("import", "schema", str(MCP / "schema.json"), "--profile", "json-rpc", "--package", "mcp",
                  "--version", "2025-06-18", "-o", str(tmp_path))
     assert result.exit_code == 0, result.output
     said = " ".join(result.output.split())
     assert "25 methods, 28 message kinds and a response kind per role (client, server)" in said
-    for method in NOT_DERIVED:
-        assert f"not derived: the result type of {method}" in said
-        assert f"supply it with --mapping: replies: {{{method}: EmptyResult}}" in said
+    assert "not derived" not in said and not (tmp_path / "mcp@2025-06-18.mapping.yaml").exists()
     assert f"then: wirecheck validate mcp@2025-06-18 CAPTURE --contracts {tmp_path}" in said
     record = yaml.safe_load((tmp_path / "mcp" / "2025-06-18" / "import.yaml").read_text())
-    assert {item["method"] for item in record["not_derived"]} == NOT_DERIVED
+    assert record["not_derived"] == []
     release = load_registry(tmp_path).load("mcp@2025-06-18")  # --contracts DIR loads it
     assert release.roles == ("client", "server")
-    assert release.kind("server.ping").reply is None and release.kind("client.ping").reply is None
+    # the four requests with no <Name>Result: the one member of ServerResult / ClientResult no request is paired
+    # with, Result (the TypeScript source's EmptyResult = Result)
+    for kind in ("server.ping", "client.ping", "server.logging.setlevel", "server.resources.subscribe",
+                 "server.resources.unsubscribe"):
+        assert release.kind(kind).reply.schema.ref == "schema.json#/$defs/Result", kind
+    ping = next(m for m in record["methods"] if m["method"] == "ping")
+    assert "answered by definitions/Result: the schema pairs no result with definitions/PingRequest, and " \
+           "definitions/Result is the one member of ClientResult and ServerResult that no request is paired with" \
+        in ping["how"]
 
 
 def test_directions_and_replies_come_from_the_schemas_unions_and_names(imported):
@@ -169,7 +178,7 @@ def test_a_method_no_union_names_is_listed_with_its_mapping_key():
     missing = {item.get("method"): item["supply"] for item in derivation.not_derived}
     assert missing == {"lost": "senders: {lost: client}"}
     hello = next(m for m in derivation.methods if m.name == "hello")
-    assert (hello.type, hello.senders, hello.reply) == ("request", ["client"], "HelloResult")
+    assert (hello.type, hello.senders, hello.reply) == ("request", ["client"], "/$defs/HelloResult")
     supplied = derive(_schema(ServerNotification={"anyOf": [{"$ref": "#/$defs/TickNotification"}]},
                               TickNotification={"properties": {"method": {"const": "tick"}}},
                               LostNotification={"properties": {"method": {"const": "lost"}}}),
@@ -184,22 +193,35 @@ def test_a_result_outside_the_receivers_union_is_not_taken_silently():
                                 TickNotification={"properties": {"method": {"const": "tick"}}}))
     hello = next(m for m in derivation.methods if m.name == "hello")
     assert hello.reply is None
-    assert any("HelloResult is not in ServerResult" in item["what"] for item in derivation.not_derived)
+    assert any("HelloResult: it is not in ServerResult" in item["what"] for item in derivation.not_derived)
 
 
-def test_one_role_cannot_give_directions():
-    derivation = derive(_schema())
-    assert derivation.roles == ["client"]
+def test_one_union_of_requests_names_jsonrpcs_client_and_server():
+    # JSON-RPC 2.0 section 1: the Client sends requests, the Server answers them (A2A's A2ARequest is such a union)
+    for union in ("ClientRequest", "A2ARequest"):
+        schema = _schema()
+        schema["$defs"][union] = schema["$defs"].pop("ClientRequest")
+        derivation = derive(schema)
+        hello = next(m for m in derivation.methods if m.name == "hello")
+        assert derivation.roles == ["client", "server"] and hello.senders == ["client"], union
+        assert derivation.not_derived == []
+
+
+def test_no_union_of_messages_cannot_give_directions():
+    derivation = derive({"$defs": {"HelloRequest": {"properties": {"method": {"const": "hello"}}}}})
+    assert derivation.roles == []
     assert derivation.not_derived[0]["supply"] == "roles: [client, server]"
 
 
 @pytest.mark.parametrize(("mapping", "message"), [
-    ({"replies": {"nothing": "HelloResult"}}, "#/replies/nothing: the schema defines no method 'nothing'"),
+    ({"replies": {"nothing": "HelloResult"}}, "#/replies/nothing: the schema defines no message 'nothing'"),
     ({"replies": {"hello": "NoSuchResult"}}, "#/replies/hello: the schema defines no 'NoSuchResult'"),
+    ({"replies": {"hello": "#/$defs/HelloResult/properties/nothing"}}, "#/replies/hello: '#/$defs/HelloResult/"
+     "properties/nothing' points at nothing in the schema"),
     ({"senders": {"hello": "agent"}, "roles": ["client", "server"]}, "#/senders/hello: agent is not a role"),
 ])
 def test_a_mapping_that_names_what_the_schema_lacks_is_refused(mapping, message):
-    with pytest.raises(ImportRefused, match=message.replace("[", r"\[").replace("{", r"\{")):
+    with pytest.raises(ImportRefused, match=re.escape(message)):
         derive(_schema(ServerNotification={"anyOf": [{"$ref": "#/$defs/TickNotification"}]},
                        TickNotification={"properties": {"method": {"const": "tick"}}}), mapping, "m.yaml")
 
@@ -209,6 +231,8 @@ def test_a_mapping_that_names_what_the_schema_lacks_is_refused(mapping, message)
     ("types: {hello: call}\n", "m.yaml#/types/hello: expected request or notification"),
     ("roles: [client]\n", "m.yaml#/roles: expected the two roles"),
     ("- a\n", "m.yaml: expected a mapping"),
+    ("documents: {Card: {path: /c, schema: A}}\n", "m.yaml#/documents/Card: a document's name is lower-case"),
+    ("documents: {card: {path: c, schema: A}}\n", "m.yaml#/documents/card: expected {path: /..., schema"),
 ])
 def test_broken_mapping_files_are_refused_with_their_place(tmp_path, text, message):
     from wirecheck.importer.jsonrpc import load_mapping
@@ -225,7 +249,7 @@ def test_a_schema_without_methods_is_refused_with_the_reason(tmp_path):
     schema.write_text(json.dumps({"$defs": {"Thing": {"type": "object"}}}))
     result = run("import", "schema", str(schema), "--profile", "json-rpc", "--package", "x", "--version", "1.0.0",
                  "-o", str(tmp_path / "out"))
-    assert result.exit_code == 2 and "no $defs entry fixes `method` as a constant" in result.output
+    assert result.exit_code == 2 and "no definition fixes `method` as a constant" in result.output
     assert not (tmp_path / "out").exists()
 
 
@@ -238,3 +262,155 @@ def test_an_unknown_profile_and_a_hand_written_registry_are_usage_errors(tmp_pat
     assert refused.exit_code == 2 and 'add "2025-06-18" to the releases of mcp there' in " ".join(
         refused.output.split())
     assert not (tmp_path / "mcp").exists()
+
+
+# -- every MCP revision, A2A, ACP's tables: one command each, every result checked ------------------------------------
+
+# revision → (methods, message kinds, parts of messages): MCP 2026-07-28's server-initiated requests travel inside
+# InputRequiredResult (InputRequests), so they are parts, not messages
+REVISIONS = {"2024-11-05": (24, 27, 0), "2025-03-26": (24, 27, 0), "2025-06-18": (25, 28, 0),
+             "2025-11-25": (31, 39, 0), "2026-07-28": (18, 19, 3)}
+
+
+@pytest.mark.parametrize("revision", list(REVISIONS))
+def test_every_mcp_revision_imports_with_no_mapping_and_checks_all_its_results(tmp_path, revision):
+    result = run("import", "schema", str(MCP_REVISIONS / revision / "schema.json"), "--profile", "json-rpc",
+                 "--package", "mcp", "--version", revision, "-o", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    methods, kinds, parts = REVISIONS[revision]
+    assert f"{methods} methods, {kinds} message kinds" in " ".join(result.output.split())
+    record = yaml.safe_load((tmp_path / "mcp" / revision / "import.yaml").read_text())
+    assert record["not_derived"] == [] and len(record["parts"] or {}) == parts
+    release = load_registry(tmp_path).load(f"mcp@{revision}")
+    requests = [k for k in release.kinds if "(request from" in k.title]
+    assert requests and all(k.reply is not None for k in requests), [k.id for k in requests if k.reply is None]
+
+
+def test_mcp_2026_07_28_replies_are_the_results_its_responses_write(tmp_path):
+    result = run("import", "schema", str(MCP_REVISIONS / "2026-07-28" / "schema.json"), "--profile", "json-rpc",
+                 "--package", "mcp", "--version", "2026-07-28", "-o", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    release = load_registry(tmp_path).load("mcp@2026-07-28")
+    # tools/call may be answered by an InputRequiredResult: the reply is CallToolResultResponse's result, a union
+    assert release.kind("server.tools.call").reply.schema.ref == \
+        "schema.json#/$defs/CallToolResultResponse/properties/result"
+    # ClientNotification is CancelledNotification written in the union's place: the client sends it too
+    assert {k.producer for k in release.kinds if k.id.endswith("notifications.cancelled")} == {"client", "server"}
+    assert "initialize" not in {k.id.split(".", 1)[1] for k in release.kinds}
+    record = yaml.safe_load((tmp_path / "mcp" / "2026-07-28" / "import.yaml").read_text())
+    assert record["parts"]["elicitation/create"].startswith("$defs/ElicitRequest is a part of messages: a member "
+                                                            "of InputRequest")
+
+
+def _mcp_2026_exchange(result: dict) -> list[dict]:
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+    return [{"from": "client", "message": {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                                           "params": {"name": "echo", "arguments": {}, "_meta": meta}}},
+            {"from": "server", "message": {"jsonrpc": "2.0", "id": 1, "result": result}}]
+
+
+def test_a_mapping_that_names_only_the_roles_imports_mcp_2026_07_28(tmp_path):
+    mapping = tmp_path / "mapping.yaml"
+    mapping.write_text("roles: [client, server]\n")
+    result = run("import", "schema", str(MCP_REVISIONS / "2026-07-28" / "schema.json"), "--profile", "json-rpc",
+                 "--package", "mcp", "--version", "2026-07-28", "-o", str(tmp_path / "out"), "--mapping", str(mapping))
+    assert result.exit_code == 0, result.output
+    # roles the unions contradict: said at #/roles, the key the file has (not #/senders/..., a key it lacks)
+    mapping.write_text("roles: [client, agent]\n")
+    refused = run("import", "schema", str(MCP_REVISIONS / "2026-07-28" / "schema.json"), "--profile", "json-rpc",
+                  "--package", "mcp", "--version", "2026-07-28", "-o", str(tmp_path / "out2"), "--mapping",
+                  str(mapping))
+    said = " ".join(refused.output.split())
+    assert refused.exit_code == 2 and f"{mapping}#/roles: " in said and "#/senders" not in said, said
+
+
+def test_a2a_imports_in_one_command_and_says_the_one_reply_it_cannot_pair_in_its_own_terms(tmp_path):
+    schema = A2A / "0.3.0" / "a2a.json"
+    result = run("import", "schema", str(schema), "--profile", "json-rpc", "--package", "a2a", "--version", "0.3.0",
+                 "-o", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())
+    assert "10 methods, 10 message kinds and a response kind per role (client, server)" in said
+    record = yaml.safe_load((tmp_path / "a2a" / "0.3.0" / "import.yaml").read_text())
+    assert [item["method"] for item in record["not_derived"]] == ["tasks/resubscribe"]
+    send = next(m for m in record["methods"] if m["method"] == "message/send")
+    assert send["reply"] == "#/definitions/SendMessageSuccessResponse/properties/result"
+    # every definition named in what was not derived, and in the skeleton written to fill, is one a2a.json has
+    skeleton = tmp_path / "a2a@0.3.0.mapping.yaml"
+    assert f"a mapping to fill (then --mapping {skeleton})" in said
+    definitions = json.loads(schema.read_text())["definitions"]
+    named = re.findall(r"definitions/([A-Za-z0-9]+)", skeleton.read_text() + json.dumps(record["not_derived"]))
+    assert named and all(name in definitions or name == "Name" for name in named), named
+    assert "EmptyResult" not in said + skeleton.read_text()
+    assert yaml.safe_load(skeleton.read_text()) == {"replies": {"tasks/resubscribe": None}}
+    release = load_registry(tmp_path).load("a2a@0.3.0")
+    assert release.kind("server.message.send").reply.schema.ref == \
+        "schema.json#/$defs/SendMessageSuccessResponse/properties/result"
+    assert release.kind("server.tasks.resubscribe").reply is None
+
+
+def test_the_skeleton_filled_in_the_schemas_own_terms_is_read(tmp_path):
+    result = run("import", "schema", str(A2A / "0.3.0" / "a2a.json"), "--profile", "json-rpc", "--package", "a2a",
+                 "--version", "0.3.0", "-o", str(tmp_path), "--mapping", str(A2A / "0.3.0" / "mapping.yaml"))
+    assert result.exit_code == 0, result.output
+    release = load_registry(tmp_path).load("a2a@0.3.0")
+    assert release.kind("server.tasks.resubscribe").reply.schema.ref == \
+        "schema.json#/$defs/SendStreamingMessageSuccessResponse/properties/result"  # #/definitions/… translated
+    assert not (tmp_path / "a2a@0.3.0.mapping.yaml").exists()
+
+
+def _a2a_send(state: str) -> str:
+    lines = [{"wirecheck_capture": 1, "framing": "directed"},
+             {"from": "client", "message": {"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {
+                 "message": {"kind": "message", "messageId": "m1", "role": "user",
+                             "parts": [{"kind": "text", "text": "hi"}]}}}},
+             {"from": "server", "message": {"jsonrpc": "2.0", "id": 1, "result": {
+                 "kind": "task", "id": "t1", "contextId": "c1", "status": {"state": state}}}}]
+    return "".join(json.dumps(line) + "\n" for line in lines)
+
+
+def test_a_message_send_reply_is_checked_against_its_inline_union(tmp_path):
+    out = tmp_path / "contracts"
+    assert run("import", "schema", str(A2A / "0.3.0" / "a2a.json"), "--profile", "json-rpc", "--package", "a2a",
+               "--version", "0.3.0", "-o", str(out)).exit_code == 0
+    for state, code in (("completed", 0), ("finished", 1)):
+        capture = tmp_path / f"{state}.framed.ndjson"
+        capture.write_text(_a2a_send(state))
+        result = run("validate", "a2a@0.3.0", str(capture), "--contracts", str(out), "--format", "json")
+        assert result.exit_code == code, result.output
+        findings = json.loads(result.output)["findings"]
+        if code:  # the Task branch of the union Task | Message, at the state
+            assert [(f["code"], f["pointer"]) for f in findings] == [("REPLY_VIOLATION", "/result/status/state")]
+
+
+def test_acps_method_tables_import_as_the_bundled_release_reads_a_real_agent(tmp_path):
+    from wirecheck.contracts import load_registry as bundled
+
+    result = run("import", "schema", "contracts/acp/1.9.0/schema.json", "--profile", "json-rpc", "--package", "acp",
+                 "--version", "1.9.0", "-o", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    imported = load_registry(tmp_path).load("acp@1.9.0")
+    shipped = bundled().load("acp@1.9.0")
+    assert imported.roles == ("agent", "client")
+    # every method kind of the bundled release (importer/acp.py) is one of the import, answered by the same type
+    for kind in shipped.kinds:
+        if kind.id.endswith(".response") or kind.producer == "any":
+            continue
+        twin = imported.kind(kind.id)
+        assert (twin.producer, twin.consumer) == (kind.producer, kind.consumer), kind.id
+        assert (twin.reply.schema.ref if twin.reply else None) == (kind.reply.schema.ref if kind.reply else None)
+    # the real example agent's capture: the same findings but for how the two unknown requests are read (the
+    # bundled readers.yaml cites the SDK; the import drafts JSON-RPC 2.0's -32601)
+    report = json.loads(run("validate", "acp@1.9.0", str(ACP_AGENT), "--contracts", str(tmp_path), "--format",
+                            "json").output)
+    assert {(f["code"], f["line"]) for f in report["findings"]} == {("UNKNOWN_METHOD", 21), ("UNKNOWN_METHOD", 23)}
+
+
+def test_a_document_the_schema_lacks_is_refused_at_its_place(tmp_path):
+    mapping = tmp_path / "m.yaml"
+    mapping.write_text("documents: {agent-card: {path: /.well-known/agent-card.json, schema: NoCard}}\n")
+    result = run("import", "schema", str(A2A / "0.3.0" / "a2a.json"), "--profile", "json-rpc", "--package", "a2a",
+                 "--version", "0.3.0", "-o", str(tmp_path / "out"), "--mapping", str(mapping))
+    said = " ".join(result.output.split())
+    assert result.exit_code == 2 and f"{mapping}#/documents/agent-card/schema: the schema defines no 'NoCard'" in said
+    assert not (tmp_path / "out" / "a2a").exists()

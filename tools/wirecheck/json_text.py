@@ -214,6 +214,9 @@ _SAID = {
     "Invalid \\escape": "an escape JSON does not have",
     "Invalid \\uXXXX escape": "a \\u escape without four hex digits",
     "Extra data": "more text after the JSON value",
+    # not Python's hint (decode using utf-8-sig): what the text has, in any reader's terms
+    "Unexpected UTF-8 BOM (decode using utf-8-sig)": "a UTF-8 byte order mark (U+FEFF) before the JSON text, which "
+                                                     "RFC 8259 §8.1 does not allow",
 }
 # Python 3.13 names a trailing comma at the comma ("Illegal trailing comma before end of object", gh-113149); 3.11
 # and 3.12 say what they expected at the closing bracket. One wording on every Python: the older one.

@@ -6,6 +6,7 @@ the captures are built from the same helpers so that only the named constraint d
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from xopc_build import (
@@ -154,6 +155,12 @@ def runtime_cases() -> list[Case]:
              "now that heartbeat answers take any body",
              [raw_answer(lease(), "{not json", "application/json")],
              [{"_at": 0, "_side": "response", "code": "PARSE_ERROR", "severity": "error"}], options=BASE),
+        Case("valid/lease-response-bom", "a UTF-8 byte order mark before a lease answer: the runtime reads every "
+             "answer with fetch's response.json() (client.ts:22), whose UTF-8 decode strips it (undici; Node 22.19.0 "
+             "and 24.22.3 measured): info, and the answer is checked as the JSON after it",
+             [raw_answer(lease(), "\ufeff" + json.dumps({"command": command()}), "application/json"),
+              *run_with(command())[1:]],
+             [{"_at": 0, "_side": "response", "code": "BYTE_ORDER_MARK", "severity": "info"}], options=BASE),
         Case("valid/lease-response-201", "a lease answered 201 is a lease: the client checks response.ok, not 200 "
              "(client.ts:109-111)", [lease(status=201), *run_with(command())[1:]], options=BASE),
         Case("invalid/lease-request-missing-seconds", "the lease request always carries leaseSeconds",

@@ -65,7 +65,16 @@ def _body_from_text(text: Any, where: str, file: str, line: int | None) -> tuple
         return EMPTY, []
     if not isinstance(text, str):
         raise _Bad("CAPTURE_FORMAT", "a body text must be a string", where)
-    value, problem = parse_json(text.encode("utf-8", "surrogatepass"))
+    bom = text.startswith("\ufeff")
+    value, problem = parse_json(text[bom:].encode("utf-8", "surrogatepass"))
+    if bom and (problem is None or value is not None):  # how much a BOM matters is its reader's (json_bodies)
+        findings = [capture_finding("BYTE_ORDER_MARK", "body starts with a UTF-8 byte order mark (U+FEFF), which RFC "
+                                    "8259 §8.1 does not allow: a reader that does not strip it (JSON.parse of the "
+                                    "text, Python's json.loads) refuses the body", file, line, where)]
+        if problem is not None:
+            findings.append(capture_finding(problem.code, f"body: {problem.message}", file, line, where,
+                                            pointer=problem.pointer))
+        return value, findings
     if problem is not None:
         finding = capture_finding(problem.code, f"body: {problem.message}", file, line, where, pointer=problem.pointer)
         return (value if value is not None else UNREADABLE), [finding]
@@ -200,10 +209,17 @@ def _messages(
     http = HttpInfo(method=method.upper(), url=url, path=_path_of(url, f"{at}/request/url"), status=None,
                     stub_answer=stub_answer)
     try:
-        yield from _side("request", request, http, exchange, file, line, where, har)
+        asked: list[Message | Finding] = list(_side("request", request, http, exchange, file, line, where, har))
     except _Bad as bad:
-        yield located(bad)
-    if response is None or stub_answer is not None:
+        asked = [located(bad)]
+    jsonrpc = http.method == "POST" and any(
+        isinstance(m, Message) and isinstance(m.value, dict) and m.value.get("jsonrpc") == "2.0"
+        and isinstance(m.value.get("method"), str) for m in asked)
+    if stub_answer is not None:  # the stub answered it itself: the request alone is the platform's to judge
+        yield from asked
+        return
+    yield from _jsonrpc_over_http(iter(asked), response, exchange, file, line, where, har) if jsonrpc else asked
+    if response is None:
         return
     status = response.get("status")
     lowest = 0 if har else 100  # HAR 1.2: status 0 when no response was received
@@ -214,7 +230,59 @@ def _messages(
     if har and status == 0:  # HAR: no response was received
         return
     http = HttpInfo(method=http.method, url=url, path=http.path, status=status)
-    yield from _side("response", response, http, exchange, file, line, where, har)
+    answered = _side("response", response, http, exchange, file, line, where, har)
+    yield from _jsonrpc_over_http(answered, response, exchange, file, line, where, har) if jsonrpc else answered
+
+
+def _jsonrpc_over_http(messages: Iterator[Message | Finding], response: dict[str, Any] | None, exchange: int,
+                       file: str, line: int | None, where: str | None, har: bool) -> Iterator[Message | Finding]:
+    """An exchange that carries JSON-RPC (A2A, MCP's Streamable HTTP: a POST whose body is a JSON-RPC request or
+    notification) is read as the JSON-RPC messages it carries: the request body sent by the client, the answer by the
+    server (JSON-RPC 2.0 section 1 names the two sides so), a `text/event-stream` answer as one response per Server-
+    Sent Event's data (WHATWG HTML 9.2: `data:` lines joined by line feeds, an event ended by a blank line). Anything
+    else of the exchange (a status without a JSON-RPC body) stays an HTTP message."""
+    for item in messages:
+        if not isinstance(item, Message) or item.http is None:
+            yield item
+            continue
+        sender = "client" if item.http.status is None else "server"
+        stream = sender == "server" and item.http.headers.get("content-type", "").split(";")[0].strip().lower() \
+            == "text/event-stream"
+        if stream and response is not None:
+            yield from _events(response, item, file, line, where, har)
+        elif isinstance(item.value, dict) and item.value.get("jsonrpc") == "2.0":
+            yield from item.http.body_problems
+            yield Message(value=item.value, file=file, line=line, where=item.where, sender=sender, exchange=exchange)
+        else:
+            yield item
+
+
+def _events(response: dict[str, Any], answer: Message, file: str, line: int | None, where: str | None, har: bool
+            ) -> Iterator[Message | Finding]:
+    """Each Server-Sent Event of a streamed JSON-RPC answer, a response from the server."""
+    text, text_where = _har_text(response, "response", f"{where}/response" if where is not None else "/response") \
+        if har else (response.get("text"), "/response/text")
+    if not isinstance(text, str):
+        yield capture_finding("CAPTURE_FORMAT", "a text/event-stream answer without its text", file, line,
+                              answer.where)
+        return
+    data: list[str] = []
+    count = 0
+    for raw in ([*text.replace("\r\n", "\n").replace("\r", "\n").split("\n"), ""]):
+        if raw:
+            field_, _, value = raw.partition(":")
+            if field_ == "data":
+                data.append(value[1:] if value.startswith(" ") else value)
+            continue
+        if not data:
+            continue
+        event_where = f"{text_where}#event{count}"
+        value, problems = _body_from_text("\n".join(data), event_where, file, line)
+        yield from problems
+        if value is not EMPTY and value is not UNREADABLE:
+            yield Message(value=value, file=file, line=line, where=event_where, sender="server",
+                          exchange=answer.exchange, stream_event=count)
+        count, data = count + 1, []
 
 
 def read_har(document: Any, file: str) -> Iterator[Message | Finding]:

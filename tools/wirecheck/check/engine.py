@@ -22,7 +22,7 @@ from wirecheck.check.labels import Label, as_found, matches
 from wirecheck.check.message import Message
 from wirecheck.check.messages import MessageChecks
 from wirecheck.check.outcome import judge_outcome, outcome_obligations
-from wirecheck.check.readers import Tolerated, judge_non_json_line, unknown_kind_reading
+from wirecheck.check.readers import Tolerated, judge_body_problem, judge_non_json_line, unknown_kind_reading
 from wirecheck.check.result import (
     MAX_LISTED,
     CaptureListing,
@@ -404,7 +404,7 @@ class Engine:
         if kind is None:
             if message.http is not None:  # no kind says its body may be anything
                 for read_problem in message.http.body_problems:
-                    emit(read_problem)
+                    emit(judge_body_problem(self.release, message, None, read_problem))
             run.unrecognised.add(message)
             self._unknown(message, run, emit)
             return None

@@ -57,6 +57,9 @@ class Message:
     exchange: int | None = None  # index of the HTTP exchange it belongs to
     artifact: ArtifactInfo | None = None
     corpus: CorpusEntry | None = None  # a fuzz corpus entry: judged against its expect, not reported as found
+    # a JSON-RPC answer streamed over HTTP (Server-Sent Events): the event's place in its stream; every event is a
+    # response to the same request, so those after the first are no second answer (capture/http.py)
+    stream_event: int = 0
 
     def finding(
         self,

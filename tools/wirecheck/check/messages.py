@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from wirecheck.check.message import Message
-from wirecheck.check.readers import rejects_member
+from wirecheck.check.readers import judge_body_problem, rejects_member
 from wirecheck.check.validate import Problem, Validators
 from wirecheck.contracts.model import ContractRelease, MessageKind
 from wirecheck.findings import Finding, Severity, short_repr
@@ -41,9 +41,9 @@ class MessageChecks:
     def _body(self, message: Message, kind: MessageKind, emit: Emit, decoded: bool) -> None:
         if kind.body == "any" or (message.http is not None and message.http.body_unknown):
             return  # a body the record left out is not known to be missing, nor what it was
-        if message.http is not None:  # what reading the body found, for a kind whose reader reads it
+        if message.http is not None:  # what reading the body found, as the kind's reader reads the body
             for read_problem in message.http.body_problems:
-                emit(read_problem)
+                emit(judge_body_problem(self.release, message, kind.consumer, read_problem))
         if kind.body == "empty":
             if message.value is not None:
                 emit(message.finding("UNEXPECTED_BODY", "this message must have no body",

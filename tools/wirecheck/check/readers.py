@@ -135,3 +135,26 @@ def judge_non_json_line(release: ContractRelease, finding: Finding) -> Finding:
     return replace(finding, severity=Severity.INFO, message=(
         f"{finding.message}; {', '.join(r.consumer for r in readings)} skips lines that are not JSON "
         f"({', '.join(r.cited for r in readings)})"))
+
+
+def judge_body_problem(release: ContractRelease, message: Message, consumer: str | None, finding: Finding) -> Finding:
+    """What reading an HTTP body found, as the body's readers read it (readers.yaml `json_bodies`): a UTF-8 byte
+    order mark before the JSON is info where every reader strips it (fetch's response.json() in undici: the
+    WHATWG UTF-8 decode), an error in the reader's own words where one refuses it, and an error where the file
+    says nothing (a reader that does not strip it refuses the body). `consumer`: the kind's; None for a message of
+    no kind (then every consumer that may read it)."""
+    if finding.code != "BYTE_ORDER_MARK" or message.http is None:
+        return finding
+    consumers = {consumer} if consumer is not None else _consumers(release, message, "http")
+    entries = {e.consumer: e for e in release.json_bodies if e.channel == "http" and e.consumer in consumers}
+    refusing = next((e for e in entries.values() if e.bom == "reject"), None)
+    if refusing is not None:
+        return replace(finding, severity=Severity.ERROR, message=(
+            f"body starts with a UTF-8 byte order mark (U+FEFF), which the {refusing.consumer}'s {refusing.reader} "
+            f"refuses ({refusing.cited})"))
+    if not consumers or entries.keys() != consumers:
+        return replace(finding, severity=Severity.ERROR)
+    reading = entries[min(entries)]
+    return replace(finding, severity=Severity.INFO, message=(
+        f"body starts with a UTF-8 byte order mark (U+FEFF), which the {reading.consumer}'s {reading.reader} strips "
+        f"({reading.cited}): the body is read as JSON"))

@@ -742,7 +742,7 @@ class SequenceRun:
             emit(message.finding("RESPONSE_WITHOUT_REQUEST", requests.no_request_text(short_repr(request_id)),
                                  pointer=id_pointer, found=short_repr(request_id)))
             return
-        if pending.answered > 1:
+        if pending.answered > 1 and not message.stream_event:  # a streamed answer's later events answer it too
             emit(message.finding("DUPLICATE_RESPONSE",
                                  f"request {short_repr(request_id)} already has a response",
                                  pointer=id_pointer, found=short_repr(request_id)))

@@ -111,14 +111,16 @@ def import_schema_command(
     out: Path = typer.Option(..., "--out", "-o", help="The contracts folder to write into (for --contracts DIR): "
                                                        "<package>/<version>/ and registry.yaml."),
     mapping: Path | None = typer.Option(None, "--mapping", help="YAML: what the schema's structure does not say "
-                                                                "(senders, types, replies, roles)."),
+                                                                "(senders, types, replies, roles); the import "
+                                                                "writes one to fill when it needs it."),
     source: str | None = typer.Option(None, "--source", help="Where the schema comes from (recorded as provenance)."),
     license_file: Path | None = typer.Option(None, "--license", help="The schema's licence, copied as LICENSE."),
 ) -> None:
     """A release folder from a local JSON Schema file: message kinds, directions and replies derived from the
-    schema's structure (json-rpc: MCP-style `*Request` definitions with a `method` constant, `<Role>Request` unions,
-    `<Name>Result` replies). Prints what was derived and what was not (with the mapping key that supplies it);
-    writes only a folder that loads. Then: wirecheck validate PACKAGE@VERSION CAPTURE --contracts OUT."""
+    schema's structure (json-rpc: `*Request` definitions with a `method` constant or ACP's x-method tables,
+    `<Role>Request` unions, replies paired by name: `<Name>Result`, the `result` of `<Name>SuccessResponse`).
+    Prints what was derived and what was not (with the mapping key that supplies it, and a mapping skeleton to
+    fill); writes only a folder that loads. Then: wirecheck validate PACKAGE@VERSION CAPTURE --contracts OUT."""
     from wirecheck.importer.jsonrpc import import_schema
     from wirecheck.importer.shipped import ImportRefused
 
@@ -134,6 +136,8 @@ def import_schema_command(
                f"per role ({', '.join(derivation.roles)}) derived from {schema.name}", err=True)
     for item in derivation.not_derived:
         typer.echo(f"  not derived: {item['what']}; supply it with --mapping: {item['supply']}", err=True)
+    if derivation.skeleton is not None:
+        typer.echo(f"  a mapping to fill (then --mapping {derivation.skeleton}): {derivation.skeleton}", err=True)
     for path in files:
         typer.echo(str(path))
     typer.echo(f"then: wirecheck validate {package}@{version} CAPTURE --contracts {out}", err=True)

@@ -165,6 +165,17 @@ class Translation:
                 return format_pointer((*origin, *tokens[cut:]))
         return pointer
 
+    def translated_pointer(self, pointer: str) -> str:
+        """A JSON pointer into the input → the same place in the translation (`/definitions/A` → `/$defs/A`): the
+        inverse of source_pointer, for a place a user names in the file they wrote."""
+        tokens = tuple(parse_pointer(pointer))
+        inverse = {origin: out for out, origin in self.origins.items()}
+        for cut in range(len(tokens), -1, -1):
+            out = inverse.get(tokens[:cut])
+            if out is not None:
+                return format_pointer((*out, *tokens[cut:]))
+        return pointer
+
     @property
     def summary(self) -> str:
         how = "declared by $schema" if self.declared else "no $schema: the default draft"

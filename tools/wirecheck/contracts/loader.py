@@ -32,6 +32,7 @@ from wirecheck.contracts.model import (
     ContractRelease,
     FieldConditions,
     HttpSelector,
+    JsonBodyReading,
     MemberReading,
     MessageKind,
     NonJsonReading,
@@ -971,6 +972,13 @@ def _with_readers(release: ContractRelease, path: Path) -> tuple[ContractRelease
         if entry["consumer"] not in release.roles:
             problems.append(ContractProblem(file, f"{where}/consumer", f"{entry['consumer']!r} is not one of roles"))
         non_json.append(NonJsonReading(entry["channel"], entry["consumer"], entry["reads"], cited(entry, where)))
+    bodies = []
+    for index, entry in enumerate(raw.get("json_bodies", [])):
+        where = f"/json_bodies/{index}"
+        if entry["consumer"] not in release.roles:
+            problems.append(ContractProblem(file, f"{where}/consumer", f"{entry['consumer']!r} is not one of roles"))
+        bodies.append(JsonBodyReading(entry["channel"], entry["consumer"], entry["reader"], entry["bom"],
+                                      cited(entry, where)))
     tolerated = {}
     for index, entry in enumerate(raw.get("rules", [])):
         where = f"/rules/{index}"
@@ -978,4 +986,5 @@ def _with_readers(release: ContractRelease, path: Path) -> tuple[ContractRelease
             problems.append(ContractProblem(file, f"{where}/id", f"the catalog uses no rule {entry['id']!r}"))
         tolerated[entry["id"]] = cited(entry, where)
     return dataclasses.replace(release, readers=MappingProxyType(readers), unknown_kinds=tuple(unknown),
-                               non_json_lines=tuple(non_json), tolerated=MappingProxyType(tolerated)), problems
+                               non_json_lines=tuple(non_json), json_bodies=tuple(bodies),
+                               tolerated=MappingProxyType(tolerated)), problems

@@ -133,6 +133,24 @@ class UnknownKindReading:
 
 
 @dataclass(frozen=True)
+class JsonBodyReading:
+    """How one consumer on one channel turns a body's bytes into JSON (readers.yaml `json_bodies`): `reader` names
+    it in messages (`fetch's response.json()`); `bom`: `strip` (a UTF-8 byte order mark before the JSON is removed,
+    as the WHATWG Encoding standard's UTF-8 decode does) or `reject` (the reader's JSON.parse of the raw text, or
+    Python's json.loads, refuses it)."""
+
+    channel: str
+    consumer: str
+    reader: str
+    bom: str  # strip | reject
+    provenance: Provenance
+
+    @property
+    def cited(self) -> str:
+        return ", ".join(self.provenance.at) or ", ".join(self.provenance.sources)
+
+
+@dataclass(frozen=True)
 class NonJsonReading:
     """What a line of a stream that is not JSON meets at one consumer on one channel (readers.yaml
     `non_json_lines`): `skip` (info), `reject` (an error, the default without an entry), or `unknown` (a warning:
@@ -247,6 +265,7 @@ class ContractRelease:
     readers: MappingProxyType[str, MemberReading] = field(default_factory=lambda: MappingProxyType({}))
     unknown_kinds: tuple[UnknownKindReading, ...] = ()
     non_json_lines: tuple[NonJsonReading, ...] = ()  # readers.yaml: a line that is not JSON, per consumer
+    json_bodies: tuple[JsonBodyReading, ...] = ()  # readers.yaml: how a body's bytes are read as JSON, per consumer
     tolerated: MappingProxyType[str, Provenance] = field(  # readers.yaml `rules`: rule id → why readers go on
         default_factory=lambda: MappingProxyType({}))
     # behaviour.yaml (contracts/behaviour.py): what the readers depend on beyond each message, and the keys by which

@@ -10,7 +10,10 @@ a shipped scenario, and certified for its role with the scope file committed bes
   acp-agent-session;
 - acp-example-client: the same package's dist/examples/client.js, role client of acp@1.9.0, acp-client-session;
 - mcp-server-everything: @modelcontextprotocol/server-everything 2026.8.31 `stdio`, role server of mcp@2025-06-18,
-  the scenario beside its capture (mcp is imported, not bundled, so its scenario is not a shipped one).
+  the scenario beside its capture (mcp is imported, not bundled, so its scenario is not a shipped one);
+- mcp-server-v2: the MCP TypeScript SDK v2 (@modelcontextprotocol/server 2.4.0, which implements revision
+  2026-07-28) serving one tool, resource and prompt (server.mjs beside its capture, copied beside the install),
+  role server of mcp@2026-07-28 imported from fixtures/mcp-schema with no mapping.
 
 The example client starts its own agent (`npx tsx agent.ts`) and talks to it over that child's pipes; here it runs
 unchanged under a preload (`node --import`, written into the scratch folder) that hands it a child whose pipes are
@@ -55,6 +58,7 @@ NODE_VERSION_SECONDS = 30.0  # `node --version`, for the record
 
 DATA = Path("suites/harness/data/live-jsonrpc")
 MCP_SCHEMA = Path("suites/importer/data/mcp-2025-06-18")
+MCP_2026 = Path("fixtures/mcp-schema/2026-07-28/schema.json")
 
 # The example client's transport, swapped for this process's stdio: `spawn` (imported by name in client.js, so the
 # builtin's ESM exports are synced after patching) returns a child whose stdin writes to fd 1 and whose stdout is
@@ -89,6 +93,8 @@ class Subject:
     scenario: str
     preload: bool = False
     optional: bool = False  # a real agent tried as far as it goes offline: its verdict is recorded, never required
+    script: Path | None = None  # a program of ours on the package's API, copied beside the install and run there
+    extras: tuple[str, ...] = ()  # other exact packages the script imports (an optional peer dependency)
     env: dict[str, str] = field(default_factory=dict)
 
 
@@ -99,6 +105,8 @@ SUBJECTS = [
             "client", "acp-client-session", preload=True),
     Subject("mcp-server-everything", "@modelcontextprotocol/server-everything", "2026.8.31", "dist/index.js",
             ["stdio"], "mcp@2025-06-18", "server", str(DATA / "mcp-server-everything" / "scenario.yaml")),
+    Subject("mcp-server-v2", "@modelcontextprotocol/server", "2.4.0", "dist/stdio.mjs", [], "mcp@2026-07-28",
+            "server", str(DATA / "mcp-server-v2" / "scenario.yaml"), script=DATA / "mcp-server-v2" / "server.mjs"),
 ]
 AGENTS = [
     Subject("codex-acp", "@zed-industries/codex-acp", "0.16.0", "bin:codex-acp", [], "acp@2.4.0", "agent",
@@ -116,7 +124,8 @@ def cache_root() -> Path:
 
 def install(subject: Subject) -> Path:
     """`npm install <package>@<version>` into its own cache folder (once); the folder holding node_modules."""
-    folder = cache_root() / f"{subject.package.replace('/', '+')}@{subject.version}"
+    folder = cache_root() / "+".join(f"{spec.replace('/', '+')}" for spec in
+                                     (f"{subject.package}@{subject.version}", *subject.extras))
     marker = folder / "node_modules" / subject.package / "package.json"
     if marker.is_file():
         return folder
@@ -126,7 +135,7 @@ def install(subject: Subject) -> Path:
     # through wirecheck.programs (importer.npm.run_npm): a scratch HOME, so npm's cache is the scratch folder's, not
     # the user's ~/.npm; the install itself goes to `folder`
     done = run_npm("npm", ["install", "--prefix", str(folder.absolute()), "--no-audit", "--no-fund", "--no-save",
-                           f"{subject.package}@{subject.version}"], timeout=INSTALL_SECONDS,
+                           f"{subject.package}@{subject.version}", *subject.extras], timeout=INSTALL_SECONDS,
                    needs="the live tier installs its subjects from npm")
     if (failure := done.failure()) is not None:
         raise RuntimeError(f"npm install {subject.package}@{subject.version} {failure}")
@@ -151,6 +160,9 @@ def argv_of(subject: Subject, folder: Path, scratch: Path) -> list[str]:
     node = shutil.which("node") or "node"
     if subject.program.startswith("bin:"):
         return [str(folder / "node_modules" / ".bin" / subject.program[4:]), *subject.args]
+    if subject.script is not None:  # resolves the package from the install folder it is copied into
+        shutil.copy(subject.script, folder / subject.script.name)
+        return [node, str(folder / subject.script.name), *subject.args]
     script = folder / "node_modules" / subject.package / subject.program
     argv = [node]
     if subject.preload:
@@ -161,12 +173,15 @@ def argv_of(subject: Subject, folder: Path, scratch: Path) -> list[str]:
 
 
 def mcp_contracts(into: Path) -> Path:
-    """mcp@2025-06-18 imported from the committed schema and mapping, into `into` (a contracts folder)."""
+    """mcp@2025-06-18 imported from the committed schema and mapping, and mcp@2026-07-28 from its schema alone, into
+    `into` (a contracts folder)."""
     from wirecheck.importer.jsonrpc import import_schema
 
     import_schema(MCP_SCHEMA / "schema.json", package="mcp", version="2025-06-18", out=into,
                   mapping_path=MCP_SCHEMA / "mapping.yaml", license_path=MCP_SCHEMA / "LICENSE",
                   source_ref="modelcontextprotocol/modelcontextprotocol schema/2025-06-18/schema.json")
+    import_schema(MCP_2026, package="mcp", version="2026-07-28", out=into,
+                  source_ref="modelcontextprotocol/modelcontextprotocol schema/2026-07-28/schema.json")
     return into
 
 
@@ -189,7 +204,8 @@ def run_one(subject: Subject, out: Path, contracts: Path | None, data: Path) -> 
         "subject": subject.name, "package": subject.package, "version": manifest.get("version"),
         "installed_with": f"npm install {subject.package}@{subject.version}",
         "command": [_shown(a, folder) for a in argv],
-        "script_sha256": _sha256(folder / "node_modules" / subject.package / subject.program)
+        "script_sha256": _sha256(folder / subject.script.name) if subject.script else
+        _sha256(folder / "node_modules" / subject.package / subject.program)
         if not subject.program.startswith("bin:") else None,
         "node": node_version(),
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),

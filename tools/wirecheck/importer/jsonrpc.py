@@ -3,31 +3,44 @@
     wirecheck import schema schema.json --profile json-rpc --package mcp --version 2025-06-18 -o DIR
     wirecheck validate mcp@2025-06-18 capture.ndjson --contracts DIR
 
-Every message kind comes from the schema's own structure, the way MCP's `schema/<revision>/schema.json` is written:
+Every message kind comes from the schema's own structure, in the shapes real schemas use (MCP's
+`schema/<revision>/schema.json`, A2A's `specification/json/a2a.json`, ACP's shipped `schema.json`):
 
 - **methods**: each definition that fixes `method` as a constant (`InitializeRequest`: `method: {const: initialize}`;
   the reading diff/derive.py's `method_constant` shares) is a message type; named `*Request` it is a request, named
-  `*Notification` a notification, else what the union it belongs to is named.
+  `*Notification` a notification, else what the union it belongs to is named. A method type used only inside
+  another definition (MCP 2026-07-28's `CreateMessageRequest`, a value of `InputRequests` inside a result) is a
+  part of a message, not a message. ACP's method tables instead: each definition annotated `x-method` and `x-side`
+  (the side that receives it) is the params of a request (`*Request`) or notification (`*Notification`), answered
+  by the `*Response` of the same method (importer/acp.py `methods`).
 - **directions**: unions named `<Role>Request`, `<Role>Notification`, `<Role>Result` (`ClientRequest`,
-  `ServerNotification`, ...: an `anyOf`/`oneOf` of `$ref`s) say who sends what; the roles are their prefixes
-  (`client`, `server`). A method in two roles' unions (`ping`, `notifications/progress`) is a kind per sender; the
-  receiver is the other role.
-- **replies**: `<Name>Request` is answered by `<Name>Result` where the schema defines one (checked against the
-  receiver's `<Role>Result` union when there is one).
+  `ServerNotification`, ...: an `anyOf`/`oneOf` of `$ref`s, or one member written in its place) that no definition
+  uses inside itself say who sends what; the roles are their prefixes (`client`, `server`). A method in two roles'
+  unions (`ping`, `notifications/progress`) is a kind per sender; the receiver is the other role. A schema with
+  one such prefix that is no role (A2A's `A2ARequest`) names the requests one side sends: JSON-RPC 2.0 (section 1)
+  calls that side the Client and the side that answers the Server, so the roles are `client` and `server`.
+- **replies**: `<Name>Request` is answered by the `result` of its `<Name>ResultResponse`, `<Name>SuccessResponse` or
+  `<Name>Response` (a JSON-RPC success response the schema writes per method: MCP 2026-07-28, A2A; the result
+  checked where it is written, a union or inline), else by `<Name>Result` (checked against the receiver's
+  `<Role>Result` union when there is one). A request the schema pairs with no result is answered by the one member
+  of the receiver's `<Role>Result` union no request is paired with (MCP's shared empty result: `Result`, which its
+  TypeScript source calls `EmptyResult`).
 
-Nothing is guessed. What the structure does not say is listed, each with the mapping-file key that supplies it
-(`--mapping FILE`, YAML), and written to import.yaml:
+Nothing is guessed. What the structure does not say is listed in the terms of the schema given (its own definition
+names and JSON pointers), each with the mapping-file key that supplies it (`--mapping FILE`, YAML), written to
+import.yaml, and written out as a mapping skeleton to fill (`DIR/<package>@<version>.mapping.yaml`):
 
 ```yaml
 senders:  {notifications/custom: server}      # a method no <Role>Request/Notification union names
 types:    {custom/thing: request}              # a method type neither named *Request/*Notification nor in a union
-replies:  {ping: EmptyResult, logging/setLevel: EmptyResult}   # a request with no <Name>Result
+replies:  {tasks/resubscribe: "#/definitions/SendStreamingMessageSuccessResponse/properties/result"}
+#          a definition of the schema, or a JSON pointer into the schema file as written (null: not checked)
 roles:    [client, server]                     # when the unions name none (or more than two) roles
 ```
 
-A mapping entry for a method the schema lacks, or a definition it lacks, is refused with its place in the file.
-The release folder (`DIR/<package>/<version>/`: schema.json, wire.json, catalog.yaml, readers.yaml drafted from
-JSON-RPC 2.0 itself, requirements.yaml drafted, import.yaml, the licence if given) and `DIR/registry.yaml` are
+A mapping entry for a method the schema lacks, or a definition or pointer it lacks, is refused with its place in
+the file. The release folder (`DIR/<package>/<version>/`: schema.json, wire.json, catalog.yaml, readers.yaml drafted
+from JSON-RPC 2.0 itself, requirements.yaml drafted, import.yaml, the licence if given) and `DIR/registry.yaml` are
 written only once the folder loads as a contract (`--contracts DIR`).
 """
 
@@ -36,7 +49,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,20 +59,27 @@ import yaml
 from wirecheck.importer.acp import JSONRPC_DEFS, RESPONSE_SELECTOR, kind_id
 from wirecheck.importer.shipped import ImportRefused
 from wirecheck.input_files import Unreadable, read_bytes, read_text
+from wirecheck.pointer import MISSING, parse_pointer, resolve
 
 UNION = re.compile(r"^([A-Z][A-Za-z0-9]*?)(Request|Notification|Result)$")
 TYPES = ("request", "notification")
-MAPPING_KEYS = ("senders", "types", "replies", "roles")
+MAPPING_KEYS = ("senders", "types", "replies", "roles", "documents")
+# <Name>…: a JSON-RPC success response the schema writes for one request (its `result` is the reply), in order
+RESPONSES = ("ResultResponse", "SuccessResponse", "Response")
+JSONRPC_ROLES = ["client", "server"]  # JSON-RPC 2.0 section 1: the Client sends requests, the Server answers them
+ACP_SIDES = ("agent", "client")
 
 
 @dataclass
 class Method:
     name: str
-    definition: str  # the $defs entry of its request or notification type
+    definition: str  # the definition of its request or notification type
     type: str | None  # request | notification (None: not derived)
     senders: list[str] = field(default_factory=list)
-    reply: str | None = None  # the $defs entry of its result
+    reply: str | None = None  # a JSON pointer into schema.json: the result's schema (None: not derived/checked)
     how: list[str] = field(default_factory=list)  # how each fact was found (import.yaml)
+    params: str | None = None  # a JSON pointer into schema.json: the params' schema
+    params_required: bool = False
 
 
 @dataclass
@@ -67,23 +87,76 @@ class Derivation:
     roles: list[str]
     methods: list[Method]
     not_derived: list[dict[str, str]]  # {method?, what, supply}
-    unions: dict[str, dict[str, list[str]]]  # role → {Request|Notification|Result: [$defs names]}
+    unions: dict[str, dict[str, list[str]]]  # role → {Request|Notification|Result: [definition names]}
+    parts: dict[str, str] = field(default_factory=dict)  # method → why it is a part of messages, not a message
+    word: str = "$defs"  # how the schema given names its definitions: $defs or definitions
+    skeleton: Path | None = None  # where the mapping to fill was written
+
+
+def _local(ref: Any) -> str | None:
+    """The definition a local `$ref` (`#/$defs/Name/...`) points into."""
+    if not (isinstance(ref, str) and ref.startswith("#/$defs/")):
+        return None
+    tokens = parse_pointer(ref[1:])
+    return tokens[1] if len(tokens) > 1 else None
 
 
 def _members(node: Any) -> list[str] | None:
-    """The $defs names an `anyOf`/`oneOf` of local `$ref`s lists; None for anything else."""
+    """The definitions a union lists: an `anyOf`/`oneOf` of local `$ref`s, or one `$ref` in a union's place (a
+    generator writes a one-member union so: MCP 2026-07-28's `ClientResult`); None for anything else."""
     if not isinstance(node, dict):
         return None
     members = node.get("anyOf", node.get("oneOf"))
+    if members is None and "$ref" in node and not node.keys() - {"$ref", "description", "title", "$comment"}:
+        members = [node]
     if not isinstance(members, list) or not members:
         return None
     names = []
     for member in members:
-        ref = member.get("$ref") if isinstance(member, dict) else None
-        if not (isinstance(ref, str) and ref.startswith("#/$defs/")):
+        name = _local(member.get("$ref")) if isinstance(member, dict) else None
+        if name is None or member["$ref"].count("/") != 2:  # a whole definition, not a place inside one
             return None
-        names.append(ref.removeprefix("#/$defs/"))
+        names.append(name)
     return names
+
+
+def _inside(defs: Mapping[str, Any]) -> set[str]:
+    """The definitions used inside another (a property's or an item's type, ...: not as a member of a union written
+    at its top, nor as the one `$ref` of an alias), and the members of such unions, transitively: parts of messages."""
+    inside: set[str] = set()
+    for node in defs.values():
+        if not isinstance(node, dict):
+            continue
+        top = node.get("anyOf", node.get("oneOf"))
+        listed = {id(m) for m in top} if isinstance(top, list) else set()
+        stack: list[Any] = [v for k, v in node.items() if k != "$ref"]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, dict):
+                name = _local(item.get("$ref"))
+                if name is not None and id(item) not in listed:
+                    inside.add(name)
+                stack.extend(item.values())
+            elif isinstance(item, list):
+                stack.extend(item)
+    todo = list(inside)
+    while todo:
+        for member in _members(defs.get(todo.pop())) or []:
+            if member not in inside:
+                inside.add(member)
+                todo.append(member)
+    return inside
+
+
+def _refs_of(node: Any) -> Iterator[str]:
+    """The definitions a reply schema names at its top: itself a `$ref`, or a union's members."""
+    if isinstance(node, dict):
+        name = _local(node.get("$ref"))
+        if name is not None:
+            yield name
+        for member in node.get("anyOf", node.get("oneOf", [])) or []:
+            if isinstance(member, dict) and _local(member.get("$ref")) is not None:
+                yield _local(member["$ref"])  # type: ignore[misc]
 
 
 def load_mapping(path: Path) -> dict[str, Any]:
@@ -103,6 +176,10 @@ def load_mapping(path: Path) -> dict[str, Any]:
         if key == "roles":
             if not (isinstance(value, list) and len(value) == 2 and all(isinstance(r, str) and r for r in value)):
                 raise ImportRefused(f"{path}#/roles: expected the two roles, e.g. [client, server]")
+        elif key == "documents":
+            _check_documents(value, path)
+        elif value is None:
+            raw[key] = {}  # a skeleton's key left empty
         elif not (isinstance(value, dict) and all(isinstance(k, str) for k in value)):
             raise ImportRefused(f"{path}#/{key}: expected method: value entries")
     for method, value in raw.get("types", {}).items():
@@ -112,64 +189,95 @@ def load_mapping(path: Path) -> dict[str, Any]:
         values = value if isinstance(value, list) else [value]
         if not values or not all(isinstance(v, str) and v for v in values):
             raise ImportRefused(f"{path}#/senders/{method}: expected a role or a list of roles")
+    for method, value in raw.get("replies", {}).items():
+        if value is not None and not (isinstance(value, str) and value):
+            raise ImportRefused(f"{path}#/replies/{method}: expected a definition name or a JSON pointer "
+                                "(#/...), or null for a result not checked")
     return raw
 
 
-def derive(schema: Mapping[str, Any], mapping: Mapping[str, Any] | None = None, where: str = "the mapping"
-           ) -> Derivation:
+def _check_documents(value: Any, path: Path) -> None:
+    """`documents: {agent-card: {path: /.well-known/agent-card.json, schema: AgentCard, by: server}}`: JSON
+    documents served over HTTP GET beside the JSON-RPC messages (A2A's AgentCard), each a kind of its own."""
+    if not isinstance(value, dict):
+        raise ImportRefused(f"{path}#/documents: expected name: {{path, schema, by?}} entries")
+    for name, entry in value.items():
+        where = f"{path}#/documents/{name}"
+        if not (isinstance(name, str) and re.fullmatch(r"[a-z0-9][a-z0-9-]*", name)):
+            raise ImportRefused(f"{where}: a document's name is lower-case letters, digits and -")
+        if not (isinstance(entry, dict) and isinstance(entry.get("path"), str) and entry["path"].startswith("/")
+                and isinstance(entry.get("schema"), str) and entry["schema"]
+                and isinstance(entry.get("by", "server"), str) and not entry.keys() - {"path", "schema", "by"}):
+            raise ImportRefused(f"{where}: expected {{path: /..., schema: a definition or a JSON pointer, by: a "
+                                "role (default server)}}")
+
+
+def document_kinds(mapping: Mapping[str, Any], roles: list[str], schema: Mapping[str, Any], where: str,
+                   pointer: Callable[[str], str | None] | None, source: str, word: str = "$defs"
+                   ) -> list[dict[str, Any]]:
+    """A request kind (GET, no body) and a response kind (200, the document's schema) per mapped document."""
+    kinds: list[dict[str, Any]] = []
+    for name, entry in mapping.get("documents", {}).items():
+        by = entry.get("by", "server")
+        if by not in roles:
+            raise ImportRefused(f"{where}#/documents/{name}/by: {by!r} is not a role ({', '.join(roles)})")
+        reader = roles[1] if by == roles[0] else roles[0]
+        given = entry["schema"]
+        target = schema_place(given, schema, pointer, f"{where}#/documents/{name}/schema", word)
+        http = {"method": "GET", "path": entry["path"]}
+        note = f"the mapping: GET {entry['path']} is answered by the {by} with {given}"
+        kinds += [
+            {"id": f"{name}.request", "title": f"GET {entry['path']} ({name}, asked by the {reader})",
+             "channel": "http", "producer": reader, "consumer": by, "selector": {"http": dict(http)},
+             "body": "empty", "provenance": {"source": source, "note": note}},
+            {"id": f"{name}.response", "title": f"The {name} document (served by the {by})", "channel": "http",
+             "producer": by, "consumer": reader, "selector": {"http": {**http, "status": 200}},
+             "schema": f"schema.json#{target}", "answers": f"{name}.request",
+             "provenance": {"source": source, "note": note}},
+        ]
+    return kinds
+
+
+def derive(schema: Mapping[str, Any], mapping: Mapping[str, Any] | None = None, where: str = "the mapping", *,
+           word: str = "$defs", pointer: Callable[[str], str | None] | None = None) -> Derivation:
     """The methods of a JSON-RPC schema (2020-12, `$defs`), their types, senders and replies, and what could not
-    be derived. Pure. ImportRefused when no method is found or the mapping names what the schema lacks."""
+    be derived. Pure. `word`: how the schema given names its definitions (texts name them so); `pointer`: a JSON
+    pointer into the schema given → the same place in `schema` (None where there is none). ImportRefused when no
+    method is found or the mapping names what the schema lacks."""
     from wirecheck.diff.derive import method_constant
+    from wirecheck.importer.acp import methods as acp_methods
 
     mapping = mapping or {}
     defs = schema.get("$defs")
     if not isinstance(defs, dict):
         raise ImportRefused("the schema has no $defs (definitions): no message type to derive a kind from")
-    unions: dict[str, dict[str, list[str]]] = {}
-    for name, node in defs.items():
-        found = UNION.match(name)
-        members = _members(node)
-        if found and members is not None and found.group(1) != "JSONRPC":
-            unions.setdefault(found.group(1).lower(), {})[found.group(2)] = members
     by_definition = {name: method_constant(node) for name, node in defs.items()}
-    methods: dict[str, Method] = {}
-    for name, method in by_definition.items():
-        if method is None:
-            continue
-        if method in methods:  # one type per method (the first; a second is listed)
-            methods[method].how.append(f"also written as $defs/{name} (not used)")
-            continue
-        entry = methods[method] = Method(method, name, None)
-        entry.how.append(f"$defs/{name} fixes method {method!r}")
-        for suffix, kind in (("Request", "request"), ("Notification", "notification")):
-            if name.endswith(suffix):
-                entry.type = kind
-                entry.how.append(f"a {kind}: its type is named *{suffix}")
-        for role, parts in sorted(unions.items()):
-            for part, kind in (("Request", "request"), ("Notification", "notification")):
-                if name in parts.get(part, []):
-                    entry.senders.append(role)
-                    entry.how.append(f"sent by the {role}: a member of {role.capitalize()}{part}")
-                    if entry.type is None:
-                        entry.type = kind
-                        entry.how.append(f"a {kind}: a member of {role.capitalize()}{part}")
-    if not methods:
-        raise ImportRefused("no $defs entry fixes `method` as a constant: no JSON-RPC method to derive a kind from "
-                            "(profile json-rpc reads MCP-style schemas: InitializeRequest with "
-                            "properties.method.const)")
+    table = [e for e in acp_methods(schema) if "request" in e or "notification" in e] \
+        if not any(by_definition.values()) else []
+    derivation = _from_tables(table, word) if table else _from_structure(defs, by_definition, word)
+    if not derivation.methods:
+        raise ImportRefused("no definition fixes `method` as a constant, and none is annotated x-method/x-side: no "
+                            "JSON-RPC method to derive a kind from (profile json-rpc reads MCP's and A2A's "
+                            "`*Request` definitions with properties.method.const, and ACP's method tables)")
+    names = {m.name for m in derivation.methods}
     for key in ("senders", "types", "replies"):
         for method in mapping.get(key, {}):
-            if method not in methods:
-                raise ImportRefused(f"{where}#/{key}/{method}: the schema defines no method {method!r}")
-    roles = sorted(unions)
+            if method not in names:
+                part = derivation.parts.get(method)
+                raise ImportRefused(f"{where}#/{key}/{method}: the schema defines no message {method!r}"
+                                    + (f" ({part})" if part else ""))
+    roles = derivation.roles
     if "roles" in mapping:
-        roles = list(mapping["roles"])
-    not_derived: list[dict[str, str]] = []
+        roles = derivation.roles = list(mapping["roles"])
+    not_derived = derivation.not_derived
     if len(roles) != 2:
-        not_derived.append({"what": f"the two roles: the unions name {len(roles)} ({', '.join(roles) or 'none'}) "
-                                    "(<Role>Request, <Role>Notification, <Role>Result)",
+        listed = ", ".join(f"{name.capitalize()}{part}" for name, parts in sorted(derivation.unions.items())
+                           for part in parts)
+        not_derived.append({"what": f"the two roles: the schema's unions of messages name {len(roles)} "
+                                    f"({listed or 'none'}: <Role>Request, <Role>Notification, <Role>Result)",
                             "supply": "roles: [client, server]"})
-    for method, entry in sorted(methods.items()):
+    for entry in derivation.methods:
+        method = entry.name
         if method in mapping.get("types", {}):
             entry.type = mapping["types"][method]
             entry.how.append(f"a {entry.type}: the mapping says so")
@@ -177,66 +285,281 @@ def derive(schema: Mapping[str, Any], mapping: Mapping[str, Any] | None = None, 
             value = mapping["senders"][method]
             entry.senders = list(value) if isinstance(value, list) else [value]
             entry.how.append(f"sent by {', '.join(entry.senders)}: the mapping says so")
-        unknown = [r for r in entry.senders if r not in roles]
-        if unknown and len(roles) == 2:
-            raise ImportRefused(f"{where}#/senders/{method}: {', '.join(unknown)} is not a role "
-                                f"({', '.join(roles)})")
+            unknown = [r for r in entry.senders if r not in roles]
+            if unknown and len(roles) == 2:
+                raise ImportRefused(f"{where}#/senders/{method}: {', '.join(unknown)} is not a role "
+                                    f"({', '.join(roles)})")
+        elif len(roles) == 2 and (unknown := [r for r in entry.senders if r not in roles]):
+            raise ImportRefused(f"{where}#/roles: {method} is sent by the {', '.join(unknown)} (the schema's "
+                                f"{', '.join(u.capitalize() for u in unknown)}… unions list {word}/"
+                                f"{entry.definition}), which is not one of the roles named there ({', '.join(roles)}):"
+                                f" name it there, or supply senders: {{{method}: {roles[0]}}}")
         if entry.type is None:
-            not_derived.append({"method": method, "what": f"whether $defs/{entry.definition} is a request or a "
+            not_derived.append({"method": method, "what": f"whether {word}/{entry.definition} is a request or a "
                                 "notification (not named *Request or *Notification, in no union)",
                                 "supply": f"types: {{{method}: request}}"})
         if not entry.senders:
-            not_derived.append({"method": method, "what": f"who sends {method} (in no <Role>Request or "
-                                "<Role>Notification union)", "supply": f"senders: {{{method}: client}}"})
-        if entry.type == "request":
-            _reply(entry, defs, unions, roles, mapping, not_derived, where)
-    return Derivation(roles, [methods[m] for m in sorted(methods)], not_derived, unions)
+            not_derived.append({"method": method, "what": f"who sends {method} (no <Role>Request or "
+                                f"<Role>Notification union lists {word}/{entry.definition})",
+                                "supply": f"senders: {{{method}: {roles[0] if len(roles) == 2 else 'client'}}}"})
+        if entry.type != "request":
+            entry.reply = None
+        elif method in mapping.get("replies", {}):
+            _mapped_reply(entry, mapping["replies"][method], schema, where, word, pointer)
+        elif not table:
+            _paired_reply(entry, defs, derivation.unions, roles, word)
+    if not table:
+        _shared_results(derivation, defs, roles, mapping)
+    for entry in derivation.methods:
+        if entry.type == "request" and entry.reply is None and _reply_unmapped(entry, mapping):
+            refused = next((h for h in entry.how if h.startswith("not answered by")), None)
+            why = refused or (f"no definition is paired with {word}/{entry.definition} (a <Name>ResultResponse, "
+                              "<Name>SuccessResponse or <Name>Response with a `result`, or a <Name>Result), and no "
+                              "member of the receiver's <Role>Result union is left for it")
+            not_derived.append({"method": entry.name, "what": f"the result of {entry.name}: {why}: its result is "
+                                "not checked",
+                                "supply": f"replies: {{{entry.name}: <a definition or a JSON pointer>}}"})
+    return derivation
 
 
-def _reply(entry: Method, defs: Mapping[str, Any], unions: Mapping[str, Mapping[str, list[str]]],
-           roles: list[str], mapping: Mapping[str, Any], not_derived: list[dict[str, str]], where: str) -> None:
-    method = entry.name
-    if method in mapping.get("replies", {}):
-        reply = mapping["replies"][method]
-        if reply is not None and reply not in defs:
-            raise ImportRefused(f"{where}#/replies/{method}: the schema defines no {reply!r}")
-        entry.reply = reply
-        entry.how.append(f"answered by {reply}: the mapping says so" if reply else
-                         "its result is not checked: the mapping says so")
+def _reply_unmapped(entry: Method, mapping: Mapping[str, Any]) -> bool:
+    return entry.name not in mapping.get("replies", {})
+
+
+def _from_structure(defs: Mapping[str, Any], by_definition: Mapping[str, str | None], word: str) -> Derivation:
+    """Methods from `method` constants, directions from the unions of messages, replies still to pair."""
+    inside = _inside(defs)
+    unions: dict[str, dict[str, list[str]]] = {}
+    union_names: dict[tuple[str, str], str] = {}
+    first = {}  # method → the first definition that fixes it (its type; a later one is a copy)
+    for name, method in by_definition.items():
+        if method is not None:
+            first.setdefault(method, name)
+    for name, node in defs.items():
+        found = UNION.match(name)
+        if not found or found.group(1) == "JSONRPC" or name in inside:
+            continue
+        members = _members(node)
+        method = by_definition.get(name)
+        if members is None and found.group(2) != "Result" and method and first[method] != name:
+            members = [name]  # a copy of one member in the union's place (MCP 2026-07-28's ClientNotification)
+        if members:
+            unions.setdefault(found.group(1).lower(), {})[found.group(2)] = members
+            union_names[found.group(1).lower(), found.group(2)] = name
+    # a prefix is a role where it sends requests or notifications (`EmptyResult`, an alias of `Result`, is none)
+    unions = {prefix: parts for prefix, parts in unions.items() if parts.keys() & {"Request", "Notification"}}
+    listed = {m for parts in unions.values() for part in ("Request", "Notification") for m in parts.get(part, [])}
+    # one prefix that is no role (A2A's A2ARequest): its requests are the Client's, the Server answers them
+    names = {prefix: prefix for prefix in unions}
+    roles = sorted(unions)
+    lone = roles[0] if len(roles) == 1 else None
+    if lone is not None and "Request" in unions[lone]:
+        if lone not in JSONRPC_ROLES:
+            names[lone] = "client"
+        roles = list(JSONRPC_ROLES)
+    methods: dict[str, Method] = {}
+    parts: dict[str, str] = {}
+    for name, method in by_definition.items():
+        if method is None:
+            continue
+        if method in methods:  # one type per method (the first; a second is listed)
+            methods[method].how.append(f"also written as {word}/{name}"
+                                       + (", a union of messages with this one member" if name in listed else ""))
+            continue
+        if name in inside and name not in listed:
+            users = sorted(u for u, node in defs.items() if name in (_members(node) or [])) or ["another definition"]
+            parts.setdefault(method, f"{word}/{name} is a part of messages: a member of {', '.join(users)}, which "
+                                     "a definition uses inside itself")
+            continue
+        entry = methods[method] = Method(method, name, None)
+        entry.how.append(f"{word}/{name} fixes method {method!r}")
+        for suffix, kind in (("Request", "request"), ("Notification", "notification")):
+            if name.endswith(suffix):
+                entry.type = kind
+                entry.how.append(f"a {kind}: its type is named *{suffix}")
+        node = defs[name]
+        props = node.get("properties", {}) if isinstance(node, dict) else {}
+        if isinstance(props, dict) and "params" in props:
+            entry.params = f"/$defs/{name}/properties/params"
+            entry.params_required = "params" in (node.get("required") or [])
+    for prefix, union_parts in sorted(unions.items()):
+        role = names[prefix]
+        for part, kind in (("Request", "request"), ("Notification", "notification")):
+            for member in union_parts.get(part, []):
+                entry = methods.get(by_definition.get(member) or "")
+                if entry is None or role in entry.senders:
+                    continue
+                entry.senders.append(role)
+                union = union_names[prefix, part]
+                entry.how.append(f"sent by the {role}: a member of {union}" + (
+                    " (the schema's one union of requests: JSON-RPC 2.0 section 1, the Client sends requests, the "
+                    "Server answers them)" if role != prefix else ""))
+                if entry.type is None:
+                    entry.type = kind
+                    entry.how.append(f"a {kind}: a member of {union}")
+    unions = {names[prefix]: parts_ for prefix, parts_ in unions.items()}
+    return Derivation(roles, [methods[m] for m in sorted(methods)], [], unions, parts, word)
+
+
+def _from_tables(table: list[dict[str, str]], word: str) -> Derivation:
+    """Methods from ACP's method tables: `x-method` and `x-side` (the receiver) on each params definition."""
+    methods: dict[tuple[str, str], Method] = {}  # one method may be a request one way, a notification the other
+    for entry in table:
+        definition = entry.get("request") or entry["notification"]
+        kind = "request" if "request" in entry else "notification"
+        method = methods.get((entry["method"], kind))
+        if method is None:
+            method = methods[entry["method"], kind] = Method(entry["method"], definition, kind,
+                                                       params=f"/$defs/{definition}")
+            method.how.append(f"{word}/{definition} is annotated x-method {entry['method']!r}: the params of a "
+                              f"{kind} (named *{kind.capitalize()})")
+            if "response" in entry:
+                method.reply = f"/$defs/{entry['response']}"
+                method.how.append(f"answered by {word}/{entry['response']}: annotated x-method "
+                                  f"{entry['method']!r}, named *Response")
+        side = entry["side"]
+        senders = [s for s in ACP_SIDES if s != side] if side in ACP_SIDES else list(ACP_SIDES)
+        for sender in senders:
+            if sender not in method.senders:
+                method.senders.append(sender)
+        method.how.append(f"x-side {side}: " + (f"the {side} receives it, the {senders[0]} sends it"
+                                                 if side in ACP_SIDES else "either side sends it"))
+    return Derivation(list(ACP_SIDES), [methods[m] for m in sorted(methods)], [], {}, {}, word)
+
+
+def schema_place(value: str, schema: Mapping[str, Any], pointer: Callable[[str], str | None] | None, where: str,
+                 word: str) -> str:
+    """What a mapping names as a schema (a definition name, or a JSON pointer into the file as written, `#/...` or
+    `FILE#/...`) → a JSON pointer into the imported schema; ImportRefused at `where` when it names nothing there."""
+    if "#" not in value:
+        if value not in schema.get("$defs", {}):
+            raise ImportRefused(f"{where}: the schema defines no {value!r} (a definition name, or a JSON pointer "
+                                f"into the schema file: #/{word}/...)")
+        return f"/$defs/{value}"
+    given = value.partition("#")[2]
+    target = pointer(given) if pointer is not None else given
+    if target is None or not given.startswith("/") or resolve(schema, parse_pointer(target), MISSING) is MISSING:
+        raise ImportRefused(f"{where}: {value!r} points at nothing in the schema")
+    return target
+
+
+def _mapped_reply(entry: Method, value: str | None, schema: Mapping[str, Any], where: str, word: str,
+                  pointer: Callable[[str], str | None] | None) -> None:
+    if value is None:
+        entry.reply = None
+        entry.how.append("its result is not checked: the mapping says so")
         return
-    base = entry.definition.removesuffix("Request") if entry.definition.endswith("Request") else None
-    candidate = f"{base}Result" if base else None
-    if candidate is None or candidate not in defs:
-        not_derived.append({"method": method, "what": f"the result type of {method} (the schema defines no "
-                            f"{candidate or '<Name>Result'}): its result is not checked",
-                            "supply": f"replies: {{{method}: EmptyResult}}"})
+    entry.reply = schema_place(value, schema, pointer, f"{where}#/replies/{entry.name}", word)
+    entry.how.append(f"answered by {value}: the mapping says so")
+
+
+def _receivers(entry: Method, roles: list[str]) -> list[str]:
+    """Who receives a method: the other role of each of its senders."""
+    if len(roles) != 2:
+        return []
+    return sorted({roles[1] if sender == roles[0] else roles[0] for sender in entry.senders if sender in roles})
+
+
+def _paired_reply(entry: Method, defs: Mapping[str, Any], unions: Mapping[str, Mapping[str, list[str]]],
+                  roles: list[str], word: str) -> None:
+    """The reply the schema pairs with a request by name, if any (else entry.reply stays None)."""
+    if not entry.definition.endswith("Request"):
         return
-    receivers = [r for r in roles if r not in entry.senders] if len(roles) == 2 else []
+    base = entry.definition.removesuffix("Request")
+    for suffix in RESPONSES:
+        node = defs.get(base + suffix)
+        props = node.get("properties") if isinstance(node, dict) else None
+        if isinstance(props, dict) and "result" in props:
+            entry.reply = f"/$defs/{base}{suffix}/properties/result"
+            entry.how.append(f"answered by the result of {word}/{base}{suffix} (#/{word}/{base}{suffix}/properties/"
+                             f"result): named after {word}/{entry.definition}")
+            return
+    candidate = f"{base}Result"
+    if candidate not in defs:
+        return
+    receivers = _receivers(entry, roles)
     outside = [r for r in receivers if "Result" in unions.get(r, {}) and candidate not in unions[r]["Result"]]
     if outside:
-        not_derived.append({"method": method, "what": f"the result type of {method}: {candidate} is not in "
-                            f"{outside[0].capitalize()}Result, the results the {outside[0]} sends",
-                            "supply": f"replies: {{{method}: {candidate}}}"})
+        entry.how.append(f"not answered by {word}/{candidate}: it is not in {outside[0].capitalize()}Result, the "
+                         f"results the {outside[0]} sends")
         return
-    entry.reply = candidate
-    entry.how.append(f"answered by {candidate}: named after {entry.definition}"
+    entry.reply = f"/$defs/{candidate}"
+    entry.how.append(f"answered by {word}/{candidate}: named after {word}/{entry.definition}"
                      + (f", a member of {receivers[0].capitalize()}Result" if receivers and "Result" in
                         unions.get(receivers[0], {}) else ""))
 
 
-def _params_envelope(entry: Method, defs: Mapping[str, Any], request_id: str, sender: str, receiver: str
-                     ) -> dict[str, Any]:
-    node = defs[entry.definition]
-    props = node.get("properties", {}) if isinstance(node, dict) else {}
-    required = node.get("required", []) if isinstance(node, dict) else []
+def _shared_results(derivation: Derivation, defs: Mapping[str, Any], roles: list[str],
+                    mapping: Mapping[str, Any]) -> None:
+    """A request the schema pairs with no result is answered by the one member of the receiver's `<Role>Result`
+    union that no request is paired with (MCP's `Result`, the shared empty result its TypeScript calls EmptyResult)."""
+    word = derivation.word
+    claimed: set[str] = set()
+    for entry in derivation.methods:
+        if entry.reply is not None:
+            tokens = parse_pointer(entry.reply)
+            claimed.add(tokens[1])
+            claimed.update(_refs_of(resolve({"$defs": defs}, tokens, None)))
+    for entry in derivation.methods:
+        if entry.type != "request" or entry.reply is not None or not _reply_unmapped(entry, mapping) \
+                or any(h.startswith("not answered by") for h in entry.how):  # a pairing the unions contradict
+            continue
+        receivers = _receivers(entry, roles)
+        left = {r: [m for m in derivation.unions.get(r, {}).get("Result", []) if m not in claimed] for r in receivers}
+        shared = {tuple(members) for members in left.values()}
+        if receivers and len(shared) == 1 and len(members := next(iter(shared))) == 1:
+            entry.reply = f"/$defs/{members[0]}"
+            entry.how.append(f"answered by {word}/{members[0]}: the schema pairs no result with {word}/"
+                             f"{entry.definition}, and {word}/{members[0]} is the one member of "
+                             + " and ".join(f"{r.capitalize()}Result" for r in receivers)
+                             + " that no request is paired with")
+
+
+def skeleton(derivation: Derivation, mapping: Mapping[str, Any], schema_name: str) -> str:
+    """A mapping file for the user to fill: what the mapping given says, and an empty entry (null) for each thing
+    not derived, with what to write there in the terms of the schema given."""
+    word = derivation.word
+    lines = [f"# What {schema_name}'s structure does not say, for `wirecheck import schema {schema_name} --profile "
+             "json-rpc ... --mapping THIS_FILE`.",
+             "# Fill each null (or delete the entry), then import again. Written by wirecheck import schema: "
+             "tools/wirecheck/importer/jsonrpc.py."]
+    gaps = {(item.get("method"), item["supply"].split(":", 1)[0]): item for item in derivation.not_derived}
+    roles = mapping.get("roles") or (derivation.roles if len(derivation.roles) == 2 else None)
+    if roles is None:
+        lines += [f"# {gaps[None, 'roles']['what']}", "roles: [null, null]"]
+    else:
+        lines.append(f"roles: [{', '.join(roles)}]" if "roles" in mapping else f"# roles: [{', '.join(roles)}]  "
+                     "(derived)")
+    hints = {"senders": f"the role that sends it ({' or '.join(roles) if roles else 'one of roles'}), or a list",
+             "types": "request or notification",
+             "replies": f"a definition of {schema_name} ({word}/Name → Name), or a JSON pointer into it "
+                        f"(\"#/{word}/Name/properties/result\"); null: not checked"}
+    for key in ("senders", "types", "replies"):
+        given = dict(mapping.get(key, {}))
+        open_ = sorted(method for method, what in gaps if what == key and method is not None)
+        if not given and not open_:
+            continue
+        lines += [f"# {key}: {hints[key]}", f"{key}:"]
+        for method, value in given.items():
+            lines.append(f"  {_yaml_scalar(method)}: {_yaml_scalar(value)}")
+        for method in open_:
+            lines += [f"  # {gaps[method, key]['what']}", f"  {_yaml_scalar(method)}: null"]
+    return "\n".join(lines) + "\n"
+
+
+def _yaml_scalar(value: Any) -> str:
+    return yaml.safe_dump(value, default_flow_style=True, width=10**6).strip().removesuffix("...").strip()
+
+
+def _params_envelope(entry: Method, request_id: str, sender: str, receiver: str) -> dict[str, Any]:
     properties: dict[str, Any] = {"jsonrpc": {"const": "2.0"}, "method": {"const": entry.name}}
     needed = ["jsonrpc", "method"]
     if entry.type == "request":
         properties["id"] = {"$ref": request_id}
         needed.insert(1, "id")
-    if isinstance(props, dict) and "params" in props:
-        properties["params"] = {"$ref": f"schema.json#/$defs/{entry.definition}/properties/params"}
-        if "params" in required:
+    if entry.params is not None:
+        properties["params"] = {"$ref": f"schema.json#{entry.params}"}
+        if entry.params_required:
             needed.append("params")
     return {"description": f"JSON-RPC {entry.type} `{entry.name}` ({sender} sends it, {receiver} receives it); "
                            f"its type: $defs/{entry.definition}",
@@ -252,16 +575,25 @@ def _response_envelope(role: str, request_id: str, error: str) -> dict[str, Any]
             "oneOf": [{"required": ["result"]}, {"required": ["error"]}]}
 
 
+def _error_ref(defs: Mapping[str, Any]) -> str:
+    """The error object of a JSON-RPC error response as the schema writes it: the `error` of its JSONRPCError (MCP
+    to 2025-06-18) or JSONRPCErrorResponse (MCP 2025-11-25 on, A2A: a union of its errors), else its `Error` (ACP),
+    else JSON-RPC 2.0's own (wire.json)."""
+    for name in ("JSONRPCError", "JSONRPCErrorResponse"):
+        node = defs.get(name)
+        props = node.get("properties") if isinstance(node, dict) else None
+        if isinstance(props, dict) and isinstance(props.get("error"), dict):
+            return f"schema.json#/$defs/{name}/properties/error"
+    return "schema.json#/$defs/Error" if isinstance(defs.get("Error"), dict) else "#/$defs/jsonrpc.Error"
+
+
 def jsonrpc_kinds(schema: Mapping[str, Any], derivation: Derivation, *, package: str, version: str, base: str,
                   source: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """(catalog kinds, the wire.json resource): a kind per method and sender, a response kind per role."""
     defs = schema["$defs"]
     roles = derivation.roles
     request_id = "schema.json#/$defs/RequestId" if "RequestId" in defs else "#/$defs/jsonrpc.RequestId"
-    error_node = defs.get("JSONRPCError", {}).get("properties", {}).get("error") \
-        if isinstance(defs.get("JSONRPCError"), dict) else None
-    error = "schema.json#/$defs/JSONRPCError/properties/error" if isinstance(error_node, dict) \
-        else "#/$defs/jsonrpc.Error"
+    error = _error_ref(defs)
     wire_defs: dict[str, Any] = {}
     kinds: list[dict[str, Any]] = []
     for entry in derivation.methods:
@@ -270,7 +602,7 @@ def jsonrpc_kinds(schema: Mapping[str, Any], derivation: Derivation, *, package:
         for sender in entry.senders:
             receiver = roles[1] if sender == roles[0] else roles[0]
             kid = kind_id(receiver, entry.name)
-            wire_defs[kid] = _params_envelope(entry, defs, request_id, sender, receiver)
+            wire_defs[kid] = _params_envelope(entry, request_id, sender, receiver)
             kind: dict[str, Any] = {
                 "id": kid, "title": f"{entry.name} ({entry.type} from the {sender})", "channel": "stdio-ndjson",
                 "producer": sender, "consumer": receiver,
@@ -278,7 +610,7 @@ def jsonrpc_kinds(schema: Mapping[str, Any], derivation: Derivation, *, package:
                 "schema": f"wire.json#/$defs/{kid}",
             }
             if entry.type == "request" and entry.reply is not None:
-                kind["reply"] = {"at": "/result", "schema": f"schema.json#/$defs/{entry.reply}"}
+                kind["reply"] = {"at": "/result", "schema": f"schema.json#{entry.reply}"}
             kind["provenance"] = {"source": source, "note": "; ".join(entry.how)}
             kinds.append(kind)
     if len(roles) == 2:
@@ -302,7 +634,7 @@ def jsonrpc_kinds(schema: Mapping[str, Any], derivation: Derivation, *, package:
     return kinds, wire
 
 
-def readers_yaml(roles: list[str], schema: Mapping[str, Any]) -> str:
+def readers_yaml(roles: list[str], schema: Mapping[str, Any], http: bool = False) -> str:
     """A drafted readers.yaml from JSON-RPC 2.0 itself: a request for a method the receiver lacks is answered
     -32601 (a reject), a notification it lacks is dropped; unknown members are read as the schema reads them."""
     closed = sum(1 for node in schema.get("$defs", {}).values()
@@ -330,6 +662,12 @@ def readers_yaml(roles: list[str], schema: Mapping[str, Any]) -> str:
             "  - channel: stdio-ndjson", f"    consumer: {role}", "    reads: ignore",
             "    provenance: {source: jsonrpc, at: [\"JSON-RPC 2.0 section 4.1 (a notification gets no reply)\"], "
             "note: \"one the receiver lacks is dropped\"}",
+        ]
+    for role in roles if http else []:  # the documents' GETs (documents in the mapping): conservative readings
+        lines += [
+            "  - channel: http", f"    consumer: {role}", "    reads: reject",
+            "    provenance: {source: jsonrpc, note: \"drafted: a GET for a path the server does not serve, or an "
+            "answer of no kind, is one its reader cannot use (conservative; review against the real reader)\"}",
         ]
     return "\n".join(lines) + "\n"
 
@@ -404,11 +742,22 @@ def import_schema(path: Path, *, package: str, version: str, out: Path, mapping_
                                    "2020-12 (`wirecheck diff-schemas --explain-input` lists them)"
     schema: dict[str, Any] = {"$schema": DIALECT, "$id": f"{base}/schema.json", "x-imported-from": provenance}
     schema.update({k: v for k, v in translation.schema.items() if k not in ("$schema", "$id")})
-    derivation = derive(schema, mapping, str(mapping_path) if mapping_path else "the mapping")
+    word = "definitions" if isinstance(upstream, dict) and isinstance(upstream.get("definitions"), dict) \
+        and not isinstance(upstream.get("$defs"), dict) else "$defs"
+    derivation = derive(schema, mapping, str(mapping_path) if mapping_path else "the mapping", word=word,
+                        pointer=translation.translated_pointer)
+    skeleton_path = out / f"{package}@{version}.mapping.yaml"
+    if derivation.not_derived and skeleton_path != mapping_path:
+        skeleton_path.parent.mkdir(parents=True, exist_ok=True)
+        skeleton_path.write_text(skeleton(derivation, mapping, path.name), encoding="utf-8")
+        derivation.skeleton = skeleton_path
     if len(derivation.roles) != 2:
         listed = "; ".join(f"{n['what']} (supply: {n['supply']})" for n in derivation.not_derived)
-        raise ImportRefused(f"{path}: {listed}")
+        raise ImportRefused(f"{path}: {listed}; a mapping to fill is written to {skeleton_path}")
     kinds, wire = jsonrpc_kinds(schema, derivation, package=package, version=version, base=base, source="schema")
+    documents = document_kinds(mapping, derivation.roles, schema, str(mapping_path), translation.translated_pointer,
+                               "schema", word)
+    kinds += documents
     where = source_ref or f"{path.name} (sha256 {sha256})"
     catalog = {
         "package": package, "version": version,
@@ -428,8 +777,10 @@ def import_schema(path: Path, *, package: str, version: str, out: Path, mapping_
         "rewrites": len(translation.rewrites), "roles": derivation.roles,
         "unions": {role: {part: members for part, members in sorted(parts.items())}
                    for role, parts in sorted(derivation.unions.items())},
-        "methods": [{"method": m.name, "type": m.type, "senders": m.senders, "reply": m.reply, "how": m.how}
+        "methods": [{"method": m.name, "type": m.type, "senders": m.senders,
+                     "reply": f"#{translation.source_pointer(m.reply)}" if m.reply else None, "how": m.how}
                     for m in derivation.methods],
+        "parts": derivation.parts or None,
         "not_derived": derivation.not_derived,
         "mapping": {"file": mapping_path.name, **mapping} if mapping_path else None,
     }
@@ -437,7 +788,7 @@ def import_schema(path: Path, *, package: str, version: str, out: Path, mapping_
         "schema.json": json.dumps(schema, indent=2, ensure_ascii=False) + "\n",
         "wire.json": json.dumps(wire, indent=2, ensure_ascii=False) + "\n",
         "catalog.yaml": header + yaml.safe_dump(catalog, sort_keys=False, width=118, allow_unicode=True),
-        "readers.yaml": readers_yaml(derivation.roles, schema),
+        "readers.yaml": readers_yaml(derivation.roles, schema, http=bool(documents)),
         "import.yaml": yaml.safe_dump(record, sort_keys=False, width=118, allow_unicode=True),
     }
     if license_path is not None:
