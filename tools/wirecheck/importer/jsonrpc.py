@@ -672,6 +672,76 @@ def readers_yaml(roles: list[str], schema: Mapping[str, Any], http: bool = False
     return "\n".join(lines) + "\n"
 
 
+def behaviour_yaml(kinds: list[dict[str, Any]], schema: Mapping[str, Any], version: str) -> str | None:
+    """A drafted behaviour.yaml from JSON-RPC 2.0 itself: every request is answered by its receiver (section 4:
+    "the Server MUST reply with a Response", and a requester awaits the answer to its id), one obligation per side
+    that receives requests; and where the schema has an `initialize` request whose reply carries a
+    `protocolVersion` (MCP's handshake), the version the answer negotiates is this release's (a client that asked
+    for it refuses another: it is another revision). None when the schema has no request."""
+    receivers: dict[str, str] = {}  # receiver → the role whose requests it answers
+    handshake = None
+    for kind in kinds:
+        reply = kind.get("reply")
+        if reply is None:
+            continue
+        receivers.setdefault(kind["consumer"], kind["producer"])
+        fields = kind.get("selector", {}).get("fields", {})
+        if fields.get("/method") == "initialize" and "protocolVersion" in _reply_properties(reply, schema):
+            handshake = kind["id"]
+    if not receivers:
+        return None
+    lines = [
+        "# Drafted by `wirecheck import schema --profile json-rpc` from JSON-RPC 2.0 itself: review it against how the",
+        "# real readers wait for answers (contracts/README.md \"Behaviour\") and cite their source lines.",
+        "sources:",
+        '  jsonrpc-spec: {type: upstream-docs, ref: "JSON-RPC 2.0 specification (jsonrpc.org/specification)", '
+        'note: "section 4: the Server MUST reply with a Response, except for Notifications"}',
+        "obligations:",
+    ]
+    for receiver, sender in sorted(receivers.items()):
+        lines += [
+            f"  - id: {_token(receiver)}-ANSWERS-REQUESTS", "    level: MUST", f"    subject: {receiver}",
+            f"    says: The {receiver} answers every request the {sender} sends with one response carrying its id.",
+            f"    reader: {{consumer: the {sender}, reaction: hangs, provenance: {{source: jsonrpc-spec, at: "
+            '["JSON-RPC 2.0 section 4 (the Server MUST reply with a Response) and 5 (the Response carries the '
+            'Request\'s id): a requester awaiting that id waits until its own timeout, if it set one"]}}',
+            f"    answered: {{from: {sender}}}",
+        ]
+    if handshake is not None:
+        lines[3:3] = ['  mcp-sdk: {type: published-release, ref: "npm @modelcontextprotocol/sdk@1.32.2 '
+                      'dist/esm/client/index.js", note: "the MCP TypeScript client\'s initialize"}']
+        lines += [
+            "  - id: NEGOTIATES-THIS-REVISION", "    level: MUST", f"    subject: {_receiver(kinds, handshake)}",
+            f"    says: The answer to initialize negotiates protocolVersion {version}, the revision this release is.",
+            "    reader: {consumer: the client, reaction: rejects, provenance: {source: mcp-sdk, at: [\""
+            "@modelcontextprotocol/sdk@1.32.2 dist/esm/client/index.js:294 (a protocolVersion the client does not "
+            "support: it throws, the protocol version is not supported)\"], note: \"a peer that negotiates another "
+            "revision speaks that revision: a certificate for this one would certify what it does not speak\"}}",
+            f"    negotiated: {{kinds: [{handshake}], reply: true, at: /result/protocolVersion, "
+            f'equals: ["{version}"]}}',
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def _receiver(kinds: list[dict[str, Any]], kind_id: str) -> str:
+    return next(k["consumer"] for k in kinds if k["id"] == kind_id)
+
+
+def _token(text: str) -> str:
+    return re.sub(r"[^A-Z0-9]+", "-", text.upper()).strip("-")
+
+
+def _reply_properties(reply: Mapping[str, Any], schema: Mapping[str, Any]) -> set[str]:
+    """The property names the reply schema (a `schema.json#/...` link) declares, following one `$ref`."""
+    ref = str(reply.get("schema", ""))
+    node: Any = schema
+    for token in ref.partition("#")[2].strip("/").split("/") if "#" in ref else []:
+        node = node.get(token.replace("~1", "/").replace("~0", "~"), {}) if isinstance(node, dict) else {}
+    if isinstance(node, dict) and isinstance(node.get("$ref"), str) and node["$ref"].startswith("#/"):
+        return _reply_properties({"schema": "schema.json" + node["$ref"]}, schema)
+    return set(node.get("properties", {})) if isinstance(node, dict) else set()
+
+
 def registry_text(root: Path, package: str, version: str, title: str, npm: str | None = None) -> str | None:
     """The registry.yaml of contracts folder `root` with `package@version` listed: a new one, or the one there with
     the release added when wirecheck wrote it. None when it lists the release already. ImportRefused for a registry
@@ -791,6 +861,9 @@ def import_schema(path: Path, *, package: str, version: str, out: Path, mapping_
         "readers.yaml": readers_yaml(derivation.roles, schema, http=bool(documents)),
         "import.yaml": yaml.safe_dump(record, sort_keys=False, width=118, allow_unicode=True),
     }
+    behaviour = behaviour_yaml(kinds, schema, version)
+    if behaviour is not None:
+        files["behaviour.yaml"] = behaviour
     if license_path is not None:
         try:
             files["LICENSE"] = read_text(license_path, "licence file")
