@@ -70,8 +70,36 @@ def mutate(lines: list[Any], operation: dict[str, Any]) -> list[Any]:
     return lines
 
 
+_IMPORTED: dict[str, Any] = {}
+
+
+def registry_for(case: dict[str, Any]):
+    """The bundled contracts, or (`import:`) a contracts folder made by `wirecheck import schema` from a committed
+    schema, as the live tiers make it (MCP is a series of schemas wirecheck imports, not bundled)."""
+    spec = case.get("import")
+    if spec is None:
+        return load_registry()
+    if spec["schema"] not in _IMPORTED:
+        import tempfile
+
+        from typer.testing import CliRunner
+
+        from wirecheck.cli.app import app
+
+        out = tempfile.mkdtemp(prefix="wirecheck-corpus-")
+        package, version = case["certify"]["contract"].split("@")
+        args = ["import", "schema", str(ROOT / spec["schema"]), "--profile", "json-rpc", "--package", package,
+                "--version", version, "-o", out]
+        if "mapping" in spec:
+            args += ["--mapping", str(ROOT / spec["mapping"])]
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 0, result.output
+        _IMPORTED[spec["schema"]] = load_registry(out)
+    return _IMPORTED[spec["schema"]]
+
+
 def certify(capture: Path, case: dict[str, Any]):
-    registry = load_registry()
+    registry = registry_for(case)
     target = case["certify"]
     return certify_captures(registry.load(target["contract"]), [capture], role=target["role"],
                             fail_on=case.get("fail_on", "MUST"), load_release=registry.load,
