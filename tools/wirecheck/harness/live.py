@@ -32,6 +32,7 @@ import yaml
 from wirecheck.certify.identity import sha256_file
 from wirecheck.harness.runner import SHIPPED_SCENARIOS, run_scenario
 from wirecheck.harness.scenario import load_scenario
+from wirecheck.yaml_lines import read_yaml_file
 
 PLAN = Path(__file__).with_name("live.yaml")
 INSTALL_SECONDS = 1200.0
@@ -66,7 +67,7 @@ class Release:
 
 
 def load_plan(path: Path = PLAN) -> dict[str, list[Release]]:
-    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    raw = read_yaml_file(path, what="live tier plan")  # the one YAML loader: NaN, sets, alias bombs refused
     plan: dict[str, list[Release]] = {}
     for cli, releases in raw["clis"].items():
         plan[cli] = [Release(cli, str(r["version"]), r["executable"], tuple(r["scenarios"]), _targets(r["certify"]),
@@ -229,7 +230,7 @@ def run_release(release: Release, executable: Path, out: Path, record: Path | No
 
 
 def _read(path: Path) -> dict[str, Any]:
-    return yaml.safe_load(path.read_text(encoding="utf-8")) or {} if path.is_file() else {}
+    return read_yaml_file(path) or {} if path.is_file() else {}
 
 
 def _write(path: Path, value: Mapping[str, Any]) -> None:

@@ -220,7 +220,7 @@ def run_scenario(
                 target = scratch.root / fill_places(name, places)
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(file_bytes(fill_places(content, places)))
-        except OSError as exc:
+        except (OSError, ValueError) as exc:  # ValueError: a name the file system cannot hold (load refuses a NUL)
             record.problems.append(f"cannot write the scenario's files: {exc}")
             model.finish()
             scratch.remove()

@@ -422,9 +422,9 @@ def _check_file(name: Any, content: Any, problem: Any) -> None:
     pointer = format_pointer(("files", str(name)))
     parts = str(name).split("/")
     if not isinstance(name, str) or parts[0] not in SCRATCH_FOLDERS or len(parts) < 2 or any(
-            part in ("", ".", "..") for part in parts[1:]):
+            part in ("", ".", "..") for part in parts[1:]) or "\0" in name:  # no file name holds a NUL
         problem(pointer, f"expected a path inside the scratch folders ({', '.join(f + '/' for f in SCRATCH_FOLDERS)}"
-                         f"...), with no empty, . or .. part, found {_found(name)}")
+                         f"...), with no empty, . or .. part and no NUL, found {_found(name)}")
         return
     try:
         encode_message(content)

@@ -346,7 +346,12 @@ def registry_text(root: Path, package: str, version: str, title: str, npm: str |
             text = read_text(path, "contract file")
         except Unreadable as exc:
             raise ImportRefused(str(exc)) from None
-        loaded = yaml.safe_load(text) or {}
+        from wirecheck.yaml_lines import YamlFileError, parse_yaml
+
+        try:  # the one YAML loader: what no JSON value holds (NaN, sets), alias bombs refused where they are
+            loaded = parse_yaml(text, str(path)) or {}
+        except YamlFileError as exc:
+            raise ImportRefused(str(exc)) from None
         entry = loaded.get("packages", {}).get(package) if isinstance(loaded, dict) else None
         if isinstance(entry, dict) and version in entry.get("releases", []):
             return None
