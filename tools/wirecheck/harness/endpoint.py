@@ -11,10 +11,10 @@ command asked its model, next to what it printed.
 from __future__ import annotations
 
 import contextlib
-import shutil
 import socket
 from pathlib import Path
 
+from wirecheck.output_files import write_bytes
 from wirecheck.programs.program import Scratch
 from wirecheck.stub.har import HarRecorder
 from wirecheck.stub.model import HTTP_APIS, ModelApp, ModelScript, fake_responses
@@ -85,6 +85,6 @@ class ModelSide:
             self.problems.extend(self._app.problems)
         elif "model_file" in self.places and self.evidence is None:
             self.evidence = evidence_path(self._capture, ".model.jsonl")
-            with contextlib.suppress(OSError):
-                shutil.copyfile(self.places["model_file"], self.evidence)
+            with contextlib.suppress(OSError):  # output_files: a symbolic link there is replaced, not written through
+                write_bytes(self.evidence, Path(self.places["model_file"]).read_bytes())
         return self.problems
