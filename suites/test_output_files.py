@@ -179,16 +179,14 @@ def test_a_failed_write_leaves_no_folder_it_made(tmp_path):
     """`import schema -o` onto a full disk left an empty `evil/1.0.0/` (issue 41, 8): the folders made on the way to
     outputs that do not go in place are removed again, those that were there and hold anything are not."""
     (tmp_path / "kept").mkdir()
-    with pytest.raises(Unwritable, match="No space left on device"):
-        with together() as outputs:
-            with outputs.writing(tmp_path / "kept" / "evil" / "1.0.0" / "schema.json") as handle:
-                handle.write("{}")
-            with outputs.writing(tmp_path / "kept" / "registry.yaml") as handle:
-                raise OSError(28, "No space left on device")
+    with pytest.raises(Unwritable, match="No space left on device"), together() as outputs:
+        with outputs.writing(tmp_path / "kept" / "evil" / "1.0.0" / "schema.json") as handle:
+            handle.write("{}")
+        with outputs.writing(tmp_path / "kept" / "registry.yaml") as handle:
+            raise OSError(28, "No space left on device")
     assert list(tmp_path.rglob("*")) == [tmp_path / "kept"]
-    with pytest.raises(KeyError):
-        with writing(tmp_path / "new" / "deeper" / "report.json") as handle:
-            raise KeyError("a bug of the writer's own")
+    with pytest.raises(KeyError), writing(tmp_path / "new" / "deeper" / "report.json") as handle:
+        raise KeyError("a bug of the writer's own")
     assert list(tmp_path.rglob("*")) == [tmp_path / "kept"]
 
 

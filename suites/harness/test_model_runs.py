@@ -134,3 +134,37 @@ steps:
     assert record.model_evidence == tmp_path / "q.model.jsonl"
     line = orjson.loads(record.model_evidence.read_bytes())
     assert line["response"][0]["candidates"][0]["content"]["parts"] == [{"text": "hi"}]
+
+
+def test_the_runs_secrets_are_cut_from_the_capture_and_the_model_har(tmp_path):
+    """A value handed to the command (`certify --run --env`, `--pass-env`) that it echoes, or sends its model, is cut
+    from the capture (its copy too) and the model's HAR, and the credential header it sends is redacted (issue 41,
+    2 and 4); the capture stays JSON, one frame a line."""
+    from wirecheck.stub.redaction import Secrets
+
+    secret = "ghs_S3cretOfTheRun0123456789"
+    path = tmp_path / "s.yaml"
+    path.write_text(HEAD + """argv: [--env, GITHUB_TOKEN]
+steps:
+  - expect: {match: {type: result}}
+  - wait_exit: true
+""")
+    capture, copy = tmp_path / "run.framed.ndjson", tmp_path / "copy.framed.ndjson"
+    record = run_scenario([sys.executable, FAKE], load_scenario(path), capture, env={"GITHUB_TOKEN": secret},
+                          secrets=Secrets([secret]), copy=copy)
+    assert record.ok, record.as_run()
+    for written in (capture, copy):
+        frames = [orjson.loads(line) for line in written.read_bytes().splitlines()]
+        assert frames[1]["message"] == {"type": "result", "env": "ghs_<redacted 24 chars>"}
+        assert secret.encode() not in written.read_bytes()
+    path.write_text(HEAD + f"""argv: [Say {secret} back.]
+model:
+  api: anthropic-messages
+  turns: [{{text: hi}}]
+steps:
+  - expect: {{match: {{type: result}}}}
+  - wait_exit: true
+""")
+    record = run_scenario([sys.executable, FAKE], load_scenario(path), capture, secrets=Secrets([secret]))
+    asked = har_entries(record)[0]["request"]["postData"]["text"]
+    assert "Say ghs_<redacted 24 chars> back." in asked and secret not in record.model_evidence.read_text()

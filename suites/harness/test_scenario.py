@@ -121,8 +121,10 @@ HEAD = "scenario: 1\nroles: {harness: sdk, implementation: cli}\n"
         # values YAML builds that JSON cannot hold: located, not a TypeError while sending
         ("steps: [{send: {a: 123456789012345678901234567890}}]", None, None),
         # (a YAML set or binary data is refused where it is written, as in every YAML file: yaml_lines)
-        ("steps: [{send: {a: !!binary aGk=}}]", "", "line 3, column 20 (/steps/0/send/a): YAML binary data (!!binary) is not a JSON"),
-        ("steps: [{send: {a: !!set {x}}}]", "", "line 3, column 20 (/steps/0/send/a): a YAML set (!!set) is not a JSON value"),
+        ("steps: [{send: {a: !!binary aGk=}}]", "",
+         "line 3, column 20 (/steps/0/send/a): YAML binary data (!!binary) is not a JSON"),
+        ("steps: [{send: {a: !!set {x}}}]", "",
+         "line 3, column 20 (/steps/0/send/a): a YAML set (!!set) is not a JSON value"),
         ("steps: [{send: {a: .nan}}]", "", "(/steps/0/send/a): .nan is not a JSON number"),
         ("steps: [{send: {a: 2024-01-01}}]", "/steps/0/send", "quote dates"),
         ("steps: [{expect: {match: {a: !!binary aGk=}}}]", "", "(!!binary) is not a JSON value"),

@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from wirecheck.contracts.errors import ContractError, ContractProblem
+from wirecheck.limits import MAX_SECONDS
 from wirecheck.pointer import MISSING, format_pointer, parse_pointer, resolve
 from wirecheck.stub.model import ModelScript, parse_model_script
 from wirecheck.yaml_lines import LINE_KEY, YamlFileError, parse_yaml, read_text, strip_lines
@@ -66,7 +67,6 @@ DEFAULT_EXPECT_TIMEOUT = 30.0
 DEFAULT_WAIT_EXIT_TIMEOUT = 60.0
 DEFAULT_STEP_TIMEOUTS = {"expect": DEFAULT_EXPECT_TIMEOUT, "wait_exit": DEFAULT_WAIT_EXIT_TIMEOUT}
 TIMED_ACTIONS = tuple(DEFAULT_STEP_TIMEOUTS)
-MAX_SECONDS = 86400.0  # a day: any timeout or sleep above it is a mistake (milliseconds?), not a plan
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 PLACEHOLDER = re.compile(r"\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)\}")  # a whole string: ${name}, or $${name} (literal)
 
