@@ -70,12 +70,14 @@ def _waivers(ws: Workspace, text: str) -> Run:
     return Run(["diff-schemas", *_schemas(ws), "--waivers", ws.write("waivers.yaml", text)])
 
 
-def _contract(ws: Workspace, catalog: Callable[[str], str] = lambda t: t, registry: str = "") -> Run:
+def _contract(ws: Workspace, catalog: Callable[[str], str] = lambda t: t, registry: str = "", readers: str = "") -> Run:
     from hostile_cases import message_schema
 
     contracts = ws.contract("hostile", {"1.0.0": {"Msg": message_schema({})}})
     path = contracts / "hostile" / "1.0.0" / "catalog.yaml"
     path.write_text(catalog(path.read_text()))
+    if readers:
+        (path.parent / "readers.yaml").write_text(readers)
     if registry:
         (contracts / "registry.yaml").write_text((contracts / "registry.yaml").read_text() + registry)
     return Run(["validate", "hostile@1.0.0", ws.lines("c.jsonl", [{"type": "msg", "n": 1}])], contracts=contracts)
@@ -127,6 +129,7 @@ FIELDS: list[tuple[str, str, Callable[[Workspace, str], Run]]] = [
                                                      f"selector: {{fields: {{/type: msg, /n: {n}}}}}"))),
     ("catalog", "a kind's title", lambda ws, n: _contract(ws, lambda t: t.replace("title: message", f"title: {n}"))),
     ("registry", "a release", lambda ws, n: _contract(ws, registry=f"  other:\n    title: o\n    releases: [{n}]\n")),
+    ("readers", "a reader", lambda ws, n: _contract(ws, readers=f"readers: {n}\nunknown_kinds: {{}}\n")),
     ("import mapping", "a reply", lambda ws, n: _mapping(ws, f"replies:\n  ping: {n}\n")),
     ("diff-schemas YAML schema", "maximum", lambda ws, n: _yaml_schema(ws, f"type: number\nmaximum: {n}\n")),
 ]

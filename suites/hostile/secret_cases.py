@@ -9,15 +9,13 @@ showing that something was cut. Registered with hostile_cases.case and run by th
 from __future__ import annotations
 
 import base64
-import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import orjson
 from hostile_cases import FAKE, Run, Workspace, case
-from live_cases import SECONDS, discovery, http_answer, probe, runtime_posting, script, stub
+from live_cases import SECONDS, echoing_platform, probe, runtime_posting, script, stub
 
 ECHOING_AGENT = str(Path(__file__).with_name("echoing_agent.py"))
 GITHUB_TOKEN = "ghs_S3cretGitHubToken0123456789abcdEF"  # an Actions token's shape
@@ -27,6 +25,11 @@ XOPC_TOKEN = "xopc_rt_Double-Encoded_0123456789-abcdefXYZ"
 
 def _percent(text: str) -> str:
     return "".join(f"%{b:02X}" for b in text.encode())
+
+
+def _double_percent(token: str) -> str:
+    """`xopc%255Frt%255F…`: the reserved characters percent-encoded twice, as a platform echoed it (issue 41, 4)."""
+    return token.replace("_", "%255F").replace("-", "%252D")
 
 
 def _needles(secret: str, kept: str) -> list[str]:
@@ -102,26 +105,10 @@ def _(ws: Workspace) -> Run:
                                                ("stub.har", "certification.jsonl", "stderr")))
 
 
-def _echoing_wrapped(conn: socket.socket, head: bytes) -> None:
-    """A platform that echoes the bearer token it gets double-percent-encoded (`xopc%255Frt%255F…`) in a value the
-    certification quotes (a lease's expiry) and in a header."""
-    lines = head.decode("latin-1").split("\r\n")
-    headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
-    token = headers.get("authorization", "").removeprefix("Bearer ")
-    wrapped = token.replace("_", "%255F").replace("-", "%252D")
-    if " /.well-known/" in lines[0]:
-        http_answer(200, discovery(f"http://{headers.get('host', '')}/agent"))(conn, head)
-    elif " /agent/lease " in lines[0]:
-        http_answer(200, orjson.dumps({"command": {"id": "c", "leaseExpiresAt": wrapped}}),
-                    f"x-echo: {wrapped}\r\n")(conn, head)
-    else:
-        http_answer(200, b'{"ok": true}', f"x-echo: {wrapped}\r\n")(conn, head)
-
-
 @case("probe", "a platform echoing the token double-percent-encoded (it reached certification.jsonl and stderr)",
       codes={1}, seconds=SECONDS)
 def _(ws: Workspace) -> Run:
-    return probe(ws, _echoing_wrapped, "--token", XOPC_TOKEN,
+    return probe(ws, echoing_platform(_double_percent), "--token", XOPC_TOKEN,
                  expect=no_secret_in_any_output({XOPC_TOKEN: "xopc_rt_"}, ("probe.har", "certification.jsonl")))
 
 
