@@ -48,6 +48,8 @@ _MORE_BACKSLASHES = r"(?:\\|%(?:25)*5[cC])*"  # an escaping backslash is itself 
 _BACKSLASH = rf"(?:\\|%(?:25)*5[cC]){_MORE_BACKSLASHES}"
 _BASE64_SPECIAL = {"+": rf"(?:\+|%(?:25)*2[bB]|{_BACKSLASH}u002[bB])",
                    "/": rf"(?:/|%(?:25)*2[fF]|{_BACKSLASH}(?:/|u002[fF]))"}
+
+
 def _parts(token: str) -> tuple[str, str]:
     """The token's known prefix (the part its contract checks) and its secret part."""
     kept = next((p for p in KEPT_TOKEN_PREFIXES if token.startswith(p)), "")
