@@ -168,3 +168,23 @@ steps:
     record = run_scenario([sys.executable, FAKE], load_scenario(path), capture, secrets=Secrets([secret]))
     asked = har_entries(record)[0]["request"]["postData"]["text"]
     assert "Say ghs_<redacted 24 chars> back." in asked and secret not in record.model_evidence.read_text()
+
+
+def test_a_stderr_tail_that_starts_inside_a_secret_quotes_none_of_it(tmp_path):
+    """The run keeps the last 4 KiB of the program's stderr to quote: when they start inside a secret, its end
+    would be quoted, which no cut can recognise; the partial first line is dropped instead."""
+    from wirecheck.stub.redaction import Secrets
+
+    secret = "ghs_S3cretOfTheRun0123456789"
+    padding = 4096 - len("\nlast words\n") - len(secret) // 2
+    program = (f"import sys; sys.stderr.write('a' * 5000 + {secret!r} + 'b' * {padding} + '\\nlast words\\n'); "
+               "print('{\"type\": \"result\"}')")
+    path = tmp_path / "s.yaml"
+    path.write_text(HEAD + f"argv: [-c, {orjson.dumps(program).decode()}]\n"
+                           "steps:\n  - expect: {match: {type: result}}\n  - wait_exit: true\n")
+    record = run_scenario([sys.executable], load_scenario(path), tmp_path / "c.framed.ndjson",
+                          secrets=Secrets([secret]))
+    assert record.ok, record.as_run()
+    assert record.stderr_tail == "last words\n"
+    unprotected = run_scenario([sys.executable], load_scenario(path), tmp_path / "d.framed.ndjson")
+    assert unprotected.stderr_tail.startswith(secret[len(secret) // 2:])  # the case it guards against

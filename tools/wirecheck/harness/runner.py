@@ -289,6 +289,8 @@ def run_scenario(
                 record.problems.extend(model.finish())
                 record.model_evidence, record.model_requests = model.evidence, model.requests
                 record.stderr_tail = proc.stderr_tail()
+                if secrets and proc.stderr.total > proc.stderr.limit:  # a secret the tail starts inside of: not quoted
+                    record.stderr_tail = record.stderr_tail.partition("\n")[2]
                 record.output_bytes = proc.output_bytes
                 record.duration = time.monotonic() - started
                 scratch.remove()
