@@ -92,13 +92,102 @@ def test_files_written_together_go_in_place_only_when_every_one_is_whole(tmp_pat
                                                                                              "c.svg")}
 
 
-def test_a_symbolic_link_stays_a_link_to_the_file_replaced(tmp_path):
-    target = tmp_path / "real.json"
-    target.write_text("old")
-    link = tmp_path / "link.json"
-    link.symlink_to(target)
-    write_text(link, "new")
-    assert link.is_symlink() and target.read_text() == "new"
+@pytest.mark.parametrize("target", ["a file", "nothing", "/dev/null", "a folder", "a named pipe"])
+def test_a_symbolic_link_is_replaced_by_the_file_and_its_target_left_alone(tmp_path, target):
+    """A link committed at `reports/stub/certification.txt` redirected CI's write to wherever it pointed (issue 41,
+    7): the link is replaced, whatever it points to, its target left as it was."""
+    real = tmp_path / "real.json"
+    if target == "a file":
+        real.write_text("the user's own file")
+        real.chmod(0o600)
+    elif target == "a folder":
+        real.mkdir()
+    elif target == "a named pipe":
+        os.mkfifo(real)
+    link = tmp_path / "out" / "link.json"
+    link.parent.mkdir()
+    link.symlink_to(os.devnull if target == "/dev/null" else real)
+    check_writable(link)
+    assert not output_files.written_in_place(link)
+    write_text(link, "report")
+    assert not link.is_symlink() and link.read_text() == "report"
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(link.stat().st_mode) == 0o666 & ~umask  # not the mode of the link's target
+    if target == "a file":
+        assert real.read_text() == "the user's own file"
+    assert sorted(p.name for p in link.parent.iterdir()) == ["link.json"]
+
+
+def test_files_written_together_replace_their_links(tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("kept")
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    for name in ("a.txt", "b.txt"):
+        (folder / name).symlink_to(victim)
+    with together() as outputs:
+        for name in ("a.txt", "b.txt"):
+            with outputs.writing(folder / name) as handle:
+                handle.write(name)
+    assert [(p.name, p.is_symlink(), p.read_text()) for p in sorted(folder.iterdir())] == [
+        ("a.txt", False, "a.txt"), ("b.txt", False, "b.txt")]
+    assert victim.read_text() == "kept"
+
+
+def test_a_loop_of_symbolic_links_is_refused_as_an_input_loop_is(tmp_path):
+    """`-o` on a loop was a RuntimeError on Python 3.11 (validate compared Path.resolve()s: exit 3; issue 41, 8)."""
+    from wirecheck.input_files import LOOP_REASON
+
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    for call in (check_writable, lambda p: write_text(p, "x"), output_files.written_in_place):
+        with pytest.raises(Unwritable, match="is a loop of symbolic links"):
+            call(tmp_path / "a")
+    with pytest.raises(Unwritable, match="its folder is a loop of symbolic links"):
+        write_text(tmp_path / "a" / "report.json", "x")
+    assert str(Unwritable(tmp_path / "a", LOOP_REASON)) == f"{tmp_path / 'a'}: cannot write: {LOOP_REASON}"
+    assert output_files.location(tmp_path / "a") == tmp_path / "a"  # never raises
+
+
+def test_where_the_bytes_land(tmp_path):
+    (tmp_path / "real").mkdir()
+    (tmp_path / "folder").symlink_to(tmp_path / "real")
+    (tmp_path / "real" / "link.json").symlink_to(tmp_path / "elsewhere.json")
+    assert output_files.location(tmp_path / "folder" / "link.json") == tmp_path / "real" / "link.json"
+
+
+def test_the_names_of_open_files_are_written_through(tmp_path):
+    """`-o /dev/stdout` failed when stdout was a pipe (its link's target, /proc/PID/fd/pipe:[N], was taken for a
+    file to replace); the system's names of open files are written through, in place, as a shell writes them."""
+    import subprocess
+    import sys
+
+    script = ("from wirecheck.output_files import write_text, written_in_place\n"
+              "assert written_in_place('/dev/stdout')\n"
+              "write_text('/dev/stdout', 'through the pipe\\n')\n"
+              "write_text('/proc/self/fd/2', 'through stderr\\n')\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"through the pipe\n", b"through stderr\n")
+    with (tmp_path / "redirected.txt").open("w") as out:
+        done = subprocess.run([sys.executable, "-c", script], stdout=out, stderr=subprocess.PIPE, timeout=60)
+    assert done.returncode == 0 and (tmp_path / "redirected.txt").read_text() == "through the pipe\n"
+    assert not (tmp_path / "redirected.txt").is_symlink()
+
+
+def test_a_failed_write_leaves_no_folder_it_made(tmp_path):
+    """`import schema -o` onto a full disk left an empty `evil/1.0.0/` (issue 41, 8): the folders made on the way to
+    outputs that do not go in place are removed again, those that were there and hold anything are not."""
+    (tmp_path / "kept").mkdir()
+    with pytest.raises(Unwritable, match="No space left on device"), together() as outputs:
+        with outputs.writing(tmp_path / "kept" / "evil" / "1.0.0" / "schema.json") as handle:
+            handle.write("{}")
+        with outputs.writing(tmp_path / "kept" / "registry.yaml") as handle:
+            raise OSError(28, "No space left on device")
+    assert list(tmp_path.rglob("*")) == [tmp_path / "kept"]
+    with pytest.raises(KeyError), writing(tmp_path / "new" / "deeper" / "report.json") as handle:
+        raise KeyError("a bug of the writer's own")
+    assert list(tmp_path.rglob("*")) == [tmp_path / "kept"]
 
 
 def test_what_cannot_be_written_is_named(tmp_path):

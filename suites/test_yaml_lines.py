@@ -106,10 +106,10 @@ def test_the_loader_that_keeps_lines_counts_as_it_composes(monkeypatch):
 
 @pytest.mark.parametrize("lines", [False, True])
 @pytest.mark.parametrize(("text", "message"), [
-    ("a: !!set {x, y}\n", "line 1, column 4: a YAML set (!!set) is not a JSON value (write a list)"),
-    ("a:\n  - !!binary aGk=\n", "line 2, column 5: YAML binary data (!!binary) is not a JSON value"),
-    ("a: !!omap [{x: 1}]\n", "line 1, column 4: a YAML ordered map (!!omap) is not a JSON value"),
-    ("a: !!pairs [{x: 1}]\n", "line 1, column 4: a YAML list of pairs (!!pairs) is not a JSON value"),
+    ("a: !!set {x, y}\n", "line 1, column 4 (/a): a YAML set (!!set) is not a JSON value (write a list)"),
+    ("a:\n  - !!binary aGk=\n", "line 2, column 5 (/a/0): YAML binary data (!!binary) is not a JSON value"),
+    ("a: !!omap [{x: 1}]\n", "line 1, column 4 (/a): a YAML ordered map (!!omap) is not a JSON value"),
+    ("a: !!pairs [{x: 1}]\n", "line 1, column 4 (/a): a YAML list of pairs (!!pairs) is not a JSON value"),
 ])
 def test_values_no_json_reader_has_are_refused_where_they_are_written(text, message, lines):
     """Every YAML file wirecheck reads holds JSON values (checked by JSON Schemas, quoted in reports as JSON): a set
@@ -147,3 +147,36 @@ def test_the_alias_walk_is_skipped_only_where_no_alias_can_be(lines, monkeypatch
         walked.clear()
         parse_yaml(text, "f.yaml", lines=lines)
         assert walked == [1], text[:20]
+
+
+@pytest.mark.parametrize("lines", [False, True])
+@pytest.mark.parametrize(("text", "message"), [
+    ("lease_seconds: .nan\n", "line 1, column 16 (/lease_seconds): .nan is not a JSON number: JSON has no NaN"),
+    ("delays:\n  - {route: lease, seconds: .NaN}\n", "line 2, column 29 (/delays/0/seconds): .NaN is not a JSON"),
+    ("timeout: .inf\n", "line 1, column 10 (/timeout): .inf is not a JSON number: JSON has no infinities"),
+    ("a: [1, -.Inf]\n", "line 1, column 8 (/a/1): -.Inf is not a JSON number: JSON has no infinities"),
+    ("a: 1.0e+400\n", "line 1, column 4 (/a): the number 1.0e+400 is beyond the range of a double: JavaScript reads "
+                      "it as Infinity"),
+    ("a: -1" + "0" * 400 + "\n", "line 1, column 4 (/a): the number -1000000000000000000…00000000 (402 characters) "
+                                 "is beyond the range of a double: JavaScript reads it as -Infinity"),
+    ("a: 1" + "0" * 5000 + "\n", "line 1, column 4 (/a): the number 10000000000000000000…00000000 (5001 "
+                                 "characters) is beyond the range of a double"),  # was an unlocated ValueError
+    ("a: 0x" + "f" * 300 + "\n", "line 1, column 4 (/a): the number 0xffffffffffffffffff…ffffffff (302 characters) "
+                                 "is beyond the range of a double"),
+    (".nan: 1\n", "line 1, column 1 (/.nan): .nan is not a JSON number"),  # a key too
+    ("r: &r [.nan]\ns: *r\n", "line 1, column 8 (/r/0): .nan is not a JSON number"),  # where it is written
+])
+def test_numbers_no_json_value_holds_are_refused_where_they_are_written(text, message, lines):
+    """NaN passes every `minimum` and `maximum` of a schema (each comparison is false): a stub scenario's
+    `lease_seconds: .nan` passed its schema and the stub answered every lease `500 stub failure: ValueError`, booked
+    against the runtime (issue 41, 1). Every file wirecheck reads as YAML is refused alike, at its line and pointer."""
+    with pytest.raises(YamlFileError) as raised:
+        parse_yaml(text, "f.yaml", lines=lines)
+    assert raised.value.message.startswith(message), raised.value.message
+
+
+@pytest.mark.parametrize("lines", [False, True])
+def test_finite_numbers_and_the_words_for_the_others_as_text_are_read(lines):
+    text = 'a: [1.5, -2, 0x1F, 1_000, 1.7976931348623157e+308, "nan", ".inf", NaN, Infinity]\n'
+    assert strip_lines(parse_yaml(text, "f.yaml", lines=lines)) == {
+        "a": [1.5, -2, 31, 1000, 1.7976931348623157e308, "nan", ".inf", "NaN", "Infinity"]}

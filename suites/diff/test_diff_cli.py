@@ -147,8 +147,10 @@ def test_diff_schemas_locations_name_the_users_files(tmp_path: Path) -> None:
      "ECMA-262 regular expression"),
     ("bad-type.json", {"properties": {"a": {"type": "strnig"}}}, "#/properties/a/type: not a valid 2020-12 schema:"),
     ("date.yaml", "const: 2024-01-01\n", "date.yaml#/const: YAML that is not JSON: datetime.date(2024, 1, 1) is a"),
-    ("nan.yaml", "properties: {a: {const: .nan}}\n", "nan.yaml#/properties/a/const: YAML that is not JSON: nan is not"),
-    ("binary.yaml", "enum: [a, !!binary aGk=]\n", "binary.yaml: line 1, column 11: YAML binary data (!!binary) is not"),
+    ("nan.yaml", "properties: {a: {const: .nan}}\n",
+     "nan.yaml: line 1, column 25 (/properties/a/const): .nan is not a JSON"),
+    ("binary.yaml", "enum: [a, !!binary aGk=]\n",
+     "binary.yaml: line 1, column 11 (/enum/1): YAML binary data (!!binary) is not"),
     ("loop.yaml", "allOf: &a\n  - allOf: *a\n", "loop.yaml: not valid YAML: an alias contains itself"),
     ("bomb.yaml", "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
         f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]\n" for i in range(7)),

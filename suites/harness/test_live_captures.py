@@ -57,3 +57,13 @@ def test_a_recorded_capture_certifies_as_the_live_tier_said(name, scenario, cont
     outcome = recorded_outcome(yaml.safe_load((LIVE / name / "provenance.yaml").read_text()), release, scenario)
     assert summary(certify_capture(target, captures_of(LIVE / name, release, scenario), {"outcome": outcome})) \
         == expected
+
+
+def test_the_live_plan_is_read_by_the_one_yaml_loader(tmp_path):
+    """live.yaml was read with yaml.safe_load: a NaN (or an alias bomb) went through unnoticed (issue 41, 1)."""
+    from wirecheck.yaml_lines import YamlFileError
+
+    plan = tmp_path / "live.yaml"
+    plan.write_text("clis:\n  x:\n    - {version: .nan, executable: x, scenarios: [], certify: []}\n")
+    with pytest.raises(YamlFileError, match=r"line 3, column 17 \(/clis/x/0/version\): \.nan is not a JSON number"):
+        load_plan(plan)

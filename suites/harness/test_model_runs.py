@@ -134,3 +134,57 @@ steps:
     assert record.model_evidence == tmp_path / "q.model.jsonl"
     line = orjson.loads(record.model_evidence.read_bytes())
     assert line["response"][0]["candidates"][0]["content"]["parts"] == [{"text": "hi"}]
+
+
+def test_the_runs_secrets_are_cut_from_the_capture_and_the_model_har(tmp_path):
+    """A value handed to the command (`certify --run --env`, `--pass-env`) that it echoes, or sends its model, is cut
+    from the capture (its copy too) and the model's HAR, and the credential header it sends is redacted (issue 41,
+    2 and 4); the capture stays JSON, one frame a line."""
+    from wirecheck.stub.redaction import Secrets
+
+    secret = "ghs_S3cretOfTheRun0123456789"
+    path = tmp_path / "s.yaml"
+    path.write_text(HEAD + """argv: [--env, GITHUB_TOKEN]
+steps:
+  - expect: {match: {type: result}}
+  - wait_exit: true
+""")
+    capture, copy = tmp_path / "run.framed.ndjson", tmp_path / "copy.framed.ndjson"
+    record = run_scenario([sys.executable, FAKE], load_scenario(path), capture, env={"GITHUB_TOKEN": secret},
+                          secrets=Secrets([secret]), copy=copy)
+    assert record.ok, record.as_run()
+    for written in (capture, copy):
+        frames = [orjson.loads(line) for line in written.read_bytes().splitlines()]
+        assert frames[1]["message"] == {"type": "result", "env": "ghs_<redacted 24 chars>"}
+        assert secret.encode() not in written.read_bytes()
+    path.write_text(HEAD + f"""argv: [Say {secret} back.]
+model:
+  api: anthropic-messages
+  turns: [{{text: hi}}]
+steps:
+  - expect: {{match: {{type: result}}}}
+  - wait_exit: true
+""")
+    record = run_scenario([sys.executable, FAKE], load_scenario(path), capture, secrets=Secrets([secret]))
+    asked = har_entries(record)[0]["request"]["postData"]["text"]
+    assert "Say ghs_<redacted 24 chars> back." in asked and secret not in record.model_evidence.read_text()
+
+
+def test_a_stderr_tail_that_starts_inside_a_secret_quotes_none_of_it(tmp_path):
+    """The run keeps the last 4 KiB of the program's stderr to quote: when they start inside a secret, its end
+    would be quoted, which no cut can recognise; the partial first line is dropped instead."""
+    from wirecheck.stub.redaction import Secrets
+
+    secret = "ghs_S3cretOfTheRun0123456789"
+    padding = 4096 - len("\nlast words\n") - len(secret) // 2
+    program = (f"import sys; sys.stderr.write('a' * 5000 + {secret!r} + 'b' * {padding} + '\\nlast words\\n'); "
+               "print('{\"type\": \"result\"}')")
+    path = tmp_path / "s.yaml"
+    path.write_text(HEAD + f"argv: [-c, {orjson.dumps(program).decode()}]\n"
+                           "steps:\n  - expect: {match: {type: result}}\n  - wait_exit: true\n")
+    record = run_scenario([sys.executable], load_scenario(path), tmp_path / "c.framed.ndjson",
+                          secrets=Secrets([secret]))
+    assert record.ok, record.as_run()
+    assert record.stderr_tail == "last words\n"
+    unprotected = run_scenario([sys.executable], load_scenario(path), tmp_path / "d.framed.ndjson")
+    assert unprotected.stderr_tail.startswith(secret[len(secret) // 2:])  # the case it guards against

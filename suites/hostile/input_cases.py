@@ -356,7 +356,8 @@ def _(ws: Workspace) -> Run:
     waivers = ws.write("waivers.yaml", "waivers:\n  - fingerprint: !!binary MDEyMzQ1Njc4OWFi\n"
                        "    reason: !!set {a, b}\n    who: w\n")
     return Run(["diff-schemas", _schema(ws), _schema(ws), "--waivers", waivers],
-               expect=stderr_says("line 2, column 18: YAML binary data (!!binary) is not a JSON value"))
+               expect=stderr_says("line 2, column 18 (/waivers/0/fingerprint): YAML binary data (!!binary) is not a "
+                                  "JSON value"))
 
 
 @case("certify", "!!set in a baseline (baselines were already refused: every YAML file is, alike)", codes={2})

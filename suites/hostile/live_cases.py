@@ -182,20 +182,26 @@ for spelling in spelled:
 """
 
 
-def echoing_cased_token(conn: socket.socket, head: bytes) -> None:
-    """A platform that echoes the bearer token it gets in every spelling, and its secret part alone, in a header and
-    in the lease answer's expiry (a value the certification quotes)."""
-    lines = head.decode("latin-1").split("\r\n")
-    headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
-    token = headers.get("authorization", "").removeprefix("Bearer ")
-    every = ",".join(echoed(token)) if token else ""
-    if " /.well-known/" in lines[0]:
-        http_answer(200, discovery(f"http://{headers.get('host', '')}/agent"))(conn, head)
-    elif " /agent/lease " in lines[0]:
-        http_answer(200, orjson.dumps({"command": {"id": "c", "leaseExpiresAt": every}}),
-                    f"x-echo: {every}\r\n")(conn, head)
-    else:
-        http_answer(200, b'{"ok": true}', f"x-echo: {every}\r\n")(conn, head)
+def echoing_platform(spell: Callable[[str], str]) -> Callable[[socket.socket, bytes], None]:
+    """A platform that echoes the bearer token it gets, as `spell` spells it, in a header and in the lease answer's
+    expiry (a value the certification quotes)."""
+    def answer(conn: socket.socket, head: bytes) -> None:
+        lines = head.decode("latin-1").split("\r\n")
+        headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
+        token = headers.get("authorization", "").removeprefix("Bearer ")
+        echo = spell(token) if token else ""
+        if " /.well-known/" in lines[0]:
+            http_answer(200, discovery(f"http://{headers.get('host', '')}/agent"))(conn, head)
+        elif " /agent/lease " in lines[0]:
+            http_answer(200, orjson.dumps({"command": {"id": "c", "leaseExpiresAt": echo}}),
+                        f"x-echo: {echo}\r\n")(conn, head)
+        else:
+            http_answer(200, b'{"ok": true}', f"x-echo: {echo}\r\n")(conn, head)
+    return answer
+
+
+# every spelling of the token, and of its secret part alone
+echoing_cased_token = echoing_platform(lambda token: ",".join(echoed(token)))
 
 
 DAEMON = """import os, sys, time

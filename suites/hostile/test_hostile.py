@@ -27,6 +27,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 import hostile_cases
 import input_cases  # noqa: F401  (registers its cases)
 import live_cases  # noqa: F401  (registers its cases)
+import number_cases  # noqa: F401  (registers its cases)
+import output_cases  # noqa: F401  (registers its cases)
+import secret_cases  # noqa: F401  (registers its cases)
 from hostile_cases import CASES, Case, Feed, Interrupt, Run, Workspace
 
 from wirecheck.programs.program import Program

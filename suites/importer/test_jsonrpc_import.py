@@ -414,3 +414,37 @@ def test_a_document_the_schema_lacks_is_refused_at_its_place(tmp_path):
     said = " ".join(result.output.split())
     assert result.exit_code == 2 and f"{mapping}#/documents/agent-card/schema: the schema defines no 'NoCard'" in said
     assert not (tmp_path / "out" / "a2a").exists()
+
+
+@pytest.mark.parametrize(("option", "value"), [
+    ("--version", "/any/dir"), ("--version", "../../X"), ("--version", "1.0.0/../../X"), ("--version", "1.0.0\0"),
+    ("--version", ""), ("--version", "v1.0.0"), ("--package", "../evil"), ("--package", "/abs"),
+    ("--package", "Evil"), ("--package", "a/b"),
+])
+def test_a_name_that_is_no_release_folder_is_refused_before_anything_is_written(tmp_path, option, value):
+    """`--version /any/dir` wrote five files into that folder (the trial copy: `trial / package / version` is the
+    version when it is absolute), overwriting what was there, and only then refused the release (issue 41, 6)."""
+    victim = tmp_path / "any" / "dir"
+    victim.mkdir(parents=True)
+    (victim / "schema.json").write_text("the user's own")
+    names = {"--package": "mcp", "--version": "2025-06-18", option: value.replace("/any/dir", str(victim))}
+    result = run("import", "schema", str(MCP / "schema.json"), "--profile", "json-rpc", "--package",
+                 names["--package"], "--version", names["--version"], "-o", str(tmp_path / "out"))
+    assert result.exit_code == 2 and f"{option} " in result.output, result.output
+    assert not (tmp_path / "out").exists() and [p.name for p in victim.iterdir()] == ["schema.json"]
+    assert (victim / "schema.json").read_text() == "the user's own"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["any"]
+
+
+def test_the_import_replaces_a_symbolic_link_it_writes_over(tmp_path):
+    """registry.yaml and the release's files are written by output_files: a link there is replaced, not written
+    through to its target (issue 41, 7)."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("kept")
+    out = tmp_path / "out"
+    (out / "mcp" / "2025-06-18").mkdir(parents=True)
+    (out / "mcp" / "2025-06-18" / "catalog.yaml").symlink_to(victim)
+    result = run("import", "schema", str(MCP / "schema.json"), "--profile", "json-rpc", "--package", "mcp",
+                 "--version", "2025-06-18", "-o", str(out), "--mapping", str(MCP / "mapping.yaml"))
+    assert result.exit_code == 0, result.output
+    assert victim.read_text() == "kept" and not (out / "mcp" / "2025-06-18" / "catalog.yaml").is_symlink()

@@ -233,6 +233,16 @@ def test_utility_answers_are_qodercli_side_call_lines_after_the_turns():
     ("api: qoder-fake-responses\nside: [{when: a, text: b}]\nturns: [{text: a}]", "/model/side", "no side answers"),
     ("api: openai-chat\nside: [{text: b}]\nturns: [{text: a}]", "/model/side/0/when", "the text a request"),
     ("api: openai-chat\nturns: [{text: a, usage: {input: -1}}]", "/model/turns/0/usage", "tokens"),
+    # values the endpoint could not write as JSON while serving (an orjson error mid-run, a 500 "stub failure"
+    # booked against the CLI): refused at load (issue 41, 1)
+    ("api: openai-chat\nturns: [{text: a, usage: {input: 9007199254740992}}]", "/model/turns/0/usage",
+     "from 0 to 9007199254740991"),
+    ("api: anthropic-messages\nturns: [{tool_call: {name: t, input: {n: 18446744073709551616}}}]",
+     "/model/turns/0", "cannot send as JSON: Integer exceeds 64-bit range"),
+    ("api: openai-chat\nturns: [{error: {status: 500, body: {n: 18446744073709551616}}}]", "/model/turns/0",
+     "cannot send as JSON"),
+    ("api: qoder-fake-responses\nturns: [{tool_call: {name: t, input: {n: -18446744073709551616}}}]",
+     "/model/turns/0", "cannot send as JSON"),
 ])
 def test_a_broken_script_is_located(text, pointer, message):
     parsed, problems = script(text)

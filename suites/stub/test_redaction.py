@@ -5,6 +5,7 @@ reports and stderr, as the token itself is. Each spelling is checked in each out
 from __future__ import annotations
 
 import base64
+import io
 import json
 import re
 
@@ -330,3 +331,109 @@ def test_what_a_runtime_writes_before_its_first_request_is_held_until_its_token_
     assert capsys.readouterr().err == (
         "12345\n67890\nwirecheck: 7 more characters the runtime wrote on its stderr before its first request are not "
         "shown: the first 12 were held until a token to cut from them was known\n")
+
+
+# -- issue 41: wrappers of any depth, every credential header, keys learnt late --------------------------------------
+
+
+def _percent(text: str) -> str:
+    return "".join(f"%{b:02X}" for b in text.encode())
+
+
+def _escapes(text: str) -> str:
+    return "".join(f"\\u{u:04x}" for u in _utf16(text))
+
+
+def _wrapped(text: str) -> dict[str, str]:
+    """`text` inside wrappers an echo nests: each encoder applied again and again, and one inside another."""
+    from urllib.parse import quote
+
+    return {
+        "reserved characters percent-encoded twice (xopc%255Frt%255F…)": text.replace("_", "%255F").replace(
+            "-", "%252D"),
+        "reserved characters percent-encoded three times": text.replace("_", "%25255F").replace("-", "%25252d"),
+        "urllib's quote twice": quote(quote(text, safe=""), safe=""),
+        "every character percent-encoded twice": _percent(_percent(text)),
+        "a JSON string in a JSON string": json.dumps(json.dumps(_escapes(text))[1:-1])[1:-1],
+        "JSON escapes three strings deep": json.dumps(json.dumps(json.dumps(text)[1:-1])[1:-1])[1:-1],
+        "percent-encoded JSON escapes": quote(_escapes(text), safe=""),
+        "every character of JSON escapes percent-encoded": _percent(_escapes(text)),
+        "\\x escapes": "".join(f"\\x{ord(c):02x}" if ord(c) < 0x100 else c for c in text),
+        "HTML decimal references": "".join(f"&#{ord(c)};" for c in text),
+        "HTML hex references, escaped again": "".join(f"&amp;#X{ord(c):X};" for c in text),
+        "base64, its + and / percent-encoded twice": quote(quote(_b64(b"ab" + text.encode()), safe=""), safe=""),
+    }
+
+
+@pytest.mark.parametrize("alone", [False, True], ids=["the token", "its secret part alone"])
+@pytest.mark.parametrize("name", list(_wrapped(CASED)))
+def test_a_token_is_cut_by_its_distinctive_part_whatever_wraps_it(name, alone):
+    """A double-percent-encoded xopc token (`xopc%255Frt%255F<secret>`) reached certification.jsonl and stderr: only
+    one layer of each encoding was undone (issue 41, 4)."""
+    secret = CASED.removeprefix("xopc_rt_")
+    spelled = _wrapped(secret if alone else CASED)[name]
+    cut = Secrets([CASED]).cut(f"before {spelled} after")
+    assert cut.startswith("before ") and cut.endswith(" after"), cut
+    middle = cut.removeprefix("before ").removesuffix(" after")
+    if "base64" in name:
+        assert "<redacted base64>" in middle and len(middle) < 40, middle
+    else:
+        assert re.fullmatch(r"(xopc(_|%255F|%25255F)rt(_|%255F|%25255F))?<redacted (\d+ chars|hex)>", middle), middle
+
+
+@pytest.mark.parametrize(("kept", "secret"), [
+    ("sk-ant-api03-", "Ab1_" * 20), ("sk-proj-", "Zz9-" * 12), ("ghs_", "x7Y" * 12), ("AIza", "Sy" * 17 + "Q"),
+    ("", "plain-secret-value"),
+])
+def test_a_known_credential_prefix_is_kept_and_its_secret_part_cut_alone(kept, secret):
+    """What kind of key it was stays readable (a report says an Anthropic key was echoed); the rest is cut, and cut
+    wherever it is quoted without its prefix."""
+    secrets = Secrets([kept + secret])
+    assert secrets.cut(f"[{kept}{secret}]") == f"[{kept}<redacted {len(secret)} chars>]"
+    assert secrets.cut(f"[{secret.upper()}]") == f"[<redacted {len(secret)} chars>]"
+
+
+def _exchange(headers: dict[str, str], body: str = "", answer: str = "") -> Exchange:
+    return Exchange("POST", "http://127.0.0.1:1/v1/messages", headers, body.encode(), 200,
+                    {"content-type": "application/json"}, answer.encode(), now(), 1.0)
+
+
+@pytest.mark.parametrize(("name", "value", "secret"), [
+    ("x-api-key", "sk-ant-api03-AAAAbbbbCCCCdddd", "sk-ant-api03-AAAAbbbbCCCCdddd"),  # Anthropic (Claude Code)
+    ("X-Api-Key", "sk-ant-api03-AAAAbbbbCCCCdddd", "sk-ant-api03-AAAAbbbbCCCCdddd"),
+    ("x-goog-api-key", "AIzaSyAAAAbbbbCCCCddddEEEE", "AIzaSyAAAAbbbbCCCCddddEEEE"),  # Gemini
+    ("api-key", "0123456789abcdef0123456789abcdef", "0123456789abcdef0123456789abcdef"),  # Azure OpenAI
+    ("Authorization", "Bearer sk-proj-AAAAbbbbCCCCdddd", "sk-proj-AAAAbbbbCCCCdddd"),  # OpenAI
+    ("AUTHORIZATION", "bearer sk-proj-AAAAbbbbCCCCdddd", "sk-proj-AAAAbbbbCCCCdddd"),
+    ("authorization", "sk-no-scheme-AAAAbbbbCCCC", "sk-no-scheme-AAAAbbbbCCCC"),
+    ("authorization", "Basic " + _b64(b"runtime:p4ssw0rd-of-the-user"), "p4ssw0rd-of-the-user"),
+    ("Proxy-Authorization", "Basic " + _b64(b"proxy:hunter2-hunter2"), "hunter2-hunter2"),
+])
+def test_every_credential_header_is_redacted_learnt_and_cut_from_every_echo(name, value, secret):
+    """`x-api-key` (the header Anthropic's API takes its key in) landed verbatim in the scripted model's HAR and in
+    stub.har (issue 41, 2): every credential header the modelled services use is redacted, in any spelling of its
+    name, and its value learnt as a secret, cut wherever it is echoed; a Basic credential's password too."""
+    recorder = HarRecorder()
+    recorder.add(_exchange({name: value, "openai-organization": "org-visible-identifier"},
+                           f'{{"echo": "{_percent(secret)}"}}', f'{{"echo": "{secret.upper()}"}}'))
+    (entry,) = recorder.document()["log"]["entries"]
+    headers = {h["name"]: h["value"] for h in entry["request"]["headers"]}
+    assert secret not in headers[name] and "<redacted" in headers[name], headers
+    assert headers["openai-organization"] == "org-visible-identifier"  # an account's identifier, not a credential
+    text = json.dumps(entry)
+    assert secret not in text and secret.upper() not in text and _percent(secret) not in text, text
+    assert "<redacted" in entry["request"]["postData"]["text"] and "<redacted" in entry["response"]["content"]["text"]
+
+
+def test_an_echo_recorded_before_its_key_was_learnt_is_cut_when_the_har_is_written():
+    """A program may quote its key in a request before it sends it in a credential header: the entry was written
+    with the secrets known then, and is cut again once the key is known."""
+    key = "sk-ant-api03-LateLateLate0123"
+    recorder = HarRecorder()
+    recorder.add(_exchange({}, f'{{"log": "my key is {_escapes(key)}"}}'))
+    recorder.add(_exchange({"x-api-key": key}, '{"ok": true}'))
+    written = io.BytesIO()
+    recorder.write_to(written)
+    assert key.encode() not in written.getvalue() and _escapes(key).encode() not in written.getvalue()
+    entries = orjson.loads(written.getvalue())["log"]["entries"]
+    assert entries[0]["request"]["postData"]["text"] == '{"log": "my key is sk-ant-api03-<redacted 16 chars>"}'

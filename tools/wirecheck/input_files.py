@@ -42,6 +42,7 @@ def _unreadable(path: str, reason: str, missing: bool, too_large: bool) -> Unrea
 
 
 _NOT_FOUND = {errno.ENOENT, errno.ENOTDIR}
+LOOP_REASON = "is a loop of symbolic links (each points on to the next, and none to a file)"  # outputs say it too
 
 
 def problem(path: str, what: str) -> Unreadable | None:
@@ -53,7 +54,7 @@ def problem(path: str, what: str) -> Unreadable | None:
         if exc.errno in _NOT_FOUND:
             return Unreadable(path, f"{what} not found", missing=True)
         if exc.errno == errno.ELOOP:
-            return Unreadable(path, "is a loop of symbolic links (each points on to the next, and none to a file)")
+            return Unreadable(path, LOOP_REASON)
         return Unreadable(path, f"cannot read: {exc.strerror or exc}")
     if stat.S_ISDIR(mode):
         return Unreadable(path, f"is a directory, not a {what}")

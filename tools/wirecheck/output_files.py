@@ -7,10 +7,17 @@ leaves the file that was there as it was: never a truncated report where a good 
 `together` (a certification's formats and badge) are renamed only once every one of them is whole, so a folder
 holds one run's reports or the last good ones, not a mix.
 
+A symbolic link at the path is replaced by the file, never written through: its target is not touched (a link
+committed at `reports/stub/certification.txt`, pointing at a file of the user's, would have had the report written
+over that file), and a link that loops is refused, in the words an input's loop is refused in. The one exception
+is the system's names of a process's open files (`/dev/stdout`, `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N`):
+those are written through to what they name, as a shell's redirection does, in place.
+
 What is not a regular file is written in place, as it is: a named pipe (`-o fifo`, `--capture-out fifo`) is opened
 without blocking and waited for, up to FIFO_WAIT_SECONDS, until some process reads it (opening one for writing
 would wait for a reader for ever), as an input's named pipe is waited for its writer (input_files); a device
-(`/dev/null`, `/dev/stdout`) is written directly. Every failure is `Unwritable`, naming the path and why.
+(`/dev/null`) is written directly. Every failure is `Unwritable`, naming the path and why; the folders an output
+made on its way are removed again when it fails, so a failed write leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import secrets
 import stat
 import time
@@ -48,20 +56,30 @@ class Unwritable(OSError):
 
 def check_writable(path: str | os.PathLike[str]) -> None:
     """Unwritable now, before any work, when `path` could not be written: its folder cannot be made or written to,
-    or it is a folder. Nothing is created but the folder, nothing replaced, and a named pipe is not opened (its
-    reader would see an empty output)."""
+    it is a folder, or a loop of symbolic links. Nothing is created but the folder, nothing replaced, and a named
+    pipe is not opened (its reader would see an empty output)."""
     target = Path(path)
     _folder(target)
-    if target.is_dir():
+    kind = _kind(target)
+    if kind == "folder":
         raise Unwritable(target, "it is a folder")
-    folder = _real(target).parent
-    if _kind(_real(target)) == "file" and not os.access(folder, os.W_OK):
-        raise Unwritable(target, f"the folder {folder} cannot be written to")
+    if kind == "file" and not os.access(target.parent, os.W_OK):
+        raise Unwritable(target, f"the folder {target.parent} cannot be written to")
 
 
 def written_in_place(path: str | os.PathLike[str]) -> bool:
-    """Is `path` written as it is (a named pipe, a device), so that what is written cannot be read back from it?"""
-    return _kind(_real(Path(path))) in ("fifo", "device")
+    """Is `path` written as it is (a named pipe, a device, a name of an open file), so that what is written cannot
+    be read back from it?"""
+    return _kind(Path(path)) in ("fifo", "in place")
+
+
+def location(path: str | os.PathLike[str]) -> Path:
+    """Where the bytes written to `path` land: its folder's real path and its own name (a symbolic link there is
+    replaced, not followed), or what a name of an open file names. Never raises (a loop stays as it is)."""
+    given = Path(path)
+    if _open_file_name(given):
+        return Path(os.path.realpath(given))
+    return Path(os.path.realpath(given.parent)) / given.name
 
 
 @contextmanager
@@ -87,22 +105,22 @@ class _Together:
     """Files written within one `together()`: each whole in its temporary file, all renamed at its end."""
 
     def __init__(self) -> None:
-        self._finished: list[tuple[str, Path, Path]] = []  # (temporary, real target, as given)
+        self._finished: list[tuple[str, Path]] = []  # (temporary, the path it replaces)
+        self._made: list[Path] = []  # folders made on the way to an output, removed again if the outputs fail
 
     @contextmanager
     def writing(self, path: str | os.PathLike[str], *, binary: bool = False) -> Iterator[Any]:
         given = Path(path)
-        _folder(given)
-        target = _real(given)
-        kind = _kind(target)
+        self._made += _folder(given)
+        kind = _kind(given)
         if kind == "folder":
             raise Unwritable(given, "it is a folder")
         if kind == "fifo":
             raw, temporary = _open_fifo(given), None
-        elif kind == "device":
+        elif kind == "in place":
             raw, temporary = _open_in_place(given), None
         else:
-            temporary, raw = _temporary(given, target)
+            temporary, raw = _temporary(given)
         handle = raw if binary else text_writer(raw)
         try:
             yield handle
@@ -121,14 +139,14 @@ class _Together:
                 raise Unwritable(given, _why(exc)) from None
             raise
         if temporary is not None:
-            self._finished.append((temporary, target, given))
+            self._finished.append((temporary, given))
 
     def commit(self) -> None:
         done = 0
         try:
-            for temporary, target, given in self._finished:
+            for temporary, given in self._finished:
                 try:
-                    os.replace(temporary, target)
+                    os.replace(temporary, given)  # a symbolic link there is replaced, its target left alone
                 except OSError as exc:
                     raise Unwritable(given, _why(exc)) from None
                 done += 1
@@ -136,9 +154,15 @@ class _Together:
             self.discard(done)
 
     def discard(self, start: int = 0) -> None:
-        for temporary, _, _ in self._finished[start:]:
+        """Remove the temporary files from `start` on; when none went in place, the folders made for them too."""
+        for temporary, _ in self._finished[start:]:
             _remove(temporary)
+        if start == 0:
+            for folder in reversed(self._made):  # deepest first; one that holds anything stays
+                with contextlib.suppress(OSError):
+                    os.rmdir(folder)
         self._finished.clear()
+        self._made.clear()
 
 
 @contextmanager
@@ -157,44 +181,69 @@ def together() -> Iterator[_Together]:
 # -- one file --------------------------------------------------------------------------------------------------------
 
 
-def _folder(path: Path) -> None:
+def _folder(path: Path) -> list[Path]:
+    """Make the folders on the way to `path`; the ones made, outermost first."""
+    missing = []
+    folder = path.parent
+    while not os.path.lexists(folder) and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:  # mkdir met a file on the way
+    except FileExistsError:  # mkdir met a file on the way, or a link that loops
+        try:
+            os.stat(path.parent)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise Unwritable(path, f"its folder {input_files.LOOP_REASON}") from None
         raise Unwritable(path, "a file stands where a folder of this path should be") from None
     except OSError as exc:
         raise Unwritable(path, _why(exc)) from None
+    return missing[::-1]
 
 
-def _real(path: Path) -> Path:
-    """Where the bytes go: a symbolic link's target (the link stays a link), else the path itself."""
-    return Path(os.path.realpath(path)) if path.is_symlink() else path
+# the system's names of a process's open files (what a shell's redirection made): written through, in place
+_OPEN_FILE_NAME = re.compile(r"/dev/(?:stdout|stderr|fd/[0-9]+)|/proc/(?:self|thread-self|[0-9]+)/fd/[0-9]+")
+
+
+def _open_file_name(path: Path) -> bool:
+    return _OPEN_FILE_NAME.fullmatch(os.path.abspath(path)) is not None
 
 
 def _kind(path: Path) -> str:
+    """How `path` is written: "file" (a new file put in its place, also over a symbolic link), "folder" (it cannot
+    be), "fifo" (a named pipe, once read) or "in place" (a device, or a name of an open file)."""
+    opened = _open_file_name(path)
     try:
-        mode = os.stat(path).st_mode
+        mode = (os.stat if opened else os.lstat)(path).st_mode
+        if stat.S_ISLNK(mode):
+            os.stat(path)  # followed only to find a loop: a loop is refused, any other link replaced
+            return "file"
     except FileNotFoundError:
-        return "file"
+        return "file"  # a new file, or a link to nothing (replaced)
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise Unwritable(path, input_files.LOOP_REASON) from None
         raise Unwritable(path, _why(exc)) from None
     if stat.S_ISDIR(mode):
         return "folder"
     if stat.S_ISFIFO(mode):
         return "fifo"
-    if stat.S_ISREG(mode):
+    if stat.S_ISREG(mode) and not opened:
         return "file"
-    return "device"  # a character device (/dev/null, a terminal), a socket: written as it is
+    return "in place"  # a character device (/dev/null, a terminal), a socket, what /dev/stdout names
 
 
-def _temporary(given: Path, target: Path) -> tuple[str, IO[bytes]]:
-    """A new file beside `target`, with the permissions `target` has (or a new file gets: 0666 less the umask)."""
+def _temporary(given: Path) -> tuple[str, IO[bytes]]:
+    """A new file beside `given`, with the permissions the file there has (or a new file gets: 0666 less the umask;
+    a symbolic link's target lends it none)."""
     try:
-        mode = stat.S_IMODE(os.stat(target).st_mode)
+        status = os.lstat(given)
+        mode = stat.S_IMODE(status.st_mode) if stat.S_ISREG(status.st_mode) else None
     except OSError:
         mode = None
     for _ in range(100):
-        temporary = str(target.parent / f".{target.name}.{secrets.token_hex(4)}.tmp")
+        temporary = str(given.parent / f".{given.name}.{secrets.token_hex(4)}.tmp")
         try:
             fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
             break

@@ -3,6 +3,7 @@ YAML that remembers where each mapping started, so a data file's problems can na
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +95,52 @@ def _refuse_tag(loader: Any, node: yaml.Node) -> Any:
     raise NotJson(_NOT_JSON_TAGS[node.tag], node.start_mark)
 
 
+def _not_a_json_number(text: str, value: float) -> str | None:
+    """Why a number, as written, is one no JSON value holds, or None: YAML's `.nan`, `.inf` and `-.inf` (JSON has no
+    NaN or infinities), and a number beyond the range of a double (`1.0e+400`, or its 401 digits), which JavaScript
+    reads as Infinity and Python's float as inf (json_text judges both spellings alike in a JSON text). Let through,
+    a NaN passes every `minimum` and `maximum` of a schema (each comparison is false) and reaches the code that reads
+    the file (a stub lease of NaN seconds); an infinity is a wait that never ends."""
+    if math.isnan(value):
+        return (f"{text} is not a JSON number: JSON has no NaN (RFC 8259 §6); write a number, or quote it if text is "
+                "meant")
+    if math.isfinite(value):
+        return None
+    if text.lstrip("+-").lower() in (".inf", "inf"):
+        return (f"{text} is not a JSON number: JSON has no infinities (RFC 8259 §6); write a number, or quote it if "
+                "text is meant")
+    return _beyond_a_double(text)
+
+
+def _beyond_a_double(text: str) -> str:
+    shown = text if len(text) <= 40 else f"{text[:20]}…{text[-8:]} ({len(text)} characters)"
+    return (f"the number {shown} is beyond the range of a double: JavaScript reads it as "
+            f"{'-' if text.startswith('-') else ''}Infinity, which is no JSON number (RFC 8259 §6)")
+
+
+def _float(loader: Any, node: yaml.ScalarNode) -> float:
+    value = yaml.constructor.SafeConstructor.construct_yaml_float(loader, node)
+    problem = _not_a_json_number(node.value, value)
+    if problem is not None:
+        raise NotJson(problem, node.start_mark)
+    return value
+
+
+_DOUBLE_DIGITS = 309  # an integer of more digits is beyond a double whatever they are
+
+
+def _int(loader: Any, node: yaml.ScalarNode) -> int:
+    digits = node.value.replace("_", "").lstrip("+-")
+    if not (digits.isdigit() and len(digits) > _DOUBLE_DIGITS):  # else not converted (4,300 digits: unlocated error)
+        value = yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
+        try:
+            float(value)
+            return value
+        except OverflowError:
+            pass
+    raise NotJson(_beyond_a_double(node.value), node.start_mark)
+
+
 def _too_many() -> Refused:
     return Refused(f"holds more than {WRITTEN_NODE_LIMIT:,} values, the most wirecheck reads of a YAML file (see "
                    "Limits in the README)")
@@ -155,8 +202,6 @@ def _mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict[str, Any]:
 
 
 _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
-for _tag in _NOT_JSON_TAGS:
-    _LineLoader.add_constructor(_tag, _refuse_tag)
 
 
 def load_with_lines(text: str) -> Any:
@@ -182,8 +227,11 @@ class _FastLoader(_Bounded, getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # t
         return super().construct_mapping(node, deep=deep)
 
 
-for _tag in _NOT_JSON_TAGS:
-    _FastLoader.add_constructor(_tag, _refuse_tag)
+for _loader in (_LineLoader, _FastLoader):  # what both refuse: values no JSON reader has
+    for _tag in _NOT_JSON_TAGS:
+        _loader.add_constructor(_tag, _refuse_tag)
+    _loader.add_constructor("tag:yaml.org,2002:float", _float)
+    _loader.add_constructor("tag:yaml.org,2002:int", _int)
 FAST_LOADER = _FastLoader
 
 
@@ -197,7 +245,11 @@ def parse_yaml(text: str, file: str, *, lines: bool = False) -> Any:
         _count_written(text)
         return yaml.load(text, Loader=FAST_LOADER)  # a safe loader
     except Refused as exc:
-        where = f"line {exc.mark.line + 1}, column {exc.mark.column + 1}: " if exc.mark else ""
+        where = ""
+        if exc.mark:
+            pointer = _pointer_at(text, exc.mark.index)
+            where = f"line {exc.mark.line + 1}, column {exc.mark.column + 1}" + (
+                f" ({pointer})" if pointer else "") + ": "
         raise YamlFileError(file, f"{where}{exc.message}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
@@ -205,6 +257,38 @@ def parse_yaml(text: str, file: str, *, lines: bool = False) -> Any:
         raise YamlFileError(file, f"not valid YAML: {where}{exc}") from None
     except (ValueError, TypeError, RecursionError) as exc:  # raised while building a value, e.g. a date
         raise YamlFileError(file, f"a value YAML cannot build: {exc} (quote dates meant as text)") from None
+
+
+def _pointer_at(text: str, index: int) -> str:
+    """The JSON pointer of the value (or key) written at character `index` of the text (where a value was refused),
+    "" when none is found: composed again (no value is built), walked once (an alias is walked where it is first
+    written)."""
+    from wirecheck.pointer import format_pointer
+
+    try:
+        root = yaml.compose(text, Loader=FAST_LOADER)
+    except yaml.YAMLError:
+        return ""
+    seen: set[int] = set()
+    stack: list[tuple[Any, tuple[str, ...]]] = [(root, ())] if root is not None else []
+    while stack:
+        node, path = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        children: list[tuple[Any, tuple[str, ...]]] = []
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                name = key.value if isinstance(key, yaml.ScalarNode) else "?"
+                if key.start_mark.index == index:  # a key (a block mapping starts where its first key does)
+                    return format_pointer((*path, name))
+                children.append((value, (*path, name)))
+        elif isinstance(node, yaml.SequenceNode):
+            children = [(item, (*path, str(i))) for i, item in enumerate(node.value)]
+        if node.start_mark.index == index:
+            return format_pointer(path) or "/"
+        stack.extend(reversed(children))  # in the order they are written
+    return ""
 
 
 def read_yaml_file(path: Path, *, lines: bool = False, what: str = "file") -> Any:

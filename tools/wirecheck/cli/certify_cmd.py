@@ -194,6 +194,12 @@ def register(app: typer.Typer) -> None:
                     raise fail_usage(f"{loaded.path}: the scenario's {side} role {scenario_role!r} is not a role of "
                                      f"{release.name} ({', '.join(release.roles)})")
             pairs = _env_pairs(env)
+            from wirecheck.stub.redaction import Secrets
+
+            # every value handed to the command long enough to be a secret is one (a GITHUB_TOKEN it may echo): cut
+            # from the capture (certified as it is written, as the stub's HAR is), the model's HAR, every report and
+            # stderr, in every spelling
+            secrets = Secrets([*pairs.values(), *(os.environ[name] for name in pass_env if name in os.environ)])
             # the program as the command will see it (its PATH): a usage error now, not a failed run later
             path = pairs.get("PATH", os.environ.get("PATH"))
             try:  # resolved once, here where the user is: the run starts this very program
@@ -216,15 +222,17 @@ def register(app: typer.Typer) -> None:
                 try:  # the capture is written as it is recorded: a named pipe nobody reads is a usage error here
                     record = run_scenario(positionals, loaded, target,
                                           limits=Limits(max_line_bytes, max_output_bytes), env=pairs,
-                                          pass_env=pass_env, keep_scratch=keep_scratch, program=program, copy=copy)
+                                          pass_env=pass_env, keep_scratch=keep_scratch, program=program, copy=copy,
+                                          secrets=secrets)
                 except BaseException:
                     if copy is not None:
                         copy.unlink(missing_ok=True)
                     raise
             for step in record.steps:
-                typer.echo(f"  step {step.index + 1:>2} {step.action:<11} {step.status:<7} {step.detail}", err=True)
+                typer.echo(secrets.cut(f"  step {step.index + 1:>2} {step.action:<11} {step.status:<7} {step.detail}"),
+                           err=True)
             paths = [str(copy or target)]
-            run_info = record.as_run()
+            run_info = secrets.cut_all(record.as_run())
             interrupted = record.interrupted
             role = role or loaded.implementation_role
         else:

@@ -12,6 +12,7 @@ import typer
 
 from wirecheck import exitcodes
 from wirecheck.cli.common import CONTRACTS_OPTION, fail_usage, guarded, output_file, registry
+from wirecheck.limits import MAX_SECONDS
 
 
 def register(app: typer.Typer) -> None:
@@ -104,7 +105,8 @@ def register_consumer(app: typer.Typer) -> None:
         seed: int = typer.Option(0, "--seed"),
         invalid: bool = typer.Option(True, "--invalid/--valid-only", help="Also feed labelled mutants."),
         shrink: bool = typer.Option(True, "--shrink/--no-shrink", help="Shrink each failure to a minimal example."),
-        timeout: float = typer.Option(5.0, "--timeout", min=0.01, help="Seconds per message before a hang."),
+        timeout: float = typer.Option(5.0, "--timeout", min=0.01, max=MAX_SECONDS,
+                                      help="Seconds per message before a hang."),
         json_out: Path | None = typer.Option(None, "--json", help="Write the JSON report here."),
         markdown_out: Path | None = typer.Option(None, "--markdown", help="Write the Markdown report here."),
         contracts: Path | None = CONTRACTS_OPTION,

@@ -17,7 +17,7 @@ from pathlib import Path
 import typer
 
 from wirecheck import exitcodes
-from wirecheck.cli.common import fail_usage
+from wirecheck.cli.common import fail_usage, writing_errors_as_usage
 
 import_app = typer.Typer(help="Import a release's contract from its published package (needs Node and npm).",
                          no_args_is_help=True)
@@ -95,7 +95,10 @@ def _register(folder: Path, profile: dict, version: str) -> None:
         typer.echo(f"note: {exc}", err=True)
         return
     if text is not None:
-        (root / "registry.yaml").write_text(text, encoding="utf-8")
+        from wirecheck.output_files import write_text
+
+        with writing_errors_as_usage():
+            write_text(root / "registry.yaml", text)
         typer.echo(str(root / "registry.yaml"))
 
 
@@ -126,9 +129,10 @@ def import_schema_command(
 
     if profile not in PROFILES:
         raise fail_usage(f"--profile {profile!r}: expected one of {', '.join(PROFILES)}")
-    try:
-        _, files, derivation = import_schema(schema, package=package, version=version, out=out,
-                                                  mapping_path=mapping, source_ref=source, license_path=license_file)
+    try:  # an output that cannot be written (a full disk) is a usage error naming it, and leaves nothing behind
+        with writing_errors_as_usage():
+            _, files, derivation = import_schema(schema, package=package, version=version, out=out,
+                                                 mapping_path=mapping, source_ref=source, license_path=license_file)
     except ImportRefused as exc:
         raise fail_usage(str(exc)) from None
     kinds = sum(len(m.senders) for m in derivation.methods if m.type is not None)

@@ -30,6 +30,7 @@ from wirecheck.cli.common import (
     output_folder,
     registry,
 )
+from wirecheck.limits import MAX_SECONDS
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -268,7 +269,8 @@ def register(app: typer.Typer) -> None:
             [], "--fault", metavar="ROUTE=STATUS|drop[:once|always]",
             help="Answer a route with a status, or drop the connection, once (default) or always, e.g. "
                  "renew=503 or events=drop:always; repeatable."),
-        max_seconds: float = typer.Option(300.0, "--max-seconds", min=0.1, help="Stop serving after this long."),
+        max_seconds: float = typer.Option(300.0, "--max-seconds", min=0.1, max=MAX_SECONDS,
+                                          help="Stop serving after this long."),
         out_dir: Path = typer.Option(Path("reports/stub"), "--out-dir", help="HAR capture and reports go here."),
         output_format: str = FORMAT_OPTION,
         baseline: Path | None = BASELINE_OPTION,
@@ -393,7 +395,7 @@ def register(app: typer.Typer) -> None:
                                                                       "at BASE_URL/.well-known/xopc-platform)."),
         token: str = typer.Option("xopc_rt_wirecheck_probe_0000000000000000000000", "--token",
                                   envvar="WIRECHECK_XOPC_TOKEN", help="Runtime bearer token (xopc_rt_…)."),
-        timeout: float = typer.Option(10.0, "--timeout", min=0.1,
+        timeout: float = typer.Option(10.0, "--timeout", min=0.1, max=MAX_SECONDS,
                                       help="Seconds per HTTP call, for the whole exchange (connect, request and "
                                            "the complete response): a call past it stops the probe."),
         max_leases: int = typer.Option(10, "--max-leases", min=1, help="Stop leasing after this many."),

@@ -193,8 +193,12 @@ def register(app: typer.Typer) -> None:
                     result = fleet.check_fleet(engine, release_source(contracts, spec), found, client)
             _finish(result, output_format, output, all_kinds)
         check_captures_exist(captures)
-        if output is not None and any(c != "-" and Path(c).resolve() == output.resolve() for c in captures):
-            raise fail_usage(f"--output {output} is one of the captures: the report would overwrite it")
+        if output is not None:  # os.path.realpath: Path.resolve raises RuntimeError on a loop on Python 3.11
+            from wirecheck.output_files import location
+
+            written = location(output)
+            if any(c != "-" and Path(os.path.realpath(c)) == written for c in captures):
+                raise fail_usage(f"--output {output} is one of the captures: the report would overwrite it")
         if captures.count("-") > 1:
             raise fail_usage("stdin (-) can be read only once")
         forced = _forced_kind(release, as_kind)

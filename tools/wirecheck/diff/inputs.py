@@ -12,7 +12,6 @@ Locations in the report name the input's own places (`/definitions/A`, not `/$de
 from __future__ import annotations
 
 import dataclasses
-import math
 from typing import Any
 from urllib.parse import unquote
 
@@ -46,10 +45,11 @@ _UNSUPPORTED = {
 
 
 def not_json(value: Any) -> str | None:
-    """Why a value read from YAML cannot be a JSON document, as "<JSON pointer>: <why>" (a date, an integer key,
-    NaN, bytes); None when it can. (An alias that contains itself never gets here: the YAML loader refuses it.)"""
+    """Why a value read from YAML cannot be a JSON document, as "<JSON pointer>: <why>" (a date, an integer key);
+    None when it can. (What the YAML loader refuses in every file never gets here: an alias that contains itself,
+    NaN and infinities, sets and binary data.)"""
     stack: list[tuple[Any, tuple[Any, ...]]] = [(value, ())]
-    while stack:  # YAML has dates, bytes, integer keys, NaN and infinities: JSON has none of them
+    while stack:  # YAML has dates and integer keys: JSON has neither
         item, path = stack.pop()
         if isinstance(item, dict):
             for key, child in item.items():
@@ -59,8 +59,6 @@ def not_json(value: Any) -> str | None:
                 stack.append((child, (*path, key)))
         elif isinstance(item, list):
             stack.extend((child, (*path, index)) for index, child in enumerate(item))
-        elif isinstance(item, float) and not math.isfinite(item):
-            return f"{format_pointer(path)}: {item} is not a JSON number"
         elif item is not None and not isinstance(item, str | int | float):
             return f"{format_pointer(path)}: {item!r} is a YAML {type(item).__name__}, not a JSON value (quote it)"
     return None

@@ -11,13 +11,14 @@ command asked its model, next to what it printed.
 from __future__ import annotations
 
 import contextlib
-import shutil
 import socket
 from pathlib import Path
 
+from wirecheck.output_files import write_bytes
 from wirecheck.programs.program import Scratch
 from wirecheck.stub.har import HarRecorder
 from wirecheck.stub.model import HTTP_APIS, ModelApp, ModelScript, fake_responses
+from wirecheck.stub.redaction import Secrets
 from wirecheck.stub.server import LOOPBACK, StubServer
 
 
@@ -41,9 +42,10 @@ def _free_port() -> int:
 class ModelSide:
     """`with ModelSide(script, scratch, capture) as side:` — `side.places` holds `model_url` / `model_file` for the
     scenario's placeholders; `side.finish()` stops the server, writes the evidence and returns the problems (what
-    the command asked for that the script did not expect). Without a script it does nothing."""
+    the command asked for that the script did not expect). Without a script it does nothing. `secrets`: the run's,
+    cut from the HAR; the credentials the command sends its model are learnt into it."""
 
-    def __init__(self, script: ModelScript | None, scratch: Scratch, capture: Path):
+    def __init__(self, script: ModelScript | None, scratch: Scratch, capture: Path, secrets: Secrets | None = None):
         self.script = script
         self.places: dict[str, str] = {}
         self.problems: list[str] = []
@@ -59,7 +61,9 @@ class ModelSide:
                 self.places["model_url"] = f"http://{LOOPBACK}:{_free_port()}"
                 return
             self._app = ModelApp(script)
-            self._server = StubServer(self._app, recorder=HarRecorder("wirecheck scripted model")).start()
+            # the HAR cuts the run's secrets (the values handed to the command) and the credentials it sees
+            recorder = HarRecorder("wirecheck scripted model", secrets=secrets if secrets is not None else ())
+            self._server = StubServer(self._app, recorder=recorder).start()
             self.places["model_url"] = self._server.base_url
         else:
             path = scratch.root / "model.jsonl"
@@ -85,6 +89,6 @@ class ModelSide:
             self.problems.extend(self._app.problems)
         elif "model_file" in self.places and self.evidence is None:
             self.evidence = evidence_path(self._capture, ".model.jsonl")
-            with contextlib.suppress(OSError):
-                shutil.copyfile(self.places["model_file"], self.evidence)
+            with contextlib.suppress(OSError):  # output_files: a symbolic link there is replaced, not written through
+                write_bytes(self.evidence, Path(self.places["model_file"]).read_bytes())
         return self.problems

@@ -46,6 +46,7 @@ from wirecheck.certify.identity import sha256_file
 from wirecheck.harness.closing import Closing, closing, worst
 from wirecheck.harness.runner import SHIPPED_SCENARIOS, run_scenario
 from wirecheck.harness.scenario import load_scenario, parse_step_timeouts, with_step_timeouts
+from wirecheck.yaml_lines import read_yaml_file
 
 PLAN = Path(__file__).with_name("live.yaml")
 INSTALL_SECONDS = 1200.0
@@ -95,7 +96,7 @@ class Release:
 
 
 def load_plan(path: Path = PLAN) -> dict[str, list[Release]]:
-    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    raw = read_yaml_file(path, what="live tier plan")  # the one YAML loader: NaN, sets, alias bombs refused
     plan: dict[str, list[Release]] = {}
     for cli, releases in raw["clis"].items():
         plan[cli] = [Release(cli, str(r["version"]), r["executable"], tuple(r["scenarios"]), _targets(r["certify"]),
@@ -319,7 +320,7 @@ def release_closing(release: Release, rows: list[dict[str, Any]]) -> Closing:
 
 
 def _read(path: Path) -> dict[str, Any]:
-    return yaml.safe_load(path.read_text(encoding="utf-8")) or {} if path.is_file() else {}
+    return read_yaml_file(path) or {} if path.is_file() else {}
 
 
 def _write(path: Path, value: Mapping[str, Any]) -> None:

@@ -41,6 +41,7 @@ from wirecheck.json_text import parse_json
 from wirecheck.output_files import writing
 from wirecheck.programs.program import STOP_GRACE_SECONDS, CommandError, Scratch, resolve_program
 from wirecheck.programs.signals import Terminated, shielded, terminated_by_signals
+from wirecheck.stub.redaction import Secrets
 
 FRAMED_HEADER = b'{"wirecheck_capture": 1, "framing": "directed"}\n'
 
@@ -97,6 +98,22 @@ class _Both:
     def flush(self) -> None:
         for stream in self._streams:
             stream.flush()
+
+
+class _Cut:
+    """A capture stream with the run's secrets cut from each frame (one write each), bytes that are not UTF-8 kept as
+    they were."""
+
+    def __init__(self, stream: BinaryIO, secrets: Secrets):
+        self._stream, self._secrets = stream, secrets
+
+    def write(self, data: bytes) -> int:
+        self._stream.write(self._secrets.cut(data.decode("utf-8", "surrogateescape")).encode("utf-8",
+                                                                                           "surrogateescape"))
+        return len(data)
+
+    def flush(self) -> None:
+        self._stream.flush()
 
 
 @dataclass
@@ -200,11 +217,14 @@ def run_scenario(
     keep_scratch: bool = False,
     program: str | None = None,
     copy: Path | None = None,
+    secrets: Secrets | None = None,
 ) -> RunRecord:
     """Run `argv` against the scenario, recording both directions into `capture`. `program`: argv[0] as the caller
     already resolved it (resolve_program, where the user is and with the PATH the command gets), started as is;
     without it argv[0] is resolved here. `copy`: a file recording the same, to read back what a `capture` that is a
-    named pipe or a device (output_files.written_in_place) cannot give back."""
+    named pipe or a device (output_files.written_in_place) cannot give back. `secrets` (the values handed to the
+    command) are cut from the capture (and its copy) and the scripted model's HAR, in every spelling: what is
+    certified is what is published, as the stub certifies the HAR it cut."""
     limits = limits or Limits()
     record = RunRecord(capture, list(argv), scenario)
     # written as it is recorded (output_files: in place once the run ends; a named pipe once its reader is there)
@@ -214,9 +234,11 @@ def run_scenario(
         started = time.monotonic()
         deadline = started + scenario.timeout
         both = stream if copied is None else cast(BinaryIO, _Both(stream, copied))
+        if secrets:
+            both = cast(BinaryIO, _Cut(both, secrets))
         recorder = FramedRecorder(both, scenario.harness_role, scenario.implementation_role)
         try:
-            model = ModelSide(scenario.model, scratch, capture)
+            model = ModelSide(scenario.model, scratch, capture, secrets)
         except OSError as exc:
             record.problems.append(f"cannot start the scripted model endpoint: {exc}")
             scratch.remove()
@@ -228,7 +250,7 @@ def run_scenario(
                 target = scratch.root / fill_places(name, places)
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(file_bytes(fill_places(content, places)))
-        except OSError as exc:
+        except (OSError, ValueError) as exc:  # ValueError: a name the file system cannot hold (load refuses a NUL)
             record.problems.append(f"cannot write the scenario's files: {exc}")
             model.finish()
             scratch.remove()
@@ -276,6 +298,8 @@ def run_scenario(
                 record.problems.extend(model.finish())
                 record.model_evidence, record.model_requests = model.evidence, model.requests
                 record.stderr_tail = proc.stderr_tail()
+                if secrets and proc.stderr.total > proc.stderr.limit:  # a secret the tail starts inside of: not quoted
+                    record.stderr_tail = record.stderr_tail.partition("\n")[2]
                 record.output_bytes = proc.output_bytes
                 record.duration = time.monotonic() - started
                 scratch.remove()

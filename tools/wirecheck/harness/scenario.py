@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from wirecheck.contracts.errors import ContractError, ContractProblem
+from wirecheck.limits import MAX_SECONDS
 from wirecheck.pointer import MISSING, format_pointer, parse_pointer, resolve
 from wirecheck.stub.model import ModelScript, parse_model_script
 from wirecheck.yaml_lines import LINE_KEY, YamlFileError, parse_yaml, read_text, strip_lines
@@ -68,7 +69,6 @@ DEFAULT_EXPECT_TIMEOUT = 30.0
 DEFAULT_WAIT_EXIT_TIMEOUT = 60.0
 DEFAULT_STEP_TIMEOUTS = {"expect": DEFAULT_EXPECT_TIMEOUT, "wait_exit": DEFAULT_WAIT_EXIT_TIMEOUT}
 TIMED_ACTIONS = tuple(DEFAULT_STEP_TIMEOUTS)
-MAX_SECONDS = 86400.0  # a day: any timeout or sleep above it is a mistake (milliseconds?), not a plan
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 PLACEHOLDER = re.compile(r"\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)\}")  # a whole string: ${name}, or $${name} (literal)
 
@@ -445,9 +445,9 @@ def _check_file(name: Any, content: Any, problem: Any) -> None:
     pointer = format_pointer(("files", str(name)))
     parts = str(name).split("/")
     if not isinstance(name, str) or parts[0] not in SCRATCH_FOLDERS or len(parts) < 2 or any(
-            part in ("", ".", "..") for part in parts[1:]):
+            part in ("", ".", "..") for part in parts[1:]) or "\0" in name:  # no file name holds a NUL
         problem(pointer, f"expected a path inside the scratch folders ({', '.join(f + '/' for f in SCRATCH_FOLDERS)}"
-                         f"...), with no empty, . or .. part, found {_found(name)}")
+                         f"...), with no empty, . or .. part and no NUL, found {_found(name)}")
         return
     try:
         encode_message(content)

@@ -754,7 +754,12 @@ def registry_text(root: Path, package: str, version: str, title: str, npm: str |
             text = read_text(path, "contract file")
         except Unreadable as exc:
             raise ImportRefused(str(exc)) from None
-        loaded = yaml.safe_load(text) or {}
+        from wirecheck.yaml_lines import YamlFileError, parse_yaml
+
+        try:  # the one YAML loader: what no JSON value holds (NaN, sets), alias bombs refused where they are
+            loaded = parse_yaml(text, str(path)) or {}
+        except YamlFileError as exc:
+            raise ImportRefused(str(exc)) from None
         entry = loaded.get("packages", {}).get(package) if isinstance(loaded, dict) else None
         if isinstance(entry, dict) and version in entry.get("releases", []):
             return None
@@ -771,6 +776,21 @@ def registry_text(root: Path, package: str, version: str, title: str, npm: str |
     return header + yaml.safe_dump(data, sort_keys=False, width=118, allow_unicode=True)
 
 
+def check_release_names(package: str, version: str) -> None:
+    """ImportRefused unless `package` and `version` are names a registry.yaml takes (its schema's own patterns:
+    registry.schema.json), before anything is read or written: each names a folder written (<package>/<version>/),
+    and `--version /any/dir` or `../../X` wrote five files there before the release was refused (issue 41, 6)."""
+    from wirecheck.contracts.loader import own_schema
+
+    packages = own_schema("registry.schema.json")["properties"]["packages"]
+    releases = packages["additionalProperties"]["properties"]["releases"]["items"]
+    if not re.fullmatch(packages["propertyNames"]["pattern"].strip("^$"), package):
+        raise ImportRefused(f"--package {package!r}: lower-case letters, digits and -, as contracts/<package>/")
+    if not re.fullmatch(releases["pattern"].strip("^$"), version):
+        raise ImportRefused(f"--version {version!r}: a semantic version (1.0.0, 2.1.0-beta.1) or a dated revision "
+                            "(2025-06-18), as contracts/<package>/<version>/ (registry.yaml's releases)")
+
+
 def import_schema(path: Path, *, package: str, version: str, out: Path, mapping_path: Path | None = None,
                   source_ref: str | None = None, license_path: Path | None = None
                   ) -> tuple[Path, list[Path], Derivation]:
@@ -785,9 +805,9 @@ def import_schema(path: Path, *, package: str, version: str, out: Path, mapping_
     from wirecheck.contracts.drafts import DIALECT, Untranslatable, draft_named, translate
     from wirecheck.importer.release import write_folder
     from wirecheck.json_text import parse_json
+    from wirecheck.output_files import write_text
 
-    if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", package):
-        raise ImportRefused(f"--package {package!r}: lower-case letters, digits and -, as contracts/<package>/")
+    check_release_names(package, version)
     try:  # the one bounded reader: a device, a named pipe nobody writes to or a file past 16 MiB is refused
         raw = read_bytes(path, "schema file to import")
     except Unreadable as exc:
@@ -873,8 +893,8 @@ def import_schema(path: Path, *, package: str, version: str, out: Path, mapping_
     with tempfile.TemporaryDirectory(prefix="wirecheck-import-schema-") as temp:
         trial = Path(temp)
         write_folder(files, trial / package / version)
-        (trial / "registry.yaml").write_text(registry or (out / "registry.yaml").read_text(encoding="utf-8"),
-                                             encoding="utf-8")
+        # output_files: a full disk is Unwritable (a usage error naming the file), never a bare OSError
+        write_text(trial / "registry.yaml", registry or read_text(out / "registry.yaml", "contract file"))
         try:
             release = load_registry(trial).load(f"{package}@{version}")
         except ContractError as exc:
@@ -882,14 +902,13 @@ def import_schema(path: Path, *, package: str, version: str, out: Path, mapping_
             raise ImportRefused(f"{path}: the imported release would not load:\n  {problems}") from None
         requirements, _ = merge(release, [])
         files["requirements.yaml"] = render(release, requirements)
-        (trial / package / version / "requirements.yaml").write_text(files["requirements.yaml"], encoding="utf-8")
+        write_text(trial / package / version / "requirements.yaml", files["requirements.yaml"])
         try:
             load_requirements(trial / package / version / "requirements.yaml", release)
         except ContractError as exc:  # a bug of the drafting, not of the schema: said as it is
             raise ImportRefused(f"{path}: the drafted requirement set would not load: {exc}") from None
-    folder = out / package / version
-    written = write_folder(files, folder)
+    # together: every file whole, or none in place (and no folder made for them left behind: a full disk)
+    outputs = {f"{package}/{version}/{name}": text for name, text in files.items()}
     if registry is not None:
-        (out / "registry.yaml").write_text(registry, encoding="utf-8")
-        written.append(out / "registry.yaml")
-    return folder, written, derivation
+        outputs["registry.yaml"] = registry
+    return out / package / version, write_folder(outputs, out), derivation

@@ -30,11 +30,11 @@ def load_profile(name: str) -> dict[str, Any]:
 
 
 def write_folder(files: Mapping[str, str], out: Path) -> list[Path]:
-    """A release folder: each file written as UTF-8, in name order, together (output_files: in place once every one
-    is whole); returns the paths written."""
+    """A release folder: each file (a name, or a path relative to `out`) written as UTF-8, in name order, together
+    (output_files: in place once every one is whole, a symbolic link replaced, the folders made for them removed
+    again if any fails); returns the paths written."""
     from wirecheck.output_files import together
 
-    out.mkdir(parents=True, exist_ok=True)
     written = []
     with together() as outputs:
         for name in sorted(files):

@@ -7,10 +7,13 @@ beyond MAX_RECORDED_BODY_BYTES in all are not kept: their entry says so in a `co
 
 from __future__ import annotations
 
+import base64
+import contextlib
 import datetime as dt
 import tempfile
 import threading
-from collections.abc import Iterator, Mapping
+from array import array
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -36,26 +39,52 @@ class Exchange:
     own: Mapping[str, str] | None = None  # the answer was the stub's own (stub/server.py Reply.own)
 
 
-SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
+# The headers a credential travels in, from the services wirecheck serves or models and the programs that talk to
+# them (header names are matched in any case):
+# - authorization: xopc's runtime token (Bearer); OpenAI and OpenAI-compatible keys (openai 6.49.0 client.js:272,
+#   `Authorization: Bearer ${apiKey}`; OpenCode's @ai-sdk/openai-compatible, fixtures/live/opencode@1.18.33/
+#   *.model.har); Anthropic's auth tokens (@anthropic-ai/sdk 1.17.0 client.js:443-457); any scheme (Basic, AWS4-...);
+# - proxy-authorization (RFC 9110 §11.7.1);
+# - x-api-key: Anthropic's API key (Claude Code 2.1.332 sends it: fixtures/live/claude-code@2.1.332/
+#   claude-print-plain.model.har; @anthropic-ai/sdk client.js:389 takes it as the credential);
+# - x-goog-api-key: Gemini's (@google/genai 2.32.0 dist/node/index.cjs:20058);
+# - api-key: Azure OpenAI's (openai 6.49.0 azure.js:85).
+# Not openai-organization or openai-project (openai client.js:662-663): identifiers of an account, not credentials.
+CREDENTIAL_HEADERS = frozenset({"authorization", "proxy-authorization", "x-api-key", "x-goog-api-key", "api-key"})
+SECRET_HEADERS = CREDENTIAL_HEADERS | {"cookie", "set-cookie"}
+_SCHEMED = frozenset({"authorization", "proxy-authorization"})  # `<scheme> <credentials>`
 
 
 def redact(name: str, value: str) -> str:
     """A HAR is published with the report: secrets are cut, keeping what the contract checks (the scheme and a
     known token prefix) and the length, so a malformed credential still shows as malformed."""
-    if name.lower() not in SECRET_HEADERS or not value:
+    lowered = name.lower()
+    if lowered not in SECRET_HEADERS or not value:
         return value
-    scheme, sep, token = value.partition(" ")
+    scheme, sep, token = value.partition(" ") if lowered in _SCHEMED else ("", "", value)
     if not sep:
         scheme, token = "", value
     return f"{scheme}{sep}{redact_token(token)}"
 
 
-def bearer_token(headers: Mapping[str, str]) -> str | None:
-    """The token of an `authorization: Bearer ...` header, if it is long enough to be cut elsewhere."""
-    value = next((v for k, v in headers.items() if k.lower() == "authorization"), "")
-    scheme, _, token = value.strip().partition(" ")
-    token = token.strip()
-    return token if scheme.lower() == "bearer" and len(token) >= MIN_SECRET_CHARS else None
+def credentials(headers: Mapping[str, str]) -> list[str]:
+    """The secrets a request's credential headers carry, long enough to be cut elsewhere: each header's value (without
+    its scheme), and a Basic credential's password and `user:password` too (an echo may quote it decoded)."""
+    found = []
+    for name, value in headers.items():
+        lowered = name.lower()
+        if lowered not in CREDENTIAL_HEADERS:
+            continue
+        scheme, sep, token = value.strip().partition(" ") if lowered in _SCHEMED else ("", "", value)
+        if not sep:  # no scheme: the whole value is the credential
+            scheme, token = "", value
+        token = token.strip()
+        found.append(token)
+        if scheme.lower() == "basic":
+            with contextlib.suppress(ValueError, UnicodeDecodeError):
+                pair = base64.b64decode(token, validate=True).decode("utf-8")
+                found += [pair, pair.partition(":")[2]]
+    return [secret for secret in found if len(secret.encode()) >= MIN_SECRET_CHARS]
 
 
 def _headers(headers: Mapping[str, str]) -> list[dict[str, str]]:
@@ -112,23 +141,27 @@ class HarRecorder:
     (`add`) or gives it up (`abandon`); entries finished while an earlier one is still open wait for it, at most
     one per request in flight.
 
-    Bearer tokens are secrets wherever they appear: the `authorization` header is redacted, and each token given
-    (`secrets`) or seen in a request's `authorization` is cut (`redaction.Secrets`: in every spelling an echo may
-    use) from every string of the entry too (a URL, a body, a header that echoes it), as from the texts `scrub` is
-    given (the steps, problems and stderr quotes a report or the terminal shows)."""
+    Credentials are secrets wherever they appear: every credential header is redacted (CREDENTIAL_HEADERS), and each
+    secret given (`secrets`: a token, the values a live run handed its program) or seen in a request's credential
+    header is cut (`redaction.Secrets`: in every spelling an echo may use) from every string of the entry too (a URL,
+    a body, a header that echoes it), as from the texts `scrub` is given (the steps, problems and stderr quotes a
+    report or the terminal shows). `secrets` may be a Secrets another part of the run shares: what each learns, the
+    other cuts."""
 
     def __init__(self, creator: str = "wirecheck", body_budget: int = MAX_RECORDED_BODY_BYTES,
-                 secrets: tuple[str, ...] = ()):
+                 secrets: Iterable[str] | Secrets = ()):
         self.creator = creator
         self.body_budget = body_budget
         self.body_bytes = 0  # kept so far
         self.omitted = 0  # exchanges whose bodies were not kept
-        self.secrets = Secrets(secrets)
+        self.secrets = secrets if isinstance(secrets, Secrets) else Secrets(secrets)
         self._spool = tempfile.TemporaryFile(prefix="wirecheck-har-")  # noqa: SIM115 (lives as long as this)
         self._count = 0
+        self._cut_with = array("I")  # per spooled entry: how many secrets were known when it was cut
         self._next_place = 0  # the place the next request to begin takes
         self._next_written = 0  # the place whose entry is written next
-        self._waiting: dict[int, bytes | None] = {}  # finished (None: abandoned) places after an open one
+        # finished (None: abandoned) places after an open one: the entry, and how many secrets it was cut with
+        self._waiting: dict[int, tuple[bytes, int] | None] = {}
         self.answered = 0  # exchanges that got a response (a probe that heard nothing has nothing to certify)
         self._lock = threading.Lock()
 
@@ -136,11 +169,9 @@ class HarRecorder:
         self.secrets.add(secret)
 
     def learn(self, headers: Mapping[str, str]) -> None:
-        """Take the bearer token of a request as a secret before the request is handled (what its handling says
-        is scrubbed too); `add` learns it all the same."""
-        token = bearer_token(headers)
-        if token is not None:
-            self.keep_secret(token)
+        """Take the credentials of a request (every credential header's, together) as secrets before the request is
+        handled (what its handling says is scrubbed too); `add` learns them all the same."""
+        self.secrets.add(*credentials(headers))
 
     def scrub(self, text: str) -> str:
         return self.secrets.cut(text)
@@ -159,7 +190,7 @@ class HarRecorder:
             if place not in self._waiting and place >= self._next_written:
                 self._settle(place, None)
 
-    def _settle(self, place: int, line: bytes | None) -> None:
+    def _settle(self, place: int, line: tuple[bytes, int] | None) -> None:
         """Write the entries from the oldest open place on that are finished (caller holds the lock)."""
         if place < self._next_written:  # an entry that outlived the writing of the HAR (`_release`): last
             self._settle_now(line)
@@ -172,21 +203,20 @@ class HarRecorder:
     def add(self, exchange: Exchange, place: int | None = None) -> None:
         """Record an exchange at its place (`begin`), or, without one, after every request begun so far."""
         size = len(exchange.request_body or b"") + len(exchange.response_body or b"")
-        token = bearer_token(exchange.request_headers)
         with self._lock:
             keep = self.body_bytes + size <= self.body_budget
             if keep:
                 self.body_bytes += size
             else:
                 self.omitted += 1
-        if token is not None:
-            self.secrets.add(token)
+        self.learn(exchange.request_headers)
+        known = len(self.secrets)
         line = orjson.dumps(self.secrets.cut_all(har_entry(exchange, keep)))
         with self._lock:
             if place is None:
                 place = self._next_place
                 self._next_place += 1
-            self._settle(place, line)
+            self._settle(place, (line, known))
             self.answered += exchange.status is not None
 
     def __len__(self) -> int:
@@ -200,21 +230,26 @@ class HarRecorder:
             self._settle_now(self._waiting.pop(place))
             self._next_written = place + 1
 
-    def _settle_now(self, line: bytes | None) -> None:
-        if line is not None:
-            self._spool.write(line + b"\n")
+    def _settle_now(self, entry: tuple[bytes, int] | None) -> None:
+        if entry is not None:
+            self._spool.write(entry[0] + b"\n")
+            self._cut_with.append(entry[1])
             self._count += 1
 
     def _lines(self) -> Iterator[bytes]:
-        """The recorded entries, one JSON line each, as they are at the call."""
+        """The recorded entries, one JSON line each, as they are at the call; one recorded before a secret it holds
+        was learnt (a runtime echoing a key before it sends it in a credential header) is cut again, with every
+        secret known now (a cut leaves JSON text JSON: nothing it writes needs escaping)."""
         with self._lock:
             self._release()
             self._spool.flush()
-            end = self._spool.tell()
+            cut_with = self._cut_with[:]  # one per entry spooled so far
+        known = len(self.secrets)
         with open(self._spool.fileno(), "rb", closefd=False) as spool:  # its own position: recording goes on
             spool.seek(0)
-            while spool.tell() < end and (line := spool.readline()):
-                yield line.rstrip(b"\n")
+            for secrets_then in cut_with:
+                line = spool.readline().rstrip(b"\n")
+                yield self.secrets.cut(line.decode()).encode() if secrets_then < known else line
 
     def document(self) -> dict[str, Any]:
         """The HAR as a value (whole, in memory: for tests and small runs)."""

@@ -43,6 +43,7 @@ ALWAYS = "always"
 TURN_KEYS = ("text", "tool_call", "tool_calls", "error", "times", "request_contains", "usage")
 ERROR_KEYS = ("status", "headers", "type", "message", "body")
 SCRIPT_KEYS = ("api", "turns", "side", "refused", "utility")
+MAX_TOKENS = (1 << 53) - 1  # a usage count the CLIs (JavaScript) read exactly; input + output stays within 64 bits
 SSE = {"content-type": "text/event-stream", "cache-control": "no-cache"}
 JSON = {"content-type": "application/json"}
 # the error `type` each API gives a status when the script names none (Anthropic's documented error types; the
@@ -102,7 +103,10 @@ Problem = Callable[[str, str, "int | None"], None]
 
 
 def _shown(value: Any) -> str:
-    text = orjson.dumps(strip_lines(value), default=str).decode() if not isinstance(value, str) else repr(value)
+    try:
+        text = orjson.dumps(strip_lines(value), default=str).decode() if not isinstance(value, str) else repr(value)
+    except orjson.JSONEncodeError:  # what orjson cannot write (an integer beyond 64 bits) is shown as Python has it
+        text = repr(strip_lines(value))
     return text if len(text) <= 80 else text[:79] + "…"
 
 
@@ -215,9 +219,15 @@ def _turn(raw: Any, at: str, api: str, bad: Callable[..., None]) -> Turn | None:
                                          f"{_shown(contains)}", line)
     usage = raw.get("usage", {"input": 10, "output": 5})
     if not (isinstance(usage, dict) and set(usage) - {LINE_KEY} <= {"input", "output"}
-            and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
+            and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_TOKENS
                     for k, v in usage.items() if k != LINE_KEY)):
-        before(f"{at}/usage", f"expected {{input: tokens, output: tokens}}, found {_shown(usage)}", line)
+        before(f"{at}/usage", f"expected {{input: tokens, output: tokens}}, each from 0 to {MAX_TOKENS} (JavaScript's "
+                              f"largest exact integer), found {_shown(usage)}", line)
+    try:  # what the endpoint sends is this turn's values as JSON: one it cannot write must not fail mid-run
+        orjson.dumps(strip_lines(raw))
+    except orjson.JSONEncodeError as exc:
+        before(at, f"holds a value the endpoint cannot send as JSON: {exc} (it writes integers within 64 bits, "
+                   "nesting up to 254 levels)", line)
     if before.count:
         return None
     usage = {"input": 10, "output": 5, **strip_lines(usage)}
