@@ -686,7 +686,10 @@ def behaviour_yaml(kinds: list[dict[str, Any]], schema: Mapping[str, Any], versi
             continue
         receivers.setdefault(kind["consumer"], kind["producer"])
         fields = kind.get("selector", {}).get("fields", {})
-        if fields.get("/method") == "initialize" and "protocolVersion" in _reply_properties(reply, schema):
+        # only where the release is named after the revision a handshake negotiates (MCP's dated revisions): ACP's
+        # protocolVersion is an integer, and its releases are named after the SDK whose schema they import
+        if fields.get("/method") == "initialize" and "protocolVersion" in _reply_properties(reply, schema) \
+                and re.fullmatch(r"\d{4}-\d{2}-\d{2}", version):
             handshake = kind["id"]
     if not receivers:
         return None
