@@ -182,8 +182,9 @@ def hostile(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def bench(session: nox.Session) -> None:
-    """Throughput and memory against the orjson + jsonschema-rs floor; writes reports/bench/."""
-    session.install("-e", ".")
+    """Throughput and memory against the orjson + jsonschema-rs floor, start-up from a wheel beside check-jsonschema
+    (from PyPI: the one-file job both do); writes reports/bench/."""
+    session.install("-e", ".", "check-jsonschema")
     session.run("python", "-m", "wirecheck.bench", *session.posargs)
 
 

@@ -34,6 +34,13 @@ def test_conformance_report_shows_every_round_and_their_median(tmp_path: Path) -
     scaling_md = (tmp_path / "scaling.md").read_text()
     for name, measured in methods.items():
         assert f"| {name} | {measured['seconds']:.2f} | {measured['messages_per_s']:,} |" in scaling_md
+    # start-up: wirecheck from a wheel of the checkout; beside check-jsonschema where it is installed (nox -s bench)
+    assert startup["installed"].startswith("a wheel of this checkout")
+    validate = startup["commands"]["validate"]
+    assert validate["target_over_floor_s"] == 0.2
+    checker = startup["commands"].get("check-jsonschema")
+    assert validate["met_against_check_jsonschema"] == (
+        checker is not None and validate["median_cpu_s"] <= checker["median_cpu_s"])
     # the exit status is every judgement the reports state (each depends on the host's load: not asserted itself)
     judged = [throughput["met"], report["memory"]["flat"], scaling["met"], scaling["memory"]["flat"], startup["met"]]
     assert status == (0 if all(judged) else 1)

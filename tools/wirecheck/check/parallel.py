@@ -37,19 +37,19 @@ import threading
 from array import array
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, replace
-from multiprocessing import active_children, get_context, parent_process
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from wirecheck.capture import FORM_LOOKAHEAD, CaptureFile, CaptureUnreadable, read_capture, read_lines
 from wirecheck.capture.ndjson import LineSink, iter_lines
 from wirecheck.check.engine import CheckOptions, Engine, Reading
 from wirecheck.check.result import CaptureSummary, CheckResult, GroupKey, KindCoverage, Omission, merge
 from wirecheck.findings import Finding, Severity
+
+if TYPE_CHECKING:  # multiprocessing and the pool are imported by a run that starts workers: a small one does not
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 RANGE_BYTES = 8 << 20  # a part of a split capture
 FIRST_RANGE_BYTES = 64 << 10  # the first part, read by this process: grown only until it settles the form
@@ -103,6 +103,8 @@ def start_method() -> str:
 
 
 def _context(method: str) -> Any:
+    from multiprocessing import get_context
+
     context = get_context(method)
     if method == "forkserver":  # effective once per process: before its fork server starts
         context.set_forkserver_preload(FORKSERVER_PRELOAD)
@@ -140,6 +142,8 @@ def check(engine: Engine, source: ReleaseSource, captures: Sequence[CaptureFile]
     if plan.jobs <= 1 or not (plan.forced or work >= PARALLEL_MIN_BYTES):
         with around():
             return engine.run(captures)
+    from concurrent.futures.process import BrokenProcessPool
+
     stats.workers_used = True
     stats.start_method = plan.start_method or start_method()
     # the workers, forked, inherit this engine (its release loaded, its validators compiled): none loads its own
@@ -199,6 +203,9 @@ def _workers(jobs: int, context: Any, source: ReleaseSource, options: CheckOptio
     its first task, and then its own manager thread). SIGTERM and SIGHUP within raise Terminated; leaving by it (or
     any other exception) kills the workers instead of waiting for their tasks (a capture checked whole may take
     minutes)."""
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import active_children
+
     from wirecheck.programs.signals import terminated_by_signals
 
     with terminated_by_signals(), ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker,
@@ -286,6 +293,7 @@ def _watch_parent() -> None:
     multiprocessing's parent sentinel, which becomes ready when the parent's end of a pipe closes. (With fork, a
     worker also holds the parent's ends of the pipes of the workers forked before it: the last worker sees its
     parent's end first, and each ending worker lets the one before it see its own.)"""
+    from multiprocessing import parent_process
     from multiprocessing.connection import wait
 
     parent = parent_process()
@@ -434,6 +442,8 @@ class _Split:
         self._stats = stats
 
     def __call__(self, capture: CaptureFile, reading: Reading) -> Iterator[Any]:
+        from concurrent.futures.process import BrokenProcessPool
+
         accept = reading.accept
         try:
             ranges = _ranges(capture.path, self._size, self._plan.range_bytes, self._max_line_bytes)
