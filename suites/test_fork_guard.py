@@ -7,7 +7,6 @@ import os
 import threading
 
 import pytest
-
 from suites.conftest import FORKS_BESIDE_THREADS
 
 

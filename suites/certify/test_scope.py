@@ -234,7 +234,7 @@ def test_every_format_states_the_verdict_the_exit_code_gives(request, fixture):
     expected = {0: "certified", 4: "incomplete"}[cert.exit_code]
     for name in FORMATS:
         out = render(cert, name)
-        if name == "jsonl":
+        if name == "json":
             assert json.loads(out.splitlines()[-1])["verdict"] == expected
             continue
         stated = set(re.findall(r"gate --fail-on \w+: (certified|not certified|incomplete|run failed)", out))

@@ -129,7 +129,7 @@ def _explain(path: Path, translation: Any, everything: bool) -> None:
 def register(app: typer.Typer) -> None:
     @app.command("diff")
     def diff_command(
-        specs: list[str] = typer.Argument(None, metavar="[SPEC...]", help=(
+        specs: list[str] = typer.Argument(None, metavar="SPEC...", help=(
             "OLD NEW (pkg@a pkg@b); one pkg@v (against its previous release); a package (all its pairs and the "
             "transitive matrix); nothing (every package). With --against: the working tree's releases.")),
         against: str = typer.Option(None, "--against", help=(
@@ -138,7 +138,8 @@ def register(app: typer.Typer) -> None:
         output_format: str = typer.Option("text", "--format", "-f", help=f"One of: {', '.join(FORMAT_NAMES)}."),
         output: Path = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
         fail_on: str = typer.Option("breaking", "--fail-on", help=(
-            "breaking (a break proven for a protected consumer) | warning | never; diff/gate.py.")),
+            "breaking (a break proven for a protected consumer) | warning (also a latent or undecided change) | "
+            "never (report only).")),
         waivers: Path = typer.Option(None, "--waivers", help="YAML waivers: fingerprint, reason, who, expires."),
         compat: str = typer.Option("full", "--compat", help="Directions that count: forward | backward | full."),
         consumers: str = typer.Option("tolerant", "--consumers", help=(
