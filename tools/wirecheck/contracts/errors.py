@@ -45,14 +45,17 @@ def located(problems: Iterable[ContractProblem]) -> list[ContractProblem]:
 
 
 class ContractError(Exception):
-    """One or more problems in `contracts/`, or an unknown package/version asked for by a user."""
+    """One or more problems in `contracts/` (or in another file wirecheck reads: `what` names it, "stub scenario"),
+    or an unknown package/version asked for by a user. A problem said twice (a schema's `required` reports each
+    missing member, and each report names them all) is kept once."""
 
-    def __init__(self, problems: list[ContractProblem] | ContractProblem | str):
+    def __init__(self, problems: list[ContractProblem] | ContractProblem | str, what: str = "contract"):
         if isinstance(problems, str):
             problems = [ContractProblem("", "", problems)]
         elif isinstance(problems, ContractProblem):
             problems = [problems]
-        self.problems = problems
+        self.problems = list(dict.fromkeys(problems))
+        self.what = what
         super().__init__("\n".join(str(p) for p in problems))
 
 
