@@ -410,7 +410,9 @@ def install_lines() -> list[tuple[str, int, str]]:
 
 
 def filled(text: str, installed: Installed, sha: str) -> str:
-    return (text.replace("<wirecheck-url>", installed.source.as_uri()).replace("<commit>", sha)
+    # a file URL with a host: a pip as old as Debian 12's (23.0.1) refuses `git+file:///...` (no host)
+    url = "file://localhost" + installed.source.as_posix()
+    return (text.replace("<wirecheck-url>", url).replace("<commit>", sha)
             .replace("<owner>/wirecheck", "local/wirecheck"))
 
 
@@ -598,7 +600,7 @@ def test_the_action_diffs_the_checkouts_contracts_against_head(installed, tmp_pa
     ran = same.run()
     assert [(name, code) for name, code, _ in ran] == [("Install wirecheck", 0), ("Run wirecheck", 0), UPLOADED,
                                                        ("Verdict", 0)], ran
-    assert "demo 1.0.0 (HEAD) → 1.0.0" in same.summary.read_text()
+    assert "No changes on the wire (against HEAD): demo 1.0.0." in same.summary.read_text()
     bare = tmp_path / "no-contracts"
     bare.mkdir()
     run(["git", "init", "-q", bare])

@@ -226,8 +226,8 @@ def test_rules_prints_both_catalogues() -> None:
     assert data["checks"] == [] and {"id", "breaks", "bump"} <= set(data["diff"][0])
 
 
-@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
-def test_against_a_git_ref(tmp_path: Path) -> None:
+def _committed_contracts(tmp_path: Path) -> tuple[Path, list[str]]:
+    """A git repository whose contracts/ (the shop catalogs) is committed, then edited: a value added to an enum."""
     repo = tmp_path / "repo"
     shutil.copytree(CATALOGS, repo / "contracts")
     git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
@@ -236,6 +236,12 @@ def test_against_a_git_ref(tmp_path: Path) -> None:
     subprocess.run([*git, "commit", "-q", "-m", "contracts"], check=True)
     stream = repo / "contracts/shop/2.0.0/stream.json"
     stream.write_text(stream.read_text().replace('"enum": ["busy", "idle"]', '"enum": ["busy", "idle", "paused"]'))
+    return repo, git
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_against_a_git_ref(tmp_path: Path) -> None:
+    repo, git = _committed_contracts(tmp_path)
     contracts = repo / "contracts"
     code, out, _ = wirecheck("diff", "--against", "HEAD", "shop@2.0.0", contracts=contracts)
     assert code == 1 and "ENUM_VALUE_ADDED" in out and '"state":"paused"' in out
@@ -267,15 +273,8 @@ def test_against_without_contracts_compares_the_checkouts_contracts_folder(tmp_p
     """`diff --against HEAD` alone (the Action's `command: diff, against: HEAD`, the pre-commit hook) compares
     contracts/ at the top of the checkout it runs in, from any folder of it; where there is none, one line says
     which flag is missing (issue 42, 1: the installed contracts, "not inside a git checkout", three times)."""
-    repo = tmp_path / "repo"
-    shutil.copytree(CATALOGS, repo / "contracts")
+    repo, _ = _committed_contracts(tmp_path)
     (repo / "src").mkdir()
-    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
-    subprocess.run([*git, "init", "-q"], check=True)
-    subprocess.run([*git, "add", "contracts"], check=True)
-    subprocess.run([*git, "commit", "-q", "-m", "contracts"], check=True)
-    stream = repo / "contracts/shop/2.0.0/stream.json"
-    stream.write_text(stream.read_text().replace('"enum": ["busy", "idle"]', '"enum": ["busy", "idle", "paused"]'))
     env = {k: v for k, v in os.environ.items() if k != "WIRECHECK_CONTRACTS"}
     env["GIT_CEILING_DIRECTORIES"] = str(tmp_path)  # `outside` is in no checkout, wherever the tests run
 
