@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from pathlib import Path
 
@@ -51,6 +52,10 @@ def threads_at_fork() -> int:
 
 
 def _note_fork_beside_threads() -> None:
+    # subprocess runs these hooks too when given a preexec_fn (the tests' close a descriptor, then exec): not a fork
+    # that goes on running Python, which is what CPython warns of
+    if sys._getframe(1).f_code.co_name == "_execute_child":
+        return
     threads = threads_at_fork()
     if threads > 1:
         names = ", ".join(thread.name for thread in threading.enumerate())
