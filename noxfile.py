@@ -127,8 +127,29 @@ def _minors() -> str:
     return ", ".join(f"{major}.{minor}" for major, minor in SUPPORTED)
 
 
+def _announced(argv: list[str]) -> str | None:
+    """The line naming the Pythons `nox -s tests` runs on, when this nox run includes the tests (named with -s /
+    --session / -k, or the default sessions): printed as the noxfile loads, so that it is the run's first line, as
+    the README says (a session's own log comes after nox's lines about its virtualenv)."""
+    named, taking = [], False
+    for arg in argv[1:]:
+        if arg == "--":
+            break
+        if taking and not arg.startswith("-"):
+            named.append(arg)
+            continue
+        taking = arg in ("-s", "--session", "--sessions", "-e", "-k")
+        if arg.startswith(("--session=", "--sessions=", "-k=")):
+            named.append(arg.split("=", 1)[1])
+    if named and not any(name.startswith("tests") or "tests" in name.split() for name in named):
+        return None
+    return f"nox > tests: {WHY}"
+
+
 FOUND = _found()
 TEST_PYTHONS, TEST_IDS, WHY = _chosen(FOUND)
+if (_line := _announced(sys.argv)) is not None and Path(sys.argv[0]).name in ("nox", "__main__.py", "nox.exe"):
+    print(_line, file=sys.stderr, flush=True)
 # the installed-wheel tier runs once: on the oldest chosen, Debian's python3 where it is the oldest, the Python a
 # user of `apt install pipx` installs the wheel with
 INSTALLED_ON = min(TEST_PYTHONS, key=lambda it: it.version)
@@ -182,8 +203,9 @@ def hostile(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def bench(session: nox.Session) -> None:
-    """Throughput and memory against the orjson + jsonschema-rs floor; writes reports/bench/."""
-    session.install("-e", ".")
+    """Throughput and memory against the orjson + jsonschema-rs floor, start-up from a wheel beside check-jsonschema
+    (from PyPI: the one-file job both do); writes reports/bench/."""
+    session.install("-e", ".", "check-jsonschema")
     session.run("python", "-m", "wirecheck.bench", *session.posargs)
 
 

@@ -65,9 +65,12 @@ def test_the_reference_validator_is_time_bounded(short_budget):
         validator.is_valid(NEAR_MISS)
 
 
-def _child_matches(pipe, parents_pipes) -> None:
-    """In a forked child: match, and say which helper answered and whether it still holds the parent's pipes."""
-    answers = [search("^b+$", "bbb"), search("^b+$", "abc")]
+FORKED_CHILD = """import json, multiprocessing, os, sys
+from wirecheck import ecma_regex
+from wirecheck.ecma_regex import search
+
+
+def held_pipes():
     held = set()
     for fd in os.listdir("/proc/self/fd"):
         try:
@@ -75,35 +78,56 @@ def _child_matches(pipe, parents_pipes) -> None:
         except OSError:
             continue
         held.add((info.st_dev, info.st_ino))
+    return held
+
+
+def child(pipe, parents_pipes):
+    answers = [search("^b+$", "bbb"), search("^b+$", "abc")]
     pipe.send((answers, ecma_regex._helper._process.pid if ecma_regex._helper._process else None,
-               bool(held & parents_pipes)))
+               bool(held_pipes() & parents_pipes)))
     pipe.close()
 
 
-def test_a_forked_child_starts_its_own_helper_and_leaves_the_parents_alone(short_budget):
-    """-j's workers are forked (check/parallel.py) and inherit this module: a child that used the parent's pipe
-    would read answers meant for the parent, one that kept it open would keep the parent's helper alive, and one
-    forked while another thread held the helper's lock would wait for ever. The child drops the parent's pipe and
-    starts its own helper; the parent's goes on answering."""
-    import multiprocessing
-
+if __name__ == "__main__":
     assert search("^a+$", "aaa")
     parent_helper = ecma_regex._helper._process.pid
     parents_pipes = {(info.st_dev, info.st_ino) for info in (
         os.fstat(ecma_regex._helper._send.fileno()), os.fstat(ecma_regex._helper._receive.fileno()))}
     receive, send = multiprocessing.Pipe(duplex=False)
-    child = multiprocessing.get_context("fork").Process(target=_child_matches, args=(send, parents_pipes))
-    with ecma_regex._helper._lock:  # another thread in the middle of a match when the fork happens
-        child.start()
+    forked = multiprocessing.get_context("fork").Process(target=child, args=(send, parents_pipes))
+    with ecma_regex._helper._lock:  # held at the fork, as if in the middle of a match
+        forked.start()
     try:
-        assert receive.poll(30), "the child hangs on the parent's lock"
+        if not receive.poll(30):
+            sys.exit("the child hangs on the parent's lock")
         answers, child_helper, holds_parents = receive.recv()
-        child.join(30)
+        forked.join(30)
     finally:
-        child.kill()
-    assert child.exitcode == 0
-    assert answers == [True, False]
-    assert child_helper is not None and child_helper != parent_helper
-    assert not holds_parents  # else the parent's helper would outlive the parent's close while the child lives
-    assert ecma_regex._helper._process.pid == parent_helper
-    assert search("^a+$", "aaa") and not search("^a+$", "ab")
+        forked.kill()
+    print(json.dumps({"exitcode": forked.exitcode, "answers": answers,
+                      "own_helper": child_helper is not None and child_helper != parent_helper,
+                      "holds_parents": holds_parents, "parent_kept": ecma_regex._helper._process.pid == parent_helper,
+                      "parent_answers": [search("^a+$", "aaa"), search("^a+$", "ab")]}))
+"""
+
+
+def test_a_forked_child_starts_its_own_helper_and_leaves_the_parents_alone(tmp_path):
+    """-j's workers are forked (check/parallel.py, from a process of one thread) and inherit this module: a child
+    that used the parent's pipe would read answers meant for the parent, one that kept it open would keep the
+    parent's helper alive, and one forked while the helper's lock was held would wait for ever. The child drops the
+    parent's pipe and starts its own helper; the parent's goes on answering. Run in a fresh process, of one thread
+    as the CLI is (a test process has others: no fork there, suites/conftest.py)."""
+    import subprocess
+    import sys
+
+    import orjson
+
+    script = tmp_path / "forked_child.py"
+    script.write_text(FORKED_CHILD)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    facts = orjson.loads(done.stdout)
+    assert facts["exitcode"] == 0 and facts["answers"] == [True, False]
+    assert facts["own_helper"]
+    assert not facts["holds_parents"]  # else the parent's helper would outlive the parent's close while the child lives
+    assert facts["parent_kept"] and facts["parent_answers"] == [True, False]

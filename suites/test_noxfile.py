@@ -112,3 +112,17 @@ def test_the_supported_pythons_are_the_classifiers_and_start_at_requires_python(
     assert floor and minors[0] == (int(floor[1]), int(floor[2]))
     assert minors == [(3, minor) for minor in range(minors[0][1], minors[-1][1] + 1)]  # no minor skipped
     assert minors[0] <= tuple(sys.version_info[:2]) <= minors[-1]  # the tests run on a supported Python
+
+
+def test_a_run_of_the_tests_names_its_pythons_in_its_first_line(noxfile):
+    """The README: the test command's first line names the Pythons found (it was the fourth, after nox's lines
+    about the session's virtualenv): the noxfile prints it as nox loads it, for a run that includes the tests."""
+    line = noxfile._announced(["nox", "-s", "tests"])
+    assert line == f"nox > tests: {noxfile.WHY}"
+    assert noxfile._announced(["nox"]) == line  # the default sessions include the tests
+    assert noxfile._announced(["nox", "-s", "tests(newest)"]) == line
+    assert noxfile._announced(["nox", "--session=tests(oldest)"]) == line
+    assert noxfile._announced(["nox", "-s", "lint"]) is None and noxfile._announced(["nox", "-s", "bench"]) is None
+    assert noxfile._announced(["nox", "-s", "lint", "--", "-s", "tests"]) is None  # after --: the session's own
+    source = (ROOT / "noxfile.py").read_text()
+    assert "print(_line, file=sys.stderr" in source  # printed at load, before any session's output

@@ -45,7 +45,7 @@ def test_out_dir_writes_every_format_and_the_badge(framed, tmp_path):
     assert result.exit_code == 0
     names = sorted(p.name for p in out.iterdir())
     assert names == ["badge.svg", "certification.html", "certification.jsonl", "certification.junit.xml",
-                     "certification.md", "certification.txt"]
+                     "certification.md", "certification.sarif", "certification.txt"]
     assert "<svg" in (out / "badge.svg").read_text()
     assert "gate --fail-on MUST: certified" in result.output  # the result, on the terminal
     target = tmp_path / "r.md"

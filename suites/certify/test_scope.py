@@ -8,6 +8,7 @@ import io
 import json
 import re
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -234,7 +235,7 @@ def test_every_format_states_the_verdict_the_exit_code_gives(request, fixture):
     expected = {0: "certified", 4: "incomplete"}[cert.exit_code]
     for name in FORMATS:
         out = render(cert, name)
-        if name == "jsonl":
+        if name == "json":
             assert json.loads(out.splitlines()[-1])["verdict"] == expected
             continue
         stated = set(re.findall(r"gate --fail-on \w+: (certified|not certified|incomplete|run failed)", out))
@@ -256,3 +257,26 @@ def test_the_cli_exits_4_for_incomplete_and_0_once_the_gap_is_declared(framed, t
     for option in ("--scope", "--baseline"):  # one file, two names
         result = CliRunner().invoke(app, [*base, option, str(scope)])
         assert result.exit_code == 0 and "CERTIFIED" in result.output, result.output
+
+
+def test_a_role_with_no_requirement_exercised_is_never_certified(tmp_path):
+    """Issue 42, 3: `certify … --role reader` of a capture its reader wrote nothing in, the one MUST declared out of
+    scope, was CERTIFIED with nothing about the reader tested. Now INCOMPLETE (exit 4), saying so and where a
+    reader is certified (fuzz-consumer)."""
+    from typer.testing import CliRunner
+
+    from wirecheck.cli.app import app
+
+    root = Path(__file__).resolve().parents[2]
+    scope = tmp_path / "scope.yaml"
+    scope.write_text("out_of_scope:\n  - {id: CLAUDE-PRINT-2.1.218-WELL-FORMED, reason: the reader writes nothing, "
+                     "evidence: it only reads claude's stdout}\n")
+    capture = str(root / "fixtures/claude-code-print/2.1.218/valid/results.ndjson")
+    result = CliRunner().invoke(app, ["certify", "claude-code-print@2.1.218", capture, "--role", "reader",
+                                      "--scope", str(scope)])
+    assert result.exit_code == 4, result.output
+    assert "incomplete (no requirement on role reader was exercised: nothing about it was tested (a reader is " \
+           "certified with wirecheck fuzz-consumer))" in result.output
+    # the writer's role, exercised by the same capture, is still certified
+    writer = CliRunner().invoke(app, ["certify", "claude-code-print@2.1.218", capture, "--role", "claude-code"])
+    assert writer.exit_code == 0, writer.output

@@ -27,6 +27,20 @@ def test_conformance_report_shows_every_round_and_their_median(tmp_path: Path) -
     startup = orjson.loads((tmp_path / "startup.json").read_bytes())
     assert scaling["memory"]["lines"] == [200, 2000] and set(scaling["corpora"]) == {
         "one large capture", "many small captures"}
+    # what each start method costs, beside the CLI's choice (fork: this bench's runs are processes of one thread)
+    methods = scaling["start_methods"]
+    assert list(methods) == ["fork", "forkserver", "spawn"] and methods["fork"]["over_fork_s"] == 0
+    assert {run["start_method"] for run in scaling["memory"]["runs"]} == {"fork"}
+    scaling_md = (tmp_path / "scaling.md").read_text()
+    for name, measured in methods.items():
+        assert f"| {name} | {measured['seconds']:.2f} | {measured['messages_per_s']:,} |" in scaling_md
+    # start-up: wirecheck from a wheel of the checkout; beside check-jsonschema where it is installed (nox -s bench)
+    assert startup["installed"].startswith("a wheel of this checkout")
+    validate = startup["commands"]["validate"]
+    assert validate["target_over_floor_s"] == 0.2
+    checker = startup["commands"].get("check-jsonschema")
+    assert validate["met_against_check_jsonschema"] == (
+        checker is not None and validate["median_cpu_s"] <= checker["median_cpu_s"])
     # the exit status is every judgement the reports state (each depends on the host's load: not asserted itself)
     judged = [throughput["met"], report["memory"]["flat"], scaling["met"], scaling["memory"]["flat"], startup["met"]]
     assert status == (0 if all(judged) else 1)

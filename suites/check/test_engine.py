@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import orjson
 import pytest
 
@@ -57,6 +59,9 @@ def test_tolerant_violation_is_an_error_with_expected_and_found(demo, write_line
     assert finding.expected == 'pattern: "^\\\\d+\\\\.\\\\d+\\\\.\\\\d+$"'
     assert finding.found == '"1.0"'
     assert finding.schema_location.endswith("/demo/1.0.0/stream.json#/$defs/Hello/properties/version/pattern")
+    # the file a user can open, not the schema's $id (https://contracts.wirecheck.invalid/..., issue 42, 6)
+    file, _, _ = finding.schema_location.partition("#")
+    assert file == (demo.root / "stream.json").as_posix() and Path(file).is_file()
 
 
 def test_error_and_unknown_field_in_one_message_are_both_reported(demo, write_lines):
@@ -71,7 +76,7 @@ def test_failed_union_is_reported_through_the_branch_the_discriminator_chose(dem
     result = check_captures(demo, [write_lines([HELLO, {"type": "event", "payload": {"kind": "count", "count": -1}}])])
     (finding,) = result.findings
     assert finding.pointer == "/payload/count"
-    assert finding.message.startswith("(as kind \"count\") -1 is less than the minimum of 0")
+    assert finding.message.startswith("(as kind \"count\") expected at least 0, found -1")
 
 
 def test_pattern_digits_are_ascii_and_dollar_is_end_of_string(demo, write_lines):

@@ -8,8 +8,6 @@ import os
 import random
 import re
 import signal
-import threading
-from contextlib import contextmanager
 from pathlib import Path
 
 import orjson
@@ -167,9 +165,10 @@ def test_the_commands_report_the_same_on_one_and_several_processes(tmp_path, com
         out = tmp_path / f"{command}-{jobs}.json"
         args = [command, "xopc@0.0.253", *captures, "-j", jobs]
         args += ["--format", "json", "-o", str(out)] if command == "validate" else ["--format", "jsonl", "-o", str(out)]
-        proc = subprocess.run([sys.executable, "-m", "wirecheck", *args], capture_output=True, text=True,
-                              timeout=600)
+        proc = subprocess.run([sys.executable, "-W", "default", "-m", "wirecheck", *args], capture_output=True,
+                              text=True, timeout=600)
         assert proc.returncode == 1, proc.stderr  # the invalid fixtures fail
+        assert "multi-threaded" not in proc.stderr  # the CLI forks its workers from a process of one thread
         reports.append(out.read_bytes())
     if command == "certify":  # the identity block's timestamp differs between runs
         reports = [re.sub(rb'"timestamp":"[^"]*"', b"", r) for r in reports]
@@ -239,84 +238,107 @@ def test_a_worker_that_dies_loses_nothing(tmp_path, monkeypatch, what):
     assert snapshot(result) == snapshot(sequential)
 
 
-_FORKS: list[set[str]] | None = None  # while a test watches: the threads alive at each fork of this process
+FORKED_BESIDE_A_DISPLAY = """import json, sys, threading
+from contextlib import contextmanager
+import os
+from wirecheck.capture import CaptureFile
+from wirecheck.check import parallel
+from wirecheck.check.engine import CheckOptions, Engine
+from wirecheck.contracts import load_registry
+forks, stop = [], threading.Event()
+os.register_at_fork(before=lambda: forks.append(sorted(t.name for t in threading.enumerate())))
+
+@contextmanager
+def progress():
+    thread = threading.Thread(target=stop.wait, name="progress-display")
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+registry = load_registry(sys.argv[1])
+engine = Engine(registry.load("qoder-agent-sdk@1.0.23"), CheckOptions(), registry.load)
+stats = parallel.Stats()
+result = parallel.check(engine, parallel.ReleaseSource(sys.argv[1], "qoder-agent-sdk@1.0.23"),
+                        [CaptureFile(path) for path in sys.argv[2:]], parallel.Plan(jobs=2, forced=True), stats,
+                        around=progress)
+print(json.dumps([stats.start_method, result.messages, forks]))
+"""
 
 
-def _note_fork() -> None:
-    if _FORKS is not None:
-        _FORKS.append({thread.name for thread in threading.enumerate()})
-
-
-os.register_at_fork(before=_note_fork)
-
-
-def test_workers_are_forked_before_a_progress_display_starts_its_thread(tmp_path):
+def test_workers_are_forked_before_a_progress_display_starts_its_thread():
     """A thread alive at a fork may hold a lock (stderr's, rich's) that stays locked in the worker for ever, and
-    Python 3.12 warns on every such fork: the display `around` the run starts only once the workers are up."""
-    global _FORKS
-    stop, entered = threading.Event(), []
-
-    @contextmanager
-    def progress():
-        thread = threading.Thread(target=stop.wait, name="progress-display")
-        thread.start()
-        entered.append(True)
-        try:
-            yield
-        finally:
-            stop.set()
-            thread.join()
+    Python 3.12 warns on every such fork: in a process of one thread (the CLI's) the workers are forked, and the
+    display `around` the run starts only once they are up."""
+    import subprocess
+    import sys
 
     folder = FIXTURES / "qoder-agent-sdk" / "1.0.23"
-    captures = [CaptureFile(str(p)) for p in sorted(folder.rglob("*.ndjson"))]
-    registry = load_registry(CONTRACTS)
-    engine = Engine(registry.load("qoder-agent-sdk@1.0.23"), CheckOptions(), registry.load)
-    _FORKS = []
-    try:
-        result = check(engine, ReleaseSource(str(CONTRACTS), "qoder-agent-sdk@1.0.23"), captures,
-                       Plan(jobs=2, forced=True), around=progress)
-    finally:
-        forks, _FORKS = _FORKS, None
-    assert entered and result.messages
-    assert len(forks) == 2 and not any("progress-display" in names for names in forks)
+    captures = [str(p) for p in sorted(folder.rglob("*.ndjson"))]
+    done = subprocess.run([sys.executable, "-c", FORKED_BESIDE_A_DISPLAY, str(CONTRACTS), *captures],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "multi-threaded" not in done.stderr
+    method, messages, forks = orjson.loads(done.stdout)
+    assert method == "fork" and messages > 0
+    assert forks == [["MainThread"], ["MainThread"]]
 
 
-def test_workers_are_spawned_not_forked_while_another_thread_runs(monkeypatch):
+START_METHOD_HERE = """import threading
+from wirecheck.check import parallel
+alone = parallel.start_method()
+stop = threading.Event()
+other = threading.Thread(target=stop.wait)
+other.start()
+beside = parallel.start_method()
+stop.set()
+other.join()
+print(alone, beside, parallel.start_method())
+"""
+
+
+def test_workers_are_forked_only_by_a_process_of_one_thread(monkeypatch):
     """A fork copies the locks another thread holds, locked for good in the child: with a thread of someone else's
-    alive (a library caller's, a test runner's), workers are spawned; a process of one thread forks them."""
-    import threading
+    alive (a library caller's, a test runner's, one Python does not know of), workers come from a fork server; a
+    process of one thread forks them; where fork is not safe (macOS) or missing (Windows) they are spawned."""
+    import subprocess
+    import sys
 
     from wirecheck.check import parallel
 
-    monkeypatch.setattr(parallel, "START_METHOD", "fork")
-    assert parallel.start_method() == "fork"
-    stop = threading.Event()
-    other = threading.Thread(target=stop.wait)
-    other.start()
-    try:
-        assert parallel.start_method() == "spawn"
-    finally:
-        stop.set()
-        other.join()
-    monkeypatch.setattr(parallel, "START_METHOD", "spawn")
+    done = subprocess.run([sys.executable, "-c", START_METHOD_HERE], capture_output=True, text=True, timeout=120,
+                          check=True)
+    assert done.stdout.split() == ["fork", "forkserver", "fork"]
+    # this test process: what the kernel counts decides, threads Python does not know of included (xdist's)
+    assert parallel.start_method() == ("fork" if parallel.threads_running() == 1 else "forkserver")
+    monkeypatch.setattr(parallel, "FORK_SAFE_PLATFORM", False)
     assert parallel.start_method() == "spawn"
 
 
-def test_spawned_workers_load_the_release_and_agree(tmp_path, monkeypatch):
-    """Where fork is not safe (macOS) or missing (Windows), workers are spawned and load the release themselves:
+@pytest.mark.parametrize("method", ["forkserver", "spawn"])
+def test_workers_that_load_the_release_themselves_agree(tmp_path, method):
+    """Workers from a fork server (beside other threads) or spawned (macOS, Windows) load the release themselves:
     whole captures and a split stream get the sequential answer that way too."""
     from wirecheck.check import parallel
 
-    monkeypatch.setattr(parallel, "START_METHOD", "spawn")
     folder = FIXTURES / "qoder-agent-sdk" / "1.0.23"
     streams = sorted(str(p) for p in folder.rglob("*.ndjson") if b"wirecheck_capture" not in p.read_bytes()[:200])
     joined = tmp_path / "joined.ndjson"
     joined.write_bytes(b"".join(Path(p).read_bytes().rstrip(b"\n") + b"\n" for p in streams))
     assert joined.stat().st_size > 4 * 8192  # split into several parts
-    sequential, spawned = _both("qoder-agent-sdk@1.0.23", [*streams, str(joined)],
-                                plan=Plan(jobs=2, forced=True, range_bytes=4096, split_min_bytes=8192))
+    stats = parallel.Stats()
+    registry = load_registry(CONTRACTS)
+    engine = Engine(registry.load("qoder-agent-sdk@1.0.23"), CheckOptions(), registry.load)
+    captures = [*streams, str(joined)]
+    sequential = engine.run(CaptureFile(c) for c in captures)
+    started = check(engine, ReleaseSource(str(CONTRACTS), "qoder-agent-sdk@1.0.23"),
+                    [CaptureFile(c) for c in captures],
+                    Plan(jobs=2, forced=True, range_bytes=4096, split_min_bytes=8192, start_method=method), stats)
+    assert stats.start_method == method
     assert sequential.findings
-    assert snapshot(spawned) == snapshot(sequential)
+    assert snapshot(started) == snapshot(sequential)
 
 
 PARENT = """import os, signal, sys, time
@@ -336,7 +358,7 @@ with parallel._workers(2, get_context(sys.argv[1]), source, CheckOptions()) as p
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="reads Linux /proc")
-@pytest.mark.parametrize("method", ["fork", "spawn"])
+@pytest.mark.parametrize("method", ["fork", "forkserver", "spawn"])
 @pytest.mark.parametrize("how", ["SIGKILL", "SIGTERM"])
 def test_workers_end_with_their_parent_however_it_ends(method, how):
     """A parent killed (SIGKILL, the OOM killer) leaves no worker: each watches its parent's end of a pipe, forked or

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -44,7 +45,9 @@ def test_junk_against_qoder_is_nothing_recognised_not_conforms(junk):
     assert code == exitcodes.INCONCLUSIVE == 4, out
     assert "NOTHING RECOGNISED: 1 message " in out and "CONFORMS" not in out
     assert "NOTHING_RECOGNISED" in out and "fields hello" in out
-    assert "no bundled release recognises them either" in out
+    # one message is said as one (issue 42, 6: "none of the 1 messages")
+    assert "the one message of this capture is of no kind of qoder-agent-sdk@1.0.23" in out
+    assert "no bundled release recognises it either" in out and "none of the 1 " not in out
 
 
 def test_a_har_of_another_package_says_which_release_it_looks_like():
@@ -76,6 +79,9 @@ def test_stream_discriminator_values_are_named(tmp_path):
     assert 'method "initialize"' in (finding.found or "") and 'jsonrpc "2.0"' in (finding.found or "")
     # every bundled ACP release recognises an initialize request: all of them are named, none preferred
     assert "it looks like acp@" in finding.message and "acp@2.4.0" in finding.message
+    # in release order (the registry's), not as strings: acp@0.15.0 sorted before acp@0.5.1 (issue 42, 6)
+    named = re.findall(r"acp@([\d.]+)", finding.message.split("it looks like ", 1)[1])
+    assert named == list(REGISTRY.packages["acp"].releases), named
 
 
 def test_a_config_file_saved_under_another_name_says_to_read_it_with_as(tmp_path):

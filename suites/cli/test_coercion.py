@@ -13,6 +13,7 @@ from typer._coercion import resolve_type_descriptor
 from typer.models import ArgumentInfo, OptionInfo
 
 from wirecheck.cli import coercion
+from wirecheck.findings import Severity
 
 coercion.install()  # the app does this on import; idempotent
 
@@ -41,9 +42,17 @@ def test_installed():
     (Path, OptionInfo(exists=True, dir_okay=False), "."), (Path, OptionInfo(exists=True, file_okay=False), "f"),
     (Path, OptionInfo(resolve_path=True), "x/../y"),
     (list[str], ArgumentInfo(), ("a@1", "a@2")), (list[str], ArgumentInfo(), ()), (list[str], ArgumentInfo(), ["x"]),
-    # handed to typer: not a value a command line gives these annotations
+    (int, OptionInfo(), 3), (int, OptionInfo(), "3"), (int, OptionInfo(), "0012"), (int, OptionInfo(min=1), "1"),
+    (int, OptionInfo(min=1024), 32 << 20), (int, OptionInfo(max=5), "5"),
+    (Severity, OptionInfo(), Severity.ERROR), (Severity, OptionInfo(), "warning"),
+    (Severity, OptionInfo(case_sensitive=False), "WARNING"),
+    # handed to typer: not a value a command line gives these annotations, or one it refuses
     (str, OptionInfo(), b"bytes"), (bool, OptionInfo(), "yes"), (bool, OptionInfo(), " "), (Path, OptionInfo(), b"p"),
-    (list[str], ArgumentInfo(), "one"), (int, OptionInfo(), "3"), (int, OptionInfo(min=1), "0"),
+    (list[str], ArgumentInfo(), "one"), (int, OptionInfo(min=1), "0"), (int, OptionInfo(min=1), 0),
+    (int, OptionInfo(max=5), "6"), (int, OptionInfo(), "-3"), (int, OptionInfo(), " 3"), (int, OptionInfo(), "1_000"),
+    (int, OptionInfo(), "x"), (int, OptionInfo(), "\u0663"), (int, OptionInfo(), 2.0),
+    (int, OptionInfo(clamp=True, max=5), "9"),
+    (Severity, OptionInfo(), "WARNING"), (Severity, OptionInfo(), "fatal"), (Severity, OptionInfo(), 1),
 ])
 def test_same_as_typer(annotation, info, value, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -61,11 +70,12 @@ def test_the_light_path_is_taken(monkeypatch):
     monkeypatch.setattr(_coercion, "build_runtime_param", refuse)  # install() wraps what typer would call
     monkeypatch.setattr(core, "build_runtime_param", refuse)
     coercion.install()
-    for annotation, value in ((str, "x"), (Path, "y"), (list[str], ("a",)), (bool, True)):
+    for annotation, value in ((str, "x"), (Path, "y"), (list[str], ("a",)), (bool, True), (int, "7"),
+                              (Severity, "info")):
         param = core.build_runtime_param(resolve_type_descriptor(annotation, OptionInfo()))
-        assert param._coerce_value(value, param=None, ctx=None) in ("x", Path("y"), ["a"], True)
+        assert param._coerce_value(value, param=None, ctx=None) in ("x", Path("y"), ["a"], True, 7, Severity.INFO)
     with pytest.raises(AssertionError, match="adapter built"):
-        core.build_runtime_param(resolve_type_descriptor(int, OptionInfo()))._coerce_value("1", None, None)
+        core.build_runtime_param(resolve_type_descriptor(int, OptionInfo()))._coerce_value("-1", None, None)
 
 
 def test_a_command_runs(tmp_path):

@@ -1,5 +1,5 @@
 """`--help` shows every help text as written: the words of each command's and each option's help are in what it
-prints, brackets (`[pack ...]`, `wirecheck[dask]`), underscores and stars included (rich markup ate `[...]`)."""
+prints, brackets (`[pack ...]`, `./wirecheck[dask]`), underscores and stars included (rich markup ate `[...]`)."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def _help(argv: list[str]) -> Any:
 
 def test_the_bracketed_texts_the_issue_names() -> None:
     assert "(marked [pack ...])" in " ".join(_help(["contracts", "--help"]).output.split())
-    assert "wirecheck[dask]" in _help(["validate", "--help"]).output
+    assert "'./wirecheck[dask]'" in _help(["validate", "--help"]).output
 
 
 @pytest.mark.parametrize("argv", [
@@ -74,3 +74,12 @@ def test_a_format_no_command_writes_is_said_one_way(argv):
     assert result.exit_code == 2
     assert re.search(r"wirecheck: error: --format xml: expected one of [a-z]+(, [a-z]+)+\n", result.output), \
         result.output
+
+
+@pytest.mark.parametrize("path", [p for p, _ in _commands()], ids=lambda p: " ".join(p) or "wirecheck")
+def test_help_names_values_in_words_and_cites_no_source_file(path: list[str]) -> None:
+    """Issue 42, 6: no Python type names (`<str>`, `<list[str]>`, `<int range>`), no doubled brackets in the usage
+    line (`[[SPEC...]]...`), no `{REQUIRED}` braces, no path of a source file (`diff/gate.py`)."""
+    output = _help([*path, "--help"]).output
+    assert not re.search(r"<(str|int|float|bool|path|file|datetime|list\[)|\[\[|\]\]|\.\.\.\]\.\.\.|\{[A-Z]|\.py\b",
+                         output), output

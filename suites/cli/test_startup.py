@@ -185,3 +185,17 @@ def test_validate_of_a_bundled_release_reads_no_yaml(tmp_path):
                           str(ROOT / "fixtures/acp/1.9.0/valid/elicitation-url.ndjson"))
     assert "wirecheck.rules.catalogue" in modules and "wirecheck.contracts.loader" in modules  # validate ran
     assert "yaml" not in modules and "wirecheck.yaml_lines" not in modules
+
+
+def test_a_one_message_validate_imports_no_pydantic_pool_or_resources(tmp_path):
+    """A pre-commit hook's `validate` of one message (issue 42, 5: ≤ 0.2 s CPU over the interpreter, measured by
+    `nox -s bench`) pays for no pydantic (typer builds its adapter for an int or Enum option: `--max-line-bytes`,
+    `-j`, `--fail-on`, cli/coercion.py), no multiprocessing (a run this small starts no workers, check/parallel.py)
+    and no importlib.resources (zipfile, tempfile: the bundled contracts' folder is found by the import system)."""
+    capture = tmp_path / "one.json"
+    capture.write_text('{"type": "result", "subtype": "success", "is_error": false}')
+    modules = imported_by(tmp_path, "validate", "claude-code-print@2.1.218", str(capture), "--fail-on", "warning",
+                          "--max-line-bytes", "65536")
+    assert "wirecheck.check.engine" in modules  # validate ran
+    assert not {m.split(".")[0] for m in modules} & {"pydantic", "pydantic_core", "multiprocessing"}
+    assert "concurrent.futures.process" not in modules and "importlib.resources" not in modules

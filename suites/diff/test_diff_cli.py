@@ -228,8 +228,8 @@ def test_rules_prints_both_catalogues() -> None:
     assert data["checks"] == [] and {"id", "breaks", "bump"} <= set(data["diff"][0])
 
 
-@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
-def test_against_a_git_ref(tmp_path: Path) -> None:
+def _committed_contracts(tmp_path: Path) -> tuple[Path, list[str]]:
+    """A git repository whose contracts/ (the shop catalogs) is committed, then edited: a value added to an enum."""
     repo = tmp_path / "repo"
     shutil.copytree(CATALOGS, repo / "contracts")
     git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.invalid"]
@@ -238,6 +238,12 @@ def test_against_a_git_ref(tmp_path: Path) -> None:
     subprocess.run([*git, "commit", "-q", "-m", "contracts"], check=True)
     stream = repo / "contracts/shop/2.0.0/stream.json"
     stream.write_text(stream.read_text().replace('"enum": ["busy", "idle"]', '"enum": ["busy", "idle", "paused"]'))
+    return repo, git
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_against_a_git_ref(tmp_path: Path) -> None:
+    repo, git = _committed_contracts(tmp_path)
     contracts = repo / "contracts"
     code, out, _ = wirecheck("diff", "--against", "HEAD", "shop@2.0.0", contracts=contracts)
     assert code == 1 and "ENUM_VALUE_ADDED" in out and '"state":"paused"' in out
@@ -262,6 +268,41 @@ def test_against_a_git_ref(tmp_path: Path) -> None:
     registry.write_text(good)
     code, _, err = wirecheck("diff", "--against", "HEAD", "shop@1.0.1", contracts=contracts)
     assert code == 2 and "HEAD:contracts/registry.yaml" in err and "wirecheck-against" not in err
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_against_without_contracts_compares_the_checkouts_contracts_folder(tmp_path: Path) -> None:
+    """`diff --against HEAD` alone (the Action's `command: diff, against: HEAD`, the pre-commit hook) compares
+    contracts/ at the top of the checkout it runs in, from any folder of it; where there is none, one line says
+    which flag is missing (issue 42, 1: the installed contracts, "not inside a git checkout", three times)."""
+    repo, _ = _committed_contracts(tmp_path)
+    (repo / "src").mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "WIRECHECK_CONTRACTS"}
+    env["GIT_CEILING_DIRECTORIES"] = str(tmp_path)  # `outside` is in no checkout, wherever the tests run
+
+    def diff(cwd: Path, *args: str):
+        proc = subprocess.run([sys.executable, "-m", "wirecheck", "diff", "--against", "HEAD", *args], cwd=cwd,
+                              env=env, capture_output=True, text=True, timeout=120)
+        assert "Traceback" not in proc.stderr
+        return proc.returncode, proc.stdout, proc.stderr
+
+    for cwd in (repo, repo / "src"):
+        code, out, err = diff(cwd)
+        assert code == 1 and "ENUM_VALUE_ADDED" in out and "shop 2.0.0 (HEAD) → 2.0.0" in out, err
+        assert "xopc" not in out  # the installed contracts are not what is compared
+    bare = tmp_path / "no-contracts"
+    bare.mkdir()
+    subprocess.run(["git", "-C", str(bare), "init", "-q"], check=True)
+    code, out, err = diff(bare)
+    assert code == 2 and out == ""
+    assert err.splitlines() == [f"wirecheck: error: --against HEAD: no contracts/registry.yaml at the top of the "
+                                f"checkout {bare.resolve()}: give --contracts FOLDER, the contracts folder to compare "
+                                "with HEAD"]
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    code, _, err = diff(outside, "--format", "json")
+    assert code == 2 and len(err.splitlines()) == 1
+    assert "is not inside a git checkout: run it in one, or give --contracts FOLDER" in err
 
 
 def _chain(root: Path, properties: dict[str, dict]) -> Path:

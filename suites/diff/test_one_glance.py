@@ -19,7 +19,7 @@ from wirecheck.contracts import load_registry
 from wirecheck.diff import DiffOptions
 from wirecheck.diff.package import diff_package
 from wirecheck.diff.report import write
-from wirecheck.diff.report.common import LEGEND
+from wirecheck.diff.report.common import LEGEND, legend_for
 from wirecheck.diff.run import DiffRun
 
 REPO = Path(__file__).resolve().parents[2]
@@ -46,7 +46,10 @@ BEFORE = {
     "qoder-agent-sdk@1.0.34 qoder-agent-sdk@1.0.39": (74, 7771, 56),
 }
 # the marks a report may show, and the legend entry that explains each
-MARKS = {"✗": "✗ / ? / ✓", "✓": "✗ / ? / ✓", "←": "←", "·": "·"}
+MARKS = {"✗": "✗ / ? / ✓", "✓": "✗ / ? / ✓", "←": "←", "·": "·", "(strict only)": "(strict only) / (tolerant only)",
+         "(tolerant only)": "(strict only) / (tolerant only)"}
+# marks a report writes with a number in them (issue 42, 6: they went unexplained)
+NUMBERED_MARKS = {re.compile(r"… \(\d[\d,]* in all\)"): "{a, b, c, … (N in all)}", re.compile(r"\(as \d+\)"): "(as N)"}
 
 
 def screen_lines(text: str) -> int:
@@ -96,18 +99,25 @@ def test_no_finding_ids_or_python_reprs_in_text_and_markdown(examples) -> None:
 
 def test_every_mark_a_report_uses_is_in_its_legend(examples) -> None:
     terms = {term for term, _, _ in LEGEND}
-    assert set(MARKS.values()) <= terms
+    assert set(MARKS.values()) | set(NUMBERED_MARKS.values()) <= terms
+    used: set[str] = set()
     for pair, reports in examples.items():
         for fmt, report in reports.items():
             legend_line = next(line for line in report.splitlines() if line.lower().startswith("legend:"))
             start = report.index(legend_line)
             legend = " ".join(report[start:report.index("\n\n", start)].split())  # unwrapped
             body = report[:start] + report[report.index("\n\n", start):]
-            for mark, term in MARKS.items():
-                if mark in body:
-                    assert f"{term}:" in legend.replace("**", "").replace("\\", ""), (pair, fmt, mark)
+            shown = legend.replace("**", "").replace("\\", "")
+            for mark, term in [*MARKS.items(), *NUMBERED_MARKS.items()]:
+                if (mark.search(body) if isinstance(mark, re.Pattern) else mark in body):
+                    used.add(term)
+                    assert f"{term}:" in shown, (pair, fmt, mark)
             if re.search(r"\b[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+\b", body):  # rule ids: where the fingerprints went
                 assert "fingerprints for waivers: --format json" in legend, (pair, fmt)
+    # the bundled pairs use every mark the issue found unexplained, so each of those checks ran
+    assert {"(strict only) / (tolerant only)", "{a, b, c, … (N in all)}"} <= used, used
+    # a witness's reason through a union names the member it was judged as (check/validate.py): `(as 0)`
+    assert [term for term, _ in legend_for('rejected: /a (as 0) expected at least 0, found -1')] == ["(as N)"]
     text = examples["acp@0.8.0 acp@0.15.0"]["text"]  # a message both sides send: its roles said in words
     assert "old any ← new any" not in text and "old peer ← new peer" in text
     assert not re.search(r"[,:] \? (old|new) ", text)  # undecided is said after the pair, in words

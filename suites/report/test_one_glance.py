@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parents[2]
 REGISTRY = load_registry(ROOT / "contracts")
 # words of python-jsonschema (and jsonschema-rs, which copies them) that must not reach a report
 PYTHON_WORDS = re.compile(r"was unexpected|were unexpected|is a required property|listed in the '|False schema|"
-                          r"is not of type|is not allowed for|branch \d")
+                          r"is not of type|is not allowed for|branch \d|is less than|is greater than|does not match|"
+                          r"is not one of|is shorter than|is longer than|is not a multiple|has non-unique")
 
 
 def _report(spec: str, capture: Path, output_format: str = "text") -> str:
@@ -68,7 +69,17 @@ def test_a_result_missing_fields_gets_one_short_finding_per_field(tmp_path):
     ({"oneOf": [{}, {}]}, 1, "matches more than one of the 2 forms allowed here (exactly one must match)"),
     ({"const": "a"}, "b", 'expected "a", found "b"'),
     ({"properties": {"a": False}}, {"a": 1}, "field `a` is not allowed here"),
-    ({"minimum": 0}, -1, "-1 is less than the minimum of 0"),
+    # every keyword: what was expected, then what was found (issue 42, 6: never python-jsonschema's sentences)
+    ({"minimum": 0}, -1, "expected at least 0, found -1"),
+    ({"exclusiveMaximum": 5}, 5, "expected less than 5, found 5"),
+    ({"pattern": "^a"}, "b", 'expected a string matching the pattern "^a", found "b"'),
+    ({"minLength": 2}, "a", "expected at least 2 characters, found 1"),
+    ({"maxItems": 1}, [1, 2], "expected at most 1 item, found 2"),
+    ({"minProperties": 1}, {}, "expected at least 1 field, found 0"),
+    ({"enum": ["a", "b"]}, "c", 'expected one of "a", "b", found "c"'),
+    ({"multipleOf": 2}, 3, "expected a multiple of 2, found 3"),
+    ({"uniqueItems": True}, [1, 1], "expected every item to differ, found an item repeated"),
+    ({"propertyNames": {"maxLength": 1}}, {"ab": 1}, "field name: expected at most 1 character, found 2"),
     # a `not` that says why in its title (opencode-config 2.0.0): its words, not its JSON
     ({"properties": {"plugins": {"not": {"title": "plugins is a V2 key: OpenCode V1 reads plugin"}}}}, {"plugins": []},
      "is not allowed here: plugins is a V2 key: OpenCode V1 reads plugin"),

@@ -71,8 +71,8 @@ def test_markdown_lists_verdict_findings_and_coverage(result):
 
 def test_text_report_gives_location_code_pointer_and_expected_found(result):
     text = render("text", result)
-    assert ':2  error  SCHEMA_VIOLATION  [event]  /payload/count  (as kind "count") -1 is less than the minimum of ' \
-           "0 (expected minimum: 0; found -1)" in text
+    assert ':2  error  SCHEMA_VIOLATION  [event]  /payload/count  (as kind "count") expected at least 0, found -1 ' \
+           "(expected minimum: 0; found -1)" in text
     assert "coverage: 2 of 12 message kinds exercised" in text
     assert text.rstrip().endswith("FAILS: 3 messages (1 unclassified), 1 error, 2 warnings")
 

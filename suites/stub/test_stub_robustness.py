@@ -259,3 +259,20 @@ def test_a_platform_that_does_not_speak_http_is_a_located_problem_not_a_tracebac
     with dripping_platform(b"HELLO\r\n\r\n", b"") as url:
         outcome = XopcProbe(url, timeout=5).run()
     assert outcome.problems == [f"GET {url}/.well-known/xopc-platform: no HTTP answer (BadStatusLine: 'HELLO\\r\\n')"]
+
+
+def test_a_bad_scenario_file_is_said_once_as_a_scenario_error(tmp_path):
+    """Issue 42, 6: each missing member was listed three times (one schema error per member, each naming them all)
+    under "contract error"; a scenario is not a contract."""
+    import subprocess
+    import sys
+
+    scenario = tmp_path / "bad.yaml"
+    scenario.write_text('lease_seconds: "x"\nfoo: 1\n')
+    proc = subprocess.run([sys.executable, "-m", "wirecheck", "stub", "xopc@0.0.253", "--scenario", str(scenario),
+                           "--", "true"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    lines = proc.stderr.splitlines()
+    assert lines[0] == "wirecheck: stub scenario error:" and "contract" not in proc.stderr
+    assert len(lines) == len(set(lines)) == 4, lines
+    assert sum("missing required members stub_scenario, name, description" in line for line in lines) == 1

@@ -339,29 +339,53 @@ from wirecheck.capture import CaptureFile
 from wirecheck.check import parallel
 from wirecheck.check.engine import Engine
 from wirecheck.contracts import load_registry
-contracts, spec, jobs, listing = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+contracts, spec, jobs, listing, method = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
 registry = load_registry(Path(contracts))
 engine = Engine(registry.load(spec), load_release=registry.load)
 captures = [CaptureFile(p) for p in Path(listing).read_text().split()]
 stats = parallel.Stats()
 start = time.perf_counter()
 result = parallel.check(engine, parallel.ReleaseSource(contracts, spec), captures,
-                        parallel.Plan(jobs=jobs, forced=True), stats)
+                        parallel.Plan(jobs=jobs, forced=True, start_method=method or None), stats)
 seconds = time.perf_counter() - start
 peak = [int(l.split()[1]) for l in Path('/proc/self/status').read_text().splitlines() if l.startswith('VmHWM:')]
 print(json.dumps({"seconds": seconds, "messages": result.messages, "findings": len(result.findings),
-                  "main_peak_kib": peak[0] if peak else 0, "worker_peak_kib": stats.worker_peak_kib}))
+                  "main_peak_kib": peak[0] if peak else 0, "worker_peak_kib": stats.worker_peak_kib,
+                  "start_method": stats.start_method}))
 """
 
 
-def parallel_run(contracts: Path, spec: str, paths: list[Path], jobs: int, work: Path) -> dict[str, Any]:
+def parallel_run(contracts: Path, spec: str, paths: list[Path], jobs: int, work: Path,
+                 start_method: str = "") -> dict[str, Any]:
     """One `-j jobs` check of the captures in a fresh process: seconds (pool start-up included, interpreter
-    start-up not), messages, and the peak memory of the main process and of the busiest worker."""
+    start-up not), messages, the peak memory of the main process and of the busiest worker, and how the workers
+    were started (`start_method`: fork, forkserver or spawn; empty: as the CLI chooses)."""
     listing = work / "captures.txt"
     listing.write_text("\n".join(str(p) for p in paths))
-    out = subprocess.run([sys.executable, "-c", _PARALLEL_RUN, str(contracts), spec, str(jobs), str(listing)],
+    out = subprocess.run([sys.executable, "-c", _PARALLEL_RUN, str(contracts), spec, str(jobs), str(listing),
+                          start_method],
                          capture_output=True, text=True, check=True, timeout=3600)
     return orjson.loads(out.stdout.strip().splitlines()[-1])
+
+
+def start_methods(contracts: Path, spec: str, paths: list[Path], jobs: int, work: Path,
+                  rounds: int) -> dict[str, dict[str, Any]]:
+    """What each way of starting the workers costs on the same run (issue 42, 4): fork (workers inherit the
+    engine), a fork server (started by the run: the first pool of a process pays its start) and spawn (each worker
+    imports wirecheck and loads the release), in interleaved rounds."""
+    names = ("fork", "forkserver", "spawn")
+    seconds: dict[str, list[float]] = {name: [] for name in names}
+    messages = 0
+    for _ in range(rounds):
+        for name in names:
+            run = parallel_run(contracts, spec, paths, jobs, work, name)
+            assert run["start_method"] == name, run
+            seconds[name].append(run["seconds"])
+            messages = run["messages"]
+    fork = statistics.median(seconds["fork"])
+    return {name: {"seconds": round(statistics.median(times), 3),
+                   "messages_per_s": round(messages / statistics.median(times)),
+                   "over_fork_s": round(statistics.median(times) - fork, 3)} for name, times in seconds.items()}
 
 
 def scaling(args: argparse.Namespace, release: ContractRelease, contracts: Path, samples: list[Sample],
@@ -395,6 +419,7 @@ def scaling(args: argparse.Namespace, release: ContractRelease, contracts: Path,
             "speedup": round(statistics.median(speedups), 2), "round_speedups": [round(x, 2) for x in speedups],
         }
     memory = [parallel_run(contracts, release.name, [path], cores, work) for path in (tenth, big)]
+    methods = start_methods(contracts, release.name, smalls, cores, work, rounds)
     for path in (big, tenth, *smalls):
         path.unlink()
     target = SCALING_TARGET * cores
@@ -403,7 +428,8 @@ def scaling(args: argparse.Namespace, release: ContractRelease, contracts: Path,
     main_growth = memory[1]["main_peak_kib"] - memory[0]["main_peak_kib"]
     flat = max(worker_growth, main_growth) <= MEMORY_TOLERANCE[1]
     report = {"cores": cores, "target_speedup": target, "met": met, "corpora": corpora,
-              "memory": {"lines": [args.scaling_lines // 10, args.scaling_lines], "runs": memory, "flat": flat}}
+              "memory": {"lines": [args.scaling_lines // 10, args.scaling_lines], "runs": memory, "flat": flat},
+              "start_methods": methods}
     (args.out / "scaling.json").write_text(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode() + "\n")
     text = [
         "", f"## Scaling: -j 1 against -j {cores} ({release.name})", "",
@@ -417,6 +443,13 @@ def scaling(args: argparse.Namespace, release: ContractRelease, contracts: Path,
         f"{memory[0]['worker_peak_kib'] / 1024:.1f} → {memory[1]['worker_peak_kib'] / 1024:.1f} MiB, main process "
         f"{memory[0]['main_peak_kib'] / 1024:.1f} → {memory[1]['main_peak_kib'] / 1024:.1f} MiB: "
         f"{'flat' if flat else 'GROWS'}.",
+        "", f"### Start methods: -j {cores} on the {len(smalls):,} small captures (medians of {rounds})", "",
+        f"The CLI forks its workers (a process of one thread: they inherit its engine); beside another thread they "
+        f"come from a fork server, and where there is no fork they are spawned (check/parallel.py start_method). "
+        f"The runs above used: {', '.join(sorted({r['start_method'] for r in memory}))}.", "",
+        "| start method | seconds | msg/s | seconds over fork |", "|---|---:|---:|---:|",
+        *[f"| {name} | {m['seconds']:.2f} | {m['messages_per_s']:,} | {m['over_fork_s']:+.2f} |"
+          for name, m in methods.items()],
     ]
     (args.out / "scaling.md").write_text("\n".join(text) + "\n")
     print("\n".join(text))

@@ -17,13 +17,21 @@ from typing import Any
 
 
 class LazyWriters(Mapping[str, Callable[..., Any]]):
-    """Report format name → the `write` function of its module, imported on first look-up."""
+    """Report format name → the `write` function of its module, imported on first look-up. An alias (an older name
+    still accepted: certify's `jsonl` for `json`) looks up its format and is not listed among them."""
 
-    def __init__(self, modules: dict[str, str]):
+    def __init__(self, modules: dict[str, str], aliases: dict[str, str] | None = None):
         self._modules = modules
+        self.aliases = aliases or {}
 
     def __getitem__(self, name: str) -> Callable[..., Any]:
-        return importlib.import_module(self._modules[name]).write
+        return importlib.import_module(self._modules[self.aliases.get(name, name)]).write
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._modules or name in self.aliases
+
+    def canonical(self, name: str) -> str:
+        return self.aliases.get(name, name)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._modules)

@@ -37,6 +37,11 @@ __all__ = ["DEFAULT_MAX_LINE_BYTES", "FORM_LOOKAHEAD", "CaptureFile", "CaptureUn
 
 
 _WHOLE_DOCUMENT_SUFFIXES = (".har", ".json")
+_YAML_SUFFIXES = (".yaml", ".yml")
+# how to turn YAML into what wirecheck reads: one JSON line per YAML document (PyYAML comes with wirecheck)
+YAML_REMEDY = ("wirecheck reads JSON (JSON lines, a JSON document, HAR): convert it first, one JSON line per YAML "
+               "document: python3 -c 'import json, sys, yaml; [print(json.dumps(d)) for d in "
+               "yaml.safe_load_all(sys.stdin)]' < FILE.yaml > FILE.jsonl")
 
 
 _MAGIC_BYTES = 6
@@ -64,6 +69,9 @@ def read_capture(
                 yield capture_finding("CAPTURE_FORMAT", f"the capture is {packed}: unpack it first (e.g. "
                                       f"`zcat FILE | wirecheck validate ... -`)", capture.label)
                 return
+            if capture.as_kind is None and capture.path != "-" and Path(capture.path).suffix.lower() in _YAML_SUFFIXES:
+                yield capture_finding("CAPTURE_FORMAT", f"the capture is a YAML file: {YAML_REMEDY}", capture.label)
+                return  # one finding, not one PARSE_ERROR per line
             bare = capture.bare
             if bare in ("argv", "env"):
                 capture.form = bare
@@ -116,6 +124,9 @@ def read_lines(
     capture.form = form
     if values == 0:  # nothing parsed: lines that failed say why themselves; else the capture is empty
         yield from (item for item in ahead if isinstance(item, Finding))
+        if any(isinstance(item, Finding) and "looks like YAML" in item.message for item in ahead):
+            yield capture_finding("CAPTURE_FORMAT", f"no line is JSON and the capture looks like YAML: {YAML_REMEDY}",
+                                  file)  # said once, after the lines
         if not any(item.severity is Severity.ERROR for item in ahead if isinstance(item, Finding)):
             yield capture_finding("EMPTY_CAPTURE", "the capture holds no messages", file)
         return

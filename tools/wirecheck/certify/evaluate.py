@@ -159,7 +159,14 @@ class Certification:
             return RUN_FAILED
         if self.blocking() or not self.run_ok:
             return NOT_CERTIFIED
-        return INCOMPLETE if self.unexercised() else CERTIFIED
+        return INCOMPLETE if self.unexercised() or self.nothing_exercised else CERTIFIED
+
+    @property
+    def nothing_exercised(self) -> bool:
+        """No requirement (of the role, when one is named) was exercised by any message: nothing about the subject
+        was tested, so it is never certified (issue 42, 3: `--role reader` of a capture its reader wrote nothing
+        in, every requirement out of scope or optional). A reader is certified by `wirecheck fuzz-consumer`."""
+        return not any(r.exercised for r in self.results)
 
     @property
     def program_words(self) -> str:
@@ -214,6 +221,10 @@ class Certification:
             why.append("the live run failed")
         if self.unexercised():
             why.append(f"{len(self.unexercised())} requirement(s) neither exercised nor declared out of scope")
+        if self.nothing_exercised and not failed and self.run_ok:
+            subject = f"role {self.role}" if self.role else "the implementation"
+            why.append(f"no requirement on {subject} was exercised: nothing about it was tested (a reader is "
+                       "certified with wirecheck fuzz-consumer)")
         if self.out_of_scope() and self.verdict == CERTIFIED:
             why.append(f"{len(self.out_of_scope())} out of scope")
         return f"gate --fail-on {self.fail_on}: {self.verdict}{' (' + '; '.join(why) + ')' if why else ''}"

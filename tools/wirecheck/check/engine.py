@@ -46,6 +46,7 @@ from wirecheck.check.unrecognised import (
     bundled_releases,
     likely_releases,
     looks_like,
+    nothing_recognised,
     read_as,
     whole_document_kinds,
 )
@@ -292,8 +293,8 @@ class Engine:
                                                    self.release.name)
         return Finding(
             code="NOTHING_RECOGNISED", severity=level_of("NOTHING_RECOGNISED"), file=file,
-            message=f"none of the {unrecognised.count} messages of this capture is of a kind of "
-                    f"{self.release.name}; " + (read_as(files, self.release.name) if files else looks_like(matches)),
+            message=f"{nothing_recognised(unrecognised.count, self.release.name)}; "
+                    + (read_as(files, self.release.name) if files else looks_like(matches, unrecognised.count)),
             found=unrecognised.describe())
 
     def _mostly_unrecognised(self, run: _CaptureRun, messages: int, file: str) -> Finding:

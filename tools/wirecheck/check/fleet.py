@@ -1,7 +1,8 @@
 """Fleets of captures on a Dask cluster: captures named by URL (anything fsspec opens: local folders, s3://, gs://,
 ...), checked in Dask tasks by the same engine, results merged into one (check/result.py).
 
-Optional: needs the `dask` extra (`pip install 'wirecheck[dask]'`), imported only here. Dask schedules, retries and
+Optional: needs the `dask` extra (`pip install './wirecheck[dask]'` from a checkout, or the wheel's path with
+`[dask]`; wirecheck is not on PyPI), imported only here. Dask schedules, retries and
 moves the tasks; nothing here is a scheduler or a queue. A task checks a batch of consecutive captures; a capture
 that cannot be read is named in the result; a batch whose worker died more often than Dask allows is named too
 (its captures "lost"), and the run still ends with one answer for everything else.
@@ -37,9 +38,22 @@ def _imports() -> tuple[Any, Any]:
         import distributed
         import fsspec
     except ImportError as exc:
-        raise FleetUnavailable(f"--dask needs the dask extra: pip install 'wirecheck[dask]' ({exc.name} is "
-                               "missing)") from None
+        raise FleetUnavailable(f"--dask needs the dask extra ({exc.name} is missing): {extra_install_line()}") from None
     return distributed, fsspec
+
+
+def extra_install_line() -> str:
+    """How to add the dask extra to this installation, as a line that works as written: its requirements from PyPI,
+    as this installation's metadata states them (wirecheck itself is installed from a checkout or a wheel)."""
+    from importlib.metadata import PackageNotFoundError, requires
+
+    try:
+        wanted = [r.split(";")[0].strip() for r in requires("wirecheck") or () if "extra == \"dask\"" in r]
+    except PackageNotFoundError:
+        wanted = []
+    if not wanted:
+        return "install wirecheck again with it: pip install 'CHECKOUT[dask]' (its folder) or 'WHEEL[dask]'"
+    return "pip install " + " ".join(f"'{r}'" for r in wanted)
 
 
 class UrlCapture(CaptureFile):

@@ -1,7 +1,8 @@
 """Checking captures on every core: the same engine in worker processes, results merged (check/result.py).
 
-On Linux the workers are forked from this process and inherit its engine (release loaded, validators compiled);
-elsewhere they are spawned and load it (START_METHOD). Two kinds of work go to them, through one
+On Linux the workers are forked from this process and inherit its engine (release loaded, validators compiled),
+but only while this process runs one thread: otherwise they come from a fork server and load the release
+themselves; elsewhere they are spawned and load it (start_method). Two kinds of work go to them, through one
 `concurrent.futures` process pool:
 - a batch of whole captures, checked by the worker's engine; its result comes back and is merged;
 - a part of one large plain NDJSON stream: byte ranges cut at line ends. This process reads the first range
@@ -36,19 +37,19 @@ import threading
 from array import array
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, replace
-from multiprocessing import active_children, get_context, parent_process
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from wirecheck.capture import FORM_LOOKAHEAD, CaptureFile, CaptureUnreadable, read_capture, read_lines
 from wirecheck.capture.ndjson import LineSink, iter_lines
 from wirecheck.check.engine import CheckOptions, Engine, Reading
 from wirecheck.check.result import CaptureSummary, CheckResult, GroupKey, KindCoverage, Omission, merge
 from wirecheck.findings import Finding, Severity
+
+if TYPE_CHECKING:  # multiprocessing and the pool are imported by a run that starts workers: a small one does not
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 RANGE_BYTES = 8 << 20  # a part of a split capture
 FIRST_RANGE_BYTES = 64 << 10  # the first part, read by this process: grown only until it settles the form
@@ -73,18 +74,41 @@ class ReleaseSource:
 
 
 BATCH_MAX = 32  # whole captures per task at most
-# fork where it is safe (Linux): workers are this process's children, inherit its engine, and nothing else is started
-# (a forkserver and multiprocessing's resource tracker outlived wirecheck by seconds). macOS's system libraries are
-# not fork-safe and Windows has no fork: there each worker is spawned and loads the release itself.
-START_METHOD = "fork" if sys.platform.startswith("linux") else "spawn"
+# How workers start, each measured by `nox -s bench` (reports/bench/scaling.md, "start methods"): a fork costs
+# ~0.05 s for two workers, which inherit this process's engine; a fork server (started once per process, with
+# wirecheck's modules imported) ~1.4 s the first time and ~0.4 s after it, its workers loading the release; spawning
+# ~2.5 s, each worker importing wirecheck and loading the release.
+FORK_SAFE_PLATFORM = sys.platform.startswith("linux")  # macOS's system libraries are not fork-safe; Windows has no fork
+FORKSERVER_PRELOAD = ["wirecheck.check.parallel"]  # imported once by the fork server, not by every worker
+
+
+def threads_running() -> int:
+    """The threads of this process as the kernel counts them (Python's and those a library started in C, such as a
+    test runner's I/O thread): the count CPython's fork warning reads. 0 where /proc does not say."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return 0
 
 
 def start_method() -> str:
-    """START_METHOD, but spawn where another Python thread runs in this process (a library caller's, a Dask client's,
-    a progress display started too early): a forked child gets a copy of every lock such a thread held at that moment,
-    and one held stays locked there for good (Python 3.12 and later warn of it). The CLI starts no thread before its
-    workers. (Threads Python does not know of, such as a test runner's own I/O thread, are not counted.)"""
-    return "spawn" if START_METHOD == "fork" and threading.active_count() > 1 else START_METHOD
+    """fork where it cannot deadlock: on Linux, in a process of one thread (the CLI starts none before its workers).
+    A fork copies every lock another thread holds at that moment, locked for good in the child (Python 3.12 and
+    later warn of it), so with a second thread running (a library caller's, a Dask client's, a test runner's) the
+    workers come from a fork server, a process of one thread that forks them; elsewhere they are spawned. Both of
+    those load the release in each worker."""
+    if not FORK_SAFE_PLATFORM:
+        return "spawn"
+    return "fork" if threads_running() == 1 else "forkserver"
+
+
+def _context(method: str) -> Any:
+    from multiprocessing import get_context
+
+    context = get_context(method)
+    if method == "forkserver":  # effective once per process: before its fork server starts
+        context.set_forkserver_preload(FORKSERVER_PRELOAD)
+    return context
 
 
 @dataclass
@@ -94,6 +118,7 @@ class Stats:
     worker_peak_kib: int = 0  # the highest peak resident memory of any worker process (VmHWM), when known
     workers_used: bool = False
     workers_lost: bool = False  # a worker died (killed, out of memory): what it had was checked in this process
+    start_method: str = ""  # how the workers were started (fork, forkserver, spawn), when they were
 
 
 @dataclass(frozen=True)
@@ -102,6 +127,7 @@ class Plan:
     forced: bool = False  # -j given: use the workers even for a small run
     range_bytes: int = RANGE_BYTES
     split_min_bytes: int = SPLIT_MIN_BYTES
+    start_method: str | None = None  # None: start_method() decides (a bench or a test names one)
 
 
 def check(engine: Engine, source: ReleaseSource, captures: Sequence[CaptureFile], plan: Plan,
@@ -116,11 +142,14 @@ def check(engine: Engine, source: ReleaseSource, captures: Sequence[CaptureFile]
     if plan.jobs <= 1 or not (plan.forced or work >= PARALLEL_MIN_BYTES):
         with around():
             return engine.run(captures)
+    from concurrent.futures.process import BrokenProcessPool
+
     stats.workers_used = True
-    context = get_context(start_method())
+    stats.start_method = plan.start_method or start_method()
     # the workers, forked, inherit this engine (its release loaded, its validators compiled): none loads its own
     inherited, _ENGINE[:] = _ENGINE[:], [source, engine.options, engine]
-    with _restore(inherited), _workers(plan.jobs, context, source, engine.options) as pool, around():
+    with _restore(inherited), _workers(plan.jobs, _context(stats.start_method), source, engine.options) as pool, \
+            around():
         whole: list[tuple[list[int], Future[tuple[Portable, int]] | None]] = []  # None: check here
         here: list[int] = []  # stdin, pipes and captures worth splitting: read by this process
         batch: list[int] = []  # consecutive whole captures for one task: a task per small capture costs more
@@ -174,6 +203,9 @@ def _workers(jobs: int, context: Any, source: ReleaseSource, options: CheckOptio
     its first task, and then its own manager thread). SIGTERM and SIGHUP within raise Terminated; leaving by it (or
     any other exception) kills the workers instead of waiting for their tasks (a capture checked whole may take
     minutes)."""
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import active_children
+
     from wirecheck.programs.signals import terminated_by_signals
 
     with terminated_by_signals(), ProcessPoolExecutor(jobs, mp_context=context, initializer=_start_worker,
@@ -261,6 +293,7 @@ def _watch_parent() -> None:
     multiprocessing's parent sentinel, which becomes ready when the parent's end of a pipe closes. (With fork, a
     worker also holds the parent's ends of the pipes of the workers forked before it: the last worker sees its
     parent's end first, and each ending worker lets the one before it see its own.)"""
+    from multiprocessing import parent_process
     from multiprocessing.connection import wait
 
     parent = parent_process()
@@ -410,6 +443,8 @@ class _Split:
         self._stats = stats
 
     def __call__(self, capture: CaptureFile, reading: Reading) -> Iterator[Any]:
+        from concurrent.futures.process import BrokenProcessPool
+
         accept = reading.accept
         try:
             ranges = _ranges(capture.path, self._size, self._plan.range_bytes, self._max_line_bytes)

@@ -116,7 +116,8 @@ class Match:
 def likely_releases(
     samples: Iterable[Message], releases: Iterable[ContractRelease], exclude: str
 ) -> list[Match]:
-    """The releases (other than `exclude`) that recognise the most samples, best first; ties all listed."""
+    """The releases (other than `exclude`) that recognise the most samples; ties all listed, in the order `releases`
+    come (the registry's: packages in its order, each one's releases oldest first: acp@0.5.1 before acp@0.15.0)."""
     from wirecheck.check.classify import Classifier
 
     samples = list(samples)
@@ -131,7 +132,7 @@ def likely_releases(
     if not matches:
         return []
     best = max(m.recognised for m in matches)
-    return sorted((m for m in matches if m.recognised == best), key=lambda m: m.release)
+    return [m for m in matches if m.recognised == best]
 
 
 def bundled_releases(release: ContractRelease) -> Callable[[], list[ContractRelease]]:
@@ -196,9 +197,16 @@ def read_as(matches: list[FileMatch], release: str) -> str:
             f"wirecheck validate {first.release} --as {first.kind}")
 
 
-def looks_like(matches: list[Match]) -> str:
+def nothing_recognised(count: int, release: str) -> str:
+    """The start of a NOTHING_RECOGNISED finding: how many messages the capture held, none of a kind of `release`."""
+    if count == 1:
+        return f"the one message of this capture is of no kind of {release}"
+    return f"none of the {count:,} messages of this capture is of a kind of {release}"
+
+
+def looks_like(matches: list[Match], count: int = 2) -> str:
     if not matches:
-        return "no bundled release recognises them either"
+        return f"no bundled release recognises {'it' if count == 1 else 'them'} either"
     names = " or ".join(m.release for m in matches)
     first = matches[0]
     return f"it looks like {names} ({first.recognised} of {first.sampled} sampled messages recognised)"

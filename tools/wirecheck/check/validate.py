@@ -16,7 +16,7 @@ import jsonschema_rs
 
 from wirecheck.contracts.errors import schema_error_text
 from wirecheck.contracts.formats import fast_validator
-from wirecheck.contracts.loader import DIALECT
+from wirecheck.contracts.loader import DIALECT, ID_BASE
 from wirecheck.contracts.model import ContractRelease, SchemaLink
 from wirecheck.contracts.views import tolerant_view
 from wirecheck.findings import short_repr
@@ -42,10 +42,19 @@ class Problem:
 class SchemaPair:
     """The strict and tolerant validators of one schema reference."""
 
-    __slots__ = ("_resources", "link", "strict", "tolerant")
+    __slots__ = ("_files", "_resources", "link", "strict", "tolerant")
 
-    def __init__(self, link: SchemaLink, strict: Any, tolerant: Any, resources: Any):
+    def __init__(self, link: SchemaLink, strict: Any, tolerant: Any, resources: Any,
+                 files: tuple[str, str] | None = None):
         self.link, self.strict, self.tolerant, self._resources = link, strict, tolerant, resources
+        self._files = files  # (the release's $id base, its folder): schema locations said as files a user can open
+
+    def _where(self, location: str | None) -> str | None:
+        """A schema location as the file it is in and a JSON pointer (`…/claude-code-print/2.1.218/result.json#/…`):
+        the `$id`s (https://contracts.wirecheck.invalid/...) resolve nowhere (issue 42, 6)."""
+        if location and self._files is not None and location.startswith(self._files[0]):
+            return self._files[1] + location[len(self._files[0]):]
+        return location
 
     def problems(self, value: Any, prefix: str = "") -> list[Problem]:
         if self.strict.is_valid(value):
@@ -113,7 +122,7 @@ class SchemaPair:
                     unknown_field=True,
                     pointer=pointer,
                     message=f"unknown field `{name}` at {pointer}",
-                    schema_location=error.absolute_keyword_location,
+                    schema_location=self._where(error.absolute_keyword_location),
                 )
             return
         for branch in kind.context:
@@ -128,7 +137,7 @@ class SchemaPair:
         pointer = prefix + format_pointer(error.instance_path)
         if keyword in ("required", "additionalProperties", "unevaluatedProperties"):  # the message names them all
             return Problem(unknown_field=False, pointer=pointer, message=note + schema_error_text(error),
-                           schema_location=location)
+                           schema_location=self._where(location))
         expected = keyword
         if location:
             base, _, fragment = location.partition("#")
@@ -139,7 +148,7 @@ class SchemaPair:
             unknown_field=False,
             pointer=pointer,
             message=note + schema_error_text(error),
-            schema_location=location,
+            schema_location=self._where(location),
             expected=expected,
             found=short_repr(error.instance),
         )
@@ -183,6 +192,8 @@ class Validators:
         self._strict_registry = jsonschema_rs.Registry(list(resources.items()))
         self._tolerant_registry = jsonschema_rs.Registry([(u, tolerant_view(s)) for u, s in resources.items()])
         self._pairs: dict[str, SchemaPair] = {}
+        base = f"{ID_BASE}/{release.package}/{release.version}/"
+        self._files = (base, f"{release.root.as_posix()}/") if getattr(release, "root", None) else None
 
     def pair(self, link: SchemaLink) -> SchemaPair:
         pair = self._pairs.get(link.uri)
@@ -193,6 +204,7 @@ class Validators:
                 fast_validator(root, self._strict_registry),
                 fast_validator(root, self._tolerant_registry),
                 self._resources,
+                self._files,
             )
             self._pairs[link.uri] = pair
         return pair

@@ -13,10 +13,11 @@ from typing import Any, NoReturn
 import typer
 
 from wirecheck import __version__, exitcodes
-from wirecheck.cli import coercion
+from wirecheck.cli import coercion, help_words
 from wirecheck.encoding import ERRORS, text_writer
 
 coercion.install()  # str/Path/list[str] values coerced as typer does, without pydantic (cli/coercion.py)
+help_words.install()  # `TEXT`, `PATH`, `[SPEC]...` in --help, not `<str>`, `[[SPEC...]]...` (cli/help_words.py)
 
 # Each module defines `register(app: typer.Typer) -> None`; in this order in `wirecheck --help`.
 COMMAND_MODULES = [

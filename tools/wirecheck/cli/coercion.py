@@ -12,9 +12,15 @@ typer's adapters do something simple, done here with typer's own helpers:
   here with the same `Path`, so the same checks and the same messages);
 - `bool` given a `bool` (`_parse_cli_bool` passes it through, pydantic's `bool` keeps it; an absent flag's `None`
   never reaches the adapter, yet typer builds it all the same);
-- `list[str]` given a list or tuple of `str`: `parse_list` validates each item as above and returns a list.
+- `list[str]` given a list or tuple of `str`: `parse_list` validates each item as above and returns a list;
+- `int` (no `clamp`) given an `int`, or a `str` of ASCII digits, within `min`/`max`: pydantic's lax `int` gives the
+  same number (`validate --max-line-bytes`, `-j`: their defaults are ints, and pydantic was imported for them on
+  every `validate`);
+- an `Enum` given one of its members, or a `str` typer's `coerce_cli_choice` maps to one (the same helper typer's
+  choice adapter calls: `--fail-on warning`).
 
-Anything else (an int, an Enum, a file, a parser, bytes, a value from an unusual place) goes to typer's own runtime
+Anything else (a negative or out-of-range number, a choice that is none, a file, a parser, bytes, a value from
+an unusual place) goes to typer's own runtime
 parameter, built on first use, as before. When typer's internals are not the ones this was written against, nothing
 is replaced (typer coerces as it always does); `suites/cli/test_startup.py` then fails on pydantic in diff-schemas'
 imports, and `suites/cli/test_coercion.py` compares both paths value by value.
@@ -22,6 +28,7 @@ imports, and `suites/cli/test_coercion.py` compares both paths value by value.
 
 from __future__ import annotations
 
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +37,7 @@ def install() -> None:
     try:
         from typer import _coercion, core
         from typer._coercion import RuntimeParam
-        from typer._param_types import coerce_cli_path
+        from typer._param_types import coerce_cli_choice, coerce_cli_path
     except ImportError:
         return
     original: Any = getattr(_coercion, "build_runtime_param", None)
@@ -66,6 +73,17 @@ def install() -> None:
                 return coerce_cli_path(Path(value), self.parameter_info, path_type=Path, param=param, ctx=ctx)
             if self.shape == "list[str]" and isinstance(value, list | tuple) and all(type(v) is str for v in value):
                 return list(value)
+            if self.shape == "int" and (number := _plain_int(value, self.parameter_info)) is not None:
+                return number
+            if self.shape == "enum":
+                if isinstance(value, self.annotation):
+                    return value
+                if type(value) is str:
+                    try:
+                        return coerce_cli_choice(value, choices=list(self.annotation),
+                                                 case_sensitive=self.parameter_info.case_sensitive, ctx=ctx)
+                    except ValueError:
+                        pass  # typer says why, in its words
             return self._typer_param()._coerce_value(value, param=param, ctx=ctx)
 
     def build_runtime_param(descriptor: Any) -> Any:
@@ -89,4 +107,23 @@ def light_shape(annotation: Any, parameter_info: Any, file_annotation: Any = Non
         return "path"
     if annotation == list[str]:
         return "list[str]"
+    if annotation is int and not getattr(parameter_info, "clamp", False):
+        return "int"
+    if isinstance(annotation, type) and issubclass(annotation, Enum):
+        return "enum"
     return None
+
+
+def _plain_int(value: Any, parameter_info: Any) -> int | None:
+    """The int an `int` option takes from `value` (an int, or ASCII digits) when it is within min/max; None for
+    anything else (typer's adapter then: its parsing and its message)."""
+    if type(value) is int:
+        number = value
+    elif type(value) is str and value.isascii() and value.isdigit():
+        number = int(value)
+    else:
+        return None
+    low, high = getattr(parameter_info, "min", None), getattr(parameter_info, "max", None)
+    if (low is not None and number < low) or (high is not None and number > high):
+        return None
+    return number

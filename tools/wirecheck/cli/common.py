@@ -112,7 +112,7 @@ def contract_errors_as_usage() -> Iterator[None]:
     except ContractError as exc:
         if len(exc.problems) == 1 and not exc.problems[0].file:  # a user's request, not a file in contracts/
             raise fail_usage(exc.problems[0].message) from None
-        typer.echo("wirecheck: contract error:", err=True)
+        typer.echo(f"wirecheck: {getattr(exc, 'what', 'contract')} error:", err=True)
         for problem in located(exc.problems):
             typer.echo(f"  {problem}", err=True)
         raise typer.Exit(exitcodes.USAGE) from None

@@ -129,14 +129,17 @@ def _explain(path: Path, translation: Any, everything: bool) -> None:
 def register(app: typer.Typer) -> None:
     @app.command("diff")
     def diff_command(
-        specs: list[str] = typer.Argument(None, metavar="[SPEC...]", help=(
+        specs: list[str] = typer.Argument(None, metavar="SPEC...", help=(
             "OLD NEW (pkg@a pkg@b); one pkg@v (against its previous release); a package (all its pairs and the "
             "transitive matrix); nothing (every package). With --against: the working tree's releases.")),
-        against: str = typer.Option(None, "--against", help="Diff against the contracts at this git ref."),
+        against: str = typer.Option(None, "--against", help=(
+            "Diff the working tree's contracts against the same folder at this git ref (a branch, tag or commit). "
+            "The folder: --contracts, else contracts/ at the top of the git checkout you are in.")),
         output_format: str = typer.Option("text", "--format", "-f", help=f"One of: {', '.join(FORMAT_NAMES)}."),
         output: Path = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
         fail_on: str = typer.Option("breaking", "--fail-on", help=(
-            "breaking (a break proven for a protected consumer) | warning | never; diff/gate.py.")),
+            "breaking (a break proven for a protected consumer) | warning (also a latent or undecided change) | "
+            "never (report only).")),
         waivers: Path = typer.Option(None, "--waivers", help="YAML waivers: fingerprint, reason, who, expires."),
         compat: str = typer.Option("full", "--compat", help="Directions that count: forward | backward | full."),
         consumers: str = typer.Option("tolerant", "--consumers", help=(
@@ -154,6 +157,13 @@ def register(app: typer.Typer) -> None:
         from wirecheck.diff.gate import fails
 
         options = _options(compat, consumers, witnesses, output_format, annotations, strict_sets)
+        if against is not None and contracts is None:  # the checkout's contracts/, compared with the ref
+            from wirecheck.diff.against import AgainstError, working_tree_contracts
+
+            try:
+                contracts = working_tree_contracts(against, Path.cwd())
+            except AgainstError as exc:
+                raise fail_usage(str(exc)) from None
         reg = registry(contracts)
         specs = specs or []
         results: list[Any] = []

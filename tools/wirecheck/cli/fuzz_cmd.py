@@ -11,8 +11,10 @@ from typing import Any, NoReturn
 import typer
 
 from wirecheck import exitcodes
-from wirecheck.cli.common import CONTRACTS_OPTION, fail_usage, guarded, output_file, registry
+from wirecheck.cli.common import CONTRACTS_OPTION, bad_choice, fail_usage, guarded, output_file, registry
 from wirecheck.limits import MAX_SECONDS
+
+CONSUMER_FORMATS = ("markdown", "json")  # fuzz-consumer's report: what it fed, what the consumer did
 
 
 def register(app: typer.Typer) -> None:
@@ -92,7 +94,7 @@ def register_consumer(app: typer.Typer) -> None:
     @app.command("fuzz-consumer")
     def fuzz_consumer_command(
         spec: str = typer.Argument(..., metavar="PACKAGE@VERSION"),
-        command: list[str] = typer.Argument(None, metavar="[-- COMMAND...]", help="A line-protocol process."),
+        command: list[str] = typer.Argument(None, metavar="-- COMMAND...", help="A line-protocol process."),
         python: str | None = typer.Option(None, "--python", help="A callable module:function taking one message."),
         reject: list[str] = typer.Option(
             [], "--reject-exception", help="module:Class raised to refuse a message (default ValueError)."
@@ -107,8 +109,11 @@ def register_consumer(app: typer.Typer) -> None:
         shrink: bool = typer.Option(True, "--shrink/--no-shrink", help="Shrink each failure to a minimal example."),
         timeout: float = typer.Option(5.0, "--timeout", min=0.01, max=MAX_SECONDS,
                                       help="Seconds per message before a hang."),
-        json_out: Path | None = typer.Option(None, "--json", help="Write the JSON report here."),
-        markdown_out: Path | None = typer.Option(None, "--markdown", help="Write the Markdown report here."),
+        output_format: str = typer.Option("markdown", "--format", "-f",
+                                          help=f"The report on stdout (or --output): {', '.join(CONSUMER_FORMATS)}."),
+        output: Path | None = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
+        json_out: Path | None = typer.Option(None, "--json", help="Also write the JSON report here."),
+        markdown_out: Path | None = typer.Option(None, "--markdown", help="Also write the Markdown report here."),
         contracts: Path | None = CONTRACTS_OPTION,
     ) -> None:
         """Feed generated valid messages and mutants to a real consumer; report what it gets wrong.
@@ -125,6 +130,8 @@ def register_consumer(app: typer.Typer) -> None:
         from wirecheck.fuzz.consumer_report import render_markdown
         from wirecheck.programs.signals import shielded, terminated_by_signals
 
+        if output_format not in CONSUMER_FORMATS:
+            raise bad_choice("--format", output_format, CONSUMER_FORMATS)
         if bool(python) == bool(command):
             raise fail_usage("give exactly one consumer: --python module:function, or -- COMMAND...")
         from wirecheck.json_types import json_text
@@ -152,14 +159,14 @@ def register_consumer(app: typer.Typer) -> None:
                     consumer.close()
         for problem in getattr(consumer, "problems", ()):
             typer.echo(f"wirecheck: the consumer: {problem}", err=True)
-        markdown = render_markdown(report)
-        for path, text in ((json_out, json_text(report.as_json(), indent=True) + "\n"),
-                           (markdown_out, markdown)):
+        texts = {"markdown": render_markdown(report), "json": json_text(report.as_json(), indent=True) + "\n"}
+        wanted = ((json_out, texts["json"]), (markdown_out, texts["markdown"]), (output, texts[output_format]))
+        for path, text in wanted:
             if path is not None:
                 with output_file(path) as handle:
                     handle.write(text)
-        if markdown_out is None:
-            typer.echo(markdown)
+        if output is None:
+            typer.echo(texts[output_format], nl=output_format == "markdown")
         if report.run_failed:
             said = f'; the program said: "{report.program_said}"' if report.program_said else ""
             typer.echo(f"wirecheck: {release.name}: RUN FAILED: {report.run_failed}{said}", err=True)

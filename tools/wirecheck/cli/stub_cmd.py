@@ -244,7 +244,7 @@ def register(app: typer.Typer) -> None:
     @app.command("stub")
     def stub_command(
         spec: str = typer.Argument(..., metavar="xopc@VERSION"),
-        command: list[str] = typer.Argument(None, metavar="[-- COMMAND...]",
+        command: list[str] = typer.Argument(None, metavar="-- COMMAND...",
                                             help="Optional runtime client to start; {url} is replaced by the "
                                                  "stub's base URL (also in $WIRECHECK_STUB_URL)."),
         port: int = typer.Option(0, "--port", min=0, max=65535, help="Port on 127.0.0.1 (0: any free port)."),

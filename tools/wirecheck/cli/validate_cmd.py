@@ -157,7 +157,8 @@ def register(app: typer.Typer) -> None:
         dask: str | None = typer.Option(
             None, "--dask", metavar="ADDRESS|local",
             help="Check on a Dask cluster (the scheduler at ADDRESS, or `local`: a cluster on this machine); "
-                 "captures are URLs or globs fsspec opens (s3://bucket/runs/*.har). Needs wirecheck[dask]."),
+                 "captures are URLs or globs fsspec opens (s3://bucket/runs/*.har). Needs the dask extra: "
+                 "pip install './wirecheck[dask]' from a checkout, or the wheel's path with [dask]."),
         contracts: Path | None = CONTRACTS_OPTION,
     ) -> None:
         """Check captures against a release: findings with locations, coverage, and a verdict.

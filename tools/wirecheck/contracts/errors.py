@@ -45,14 +45,17 @@ def located(problems: Iterable[ContractProblem]) -> list[ContractProblem]:
 
 
 class ContractError(Exception):
-    """One or more problems in `contracts/`, or an unknown package/version asked for by a user."""
+    """One or more problems in `contracts/` (or in another file wirecheck reads: `what` names it, "stub scenario"),
+    or an unknown package/version asked for by a user. A problem said twice (a schema's `required` reports each
+    missing member, and each report names them all) is kept once."""
 
-    def __init__(self, problems: list[ContractProblem] | ContractProblem | str):
+    def __init__(self, problems: list[ContractProblem] | ContractProblem | str, what: str = "contract"):
         if isinstance(problems, str):
             problems = [ContractProblem("", "", problems)]
         elif isinstance(problems, ContractProblem):
             problems = [problems]
-        self.problems = problems
+        self.problems = list(dict.fromkeys(problems))
+        self.what = what
         super().__init__("\n".join(str(p) for p in problems))
 
 
@@ -119,8 +122,9 @@ def schema_error_text(error: Any) -> str:
     (`Additional properties are not allowed ('kind' was unexpected)`, `"x" is a required property`, `... is not
     valid under any of the schemas listed in the 'anyOf' keyword`), which read as Python. Said from the error's parts:
     "unknown field `kind`", "missing required field `x`", `expected an integer, found the string "x"`,
-    `matches none of the 3 forms allowed here`. Messages already in plain words with JSON values (`-1 is less
-    than the minimum of 0`, `"b" does not match "^a"`) are kept."""
+    `matches none of the 3 forms allowed here`, `expected at least 0, found -1`, `expected a string matching the
+    pattern "^a", found "b"`: what was expected, then what was found, for every keyword (issue 42, 6); only a
+    keyword this does not know keeps jsonschema-rs's own message."""
     kind = error.kind
     name = kind.name
     if name == "required":
@@ -153,4 +157,32 @@ def schema_error_text(error: Any) -> str:
             f"must not match {_value_text(kind.schema, 80)}"
     if name == "contains":
         return "no item matches what the list must contain"
+    if (bound := _BOUNDS.get(name)) is not None:
+        limit = getattr(kind, "limit", kind.value)
+        return f"expected {bound} {_value_text(limit)}, found {_value_text(error.instance)}"
+    if (word := _COUNTED.get(name)) is not None:
+        limit, found = getattr(kind, "limit", kind.value), len(error.instance)
+        at = "at least" if name.startswith("min") else "at most"
+        return f"expected {at} {_value_text(limit)} {word}{'' if limit == 1 else 's'}, found {found}"
+    if name == "pattern":
+        return f"expected a string matching the pattern {_value_text(kind.value, 120)}, found " \
+               f"{_value_text(error.instance)}"
+    if name == "enum":
+        options = kind.value if isinstance(kind.value, list) else [kind.value]
+        listed = [_value_text(o) for o in options[:8]] + ([f"… ({len(options) - 8} more)"] if len(options) > 8 else [])
+        return f"expected one of {', '.join(listed)}, found {_value_text(error.instance)}"
+    if name == "multipleOf":
+        return f"expected a multiple of {_value_text(kind.value)}, found {_value_text(error.instance)}"
+    if name == "uniqueItems":
+        return "expected every item to differ, found an item repeated"
+    if name == "format":
+        return f"expected a {kind.value} string (format), found {_value_text(error.instance)}"
+    if name == "propertyNames" and hasattr(kind, "error"):
+        return f"field name: {schema_error_text(kind.error)}"
     return str(error.message)
+
+
+_BOUNDS = {"minimum": "at least", "exclusiveMinimum": "more than", "maximum": "at most",
+           "exclusiveMaximum": "less than"}
+_COUNTED = {"minLength": "character", "maxLength": "character", "minItems": "item", "maxItems": "item",
+            "minProperties": "field", "maxProperties": "field"}

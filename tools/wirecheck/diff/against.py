@@ -61,11 +61,34 @@ class Extracted:
         return f"{self.ref}:{self.relative}/{inside}" if inside != "." else f"{self.ref}:{self.relative}"
 
 
-def contracts_at(ref: str, contracts: Path) -> Extracted:
-    """Extract `contracts` as of `ref` (any git revision: a branch, tag, sha, `HEAD~1`)."""
+WORKING_TREE_CONTRACTS = "contracts"  # --against without --contracts: this folder at the top of the checkout
+
+
+def working_tree_contracts(ref: str, where: Path) -> Path:
+    """The folder `--against` compares when no --contracts names one: `contracts/` at the top of the git checkout
+    `where` is in (the layout of wirecheck's own repository and of a contract pack's). Anything else is one line
+    naming the flag that is missing."""
+    _check_ref(ref)
+    with _git_program(ref) as (git, env, scratch):
+        top, _ = _toplevel(git, where, env, scratch)
+    if top is None:
+        raise AgainstError(f"--against {ref} compares a git checkout's contracts folder with {ref}, and {where} is not "
+                           "inside a git checkout: run it in one, or give --contracts FOLDER")
+    folder = Path(top) / WORKING_TREE_CONTRACTS
+    if not (folder / "registry.yaml").is_file():
+        raise AgainstError(f"--against {ref}: no {WORKING_TREE_CONTRACTS}/registry.yaml at the top of the checkout "
+                           f"{top}: give --contracts FOLDER, the contracts folder to compare with {ref}")
+    return folder
+
+
+def _check_ref(ref: str) -> None:
     if not ref.strip() or ref.startswith("-"):  # never an option to git
         raise AgainstError(f"--against {ref!r}: not a git revision")
-    contracts = contracts.resolve()
+
+
+@contextmanager
+def _git_program(ref: str) -> Iterator[tuple[str, dict[str, str], Scratch]]:
+    """git, its environment and its scratch folder (wirecheck.programs)."""
     from wirecheck.programs.program import CommandError, Scratch, resolve_program
 
     try:
@@ -73,12 +96,25 @@ def contracts_at(ref: str, contracts: Path) -> Extracted:
     except CommandError as exc:
         raise AgainstError(f"--against {ref}: git cannot be run: {exc}") from None
     with Scratch.create() as scratch:
-        env = git_env(scratch)
-        done = _git([git, "-C", str(contracts), "rev-parse", "--show-toplevel"], env, scratch, REV_PARSE_SECONDS)
-        if isinstance(done, str) or done.returncode != 0:
-            said = done if isinstance(done, str) else _stderr(done, REV_PARSE_SECONDS)
+        yield git, git_env(scratch), scratch
+
+
+def _toplevel(git: str, where: Path, env: dict[str, str], scratch: Scratch) -> tuple[str | None, str]:
+    """The top folder of the git checkout `where` is in, or None and what git said."""
+    done = _git([git, "-C", str(where), "rev-parse", "--show-toplevel"], env, scratch, REV_PARSE_SECONDS)
+    if isinstance(done, str) or done.returncode != 0:
+        return None, done if isinstance(done, str) else _stderr(done, REV_PARSE_SECONDS)
+    return done.stdout.decode("utf-8", "surrogateescape").strip(), ""
+
+
+def contracts_at(ref: str, contracts: Path) -> Extracted:
+    """Extract `contracts` as of `ref` (any git revision: a branch, tag, sha, `HEAD~1`)."""
+    _check_ref(ref)
+    contracts = contracts.resolve()
+    with _git_program(ref) as (git, env, scratch):
+        top, said = _toplevel(git, contracts, env, scratch)
+        if top is None:
             raise AgainstError(f"--against {ref}: {contracts} is not inside a git checkout ({said})")
-        top = done.stdout.decode("utf-8", "surrogateescape").strip()
         relative = contracts.relative_to(Path(top).resolve()).as_posix()
         tar_file = scratch.root / "work" / "archive.tar"
         with tar_file.open("wb") as out:

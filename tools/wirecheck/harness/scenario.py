@@ -234,7 +234,7 @@ def load_scenario(path: Path) -> Scenario:
         text = read_text(path, "scenario file")
         raw = parse_yaml(text, file, lines=True)
     except YamlFileError as exc:
-        raise ContractError(ContractProblem(file, "", exc.message)) from None
+        raise ContractError(ContractProblem(file, "", exc.message), "scenario") from None
     problems: list[ContractProblem] = []
 
     def problem(pointer: str, message: str, line: int | None = None) -> None:
@@ -249,7 +249,7 @@ def load_scenario(path: Path) -> Scenario:
         return None
 
     if not isinstance(raw, dict) or raw.get("scenario") != 1 or isinstance(raw.get("scenario"), bool):
-        raise ContractError(ContractProblem(file, "/scenario", "expected `scenario: 1` at the top"))
+        raise ContractError(ContractProblem(file, "/scenario", "expected `scenario: 1` at the top"), "scenario")
     for key in raw:
         if key not in (*TOP_KEYS, LINE_KEY):
             problem(f"/{key}", f"unknown key {key!r}; a scenario has {', '.join(TOP_KEYS)}")
@@ -421,7 +421,7 @@ def load_scenario(path: Path) -> Scenario:
                 continue
             steps.append(Step(action, None, line=line))
     if problems:
-        raise ContractError(problems)
+        raise ContractError(problems, "scenario")
     return Scenario(
         title=str(raw.get("title", path.stem)), harness_role=roles["harness"],
         implementation_role=roles["implementation"], steps=tuple(steps), timeout=float(timeout), path=path,

@@ -9,6 +9,7 @@ from typing import Any, TextIO
 
 from wirecheck import __version__
 from wirecheck.check.engine import CheckResult
+from wirecheck.findings import Finding
 from wirecheck.json_types import json_bytes
 from wirecheck.rules.catalogue import rule_catalogue
 
@@ -31,17 +32,24 @@ def to_sarif(result: CheckResult) -> dict[str, Any]:
               "fullDescription": {"text": catalogue[code].rationale},
               "defaultConfiguration": {"level": _LEVEL[catalogue[code].level.value]}}
              if code in catalogue else {"id": code} for code in used]
-    results = []
-    for f in result.findings:
-        text = f"{result.release.name} {f.kind or ''} {f.pointer or ''}".replace("  ", " ") + f": {f.message}"
-        physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(f.file)}}
-        if f.line:
-            physical["region"] = {"startLine": f.line}
-        location: dict[str, Any] = {"physicalLocation": physical}
-        if f.where or f.pointer:
-            location["logicalLocations"] = [{"fullyQualifiedName": f"{f.where or ''}{f.pointer or ''}"}]
-        results.append({"ruleId": f.code, "ruleIndex": used.index(f.code), "level": _LEVEL[f.severity.value],
-                        "message": {"text": text}, "locations": [location]})
+    results = [finding_result(f, f.code, used.index(f.code), result.release.name) for f in result.findings]
+    return sarif_log(rules, results)
+
+
+def finding_result(f: Finding, rule_id: str, rule_index: int, release: str) -> dict[str, Any]:
+    """One SARIF result: the finding at its capture file and line (its JSON pointer as a logical location)."""
+    text = f"{release} {f.kind or ''} {f.pointer or ''}".replace("  ", " ") + f": {f.message}"
+    physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(f.file)}}
+    if f.line:
+        physical["region"] = {"startLine": f.line}
+    location: dict[str, Any] = {"physicalLocation": physical}
+    if f.where or f.pointer:
+        location["logicalLocations"] = [{"fullyQualifiedName": f"{f.where or ''}{f.pointer or ''}"}]
+    return {"ruleId": rule_id, "ruleIndex": rule_index, "level": _LEVEL[f.severity.value], "message": {"text": text},
+            "locations": [location]}
+
+
+def sarif_log(rules: list[dict[str, Any]], results: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",

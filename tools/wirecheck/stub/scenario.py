@@ -142,6 +142,9 @@ def resolve(name_or_path: str) -> Path:
                       f"or give the path of a scenario file")
 
 
+SCENARIO = "stub scenario"  # what its problems are said to be in (not a contract)
+
+
 def load(path: Path) -> StubScenario:
     """A scenario file, checked against its schema; every problem located (file, JSON pointer, line)."""
     import jsonschema
@@ -155,7 +158,7 @@ def load(path: Path) -> StubScenario:
         text = read_text(path, "stub scenario")
         raw = parse_yaml(text, file, lines=True)
     except YamlFileError as exc:
-        raise ContractError(ContractProblem(file, "", exc.message)) from None
+        raise ContractError(ContractProblem(file, "", exc.message), SCENARIO) from None
     data = strip_lines(raw)
     validator = jsonschema.Draft202012Validator(own_schema("stub-scenario.schema.json"))
     problems = []
@@ -163,7 +166,7 @@ def load(path: Path) -> StubScenario:
         problems.append(ContractProblem(file, format_pointer(error.absolute_path), for_people(error),
                                         _line(raw, list(error.absolute_path))))
     if problems:
-        raise ContractError(problems)
+        raise ContractError(problems, SCENARIO)
     delays: dict[str, float] = {}
     for index, delay in enumerate(data.get("delays", [])):
         if delay["route"] in delays:
@@ -171,7 +174,7 @@ def load(path: Path) -> StubScenario:
                                             _line(raw, ["delays", index])))
         delays[delay["route"]] = float(delay["seconds"])
     if problems:
-        raise ContractError(problems)
+        raise ContractError(problems, SCENARIO)
     faults = tuple(Fault(f["route"], None if f["answer"] == "drop" else f["answer"], f.get("times") == "always")
                    for f in data.get("faults", []))
     return StubScenario(name=data["name"], description=" ".join(data["description"].split()),

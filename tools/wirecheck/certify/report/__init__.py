@@ -11,14 +11,18 @@ from wirecheck.lazy import LazyWriters
 if TYPE_CHECKING:
     from wirecheck.certify.evaluate import Certification
 
+# the names validate and diff use: `json` (JSON lines here, one record per requirement; `jsonl`, its earlier name,
+# still accepted), `sarif` for code scanning
 FORMATS = LazyWriters({
     "text": "wirecheck.certify.report.text",
-    "jsonl": "wirecheck.certify.report.jsonl",
+    "json": "wirecheck.certify.report.jsonl",
     "markdown": "wirecheck.certify.report.markdown",
     "junit": "wirecheck.certify.report.junit",
     "html": "wirecheck.certify.report.html",
-})
-SUFFIXES = {"text": ".txt", "jsonl": ".jsonl", "markdown": ".md", "junit": ".junit.xml", "html": ".html"}
+    "sarif": "wirecheck.certify.report.sarif",
+}, aliases={"jsonl": "json"})
+SUFFIXES = {"text": ".txt", "json": ".jsonl", "markdown": ".md", "junit": ".junit.xml", "html": ".html",
+            "sarif": ".sarif"}
 
 
 def write_folder(cert: Certification, folder: Path) -> None:

@@ -48,7 +48,13 @@ LEGEND = (
     ("←", "reader ← writer; a peer is either side", ("←",)),
     ("tolerant / strict", "readers that ignore / reject unknown fields", ("tolerant", "strict")),
     ("✗ / ? / ✓", "breaks (a witness or set containment proves it) / undecided / safe, for both kinds of reader unless "
-                  "(strict only)", ("✗", "✓", "?")),
+                  "a note says which", ("✗", "✓", "?")),
+    ("(strict only) / (tolerant only)", "the mark before it holds for that kind of reader alone",
+     ("(strict only)", "(tolerant only)")),
+    ("{a, b, c, … (N in all)}", "one change at N places or values of the same kind, the first three shown",
+     (re.compile(r"… \(\d[\d,]* in all\)"),)),
+    ("(as N)", "a message of a union judged as its member N (counted from 0; a named member by its name), the one it "
+               "came closest to", (re.compile(r"\(as \d+\)"),)),
     ("·", "about the version, not a message", ("·",)),
     ("latent", "breaks only a writer that sends members its contract never declared: a warning unless --strict-sets",
      ("latent",)),
