@@ -113,7 +113,7 @@ def register(app: typer.Typer) -> None:
 
         reg = registry(contracts)
         problems = []
-        for package in reg.packages.values():
+        for package in guarded(lambda: reg.packages).values():  # the packs are found and read here
             external = " (external)" if package.external else ""
             pack = f" [{package.origin}]" if package.origin.startswith("pack") else ""
             typer.echo(f"{package.name}{external}{pack}  {package.npm or package.pypi or ''}  — {package.title}")
@@ -126,7 +126,7 @@ def register(app: typer.Typer) -> None:
                     continue
                 channels = sorted({k.channel for k in release.kinds})
                 typer.echo(f"  {version:<12} {len(release.kinds):>3} kinds  {', '.join(channels)}")
-        problems += reg.unlisted()
+        problems += guarded(reg.unlisted)
         if problems:
             with contract_errors_as_usage():
                 raise ContractError(problems)

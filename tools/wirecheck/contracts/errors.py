@@ -56,6 +56,24 @@ class ContractError(Exception):
         super().__init__("\n".join(str(p) for p in problems))
 
 
+def not_the_format(document: Any, schema: dict[str, Any], file: str) -> ContractProblem | None:
+    """The one problem of a YAML or JSON file that is not the file it claims to be, or None: its top level is not
+    the type its format's `schema` asks (`catalog.yaml` holding a string), or a mapping none of whose members the
+    format has (`registry.yaml` holding /etc/shadow's lines as keys). Said without quoting anything in it: a file
+    that is not what it claims may be anything (a credentials file a symbolic link or a mistake put there), and
+    its content is no one's to see in an error; a file that is one is checked member by member (`for_people`)."""
+    kind, wanted = json_type(document), schema.get("type")
+    what = f"is not a {schema.get('title', 'file')}"
+    if isinstance(wanted, str) and kind != wanted and not (wanted == "number" and kind == "integer"):
+        found, expected = (_TYPE_WORDS.get(t, t).split(" (")[0] for t in (kind, wanted))
+        return ContractProblem(file, "", f"{what}: its top level is {found}, not {expected} (nothing of it is quoted)")
+    known = schema.get("properties")
+    if kind == "object" and isinstance(known, dict) and document and not any(name in known for name in document):
+        return ContractProblem(file, "", f"{what}: none of its {len(document):,} top-level members is one it has "
+                               f"({', '.join(known)}; nothing of it is quoted)")
+    return None
+
+
 _TYPE_WORDS = {"object": "an object (a mapping)", "array": "a list", "string": "a string", "integer": "an integer",
                "number": "a number", "boolean": "true or false", "null": "null"}
 
