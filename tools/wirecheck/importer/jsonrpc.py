@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -84,6 +85,12 @@ def _members(node: Any) -> list[str] | None:
             return None
         names.append(ref.removeprefix("#/$defs/"))
     return names
+
+
+def _key(method: str) -> str:
+    """`method` as a key of a mapping file's flow mapping, to paste as it is: plain when YAML reads it back as
+    written, else JSON-quoted (a double-quoted YAML scalar: `"x\\u0000y"`, never the raw control character)."""
+    return method if re.fullmatch(r"[A-Za-z0-9_$][A-Za-z0-9_$/.-]*", method) else json.dumps(method)
 
 
 def load_mapping(path: Path) -> dict[str, Any]:
@@ -184,10 +191,10 @@ def derive(schema: Mapping[str, Any], mapping: Mapping[str, Any] | None = None, 
         if entry.type is None:
             not_derived.append({"method": method, "what": f"whether $defs/{entry.definition} is a request or a "
                                 "notification (not named *Request or *Notification, in no union)",
-                                "supply": f"types: {{{method}: request}}"})
+                                "supply": f"types: {{{_key(method)}: request}}"})
         if not entry.senders:
             not_derived.append({"method": method, "what": f"who sends {method} (in no <Role>Request or "
-                                "<Role>Notification union)", "supply": f"senders: {{{method}: client}}"})
+                                "<Role>Notification union)", "supply": f"senders: {{{_key(method)}: client}}"})
         if entry.type == "request":
             _reply(entry, defs, unions, roles, mapping, not_derived, where)
     return Derivation(roles, [methods[m] for m in sorted(methods)], not_derived, unions)
@@ -209,14 +216,14 @@ def _reply(entry: Method, defs: Mapping[str, Any], unions: Mapping[str, Mapping[
     if candidate is None or candidate not in defs:
         not_derived.append({"method": method, "what": f"the result type of {method} (the schema defines no "
                             f"{candidate or '<Name>Result'}): its result is not checked",
-                            "supply": f"replies: {{{method}: EmptyResult}}"})
+                            "supply": f"replies: {{{_key(method)}: EmptyResult}}"})
         return
     receivers = [r for r in roles if r not in entry.senders] if len(roles) == 2 else []
     outside = [r for r in receivers if "Result" in unions.get(r, {}) and candidate not in unions[r]["Result"]]
     if outside:
         not_derived.append({"method": method, "what": f"the result type of {method}: {candidate} is not in "
                             f"{outside[0].capitalize()}Result, the results the {outside[0]} sends",
-                            "supply": f"replies: {{{method}: {candidate}}}"})
+                            "supply": f"replies: {{{_key(method)}: {candidate}}}"})
         return
     entry.reply = candidate
     entry.how.append(f"answered by {candidate}: named after {entry.definition}"
@@ -252,6 +259,25 @@ def _response_envelope(role: str, request_id: str, error: str) -> dict[str, Any]
             "oneOf": [{"required": ["result"]}, {"required": ["error"]}]}
 
 
+def _kind_ids(derivation: Derivation) -> dict[tuple[str, str], str]:
+    """(receiver, method) → its kind id: `kind_id`'s (`server.ping`), unless methods JSON-RPC tells apart would
+    share it (method names are case-sensitive: `ping`, `PING`; and `a/b`, `a.b`) or a role's response kind has it.
+    Then only the first of them in lower case (none, for a response kind's id) keeps it; the others get a suffix
+    made from their exact name (`server.ping-1d4e8b0c`): distinct, and the same whatever else the schema holds."""
+    wanted = {(receiver, entry.name): kind_id(receiver, entry.name) for entry in derivation.methods
+              for sender in entry.senders for receiver in derivation.roles if receiver != sender}
+    sharing: dict[str, list[tuple[str, str]]] = {}
+    for key, kid in wanted.items():
+        sharing.setdefault(kid, []).append(key)
+    responses = {f"{role}.response" for role in derivation.roles}
+    for kid, keys in sharing.items():
+        kept = None if kid in responses else min(keys, key=lambda key: (key[1] != key[1].lower(), key[1]))
+        for key in keys:
+            if key != kept:
+                wanted[key] = f"{kid}-{hashlib.sha256(key[1].encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+    return wanted
+
+
 def jsonrpc_kinds(schema: Mapping[str, Any], derivation: Derivation, *, package: str, version: str, base: str,
                   source: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """(catalog kinds, the wire.json resource): a kind per method and sender, a response kind per role."""
@@ -264,12 +290,13 @@ def jsonrpc_kinds(schema: Mapping[str, Any], derivation: Derivation, *, package:
         else "#/$defs/jsonrpc.Error"
     wire_defs: dict[str, Any] = {}
     kinds: list[dict[str, Any]] = []
+    ids = _kind_ids(derivation)
     for entry in derivation.methods:
         if entry.type is None or len(roles) != 2:
             continue
         for sender in entry.senders:
             receiver = roles[1] if sender == roles[0] else roles[0]
-            kid = kind_id(receiver, entry.name)
+            kid = ids[receiver, entry.name]
             wire_defs[kid] = _params_envelope(entry, defs, request_id, sender, receiver)
             kind: dict[str, Any] = {
                 "id": kid, "title": f"{entry.name} ({entry.type} from the {sender})", "channel": "stdio-ndjson",
@@ -368,13 +395,14 @@ def import_schema(path: Path, *, package: str, version: str, out: Path, mapping_
                   ) -> tuple[Path, list[Path], Derivation]:
     """Import `path` as `package@version` into the contracts folder `out`; the release folder, the files written
     and the derivation (what was derived, and what was not)."""
-    import json
     import tempfile
 
     from wirecheck.certify.generate import merge, render
     from wirecheck.certify.requirements import load_requirements
     from wirecheck.contracts import ContractError, load_registry
     from wirecheck.contracts.drafts import DIALECT, Untranslatable, draft_named, translate
+    from wirecheck.contracts.loader import MAX_RELEASE_VALUES
+    from wirecheck.contracts.views import count_values
     from wirecheck.importer.release import write_folder
     from wirecheck.json_text import parse_json
 
@@ -387,6 +415,9 @@ def import_schema(path: Path, *, package: str, version: str, out: Path, mapping_
     upstream, problem = parse_json(raw)
     if problem is not None:
         raise ImportRefused(f"{path}{'#' + problem.pointer if problem.pointer else ''}: {problem.message}")
+    if count_values(upstream, MAX_RELEASE_VALUES + 1) > MAX_RELEASE_VALUES:  # before the translation: not after it
+        raise ImportRefused(f"{path}: holds more than {MAX_RELEASE_VALUES:,} JSON values, the most wirecheck loads of a "
+                            "contract release (see Limits in the README): its import could not be loaded")
     try:
         translation = translate(upstream, draft_named("2020-12"))
     except Untranslatable as exc:
@@ -455,7 +486,8 @@ def import_schema(path: Path, *, package: str, version: str, out: Path, mapping_
             release = load_registry(trial).load(f"{package}@{version}")
         except ContractError as exc:
             problems = "\n  ".join(str(p).replace(temp, str(out)) for p in exc.problems)
-            raise ImportRefused(f"{path}: the imported release would not load:\n  {problems}") from None
+            raise ImportRefused(f"{path}: the imported release would not load, so nothing was written (the files "
+                                f"named are those the import would have written):\n  {problems}") from None
         requirements, _ = merge(release, [])
         files["requirements.yaml"] = render(release, requirements)
         (trial / package / version / "requirements.yaml").write_text(files["requirements.yaml"], encoding="utf-8")
