@@ -416,8 +416,8 @@ def import_schema(path: Path, *, package: str, version: str, out: Path, mapping_
     if problem is not None:
         raise ImportRefused(f"{path}{'#' + problem.pointer if problem.pointer else ''}: {problem.message}")
     if count_values(upstream, MAX_RELEASE_VALUES + 1) > MAX_RELEASE_VALUES:  # before the translation: not after it
-        raise ImportRefused(f"{path}: holds more than {MAX_RELEASE_VALUES:,} JSON values, the most wirecheck loads of a "
-                            "contract release (see Limits in the README): its import could not be loaded")
+        raise ImportRefused(f"{path}: holds more than {MAX_RELEASE_VALUES:,} JSON values, the most wirecheck loads of "
+                            "a contract release (see Limits in the README): its import could not be loaded")
     try:
         translation = translate(upstream, draft_named("2020-12"))
     except Untranslatable as exc:
