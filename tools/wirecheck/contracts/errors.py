@@ -8,6 +8,7 @@ from typing import Any
 
 from wirecheck.input_files import Unreadable, read_text
 from wirecheck.json_types import json_bytes, json_type, shown
+from wirecheck.markdown_text import literal, span
 from wirecheck.pointer import parse_pointer
 
 
@@ -113,8 +114,11 @@ def for_people(error: Any) -> str:
 
 
 def _value_text(value: Any, limit: int = 60) -> str:
+    """A value in JSON syntax, cut to `limit`; a code span when it holds a backtick (`markdown_text.span`: every
+    backtick in a message then belongs to a span, which the HTML report reads as one)."""
     text = json_bytes(value).decode()
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    text = text if len(text) <= limit else text[: limit - 1] + "…"
+    return literal(text)
 
 
 def _described(value: Any) -> str:
@@ -128,7 +132,7 @@ def _described(value: Any) -> str:
 
 
 def _fields(names: Any) -> str:
-    listed = [f"`{name}`" for name in names]
+    listed = [span(name) for name in names]
     return ", ".join(listed[:8]) + (f" and {len(listed) - 8} more" if len(listed) > 8 else "")
 
 
@@ -142,7 +146,7 @@ def schema_error_text(error: Any) -> str:
     kind = error.kind
     name = kind.name
     if name == "required":
-        return f"missing required field `{kind.property}`"
+        return f"missing required field {span(kind.property)}"
     if name in ("additionalProperties", "unevaluatedProperties"):
         unexpected = list(kind.unexpected)
         return f"unknown field{'s' if len(unexpected) > 1 else ''} {_fields(unexpected)}"
@@ -163,7 +167,7 @@ def schema_error_text(error: Any) -> str:
         if schema_path and schema_path[-1] in ("additionalProperties", "unevaluatedProperties"):
             return "an unknown field (this object takes no fields)"
         if len(schema_path) >= 2 and schema_path[-2] == "properties":
-            return f"field `{schema_path[-1]}` is not allowed here"
+            return f"field {span(str(schema_path[-1]))} is not allowed here"
         return "no value is allowed here"
     if name == "not":  # a `not` with a title says why in its own words; else the schema it must not match
         title = kind.schema.get("title") if isinstance(kind.schema, dict) else None
@@ -171,4 +175,5 @@ def schema_error_text(error: Any) -> str:
             f"must not match {_value_text(kind.schema, 80)}"
     if name == "contains":
         return "no item matches what the list must contain"
-    return str(error.message)
+    message = str(error.message)  # jsonschema-rs's words, quoting the value: one span when a backtick is in them
+    return literal(message)

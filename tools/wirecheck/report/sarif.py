@@ -9,19 +9,11 @@ from typing import Any, TextIO
 
 from wirecheck import __version__
 from wirecheck.check.engine import CheckResult
+from wirecheck.encoding import file_uri
 from wirecheck.json_types import json_bytes
 from wirecheck.rules.catalogue import rule_catalogue
 
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
-
-
-def _uri(file: str) -> str:
-    """The capture as the repository knows it: relative to where wirecheck runs when it is under it."""
-    path = Path(file)
-    try:
-        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
-    except (ValueError, OSError):
-        return path.as_posix()
 
 
 def to_sarif(result: CheckResult) -> dict[str, Any]:
@@ -34,7 +26,8 @@ def to_sarif(result: CheckResult) -> dict[str, Any]:
     results = []
     for f in result.findings:
         text = f"{result.release.name} {f.kind or ''} {f.pointer or ''}".replace("  ", " ") + f": {f.message}"
-        physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(f.file)}}
+        # the capture as the repository knows it: relative to where wirecheck runs when it is under it
+        physical: dict[str, Any] = {"artifactLocation": {"uri": file_uri(f.file, Path.cwd())}}
         if f.line:
             physical["region"] = {"startLine": f.line}
         location: dict[str, Any] = {"physicalLocation": physical}
