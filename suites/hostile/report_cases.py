@@ -196,3 +196,18 @@ def _(ws: Workspace) -> Run:
     return Run(["stub", "xopc@0.0.253", "--max-seconds", "60", "--out-dir", str(ws.path("out")), "--format", "text",
                 "--contracts", str(BUNDLED), "--", sys.executable, runtime, "{url}"],
                expect=reports_are_safe(ws, ["out"]))
+
+
+# -- contracts and show: a contracts folder's titles --------------------------------------------------------------
+
+for _command in (["contracts"], ["show", "hostile@1.0.0"], ["show", "hostile@1.0.0", "msg"]):
+    @case(_command[0], f"{' '.join(_command)}: a contract's titles holding ESC, BEL and a bidi override", codes={0})
+    def _(ws: Workspace, command: list[str] = _command) -> Run:
+        contracts = ws.contract("hostile", {"1.0.0": {"Msg": message_schema({})}})
+        hostile = '"h\\e]0;pwn\\a\\x9b31m\\u202eevil"'  # YAML escapes: ESC, BEL, a C1 CSI, U+202E
+        registry = contracts / "registry.yaml"
+        registry.write_text(registry.read_text().replace("title: hostile", f"title: {hostile}"))
+        catalog = contracts / "hostile" / "1.0.0" / "catalog.yaml"
+        catalog.write_text(catalog.read_text().replace("title: hostile", f"title: {hostile}")
+                           .replace("title: message", f"title: {hostile}"))
+        return Run(command, contracts=contracts, expect=reports_are_safe(ws, []))
