@@ -73,7 +73,7 @@ def _(ws: Workspace) -> Run:
                expect=no_secret_anywhere(ws, LEADS_OUT))
 
 
-@case("validate", "--contracts whose catalog.yaml links to a shadow file: refused unread", codes={2})
+@case("validate", "--contracts whose catalog.yaml links to a shadow file: refused unread", codes={2}, large=True)
 def _(ws: Workspace) -> Run:
     secrets, contracts = _home(ws), _demo(ws)
     _linked(contracts / "hostile" / "1.0.0" / "catalog.yaml", secrets["shadow"])
@@ -81,7 +81,7 @@ def _(ws: Workspace) -> Run:
                expect=no_secret_anywhere(ws, LEADS_OUT))
 
 
-@case("diff", "a release whose schema file links to ~/.git-credentials: refused unread", codes={2})
+@case("diff", "a release whose schema file links to ~/.git-credentials: refused unread", codes={2}, large=True)
 def _(ws: Workspace) -> Run:
     secrets = _home(ws)
     contracts = ws.contract("hostile", {v: {"Msg": message_schema({})} for v in ("1.0.0", "2.0.0")})
@@ -114,7 +114,7 @@ def _(ws: Workspace) -> Run:
 
 
 @case("contracts", "a registry.yaml that holds a credentials file's text (no link): said without quoting it",
-      codes={2})
+      codes={2}, large=True)
 def _(ws: Workspace) -> Run:
     contracts = _demo(ws)
     (contracts / "registry.yaml").write_text(f"https://x-access-token:{SECRET}@github.com\n")
@@ -165,7 +165,7 @@ def _(ws: Workspace) -> Run:
     return Run(["validate", "xopc@0.0.253", capture], env=_installed(ws, _pack(ws)), expect=no_pack_code)
 
 
-@case("validate", "a contract pack's own release, its __init__.py never run", codes={0})
+@case("validate", "a contract pack's own release, its __init__.py never run", codes={0}, large=True)
 def _(ws: Workspace) -> Run:
     site = _pack(ws)
     return Run(["validate", "hostile@1.0.0", ws.lines("c.jsonl", [{"type": "msg", "v": "x"}])],
