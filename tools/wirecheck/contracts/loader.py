@@ -246,7 +246,7 @@ class PackageRegistry:
             problems = [p for p in found if isinstance(p, ContractProblem)]
             if problems:
                 raise ContractError(problems)
-            self._pending[:0] = found
+            self._pending[:0] = [p for p in found if isinstance(p, ContractSource)]
             return
         data = _read_registry(source.root)
         listed = tuple((name, tuple(entry["releases"])) for name, entry in data["packages"].items())
