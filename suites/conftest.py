@@ -202,3 +202,44 @@ def fake_programs(tmp_path, monkeypatch) -> FakePrograms:
     folder = tmp_path / "fakes"
     folder.mkdir()
     return FakePrograms(folder, monkeypatch)
+
+
+# -- every SARIF log wirecheck writes is valid SARIF 2.1.0 (the OASIS schema, suites/data/sarif/SOURCE.md) ---------
+
+SARIF_SCHEMA = DATA / "sarif" / "sarif-schema-2.1.0.json"
+
+
+@pytest.fixture(scope="session")
+def sarif_errors():
+    """`errors(text)`: what the OASIS SARIF 2.1.0 schema finds wrong with a SARIF log (JSON text), formats asserted
+    (an `artifactLocation.uri` must be a URI reference: no raw space, `|`, `<>`, line feed or control character)."""
+    import jsonschema
+
+    validator = jsonschema.Draft4Validator(orjson.loads(SARIF_SCHEMA.read_bytes()),
+                                           format_checker=jsonschema.FormatChecker())
+
+    def errors(text: str) -> list[str]:
+        log = orjson.loads(text)
+        return [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(log)]
+    return errors
+
+
+@pytest.fixture(autouse=True)
+def every_sarif_log_is_checked(monkeypatch, sarif_errors):
+    """Every SARIF log a test has wirecheck write in this process (validate's and diff's writers, however reached:
+    the CLI, FORMATS, the report modules) is checked against the schema as it is written: a test that makes one
+    makes it valid, or fails."""
+    import importlib
+    import io
+
+    for name in ("wirecheck.report.sarif", "wirecheck.diff.report.sarif"):
+        module = importlib.import_module(name)
+
+        def checked(run, out, *args, _write=module.write, _name=name, **kwargs):
+            written = io.StringIO()
+            _write(run, written, *args, **kwargs)
+            found = sarif_errors(written.getvalue())
+            assert not found, f"{_name} wrote SARIF its schema refuses: {found[:5]}"
+            out.write(written.getvalue())
+
+        monkeypatch.setattr(module, "write", checked)

@@ -120,3 +120,26 @@ def test_text_that_is_not_utf8_says_where(tmp_path: Path) -> None:
     path.write_bytes(b"reason: caf\xe9\n")
     with pytest.raises(Unreadable, match=r"not UTF-8 text \(byte 11: invalid continuation byte\)"):
         read_text(path, "waivers file")
+
+
+def test_a_confined_folder_is_read_only_inside_itself(tmp_path: Path) -> None:
+    """input_files.confine (contracts folders and packs: issue 41, 3): a file whose symbolic links lead out of the
+    folder is refused before it is opened, whatever reads it and however the folder is named; links inside it, and
+    files outside every confined folder, are read as before."""
+    folder, outside = tmp_path / "contracts", tmp_path / "home"
+    (folder / "sub").mkdir(parents=True)
+    outside.mkdir()
+    (outside / "secret").write_text("ghp_TOKEN")
+    (folder / "sub" / "data.yaml").write_text("a: 1\n")
+    (folder / "out.yaml").symlink_to(outside / "secret")
+    (folder / "in.yaml").symlink_to(Path("sub") / "data.yaml")
+    (tmp_path / "alias").symlink_to(folder, target_is_directory=True)  # the folder by another name
+    (outside / "back").symlink_to(folder / "out.yaml")  # outside every confined folder: not refused
+    assert read_bytes(folder / "out.yaml", "contract file") == b"ghp_TOKEN"  # not confined yet
+    input_files.confine(folder)
+    for path in (folder / "out.yaml", tmp_path / "alias" / "out.yaml"):
+        refused = _refused(path, "contract file")
+        assert "is a symbolic link that leads out of" in refused.reason and "ghp_TOKEN" not in str(refused)
+    assert read_bytes(folder / "in.yaml", "contract file") == b"a: 1\n"
+    assert read_bytes(tmp_path / "alias" / "in.yaml", "contract file") == b"a: 1\n"
+    assert read_bytes(outside / "back", "capture file") == b"ghp_TOKEN"

@@ -154,17 +154,21 @@ def test_the_readme_main_job_succeeds_on_a_clean_clone_and_its_reports_state_the
 
 
 def test_contracts_come_from_the_wheel_and_the_installed_pack(installed):
-    listed = installed.shell("wirecheck contracts", installed.empty)
+    """The pack is data: no command imports it (its __init__.py leaves ACME_PACK_IMPORTED and raises: issue 41, 5)."""
+    marker = installed.work / "pack-imported"
+    listed = installed.shell("wirecheck contracts", installed.empty, ACME_PACK_IMPORTED=str(marker))
     assert listed.returncode == 0, listed.stderr
     assert "acme-agent [pack acme-wirecheck-contracts 1.0.0]" in listed.stdout and "xopc" in listed.stdout
     where = installed.shell("python -c 'import wirecheck.contracts.loader as l; print(l.bundled_contracts_dir())'",
                             installed.empty)
     assert Path(where.stdout.strip()).is_relative_to(installed.venv), where.stdout + where.stderr
     pack = installed.source / "fixtures" / "contract-pack" / "captures"
-    good = installed.shell(f"wirecheck validate acme-agent@1.0.0 {pack / 'valid.jsonl'}", installed.empty)
+    good = installed.shell(f"wirecheck validate acme-agent@1.0.0 {pack / 'valid.jsonl'}", installed.empty,
+                           ACME_PACK_IMPORTED=str(marker))
     assert good.returncode == 0, good.stdout
     assert installed.shell(f"wirecheck validate acme-agent@1.0.0 {pack / 'invalid.jsonl'}",
-                           installed.empty).returncode == 1
+                           installed.empty, ACME_PACK_IMPORTED=str(marker)).returncode == 1
+    assert not marker.exists(), "a command imported the pack"
 
 
 @pytest.mark.parametrize("broken", [False, True])

@@ -28,6 +28,22 @@ def test_a_file_that_cannot_be_read_is_one_error_with_a_message(tmp_path: Path, 
         assert raised.value.file == str(path) and message in raised.value.message
 
 
+@pytest.mark.parametrize("content", [
+    "password: hunter2\n  secret: ghp_TOKEN: 2\n",  # a mapping value where none may be
+    "https://user:ghp_TOKEN@github.com\n: x\n",  # a credentials line, then text YAML cannot place
+    "token: ghp_TOKEN\n\tmore: 1\n",  # a tab
+])
+def test_a_syntax_error_says_where_and_never_quotes_the_line(tmp_path: Path, content: str) -> None:
+    """PyYAML's own message quotes the line it stopped at (its snippet): a file that is not YAML may be anything (a
+    credentials file a link put there), so the message is the line, the column and the parser's words alone."""
+    path = tmp_path / "f.yaml"
+    path.write_text(content)
+    for lines in (False, True):
+        with pytest.raises(YamlFileError) as raised:
+            read_yaml_file(path, lines=lines)
+        assert raised.value.message.startswith("not valid YAML: line ") and "ghp_TOKEN" not in raised.value.message
+
+
 def test_missing_files_and_directories_say_what_was_wanted(tmp_path: Path) -> None:
     with pytest.raises(YamlFileError, match="baseline file not found"):
         read_yaml_file(tmp_path / "nope.yaml", what="baseline file")

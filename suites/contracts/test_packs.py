@@ -34,8 +34,8 @@ def installed_pack(tmp_path_factory) -> Path:
     return pip_install(source, work / "site")
 
 
-def wirecheck(site: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "WIRECHECK_CONTRACTS"}
+def wirecheck(site: Path, *args: str, cwd: Path | None = None, **extra: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "WIRECHECK_CONTRACTS"} | extra
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(site), env.get("PYTHONPATH")]))
     return subprocess.run([sys.executable, "-m", "wirecheck", *args], env=env, cwd=cwd, capture_output=True,
                           text=True, timeout=120)
@@ -144,3 +144,73 @@ def test_reading_the_installed_contracts_without_a_pack_imports_no_metadata_read
     out = subprocess.run([sys.executable, "-c", probe], env=env, cwd=tmp_path, capture_output=True, text=True,
                          timeout=120)
     assert out.stdout.strip() == "False", out.stderr
+
+
+BUNDLED_CAPTURE = ROOT / "fixtures" / "xopc" / "0.0.253" / "valid" / "worker-run.har"
+
+
+def test_no_code_of_a_pack_runs_whatever_the_command(installed_pack, tmp_path):
+    """A pack is data (issue 41, 5): its folder is found without importing it. The example pack's __init__.py
+    leaves a marker and raises when imported (as `files()` on its entry point did, on every command, even
+    `validate` of a bundled release)."""
+    marker = tmp_path / "imported"
+    hello = tmp_path / "hello.jsonl"
+    hello.write_text('{"type": "hello", "version": "1.0.0"}\n')
+    runs = [("contracts",), ("validate", "acme-agent@1.0.0", str(PACK / "captures" / "valid.jsonl")),
+            ("show", "acme-agent@1.0.0", "started"), ("fuzz", "acme-agent@1.0.0", "--count", "2", "--seed", "1"),
+            ("validate", "xopc@0.0.253", str(BUNDLED_CAPTURE)),
+            ("validate", "demo@1.0.0", "--contracts", f"{DEMO}{os.pathsep}", str(hello))]
+    for args in runs:
+        result = wirecheck(installed_pack, *args, ACME_PACK_IMPORTED=str(marker))
+        assert result.returncode == 0, (args, result.stdout[-2000:], result.stderr)
+        assert not marker.exists(), f"{args}: the pack's __init__.py ran"
+    # the guard is live: importing the pack leaves the marker and fails
+    imported = subprocess.run([sys.executable, "-c", "import acme_wirecheck_contracts"], capture_output=True,
+                              text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(installed_pack),
+                                                          "ACME_PACK_IMPORTED": str(marker)})
+    assert imported.returncode == 1 and "never imported" in imported.stderr and marker.exists()
+
+
+def test_a_pack_is_looked_up_only_when_a_command_needs_a_package_no_folder_before_it_lists(installed_pack,
+                                                                                         tmp_path):
+    """A pack whose entry point names no package stops only the commands that reach it (issue 41, 5: "only when
+    the user names the pack"): a bundled release validates, and `contracts` (which lists every pack) and a
+    release of no bundled package say where the pack is broken."""
+    site = shutil.copytree(installed_pack, tmp_path / "site")
+    (points,) = site.glob("acme_wirecheck_contracts-1.0.0.dist-info/entry_points.txt")
+    points.write_text(points.read_text().replace("acme = acme_wirecheck_contracts", "acme = acme_missing"))
+    bundled = wirecheck(site, "validate", "xopc@0.0.253", str(BUNDLED_CAPTURE))
+    assert bundled.returncode == 0, bundled.stdout + bundled.stderr
+    for args in (("contracts",), ("validate", "acme-agent@1.0.0", str(PACK / "captures" / "valid.jsonl"))):
+        result = wirecheck(site, *args)
+        assert result.returncode == 2, (args, result.stdout, result.stderr)
+        assert "(entry point wirecheck.contracts: acme = acme_missing): cannot find the pack's package: No module " \
+               "named 'acme_missing'" in result.stderr, result.stderr
+        assert "Traceback" not in result.stderr
+
+
+def test_a_pack_folder_is_found_without_importing_it_or_the_packages_it_is_in(tmp_path, monkeypatch):
+    """loader.pack_folder asks the finders, as importlib does before it loads anything: a pack inside a package,
+    a namespace package, a module that is no package and a missing one, none of them imported."""
+    from wirecheck.contracts.loader import pack_folder
+
+    boom = "raise ImportError('imported')\n"
+    vendor = tmp_path / "site" / "vendor"
+    (vendor / "packs" / "acme").mkdir(parents=True)
+    for folder in (vendor, vendor / "packs", vendor / "packs" / "acme"):
+        (folder / "__init__.py").write_text(boom)
+    (vendor / "packs" / "acme" / "registry.yaml").write_text("packages: {}\n")
+    (vendor / "single.py").write_text(boom)
+    spread = [tmp_path / "site" / "spread", tmp_path / "more" / "spread"]  # a namespace package in two folders
+    for folder in spread:
+        folder.mkdir(parents=True)
+    (spread[1] / "registry.yaml").write_text("packages: {}\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "more"))
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    assert pack_folder("vendor.packs.acme") == vendor / "packs" / "acme"
+    assert pack_folder("spread") == spread[1]
+    with pytest.raises(LookupError, match=r"'vendor\.single' is a module, not a package"):
+        pack_folder("vendor.single")
+    with pytest.raises(LookupError, match=r"No module named 'vendor\.nothing'"):
+        pack_folder("vendor.nothing.acme")
+    assert not {"vendor", "vendor.packs", "vendor.packs.acme", "spread"} & set(sys.modules)

@@ -96,3 +96,76 @@ def test_the_html_report_fits_the_page_and_its_links_resolve(page, browser, widt
     assert "F ✗ [" not in words and "old any" not in words and "none bump" not in words
     SHOTS.mkdir(parents=True, exist_ok=True)
     assert browser.save_screenshot(str(SHOTS / f"diff-{width}.png"))
+
+
+# -- hostile names: shown as the literal value, never obeyed (issue 41, 9) -----------------------------------------
+
+HOSTILE = "x\x1b]0;t\x07\x01 `code` <b>|</b> ]]> \u202eevil &amp; \u2028end"
+SUITES = Path(__file__).resolve().parents[1]
+CODES = "return [...document.querySelectorAll('code')].map(c => c.innerText)"
+RAW = ["\x1b", "\x07", "\x01", "\u202e", "\u2028"]
+
+
+def _wirecheck(*args: str, cwd: Path) -> None:
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "WIRECHECK_CONTRACTS"}
+    done = subprocess.run([sys.executable, "-m", "wirecheck", *args], cwd=cwd, env=env, capture_output=True,
+                          timeout=300)
+    assert done.returncode in (0, 1), done.stderr.decode(errors="replace")
+
+
+@pytest.fixture(scope="module")
+def hostile_pages(tmp_path_factory) -> dict[str, Path]:
+    """The diff report of two schemas with hostile file names and a hostile property name and enum value, and the
+    certification report of a capture with a hostile name and a scope file with hostile reasons, each written by
+    the CLI as a user gets it."""
+    import json
+
+    import orjson
+
+    folder = tmp_path_factory.mktemp("hostile")
+    old = {"type": "object", "required": ["keep"], "properties": {
+        HOSTILE: {"type": "string"}, "keep": {"enum": [f"a`b{HOSTILE}", "c"]}}}
+    new = {"type": "object", "required": ["keep", HOSTILE], "additionalProperties": False, "properties": {
+        HOSTILE: {"type": "integer"}, "keep": {"enum": ["c"]}}}
+    (folder / f"old {HOSTILE}.json".replace("/", "_")).write_bytes(orjson.dumps(old))
+    (folder / f"new {HOSTILE}.json".replace("/", "_")).write_bytes(orjson.dumps(new))
+    names = sorted(p.name for p in folder.iterdir())
+    _wirecheck("diff-schemas", names[1], names[0], "--format", "html", "-o", "diff.html", cwd=folder)
+    capture = folder / f"run {HOSTILE}.framed.ndjson".replace("/", "_")
+    capture.write_bytes(b'{"wirecheck_capture": 1, "framing": "directed"}\n'
+                        b'{"from": "cli", "message": {"type": "assistant", "session_id": 5, "message": {}}}\n')
+    scope = folder / "scope.yaml"  # JSON with every non-ASCII character escaped: YAML folds a raw U+2028
+    scope.write_text(json.dumps({
+        "expected_failures": [{"id": "FAKEQODER-1.0.0-ASSISTANT-SCHEMA", "reason": f"known: {HOSTILE}"}],
+        "out_of_scope": [{"id": "FAKEQODER-1.0.0-RESULT-SCHEMA", "reason": f"unreached {HOSTILE}",
+                          "evidence": f"see {HOSTILE}"}]}))
+    _wirecheck("certify", "fakeqoder@1.0.0", capture.name, "--role", "cli", "--scope", "scope.yaml", "--contracts",
+               str(SUITES / "harness" / "data" / "contracts"), "--out-dir", "cert", cwd=folder)
+    return {"diff": folder / "diff.html", "certification": folder / "cert" / "certification.html"}
+
+
+@pytest.mark.parametrize("report", ["diff", "certification"])
+def test_hostile_names_are_shown_as_their_literal_value(hostile_pages, browser, report) -> None:
+    """A file name, property name, enum value or scope reason holding ESC, BEL, \\x01, a bidirectional override, a
+    line separator, markup, `]]>`, an entity and backticks is shown exactly as the text and Markdown reports show
+    it (`printable`): the controls as escapes, the rest as written; no raw control character reaches the page
+    (the HTML carried them raw), and backticks in a value are the value's (the diff turned them into <code>)."""
+    from wirecheck.findings import printable
+
+    browser.get(hostile_pages[report].as_uri())
+    words = browser.execute_script("return document.body.innerText")
+    shown = printable(HOSTILE)
+    assert not [c for c in RAW if c in words], [c for c in RAW if c in words]
+    assert shown in words, words[:3000]
+    assert not browser.execute_script("return document.querySelectorAll('b b, code b, td b').length"), "markup ran"
+    codes = browser.execute_script(CODES)
+    if report == "diff":
+        assert shown in codes  # the property name, one <code>, whole
+        assert f"a`b{shown}" in " ".join(codes)  # the enum value with its backticks
+        assert "code" not in codes  # no span made of the value's own backticks
+    else:
+        assert f"known: {shown}" in words and f"unreached {shown}" in words and f"see {shown}" in words
+        assert any(printable(f"run {HOSTILE}.framed.ndjson".replace("/", "_")) in code for code in codes), codes

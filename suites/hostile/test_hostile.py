@@ -1,5 +1,7 @@
 """The hostile-input suite's one runner: every case (hostile_cases.py: captures, schemas, YAML; input_cases.py: the
-files other than captures; live_cases.py: programs and platforms for the live commands) run as `wirecheck` in a
+files other than captures; live_cases.py: programs and platforms for the live commands; contract_cases.py:
+contracts folders and packs someone else wrote, schemas to import, formats to generate; report_cases.py: hostile
+names in every report format of every command) run as `wirecheck` in a
 process group of its own under a `wirecheck.programs.Program` (its reaper adopts whatever leaves the group), and
 held to the same guarantees: an exit
 code in the case's set (a subset of hostile_cases.ALLOWED: never 3, the code of a bug, never a signal, no
@@ -24,12 +26,14 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+import contract_cases  # noqa: F401  (registers its cases)
 import hostile_cases
 import input_cases  # noqa: F401  (registers its cases)
 import live_cases  # noqa: F401  (registers its cases)
 import number_cases  # noqa: F401  (registers its cases)
 import output_cases  # noqa: F401  (registers its cases)
 import secret_cases  # noqa: F401  (registers its cases)
+import report_cases  # noqa: F401  (registers its cases)
 from hostile_cases import CASES, Case, Feed, Interrupt, Run, Workspace
 
 from wirecheck.programs.program import Program

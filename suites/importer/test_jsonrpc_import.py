@@ -264,6 +264,7 @@ def test_an_unknown_profile_and_a_hand_written_registry_are_usage_errors(tmp_pat
     assert not (tmp_path / "mcp").exists()
 
 
+<<<<<<< HEAD
 # -- every MCP revision, A2A, ACP's tables: one command each, every result checked ------------------------------------
 
 # revision → (methods, message kinds, parts of messages): MCP 2026-07-28's server-initiated requests travel inside
@@ -448,3 +449,70 @@ def test_the_import_replaces_a_symbolic_link_it_writes_over(tmp_path):
                  "--version", "2025-06-18", "-o", str(out), "--mapping", str(MCP / "mapping.yaml"))
     assert result.exit_code == 0, result.output
     assert victim.read_text() == "kept" and not (out / "mcp" / "2025-06-18" / "catalog.yaml").is_symlink()
+=======
+def _methods_schema(tmp_path, *methods: str) -> Path:
+    """A schema whose client sends each method as a request (`M<n>Request`, answered by `M<n>Result`)."""
+    defs: dict = {"ClientRequest": {"anyOf": [{"$ref": f"#/$defs/M{n}Request"} for n in range(len(methods))]},
+                  "ServerRequest": {"anyOf": [{"$ref": "#/$defs/M0Request"}]}}
+    for n, method in enumerate(methods):
+        defs[f"M{n}Request"] = {"type": "object", "required": ["method"],
+                                "properties": {"method": {"const": method}, "params": {"type": "object"}}}
+        defs[f"M{n}Result"] = {"type": "object"}
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({"$defs": defs}))
+    return path
+
+
+def test_methods_json_rpc_tells_apart_get_kinds_of_their_own(tmp_path):
+    """Issue 41, 10: `ping` and `PING` (JSON-RPC method names are case-sensitive) both became kind `server.ping`,
+    refused as a duplicate kind id at a catalog.yaml that was never written. Each is a kind; the lower-case one keeps
+    the plain id; a method named `response` does not take a response kind's id; a capture of each is told apart."""
+    schema = _methods_schema(tmp_path, "ping", "PING", "a/b", "a.b", "response")
+    out = tmp_path / "out"
+    result = run("import", "schema", str(schema), "--profile", "json-rpc", "--package", "p", "--version", "1.0.0",
+                 "-o", str(out))
+    assert result.exit_code == 0, result.output
+    release = load_registry(out).load("p@1.0.0")
+    servers = {k.id for k in release.kinds if k.consumer == "server"}
+    assert {"server.ping", "server.a.b", "client.response"} <= servers
+    assert len(servers) == 6, servers  # five methods and the client's responses: no two share an id
+    assert len({kid for kid in servers if kid.startswith("server.ping")}) == 2
+    assert "server.response" not in servers  # a method named `response` does not take the response kind's id
+    capture = tmp_path / "c.framed.ndjson"
+    capture.write_text('{"wirecheck_capture": 1, "framing": "directed"}\n'
+                       '{"from": "client", "message": {"jsonrpc": "2.0", "id": 1, "method": "PING", "params": {}}}\n'
+                       '{"from": "client", "message": {"jsonrpc": "2.0", "id": 2, "method": "ping", "params": {}}}\n'
+                       '{"from": "client", "message": {"jsonrpc": "2.0", "id": 3, "method": "response"}}\n')
+    checked = run("validate", "p@1.0.0", str(capture), "--contracts", str(out), "--format", "json")
+    report = json.loads(checked.output)
+    exercised = {cov["kind"] for cov in report["coverage"] if cov["seen"]}
+    assert {k for k in exercised if k.startswith("server.ping")} == {k for k in servers if k.startswith("server.ping")}
+
+
+def test_a_schema_past_the_release_value_limit_is_refused_before_it_is_translated(tmp_path, monkeypatch):
+    """Issue 41, 10: a 13 MB schema with a 1.2M-value enum was read and translated for 57 s (372 MB), then refused
+    because its translation was 26 MiB. The values are counted first; nothing is translated, nothing written."""
+    import wirecheck.contracts.drafts as drafts
+
+    def never(*args, **kwargs):
+        raise AssertionError("translated")
+
+    monkeypatch.setattr(drafts, "translate", never)
+    schema = json.loads(_methods_schema(tmp_path, "ping").read_text())
+    schema["$defs"]["M0Request"]["properties"]["params"]["properties"] = {"v": {"enum": list(range(60_000))}}
+    (tmp_path / "s.json").write_text(json.dumps(schema))
+    result = run("import", "schema", str(tmp_path / "s.json"), "--profile", "json-rpc", "--package", "p",
+                 "--version", "1.0.0", "-o", str(tmp_path / "out"))
+    assert result.exit_code == 2
+    assert "holds more than 50,000 JSON values, the most wirecheck loads of a contract release" in result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_method_name_with_control_characters_is_quoted_where_it_is_to_be_pasted():
+    """The mapping line to supply a method no union names is pasteable YAML: a name with NUL or ESC is JSON-quoted
+    (issue 41, 10: it was echoed raw)."""
+    derivation = derive(_schema(LostNotification={"properties": {"method": {"const": "x\x00\x1b]0;t\x07y"}}}))
+    (supply,) = [item["supply"] for item in derivation.not_derived if item.get("method", "").startswith("x")]
+    assert supply == 'senders: {"x\\u0000\\u001b]0;t\\u0007y": client}'
+    assert yaml.safe_load(supply) == {"senders": {"x\x00\x1b]0;t\x07y": "client"}}
+>>>>>>> i41b

@@ -82,19 +82,31 @@ def short_repr(value: Any, limit: int = 120) -> str:
     return text if len(text) <= limit else f"{text[: limit - 1]}… ({len(text):,} characters)"
 
 
-# C0 and C1 controls (but line feed and tab), DEL, and the bidirectional overrides that reorder what a reader sees
-_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# C0 and C1 controls (but line feed and tab), DEL, the line and paragraph separators, and the bidirectional marks,
+# embeddings, overrides and isolates that reorder what a reader sees ("Trojan Source")
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+_UNPRINTABLE_IN_A_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
 
 
-def printable(text: str) -> str:
+def printable(text: str, *, line: bool = False) -> str:
     """`text` with every control character written as an escape (`\\x1b`, `\\u202e`): a capture's field name or
-    value must not move the reader's cursor, retitle the terminal or reorder a line of a report."""
-    return _UNPRINTABLE.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text)
+    value must not move the reader's cursor, retitle the terminal or reorder a line of a report. Line feeds and
+    tabs are kept (a report's own lines), unless `line`: a value shown inside one line of a report (a file name, a
+    pointer, a finding's line, a scope file's reason) has its line feeds and tabs escaped too (`\\x0a`), so that it
+    cannot split the report or pass for a line of its own."""
+    unprintable = _UNPRINTABLE_IN_A_LINE if line else _UNPRINTABLE
+    return unprintable.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text)
 
 
 def printable_stream(out: TextIO) -> TextIO:
     """`out` for a human-readable report (text, Markdown): everything written goes through `printable`."""
     return out if isinstance(out, _PrintableText) else cast(TextIO, _PrintableText(out))
+
+
+def unfiltered(out: TextIO) -> TextIO:
+    """The stream under a `printable_stream` (for a writer that makes what it shows printable itself and writes
+    terminal codes of its own: validate's progress bar on standard error)."""
+    return out._out if isinstance(out, _PrintableText) else out
 
 
 class _PrintableText:

@@ -7,6 +7,10 @@ device (`/dev/zero` never ends; `/dev/null` is read, as empty), a named pipe no 
 FIFO_WAIT_SECONDS (opened without waiting, then waited for: opening one blocks until a writer comes), a loop of
 symbolic links. A file read whole is read up to MAX_FILE_BYTES (limits.py): a larger one is refused before it is
 read when its size is known, and once that much has come from a pipe otherwise, never held whole.
+
+A folder can be `confine`d: the contracts folders and contract packs, whose files a pull request controls on a CI
+gate (`--contracts contracts`). A file under such a folder whose symbolic links lead out of it (`catalog.yaml ->
+~/.git-credentials`) is refused before it is opened, whatever reads it: its content never reaches an error message.
 """
 
 from __future__ import annotations
@@ -44,10 +48,40 @@ def _unreadable(path: str, reason: str, missing: bool, too_large: bool) -> Unrea
 _NOT_FOUND = {errno.ENOENT, errno.ENOTDIR}
 LOOP_REASON = "is a loop of symbolic links (each points on to the next, and none to a file)"  # outputs say it too
 
+# confined folders: the folder as named (absolute) → where it really is (every symbolic link followed)
+_CONFINED: dict[str, str] = {}
+
+
+def confine(folder: str | os.PathLike[str]) -> None:
+    """From now on in this process, a file read from under `folder` must be inside it once every symbolic link on
+    its way is followed (a link to another file of the folder is read; one out of it is refused by `problem`). For
+    the folders whose content someone else may write: contracts folders and packs."""
+    absolute = os.path.abspath(folder)
+    _CONFINED[absolute] = os.path.realpath(absolute)
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(os.path.join(folder, ""))
+
+
+def _escaped(path: str) -> str | None:
+    """The confined folder `path` is in (named as it was confined, or through any other name of it or of a folder
+    in it) that its symbolic links lead out of, or None."""
+    if not _CONFINED:
+        return None
+    absolute = os.path.abspath(path)
+    where = os.path.realpath(os.path.dirname(absolute))  # the folder the file is in, whatever it was called
+    for folder, real_folder in _CONFINED.items():
+        if (_inside(absolute, folder) or _inside(where, real_folder)) and \
+                not _inside(os.path.realpath(absolute), real_folder):
+            return folder
+    return None
+
 
 def problem(path: str, what: str) -> Unreadable | None:
     """Why `path` cannot be read as a `what` ("capture file", "waivers file") before any reading starts, or None:
-    it does not exist, is a directory, a loop of symbolic links, or a device other than /dev/null."""
+    it does not exist, is a directory, a loop of symbolic links, a device other than /dev/null, or a file under a
+    `confine`d folder that a symbolic link leads out of (never opened: its content is no one's to see)."""
     try:
         mode = os.stat(path).st_mode
     except OSError as exc:
@@ -60,6 +94,10 @@ def problem(path: str, what: str) -> Unreadable | None:
         return Unreadable(path, f"is a directory, not a {what}")
     if (stat.S_ISCHR(mode) or stat.S_ISBLK(mode)) and os.path.realpath(path) != os.devnull:
         return Unreadable(path, device_reason(what))
+    folder = _escaped(path)
+    if folder is not None:
+        return Unreadable(path, f"is a symbolic link that leads out of {folder}: wirecheck reads a contracts folder's "
+                          "and a contract pack's files only inside it (the file it leads to was not read)")
     return None
 
 

@@ -158,14 +158,16 @@ def canonical(value: Any, data: bytes) -> bool:
         return False
 
 
-def parse_json(data: bytes, line: int = 1) -> tuple[Any, JsonProblem | None]:
+def parse_json(data: bytes, line: int = 1, *, quoted: bool = True) -> tuple[Any, JsonProblem | None]:
     """(value, None); (value, problem) for what readers read past (a duplicate key, a number beyond a double, a lone
     surrogate), the value as they read it; or (None, problem). Never raises; `data` has no line terminator. `line`:
-    the line `data` starts on in its file, so that a problem on a later line of it is said where it is."""
+    the line `data` starts on in its file, so that a problem on a later line of it is said where it is. `quoted`
+    False: a syntax error says where, not what text is there (a file that is not the JSON it claims to be, such as
+    a contract schema file, may be anything; its content is not for an error message)."""
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        return _diagnose(data, exc, line)
+        return _diagnose(data, exc, line, quoted)
     if isinstance(value, dict | list) and not canonical(value, data):
         # Not byte-identical to its canonical form: whitespace, escapes, key order... or a duplicate key,
         # which orjson silently resolves (last wins), or an integer beyond 64 bits, which orjson reads as the
@@ -177,7 +179,7 @@ def parse_json(data: bytes, line: int = 1) -> tuple[Any, JsonProblem | None]:
     return value, None
 
 
-def _diagnose(data: bytes, exc: orjson.JSONDecodeError, line: int) -> tuple[Any, JsonProblem | None]:
+def _diagnose(data: bytes, exc: orjson.JSONDecodeError, line: int, quoted: bool) -> tuple[Any, JsonProblem | None]:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as bad:
@@ -188,7 +190,7 @@ def _diagnose(data: bytes, exc: orjson.JSONDecodeError, line: int) -> tuple[Any,
     except RecursionError:
         return None, JsonProblem("PARSE_ERROR", "nesting too deep to parse")
     except json.JSONDecodeError as slow:
-        message = said(slow, text, line)
+        message = said(slow, text, line, quoted)
         if b"\r" in data.rstrip(b"\r"):
             message += " (a carriage return not followed by a line feed ends no line: lines end with \\n or \\r\\n)"
         return None, JsonProblem("PARSE_ERROR", f"not valid JSON: {message}")
@@ -238,9 +240,10 @@ def _as_before_3_13(error: json.JSONDecodeError) -> json.JSONDecodeError:
 _YAML_START = re.compile(r"(---|\.\.\.|%YAML|[-?] |[-?]$|[^\s{}\[\]\"#,:][^:\n]*:( |$))")
 
 
-def said(error: json.JSONDecodeError, text: str, line: int = 1) -> str:
+def said(error: json.JSONDecodeError, text: str, line: int = 1, quoted: bool = True) -> str:
     """A JSON syntax error in plain words: what was expected, where (line and column when the text spans lines),
-    what was found there, and whether the text looks like YAML, which is not read where JSON is expected."""
+    what was found there (unless not `quoted`), and whether the text looks like YAML, which is not read where JSON
+    is expected."""
     error = _as_before_3_13(error)
     what = _SAID.get(error.msg, error.msg[:1].lower() + error.msg[1:])
     where = f"column {error.colno}" if error.lineno == 1 and line == 1 and "\n" not in text else \
@@ -248,7 +251,7 @@ def said(error: json.JSONDecodeError, text: str, line: int = 1) -> str:
     rest = text[error.pos:].split("\n", 1)[0].rstrip("\r")
     found = "the end of the text" if error.pos >= len(text) else (
         f"`{rest[:40]}`" + ("…" if len(rest) > 40 else "")) if rest.strip() else "the end of the line"
-    message = f"{what} at {where}, found {found}"
+    message = f"{what} at {where}" + (f", found {found}" if quoted else "")
     first = next((ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), "")
     if _YAML_START.match(first):
         message += " (this looks like YAML; JSON is expected here)"

@@ -5,13 +5,16 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-# Characters XML 1.0 cannot hold at all, not even escaped; a message or property name may carry them.
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+from wirecheck.findings import printable
+
+# Characters XML 1.0 cannot hold at all, not even escaped, that `printable` leaves: lone surrogates, U+FFFE/U+FFFF
+_NOT_XML = re.compile("[\ud800-\udfff\ufffe\uffff]")
 
 
 def xml_document(root: ET.Element) -> str:
-    """`root` as a JUnit file: indented, declared UTF-8, each character XML cannot hold written as `\\xNN`."""
+    """`root` as a JUnit file: indented, declared UTF-8, each control character (those XML 1.0 cannot hold, and the
+    C1 controls and bidirectional overrides it can, which a CI's test viewer would obey) written as its escape
+    (`\\x1b`, `\\u202e`: `findings.printable`), and what else XML cannot hold likewise."""
     ET.indent(root)
-    text = ET.tostring(root, encoding="unicode")
-    return '<?xml version="1.0" encoding="utf-8"?>\n' + _NOT_XML.sub(
-        lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text) + "\n"
+    text = printable(ET.tostring(root, encoding="unicode"))
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + _NOT_XML.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"

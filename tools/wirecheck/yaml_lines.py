@@ -252,9 +252,7 @@ def parse_yaml(text: str, file: str, *, lines: bool = False) -> Any:
                 f" ({pointer})" if pointer else "") + ": "
         raise YamlFileError(file, f"{where}{exc.message}") from None
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-        raise YamlFileError(file, f"not valid YAML: {where}{exc}") from None
+        raise YamlFileError(file, f"not valid YAML: {_said(exc)}") from None
     except (ValueError, TypeError, RecursionError) as exc:  # raised while building a value, e.g. a date
         raise YamlFileError(file, f"a value YAML cannot build: {exc} (quote dates meant as text)") from None
 
@@ -289,6 +287,17 @@ def _pointer_at(text: str, index: int) -> str:
             return format_pointer(path) or "/"
         stack.extend(reversed(children))  # in the order they are written
     return ""
+
+
+def _said(error: yaml.YAMLError) -> str:
+    """A YAML syntax error as `line L, column C: what the parser says`, never with the snippet of the line PyYAML
+    quotes: a file that does not parse as YAML is not the YAML it claims to be, and may be anything (a credentials
+    file a symbolic link put there); its content is not for an error message."""
+    if not isinstance(error, yaml.MarkedYAMLError):
+        return str(error)
+    mark = error.problem_mark or error.context_mark
+    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+    return where + ": ".join(part for part in (error.context, error.problem) if part)
 
 
 def read_yaml_file(path: Path, *, lines: bool = False, what: str = "file") -> Any:

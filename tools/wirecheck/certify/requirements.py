@@ -14,7 +14,7 @@ from typing import Any
 
 import jsonschema
 
-from wirecheck.contracts.errors import ContractError, ContractProblem, for_people
+from wirecheck.contracts.errors import ContractError, ContractProblem, for_people, not_the_format
 from wirecheck.contracts.loader import own_schema
 from wirecheck.contracts.model import ContractRelease
 from wirecheck.findings import Finding, Severity
@@ -139,6 +139,8 @@ def load_requirements(path: Path, release: ContractRelease) -> RequirementSet:
         ContractProblem(file, format_pointer(e.absolute_path), for_people(e))
         for e in sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
     ]
+    wrong = not_the_format(data, validator.schema, file) if problems else None  # quoting nothing of it
+    problems = [wrong] if wrong is not None else problems
     if problems:
         raise ContractError(problems)
     if data["contract"] != release.name:

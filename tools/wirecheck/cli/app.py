@@ -164,8 +164,15 @@ class _Closed(io.RawIOBase):
 
 
 def _pipe_tolerant_stdout() -> None:
+    from wirecheck.findings import printable_stream
+
     if sys.stderr is None:  # closed too (2>&-): messages have nowhere to go, and must not crash the run
         sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (lives as long as the process)
+    # Standard error is for people: every message there (an error naming a file, a program's last words, a method
+    # an import could not place) goes through `printable`, so a name holding ESC or BEL is shown, not obeyed by the
+    # terminal ("capture not found: \x1b]0;..." retitled it). Standard output is left as it is: it carries JSON and
+    # SARIF reports; the human formats on it write through printable_stream themselves.
+    sys.stderr = printable_stream(sys.stderr)
     if sys.stdout is None:
         sys.stdout = text_writer(io.BufferedWriter(_Closed()))
         return

@@ -9,9 +9,16 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from wirecheck.cli.common import CONTRACTS_OPTION, contract_errors_as_usage, fail_usage, guarded, registry
+from wirecheck.findings import printable
 
 if TYPE_CHECKING:
     from wirecheck.contracts import ContractRelease, MessageKind
+
+
+def _echo(text: str) -> None:
+    """A line of the listing: titles, sources and selectors come from a contracts folder someone else may write, so
+    a control character in them is shown as its escape, never sent to the terminal."""
+    typer.echo(printable(text))
 
 
 def _kind_summary(kind: MessageKind) -> str:
@@ -41,35 +48,35 @@ def _field_provenance(schema: Any, pointer: str = "") -> list[tuple[str, Any]]:
 
 
 def _show_release(release: ContractRelease) -> None:
-    typer.echo(f"{release.name}: {release.title}")
+    _echo(f"{release.name}: {release.title}")
     if release.wire_version:
-        typer.echo(f"wire version: {release.wire_version}")
-    typer.echo(f"roles: {', '.join(release.roles)}")
-    typer.echo("sources:")
+        _echo(f"wire version: {release.wire_version}")
+    _echo(f"roles: {', '.join(release.roles)}")
+    _echo("sources:")
     for source in release.sources.values():
-        typer.echo(f"  {source.id:<12} {source.type:<18} {source.ref}")
-    typer.echo(f"kinds ({len(release.kinds)}):")
+        _echo(f"  {source.id:<12} {source.type:<18} {source.ref}")
+    _echo(f"kinds ({len(release.kinds)}):")
     for kind in release.kinds:
-        typer.echo(f"  {kind.id:<40} {kind.channel:<12} {kind.producer} → {kind.consumer}  {_kind_summary(kind)}")
+        _echo(f"  {kind.id:<40} {kind.channel:<12} {kind.producer} → {kind.consumer}  {_kind_summary(kind)}")
     if release.rules:
-        typer.echo("rules:")
+        _echo("rules:")
         for use in release.rules:
             scope = f" on {', '.join(use.kinds)}" if use.kinds else ""
             params = f" {json.dumps(dict(use.params))}" if use.params else ""
-            typer.echo(f"  {use.id}{scope}{params}")
+            _echo(f"  {use.id}{scope}{params}")
 
 
 def _show_kind(release: ContractRelease, kind: MessageKind) -> None:
     from wirecheck.contracts.inline import inline_refs
     from wirecheck.pointer import format_pointer
 
-    typer.echo(f"{release.name} {kind.id}: {kind.title}")
-    typer.echo(f"channel: {kind.channel}   {kind.producer} → {kind.consumer}")
-    typer.echo(f"selector: {_kind_summary(kind)}")
+    _echo(f"{release.name} {kind.id}: {kind.title}")
+    _echo(f"channel: {kind.channel}   {kind.producer} → {kind.consumer}")
+    _echo(f"selector: {_kind_summary(kind)}")
     if kind.answers:
-        typer.echo(f"answers: {kind.answers}")
+        _echo(f"answers: {kind.answers}")
     sources = ", ".join(f"{s} ({release.sources[s].type}: {release.sources[s].ref})" for s in kind.provenance.sources)
-    typer.echo(f"provenance: {sources}" + (f" — {kind.provenance.note}" if kind.provenance.note else ""))
+    _echo(f"provenance: {sources}" + (f" — {kind.provenance.note}" if kind.provenance.note else ""))
     links = [(name, getattr(kind, name)) for name in ("schema", "headers")]
     if kind.reply is not None:
         links.append((f"reply at {format_pointer(kind.reply.at)}", kind.reply.schema))
@@ -80,13 +87,13 @@ def _show_kind(release: ContractRelease, kind: MessageKind) -> None:
             schema = inline_refs(release.resources, link.uri)  # self-contained: every $ref resolved
         except RecursionError:  # nested deeper than Python walks (the loader read it): shown as written
             schema = {"$ref": link.uri, "$comment": "nested too deep to show inlined"}
-        typer.echo(f"{label}: {link.ref}")
-        typer.echo(json.dumps(schema, indent=2))
+        _echo(f"{label}: {link.ref}")
+        _echo(json.dumps(schema, indent=2))
         inferred = _field_provenance(schema)
         if inferred:
-            typer.echo("field provenance:")
+            _echo("field provenance:")
             for pointer, prov in inferred:
-                typer.echo(f"  {pointer}: {_provenance_text(prov)}")
+                _echo(f"  {pointer}: {_provenance_text(prov)}")
 
 
 def _provenance_text(prov: Any) -> str:
@@ -113,20 +120,20 @@ def register(app: typer.Typer) -> None:
 
         reg = registry(contracts)
         problems = []
-        for package in reg.packages.values():
+        for package in guarded(lambda: reg.packages).values():  # the packs are found and read here
             external = " (external)" if package.external else ""
             pack = f" [{package.origin}]" if package.origin.startswith("pack") else ""
-            typer.echo(f"{package.name}{external}{pack}  {package.npm or package.pypi or ''}  — {package.title}")
+            _echo(f"{package.name}{external}{pack}  {package.npm or package.pypi or ''}  — {package.title}")
             for version in package.releases:
                 try:
                     release = reg.load(f"{package.name}@{version}")
                 except ContractError as exc:
-                    typer.echo(f"  {version:<12} does not load (contract error below)")
+                    _echo(f"  {version:<12} does not load (contract error below)")
                     problems += exc.problems
                     continue
                 channels = sorted({k.channel for k in release.kinds})
-                typer.echo(f"  {version:<12} {len(release.kinds):>3} kinds  {', '.join(channels)}")
-        problems += reg.unlisted()
+                _echo(f"  {version:<12} {len(release.kinds):>3} kinds  {', '.join(channels)}")
+        problems += guarded(reg.unlisted)
         if problems:
             with contract_errors_as_usage():
                 raise ContractError(problems)

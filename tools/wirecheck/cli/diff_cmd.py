@@ -206,7 +206,7 @@ def register(app: typer.Typer) -> None:
         elif len(specs) <= 1:
             from wirecheck.diff.package import diff_package  # a package's release matrix
 
-            names = [guarded(lambda: reg.package(specs[0])).name] if specs else list(reg.packages)
+            names = [guarded(lambda: reg.package(specs[0])).name] if specs else list(guarded(lambda: reg.packages))
             for name in names:
                 package_diff = guarded(partial(diff_package, reg, name, options))
                 packages.append(package_diff)

@@ -105,9 +105,11 @@ class _Progress:
         from rich.console import Console
         from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
 
-        self._progress = Progress(
+        from wirecheck.findings import unfiltered
+
+        self._progress = Progress(  # its own terminal codes go to the terminal; a capture's name is made printable
             "[progress.description]{task.description}", BarColumn(), DownloadColumn(), TimeRemainingColumn(),
-            transient=True, console=Console(stderr=True),
+            transient=True, console=Console(file=unfiltered(sys.stderr)),
         )
         self._progress.start()
         self._thread = threading.Thread(target=self._poll, daemon=True)
@@ -115,6 +117,10 @@ class _Progress:
         return self
 
     def _poll(self) -> None:
+        from rich.markup import escape
+
+        from wirecheck.findings import printable
+
         tasks = {}
         while not self._stop.wait(0.2):
             for capture in self.captures:
@@ -122,7 +128,8 @@ class _Progress:
                 if handle is None or capture.path == "-":
                     continue
                 if capture.path not in tasks:
-                    tasks[capture.path] = self._progress.add_task(capture.path, total=os.path.getsize(capture.path))
+                    tasks[capture.path] = self._progress.add_task(escape(printable(capture.path, line=True)),
+                                                                  total=os.path.getsize(capture.path))
                 with contextlib.suppress(ValueError, OSError):  # closed between the check and tell()
                     self._progress.update(tasks[capture.path], completed=handle.tell())
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from wirecheck.input_files import Unreadable, read_text
 from wirecheck.json_types import json_bytes, json_type, shown
+from wirecheck.markdown_text import literal, span
 from wirecheck.pointer import parse_pointer
 
 
@@ -59,6 +60,24 @@ class ContractError(Exception):
         super().__init__("\n".join(str(p) for p in problems))
 
 
+def not_the_format(document: Any, schema: dict[str, Any], file: str) -> ContractProblem | None:
+    """The one problem of a YAML or JSON file that is not the file it claims to be, or None: its top level is not
+    the type its format's `schema` asks (`catalog.yaml` holding a string), or a mapping none of whose members the
+    format has (`registry.yaml` holding /etc/shadow's lines as keys). Said without quoting anything in it: a file
+    that is not what it claims may be anything (a credentials file a symbolic link or a mistake put there), and
+    its content is no one's to see in an error; a file that is one is checked member by member (`for_people`)."""
+    kind, wanted = json_type(document), schema.get("type")
+    what = f"is not a {schema.get('title', 'file')}"
+    if isinstance(wanted, str) and kind != wanted and not (wanted == "number" and kind == "integer"):
+        found, expected = (_TYPE_WORDS.get(t, t).split(" (")[0] for t in (kind, wanted))
+        return ContractProblem(file, "", f"{what}: its top level is {found}, not {expected} (nothing of it is quoted)")
+    known = schema.get("properties")
+    if kind == "object" and isinstance(known, dict) and document and not any(name in known for name in document):
+        return ContractProblem(file, "", f"{what}: none of its {len(document):,} top-level members is one it has "
+                               f"({', '.join(known)}; nothing of it is quoted)")
+    return None
+
+
 _TYPE_WORDS = {"object": "an object (a mapping)", "array": "a list", "string": "a string", "integer": "an integer",
                "number": "a number", "boolean": "true or false", "null": "null"}
 
@@ -98,8 +117,11 @@ def for_people(error: Any) -> str:
 
 
 def _value_text(value: Any, limit: int = 60) -> str:
+    """A value in JSON syntax, cut to `limit`; a code span when it holds a backtick (`markdown_text.span`: every
+    backtick in a message then belongs to a span, which the HTML report reads as one)."""
     text = json_bytes(value).decode()
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    text = text if len(text) <= limit else text[: limit - 1] + "…"
+    return literal(text)
 
 
 def _described(value: Any) -> str:
@@ -113,7 +135,7 @@ def _described(value: Any) -> str:
 
 
 def _fields(names: Any) -> str:
-    listed = [f"`{name}`" for name in names]
+    listed = [span(name) for name in names]
     return ", ".join(listed[:8]) + (f" and {len(listed) - 8} more" if len(listed) > 8 else "")
 
 
@@ -128,7 +150,7 @@ def schema_error_text(error: Any) -> str:
     kind = error.kind
     name = kind.name
     if name == "required":
-        return f"missing required field `{kind.property}`"
+        return f"missing required field {span(kind.property)}"
     if name in ("additionalProperties", "unevaluatedProperties"):
         unexpected = list(kind.unexpected)
         return f"unknown field{'s' if len(unexpected) > 1 else ''} {_fields(unexpected)}"
@@ -149,7 +171,7 @@ def schema_error_text(error: Any) -> str:
         if schema_path and schema_path[-1] in ("additionalProperties", "unevaluatedProperties"):
             return "an unknown field (this object takes no fields)"
         if len(schema_path) >= 2 and schema_path[-2] == "properties":
-            return f"field `{schema_path[-1]}` is not allowed here"
+            return f"field {span(str(schema_path[-1]))} is not allowed here"
         return "no value is allowed here"
     if name == "not":  # a `not` with a title says why in its own words; else the schema it must not match
         title = kind.schema.get("title") if isinstance(kind.schema, dict) else None
@@ -179,7 +201,7 @@ def schema_error_text(error: Any) -> str:
         return f"expected a {kind.value} string (format), found {_value_text(error.instance)}"
     if name == "propertyNames" and hasattr(kind, "error"):
         return f"field name: {schema_error_text(kind.error)}"
-    return str(error.message)
+    return literal(str(error.message))  # jsonschema-rs's words, quoting the value: one code span
 
 
 _BOUNDS = {"minimum": "at least", "exclusiveMinimum": "more than", "maximum": "at most",

@@ -23,7 +23,7 @@ import jsonschema_rs
 import orjson
 
 from wirecheck import input_files
-from wirecheck.contracts.errors import ContractError, ContractProblem, for_people
+from wirecheck.contracts.errors import ContractError, ContractProblem, for_people, not_the_format
 from wirecheck.contracts.model import (
     ABSENT,
     PRESENT,
@@ -87,25 +87,28 @@ class ContractSource:
     listed: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (package, releases) as this folder's registry lists them
 
 
-def contract_sources(spec: str | None) -> tuple[list[ContractSource], list[ContractProblem]]:
+@dataclass(frozen=True)
+class _Packs:
+    """Where the installed packs come in a lookup order: found (entry points) and located when a lookup reaches
+    them, never before."""
+
+
+def contract_sources(spec: str | None) -> list[ContractSource | _Packs]:
     """The contract folders `spec` names, in the order their packages are looked up (the first to list a package
     has it). `spec` is `--contracts` / `$WIRECHECK_CONTRACTS`: folders separated by the path separator, where an
     empty entry (a leading or trailing separator, as in MANPATH) stands for the installed contracts: the bundled
-    ones and every installed pack. None or "" is the installed contracts alone."""
-    if not spec:
-        return _installed()
-    sources: list[ContractSource] = []
-    problems: list[ContractProblem] = []
-    installed = False
-    for entry in spec.split(os.pathsep):
+    ones and every installed pack (`_Packs`: each located when a lookup reaches it). None or "" is the installed
+    contracts alone. Each folder is `input_files.confine`d: no file is read through a symbolic link out of it."""
+    sources: list[ContractSource | _Packs] = []
+    for entry in (spec or "").split(os.pathsep):
         if entry:
             sources.append(ContractSource(Path(entry), "folder"))
-        elif not installed:
-            installed = True
-            more, trouble = _installed()
-            sources += more
-            problems += trouble
-    return sources, problems
+        elif not any(isinstance(source, _Packs) for source in sources):
+            sources += [ContractSource(bundled_contracts_dir(), "bundled"), _Packs()]
+    for source in sources:
+        if isinstance(source, ContractSource):
+            input_files.confine(source.root)
+    return sources
 
 
 def _surely_no_pack() -> bool:
@@ -148,34 +151,58 @@ def _surely_no_pack() -> bool:
     return True
 
 
-def _installed() -> tuple[list[ContractSource], list[ContractProblem]]:
-    """The bundled contracts, then each installed pack (entry point group `wirecheck.contracts`: a name and the
-    package whose folder holds the pack's registry.yaml), in entry-point name order."""
-    sources = [ContractSource(bundled_contracts_dir(), "bundled")]
+def _packs() -> list[ContractSource | ContractProblem]:
+    """Each installed pack (entry point group `wirecheck.contracts`: a name and the package whose folder holds the
+    pack's registry.yaml), in entry-point name order: its folder (confined: `contract_sources`), or the problem
+    that keeps it from being found. A pack is data: its folder is found as the import system would find the
+    package, but nothing of it is imported (`pack_folder`)."""
     if _surely_no_pack():
-        return sources, []
+        return []
     from importlib.metadata import entry_points
-    from importlib.resources import files
 
-    problems = []
+    found: list[ContractSource | ContractProblem] = []
     for point in sorted(entry_points(group=PACK_GROUP), key=lambda p: p.name):
         dist = point.dist
         origin = f"pack {dist.name} {dist.version}" if dist is not None else f"pack {point.name}"
         where = f"{origin} (entry point {PACK_GROUP}: {point.name} = {point.value})"
         if point.attr:
-            problems.append(ContractProblem(where, "", "the entry point must name a package (whose folder holds "
-                                            "registry.yaml), not an attribute"))
+            found.append(ContractProblem(where, "", "the entry point must name a package (whose folder holds "
+                                         "registry.yaml), not an attribute"))
             continue
         try:
-            root = files(point.module)
-        except (ImportError, TypeError) as exc:  # TypeError: a module, not a package
-            problems.append(ContractProblem(where, "", f"cannot find the pack's package: {exc}"))
+            root = pack_folder(point.module)
+        except (LookupError, ImportError) as exc:  # ImportError: a finder's own
+            found.append(ContractProblem(where, "", f"cannot find the pack's package: {exc}"))
             continue
-        if not isinstance(root, Path):  # a zipped install: reading needs real files
-            problems.append(ContractProblem(where, "", "the pack is not installed as files (zipped?)"))
-            continue
-        sources.append(ContractSource(root, origin))
-    return sources, problems
+        input_files.confine(root)
+        found.append(ContractSource(root, origin))
+    return found
+
+
+def pack_folder(module: str) -> Path:
+    """The folder of the package `module` (dotted) names, found without importing it or any package it is in (a
+    pack's `__init__.py` is never run: a pack is data, issue 41): each finder on sys.meta_path is asked for the
+    name's spec, as importlib does before it loads anything, a dotted name's parent's search locations handed on
+    to its child. LookupError says why there is none: no such module, a module and not a package, a package that
+    is not a folder of files (zipped), or several folders of a namespace package none of which holds registry.yaml."""
+    import sys
+
+    locations: list[str] | None = None
+    name = ""
+    for part in module.split("."):
+        name = f"{name}.{part}" if name else part
+        spec = next((spec for finder in sys.meta_path if hasattr(finder, "find_spec")
+                     for spec in [finder.find_spec(name, locations)] if spec is not None), None)
+        if spec is None:
+            raise LookupError(f"No module named {name!r}")
+        if spec.submodule_search_locations is None:
+            raise LookupError(f"{name!r} is a module, not a package (a folder that holds registry.yaml)")
+        locations = list(spec.submodule_search_locations)
+    folders = [Path(location) for location in locations or () if Path(location).is_dir()]
+    if not folders:
+        raise LookupError(f"{module!r} is not installed as files (zipped?)")
+    holding = [folder for folder in folders if (folder / "registry.yaml").exists()]
+    return (holding or folders)[0]
 
 
 @cache
@@ -201,11 +228,59 @@ class PackageInfo:
     origin: str = "folder"  # of that folder: bundled, folder, or pack <distribution> <version>
 
 
-@dataclass(frozen=True)
 class PackageRegistry:
-    root: Path  # the first contracts folder (where `diff --against` looks in git)
-    packages: MappingProxyType[str, PackageInfo]
-    sources: tuple[ContractSource, ...] = ()
+    """The packages of a run's contract folders (`contract_sources`), looked up in order: the first folder whose
+    registry lists a package has it. The folders before the installed packs are read at once; the packs, and what
+    comes after them, only when a lookup reaches them (a package the folders before do not list) or every package
+    is asked for (`packages`, `sources`): `wirecheck validate` of a bundled release never even lists the packs."""
+
+    def __init__(self, sources: list[ContractSource | _Packs]):
+        self.root = next(s.root for s in sources if isinstance(s, ContractSource))  # the first folder (--against)
+        self._pending = list(sources)
+        self._read: list[ContractSource] = []
+        self._packages: dict[str, PackageInfo] = {}
+        while self._pending and not isinstance(self._pending[0], _Packs):
+            self._read_next()
+
+    def _read_next(self) -> None:
+        source = self._pending.pop(0)
+        if isinstance(source, _Packs):
+            found = _packs()
+            problems = [p for p in found if isinstance(p, ContractProblem)]
+            if problems:
+                raise ContractError(problems)
+            self._pending[:0] = [p for p in found if isinstance(p, ContractSource)]
+            return
+        data = _read_registry(source.root)
+        listed = tuple((name, tuple(entry["releases"])) for name, entry in data["packages"].items())
+        self._read.append(ContractSource(source.root, source.origin, listed))
+        for name, entry in data["packages"].items():
+            self._packages.setdefault(name, PackageInfo(
+                name=name,
+                title=entry["title"],
+                releases=tuple(entry["releases"]),
+                npm=entry.get("npm"),
+                pypi=entry.get("pypi"),
+                external=entry.get("external", False),
+                description=entry.get("description"),
+                root=source.root,
+                origin=source.origin,
+            ))
+
+    def _read_all(self) -> None:
+        while self._pending:
+            self._read_next()
+
+    @property
+    def packages(self) -> MappingProxyType[str, PackageInfo]:
+        """Every package of every folder (the packs found and read now, if they were not)."""
+        self._read_all()
+        return MappingProxyType(self._packages)
+
+    @property
+    def sources(self) -> tuple[ContractSource, ...]:
+        self._read_all()
+        return tuple(self._read)
 
     def resolve(self, spec: str) -> tuple[str, str]:
         """`xopc@0.0.253` or `@xopcai/xopc@0.0.253` → ("xopc", "0.0.253"); a ContractError names what exists."""
@@ -220,13 +295,18 @@ class PackageRegistry:
         return package.name, version
 
     def package(self, name: str) -> PackageInfo:
-        for info in self.packages.values():
-            if name in (info.name, info.npm, info.pypi):
-                return info
-        raise ContractError(f"unknown package {name!r}; known: {', '.join(self.packages)}")
+        """The package `name` (or its npm or PyPI name) names: the folders are read in order until one lists it."""
+        while True:
+            found = next((info for info in self._packages.values() if name in (info.name, info.npm, info.pypi)), None)
+            if found is not None or not self._pending:
+                break
+            self._read_next()
+        if found is None:
+            raise ContractError(f"unknown package {name!r}; known: {', '.join(self._packages)}")
+        return found
 
     def previous(self, package: str, version: str) -> str | None:
-        releases = self.packages[package].releases
+        releases = self.package(package).releases
         index = releases.index(version)
         return releases[index - 1] if index > 0 else None
 
@@ -236,10 +316,11 @@ class PackageRegistry:
 
     def _load_listed(self, package: str, version: str) -> ContractRelease:
         """A release the registry lists; one without a catalog is an error in the registry, where it is listed."""
-        root = self.packages[package].root or self.root
+        info = self.package(package)
+        root = info.root or self.root
         catalog = root / package / version / "catalog.yaml"
         if not (catalog.exists() or catalog.is_symlink()):  # a device, a pipe, a link loop: said when it is read
-            index = self.packages[package].releases.index(version)
+            index = info.releases.index(version)
             raise ContractError(ContractProblem(
                 str(root / "registry.yaml"), format_pointer(["packages", package, "releases", index]),
                 f"{version} is listed, but {package}/{version}/catalog.yaml does not exist"))
@@ -247,8 +328,7 @@ class PackageRegistry:
 
     def unlisted(self) -> list[ContractProblem]:
         """Release folders (with a catalog) their folder's registry does not list: no command can reach them."""
-        listings = [(s.root, s.listed) for s in self.sources] or [
-            (self.root, tuple((n, i.releases) for n, i in self.packages.items()))]
+        listings = [(s.root, s.listed) for s in self.sources]
         return [
             ContractProblem(str(root / "registry.yaml"), format_pointer(["packages", name, "releases"]),
                             f"{catalog.parent.name} is not listed, but {name}/{catalog.parent.name}/catalog.yaml "
@@ -385,8 +465,15 @@ def _problems(document: Any, name: str) -> list[Any]:
 
 
 def _schema_problems(document: Any, name: str, file: str) -> list[ContractProblem]:
-    return [ContractProblem(file, format_pointer(error.absolute_path), for_people(error))
-            for error in _problems(document, name)]
+    """`document`'s problems against one of wirecheck's own formats, located; one that is not that format at all is
+    one problem that quotes nothing of it (errors.not_the_format)."""
+    problems = _problems(document, name)
+    if not problems:
+        return []
+    wrong = not_the_format(document, own_schema(name), file)
+    if wrong is not None:
+        return [wrong]
+    return [ContractProblem(file, format_pointer(error.absolute_path), for_people(error)) for error in problems]
 
 
 def load_registry(root: Path | str | None = None) -> PackageRegistry:
@@ -398,28 +485,7 @@ def load_registry(root: Path | str | None = None) -> PackageRegistry:
 
 @cache
 def _load_registry(spec: str | None) -> PackageRegistry:
-    sources, problems = contract_sources(spec)
-    if problems:
-        raise ContractError(problems)
-    packages: dict[str, PackageInfo] = {}
-    read = []
-    for source in sources:
-        data = _read_registry(source.root)
-        listed = tuple((name, tuple(entry["releases"])) for name, entry in data["packages"].items())
-        read.append(ContractSource(source.root, source.origin, listed))
-        for name, entry in data["packages"].items():
-            packages.setdefault(name, PackageInfo(
-                name=name,
-                title=entry["title"],
-                releases=tuple(entry["releases"]),
-                npm=entry.get("npm"),
-                pypi=entry.get("pypi"),
-                external=entry.get("external", False),
-                description=entry.get("description"),
-                root=source.root,
-                origin=source.origin,
-            ))
-    return PackageRegistry(root=sources[0].root, packages=MappingProxyType(packages), sources=tuple(read))
+    return PackageRegistry(contract_sources(spec))
 
 
 load_registry.cache_clear = _load_registry.cache_clear  # type: ignore[attr-defined]
@@ -467,7 +533,8 @@ def _load_resources(folder: Path, package: str, version: str, trusted: Callable[
                                             "wirecheck reads of a contract release (see Limits in the README)"))
             return {}, [p for ps in found.values() for p in ps], False  # nothing more is read past the limits
         read_bytes += len(data)
-        schema, problem = parse_json(data)  # exact: duplicate keys and integers beyond 64 bits show
+        # exact: duplicate keys and integers beyond 64 bits show; a file that is no JSON is not quoted
+        schema, problem = parse_json(data, quoted=False)
         del data
         if problem is not None:
             problems.append(ContractProblem(str(path), problem.pointer or "", problem.message))
@@ -783,6 +850,7 @@ def read_release(root: Path, package: str, version: str, *, trust: bool) -> Cont
     a bundled release whose catalog and schemas are those CHECKED_FILE names skips the checks (the meta-schema,
     `$ref`s, legacy keywords, the catalog's semantics): 0.15 s of CPU a `wirecheck diff` of two ACP releases spent
     finding nothing, again on every run. Its readers.yaml is checked always (it is read as it is used)."""
+    input_files.confine(root)  # as contract_sources does: however the release is reached, nothing is read out of it
     folder = Path(root) / package / version
     catalog_path = folder / "catalog.yaml"
     raw = _read_yaml(catalog_path)

@@ -20,6 +20,7 @@ from wirecheck.diff.model import DIRECTIONS, VIEWS
 from wirecheck.findings import Severity
 from wirecheck.input_files import read_bytes
 from wirecheck.json_types import json_bytes
+from wirecheck.markdown_text import literal
 
 RULES_YAML = Path(__file__).parent / "rules.yaml"
 RULES_JSON = Path(__file__).parent / "rules.json"  # generated from RULES_YAML (json_twin); never edited by hand
@@ -39,9 +40,12 @@ class DiffRuleInfo:
     message: str
 
     def render(self, params: dict[str, Any]) -> str:
+        """The message with its parameters filled in; one holding a backtick as a code span (markdown_text.span), so
+        that every backtick of a message belongs to a span the HTML report reads as one (a property named `x`
+        showed as <code>x</code>, its backticks gone)."""
         values: defaultdict[str, str] = defaultdict(lambda: "?")
         for key, value in params.items():
-            values[key] = value if isinstance(value, str) else show(value)
+            values[key] = literal(value if isinstance(value, str) else show(value))
         return self.message.format_map(values)
 
 

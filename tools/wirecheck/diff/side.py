@@ -24,6 +24,7 @@ from wirecheck.diff.model import STRICT, Several
 from wirecheck.diff.vocabulary import is_annotation
 from wirecheck.ecma_regex import RegexTimeout
 from wirecheck.json_types import json_bytes
+from wirecheck.markdown_text import literal
 from wirecheck.pointer import format_pointer, parse_pointer, resolve
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -530,7 +531,7 @@ def _retag(uri: str, tag: str) -> str:
 def _about(error: Any) -> list[tuple[tuple[Any, ...], str]]:
     """The error's paths, and what it says in the report's words ("missing required field `a` at /x")."""
     base = tuple(error.instance_path)
-    message = schema_error_text(error) + (f" at {format_pointer(base)}" if base else "")
+    message = schema_error_text(error) + (f" at {literal(format_pointer(base))}" if base else "")
     return [(path, message) for path in _error_paths(error)]
 
 

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import json
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -157,6 +158,12 @@ def _refs_of(node: Any) -> Iterator[str]:
         for member in node.get("anyOf", node.get("oneOf", [])) or []:
             if isinstance(member, dict) and _local(member.get("$ref")) is not None:
                 yield _local(member["$ref"])  # type: ignore[misc]
+
+
+def _key(method: str) -> str:
+    """`method` as a key of a mapping file's flow mapping, to paste as it is: plain when YAML reads it back as
+    written, else JSON-quoted (a double-quoted YAML scalar: `"x\\u0000y"`, never the raw control character)."""
+    return method if re.fullmatch(r"[A-Za-z0-9_$][A-Za-z0-9_$/.-]*", method) else json.dumps(method)
 
 
 def load_mapping(path: Path) -> dict[str, Any]:
@@ -297,11 +304,11 @@ def derive(schema: Mapping[str, Any], mapping: Mapping[str, Any] | None = None, 
         if entry.type is None:
             not_derived.append({"method": method, "what": f"whether {word}/{entry.definition} is a request or a "
                                 "notification (not named *Request or *Notification, in no union)",
-                                "supply": f"types: {{{method}: request}}"})
+                                "supply": f"types: {{{_key(method)}: request}}"})
         if not entry.senders:
             not_derived.append({"method": method, "what": f"who sends {method} (no <Role>Request or "
                                 f"<Role>Notification union lists {word}/{entry.definition})",
-                                "supply": f"senders: {{{method}: {roles[0] if len(roles) == 2 else 'client'}}}"})
+                                "supply": f"senders: {{{_key(method)}: {roles[0] if len(roles) == 2 else 'client'}}}"})
         if entry.type != "request":
             entry.reply = None
         elif method in mapping.get("replies", {}):
@@ -318,7 +325,7 @@ def derive(schema: Mapping[str, Any], mapping: Mapping[str, Any] | None = None, 
                               "member of the receiver's <Role>Result union is left for it")
             not_derived.append({"method": entry.name, "what": f"the result of {entry.name}: {why}: its result is "
                                 "not checked",
-                                "supply": f"replies: {{{entry.name}: <a definition or a JSON pointer>}}"})
+                                "supply": f"replies: {{{_key(entry.name)}: <a definition or a JSON pointer>}}"})
     return derivation
 
 
@@ -587,6 +594,25 @@ def _error_ref(defs: Mapping[str, Any]) -> str:
     return "schema.json#/$defs/Error" if isinstance(defs.get("Error"), dict) else "#/$defs/jsonrpc.Error"
 
 
+def _kind_ids(derivation: Derivation) -> dict[tuple[str, str], str]:
+    """(receiver, method) → its kind id: `kind_id`'s (`server.ping`), unless methods JSON-RPC tells apart would
+    share it (method names are case-sensitive: `ping`, `PING`; and `a/b`, `a.b`) or a role's response kind has it.
+    Then only the first of them in lower case (none, for a response kind's id) keeps it; the others get a suffix
+    made from their exact name (`server.ping-1d4e8b0c`): distinct, and the same whatever else the schema holds."""
+    wanted = {(receiver, entry.name): kind_id(receiver, entry.name) for entry in derivation.methods
+              for sender in entry.senders for receiver in derivation.roles if receiver != sender}
+    sharing: dict[str, list[tuple[str, str]]] = {}
+    for key, kid in wanted.items():
+        sharing.setdefault(kid, []).append(key)
+    responses = {f"{role}.response" for role in derivation.roles}
+    for kid, keys in sharing.items():
+        kept = None if kid in responses else min(keys, key=lambda key: (key[1] != key[1].lower(), key[1]))
+        for key in keys:
+            if key != kept:
+                wanted[key] = f"{kid}-{hashlib.sha256(key[1].encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+    return wanted
+
+
 def jsonrpc_kinds(schema: Mapping[str, Any], derivation: Derivation, *, package: str, version: str, base: str,
                   source: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """(catalog kinds, the wire.json resource): a kind per method and sender, a response kind per role."""
@@ -596,12 +622,13 @@ def jsonrpc_kinds(schema: Mapping[str, Any], derivation: Derivation, *, package:
     error = _error_ref(defs)
     wire_defs: dict[str, Any] = {}
     kinds: list[dict[str, Any]] = []
+    ids = _kind_ids(derivation)
     for entry in derivation.methods:
         if entry.type is None or len(roles) != 2:
             continue
         for sender in entry.senders:
             receiver = roles[1] if sender == roles[0] else roles[0]
-            kid = kind_id(receiver, entry.name)
+            kid = ids[receiver, entry.name]
             wire_defs[kid] = _params_envelope(entry, request_id, sender, receiver)
             kind: dict[str, Any] = {
                 "id": kid, "title": f"{entry.name} ({entry.type} from the {sender})", "channel": "stdio-ndjson",
@@ -799,13 +826,14 @@ def import_schema(path: Path, *, package: str, version: str, out: Path, mapping_
                   ) -> tuple[Path, list[Path], Derivation]:
     """Import `path` as `package@version` into the contracts folder `out`; the release folder, the files written
     and the derivation (what was derived, and what was not)."""
-    import json
     import tempfile
 
     from wirecheck.certify.generate import merge, render
     from wirecheck.certify.requirements import load_requirements
     from wirecheck.contracts import ContractError, load_registry
     from wirecheck.contracts.drafts import DIALECT, Untranslatable, draft_named, translate
+    from wirecheck.contracts.loader import MAX_RELEASE_VALUES
+    from wirecheck.contracts.views import count_values
     from wirecheck.importer.release import write_folder
     from wirecheck.json_text import parse_json
     from wirecheck.output_files import write_text
@@ -818,6 +846,9 @@ def import_schema(path: Path, *, package: str, version: str, out: Path, mapping_
     upstream, problem = parse_json(raw)
     if problem is not None:
         raise ImportRefused(f"{path}{'#' + problem.pointer if problem.pointer else ''}: {problem.message}")
+    if count_values(upstream, MAX_RELEASE_VALUES + 1) > MAX_RELEASE_VALUES:  # before the translation: not after it
+        raise ImportRefused(f"{path}: holds more than {MAX_RELEASE_VALUES:,} JSON values, the most wirecheck loads of "
+                            "a contract release (see Limits in the README): its import could not be loaded")
     try:
         translation = translate(upstream, draft_named("2020-12"))
     except Untranslatable as exc:
@@ -902,7 +933,8 @@ def import_schema(path: Path, *, package: str, version: str, out: Path, mapping_
             release = load_registry(trial).load(f"{package}@{version}")
         except ContractError as exc:
             problems = "\n  ".join(str(p).replace(temp, str(out)) for p in exc.problems)
-            raise ImportRefused(f"{path}: the imported release would not load:\n  {problems}") from None
+            raise ImportRefused(f"{path}: the imported release would not load, so nothing was written (the files "
+                                f"named are those the import would have written):\n  {problems}") from None
         requirements, _ = merge(release, [])
         files["requirements.yaml"] = render(release, requirements)
         write_text(trial / package / version / "requirements.yaml", files["requirements.yaml"])

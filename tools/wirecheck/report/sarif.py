@@ -10,19 +10,11 @@ from typing import Any, TextIO
 from wirecheck import __version__
 from wirecheck.check.engine import CheckResult
 from wirecheck.findings import Finding
+from wirecheck.encoding import file_uri
 from wirecheck.json_types import json_bytes
 from wirecheck.rules.catalogue import rule_catalogue
 
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
-
-
-def _uri(file: str) -> str:
-    """The capture as the repository knows it: relative to where wirecheck runs when it is under it."""
-    path = Path(file)
-    try:
-        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
-    except (ValueError, OSError):
-        return path.as_posix()
 
 
 def to_sarif(result: CheckResult) -> dict[str, Any]:
@@ -39,7 +31,7 @@ def to_sarif(result: CheckResult) -> dict[str, Any]:
 def finding_result(f: Finding, rule_id: str, rule_index: int, release: str) -> dict[str, Any]:
     """One SARIF result: the finding at its capture file and line (its JSON pointer as a logical location)."""
     text = f"{release} {f.kind or ''} {f.pointer or ''}".replace("  ", " ") + f": {f.message}"
-    physical: dict[str, Any] = {"artifactLocation": {"uri": _uri(f.file)}}
+    physical: dict[str, Any] = {"artifactLocation": {"uri": file_uri(f.file, Path.cwd())}}
     if f.line:
         physical["region"] = {"startLine": f.line}
     location: dict[str, Any] = {"physicalLocation": physical}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from wirecheck.check.engine import CheckResult
-from wirecheck.findings import Severity
+from wirecheck.findings import Severity, printable
 
 
 @dataclass(frozen=True)
@@ -47,8 +47,8 @@ def headline(t: Totals) -> str:
 
 
 def finding_line(f) -> str:
-    """One finding on one line: location, severity, code, sender (framed captures), kind, pointer, message,
-    expected/found."""
+    """One finding on one line (`printable(line=True)`): location, severity, code, sender (framed captures), kind,
+    pointer, message, expected/found."""
     parts = [f.location, f.severity.value, f.code]
     if f.sender:
         parts.append(f"from {f.sender}")
@@ -60,7 +60,7 @@ def finding_line(f) -> str:
     detail = [f"{label} {value}" for label, value in (("expected", f.expected), ("found", f.found)) if value]
     if detail:
         text += f" ({'; '.join(detail)})"
-    return text
+    return printable(text, line=True)  # a file name or member name with a line feed does not split the line
 
 
 def counted(n: int, what: str) -> str:

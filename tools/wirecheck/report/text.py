@@ -12,19 +12,19 @@ from typing import TextIO
 
 from wirecheck.check.engine import CheckResult
 from wirecheck.check.result import BELOW_MIN_COVERAGE
-from wirecheck.findings import printable_stream
+from wirecheck.findings import printable, printable_stream
 from wirecheck.report.summary import counted, finding_line, totals, verdict_line
 
 
 def write(result: CheckResult, out: TextIO, *, findings: bool = True, all_kinds: bool = False) -> None:
     out = printable_stream(out)  # a capture's control characters are shown, not obeyed
     t = totals(result)
-    names = [c.file for c in result.captures[:10]]
+    names = [printable(c.file, line=True) for c in result.captures[:10]]  # a name's line feed splits no line
     more = result.capture_count - len(names)
     listing = ", ".join(names) + (f", and {more} more captures" if more else "")
     out.write(f"wirecheck: {result.release.name}  ({listing})\n")
     for capture in result.unreadable:
-        out.write(f"{capture.file}: cannot read: {capture.unreadable}\n")
+        out.write(printable(f"{capture.file}: cannot read: {capture.unreadable}", line=True) + "\n")
     if result.unreadable_count > len(result.unreadable):
         out.write(f"... and {result.unreadable_count - len(result.unreadable)} more captures that cannot be read\n")
     if findings:

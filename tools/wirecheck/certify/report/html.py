@@ -3,10 +3,10 @@ identity. No external resources: no scripts, fonts, images or stylesheets are fe
 
 from __future__ import annotations
 
-from html import escape
 from typing import TextIO
 
 from wirecheck.certify.evaluate import Badge, Certification
+from wirecheck.html_text import escape
 from wirecheck.report.summary import finding_line
 
 STATUS_TEXT = {"pass": "pass", "fail": "fail", "not_exercised": "not exercised",
@@ -19,7 +19,7 @@ color:#222}
 h1{font-size:1.5rem;margin-bottom:.3rem} h2{font-size:1.15rem;margin-top:2rem}
 table{border-collapse:collapse;width:100%;margin:.5rem 0}
 th,td{border:1px solid #ddd;padding:.3rem .5rem;text-align:left;vertical-align:top}
-th{background:#f5f5f5} td.num{text-align:right} code{font-size:12px}
+th{background:#f5f5f5} td.num{text-align:right} code{font-size:12px;white-space:pre-wrap}
 .pass{color:#2a7a2a}.fail,.unexpected_pass,.stale_scope{color:#b00020;font-weight:600}.not_exercised{color:#777}
 .expected_fail{color:#8a6d00}.out_of_scope{color:#555;font-style:italic}
 details{margin:.4rem 0} pre{white-space:pre-wrap;background:#fafafa;border:1px solid #eee;padding:.5rem;font-size:12px}

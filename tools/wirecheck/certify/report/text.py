@@ -7,10 +7,15 @@ from __future__ import annotations
 from typing import TextIO
 
 from wirecheck.certify.evaluate import NOT_EXERCISED, OUT_OF_SCOPE, PASS, STALE_SCOPE, Certification
-from wirecheck.findings import printable_stream
+from wirecheck.findings import printable, printable_stream
 from wirecheck.report.summary import finding_line
 
 SHOWN_FINDINGS = 5
+
+
+def _line(text: str) -> str:
+    """A scope file's reason, a program's words: shown on their line, a line feed in them escaped."""
+    return printable(text, line=True)
 
 
 def write(cert: Certification, out: TextIO) -> None:
@@ -24,7 +29,7 @@ def write(cert: Certification, out: TextIO) -> None:
     if cert.run is not None and not cert.run_ok:
         out.write(f"  run: {cert.run_problem}{cert.run_status}\n")
         if cert.program_words:
-            out.write(f"  the program said: \"{cert.program_words}\"\n")
+            out.write(f"  the program said: \"{_line(cert.program_words)}\"\n")
     for score in cert.scores:
         if score.total and not cert.run_failed:
             out.write(f"  {score.level:<6} {score.passed}/{score.in_scope} passed, {score.failed} failed, "
@@ -41,11 +46,11 @@ def write(cert: Certification, out: TextIO) -> None:
         req = result.requirement
         out.write(f"{result.status.upper():<15} {req.level:<6} {req.id}  ({req.link.element})\n")
         if result.baseline_reason:
-            out.write(f"    baseline: {result.baseline_reason}\n")
+            out.write(f"    baseline: {_line(result.baseline_reason)}\n")
         if result.scope is not None:
             exercised = ("exercised and passed: remove the entry" if result.status == STALE_SCOPE
                          else "but it was exercised")
-            out.write(f"    declared out of scope ({result.scope.reason}), {exercised}\n")
+            out.write(f"    declared out of scope ({_line(result.scope.reason)}), {exercised}\n")
         for finding in result.failures[:SHOWN_FINDINGS]:
             out.write(f"    {finding_line(finding)}\n")
         if len(result.failures) > SHOWN_FINDINGS:
@@ -76,7 +81,7 @@ def write(cert: Certification, out: TextIO) -> None:
             req = result.requirement
             assert result.scope is not None
             out.write(f"{'OUT_OF_SCOPE':<15} {req.level:<6} {req.id}  ({req.link.element})\n")
-            out.write(f"    reason: {result.scope.reason}\n    evidence: {result.scope.evidence}\n")
+            out.write(f"    reason: {_line(result.scope.reason)}\n    evidence: {_line(result.scope.evidence)}\n")
     if cert.unmapped:
         out.write(f"{len(cert.unmapped)} finding(s) no requirement covers:\n")
         for finding in cert.unmapped[:SHOWN_FINDINGS]:

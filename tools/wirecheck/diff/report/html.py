@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import io
 import re
-from html import escape, unescape
+from html import unescape
 from typing import TextIO
 
 from wirecheck.diff.changes import group_changes
@@ -36,6 +36,7 @@ from wirecheck.diff.report.common import (
     version_text,
     witness_path,
 )
+from wirecheck.html_text import escape, words
 
 _CLASS = {"breaking": "bad", "unknown": "maybe", "safe": "ok", "undecided": "maybe", "compatible": "ok",
           LATENT_WORD: "maybe"}
@@ -45,8 +46,8 @@ table{border-collapse:collapse;margin:1em 0;max-width:100%}td,th{border:1px soli
 vertical-align:top;text-align:left}
 table.answers{width:100%;table-layout:fixed}table.answers col.pair{width:9em}table.answers col.verdict{width:6.5em}
 th{background:#f4f4f4}.ok{background:#dff5e1}.maybe{background:#fff4cc}.bad{background:#fbdada}.none{background:#fafafa}
-td a{color:inherit}code{font-size:12px;overflow-wrap:anywhere}.sev-error{color:#b00020;font-weight:600}
-.sev-warning{color:#8a6d00}.sev-info{color:#555}small{color:#555}
+td a{color:inherit}code{font-size:12px;overflow-wrap:anywhere;white-space:pre-wrap}
+.sev-error{color:#b00020;font-weight:600}.sev-warning{color:#8a6d00}.sev-info{color:#555}small{color:#555}
 .change{border-left:4px solid #ccc;padding:.2em .8em;margin:.8em 0}.change.bad{border-color:#d33;background:none}
 .change.maybe{border-color:#d9a400;background:none}.change ul{margin:.3em 0;padding-left:1.2em}
 details pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#fafafa;border:1px solid #eee;padding:.5em;
@@ -89,7 +90,7 @@ def write(run, out: TextIO) -> None:
     if run.waiver_findings:  # a stale or expired waiver fails the run: the page says so
         w("<h2>Waivers</h2><ul>")
         for f in run.waiver_findings:
-            w(f"<li class='sev-{f.severity.value}'>{escape(f.rule)}: {_words(f.message)} "
+            w(f"<li class='sev-{f.severity.value}'>{escape(f.rule)}: {words(f.message)} "
               f"(<code>{escape(f.path)}</code>)</li>")
         w("</ul>\n")
     w(f"<p>{escape(counts_text(change_counts(report)))} in {len(report.pairs)} release pair"
@@ -99,12 +100,6 @@ def write(run, out: TextIO) -> None:
     legend = "<dl>" + "".join(f"<dt><b>{escape(term)}</b></dt><dd>{escape(words)}</dd>" for term, words in entries) \
         + "</dl>" if entries else ""
     out.write(html.replace("<!--legend-->", legend, 1))
-
-
-def _words(text: str) -> str:
-    """A message in HTML: escaped, its `code spans` (names, as the text format marks them) as <code>, never as
-    raw backticks."""
-    return re.sub(r"`([^`]+)`", r"<code>\1</code>", escape(text))
 
 
 def _gate(run, report) -> str:
@@ -166,7 +161,7 @@ def _details(pair: PairReport, w) -> None:
     w(f"<h3 id='{pair.anchor}'>{escape(r.package)} {escape(r.old_version)} → {escape(r.new_version)}</h3>\n")
     nothing = r.nothing_compared
     if nothing:
-        w(f"<p><b>Nothing compared</b>: {_words(nothing)}.</p>\n")
+        w(f"<p><b>Nothing compared</b>: {words(nothing)}.</p>\n")
         return
     w(f"<p><b>{verdict_word(a)}</b>; {escape(version_text(r, a))}. What to do: {escape('; '.join(a.advice))}.</p>\n")
     if a.flows:
@@ -194,10 +189,10 @@ def _details(pair: PairReport, w) -> None:
             items = Statement.listed(listed, lambda name: f"<code>{escape(name)}</code>")
             fingerprints = " ".join(fp for _, fps in listed for fp in fps)  # for a waivers file: not in the prose
             w(f"<li data-fingerprints='{fingerprints}'>{f'<code>{escape(lead)}</code>: ' if lead else ''}"
-              f"{_words(statement.what)} <small><code>{escape(statement.rule)}</code></small>{items}</li>")
+              f"{words(statement.what)} <small><code>{escape(statement.rule)}</code></small>{items}</li>")
         for witness in change.witnesses():
             short = short_payload(witness.payload, witness_path(change, witness))
             w(f"<li>witness {escape(witness.direction)}/{escape(witness.view)}: <details><summary><code>"
-              f"{escape(short)}</code> — {escape(witness.rejected_by)} rejects: {_words(witness.reason)}</summary>"
+              f"{escape(short)}</code> — {escape(witness.rejected_by)} rejects: {words(witness.reason)}</summary>"
               f"<pre>{escape(payload_text(witness.payload, 10**9))}</pre></details></li>")
         w("</ul></div>\n")

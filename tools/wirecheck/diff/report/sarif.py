@@ -10,6 +10,7 @@ from urllib.parse import unquote
 from wirecheck import __version__
 from wirecheck.diff.catalogue import diff_rule_catalogue
 from wirecheck.diff.report.common import breaks_text, gate_line, unique_witnesses, witness_text
+from wirecheck.encoding import file_uri
 from wirecheck.input_files import Unreadable, read_text
 from wirecheck.json_types import json_bytes
 from wirecheck.pointer import parse_pointer
@@ -43,10 +44,7 @@ def _location(finding, contracts: Path, root: Path, files: tuple[str, str] | Non
         if path.is_file():
             with contextlib.suppress(Unreadable, ValueError):  # the line is a help; a file gone bad since leaves 1
                 line = pointer_line(read_text(path, "schema file"), unquote(pointer))
-        try:  # relative to the repository (diff-schemas: to where it was run, the user's checkout)
-            uri = path.resolve().relative_to((Path.cwd() if files else root).resolve()).as_posix()
-        except ValueError:
-            uri = path.as_posix()
+        uri = file_uri(path, Path.cwd() if files else root)  # the repository's (diff-schemas: the user's checkout)
         return {"physicalLocation": {"artifactLocation": {"uri": uri}, "region": {"startLine": line}},
                 "logicalLocations": [{"fullyQualifiedName": f"{finding.kind}{finding.path}"}]}
     return None

@@ -30,7 +30,7 @@ from wirecheck.diff.report.common import (
     witness_path,
     witness_text,
 )
-from wirecheck.findings import printable_stream
+from wirecheck.findings import printable, printable_stream
 
 WIDTH = 118
 WITNESSES = 2  # a change's witnesses shown; the other formats show them all
@@ -47,12 +47,12 @@ def write(run, out: TextIO) -> None:
     for package in run.packages:
         if len(package.releases) > 2:
             verdicts = ", ".join(f"{d}/{m} {package.transitive(d, m)}" for d in DIRECTIONS for m in VIEWS)
-            body.write(f"\n{package.package} transitive (every earlier → every later release): {verdicts}\n")
+            body.write(f"\n{_line(package.package)} transitive (every earlier → every later release): {verdicts}\n")
         elif len(package.releases) < 2:
-            body.write(f"\n{package.package}: one release ({', '.join(package.releases) or 'none loadable'}), "
-                       "nothing to compare\n")
+            releases = ", ".join(package.releases) or "none loadable"
+            body.write("\n" + _line(f"{package.package}: one release ({releases}), nothing to compare") + "\n")
     for finding in run.waiver_findings:
-        body.write(f"{finding.severity.value} {finding.rule}: {finding.message} ({finding.path})\n")
+        body.write(_line(f"{finding.severity.value} {finding.rule}: {finding.message} ({finding.path})") + "\n")
     out.write(head.getvalue())
     legend = legend_for(head.getvalue() + body.getvalue())
     if legend:
@@ -93,7 +93,8 @@ def _unchanged(pair: PairReport) -> bool:
 def _answer(pair: PairReport, out: TextIO) -> None:
     r, a = pair.result, pair.answer
     jump = " (skips releases)" if pair.jump else ""
-    out.write(f"  {r.package} {r.old_version} → {r.new_version}{jump}: {verdict_word(a)}; {version_text(r, a)}\n")
+    out.write(_line(f"  {r.package} {r.old_version} → {r.new_version}{jump}: {verdict_word(a)}; {version_text(r, a)}")
+              + "\n")
     if a.flows:
         out.write(_wrap(f"forward breaks: {breaking_readers(a, 'forward')}; backward breaks: "
                         f"{breaking_readers(a, 'backward')}", "      "))
@@ -105,12 +106,13 @@ def _details(pair: PairReport, out: TextIO) -> None:
     counts = {"error": 0, "warning": 0, "info": 0, "waived": 0}
     for change in pair.changes:
         counts["waived" if change.waived else change.severity.value] += 1
-    out.write(f"\n{r.package} {r.old_version} → {r.new_version}{' (skips releases)' if pair.jump else ''}: "
-              f"{counts_text(counts)}"
-              f"{f', {pair.shown_in_steps} more as in the steps above' if pair.shown_in_steps else ''}\n")
+    out.write("\n" + _line(f"{r.package} {r.old_version} → {r.new_version}{' (skips releases)' if pair.jump else ''}: "
+                          f"{counts_text(counts)}"
+                          f"{f', {pair.shown_in_steps} more as in the steps above' if pair.shown_in_steps else ''}")
+              + "\n")
     nothing = r.nothing_compared
     if nothing:
-        out.write(f"  nothing compared: {nothing}\n")
+        out.write(_line(f"  nothing compared: {nothing}") + "\n")
         return
     for change in pair.changes:
         waived = " (waived)" if change.waived else ""
@@ -144,6 +146,14 @@ def _worst(change) -> str:
         "safe" if any(f.verdicts for f in change.findings) else "none"
 
 
+def _line(text: str) -> str:
+    """One line of the report: a line feed or tab in a name it holds is shown (`\\x0a`), splitting nothing."""
+    return printable(text, line=True)
+
+
 def _wrap(text: str, indent: str) -> str:
-    return "\n".join(textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=indent + "  ",
-                                   break_long_words=False, break_on_hyphens=False)) + "\n"
+    """`text` wrapped into lines of the report; a line feed or tab in a name it holds is shown (`\\x0a`), not read
+    as a break (textwrap would turn it into a space)."""
+    return "\n".join(textwrap.wrap(_line(text), WIDTH, initial_indent=indent,
+                                   subsequent_indent=indent + "  ", break_long_words=False,
+                                   break_on_hyphens=False)) + "\n"
