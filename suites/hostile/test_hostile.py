@@ -32,8 +32,8 @@ import input_cases  # noqa: F401  (registers its cases)
 import live_cases  # noqa: F401  (registers its cases)
 import number_cases  # noqa: F401  (registers its cases)
 import output_cases  # noqa: F401  (registers its cases)
-import secret_cases  # noqa: F401  (registers its cases)
 import report_cases  # noqa: F401  (registers its cases)
+import secret_cases  # noqa: F401  (registers its cases)
 from hostile_cases import CASES, Case, Feed, Interrupt, Run, Workspace
 
 from wirecheck.programs.program import Program

@@ -264,7 +264,6 @@ def test_an_unknown_profile_and_a_hand_written_registry_are_usage_errors(tmp_pat
     assert not (tmp_path / "mcp").exists()
 
 
-<<<<<<< HEAD
 # -- every MCP revision, A2A, ACP's tables: one command each, every result checked ------------------------------------
 
 # revision → (methods, message kinds, parts of messages): MCP 2026-07-28's server-initiated requests travel inside
@@ -449,7 +448,8 @@ def test_the_import_replaces_a_symbolic_link_it_writes_over(tmp_path):
                  "--version", "2025-06-18", "-o", str(out), "--mapping", str(MCP / "mapping.yaml"))
     assert result.exit_code == 0, result.output
     assert victim.read_text() == "kept" and not (out / "mcp" / "2025-06-18" / "catalog.yaml").is_symlink()
-=======
+
+
 def _methods_schema(tmp_path, *methods: str) -> Path:
     """A schema whose client sends each method as a request (`M<n>Request`, answered by `M<n>Result`)."""
     defs: dict = {"ClientRequest": {"anyOf": [{"$ref": f"#/$defs/M{n}Request"} for n in range(len(methods))]},
@@ -515,4 +515,3 @@ def test_a_method_name_with_control_characters_is_quoted_where_it_is_to_be_paste
     (supply,) = [item["supply"] for item in derivation.not_derived if item.get("method", "").startswith("x")]
     assert supply == 'senders: {"x\\u0000\\u001b]0;t\\u0007y": client}'
     assert yaml.safe_load(supply) == {"senders": {"x\x00\x1b]0;t\x07y": "client"}}
->>>>>>> i41b

@@ -123,12 +123,13 @@ def test_info_findings_are_counted_in_every_summary(demo, write_lines) -> None:
     from wirecheck.check.engine import MAX_LISTED, CheckOptions
     from wirecheck.findings import Severity
 
-    # one message it knows: a capture of nothing but unknown messages is NOTHING RECOGNISED (test_verdict.py)
-    lines = [{"type": "hello", "version": "1.0.0"}] + [{"type": "who-knows"}] * (MAX_LISTED + 1)
+    # as many messages it knows: a capture of nothing but unknown messages is NOTHING RECOGNISED (test_verdict.py),
+    # one mostly of them MOSTLY_UNRECOGNISED (an error)
+    lines = [{"type": "hello", "version": "1.0.0"}] * (MAX_LISTED + 1) + [{"type": "who-knows"}] * (MAX_LISTED + 1)
     for fail_on, verdict in ((Severity.ERROR, "CONFORMS"), (Severity.INFO, "FAILS")):
         result = check_captures(demo, [write_lines(lines)], CheckOptions(fail_on=fail_on))
         assert render("text", result).rstrip().endswith(
-            f"{verdict}: {MAX_LISTED + 2} messages ({MAX_LISTED + 1} unclassified), 0 errors, {MAX_LISTED + 1} "
+            f"{verdict}: {2 * MAX_LISTED + 2} messages ({MAX_LISTED + 1} unclassified), 0 errors, {MAX_LISTED + 1} "
             "warnings, 1 info")
         assert f"0 errors, {MAX_LISTED + 1} warnings, 1 info, " in render("markdown", result)
         assert orjson.loads(render("json", result))["summary"]["infos"] == 1

@@ -9,8 +9,8 @@ from typing import Any, TextIO
 
 from wirecheck import __version__
 from wirecheck.check.engine import CheckResult
-from wirecheck.findings import Finding
 from wirecheck.encoding import file_uri
+from wirecheck.findings import Finding
 from wirecheck.json_types import json_bytes
 from wirecheck.rules.catalogue import rule_catalogue
 
