@@ -3,6 +3,7 @@ and every fixture case gets exactly its labelled verdict and findings."""
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from pathlib import Path
 
@@ -123,7 +124,8 @@ def test_every_kind_has_a_valid_and_an_invalid_fixture(spec):
 CORRUPTIONS = yaml.safe_load((FIXTURES / "corruptions" / "cases.yaml").read_text())["cases"]
 
 
-def _obligation_coverage(spec: str) -> tuple[set[str], set[str]]:
+@functools.cache
+def _obligation_coverage(spec: str) -> tuple[frozenset[str], frozenset[str]]:
     """The release's obligations (by id) a conforming fixture judged, and those a failing fixture or a corruption
     case (fixtures/corruptions/) breaks."""
     from wirecheck.certify.generate import prefix_of
@@ -140,7 +142,7 @@ def _obligation_coverage(spec: str) -> tuple[set[str], set[str]]:
     for case in CORRUPTIONS:
         if case["certify"]["contract"] == spec:
             broken.update(r[len(prefix):] for r in case["fails"] if r.startswith(prefix))
-    return kept, broken
+    return frozenset(kept), frozenset(broken)
 
 
 @pytest.mark.parametrize("spec", [s for s in RELEASES if REGISTRY.load(s).obligations])
@@ -149,7 +151,7 @@ def test_every_obligation_is_kept_and_broken_by_a_fixture(spec):
     fails it. A release whose obligation is the same as a sibling release's (same id, form and parameters: the
     series shares its readers) may rely on the sibling's fixtures for it."""
     release = REGISTRY.load(spec)
-    kept, broken = _obligation_coverage(spec)
+    kept, broken = (set(found) for found in _obligation_coverage(spec))
     package = REGISTRY.packages[release.package]
     for obligation in release.obligations:
         if obligation.id in kept and obligation.id in broken:
