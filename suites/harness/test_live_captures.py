@@ -16,7 +16,7 @@ from wirecheck.harness.live import captures_of, certify_capture, load_plan, reco
 
 LIVE = Path(__file__).parents[2] / "fixtures" / "live"
 PLAN = {r.name: r for releases in load_plan().values() for r in releases}
-RECORDED = sorted(p.parent.name for p in LIVE.glob("*/expected.yaml"))
+RECORDED = sorted(p.parent.name for p in LIVE.glob("*@*/expected.yaml"))  # corruptions/: test_corruptions
 CASES = [(name, scenario, contract)
          for name in RECORDED
          for scenario, contracts in yaml.safe_load((LIVE / name / "expected.yaml").read_text()).items()
