@@ -198,7 +198,8 @@ def _dying_batch(first, paths):
 
     if first <= DIE_AT_CAPTURE < first + len(paths):
         os.kill(os.getpid(), signal.SIGKILL)
-    return parallel.__dict__["_real_check_batch"](first, paths)
+    # forked, the worker has this process's patch; from a fork server (pytest-xdist runs a thread), the real one
+    return parallel.__dict__.get("_real_check_batch", parallel._check_batch)(first, paths)
 
 
 def _dying_range(path, start, end, max_line_bytes):
@@ -206,7 +207,7 @@ def _dying_range(path, start, end, max_line_bytes):
 
     if start > 2 * 4096:  # the third part on: the pool breaks with parts in flight and parts not yet sent
         os.kill(os.getpid(), signal.SIGKILL)
-    return parallel.__dict__["_real_check_range"](path, start, end, max_line_bytes)
+    return parallel.__dict__.get("_real_check_range", parallel._check_range)(path, start, end, max_line_bytes)
 
 
 @pytest.mark.parametrize("what", ["whole captures", "parts of one capture"])

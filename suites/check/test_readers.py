@@ -171,9 +171,21 @@ def test_a_broken_readers_file_is_a_located_contract_error(tmp_path, spec, edit,
 WARNING_LINE = "⚠ claude.ai connectors are disabled because you are not logged in to claude.ai"
 
 
+LIVE_RESULT = "fixtures/live/claude-code@2.1.332/claude-print-plain.framed.ndjson"
+
+
+def _result_line(fixture: str) -> bytes:
+    """The fixture's first result line: a plain capture's first line, a framed capture's result message."""
+    lines = (ROOT / fixture).read_bytes().split(b"\n")
+    if not lines[0].startswith(b'{"wirecheck_capture"'):
+        return lines[0]
+    return next(orjson.dumps(frame["message"]) for frame in map(orjson.loads, filter(None, lines[1:]))
+                if frame.get("message", {}).get("type") == "result")
+
+
 def _printed_before_the_result(tmp_path: Path, fixture: str) -> str:
     """What Claude Code 2.1.259 prints on stdout in print mode: a warning line, then its JSON result."""
-    result = (ROOT / fixture).read_bytes().split(b"\n")[0]
+    result = _result_line(fixture)
     path = tmp_path / "stdout.json"
     path.write_bytes(WARNING_LINE.encode() + b"\n" + result + b"\n")
     return str(path)
@@ -183,9 +195,9 @@ def _printed_before_the_result(tmp_path: Path, fixture: str) -> str:
 def test_a_warning_line_before_the_result_is_judged_as_its_reader_reads_it(tmp_path, spec):
     """The seed shows Navarch calling parseClaudeJsonResult on stdout, then stderr, not what it does with a line
     that is not JSON: the finding says so and the result is not failed on it (it was a PARSE_ERROR error, FAILS)."""
-    fixtures = {"claude-code-print@2.1.332": "fixtures/claude-code-print/2.1.332/valid/live-results.ndjson",
-                "claude-code-print@2.1.218": "fixtures/claude-code-print/2.1.218/valid/results.ndjson",
-                "qoder-print@1.1.56": "fixtures/qoder-print/1.1.56/valid/results.ndjson"}
+    fixtures = {"claude-code-print@2.1.332": LIVE_RESULT,
+                "claude-code-print@2.1.218": "fixtures/claude-code-print/2.1.218/valid/results-1.ndjson",
+                "qoder-print@1.1.56": "fixtures/qoder-print/1.1.56/valid/results-1.ndjson"}
     fixture = fixtures[spec]
     if not (ROOT / fixture).is_file():
         fixture = next(str(p.relative_to(ROOT)) for p in sorted((ROOT / "fixtures" / spec.replace("@", "/")).rglob(
@@ -201,7 +213,7 @@ def test_a_warning_line_before_the_result_is_judged_as_its_reader_reads_it(tmp_p
 def test_json_that_breaks_off_is_no_warning_line(tmp_path):
     """Only a line that does not start as JSON is the warning a CLI prints; a result cut short is broken JSON, which
     parseClaudeJsonResult cannot read whatever it does with text: still an error."""
-    result = (ROOT / "fixtures/claude-code-print/2.1.332/valid/live-results.ndjson").read_bytes().split(b"\n")[0]
+    result = _result_line(LIVE_RESULT)
     path = tmp_path / "stdout.json"
     path.write_bytes(result[:40] + b"\n")
     checked = check_captures(REGISTRY.load("claude-code-print@2.1.332"), [str(path)])
@@ -216,7 +228,7 @@ def test_a_reader_that_skips_or_rejects_such_a_line_and_one_the_file_says_nothin
     from wirecheck.contracts.model import NonJsonReading, Provenance
 
     release = REGISTRY.load("claude-code-print@2.1.332")
-    capture = _printed_before_the_result(tmp_path, "fixtures/claude-code-print/2.1.332/valid/live-results.ndjson")
+    capture = _printed_before_the_result(tmp_path, LIVE_RESULT)
     cited = Provenance(("seed",), "n", ("pkg@1.0.0 dist/read.cjs:3",))
     for reads, severity, said in (("skip", "info", "reader skips lines that are not JSON (pkg@1.0.0 dist/read.cjs:3)"),
                                   ("reject", "error", "reader fails on a line that is not JSON"), (None, "error", "")):

@@ -65,7 +65,7 @@ def test_the_probe_sees_a_heavy_import(tmp_path):
 def test_the_url_parser_is_imported_only_to_check_a_url(tmp_path):
     """ada (the `whatwg-url` / `zod-url` formats) is loaded on the first URL checked, not by validate itself."""
     plain = imported_by(tmp_path, "validate", "claude-code-print@2.1.218",
-                        str(ROOT / "fixtures/claude-code-print/2.1.218/valid/results.ndjson"))
+                        str(ROOT / "fixtures/claude-code-print/2.1.218/valid/results-1.ndjson"))
     assert "jsonschema_rs" in plain and "ada_url" not in plain
     with_urls = imported_by(tmp_path, "validate", "xopc@0.0.253",
                             str(ROOT / "fixtures/xopc/0.0.253/valid/worker-run.har"))
@@ -156,7 +156,7 @@ def test_validate_reads_its_stream_with_the_collector_running():
     """validate reads unbounded streams: the start-up pause ends before it parses its arguments, and collections
     run while it reads (a capture of a few lines is enough to see them)."""
     seen = collections_in("validate", "claude-code-print@2.1.218",
-                          str(ROOT / "fixtures/claude-code-print/2.1.218/valid/results.ndjson"))
+                          str(ROOT / "fixtures/claude-code-print/2.1.218/valid/results-1.ndjson"))
     assert seen["paused"] == 0
     assert seen["collections"] - seen["at_pause"] > 0 and seen["enabled"]
 

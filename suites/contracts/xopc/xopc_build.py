@@ -209,12 +209,14 @@ class Case:
 
 
 def at(index: int, side: str, code: str, pointer: str | None = None, kind: str | None = None,
-       severity: str = "error") -> dict[str, Any]:
+       severity: str = "error", obligation: str | None = None) -> dict[str, Any]:
     finding = {"_at": index, "_side": side, "code": code, "severity": severity}
     if pointer is not None:
         finding["pointer"] = pointer
     if kind is not None:
         finding["kind"] = kind
+    if obligation is not None:  # behaviour.yaml's obligation the finding breaks
+        finding["obligation"] = obligation
     return finding
 
 

@@ -291,7 +291,8 @@ def lifecycle_cases() -> list[Case]:
     return [
         bad("run-terminal-twice", "exactly one terminal event per run",
             [lease_, started, done, report(event("xopc.run.failed", 2, n=3, payload={"error": "late"}))],
-            at(3, "request", "XOPC_RUN_LIFECYCLE", "/event/type", "events.request")),
+            at(3, "request", "XOPC_RUN_LIFECYCLE", "/event/type", "events.request"),
+            at(3, "request", "COUNT", kind="events.request", obligation="RUN-ENDS")),
         bad("run-without-started", "a run's first event is xopc.run.started",
             [lease_, done], at(1, "request", "XOPC_RUN_LIFECYCLE", "/event/type", "events.request")),
         bad("run-started-sequence", "xopc.run.started is sequence 1",
@@ -342,6 +343,7 @@ def lifecycle_cases() -> list[Case]:
               at(4, "request", "XOPC_LEASE_TOKEN_MATCHES", "/leaseToken", "events.request"),
               at(5, "request", "XOPC_RUN_EVENT_HAS_SEQUENCE", "/event/sequence", "events.request"),
               at(5, "request", "XOPC_RUN_LIFECYCLE", "/event/type", "events.request"),
+              at(5, "request", "COUNT", kind="events.request", obligation="RUN-ENDS"),
               at(6, "request", "XOPC_NO_RENEW_AFTER_TERMINAL", kind="renew.request")],
              forms=("har", "jsonl")),
     ]
