@@ -150,7 +150,11 @@ def test_a_recorded_runtime_replays_as_recorded(name):
     from wirecheck.certify.pipeline import certify_captures
     from wirecheck.contracts import load_registry
 
-    cert = certify_captures(load_registry().load("xopc@0.0.253"), [TWINS / name / "stub.har"], role="runtime")
+    from wirecheck.check.engine import CheckOptions
+
+    # the stub's HAR holds everything the runtime sent (`wirecheck certify --whole`, as the stub certifies it)
+    cert = certify_captures(load_registry().load("xopc@0.0.253"), [TWINS / name / "stub.har"], role="runtime",
+                            options=CheckOptions(whole=True))
     failed = sorted(r.requirement.id for r in cert.results if r.status == "fail")
     assert (cert.verdict, failed) == (EXPECTED[name]["verdict"], EXPECTED[name]["failed"])
 
