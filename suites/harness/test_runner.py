@@ -58,6 +58,7 @@ def test_a_good_cli_completes_the_scenario_and_is_certified(tmp_path, fake_relea
     assert [s.status for s in record.steps] == ["ok"] * len(record.steps)
     assert record.exit_code == 0
     framed = [orjson.loads(line) for line in frames(capture)]
+    assert "process" in framed.pop()  # the last line: how the program ended (capture/README.md)
     # both directions, in order; the CLI writes system/init as it starts, so on a loaded machine it may be
     # recorded before the first request the harness sent
     cli = [f["message"] for f in framed if f["from"] == "cli"]
