@@ -46,8 +46,8 @@ def test_the_recorded_example_is_certified_with_its_scope(acp, name, role):
 
 
 def test_the_agent_session_carried_the_returned_session_id():
-    frames = [json.loads(line) for line in (DATA / "acp-example-agent" / "capture.framed.ndjson").read_text()
-              .splitlines()[1:]]
+    frames = [frame for line in (DATA / "acp-example-agent" / "capture.framed.ndjson").read_text().splitlines()[1:]
+              if "message" in (frame := json.loads(line))]  # not the process record, the last line
     session = next(f["message"]["result"]["sessionId"] for f in frames
                    if f["from"] == "agent" and f["message"].get("id") == 2)
     sent = [f["message"] for f in frames if f["from"] == "client"]
@@ -167,8 +167,8 @@ def test_a_real_mcp_2026_07_28_server_is_judged_and_certified(mcp_2026):
     cert = certify_captures(mcp_2026, [V2], role="server", baseline=DATA / "mcp-server-v2" / "scope.yaml")
     assert cert.verdict == recorded["verdict"] == "certified" and cert.exit_code == 0, cert.gate_line
     assert {r.requirement.id: r.status for r in cert.results} == recorded["statuses"]
-    results = [json.loads(line)["message"]["result"] for line in V2.read_text().splitlines()[1:]
-               if "result" in json.loads(line)["message"]]
+    messages = [frame["message"] for line in V2.read_text().splitlines()[1:] if "message" in (frame := json.loads(line))]
+    results = [m["result"] for m in messages if "result" in m]
     assert len(results) == 7 and all(r["resultType"] == "complete" for r in results)
 
 

@@ -27,7 +27,9 @@ def run(tmp_path, text, *extra):
     path.write_text(HEAD + text)
     capture = tmp_path / "run.framed.ndjson"
     record = run_scenario([sys.executable, FAKE, *extra], load_scenario(path), capture)
-    results = [orjson.loads(line)["message"] for line in capture.read_bytes().splitlines()[1:]]
+    frames = [orjson.loads(line) for line in capture.read_bytes().splitlines()[1:]]
+    assert "process" in frames.pop()  # the last line: how the program ended
+    results = [frame["message"] for frame in frames]
     return record, results
 
 
