@@ -213,6 +213,16 @@ def diff_corpus(session: nox.Session) -> None:
     session.run("python", "-m", "wirecheck.diff.corpus", *session.posargs)
 
 
+@nox.session(name="diff-histories", python=PYTHON)
+def diff_histories(session: nox.Session) -> None:
+    """Published schema histories (fixtures/schema-histories: A2A, AsyncAPI, SchemaStore's github-workflow.json and
+    package.json, 37 consecutive pairs) replayed against the hand-judged ground truth; writes reports/diff-histories/
+    (histories.md, histories.json). Fails when a judged break is not reported as judged, a pair is refused, or the
+    gate fails on what was judged no break; suites/diff/test_histories.py replays a subset in the default tests."""
+    session.install("-e", ".")
+    session.run("python", "-m", "wirecheck.diff.histories", *session.posargs)
+
+
 @nox.session(name="import-release", python=PYTHON)
 def import_release(session: nox.Session) -> None:
     """Import a TypeScript-typed release from npm (needs Node/npm and the registry):
