@@ -11,6 +11,7 @@ it exits 1 when the replay disagrees with the ground truth:
   through; a `latent` or `strict` break not reported as breaking for the reader it breaks;
 - a pair that exits 2 (refused) or whose gate fails on a change judged no break (`not_breaks`), or, in a pair
   whose every change was judged (`reviewed: whole`), on a finding that matches no declared break (a false error);
+  a pair may exit 6 (undecided: the gate names each change nobody could decide, counted in the table);
 - a witness the ground truth gives that python-jsonschema does not confirm on the files as written;
 - a `pending` break (one a piece of work not yet merged reports) that is reported: the line is stale.
 
@@ -187,7 +188,8 @@ class Outcome:
     exit_code: int
     seconds: float
     findings: tuple[DiffFinding, ...] = ()
-    failing: tuple[DiffFinding, ...] = ()  # the findings the default gate fails on
+    failing: tuple[DiffFinding, ...] = ()  # the findings the default gate fails on as breaks
+    unsettled: tuple[DiffFinding, ...] = ()  # the findings it fails on as undecided (exit 6 when nothing breaks)
     refused: str | None = None  # why the pair could not be compared (exit 2)
     problems: tuple[str, ...] = field(default=())
 
@@ -213,7 +215,7 @@ def replay_pair(pair: Pair) -> Outcome:
     """The pair as `wirecheck diff-schemas OLD NEW` judges it (default options and gate)."""
     from wirecheck.contracts.drafts import Untranslatable
     from wirecheck.diff.engine import diff_schemas
-    from wirecheck.diff.gate import decide
+    from wirecheck.diff.gate import UNDECIDED, decide
     from wirecheck.diff.inputs import in_input_terms
     from wirecheck.diff.options import DiffOptions
 
@@ -227,15 +229,22 @@ def replay_pair(pair: Pair) -> Outcome:
     result = in_input_terms(diff_schemas(old.schema, new.schema, options, old_name=str(pair.old.file),
                                          new_name=str(pair.new.file)), old, new)
     decision = decide([result], options, "breaking")
-    failing = tuple(r.finding for r in decision.reasons if r.finding is not None)
-    return _checked(Outcome(pair, decision.exit_code, time.process_time() - started, result.findings, failing))
+    failing = tuple(r.finding for r in decision.reasons if r.finding is not None and r.code != UNDECIDED)
+    unsettled = tuple(r.finding for r in decision.reasons if r.finding is not None and r.code == UNDECIDED)
+    return _checked(Outcome(pair, decision.exit_code, time.process_time() - started, result.findings, failing,
+                            unsettled))
 
 
 def _matches(finding_path: str, judged_path: str) -> bool:
     """A finding at `finding_path` is about a change at `judged_path`: one is the other or within it (`*` and
     `{name}` match any step)."""
     a, b = finding_path.split("/")[1:], judged_path.split("/")[1:]
-    return all(x == y or x in _WILDCARDS or y in _WILDCARDS for x, y in zip(a, b, strict=False))
+    return all(x == y or x in _WILDCARDS or y in _WILDCARDS or _grouped(x) for x, y in zip(a, b, strict=False))
+
+
+def _grouped(step: str) -> bool:
+    """A grouped change's step (`{a, b, c, … (18 in all)}`, model.Several): it stands for any of its members."""
+    return step.startswith("{") and step.endswith(" in all)}")
 
 
 def _reporting(judged: Break, findings: tuple[DiffFinding, ...], gated: bool = False) -> list[DiffFinding]:
@@ -279,18 +288,18 @@ def _checked(outcome: Outcome) -> Outcome:
             if not any(finding in _reporting(b, (finding,), gated=True) for b in declared):
                 problems.append(f"{pair.name}: the gate fails on {finding.rule} at {finding.path or '/'} "
                                 f"({finding.kind}), a break the ground truth does not have")
-    if outcome.exit_code not in (0, 1) and not pair.pending:
+    if outcome.exit_code not in (0, 1, 6) and not pair.pending:
         problems.append(f"{pair.name}: exit {outcome.exit_code}")
     return Outcome(**{**outcome.__dict__, "problems": tuple(problems)})
 
 
 def table(outcomes: list[Outcome]) -> str:
-    lines = ["| pair | exit | CPU s | findings | gate fails on | undecided | declared breaks caught | problems |",
-             "|---|---:|---:|---:|---:|---:|---:|---|"]
+    lines = ["| pair | exit | CPU s | findings | gate fails on (breaks) | undecided (gated) | declared breaks caught "
+             "| problems |", "|---|---:|---:|---:|---:|---:|---:|---|"]
     for o in outcomes:
         caught, judged = o.caught()
         lines.append(f"| {o.pair.name} | {o.exit_code} | {o.seconds:.1f} | {len(o.findings)} | {len(o.failing)} | "
-                     f"{o.undecided} | {caught}/{judged} | {len(o.problems)} |")
+                     f"{o.undecided} ({len(o.unsettled)}) | {caught}/{judged} | {len(o.problems)} |")
     return "\n".join(lines)
 
 
@@ -322,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     write_text(args.out / "histories.md", text)
     write_text(args.out / "histories.json", json.dumps({"pairs": [
         {"pair": o.pair.name, "exit": o.exit_code, "cpu_seconds": round(o.seconds, 2), "findings": len(o.findings),
-         "gate_fails_on": len(o.failing), "undecided": o.undecided, "declared_caught": o.caught()[0],
+         "gate_fails_on": len(o.failing), "undecided": o.undecided, "undecided_gated": len(o.unsettled), "declared_caught": o.caught()[0],
          "declared_judged": o.caught()[1], "refused": o.refused, "problems": list(o.problems)} for o in outcomes],
         "problems": problems}, indent=1) + "\n")
     sys.stdout.write(text)

@@ -157,12 +157,21 @@ def _from_union(side: Side, flat: Flat, path: tuple[Any, ...], plants: dict, dep
             continue
         if not found:
             first, found = candidate, True
+        if below and not isinstance(candidate, _holder(below, len(path))):
+            continue  # a member built as a scalar or a list holds no member planted below it (`on: "push"`, /on/x)
         if side.validator(branch).is_valid(candidate) and (
                 _implies_union(side, flat.location, branch) or side.validator(flat.location).is_valid(candidate)):
             return candidate
     if not found:
         raise NoExample(f"no branch of {flat.location} gives an example")
     return first
+
+
+def _holder(below: dict[tuple[Any, ...], Any], at: int) -> type:
+    """The container a value planted `below` (paths longer than `at`) needs at `at`: a list for an item, else a
+    dict."""
+    step = next(iter(below))[at]
+    return list if step == ITEM or isinstance(step, int) else dict
 
 
 def _implies_union(side: Side, location: str, branch: str) -> bool:
@@ -266,14 +275,20 @@ def _of_type(side: Side, flat: Flat, kind: str, path: tuple[Any, ...], plants: d
                 break
             if name not in names:
                 names.append(name)
+        extra = _extra_members(side, flat, set(names), minimum - len(names)) if len(names) < minimum else {}
+        names += list(extra)
         for name in names:
             child = (*path, name)
             if plants.get(child) is ABSENT:
                 continue
-            if name in flat.also and child not in plants:  # declared by a member and by its object: both apply
+            if name in extra:  # a member minProperties asks for, beyond the declared ones
+                value[name] = _example(side, extra[name], child, plants, depth + 1) if extra[name] else None
+            elif name in flat.also and child not in plants:  # declared by a member and by its object: both apply
                 value[name] = _both(side, flat.also[name], flat.properties[name], child, plants, depth + 1)
             elif name in flat.properties:
                 value[name] = _example(side, flat.properties[name], child, plants, depth + 1)
+            elif (pattern := _pattern_of(flat, name)) is not None:  # a name a patternProperties entry reads
+                value[name] = _example(side, pattern, child, plants, depth + 1)
             elif flat.additional is not None:
                 value[name] = _example(side, flat.additional, child, plants, depth + 1)
             elif child in plants:
@@ -314,6 +329,46 @@ def _of_type(side: Side, flat: Flat, kind: str, path: tuple[Any, ...], plants: d
     if kind == "boolean":
         return False
     return None
+
+
+def _pattern_of(flat: Flat, name: Any) -> str | None:
+    """The schema of the first `patternProperties` entry whose pattern matches `name`, or None."""
+    if not flat.patterns or not isinstance(name, str):
+        return None
+    from wirecheck.ecma_regex import surely_matches
+
+    return next((at for pattern, at in flat.patterns.items() if surely_matches(pattern, name)), None)
+
+
+def _extra_members(side: Side, flat: Flat, taken: set[str], count: int) -> dict[str, str | None]:
+    """`count` more member names for an object whose `minProperties` its declared properties do not reach, each
+    with the schema its value is built from (None: any value): first a name each `patternProperties` pattern
+    matches (SchemaStore's `jobs: {patternProperties: {^[_a-zA-Z]…: job}, minProperties: 1}`: no witness of a
+    workflow could be built without one), then, where the object is open, fresh names its `additionalProperties`
+    (or nothing) reads. A name that `propertyNames` refuses is not used. (issue 39: a `minProperties` on a
+    required sibling stopped every witness.)"""
+    from wirecheck.ecma_regex import surely_matches
+
+    names_ok = side.validator(flat.names) if flat.names else None
+    out: dict[str, str | None] = {}
+
+    def fits(name: str | None) -> bool:
+        return (name is not None and name not in taken and name not in out
+                and (names_ok is None or names_ok.is_valid(name)))
+
+    for pattern, location in flat.patterns.items():
+        if len(out) >= count:
+            break
+        for name in (regex_example(pattern, 1, None), *regex_examples(pattern)):
+            if fits(name) and surely_matches(pattern, name):
+                out[name] = location
+                break
+    fresh = (f"{letter}{index or ''}" for index in range(count + 1) for letter in "abcdefgh")
+    while len(out) < count and not flat.closed:
+        name = next(fresh)
+        if fits(name) and not any(surely_matches(p, name) for p in flat.patterns):
+            out[name] = flat.additional
+    return out
 
 
 def _both(side: Side, first: str, second: str, path: tuple[Any, ...], plants: dict, depth: int) -> Any:

@@ -109,7 +109,9 @@ def _walk(
             _walk(old_side, a, new_side, b, (*path, index), out, seen, deeper, via)
     # a pattern both sides keep, judged on a property name it matches
     for pattern in sorted(set(old.patterns) & set(new.patterns)):
-        literal = regex_example(pattern, 0, None) if old.patterns[pattern] != new.patterns[pattern] else None
+        # (both sides may write the pattern at the same location: what it reaches decides whether it changed)
+        literal = regex_example(pattern, 0, None) if old_side.digest(old.patterns[pattern]) != new_side.digest(
+            new.patterns[pattern]) else None
         if literal is not None:
             _walk(old_side, old.patterns[pattern], new_side, new.patterns[pattern], (*path, literal), out, seen,
                   deeper, via)

@@ -24,8 +24,9 @@ def _size(payload: Any) -> int:
 
 
 def candidates(probes: Iterable[Probe], old: tuple[Side, str], new: tuple[Side, str],
-               via: tuple[tuple[tuple[Any, ...], str, str], ...] = ()) -> list[Any]:
-    """Payloads for `probes`, built through the union members `via` names (Change.via) where it can."""
+               via: tuple[tuple[tuple[Any, ...], str, str], ...] = (), failures: list[str] | None = None) -> list[Any]:
+    """Payloads for `probes`, built through the union members `via` names (Change.via) where it can; why a probe
+    could not be built goes to `failures` (what blocked a decision, when nothing else decides it)."""
     payloads: list[Any] = []
     seen: set[bytes] = set()
     for probe in probes:
@@ -33,9 +34,17 @@ def candidates(probes: Iterable[Probe], old: tuple[Side, str], new: tuple[Side, 
         prefer = {at: (a if probe.side == "old" else b) for at, a, b in via}
         try:
             payload = example(side, location, {probe.path: probe.value} if probe.planted else None, prefer)
-        except (NoExample, RecursionError):
+        except NoExample as exc:
+            if failures is not None:
+                failures.append(str(exc))
             continue
-        except Exception:  # a generator gap must cost a witness, never the diff
+        except RecursionError:
+            if failures is not None:
+                failures.append(f"{location} nests deeper than a payload can be built")
+            continue
+        except Exception as exc:  # a generator gap must cost a witness, never the diff
+            if failures is not None:
+                failures.append(f"the payload builder failed ({type(exc).__name__})")
             continue
         try:
             key = json_bytes(payload, sort_keys=True)

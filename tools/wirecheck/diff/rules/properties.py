@@ -70,7 +70,22 @@ def _unread(side: Side, location: str, other: Flat, name: str) -> bool:
     open to that name with no schema for other names (ACP 0.4.9 → 0.5.1 dropped `_meta: {}` from open objects;
     shape.same_shape reads such a property as undeclared too)."""
     return (constrains_nothing(side, location) and not other.closed and other.additional is None
-            and not other.patterns and name not in other.required)
+            and not _named_by_pattern(other, name) and name not in other.required)
+
+
+def _named_by_pattern(flat: Flat, name: str) -> bool:
+    """Whether a `patternProperties` pattern of `flat` reads `name` (so its value is constrained there): a `{}`
+    added beside patterns that do not match it (AsyncAPI's `^x-` extensions) is still no change (issue 39). A
+    pattern that cannot be read counts as matching."""
+    from wirecheck.ecma_regex import search
+
+    for pattern in flat.patterns:
+        try:
+            if search(pattern, name):
+                return True
+        except Exception:  # RegressError, RegexTimeout: unsure, so read as constraining
+            return True
+    return False
 
 
 def _other_values(value: object) -> list[object]:
