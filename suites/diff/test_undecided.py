@@ -141,7 +141,7 @@ def test_the_cli_exits_6_and_undecided_pass_exits_0(tmp_path: Path) -> None:
     (tmp_path / "new.json").write_text(json.dumps(
         {"type": "object", "required": ["a"], "properties": {"a": {"type": "string", "pattern": "^[ab]+$"}}}))
     base = [sys.executable, "-m", "wirecheck", "diff-schemas", str(tmp_path / "old.json"), str(tmp_path / "new.json")]
-    done = subprocess.run(base + ["--format", "json"], capture_output=True, text=True)
+    done = subprocess.run([*base, "--format", "json"], capture_output=True, text=True)
     report = json.loads(done.stdout)
     assert done.returncode == exitcodes.UNDECIDED, done.stderr
     gate = report["summary"]["gate"]
@@ -150,5 +150,5 @@ def test_the_cli_exits_6_and_undecided_pass_exits_0(tmp_path: Path) -> None:
     assert "could not decide" in report["pairs"][0]["findings"][0]["undecided"]
     text = subprocess.run(base, capture_output=True, text=True)
     assert text.returncode == exitcodes.UNDECIDED and "undecided" in text.stdout.splitlines()[-1]
-    assert subprocess.run(base + ["--undecided", "pass"], capture_output=True).returncode == exitcodes.CONFORMS
-    assert subprocess.run(base + ["--undecided", "maybe"], capture_output=True).returncode == exitcodes.USAGE
+    assert subprocess.run([*base, "--undecided", "pass"], capture_output=True).returncode == exitcodes.CONFORMS
+    assert subprocess.run([*base, "--undecided", "maybe"], capture_output=True).returncode == exitcodes.USAGE

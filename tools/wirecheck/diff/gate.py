@@ -27,10 +27,10 @@ What fails, in this order of precedence:
 5. `--fail-on never`: only 1 and 2.
 6. **Undecided** (exit 6, `exitcodes.UNDECIDED`, under `--fail-on breaking` when nothing above fails the run): a
    finding not waived with an `unknown` verdict for a gated direction and consumer model and no proven break
-   there, about a member the writer's contract declares — nobody could build a witness nor decide set
-   containment, so a real break may hide in it (issue 39: all 11 of SchemaStore's github-workflow.json pairs came
-   out undecided with exit 0, four holding declared breaks). The reason says what blocked the decision
-   (`DiffFinding.undecided`). An optional property added to (removed from) an open object is undecided only for a
+   there, about a member the writer's contract declares in a message's schema (not a kind or the release) —
+   nobody could build a witness nor decide set containment, so a real break may hide in it (issue 39: all 11 of
+   SchemaStore's github-workflow.json pairs came out undecided with exit 0, three holding declared breaks). The
+   reason says what blocked the decision (`DiffFinding.undecided`). An optional property added to (removed from) an open object is undecided only for a
    writer of a name its contract never declared (backward: the old writer; forward: the new one): such a latent
    question is a warning, as a latent break is. `--undecided pass` accepts undecided changes explicitly (under
    `--fail-on warning` they fail as before, exit 1: `risk`).
@@ -66,6 +66,9 @@ UNDECIDED = "undecided"
 # (rule, direction) whose writer never declares the member the change is about: an optional property added to an
 # open object is a name the old writer's contract never named (backward), one removed a name the new writer's never
 # names (forward). An undecided verdict there is a latent question, a warning like a latent break.
+# Undecided findings about a message's schema only: a kind's or the release's (a protocol rule added, a selector
+# changed, a schema attached) are unknown by the catalogue's word, no payload can decide them, and they name no member
+_MESSAGE_SURFACES = frozenset({"schema", "reply", "headers"})
 _UNDECLARED_WRITER = frozenset({("PROPERTY_ADDED", BACKWARD), ("PROPERTY_REMOVED", FORWARD)})
 
 
@@ -172,7 +175,7 @@ def fails(finding: DiffFinding, options: DiffOptions, fail_on: str) -> bool:
 def undecided_reason(finding: DiffFinding, options: DiffOptions) -> GateReason | None:
     """Why `finding` is an undecided change of a declared member for a protected reader (see the module
     docstring, 6), or None. Only a finding `finding_reason` lets pass under `--fail-on breaking` is asked."""
-    if finding.waived is not None:
+    if finding.waived is not None or finding.surface not in _MESSAGE_SURFACES:
         return None
     gated = gated_pairs(options) | {(d, m) for d, m in finding.readers if d in options.directions}
     open_ = [f"{d}/{m}" for d, m, v in finding.verdicts if v == UNKNOWN and (d, m) in gated

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import json
 import sys
 import time
@@ -106,7 +107,7 @@ def load(folder: Path = HISTORIES) -> list[Pair]:
                 continue  # the same file as the revision before (A2A v0.2.3 = v0.2.2): nothing to compare
             revisions.append(Revision(series["name"], entry["label"].split()[0], folder / entry["file"],
                                       tuple((url, folder / f) for url, f in entry.get("refs", {}).items())))
-        for old, new in zip(revisions, revisions[1:], strict=False):
+        for old, new in itertools.pairwise(revisions):
             judged = truth.pop((series["name"], old.label, new.label), None)
             if judged is None:
                 raise HistoryError(f"ground-truth.yaml: no judgement of {series['name']} {old.label} → {new.label}")
@@ -331,7 +332,8 @@ def main(argv: list[str] | None = None) -> int:
     write_text(args.out / "histories.md", text)
     write_text(args.out / "histories.json", json.dumps({"pairs": [
         {"pair": o.pair.name, "exit": o.exit_code, "cpu_seconds": round(o.seconds, 2), "findings": len(o.findings),
-         "gate_fails_on": len(o.failing), "undecided": o.undecided, "undecided_gated": len(o.unsettled), "declared_caught": o.caught()[0],
+         "gate_fails_on": len(o.failing), "undecided": o.undecided, "undecided_gated": len(o.unsettled),
+         "declared_caught": o.caught()[0],
          "declared_judged": o.caught()[1], "refused": o.refused, "problems": list(o.problems)} for o in outcomes],
         "problems": problems}, indent=1) + "\n")
     sys.stdout.write(text)
