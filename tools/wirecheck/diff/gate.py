@@ -30,8 +30,8 @@ What fails, in this order of precedence:
    there, about a member the writer's contract declares in a message's schema (not a kind or the release) —
    nobody could build a witness nor decide set containment, so a real break may hide in it (issue 39: all 11 of
    SchemaStore's github-workflow.json pairs came out undecided with exit 0, three holding declared breaks). The
-   reason says what blocked the decision (`DiffFinding.undecided`). An optional property added to (removed from) an open object is undecided only for a
-   writer of a name its contract never declared (backward: the old writer; forward: the new one): such a latent
+   reason says what blocked the decision (`DiffFinding.undecided`). An optional property added to (removed from)
+   an open object is undecided only for a writer of a name its contract never declared (backward: the old writer; forward: the new one): such a latent
    question is a warning, as a latent break is. `--undecided pass` accepts undecided changes explicitly (under
    `--fail-on warning` they fail as before, exit 1: `risk`).
 
