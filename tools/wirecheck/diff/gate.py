@@ -32,7 +32,8 @@ What fails, in this order of precedence:
    SchemaStore's github-workflow.json pairs came out undecided with exit 0, three holding declared breaks). The
    reason says what blocked the decision (`DiffFinding.undecided`). An optional property added to (removed from)
    an open object is undecided only for a writer of a name its contract never declared (backward: the old writer;
-   forward: the new one): such a latent question is a warning, as a latent break is. `--undecided pass` accepts undecided changes explicitly (under
+   forward: the new one): such a latent question is a warning, as a latent break is. `--undecided pass` accepts
+   undecided changes explicitly (under
    `--fail-on warning` they fail as before, exit 1: `risk`).
 
 This is what `DiffOptions.severity` makes an error (3) or a warning (4) when the diff runs under the same
