@@ -398,10 +398,12 @@ def _witnesses(pair: _Pair, change: Change, old_end: tuple[Side, str],
     if not change.probes:
         return {}
     failures: list[str] = []
-    payloads = candidates(change.probes, old_end, new_end, change.via, failures)
+    plants: dict[bytes, tuple[Any, ...]] = {}
+    payloads = candidates(change.probes, old_end, new_end, change.via, failures, plants)
     pair.probed[id(change)] = (payloads, failures)
-    # only rejections at or around the change's path count, so no change is credited with another's break
-    found = judge(payloads, old_end, new_end, about=change.path, confirm=pair.options.witnesses)
+    # only rejections at or around the change's path, of what its probe planted, count: no change is credited
+    # with another's break
+    found = judge(payloads, old_end, new_end, about=change.path, confirm=pair.options.witnesses, plants=plants)
     if change.rule in _ONE_WAY:  # nor with a break its kind of change cannot make (another change's, or the net's)
         directions = {d for d, _ in diff_rule_catalogue()[change.rule].breaks}
         return {dv: w for dv, w in found.items() if dv[0] in directions}

@@ -12,7 +12,7 @@ from typing import Any
 from wirecheck.contracts.stamps import STAMP_VALUE
 from wirecheck.diff.shape import unwrapped
 from wirecheck.diff.side import Side, child, join
-from wirecheck.diff.vocabulary import assertions
+from wirecheck.diff.vocabulary import assertions, required_alternatives
 from wirecheck.json_types import json_bytes, json_type
 from wirecheck.pointer import parse_pointer
 
@@ -199,6 +199,19 @@ def member_of(side: Side, union: Flat, branch: str) -> Flat:
     """A member of `union` (written at `branch`) as it applies: merged with the object beside the union, if any."""
     member = flatten(side, branch)
     return within(union, member) if beside(union) else member
+
+
+def refining_alternatives(side: Side, flat: Flat, words: tuple[str, ...] = ("anyOf", "oneOf")) -> list[set[str]]:
+    """The property sets the node's own union of `required` lists asks for (`anyOf`: one or more of them;
+    `oneOf`: exactly one), where it stands beside the object's properties and only refines that object
+    (`vocabulary.required_alternatives`); [] for none, or for a union of alternative shapes."""
+    if flat.union not in words or not (flat.properties or flat.required or flat.closed):
+        return []
+    node = side.node(flat.location)
+    sets = required_alternatives(node, flat.union) if isinstance(node, dict) else []
+    if not sets or flat.branches != [child(flat.location, flat.union, i) for i in range(len(sets))]:
+        return []  # the union is not this node's own (it came with a $ref or allOf part)
+    return sets
 
 
 def _only_values(side: Side, node: Any, location: str) -> list[Any] | None:

@@ -12,11 +12,11 @@ from contextvars import ContextVar
 from typing import Any
 
 from wirecheck.contracts.formats import URL_FORMATS
-from wirecheck.diff.flat import Flat, flatten, within
+from wirecheck.diff.flat import Flat, flatten, refining_alternatives, within
 from wirecheck.diff.model import ABSENT, ITEM
 from wirecheck.diff.regex_example import regex_example, regex_examples
-from wirecheck.diff.side import Side, child
-from wirecheck.diff.vocabulary import is_annotation, required_alternatives
+from wirecheck.diff.side import Side
+from wirecheck.diff.vocabulary import is_annotation
 from wirecheck.json_types import PAYLOAD_LIMIT
 
 FORMAT_SAMPLES = {
@@ -51,9 +51,10 @@ class NoExample(Exception):
 
 
 def example(side: Side, location: str, plants: dict[tuple[Any, ...], Any] | None = None,
-            prefer: dict[tuple[Any, ...], str] | None = None) -> Any:
+            prefer: dict[tuple[Any, ...], tuple[str, ...]] | None = None) -> Any:
     """A small payload valid (we hope; callers re-check) against `location`, with `plants` at their paths.
-    `prefer`: instance path → the member a union there is built from first (the member a change was found in)."""
+    `prefer`: instance path → the members the unions there are built from first (the members a change was found
+    in: AsyncAPI's message is a `oneOf` of a reference and a `oneOf` holding the message object, at one path)."""
     if not prefer:
         return _example(side, location, (), dict(plants or {}), 0)
     token = _PREFER.set(prefer)
@@ -64,7 +65,7 @@ def example(side: Side, location: str, plants: dict[tuple[Any, ...], Any] | None
 
 
 # the members to build unions from, for the payload being built (example's `prefer`)
-_PREFER: ContextVar[dict[tuple[Any, ...], str]] = ContextVar("prefer", default={})  # noqa: B039 (never mutated)
+_PREFER: ContextVar[dict[tuple[Any, ...], tuple[str, ...]]] = ContextVar("prefer", default={})  # noqa: B039 (never mutated)
 
 
 def _under(plants: dict[tuple[Any, ...], Any], path: tuple[Any, ...]) -> dict[tuple[Any, ...], Any]:
@@ -146,8 +147,8 @@ def _from_union(side: Side, flat: Flat, path: tuple[Any, ...], plants: dict, dep
     first: Any = None
     found = False
     below = _under(plants, path)
-    wanted = _PREFER.get().get(path)
-    branches = sorted(flat.branches, key=lambda b: b != wanted) if wanted in flat.branches else flat.branches
+    wanted = _PREFER.get().get(path, ())
+    branches = sorted(flat.branches, key=lambda b: b not in wanted) if wanted else flat.branches
     for branch in branches:
         if found and below and _refuses(side, branch, below, len(path)):
             continue  # built, it would fail its own branch: only the first built branch is needed regardless
@@ -228,15 +229,23 @@ def _refuses(side: Side, branch: str, below: dict[tuple[Any, ...], Any], at: int
 
 def _alternatives(side: Side, flat: Flat) -> list[set[str]] | None:
     """The property sets the node's own `anyOf` asks for one of, when it stands beside the object's properties
-    (`vocabulary.required_alternatives`), or None for a union of alternative shapes. Such a union only refines the
+    (`flat.refining_alternatives`), or None for a union of alternative shapes. Such a union only refines the
     object: its example is the object with one set required, not a member built alone (`{"type": null}`)."""
-    if flat.union != "anyOf" or not (flat.properties or flat.required or flat.closed):
-        return None
-    node = side.node(flat.location)
-    sets = required_alternatives(node) if isinstance(node, dict) else []
-    if not sets or flat.branches != [child(flat.location, "anyOf", i) for i in range(len(sets))]:
-        return None  # the union is not this node's own anyOf (it came with a $ref or allOf part)
-    return sets
+    return refining_alternatives(side, flat, ("anyOf",)) or None
+
+
+def refined_objects(side: Side, flat: Flat) -> list[Any]:
+    """Small objects of `flat`, a node whose own union of `required` lists refines it (or an object with none):
+    one per property set the union asks for, each with that set present beside what the node requires, and
+    nothing else (no other set's names): the objects a change of those sets is judged on."""
+    out = []
+    for names in refining_alternatives(side, flat) or [set()]:
+        plain = dataclasses.replace(flat, union=None, branches=[], required=flat.required | names)
+        try:
+            out.append(_plain(side, plain, (), {}, 0))
+        except NoExample:
+            continue
+    return out
 
 
 def _from_alternatives(side: Side, flat: Flat, alternatives: list[set[str]], path: tuple[Any, ...], plants: dict,

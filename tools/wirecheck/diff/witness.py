@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from wirecheck.diff.instances import NoExample, example
-from wirecheck.diff.model import BACKWARD, FORWARD, STRICT, VIEWS, Probe, Witness
+from wirecheck.diff.model import ABSENT, BACKWARD, FORWARD, ITEM, STRICT, VIEWS, Probe, Several, Witness
 from wirecheck.diff.side import Side, related
 from wirecheck.json_types import json_bytes
 
@@ -24,14 +24,18 @@ def _size(payload: Any) -> int:
 
 
 def candidates(probes: Iterable[Probe], old: tuple[Side, str], new: tuple[Side, str],
-               via: tuple[tuple[tuple[Any, ...], str, str], ...] = (), failures: list[str] | None = None) -> list[Any]:
+               via: tuple[tuple[tuple[Any, ...], str, str], ...] = (), failures: list[str] | None = None,
+               plants: dict[bytes, tuple[Any, ...]] | None = None) -> list[Any]:
     """Payloads for `probes`, built through the union members `via` names (Change.via) where it can; why a probe
-    could not be built goes to `failures` (what blocked a decision, when nothing else decides it)."""
+    could not be built goes to `failures` (what blocked a decision, when nothing else decides it), and the path
+    each payload's value was planted at to `plants` (by the payload's key, `json_bytes(sort_keys=True)`)."""
     payloads: list[Any] = []
     seen: set[bytes] = set()
     for probe in probes:
         side, location = old if probe.side == "old" else new
-        prefer = {at: (a if probe.side == "old" else b) for at, a, b in via}
+        prefer: dict[tuple[Any, ...], tuple[str, ...]] = {}  # unions nested at one path (a oneOf in a oneOf) each
+        for at, a, b in via:  # have a member there
+            prefer[at] = (*prefer.get(at, ()), a if probe.side == "old" else b)
         try:
             payload = example(side, location, {probe.path: probe.value} if probe.planted else None, prefer)
         except NoExample as exc:
@@ -53,11 +57,14 @@ def candidates(probes: Iterable[Probe], old: tuple[Side, str], new: tuple[Side, 
         if key not in seen:
             seen.add(key)
             payloads.append(payload)
+            if plants is not None and probe.planted:
+                plants[key] = probe.path
     return payloads
 
 
 def judge(payloads: Iterable[Any], old: tuple[Side, str], new: tuple[Side, str],
-          about: tuple[Any, ...] | None = None, confirm: bool = True) -> dict[tuple[str, str], Witness]:
+          about: tuple[Any, ...] | None = None, confirm: bool = True,
+          plants: dict[bytes, tuple[Any, ...]] | None = None) -> dict[tuple[str, str], Witness]:
     """The shortest verified witness per (direction, view) among `payloads`; with `about`, only witnesses whose
     rejection is at or around that instance path (so a change is never credited with another change's break).
 
@@ -69,7 +76,8 @@ def judge(payloads: Iterable[Any], old: tuple[Side, str], new: tuple[Side, str],
     diff's time went to confirming witnesses that a shorter one then replaced). The reader's errors and the
     writer's undeclared members (what ties a candidate to the change, what makes it latent) are asked for in
     the same order, shortest first, and no further than a confirmed declared candidate: the winner is the one
-    every candidate's answers would pick."""
+    every candidate's answers would pick. With `plants` (what `candidates` planted where), a candidate the reader
+    refuses only around the planted value, not at it, must be refused because of it (`_its_own`)."""
     sides = {"old": old, "new": new}
     screened: dict[tuple[str, str], list[tuple[int, int, Any]]] = {}
     for index, payload in enumerate(payloads):
@@ -89,7 +97,8 @@ def judge(payloads: Iterable[Any], old: tuple[Side, str], new: tuple[Side, str],
         writer, reader = ("new", "old") if direction == FORWARD else ("old", "new")
         writer_side, writer_location = sides[writer]
         reader_side, reader_location = sides[reader]
-        ranked = _ranked(found, (writer_side, writer_location), (reader_side, reader_location), view, about)
+        ranked = _ranked(found, (writer_side, writer_location), (reader_side, reader_location), view, about,
+                         plants or {})
         for payload, undeclared, errors in ranked:
             if confirm and not (writer_side.confirms(writer_location, STRICT, payload, True)
                                 and reader_side.confirms(reader_location, view, payload, False)):
@@ -103,7 +112,8 @@ def judge(payloads: Iterable[Any], old: tuple[Side, str], new: tuple[Side, str],
 
 
 def _ranked(found: list[tuple[int, int, Any]], writer: tuple[Side, str], reader: tuple[Side, str], view: str,
-            about: tuple[Any, ...] | None) -> Iterator[tuple[Any, tuple[str, ...], list[Any]]]:
+            about: tuple[Any, ...] | None, plants: dict[bytes, tuple[Any, ...]]
+            ) -> Iterator[tuple[Any, tuple[str, ...], list[Any]]]:
     """(payload, undeclared members, errors about `about`) of the screened candidates `found` ((size, index,
     payload)) in the order that picks the winner: the declared ones shortest first, then the latent ones."""
     latent = []
@@ -113,12 +123,91 @@ def _ranked(found: list[tuple[int, int, Any]], writer: tuple[Side, str], reader:
             errors = [e for e in reader[0].errors(reader[1], view, payload) if related(e[0], about)]
             if not errors:
                 continue
+            if plants and not _its_own(reader, view, payload, errors, plants.get(json_bytes(payload, sort_keys=True))):
+                continue
         undeclared = writer[0].undeclared(writer[1], payload)
         if undeclared:
             latent.append((payload, undeclared, errors))
         else:
             yield payload, undeclared, errors
     yield from latent
+
+
+def _its_own(reader: tuple[Side, str], view: str, payload: Any, errors: list[Any],
+             planted: tuple[Any, ...] | None) -> bool:
+    """Whether the reader refuses `payload` because of the value planted in it at `planted` (the change's probe):
+    an error at or below the planted value, or one around it (a union none of whose members accepts the payload,
+    the object it sits in) that goes away once the planted value is dropped. AsyncAPI 2.6 → 3.0: a 2.6 server
+    whose tag has a `description` is refused by 3.0, whose server needs `host`; without the `description` it is
+    refused the same, so it is no witness of "tag description removed" (issue 39, 4); AsyncAPI 2.1's trait
+    example `{"x": 1}` is refused by a tolerant reader for lacking `payload` or `headers`, not for `x`. Another
+    change's error elsewhere (AsyncAPI's version) does not matter. A value planted as absent, or not found in the
+    payload, is judged by where the errors are, as before."""
+    if planted is None:
+        return True
+    places = [path for path in _concrete(payload, planted) if _holds(payload, path)]
+    if not places or any(path[:len(place)] == place for path, _ in errors for place in places):
+        return True
+    return any(any(e not in set(reader[0].errors(reader[1], view, _replaced(payload, place, ABSENT)))
+                   for e in errors) for place in places)
+
+
+_CONCRETE_PATHS = 4  # places of a payload one change path is looked for at (`*`, `{name}`, a grouped step)
+
+
+def _concrete(payload: Any, about: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    """The instance paths of `payload` the change path `about` stands for (`*` any item, `{name}` any member, a
+    grouped step any of its values); the last step may be absent (a member the change asks for)."""
+    frontier: list[tuple[tuple[Any, ...], Any]] = [((), payload)]
+    for index, step in enumerate(about):
+        last, found = index == len(about) - 1, []
+        for path, value in frontier:
+            if isinstance(value, dict):
+                keys = [k for k in value if k == step or step == "{name}"
+                        or (isinstance(step, Several) and k in step.values)]
+                if last and not keys and isinstance(step, str) and step not in (ITEM, "{name}"):
+                    keys = [step]
+                found += [((*path, k), value.get(k)) for k in keys]
+            elif isinstance(value, list):
+                positions = range(len(value)) if step == ITEM else [step] if isinstance(step, int) and (
+                    0 <= step < len(value)) else []
+                found += [((*path, i), value[i]) for i in positions]
+        frontier = found[:_CONCRETE_PATHS]
+    return [path for path, _ in frontier]
+
+
+def _holds(payload: Any, path: tuple[Any, ...]) -> bool:
+    """Whether `payload` has a member or item at `path`."""
+    for step in path:
+        if not ((isinstance(payload, dict) and step in payload)
+                or (isinstance(payload, list) and isinstance(step, int) and 0 <= step < len(payload))):
+            return False
+        payload = payload[step]
+    return True
+
+
+def _replaced(payload: Any, path: tuple[Any, ...], value: Any) -> Any:
+    """A copy of `payload` with `value` at `path` (ABSENT: the member or item there dropped)."""
+    if not path:
+        return value
+    step, rest = path[0], path[1:]
+    if isinstance(payload, dict):
+        out = dict(payload)
+        if rest:
+            out[step] = _replaced(payload[step], rest, value)
+        elif value is ABSENT:
+            out.pop(step, None)
+        else:
+            out[step] = value
+        return out
+    items = list(payload)
+    if rest:
+        items[step] = _replaced(items[step], rest, value)
+    elif value is ABSENT:
+        del items[step]
+    else:
+        items[step] = value
+    return items
 
 
 def from_difference(schema: Any, accepting: tuple[Side, str], old: tuple[Side, str],
