@@ -152,3 +152,18 @@ def test_the_cli_exits_6_and_undecided_pass_exits_0(tmp_path: Path) -> None:
     assert text.returncode == exitcodes.UNDECIDED and "undecided" in text.stdout.splitlines()[-1]
     assert subprocess.run([*base, "--undecided", "pass"], capture_output=True).returncode == exitcodes.CONFORMS
     assert subprocess.run([*base, "--undecided", "maybe"], capture_output=True).returncode == exitcodes.USAGE
+
+
+def test_property_names_written_alike_under_other_definition_names_are_no_change() -> None:
+    """AsyncAPI keys its definitions by version (`…/2.0.0/channels.json`): the `propertyNames` of `channels` is
+    written alike in every release, but its digest names where it is written, so every pair reported it changed,
+    and undecided (issue 39). Written alike, refs followed, is unchanged; a changed bound is still found."""
+    def schema(version: str, min_length: int = 1) -> dict:
+        key = f"{version}/channels"
+        return {"type": "object", "properties": {"channels": {"$ref": f"#/$defs/{version}~1channels"},
+                                                 "v": {"const": version}},
+                "$defs": {key: {"type": "object", "propertyNames": {"minLength": min_length}}}}
+
+    rules = [f.rule for f in diff_schemas(schema("2.0.0"), schema("2.1.0")).findings]
+    assert "PROPERTY_NAMES_CHANGED" not in rules and "CONST_CHANGED" in rules
+    assert "PROPERTY_NAMES_CHANGED" in [f.rule for f in diff_schemas(schema("2.0.0"), schema("2.1.0", 2)).findings]

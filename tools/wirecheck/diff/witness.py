@@ -8,6 +8,7 @@ of those, the shortest serialisation wins, per direction and consumer model.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -64,7 +65,8 @@ def candidates(probes: Iterable[Probe], old: tuple[Side, str], new: tuple[Side, 
 
 def judge(payloads: Iterable[Any], old: tuple[Side, str], new: tuple[Side, str],
           about: tuple[Any, ...] | None = None, confirm: bool = True,
-          plants: dict[bytes, tuple[Any, ...]] | None = None) -> dict[tuple[str, str], Witness]:
+          plants: dict[bytes, tuple[Any, ...]] | None = None,
+          places: tuple[str | None, str | None] = (None, None)) -> dict[tuple[str, str], Witness]:
     """The shortest verified witness per (direction, view) among `payloads`; with `about`, only witnesses whose
     rejection is at or around that instance path (so a change is never credited with another change's break).
 
@@ -77,7 +79,8 @@ def judge(payloads: Iterable[Any], old: tuple[Side, str], new: tuple[Side, str],
     writer's undeclared members (what ties a candidate to the change, what makes it latent) are asked for in
     the same order, shortest first, and no further than a confirmed declared candidate: the winner is the one
     every candidate's answers would pick. With `plants` (what `candidates` planted where), a candidate the reader
-    refuses only around the planted value, not at it, must be refused because of it (`_its_own`)."""
+    refuses only around the planted value, not at it, must be refused because of it (`_its_own`); `places`: the
+    old and the new schema at `about`, where the change is written there (Change.local)."""
     sides = {"old": old, "new": new}
     screened: dict[tuple[str, str], list[tuple[int, int, Any]]] = {}
     for index, payload in enumerate(payloads):
@@ -98,7 +101,7 @@ def judge(payloads: Iterable[Any], old: tuple[Side, str], new: tuple[Side, str],
         writer_side, writer_location = sides[writer]
         reader_side, reader_location = sides[reader]
         ranked = _ranked(found, (writer_side, writer_location), (reader_side, reader_location), view, about,
-                         plants or {})
+                         plants or {}, places[0] if reader == "old" else places[1])
         for payload, undeclared, errors in ranked:
             if confirm and not (writer_side.confirms(writer_location, STRICT, payload, True)
                                 and reader_side.confirms(reader_location, view, payload, False)):
@@ -112,7 +115,7 @@ def judge(payloads: Iterable[Any], old: tuple[Side, str], new: tuple[Side, str],
 
 
 def _ranked(found: list[tuple[int, int, Any]], writer: tuple[Side, str], reader: tuple[Side, str], view: str,
-            about: tuple[Any, ...] | None, plants: dict[bytes, tuple[Any, ...]]
+            about: tuple[Any, ...] | None, plants: dict[bytes, tuple[Any, ...]], place: str | None = None
             ) -> Iterator[tuple[Any, tuple[str, ...], list[Any]]]:
     """(payload, undeclared members, errors about `about`) of the screened candidates `found` ((size, index,
     payload)) in the order that picks the winner: the declared ones shortest first, then the latent ones."""
@@ -123,7 +126,8 @@ def _ranked(found: list[tuple[int, int, Any]], writer: tuple[Side, str], reader:
             errors = [e for e in reader[0].errors(reader[1], view, payload) if related(e[0], about)]
             if not errors:
                 continue
-            if plants and not _its_own(reader, view, payload, errors, plants.get(json_bytes(payload, sort_keys=True))):
+            if plants and not _its_own(reader, view, payload, errors, plants.get(json_bytes(payload, sort_keys=True)),
+                                       about, place):
                 continue
         undeclared = writer[0].undeclared(writer[1], payload)
         if undeclared:
@@ -133,23 +137,29 @@ def _ranked(found: list[tuple[int, int, Any]], writer: tuple[Side, str], reader:
     yield from latent
 
 
-def _its_own(reader: tuple[Side, str], view: str, payload: Any, errors: list[Any],
-             planted: tuple[Any, ...] | None) -> bool:
-    """Whether the reader refuses `payload` because of the value planted in it at `planted` (the change's probe):
-    an error at or below the planted value, or one around it (a union none of whose members accepts the payload,
-    the object it sits in) that goes away once the planted value is dropped. AsyncAPI 2.6 → 3.0: a 2.6 server
-    whose tag has a `description` is refused by 3.0, whose server needs `host`; without the `description` it is
-    refused the same, so it is no witness of "tag description removed" (issue 39, 4); AsyncAPI 2.1's trait
-    example `{"x": 1}` is refused by a tolerant reader for lacking `payload` or `headers`, not for `x`. Another
-    change's error elsewhere (AsyncAPI's version) does not matter. A value planted as absent, or not found in the
-    payload, is judged by where the errors are, as before."""
+def _its_own(reader: tuple[Side, str], view: str, payload: Any, errors: list[Any], planted: tuple[Any, ...] | None,
+             about: tuple[Any, ...], place: str | None) -> bool:
+    """Whether the reader refuses `payload` because of the value planted in it at `planted` (the probe of the change
+    at `about`): an error at or below the planted value, or one around it (a union none of whose members accepts
+    the payload, the object it sits in) that goes away once the payload is fixed there alone — the planted value
+    dropped, or, where it is the whole value at the change's place, replaced by one the reader's own schema there
+    (`place`) accepts (a step planted in a list that needs one). AsyncAPI 2.6 →
+    3.0: a 2.6 server whose tag has a `description` is refused by 3.0, whose server needs `host`; without the
+    `description` it is refused the same, so it is no witness of "tag description removed" (issue 39, 4); a
+    closed trait example `{"x": 1}` that must now carry `payload` or `headers` is refused by a tolerant reader for
+    lacking those, not for `x`. Another change's error elsewhere (AsyncAPI's version) does not matter. A value
+    planted as absent, or not found in the payload, is judged by where the errors are, as before."""
     if planted is None:
         return True
-    places = [path for path in _concrete(payload, planted) if _holds(payload, path)]
-    if not places or any(path[:len(place)] == place for path, _ in errors for place in places):
+    spots = [path for path in _concrete(payload, planted) if _holds(payload, path)]
+    if not spots or any(path[:len(spot)] == spot for path, _ in errors for spot in spots):
         return True
-    return any(any(e not in set(reader[0].errors(reader[1], view, _replaced(payload, place, ABSENT)))
-                   for e in errors) for place in places)
+    fixes = [_replaced(payload, spot, ABSENT) for spot in spots]
+    if place is not None and planted == about:  # the planted value is all there is at the change's place
+        with contextlib.suppress(Exception):  # (no value built: one fix fewer)
+            value = example(reader[0], place)
+            fixes += [_replaced(payload, spot, value) for spot in spots]
+    return any(any(e not in set(reader[0].errors(reader[1], view, fixed)) for e in errors) for fixed in fixes)
 
 
 _CONCRETE_PATHS = 4  # places of a payload one change path is looked for at (`*`, `{name}`, a grouped step)
