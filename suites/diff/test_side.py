@@ -431,6 +431,7 @@ def test_a_witness_refused_only_for_another_change_is_not_this_changes() -> None
     union, above the tag: without the planted `description` it is refused the same, so it is no witness of a
     change at the description. A payload refused because of what was planted still is."""
     from wirecheck.diff.model import TOLERANT
+    from wirecheck.diff.witness import Blame
 
     tag = {"type": "object", "additionalProperties": False,
            "properties": {"name": {"type": "string"}, "description": {"type": "string"}}}
@@ -447,7 +448,7 @@ def test_a_witness_refused_only_for_another_change_is_not_this_changes() -> None
     from wirecheck.json_types import json_bytes
 
     assert (BACKWARD, TOLERANT) in judge([payload], *ends, about=about)  # refused at /s, "related" to the change
-    assert judge([payload], *ends, about=about, plants={json_bytes(payload, sort_keys=True): about}) == {}
+    assert judge([payload], *ends, about=about, blame=Blame({json_bytes(payload, sort_keys=True): about})) == {}
     # planted where the reader refuses it: its own
     refused = {"s": {"url": "", "tags": [{"name": "", "description": 5}]}}
     old_typed = {**old, "properties": {"s": {**old["properties"]["s"], "properties": {
@@ -455,4 +456,4 @@ def test_a_witness_refused_only_for_another_change_is_not_this_changes() -> None
             "name": {"type": "string"}, "description": {}}}}}}}}
     ends = (Side("old", {URI: old_typed}), URI + "#"), (Side("new", {URI: old}), URI + "#")
     assert (BACKWARD, STRICT) in judge([refused], *ends, about=about,
-                                       plants={json_bytes(refused, sort_keys=True): about})
+                                       blame=Blame({json_bytes(refused, sort_keys=True): about}))

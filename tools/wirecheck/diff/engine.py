@@ -49,7 +49,7 @@ from wirecheck.diff.rules.protocol import rule_changes
 from wirecheck.diff.shape import same_shape
 from wirecheck.diff.side import Side, Sides, location_of, related
 from wirecheck.diff.walk import structural_changes
-from wirecheck.diff.witness import candidates, from_difference, judge
+from wirecheck.diff.witness import Blame, candidates, from_difference, judge
 from wirecheck.pointer import parse_pointer
 
 if TYPE_CHECKING:  # a catalog's release types: `diff-schemas` never imports the contract model (13 dataclasses)
@@ -403,8 +403,8 @@ def _witnesses(pair: _Pair, change: Change, old_end: tuple[Side, str],
     pair.probed[id(change)] = (payloads, failures)
     # only rejections at or around the change's path, of what its probe planted, count: no change is credited
     # with another's break
-    found = judge(payloads, old_end, new_end, about=change.path, confirm=pair.options.witnesses, plants=plants,
-                  places=(change.old_location, change.new_location) if change.local else (None, None))
+    blame = Blame(plants, (change.old_location, change.new_location) if change.local else (None, None), change.via)
+    found = judge(payloads, old_end, new_end, about=change.path, confirm=pair.options.witnesses, blame=blame)
     if change.rule in _ONE_WAY:  # nor with a break its kind of change cannot make (another change's, or the net's)
         directions = {d for d, _ in diff_rule_catalogue()[change.rule].breaks}
         return {dv: w for dv, w in found.items() if dv[0] in directions}

@@ -11,9 +11,19 @@ The rules it uses, each sound on its own (narrow = N, wide = W):
 - a finite N (enum/const) is contained when each value validates against W (decided by jsonschema-rs);
 - an object N ⊆ W when W requires no more, every property W constrains is contained, no property N allows is
   refused by W (closed models), and every other keyword of W is written identically in N;
-- a union N = anyOf/oneOf(Ni) is contained when every Ni is; N ⊆ anyOf(Wj) when N ⊆ some Wj;
+- a union N = anyOf/oneOf(Ni) is contained when every Ni is; N ⊆ anyOf(Wj) when N ⊆ some Wj; N ⊆ oneOf(Wj)
+  when N ⊆ some Wj and N shares no value with any other Wk (jsonschema-rs: `N ∩ Wk` is unsatisfiable);
+- a union of `required` lists beside an object's properties refines it: each way N has of being present names
+  all of one W list (anyOf), or of exactly one with a name of every other surely absent (oneOf);
+- `patternProperties`: the same patterns on both sides, each narrow pattern's schema inside the wide one's;
+- an intersection N = allOf(Ni) ⊆ W when every conjunct of W (its allOf parts, its unions and `not`, the rest
+  of its keywords) contains N or one Ni;
+- where none of these shows `n ⊆ w` for a pair of subschemas, jsonschema-rs `covers` on those two subschemas
+  alone, within its budget (SOURCE_BUDGET_BYTES): set reasoning on the changed part, not on a whole 64 KB
+  document it gives up on (SchemaStore's github-workflow.json, issue 39);
 - recursion is coinductive: a pair of locations being proven is assumed to hold when met again (sound because
-  every instance is a finite tree and each step descends into a sub-instance).
+  every instance is a finite tree and each step descends into a sub-instance); the assumptions of a failed
+  attempt are dropped before anything else is tried.
 """
 
 from __future__ import annotations

@@ -28,7 +28,12 @@ def structural_changes(old_side: Side, old_location: str, new_side: Side, new_lo
     load_rule_modules()
     changes: list[Change] = []
     _walk(old_side, old_location, new_side, new_location, (), changes, set(), 0)
-    return grouped(changes)
+    # a union's members beside an object's properties are walked merged with it, so a change of those properties
+    # is found at the object and in each member: listed once (the object's), before grouping counts changes
+    once: dict[tuple[Any, ...], Change] = {}
+    for change in changes:
+        once.setdefault((change.rule, change.path, change.key), change)
+    return grouped(list(once.values()))
 
 
 def grouped(changes: list[Change]) -> list[Change]:

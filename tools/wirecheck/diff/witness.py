@@ -9,7 +9,9 @@ of those, the shortest serialisation wins, per direction and consumer model.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from wirecheck.diff.instances import NoExample, example
@@ -65,8 +67,7 @@ def candidates(probes: Iterable[Probe], old: tuple[Side, str], new: tuple[Side, 
 
 def judge(payloads: Iterable[Any], old: tuple[Side, str], new: tuple[Side, str],
           about: tuple[Any, ...] | None = None, confirm: bool = True,
-          plants: dict[bytes, tuple[Any, ...]] | None = None,
-          places: tuple[str | None, str | None] = (None, None)) -> dict[tuple[str, str], Witness]:
+          blame: Blame | None = None) -> dict[tuple[str, str], Witness]:
     """The shortest verified witness per (direction, view) among `payloads`; with `about`, only witnesses whose
     rejection is at or around that instance path (so a change is never credited with another change's break).
 
@@ -78,9 +79,8 @@ def judge(payloads: Iterable[Any], old: tuple[Side, str], new: tuple[Side, str],
     diff's time went to confirming witnesses that a shorter one then replaced). The reader's errors and the
     writer's undeclared members (what ties a candidate to the change, what makes it latent) are asked for in
     the same order, shortest first, and no further than a confirmed declared candidate: the winner is the one
-    every candidate's answers would pick. With `plants` (what `candidates` planted where), a candidate the reader
-    refuses only around the planted value, not at it, must be refused because of it (`_its_own`); `places`: the
-    old and the new schema at `about`, where the change is written there (Change.local)."""
+    every candidate's answers would pick. With `blame` (what the change's probes planted where), a candidate the
+    reader refuses only around the planted value, not at it, must be refused because of it (`_its_own`)."""
     sides = {"old": old, "new": new}
     screened: dict[tuple[str, str], list[tuple[int, int, Any]]] = {}
     for index, payload in enumerate(payloads):
@@ -101,7 +101,7 @@ def judge(payloads: Iterable[Any], old: tuple[Side, str], new: tuple[Side, str],
         writer_side, writer_location = sides[writer]
         reader_side, reader_location = sides[reader]
         ranked = _ranked(found, (writer_side, writer_location), (reader_side, reader_location), view, about,
-                         plants or {}, places[0] if reader == "old" else places[1])
+                         blame.of(reader) if blame is not None else None)
         for payload, undeclared, errors in ranked:
             if confirm and not (writer_side.confirms(writer_location, STRICT, payload, True)
                                 and reader_side.confirms(reader_location, view, payload, False)):
@@ -115,7 +115,7 @@ def judge(payloads: Iterable[Any], old: tuple[Side, str], new: tuple[Side, str],
 
 
 def _ranked(found: list[tuple[int, int, Any]], writer: tuple[Side, str], reader: tuple[Side, str], view: str,
-            about: tuple[Any, ...] | None, plants: dict[bytes, tuple[Any, ...]], place: str | None = None
+            about: tuple[Any, ...] | None, blame: Blame | None = None
             ) -> Iterator[tuple[Any, tuple[str, ...], list[Any]]]:
     """(payload, undeclared members, errors about `about`) of the screened candidates `found` ((size, index,
     payload)) in the order that picks the winner: the declared ones shortest first, then the latent ones."""
@@ -126,8 +126,7 @@ def _ranked(found: list[tuple[int, int, Any]], writer: tuple[Side, str], reader:
             errors = [e for e in reader[0].errors(reader[1], view, payload) if related(e[0], about)]
             if not errors:
                 continue
-            if plants and not _its_own(reader, view, payload, errors, plants.get(json_bytes(payload, sort_keys=True)),
-                                       about, place):
+            if blame is not None and not _its_own(reader, view, payload, errors, about, blame):
                 continue
         undeclared = writer[0].undeclared(writer[1], payload)
         if undeclared:
@@ -137,29 +136,83 @@ def _ranked(found: list[tuple[int, int, Any]], writer: tuple[Side, str], reader:
     yield from latent
 
 
-def _its_own(reader: tuple[Side, str], view: str, payload: Any, errors: list[Any], planted: tuple[Any, ...] | None,
-             about: tuple[Any, ...], place: str | None) -> bool:
-    """Whether the reader refuses `payload` because of the value planted in it at `planted` (the probe of the change
-    at `about`): an error at or below the planted value, or one around it (a union none of whose members accepts
-    the payload, the object it sits in) that goes away once the payload is fixed there alone — the planted value
-    dropped, or, where it is the whole value at the change's place, replaced by one the reader's own schema there
-    (`place`) accepts (a step planted in a list that needs one). AsyncAPI 2.6 →
-    3.0: a 2.6 server whose tag has a `description` is refused by 3.0, whose server needs `host`; without the
-    `description` it is refused the same, so it is no witness of "tag description removed" (issue 39, 4); a
-    closed trait example `{"x": 1}` that must now carry `payload` or `headers` is refused by a tolerant reader for
-    lacking those, not for `x`. Another change's error elsewhere (AsyncAPI's version) does not matter. A value
-    planted as absent, or not found in the payload, is judged by where the errors are, as before."""
+@dataclass(frozen=True)
+class Blame:
+    """What a change's probes planted where (by the payload's key, `json_bytes(sort_keys=True)`), the schemas at
+    its path in the old and the new release where it is written there (Change.local), and the union members it
+    was found in (Change.via); `of(reader)` keeps the reader's side of each."""
+
+    plants: dict[bytes, tuple[Any, ...]]
+    places: tuple[str | None, str | None] = (None, None)
+    via: tuple[tuple[tuple[Any, ...], str, str], ...] = ()
+    reader: str = ""
+
+    def of(self, reader: str) -> Blame:
+        return dataclasses.replace(self, reader=reader)
+
+    @property
+    def place(self) -> str | None:
+        return self.places[0] if self.reader == "old" else self.places[1]
+
+    @property
+    def members(self) -> list[tuple[tuple[Any, ...], str]]:
+        return [(at, a if self.reader == "old" else b) for at, a, b in self.via]
+
+
+def _its_own(reader: tuple[Side, str], view: str, payload: Any, errors: list[Any], about: tuple[Any, ...],
+             blame: Blame) -> bool:
+    """Whether the reader refuses `payload` because of the value the change's probe planted in it: an error at or
+    below the planted value, or one around it (the object it sits in, a union none of whose members accepts the
+    payload: read in the member the change was found in, `_through`) that goes away once the payload is fixed
+    there alone — the planted value dropped, or, where it is the whole value at the change's place, replaced by
+    one the reader's own schema there accepts (a step planted in a list that needs one). AsyncAPI 2.6 → 3.0: a 2.6
+    server whose tag has a `description` is refused by 3.0, whose server needs `host`; without the `description`
+    it is refused the same, so it is no witness of "tag description removed" (issue 39, 4); a closed trait example
+    `{"x": 1}` that must now carry `payload` or `headers` is refused by a tolerant reader for lacking those, not
+    for `x`. Another change's error elsewhere (AsyncAPI's version) does not matter. A value planted as absent, or
+    not found in the payload, is judged by where the errors are, as before."""
+    planted = blame.plants.get(json_bytes(payload, sort_keys=True))
     if planted is None:
         return True
     spots = [path for path in _concrete(payload, planted) if _holds(payload, path)]
-    if not spots or any(path[:len(spot)] == spot for path, _ in errors for spot in spots):
+    if not spots:
+        return True
+    errors = _through(reader, view, payload, errors, blame.members)
+    if any(path[:len(spot)] == spot for path, _ in errors for spot in spots):
         return True
     fixes = [_replaced(payload, spot, ABSENT) for spot in spots]
-    if place is not None and planted == about:  # the planted value is all there is at the change's place
+    if blame.place is not None and planted == about:  # the planted value is all there is at the change's place
         with contextlib.suppress(Exception):  # (no value built: one fix fewer)
-            value = example(reader[0], place)
+            value = example(reader[0], blame.place)
             fixes += [_replaced(payload, spot, value) for spot in spots]
-    return any(any(e not in set(reader[0].errors(reader[1], view, fixed)) for e in errors) for fixed in fixes)
+    for fixed in fixes:
+        left = set(_through(reader, view, fixed, reader[0].errors(reader[1], view, fixed), blame.members))
+        if any(e not in left for e in errors):
+            return True
+    return False
+
+
+def _through(reader: tuple[Side, str], view: str, payload: Any, errors: list[Any],
+             members: list[tuple[tuple[Any, ...], str]]) -> list[Any]:
+    """`errors` with each one at a union the change was found inside (`members`: its path, the member there)
+    replaced by what that member says of the value there: a union of 56 control requests says only that none
+    accepts it, its member which of its members it lacks or refuses."""
+    out = []
+    for path, message in errors:
+        member = next((m for at, m in members if path in _concrete(payload, at)), None)
+        if member is None or not _holds(payload, path):
+            out.append((path, message))
+            continue
+        value = _value(payload, path)
+        out += [((*path, *inner), said) for inner, said in reader[0].errors(member, view, value)] or [
+            (path, message)]
+    return out
+
+
+def _value(payload: Any, path: tuple[Any, ...]) -> Any:
+    for step in path:
+        payload = payload[step]
+    return payload
 
 
 _CONCRETE_PATHS = 4  # places of a payload one change path is looked for at (`*`, `{name}`, a grouped step)
