@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from wirecheck import lazy
-from wirecheck.diff import prove, semantic
+from wirecheck.diff import semantic
 from wirecheck.diff.catalogue import diff_rule_catalogue
 from wirecheck.diff.fingerprints import fingerprint
 from wirecheck.diff.flat import flatten, short_location
@@ -546,8 +546,8 @@ def _safety_net(pair: _Pair, kind: str, surface: str, proven: dict[tuple[str, st
         else:
             rule = "SCHEMA_WIDENED" if direction == FORWARD else "SCHEMA_NARROWED"
         size = max(old_end[0].source_size(old_end[1]), new_end[0].source_size(new_end[1]))
-        budget = f" ({size:,} bytes written, refs followed; covers asks up to {prove.SOURCE_BUDGET_BYTES:,})" \
-            if size > prove.SOURCE_BUDGET_BYTES else ""
+        budget = f" ({size:,} bytes written, refs followed; covers asks up to {semantic.SOURCE_BUDGET_BYTES:,})" \
+            if size > semantic.SOURCE_BUDGET_BYTES else ""
         out.append(pair.finding(rule, kind, surface, {"direction": direction}, old_location=old_end[1],
                                 new_location=new_end[1], verdicts=verdicts, witnesses=witnesses.values(),
                                 key=direction, evidence=witnesses, undecided=(

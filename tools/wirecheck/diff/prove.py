@@ -18,9 +18,6 @@ The rules it uses, each sound on its own (narrow = N, wide = W):
 - `patternProperties`: the same patterns on both sides, each narrow pattern's schema inside the wide one's;
 - an intersection N = allOf(Ni) ⊆ W when every conjunct of W (its allOf parts, its unions and `not`, the rest
   of its keywords) contains N or one Ni;
-- where none of these shows `n ⊆ w` for a pair of subschemas, jsonschema-rs `covers` on those two subschemas
-  alone, within its budget (SOURCE_BUDGET_BYTES): set reasoning on the changed part, not on a whole 64 KB
-  document it gives up on (SchemaStore's github-workflow.json, issue 39);
 - recursion is coinductive: a pair of locations being proven is assumed to hold when met again (sound because
   every instance is a finite tree and each step descends into a sub-instance); the assumptions of a failed
   attempt are dropped before anything else is tried.
@@ -108,19 +105,9 @@ class _Prover:
         key = (n_loc, w_loc)
         if key in self.assumed:
             return True
-        mark = len(self.order)
         self.assumed.add(key)
         self.order.append(key)
-        if self.objects(n, n_loc, w, w_loc):
-            return True
-        # what the parts cannot show, set reasoning may, on these two subschemas alone (no assumption of the failed
-        # attempt survives it: they were never discharged)
-        self.undo(mark)
-        if local_covers(self.wide, w_loc, self.wide_view, self.narrow, n_loc, self.narrow_view) == "yes":
-            self.assumed.add(key)
-            self.order.append(key)
-            return True
-        return False
+        return self.objects(n, n_loc, w, w_loc)
 
     def objects(self, n: dict[str, Any], n_loc: str, w: dict[str, Any], w_loc: str) -> bool:
         """`n ⊆ w` by the rules below; else, when the narrow side is an intersection, part by part: every conjunct
@@ -442,41 +429,10 @@ class _Prover:
         return True
 
 
-# Set reasoning (jsonschema-rs canonical forms) is asked about a pair of subschemas only when both are written in
-# at most SOURCE_BUDGET_BYTES (refs followed) and, for `covers`, canonicalise to at most COVERS_BUDGET_BYTES.
-# Measured on the bundled contracts: every decisive `covers` came from schemas written in under 4 KB whose
-# canonical forms were under 4 KB too; above that every answer was UNKNOWN and cost 5-100 ms, half the whole diff
-# time before this budget. Beyond it the answer is UNKNOWN, never safe.
-COVERS_BUDGET_BYTES = 4096
-SOURCE_BUDGET_BYTES = 4 * COVERS_BUDGET_BYTES
-# Whether two subschemas share a value: measured on SchemaStore's github-workflow.json (a job of 26 KB against
-# another of 11 KB: 0.3 ms, decided), intersecting costs far less than `covers`, so it is asked up to this size
-DISJOINT_BUDGET_BYTES = 4 * SOURCE_BUDGET_BYTES
-
-
-def local_covers(wide: Side, wide_location: str, wide_view: str, narrow: Side, narrow_location: str,
-                 narrow_view: str) -> str:
-    """jsonschema-rs `covers` on two subschemas within the budgets: "yes" (proven), "no" or "unknown"."""
-    key = ("covers", id(narrow), narrow_location, narrow_view, wide_location, wide_view)
-    found = wide.memo.get(key)
-    if found is None:  # `narrow` kept beside the answer, so its id stays its own while the memo holds it
-        found = wide.memo[key] = (narrow, _covers(wide, wide_location, wide_view, narrow, narrow_location,
-                                                  narrow_view))
-    return str(found[1])
-
-
-def _covers(wide: Side, wide_location: str, wide_view: str, narrow: Side, narrow_location: str,
-            narrow_view: str) -> str:
-    if max(wide.source_size(wide_location), narrow.source_size(narrow_location)) > SOURCE_BUDGET_BYTES:
-        return "unknown"
-    try:
-        if max(wide.canonical_size(wide_location, wide_view),
-               narrow.canonical_size(narrow_location, narrow_view)) > COVERS_BUDGET_BYTES:
-            return "unknown"
-        return str(wide.canonical(wide_location, wide_view).covers(
-            narrow.canonical(narrow_location, narrow_view)).value)
-    except (jsonschema_rs.canonical.CanonicalizationError, ValueError, jsonschema_rs.ValidationError):
-        return "unknown"
+# Whether two subschemas share a value is asked of jsonschema-rs (`intersect`, then `satisfiability`) for schemas
+# written in at most this, refs followed. Measured on SchemaStore's github-workflow.json: a job of 26 KB against
+# another of 11 KB, 0.3 ms, decided; far cheaper than `covers` (semantic.py budgets that at 16 KB).
+DISJOINT_BUDGET_BYTES = 64 * 1024
 
 
 def local_disjoint(one: Side, one_location: str, one_view: str, other: Side, other_location: str,
