@@ -72,6 +72,7 @@ INPUT_KINDS = {
     "schema file to import": "`import schema`'s schema file",
     "licence file": "`--license`",
     "corpus manifest": "the `diff-corpus` manifest",
+    "schema history manifest": "a schema history's manifest",
     "live tier plan": "the live tiers' `live.yaml`",
     "parsed contract data": "wirecheck's own generated data",  # contracts/parsed.jsonl
     "diff rule catalogue": "wirecheck's own generated data",  # diff/rules.json

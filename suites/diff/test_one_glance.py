@@ -115,7 +115,10 @@ def test_every_mark_a_report_uses_is_in_its_legend(examples) -> None:
             if re.search(r"\b[A-Z][A-Z0-9]+(?:_[A-Z0-9]+)+\b", body):  # rule ids: where the fingerprints went
                 assert "fingerprints for waivers: --format json" in legend, (pair, fmt)
     # the bundled pairs use every mark the issue found unexplained, so each of those checks ran
-    assert {"(strict only) / (tolerant only)", "{a, b, c, … (N in all)}"} <= used, used
+    assert "(strict only) / (tolerant only)" in used, used
+    # a group of one change at many places (no bundled pair's groups run past three since changes found at an object
+    # and in its members are listed once): the legend explains it wherever it shows
+    assert [term for term, _ in legend_for("/a, /b, /c, … (21 in all)")] == ["{a, b, c, … (N in all)}"]
     # a witness's reason through a union names the member it was judged as (check/validate.py): `(as 0)`
     assert [term for term, _ in legend_for('rejected: /a (as 0) expected at least 0, found -1')] == ["(as N)"]
     text = examples["acp@0.8.0 acp@0.15.0"]["text"]  # a message both sides send: its roles said in words

@@ -48,7 +48,9 @@ OBJ = {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["
     ({"enum": ["x", "z"]}, {"type": "string", "pattern": "^[xy]$"}, False),
     ({"type": "integer"}, {"type": "number"}, True),
     ({"type": "number"}, {"type": "integer"}, False),
-    ({"type": "string"}, {"oneOf": [{"type": "string"}, {"type": "integer"}]}, False),  # oneOf is never assumed
+    # a oneOf: inside one member and sharing no value with the others (jsonschema-rs: the intersection is empty)
+    ({"type": "string"}, {"oneOf": [{"type": "string"}, {"type": "integer"}]}, True),
+    ({"type": "string"}, {"oneOf": [{"type": "string"}, {"type": "string", "minLength": 1}]}, False),  # "a": both
     ({"type": "string"}, {"anyOf": [{"type": "string"}, {"type": "integer"}]}, True),
     ({"type": "string", "minLength": 2}, {"type": "string", "minLength": 1}, True),
     ({"type": "string", "minLength": 1}, {"type": "string", "minLength": 2}, False),
@@ -89,6 +91,55 @@ def test_required_alternatives(narrow, wide, proven) -> None:  # type: ignore[no
     assert prove_subset(n, n_loc, "strict", w, w_loc, "strict") is proven
     if not proven:  # and the refusal is real: jsonschema-rs finds the narrow side accepting more
         assert covers(w.canonical(w_loc, "strict"), n.canonical(n_loc, "strict")) == "breaking"
+
+
+# SchemaStore's github-workflow.json (issue 39): the shapes the prover had to learn to decide its pairs
+STEP = {"type": "object", "additionalProperties": False, "dependentRequired": {"shell": ["run"], "dir": ["run"]},
+        "properties": {n: {"type": "string"} for n in ("id", "uses", "run", "shell", "dir")},
+        "oneOf": [{"required": ["uses"]}, {"required": ["run"]}]}
+PARALLEL = {**STEP, "properties": {**STEP["properties"], **{n: {"type": "string"} for n in ("wait", "cancel", "x")}},
+            "oneOf": [*STEP["oneOf"], {"required": ["wait"]}, {"required": ["cancel"]}, {"required": ["x"]}]}
+JOB = {"type": "object", "required": ["runs-on"], "additionalProperties": False,
+       "properties": {"runs-on": {"type": "string"}, "steps": {"type": "array"}}}
+CALL = {"type": "object", "required": ["uses"], "additionalProperties": False,
+        "properties": {"uses": {"type": "string"}, "with": {"type": "object"}}}
+EVENT = {"properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+         "oneOf": [{"type": "object", "allOf": [{"not": {"required": ["a", "b"]}}]}, {"type": "null"}]}
+INLINED = {"oneOf": [{"type": "null"}, {"allOf": [
+    {"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}, "additionalProperties": False},
+    {"not": {"required": ["a", "b"]}}]}]}
+
+
+@pytest.mark.parametrize(("narrow", "wide", "proven"), [
+    # a `oneOf` of `required` lists: each way of being present names exactly one wide list, the others absent
+    (STEP, PARALLEL, True),  # (jsonschema-rs says unknown: six lists beside dependentRequired)
+    (PARALLEL, STEP, False),  # {"wait": "x"}
+    ({**{k: v for k, v in STEP.items() if k != "oneOf"}, "anyOf": STEP["oneOf"]}, STEP, False),  # uses and run
+    (STEP, {**STEP, "oneOf": [*STEP["oneOf"], {"required": ["id"]}]}, False),  # {"uses": "x", "id": "x"}: two
+    # patterns compared pattern by pattern
+    ({"type": "object", "patternProperties": {"^j": JOB}}, {"type": "object", "patternProperties": {
+        "^j": {"oneOf": [JOB, CALL]}}}, True),
+    ({"type": "object", "patternProperties": {"^j": {"oneOf": [JOB, CALL]}}},
+     {"type": "object", "patternProperties": {"^j": JOB}}, False),
+    ({"type": "object", "patternProperties": {"^j": JOB}}, {"type": "object", "patternProperties": {"^k": JOB}},
+     False),  # other patterns: other names
+    # a member of a wide `oneOf`, disjoint from the others; a narrow member gaining a property is in neither
+    ({"oneOf": [JOB, CALL]}, {"oneOf": [{**JOB, "properties": {**JOB["properties"], "x": {}}}, CALL]}, True),
+    ({"oneOf": [{**JOB, "properties": {**JOB["properties"], "x": {}}}, CALL]}, {"oneOf": [JOB, CALL]}, False),
+    # an intersection written in other places: every wide conjunct inside one narrow conjunct
+    (INLINED, EVENT, True),
+    (EVENT, INLINED, False),  # {"c": 1}: the old event object was open
+])
+def test_real_shapes(narrow, wide, proven) -> None:  # type: ignore[no-untyped-def]
+    (n, n_loc), (w, w_loc) = sides(narrow, wide)
+    assert prove_subset(n, n_loc, "strict", w, w_loc, "strict") is proven
+    if not proven:  # and the refusal is real: python-jsonschema accepts a payload the wide side refuses
+        import jsonschema
+
+        examples = [{"wait": "x"}, {"uses": "x", "run": "x"}, {"uses": "x", "id": "x"}, {"j": {"uses": "x"}}, {"k": 1},
+                    {"runs-on": "x", "x": 1}, {"c": 1}]
+        assert any(jsonschema.Draft202012Validator(narrow).is_valid(e)
+                   and not jsonschema.Draft202012Validator(wide).is_valid(e) for e in examples)
 
 
 def test_covers_budget_answers_unknown_never_safe(monkeypatch: pytest.MonkeyPatch) -> None:

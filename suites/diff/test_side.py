@@ -403,3 +403,57 @@ def test_digests_share_the_closures_of_their_refs_and_say_what_they_said() -> No
         for at in locations:
             assert (side.digest(at), side.source_size(at)) == _digest_as_written(fresh, at), at
         assert len({side.digest(at) for at in locations}) > len(locations) // 2
+
+
+def test_a_property_named_like_a_data_keyword_is_a_schema() -> None:
+    """A property named `examples`, `enum`, `const` or `default` (AsyncAPI's message examples, server variables)
+    is a schema like any other: its `$ref`s are part of the digest, and a closed object under it makes the
+    tolerant view differ. Before, a changed definition behind such a property was reported nowhere (the two
+    digests agreed), and a tolerant reader was judged as strict there (issue 39)."""
+    from wirecheck.diff import diff_schemas
+
+    for name in ("examples", "enum", "const", "default"):
+        old = {"$schema": D, "type": "object", "properties": {name: {"$ref": "#/$defs/E"}},
+               "$defs": {"E": {"type": "string"}}}
+        new = {**old, "$defs": {"E": {"type": "integer"}}}
+        assert [(f.rule, f.path) for f in diff_schemas(old, new).findings] == [("TYPE_CHANGED", f"/{name}")]
+        closed = {"$schema": D, "type": "object", "properties": {name: {
+            "type": "object", "additionalProperties": False}}}
+        side = Side("old", {URI: closed})
+        assert side.view_of(URI + "#", "tolerant") == "tolerant"
+        assert side.accepts(URI + "#", "tolerant", {name: {"x": 1}})
+        assert side.digest(URI + "#") != Side("new", {URI: {**old, "$id": URI}}).digest(URI + "#")
+
+
+def test_a_witness_refused_only_for_another_change_is_not_this_changes() -> None:
+    """Blame (issue 39, 4), as AsyncAPI 2.6 → 3.0: a server's tag keeps its `description`, but the server now
+    needs `host` instead of `url`, behind a union. A 2.6 server with a tag description is refused by 3.0 at the
+    union, above the tag: without the planted `description` it is refused the same, so it is no witness of a
+    change at the description. A payload refused because of what was planted still is."""
+    from wirecheck.diff.model import TOLERANT
+    from wirecheck.diff.witness import Blame
+
+    tag = {"type": "object", "additionalProperties": False,
+           "properties": {"name": {"type": "string"}, "description": {"type": "string"}}}
+    old = {"$schema": D, "$id": URI, "type": "object", "properties": {"s": {
+        "type": "object", "required": ["url"], "additionalProperties": False,
+        "properties": {"url": {"type": "string"}, "tags": {"type": "array", "items": tag}}}}}
+    server = {"type": "object", "required": ["host"], "additionalProperties": False,
+              "properties": {"host": {"type": "string"}, "tags": {"type": "array", "items": tag}}}
+    new = {**old, "properties": {"s": {"oneOf": [
+        {"type": "object", "required": ["$ref"], "properties": {"$ref": {"type": "string"}}}, server]}}}
+    ends = (Side("old", {URI: old}), URI + "#"), (Side("new", {URI: new}), URI + "#")
+    about = ("s", "tags", "*", "description")
+    payload = {"s": {"url": "", "tags": [{"name": "", "description": ""}]}}
+    from wirecheck.json_types import json_bytes
+
+    assert (BACKWARD, TOLERANT) in judge([payload], *ends, about=about)  # refused at /s, "related" to the change
+    assert judge([payload], *ends, about=about, blame=Blame({json_bytes(payload, sort_keys=True): about})) == {}
+    # planted where the reader refuses it: its own
+    refused = {"s": {"url": "", "tags": [{"name": "", "description": 5}]}}
+    old_typed = {**old, "properties": {"s": {**old["properties"]["s"], "properties": {
+        "url": {"type": "string"}, "tags": {"type": "array", "items": {**tag, "properties": {
+            "name": {"type": "string"}, "description": {}}}}}}}}
+    ends = (Side("old", {URI: old_typed}), URI + "#"), (Side("new", {URI: old}), URI + "#")
+    assert (BACKWARD, STRICT) in judge([refused], *ends, about=about,
+                                       blame=Blame({json_bytes(refused, sort_keys=True): about}))

@@ -15,3 +15,8 @@ INCONCLUSIVE = 4
 # arguments named things that exist (a program that does not exist, or a malformed URL, is 2). The reports say the
 # run failed and quote what the program last wrote on stderr. A gate fails on it all the same.
 RUN_FAILED = 5
+# The diff could not decide a change to a member the writer's contract declares, in a direction and for a consumer
+# model the run protects, and proved no break at the --fail-on level: no witness could be built and set containment
+# could not say (diff/gate.py says what blocked each one). Not 1: nothing is known to break; not 0: a break may pass
+# unseen (issue 39: undecided was a pass). A gate fails on it all the same; `--undecided pass` accepts it.
+UNDECIDED = 6

@@ -53,7 +53,8 @@ def _new_app() -> typer.Typer:
         "Exit codes: 0 conforms, 1 findings (non-conforming / breaking), 2 usage or contract error, 3 internal "
         "error (a bug in wirecheck), 4 inconclusive (validate: nothing recognised, or below --min-coverage; certify: "
         "incomplete, requirements neither exercised nor declared out of scope), 5 run "
-        "failed (a live run heard nothing from the program or platform under test: no verdict).",
+        "failed (a live run heard nothing from the program or platform under test: no verdict), 6 undecided (diff: "
+        "a change nobody could decide for a protected reader, no break proven; --undecided pass accepts it).",
         no_args_is_help=True,
         add_completion=False,
         pretty_exceptions_enable=False,

@@ -23,6 +23,10 @@ from wirecheck.cli.common import (
 )
 
 FORMAT_NAMES = ["text", "markdown", "json", "junit", "sarif", "html"]
+UNDECIDED_HELP = (
+    "fail (the default: with --fail-on breaking, a change of a declared member nobody could decide for a protected "
+    "reader fails the gate with exit 6, saying what blocked it) | pass (accept it: the run passes unless a break is "
+    "proven).")
 STRICT_SETS_HELP = (
     "Fail the gate on latent breaks too: breaks whose every witness needs a member the writer's contract never "
     "declared (an open object let it through; e.g. an optional property added to an open object breaks only a "
@@ -60,12 +64,15 @@ def _emit(run: Any, output_format: str, output: Path | None, contracts: Path | N
                 f"{gate_text(run, model)}; report: {output}")
 
 
-def _finish(results: list[Any], options: Any, fail_on: str, waivers: Path | None, packages=()) -> Any:
-    from wirecheck.diff.gate import FAIL_ON
+def _finish(results: list[Any], options: Any, fail_on: str, waivers: Path | None, packages=(),
+            undecided: str = "fail") -> Any:
+    from wirecheck.diff.gate import FAIL_ON, UNDECIDED_CHOICES
     from wirecheck.diff.run import DiffRun
 
     if fail_on not in FAIL_ON:
         raise bad_choice("--fail-on", fail_on, FAIL_ON)
+    if undecided not in UNDECIDED_CHOICES:
+        raise bad_choice("--undecided", undecided, UNDECIDED_CHOICES)
     waiver_findings: list[Any] = []
     if waivers is not None:
         from wirecheck.diff.waivers import WaiverFileError, apply_waivers, load_waivers
@@ -75,7 +82,7 @@ def _finish(results: list[Any], options: Any, fail_on: str, waivers: Path | None
         except WaiverFileError as exc:
             raise fail_usage(str(exc)) from None
         results, waiver_findings = apply_waivers(results, loaded)
-    return DiffRun(tuple(results), options, fail_on, tuple(waiver_findings), tuple(packages))
+    return DiffRun(tuple(results), options, fail_on, tuple(waiver_findings), tuple(packages), undecided)
 
 
 def _load_schema(path: Path, default_draft: Any) -> Any:
@@ -138,8 +145,9 @@ def register(app: typer.Typer) -> None:
         output_format: str = typer.Option("text", "--format", "-f", help=f"One of: {', '.join(FORMAT_NAMES)}."),
         output: Path = typer.Option(None, "--output", "-o", help="Write the report here instead of stdout."),
         fail_on: str = typer.Option("breaking", "--fail-on", help=(
-            "breaking (a break proven for a protected consumer) | warning (also a latent or undecided change) | "
-            "never (report only).")),
+            "breaking (a break proven for a protected consumer; a change nobody could decide too, exit 6, unless "
+            "--undecided pass) | warning (also a latent change) | never (report only).")),
+        undecided: str = typer.Option("fail", "--undecided", help=UNDECIDED_HELP),
         waivers: Path = typer.Option(None, "--waivers", help="YAML waivers: fingerprint, reason, who, expires."),
         compat: str = typer.Option("full", "--compat", help="Directions that count: forward | backward | full."),
         consumers: str = typer.Option("tolerant", "--consumers", help=(
@@ -151,7 +159,7 @@ def register(app: typer.Typer) -> None:
         contracts: Path = CONTRACTS_OPTION,
     ) -> None:
         """Diff contract releases: whom each change breaks (forward/backward, strict/tolerant consumers), with
-        witness payloads, rule ids, fingerprints, and semver/wire-version verdicts. Exit 0 / 1 / 2."""
+        witness payloads, rule ids, fingerprints, and semver/wire-version verdicts. Exit 0 / 1 / 2 / 6 (README)."""
         from wirecheck.contracts import load_registry
         from wirecheck.diff.engine import diff_releases
         from wirecheck.diff.gate import fails
@@ -214,7 +222,7 @@ def register(app: typer.Typer) -> None:
                 results += package_diff.gate_pairs(partial(fails, options=options, fail_on=fail_on))
         else:
             raise fail_usage("give OLD NEW, one PACKAGE@VERSION, one PACKAGE, or nothing")
-        run = _finish(results, options, fail_on, waivers, packages)
+        run = _finish(results, options, fail_on, waivers, packages, undecided)
         _emit(run, output_format, output, reg.root)
         raise typer.Exit(run.exit_code())
 
@@ -225,6 +233,7 @@ def register(app: typer.Typer) -> None:
         output_format: str = typer.Option("text", "--format", "-f", help=f"One of: {', '.join(FORMAT_NAMES)}."),
         output: Path = typer.Option(None, "--output", "-o"),
         fail_on: str = typer.Option("breaking", "--fail-on", help="breaking | warning | never."),
+        undecided: str = typer.Option("fail", "--undecided", help=UNDECIDED_HELP),
         waivers: Path = typer.Option(None, "--waivers"),
         compat: str = typer.Option("full", "--compat", help="forward | backward | full."),
         consumers: str = typer.Option("tolerant", "--consumers", help="tolerant | strict."),
@@ -263,7 +272,7 @@ def register(app: typer.Typer) -> None:
         result = diff_schemas(old_input.schema, new_input.schema, options, old_name=str(old), new_name=str(new),
                               files=(str(old), str(new)), kinds=kinds)
         result = in_input_terms(result, old_input, new_input)
-        run = _finish([result], options, fail_on, waivers)
+        run = _finish([result], options, fail_on, waivers, undecided=undecided)
         _emit(run, output_format, output, None)
         raise typer.Exit(run.exit_code())
 

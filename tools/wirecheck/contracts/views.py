@@ -84,6 +84,22 @@ def subschemas(schema: Any) -> Iterator[tuple[dict[str, Any], tuple[Any, ...]]]:
                 push((value, (*path, key)))
 
 
+def schema_children(node: dict[str, Any], skip: frozenset[str] = frozenset()) -> Iterator[tuple[tuple[str, ...], Any]]:
+    """The subschemas (or lists of them) directly inside a schema object, but under its keywords in `skip`, each
+    with its keys from the node: `(keyword,)`, or `(keyword, name)` for an entry of a schema map — a property
+    *named* `examples`, `enum` or `default` is a schema (AsyncAPI's message examples, server variables), while the
+    value of such a keyword is data."""
+    for key, value in node.items():
+        if key in DATA_KEYWORDS or key in skip or not isinstance(value, dict | list):
+            continue
+        if key in SCHEMA_MAPS and isinstance(value, dict):
+            for name, sub in value.items():
+                if isinstance(sub, dict | list):
+                    yield (key, name), sub
+        else:
+            yield (key,), value
+
+
 _IN_PLACE = ("allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas")
 
 

@@ -49,7 +49,7 @@ from wirecheck.diff.rules.protocol import rule_changes
 from wirecheck.diff.shape import same_shape
 from wirecheck.diff.side import Side, Sides, location_of, related
 from wirecheck.diff.walk import structural_changes
-from wirecheck.diff.witness import candidates, from_difference, judge
+from wirecheck.diff.witness import Blame, candidates, from_difference, judge
 from wirecheck.pointer import parse_pointer
 
 if TYPE_CHECKING:  # a catalog's release types: `diff-schemas` never imports the contract model (13 dataclasses)
@@ -79,12 +79,14 @@ class _Pair:
         self.compared: dict[tuple[str, str], Compared] = {}  # (old location, new location) → compared
         self.readers: dict[str, tuple[Any, Any]] = {}  # kind id → its readings (reader_models)
         self.surfaces = sides.surfaces if sides is not None else {}
+        # each change's probe payloads and why any could not be built: what blocked an undecided verdict
+        self.probed: dict[int, tuple[list[Any], list[str]]] = {}  # by id: a Change holding a dict is unhashable
 
     def finding(self, rule: str, kind: str, surface: str, params: dict[str, Any], *, path: str = "",
                 old_location: str | None = None, new_location: str | None = None,
                 verdicts: dict[tuple[str, str], str] | None = None,
                 witnesses: Iterable[Witness] = (), key: str = "",
-                evidence: dict[tuple[str, str], Witness] | None = None) -> DiffFinding:
+                evidence: dict[tuple[str, str], Witness] | None = None, undecided: str = "") -> DiffFinding:
         """`evidence`: the witness each breaking verdict rests on, shown or not (without `--witnesses` they are
         jsonschema-rs's answers, kept from the report): a verdict whose witness is latent is marked so."""
         info = diff_rule_catalogue()[rule]
@@ -117,6 +119,7 @@ class _Pair:
             params=tuple(sorted((k, v) for k, v in params.items() if isinstance(v, str | int | float | bool))),
             readers=readers,
             latent=latent,
+            undecided=undecided if any(v == UNKNOWN for _, _, v in triples) else "",
         )
 
     def real_models(self, kind: str, surface: str, path: str) -> tuple[tuple[str, str], ...]:
@@ -394,9 +397,14 @@ def _witnesses(pair: _Pair, change: Change, old_end: tuple[Side, str],
     evidence for the verdict (and a reason to skip set reasoning), stripped before anything is shown."""
     if not change.probes:
         return {}
-    # only rejections at or around the change's path count, so no change is credited with another's break
-    found = judge(candidates(change.probes, old_end, new_end, change.via), old_end, new_end, about=change.path,
-                  confirm=pair.options.witnesses)
+    failures: list[str] = []
+    plants: dict[bytes, tuple[Any, ...]] = {}
+    payloads = candidates(change.probes, old_end, new_end, change.via, failures, plants)
+    pair.probed[id(change)] = (payloads, failures)
+    # only rejections at or around the change's path, of what its probe planted, count: no change is credited
+    # with another's break
+    blame = Blame(plants, (change.old_location, change.new_location) if change.local else (None, None), change.via)
+    found = judge(payloads, old_end, new_end, about=change.path, confirm=pair.options.witnesses, blame=blame)
     if change.rule in _ONE_WAY:  # nor with a break its kind of change cannot make (another change's, or the net's)
         directions = {d for d, _ in diff_rule_catalogue()[change.rule].breaks}
         return {dv: w for dv, w in found.items() if dv[0] in directions}
@@ -421,11 +429,35 @@ def _explain(pair: _Pair, kind: str, surface: str, change: Change, witnesses: di
     shown = list(witnesses.values()) if pair.options.witnesses else []
     if shown and any(isinstance(step, Several) for step in change.path):
         shown = _member_witnesses(change, ends, set()) or shown
+    blocked = _blocked(pair, change, ends, [dv for dv, v in verdicts.items() if v == UNKNOWN])
     return pair.finding(
         change.rule, kind, surface, dict(change.params), path=format_path(change.path),
         old_location=change.old_location, new_location=change.new_location, verdicts=verdicts,
-        witnesses=shown, key=change.key, evidence=witnesses,
+        witnesses=shown, key=change.key, evidence=witnesses, undecided=blocked,
     )
+
+
+def _blocked(pair: _Pair, change: Change, ends: tuple[tuple[Side, str], tuple[Side, str]],
+             open_: list[tuple[str, str]]) -> str:
+    """What kept a change's `open_` (direction, consumer model) pairs undecided, in words: no probe, no payload
+    built (and why), none the writer accepts (its first error), or none the reader refuses at the change; set
+    containment could not settle it either. Asked only where a verdict is unknown."""
+    if not open_:
+        return ""
+    tail = "; set containment could not decide it"
+    if not change.probes:
+        return f"the rule has no probe payload for this change{tail}"
+    payloads, failures = pair.probed.get(id(change), ([], []))
+    if not payloads:
+        return f"no probe payload could be built ({'; '.join(dict.fromkeys(failures)) or 'none planted'}){tail}"
+    old_end, new_end = ends
+    for direction, _ in open_:
+        writer = new_end if direction == FORWARD else old_end
+        if not any(writer[0].accepts(writer[1], STRICT, p) for p in payloads):
+            errors = writer[0].errors(writer[1], STRICT, payloads[0])
+            why = errors[0][1] if errors else "rejected"
+            return f"no probe payload built is accepted by the {writer[0].name} schema (first: {why}){tail}"
+    return f"no probe payload built is refused by the reader at {format_path(change.path) or '/'}{tail}"
 
 
 def _member_witnesses(change: Change, ends: tuple[tuple[Side, str], tuple[Side, str]], seen: set[bytes]
@@ -513,9 +545,14 @@ def _safety_net(pair: _Pair, kind: str, surface: str, proven: dict[tuple[str, st
             rule = "SCHEMA_CHANGE_UNDECIDED"
         else:
             rule = "SCHEMA_WIDENED" if direction == FORWARD else "SCHEMA_NARROWED"
+        size = max(old_end[0].source_size(old_end[1]), new_end[0].source_size(new_end[1]))
+        budget = f" ({size:,} bytes written, refs followed; covers asks up to {semantic.SOURCE_BUDGET_BYTES:,})" \
+            if size > semantic.SOURCE_BUDGET_BYTES else ""
         out.append(pair.finding(rule, kind, surface, {"direction": direction}, old_location=old_end[1],
                                 new_location=new_end[1], verdicts=verdicts, witnesses=witnesses.values(),
-                                key=direction, evidence=witnesses))
+                                key=direction, evidence=witnesses, undecided=(
+                                    "no rule explains this direction, no payload drawn from the set difference "
+                                    f"breaks it, and set containment could not decide it{budget}")))
     return out
 
 

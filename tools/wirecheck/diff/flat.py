@@ -12,7 +12,7 @@ from typing import Any
 from wirecheck.contracts.stamps import STAMP_VALUE
 from wirecheck.diff.shape import unwrapped
 from wirecheck.diff.side import Side, child, join
-from wirecheck.diff.vocabulary import assertions
+from wirecheck.diff.vocabulary import assertions, required_alternatives
 from wirecheck.json_types import json_bytes, json_type
 from wirecheck.pointer import parse_pointer
 
@@ -168,8 +168,13 @@ def _merge(side: Side, flat: Flat, node: Any, location: str, depth: int) -> None
 def within(parent: Flat, member: Flat) -> Flat:
     """A union's member as it applies: merged with the object its union stands beside (its properties, required
     names and bounds; the member's own declarations win), located where the member is written."""
-    types = member.types if parent.types is None else parent.types if member.types is None else tuple(
-        t for t in parent.types if t in member.types)
+    if parent.implied and member.types is not None:  # `properties` beside a union say nothing of a null member
+        types, implied = member.types, member.implied
+    else:
+        types = member.types if parent.types is None else parent.types if member.types is None else tuple(
+            t for t in parent.types if t in member.types)
+        implied = (member.implied if parent.types is None else parent.implied if member.types is None
+                   else member.implied and parent.implied)
     return Flat(
         location=member.location, origin=member.origin, keywords={**parent.keywords, **member.keywords},
         types=types, properties={**parent.properties, **member.properties},
@@ -179,12 +184,34 @@ def within(parent: Flat, member: Flat) -> Flat:
         items_closed=member.items_closed or parent.items_closed, contains=member.contains or parent.contains,
         names=member.names or parent.names,
         enum=member.enum if member.enum is not None else parent.enum, is_const=member.is_const or parent.is_const,
-        refs=member.refs, false=member.false or parent.false,
-        implied=(member.implied if parent.types is None else parent.implied if member.types is None
-                 else member.implied and parent.implied),
+        refs=member.refs, false=member.false or parent.false, implied=implied,
         also={name: at for name, at in parent.properties.items()
               if name in member.properties and member.properties[name] != at},
     )
+
+
+def beside(flat: Flat) -> bool:
+    """Whether a union stands beside the object's own properties (and so only refines that object)."""
+    return bool(flat.union and (flat.properties or flat.required or flat.closed))
+
+
+def member_of(side: Side, union: Flat, branch: str) -> Flat:
+    """A member of `union` (written at `branch`) as it applies: merged with the object beside the union, if any."""
+    member = flatten(side, branch)
+    return within(union, member) if beside(union) else member
+
+
+def refining_alternatives(side: Side, flat: Flat, words: tuple[str, ...] = ("anyOf", "oneOf")) -> list[set[str]]:
+    """The property sets the node's own union of `required` lists asks for (`anyOf`: one or more of them;
+    `oneOf`: exactly one), where it stands beside the object's properties and only refines that object
+    (`vocabulary.required_alternatives`); [] for none, or for a union of alternative shapes."""
+    if flat.union not in words or not (flat.properties or flat.required or flat.closed):
+        return []
+    node = side.node(flat.location)
+    sets = required_alternatives(node, flat.union) if isinstance(node, dict) else []
+    if not sets or flat.branches != [child(flat.location, flat.union, i) for i in range(len(sets))]:
+        return []  # the union is not this node's own (it came with a $ref or allOf part)
+    return sets
 
 
 def _only_values(side: Side, node: Any, location: str) -> list[Any] | None:

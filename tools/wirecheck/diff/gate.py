@@ -25,6 +25,16 @@ What fails, in this order of precedence:
    in a `--compat` direction for any consumer model (a break only strict consumers see while the run protects
    tolerant ones, a verdict nobody could decide), and release findings of severity `warning`.
 5. `--fail-on never`: only 1 and 2.
+6. **Undecided** (exit 6, `exitcodes.UNDECIDED`, under `--fail-on breaking` when nothing above fails the run): a
+   finding not waived with an `unknown` verdict for a gated direction and consumer model and no proven break
+   there, about a member the writer's contract declares in a message's schema (not a kind or the release) —
+   nobody could build a witness nor decide set containment, so a real break may hide in it (issue 39: all 11 of
+   SchemaStore's github-workflow.json pairs came out undecided with exit 0, three holding declared breaks). The
+   reason says what blocked the decision (`DiffFinding.undecided`). An optional property added to (removed from)
+   an open object is undecided only for a writer of a name its contract never declared (backward: the old writer;
+   forward: the new one): such a latent question is a warning, as a latent break is. `--undecided pass` accepts
+   undecided changes explicitly (under
+   `--fail-on warning` they fail as before, exit 1: `risk`).
 
 This is what `DiffOptions.severity` makes an error (3) or a warning (4) when the diff runs under the same
 options; the gate does not rely on it.
@@ -39,11 +49,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from wirecheck import exitcodes
-from wirecheck.diff.model import BREAKING, STRICT, TOLERANT, UNKNOWN, DiffFinding, DiffResult
+from wirecheck.diff.model import BACKWARD, BREAKING, FORWARD, STRICT, TOLERANT, UNKNOWN, DiffFinding, DiffResult
 from wirecheck.diff.options import DiffOptions
 from wirecheck.findings import Severity
 
 FAIL_ON = ("breaking", "warning", "never")  # --fail-on values, strictest last
+UNDECIDED_CHOICES = ("fail", "pass")  # --undecided values: what an undecided change of a declared member does
 _THRESHOLD = {"breaking": Severity.ERROR, "warning": Severity.WARNING}
 
 NOTHING_COMPARED = "nothing-compared"
@@ -52,13 +63,21 @@ BREAKS = "breaks"
 LATENT_BREAKS = "latent"
 RISK = "risk"
 RELEASE = "release"
+UNDECIDED = "undecided"
+# (rule, direction) whose writer never declares the member the change is about: an optional property added to an
+# open object is a name the old writer's contract never named (backward), one removed a name the new writer's never
+# names (forward). An undecided verdict there is a latent question, a warning like a latent break.
+# Undecided findings about a message's schema only: a kind's or the release's (a protocol rule added, a selector
+# changed, a schema attached) are unknown by the catalogue's word, no payload can decide them, and they name no member
+_MESSAGE_SURFACES = frozenset({"schema", "reply", "headers"})
+_UNDECLARED_WRITER = frozenset({("PROPERTY_ADDED", BACKWARD), ("PROPERTY_REMOVED", FORWARD)})
 
 
 @dataclass(frozen=True)
 class GateReason:
     """One reason the gate does not pass: what (`code`), about which finding or pair, in words."""
 
-    code: str  # nothing-compared | waiver | breaks | latent | risk | release
+    code: str  # nothing-compared | waiver | breaks | latent | risk | release | undecided
     text: str
     finding: DiffFinding | None = None
     pair: str | None = None  # the release pair's name (`pkg@a → pkg@b`), where the reason is about one
@@ -74,6 +93,7 @@ class GateDecision:
     exit_code: int
     reasons: tuple[GateReason, ...] = ()
     strict_sets: bool = False  # latent breaks fail like declared ones (--strict-sets)
+    undecided: str = "fail"  # --undecided: fail (exit 6) or pass on an undecided change of a declared member
 
     @property
     def passed(self) -> bool:
@@ -81,9 +101,12 @@ class GateDecision:
 
     @property
     def verdict(self) -> str:
-        """`pass`, `fail`, or `nothing compared` (a usage error: there was nothing to judge)."""
+        """`pass`, `fail`, `undecided` (nothing proven to break, a declared member's change not decided), or
+        `nothing compared` (a usage error: there was nothing to judge)."""
         if self.exit_code == exitcodes.USAGE:
             return "nothing compared"
+        if self.exit_code == exitcodes.UNDECIDED:
+            return "undecided"
         return "pass" if self.passed else "fail"
 
     @property
@@ -91,7 +114,8 @@ class GateDecision:
         """What a break must reach to fail `--fail-on breaking`, in words: `directions forward+backward, tolerant
         consumers, declared breaks`."""
         latent = "latent breaks too" if self.strict_sets else "declared breaks"
-        return f"directions {'+'.join(self.directions)}, {' and '.join(self.consumers)} consumers, {latent}"
+        passed = ", undecided changes pass" if self.undecided == "pass" and self.fail_on == "breaking" else ""
+        return f"directions {'+'.join(self.directions)}, {' and '.join(self.consumers)} consumers, {latent}{passed}"
 
     def why(self) -> str:
         """How many reasons of each kind, in words ("" when it passes)."""
@@ -101,7 +125,8 @@ class GateDecision:
         words = {NOTHING_COMPARED: "pair(s) compared nothing", BREAKS: "finding(s) break a protected consumer",
                  LATENT_BREAKS: "finding(s) break a protected consumer only for writers of undeclared members",
                  RISK: "finding(s) may break a consumer or break one not protected",
-                 RELEASE: "release finding(s) (version bumps)", WAIVER: "stale or expired waiver(s)"}
+                 RELEASE: "release finding(s) (version bumps)", WAIVER: "stale or expired waiver(s)",
+                 UNDECIDED: "finding(s) of a declared member undecided (--undecided pass accepts them)"}
         return "; ".join(f"{counts[code]} {words[code]}" for code in words if code in counts)
 
     def summary(self) -> str:
@@ -148,25 +173,50 @@ def fails(finding: DiffFinding, options: DiffOptions, fail_on: str) -> bool:
     return finding_reason(finding, options, fail_on) is not None
 
 
+def undecided_reason(finding: DiffFinding, options: DiffOptions) -> GateReason | None:
+    """Why `finding` is an undecided change of a declared member for a protected reader (see the module
+    docstring, 6), or None. Only a finding `finding_reason` lets pass under `--fail-on breaking` is asked."""
+    if finding.waived is not None or finding.surface not in _MESSAGE_SURFACES:
+        return None
+    gated = gated_pairs(options) | {(d, m) for d, m in finding.readers if d in options.directions}
+    open_ = [f"{d}/{m}" for d, m, v in finding.verdicts if v == UNKNOWN and (d, m) in gated
+             and (finding.rule, d) not in _UNDECLARED_WRITER
+             and not any(v2 == BREAKING and d2 == d for d2, _, v2 in finding.verdicts)]
+    if not open_:
+        return None
+    where = f"{finding.rule} {finding.kind}{' ' + finding.path if finding.path else ''}"
+    blocked = finding.undecided or "no witness was found and set containment could not decide it"
+    return GateReason(UNDECIDED, f"{where}: {', '.join(open_)} undecided: {blocked}", finding)
+
+
 def decide(results: Iterable[DiffResult], options: DiffOptions, fail_on: str,
-           waiver_findings: Iterable[DiffFinding] = ()) -> GateDecision:
+           waiver_findings: Iterable[DiffFinding] = (), undecided: str = "fail") -> GateDecision:
     """The gate decision for a diff run (see the module docstring for what fails and why)."""
     if fail_on not in FAIL_ON:
         raise ValueError(f"--fail-on must be one of {', '.join(FAIL_ON)}, got {fail_on!r}")
+    if undecided not in UNDECIDED_CHOICES:
+        raise ValueError(f"--undecided must be one of {', '.join(UNDECIDED_CHOICES)}, got {undecided!r}")
     results = tuple(results)
     views = (STRICT, TOLERANT) if options.consumers == STRICT else (TOLERANT,)
 
     def decision(code: int, reasons: list[GateReason]) -> GateDecision:
-        return GateDecision(fail_on, tuple(options.directions), views, code, tuple(reasons), options.strict_sets)
+        return GateDecision(fail_on, tuple(options.directions), views, code, tuple(reasons), options.strict_sets,
+                            undecided)
 
     empty = [GateReason(NOTHING_COMPARED, f"{r.name}: {r.nothing_compared}", pair=r.name)
              for r in results if r.nothing_compared]
     if empty:
         return decision(exitcodes.USAGE, empty)
     reasons = [GateReason(WAIVER, f"{f.rule} {f.fingerprint}: {f.message}", f) for f in waiver_findings]
+    unsettled: list[GateReason] = []
     for result in results:
         for finding in result.findings:
             reason = finding_reason(finding, options, fail_on)
             if reason is not None:
                 reasons.append(GateReason(reason.code, reason.text, finding, result.name))
-    return decision(exitcodes.FINDINGS if reasons else exitcodes.CONFORMS, reasons)
+            elif fail_on == "breaking" and undecided == "fail" and (
+                    reason := undecided_reason(finding, options)) is not None:
+                unsettled.append(GateReason(reason.code, reason.text, finding, result.name))
+    if reasons:
+        return decision(exitcodes.FINDINGS, reasons + unsettled)
+    return decision(exitcodes.UNDECIDED if unsettled else exitcodes.CONFORMS, unsettled)

@@ -12,11 +12,11 @@ from contextvars import ContextVar
 from typing import Any
 
 from wirecheck.contracts.formats import URL_FORMATS
-from wirecheck.diff.flat import Flat, flatten, within
+from wirecheck.diff.flat import Flat, flatten, refining_alternatives, within
 from wirecheck.diff.model import ABSENT, ITEM
 from wirecheck.diff.regex_example import regex_example, regex_examples
-from wirecheck.diff.side import Side, child
-from wirecheck.diff.vocabulary import is_annotation, required_alternatives
+from wirecheck.diff.side import Side
+from wirecheck.diff.vocabulary import is_annotation
 from wirecheck.json_types import PAYLOAD_LIMIT
 
 FORMAT_SAMPLES = {
@@ -51,9 +51,10 @@ class NoExample(Exception):
 
 
 def example(side: Side, location: str, plants: dict[tuple[Any, ...], Any] | None = None,
-            prefer: dict[tuple[Any, ...], str] | None = None) -> Any:
+            prefer: dict[tuple[Any, ...], tuple[str, ...]] | None = None) -> Any:
     """A small payload valid (we hope; callers re-check) against `location`, with `plants` at their paths.
-    `prefer`: instance path → the member a union there is built from first (the member a change was found in)."""
+    `prefer`: instance path → the members the unions there are built from first (the members a change was found
+    in: AsyncAPI's message is a `oneOf` of a reference and a `oneOf` holding the message object, at one path)."""
     if not prefer:
         return _example(side, location, (), dict(plants or {}), 0)
     token = _PREFER.set(prefer)
@@ -64,7 +65,7 @@ def example(side: Side, location: str, plants: dict[tuple[Any, ...], Any] | None
 
 
 # the members to build unions from, for the payload being built (example's `prefer`)
-_PREFER: ContextVar[dict[tuple[Any, ...], str]] = ContextVar("prefer", default={})  # noqa: B039 (never mutated)
+_PREFER: ContextVar[dict[tuple[Any, ...], tuple[str, ...]]] = ContextVar("prefer", default={})  # noqa: B039 (never mutated)
 
 
 def _under(plants: dict[tuple[Any, ...], Any], path: tuple[Any, ...]) -> dict[tuple[Any, ...], Any]:
@@ -146,8 +147,8 @@ def _from_union(side: Side, flat: Flat, path: tuple[Any, ...], plants: dict, dep
     first: Any = None
     found = False
     below = _under(plants, path)
-    wanted = _PREFER.get().get(path)
-    branches = sorted(flat.branches, key=lambda b: b != wanted) if wanted in flat.branches else flat.branches
+    wanted = _PREFER.get().get(path, ())
+    branches = sorted(flat.branches, key=lambda b: b not in wanted) if wanted else flat.branches
     for branch in branches:
         if found and below and _refuses(side, branch, below, len(path)):
             continue  # built, it would fail its own branch: only the first built branch is needed regardless
@@ -157,12 +158,21 @@ def _from_union(side: Side, flat: Flat, path: tuple[Any, ...], plants: dict, dep
             continue
         if not found:
             first, found = candidate, True
+        if below and not isinstance(candidate, _holder(below, len(path))):
+            continue  # a member built as a scalar or a list holds no member planted below it (`on: "push"`, /on/x)
         if side.validator(branch).is_valid(candidate) and (
                 _implies_union(side, flat.location, branch) or side.validator(flat.location).is_valid(candidate)):
             return candidate
     if not found:
         raise NoExample(f"no branch of {flat.location} gives an example")
     return first
+
+
+def _holder(below: dict[tuple[Any, ...], Any], at: int) -> type:
+    """The container a value planted `below` (paths longer than `at`) needs at `at`: a list for an item, else a
+    dict."""
+    step = next(iter(below))[at]
+    return list if step == ITEM or isinstance(step, int) else dict
 
 
 def _implies_union(side: Side, location: str, branch: str) -> bool:
@@ -219,15 +229,23 @@ def _refuses(side: Side, branch: str, below: dict[tuple[Any, ...], Any], at: int
 
 def _alternatives(side: Side, flat: Flat) -> list[set[str]] | None:
     """The property sets the node's own `anyOf` asks for one of, when it stands beside the object's properties
-    (`vocabulary.required_alternatives`), or None for a union of alternative shapes. Such a union only refines the
+    (`flat.refining_alternatives`), or None for a union of alternative shapes. Such a union only refines the
     object: its example is the object with one set required, not a member built alone (`{"type": null}`)."""
-    if flat.union != "anyOf" or not (flat.properties or flat.required or flat.closed):
-        return None
-    node = side.node(flat.location)
-    sets = required_alternatives(node) if isinstance(node, dict) else []
-    if not sets or flat.branches != [child(flat.location, "anyOf", i) for i in range(len(sets))]:
-        return None  # the union is not this node's own anyOf (it came with a $ref or allOf part)
-    return sets
+    return refining_alternatives(side, flat, ("anyOf",)) or None
+
+
+def refined_objects(side: Side, flat: Flat) -> list[Any]:
+    """Small objects of `flat`, a node whose own union of `required` lists refines it (or an object with none):
+    one per property set the union asks for, each with that set present beside what the node requires, and
+    nothing else (no other set's names): the objects a change of those sets is judged on."""
+    out = []
+    for names in refining_alternatives(side, flat) or [set()]:
+        plain = dataclasses.replace(flat, union=None, branches=[], required=flat.required | names)
+        try:
+            out.append(_plain(side, plain, (), {}, 0))
+        except NoExample:
+            continue
+    return out
 
 
 def _from_alternatives(side: Side, flat: Flat, alternatives: list[set[str]], path: tuple[Any, ...], plants: dict,
@@ -266,14 +284,20 @@ def _of_type(side: Side, flat: Flat, kind: str, path: tuple[Any, ...], plants: d
                 break
             if name not in names:
                 names.append(name)
+        extra = _extra_members(side, flat, set(names), minimum - len(names)) if len(names) < minimum else {}
+        names += list(extra)
         for name in names:
             child = (*path, name)
             if plants.get(child) is ABSENT:
                 continue
-            if name in flat.also and child not in plants:  # declared by a member and by its object: both apply
+            if name in extra:  # a member minProperties asks for, beyond the declared ones
+                value[name] = _example(side, extra[name], child, plants, depth + 1) if extra[name] else None
+            elif name in flat.also and child not in plants:  # declared by a member and by its object: both apply
                 value[name] = _both(side, flat.also[name], flat.properties[name], child, plants, depth + 1)
             elif name in flat.properties:
                 value[name] = _example(side, flat.properties[name], child, plants, depth + 1)
+            elif (pattern := _pattern_of(flat, name)) is not None:  # a name a patternProperties entry reads
+                value[name] = _example(side, pattern, child, plants, depth + 1)
             elif flat.additional is not None:
                 value[name] = _example(side, flat.additional, child, plants, depth + 1)
             elif child in plants:
@@ -314,6 +338,46 @@ def _of_type(side: Side, flat: Flat, kind: str, path: tuple[Any, ...], plants: d
     if kind == "boolean":
         return False
     return None
+
+
+def _pattern_of(flat: Flat, name: Any) -> str | None:
+    """The schema of the first `patternProperties` entry whose pattern matches `name`, or None."""
+    if not flat.patterns or not isinstance(name, str):
+        return None
+    from wirecheck.ecma_regex import surely_matches
+
+    return next((at for pattern, at in flat.patterns.items() if surely_matches(pattern, name)), None)
+
+
+def _extra_members(side: Side, flat: Flat, taken: set[str], count: int) -> dict[str, str | None]:
+    """`count` more member names for an object whose `minProperties` its declared properties do not reach, each
+    with the schema its value is built from (None: any value): first a name each `patternProperties` pattern
+    matches (SchemaStore's `jobs: {patternProperties: {^[_a-zA-Z]…: job}, minProperties: 1}`: no witness of a
+    workflow could be built without one), then, where the object is open, fresh names its `additionalProperties`
+    (or nothing) reads. A name that `propertyNames` refuses is not used. (issue 39: a `minProperties` on a
+    required sibling stopped every witness.)"""
+    from wirecheck.ecma_regex import surely_matches
+
+    names_ok = side.validator(flat.names) if flat.names else None
+    out: dict[str, str | None] = {}
+
+    def fits(name: str | None) -> bool:
+        return (name is not None and name not in taken and name not in out
+                and (names_ok is None or names_ok.is_valid(name)))
+
+    for pattern, location in flat.patterns.items():
+        if len(out) >= count:
+            break
+        for name in (regex_example(pattern, 1, None), *regex_examples(pattern)):
+            if fits(name) and surely_matches(pattern, name):
+                out[name] = location
+                break
+    fresh = (f"{letter}{index or ''}" for index in range(count + 1) for letter in "abcdefgh")
+    while len(out) < count and not flat.closed:
+        name = next(fresh)
+        if fits(name) and not any(surely_matches(p, name) for p in flat.patterns):
+            out[name] = flat.additional
+    return out
 
 
 def _both(side: Side, first: str, second: str, path: tuple[Any, ...], plants: dict, depth: int) -> Any:

@@ -168,6 +168,9 @@ class DiffFinding:
     # (direction, consumer model) of the breaking verdicts that rest on latent evidence alone (Witness.undeclared):
     # the only payloads that break there carry a member the writer's contract never declared
     latent: tuple[tuple[str, str], ...] = ()
+    # what blocked the decision where a verdict is unknown: no payload could be built (and why), none the writer
+    # accepts, none the reader refuses at the change, and set containment could not decide (diff/gate.py, 6)
+    undecided: str = ""
 
     def breaks(self, direction: str | None = None, view: str | None = None) -> bool:
         return any(
@@ -210,6 +213,8 @@ class DiffFinding:
             data["waived"] = self.waived
         if self.readers:
             data["readers"] = dict(self.readers)
+        if self.undecided:
+            data["undecided"] = self.undecided
         return data
 
 

@@ -21,6 +21,7 @@ class DiffRun:
     fail_on: str = "breaking"  # breaking | warning | never
     waiver_findings: tuple[DiffFinding, ...] = ()
     packages: tuple[PackageDiff, ...] = ()
+    undecided: str = "fail"  # --undecided: fail | pass (gate.UNDECIDED_CHOICES)
 
     def findings(self) -> list[DiffFinding]:
         return [f for r in self.results for f in r.findings] + list(self.waiver_findings)
@@ -37,7 +38,7 @@ class DiffRun:
     @cached_property
     def gate(self) -> GateDecision:
         """The gate decision (diff/gate.py): the exit code and every report's gate line come from it."""
-        return decide(self.results, self.options, self.fail_on, self.waiver_findings)
+        return decide(self.results, self.options, self.fail_on, self.waiver_findings, self.undecided)
 
     def failing(self) -> list[DiffFinding]:
         """The findings that fail the gate (waiver problems included)."""

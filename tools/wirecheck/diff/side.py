@@ -19,7 +19,7 @@ from wirecheck.contracts.errors import schema_error_text
 from wirecheck.contracts.formats import fast_validator
 from wirecheck.contracts.reference import ReferenceValidators, written_holds
 from wirecheck.contracts.stamps import generalised
-from wirecheck.contracts.views import DATA_KEYWORDS, tolerant_view
+from wirecheck.contracts.views import schema_children, tolerant_view
 from wirecheck.diff.model import STRICT, Several
 from wirecheck.diff.vocabulary import is_annotation
 from wirecheck.ecma_regex import RegexTimeout
@@ -216,15 +216,16 @@ class Side:
             children = list(self._children(node, at))
             if done:
                 on_path.discard(key)
-                depths[key] = 1 + max((depths.get(id(c), 0) for c, _ in children), default=0)
+                depths[key] = 1 + max((levels + depths.get(id(c), 0) - 1 for c, _, levels in children), default=0)
             elif key not in depths and key not in on_path:
                 on_path.add(key)
                 stack.append((node, at, True))
-                stack.extend((c, where, False) for c, where in children if id(c) not in depths)
+                stack.extend((c, where, False) for c, where, _ in children if id(c) not in depths)
         return depths[id(start)]
 
-    def _children(self, node: Any, base: str) -> Iterator[tuple[Any, str]]:
-        """A schema node's subschemas and the target of its `$ref`, each with the resource it is in."""
+    def _children(self, node: Any, base: str) -> Iterator[tuple[Any, str, int]]:
+        """A schema node's subschemas and the target of its `$ref`, each with the resource it is in and how many
+        levels of JSON down it is (an entry of a schema map such as `properties` is two)."""
         if isinstance(node, dict):
             ref = node.get("$ref")
             if isinstance(ref, str):
@@ -234,12 +235,11 @@ class Side:
                 except (KeyError, IndexError, ValueError, TypeError):  # dangling: refused at load, not walked
                     found = None
                 if found is not None:
-                    yield found, target.partition("#")[0]
-            for key, value in node.items():
-                if key not in DATA_KEYWORDS and isinstance(value, dict | list):
-                    yield value, base
+                    yield found, target.partition("#")[0], 1
+            for keys, value in schema_children(node):
+                yield value, base, len(keys)
         elif isinstance(node, list):
-            yield from ((item, base) for item in node if isinstance(item, dict | list))
+            yield from ((item, base, 1) for item in node if isinstance(item, dict | list))
 
     def digest(self, location: str) -> str:
         """What the schema at `location` says, as a digest: its node and every node its `$ref`s reach, each under
@@ -308,7 +308,7 @@ class Side:
                 if isinstance(ref, str):
                     parts.append(ref)
                 # a const's "$ref" is data
-                children: Any = [v for k, v in value.items() if k not in DATA_KEYWORDS and k not in skip]
+                children: Any = [v for _, v in schema_children(value, skip)]
             elif isinstance(value, list):
                 children = value
             else:  # a boolean schema, a scalar
@@ -363,8 +363,7 @@ class Side:
         if found is None:
             if isinstance(value, dict):
                 found = (value.get("additionalProperties") is False or value.get("unevaluatedProperties") is False
-                         or "$dynamicRef" in value or any(self._closes(v) for k, v in value.items()
-                                                          if k not in DATA_KEYWORDS and isinstance(v, dict | list)))
+                         or "$dynamicRef" in value or any(self._closes(v) for _, v in schema_children(value)))
             elif isinstance(value, list):
                 found = any(self._closes(v) for v in value if isinstance(v, dict | list))
             else:
@@ -502,12 +501,14 @@ def _retagged(node: Any, tag: str, bases: set[str]) -> Any:
     while stack:
         value, holder, key = stack.pop()
         if isinstance(value, dict):
-            copy: Any = {}
-            for name, item in value.items():
-                if name in DATA_KEYWORDS or not isinstance(item, dict | list):
-                    copy[name] = item
+            copy: Any = dict(value)  # data and scalars as written; each subschema replaced by its copy below
+            for keys, item in schema_children(value):
+                if len(keys) == 2:  # an entry of a schema map (`properties`): the map copied, its names kept
+                    if copy[keys[0]] is value[keys[0]]:
+                        copy[keys[0]] = dict(value[keys[0]])
+                    stack.append((item, copy[keys[0]], keys[1]))
                 else:
-                    stack.append((item, copy, name))
+                    stack.append((item, copy, keys[0]))
             ref = value.get("$ref")
             if isinstance(ref, str) and ref.partition("#")[0] in bases:
                 copy["$ref"] = _retag(ref, tag)
@@ -606,9 +607,8 @@ def chains_shortened(resources: dict[str, Any]) -> dict[str, Any]:
                 if isinstance(ref, str) and all(k == "$ref" or is_annotation(k) for k in node):
                     here = f"{base}#{format_pointer(_spelled(link))}"
                     bare[here] = join(here, ref)
-                for key, value in node.items():
-                    if key not in DATA_KEYWORDS and isinstance(value, dict | list):
-                        push((value, (link, key)))
+                for keys, value in schema_children(node):
+                    push((value, (link, keys[0]) if len(keys) == 1 else ((link, keys[0]), keys[1])))
             elif isinstance(node, list):
                 for index, value in enumerate(node):
                     if isinstance(value, dict | list):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from wirecheck import exitcodes
 from wirecheck.contracts import ContractError, load_registry
-from wirecheck.diff.gate import FAIL_ON, fails
+from wirecheck.diff.gate import FAIL_ON, UNDECIDED_CHOICES, fails
 from wirecheck.diff.model import BACKWARD, FORWARD, TOLERANT
 from wirecheck.diff.options import DiffOptions
 from wirecheck.diff.package import PackageDiff, diff_matrix
@@ -44,6 +44,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-witnesses", action="store_true")
     parser.add_argument("--fail-on", default="breaking", choices=FAIL_ON,
                         help="the gate every report is judged under (default breaking); the exit code is its answer")
+    parser.add_argument("--undecided", default="fail", choices=UNDECIDED_CHOICES,
+                        help="fail (default: exit 6 on an undecided change of a declared member) or pass")
     args = parser.parse_args(argv)
     options = DiffOptions(witnesses=not args.no_witnesses)
     started = time.perf_counter()
@@ -55,14 +57,14 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.perf_counter() - started
     # the consecutive pairs, and the jumps that fail the gate where no step does (as `wirecheck diff` gates them)
     results = [r for p in packages for r in p.gate_pairs(partial(fails, options=options, fail_on=args.fail_on))]
-    run = DiffRun(tuple(results), options, args.fail_on, (), tuple(packages))
+    run = DiffRun(tuple(results), options, args.fail_on, (), tuple(packages), args.undecided)
     out = args.out
     out.mkdir(parents=True, exist_ok=True)
     for stale in out.glob("*.md"):
         stale.unlink()
     links = {}
     for result in results:  # the consecutive pairs and the jumps that fail the gate: each a file the index links
-        single = DiffRun((result,), options, args.fail_on)
+        single = DiffRun((result,), options, args.fail_on, undecided=args.undecided)
         name = f"{result.package}-{result.old_version}-{result.new_version}.md"
         links[pair_anchor(result)] = name
         with writing(out / name) as f:

@@ -33,11 +33,12 @@ def tag(name: str, value: Any) -> str:
     return f"{name}={value}" if plain else f"{name}={orjson.dumps(value).decode()}"
 
 
-def required_alternatives(node: dict[str, Any]) -> list[set[str]]:
+def required_alternatives(node: dict[str, Any], word: str = "anyOf") -> list[set[str]]:
     """`anyOf: [{required: [a]}, {required: [b]}]` (at least one of these present) as [{a}, {b}]; else []. Beside
     an object's own properties such a union only refines the object (Qoder's type/subtype alternatives): the
-    prover matches it as a constraint, and probe payloads are that object with one set required."""
-    members = node.get("anyOf")
+    prover matches it as a constraint, and probe payloads are that object with one set required. `word`: "oneOf"
+    reads `oneOf` (exactly one of these present: SchemaStore's step, `uses` or `run`) the same way."""
+    members = node.get(word)
     if not isinstance(members, list) or not members:
         return []
     if not all(isinstance(m, dict) and assertions(m) == {"required"} for m in members):

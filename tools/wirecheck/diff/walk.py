@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from wirecheck.diff.catalogue import diff_rule_catalogue, show
-from wirecheck.diff.flat import Flat, flatten, within
+from wirecheck.diff.flat import Flat, beside, flatten, member_of
 from wirecheck.diff.model import ABSENT, BACKWARD, FORWARD, ITEM, Change, Several
 from wirecheck.diff.regex_example import regex_example
 from wirecheck.diff.rules import NODE_RULES, Pair, load_rule_modules
@@ -28,7 +28,12 @@ def structural_changes(old_side: Side, old_location: str, new_side: Side, new_lo
     load_rule_modules()
     changes: list[Change] = []
     _walk(old_side, old_location, new_side, new_location, (), changes, set(), 0)
-    return grouped(changes)
+    # a union's members beside an object's properties are walked merged with it, so a change of those properties
+    # is found at the object and in each member: listed once (the object's), before grouping counts changes
+    once: dict[tuple[Any, ...], Change] = {}
+    for change in changes:
+        once.setdefault((change.rule, change.path, change.key), change)
+    return grouped(list(once.values()))
 
 
 def grouped(changes: list[Change]) -> list[Change]:
@@ -109,7 +114,9 @@ def _walk(
             _walk(old_side, a, new_side, b, (*path, index), out, seen, deeper, via)
     # a pattern both sides keep, judged on a property name it matches
     for pattern in sorted(set(old.patterns) & set(new.patterns)):
-        literal = regex_example(pattern, 0, None) if old.patterns[pattern] != new.patterns[pattern] else None
+        # (both sides may write the pattern at the same location: what it reaches decides whether it changed)
+        literal = regex_example(pattern, 0, None) if old_side.digest(old.patterns[pattern]) != new_side.digest(
+            new.patterns[pattern]) else None
         if literal is not None:
             _walk(old_side, old.patterns[pattern], new_side, new.patterns[pattern], (*path, literal), out, seen,
                   deeper, via)
@@ -117,31 +124,33 @@ def _walk(
         _walk(old_side, old.additional, new_side, new.additional, (*path, "{name}"), out, seen, deeper, via)
     if old.union and new.union:
         matched, _, _, _ = match_branches(pair)
-        for a, b in matched:
-            _walk(old_side, a, new_side, b, path, out, seen, deeper, (*via, (path, a, b)))
+        for a, b in matched:  # members beside an object's own properties are that object refined: merged with it
+            _walk(old_side, a, new_side, b, path, out, seen, deeper, (*via, (path, a, b)),
+                  old_flat=member_of(old_side, old, a) if beside(old) else None,
+                  new_flat=member_of(new_side, new, b) if beside(new) else None)
     elif old.union and not new.union:
         # a union collapsed into one shape: compare that shape with each old member of the same type (a member
         # beside the object's own properties is that object refined: compared merged with it)
         walks: list[list[Change]] = []
         tagged = discriminator(old_side, old.branches)[0] is not None
         for branch in old.branches:
-            member = within(old, flatten(old_side, branch)) if _beside(old) else flatten(old_side, branch)
+            member = member_of(old_side, old, branch)
             if member.types == new.types:
                 found: list[Change] = []
                 walks.append(found)
                 _walk(old_side, branch, new_side, new_loc, path, found, seen if tagged else set(seen), deeper,
-                      (*via, (path, branch, new_loc)), old_flat=member if _beside(old) else None, new_flat=new_flat)
+                      (*via, (path, branch, new_loc)), old_flat=member if beside(old) else None, new_flat=new_flat)
         out.extend(_as_one(walks, FORWARD, tagged, closed=new.closed))
     elif new.union and not old.union:
         walks = []
         tagged = discriminator(new_side, new.branches)[0] is not None
         for branch in new.branches:
-            member = within(new, flatten(new_side, branch)) if _beside(new) else flatten(new_side, branch)
+            member = member_of(new_side, new, branch)
             if member.types == old.types:
                 found = []
                 walks.append(found)
                 _walk(old_side, old_loc, new_side, branch, path, found, seen if tagged else set(seen), deeper,
-                      (*via, (path, old_loc, branch)), old_flat=old_flat, new_flat=member if _beside(new) else None)
+                      (*via, (path, old_loc, branch)), old_flat=old_flat, new_flat=member if beside(new) else None)
         out.extend(_as_one(walks, BACKWARD, tagged, closed=old.closed))
 
 
@@ -175,6 +184,3 @@ def _as_one(walks: list[list[Change]], every: str, tagged: bool, closed: bool) -
         out.setdefault((change.rule, change.path, change.key), change)
     return list(out.values())
 
-def _beside(flat: Flat) -> bool:
-    """Whether a union stands beside the object's own properties (and so only refines that object)."""
-    return bool(flat.union and (flat.properties or flat.required or flat.closed))

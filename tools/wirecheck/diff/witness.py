@@ -8,11 +8,14 @@ of those, the shortest serialisation wins, per direction and consumer model.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from wirecheck.diff.instances import NoExample, example
-from wirecheck.diff.model import BACKWARD, FORWARD, STRICT, VIEWS, Probe, Witness
+from wirecheck.diff.model import ABSENT, BACKWARD, FORWARD, ITEM, STRICT, VIEWS, Probe, Several, Witness
 from wirecheck.diff.side import Side, related
 from wirecheck.json_types import json_bytes
 
@@ -24,18 +27,31 @@ def _size(payload: Any) -> int:
 
 
 def candidates(probes: Iterable[Probe], old: tuple[Side, str], new: tuple[Side, str],
-               via: tuple[tuple[tuple[Any, ...], str, str], ...] = ()) -> list[Any]:
-    """Payloads for `probes`, built through the union members `via` names (Change.via) where it can."""
+               via: tuple[tuple[tuple[Any, ...], str, str], ...] = (), failures: list[str] | None = None,
+               plants: dict[bytes, tuple[Any, ...]] | None = None) -> list[Any]:
+    """Payloads for `probes`, built through the union members `via` names (Change.via) where it can; why a probe
+    could not be built goes to `failures` (what blocked a decision, when nothing else decides it), and the path
+    each payload's value was planted at to `plants` (by the payload's key, `json_bytes(sort_keys=True)`)."""
     payloads: list[Any] = []
     seen: set[bytes] = set()
     for probe in probes:
         side, location = old if probe.side == "old" else new
-        prefer = {at: (a if probe.side == "old" else b) for at, a, b in via}
+        prefer: dict[tuple[Any, ...], tuple[str, ...]] = {}  # unions nested at one path (a oneOf in a oneOf) each
+        for at, a, b in via:  # have a member there
+            prefer[at] = (*prefer.get(at, ()), a if probe.side == "old" else b)
         try:
             payload = example(side, location, {probe.path: probe.value} if probe.planted else None, prefer)
-        except (NoExample, RecursionError):
+        except NoExample as exc:
+            if failures is not None:
+                failures.append(str(exc))
             continue
-        except Exception:  # a generator gap must cost a witness, never the diff
+        except RecursionError:
+            if failures is not None:
+                failures.append(f"{location} nests deeper than a payload can be built")
+            continue
+        except Exception as exc:  # a generator gap must cost a witness, never the diff
+            if failures is not None:
+                failures.append(f"the payload builder failed ({type(exc).__name__})")
             continue
         try:
             key = json_bytes(payload, sort_keys=True)
@@ -44,11 +60,14 @@ def candidates(probes: Iterable[Probe], old: tuple[Side, str], new: tuple[Side, 
         if key not in seen:
             seen.add(key)
             payloads.append(payload)
+            if plants is not None and probe.planted:
+                plants[key] = probe.path
     return payloads
 
 
 def judge(payloads: Iterable[Any], old: tuple[Side, str], new: tuple[Side, str],
-          about: tuple[Any, ...] | None = None, confirm: bool = True) -> dict[tuple[str, str], Witness]:
+          about: tuple[Any, ...] | None = None, confirm: bool = True,
+          blame: Blame | None = None) -> dict[tuple[str, str], Witness]:
     """The shortest verified witness per (direction, view) among `payloads`; with `about`, only witnesses whose
     rejection is at or around that instance path (so a change is never credited with another change's break).
 
@@ -60,7 +79,8 @@ def judge(payloads: Iterable[Any], old: tuple[Side, str], new: tuple[Side, str],
     diff's time went to confirming witnesses that a shorter one then replaced). The reader's errors and the
     writer's undeclared members (what ties a candidate to the change, what makes it latent) are asked for in
     the same order, shortest first, and no further than a confirmed declared candidate: the winner is the one
-    every candidate's answers would pick."""
+    every candidate's answers would pick. With `blame` (what the change's probes planted where), a candidate the
+    reader refuses only around the planted value, not at it, must be refused because of it (`_its_own`)."""
     sides = {"old": old, "new": new}
     screened: dict[tuple[str, str], list[tuple[int, int, Any]]] = {}
     for index, payload in enumerate(payloads):
@@ -80,7 +100,8 @@ def judge(payloads: Iterable[Any], old: tuple[Side, str], new: tuple[Side, str],
         writer, reader = ("new", "old") if direction == FORWARD else ("old", "new")
         writer_side, writer_location = sides[writer]
         reader_side, reader_location = sides[reader]
-        ranked = _ranked(found, (writer_side, writer_location), (reader_side, reader_location), view, about)
+        ranked = _ranked(found, (writer_side, writer_location), (reader_side, reader_location), view, about,
+                         blame.of(reader) if blame is not None else None)
         for payload, undeclared, errors in ranked:
             if confirm and not (writer_side.confirms(writer_location, STRICT, payload, True)
                                 and reader_side.confirms(reader_location, view, payload, False)):
@@ -94,7 +115,8 @@ def judge(payloads: Iterable[Any], old: tuple[Side, str], new: tuple[Side, str],
 
 
 def _ranked(found: list[tuple[int, int, Any]], writer: tuple[Side, str], reader: tuple[Side, str], view: str,
-            about: tuple[Any, ...] | None) -> Iterator[tuple[Any, tuple[str, ...], list[Any]]]:
+            about: tuple[Any, ...] | None, blame: Blame | None = None
+            ) -> Iterator[tuple[Any, tuple[str, ...], list[Any]]]:
     """(payload, undeclared members, errors about `about`) of the screened candidates `found` ((size, index,
     payload)) in the order that picks the winner: the declared ones shortest first, then the latent ones."""
     latent = []
@@ -104,12 +126,151 @@ def _ranked(found: list[tuple[int, int, Any]], writer: tuple[Side, str], reader:
             errors = [e for e in reader[0].errors(reader[1], view, payload) if related(e[0], about)]
             if not errors:
                 continue
+            if blame is not None and not _its_own(reader, view, payload, errors, about, blame):
+                continue
         undeclared = writer[0].undeclared(writer[1], payload)
         if undeclared:
             latent.append((payload, undeclared, errors))
         else:
             yield payload, undeclared, errors
     yield from latent
+
+
+@dataclass(frozen=True)
+class Blame:
+    """What a change's probes planted where (by the payload's key, `json_bytes(sort_keys=True)`), the schemas at
+    its path in the old and the new release where it is written there (Change.local), and the union members it
+    was found in (Change.via); `of(reader)` keeps the reader's side of each."""
+
+    plants: dict[bytes, tuple[Any, ...]]
+    places: tuple[str | None, str | None] = (None, None)
+    via: tuple[tuple[tuple[Any, ...], str, str], ...] = ()
+    reader: str = ""
+
+    def of(self, reader: str) -> Blame:
+        return dataclasses.replace(self, reader=reader)
+
+    @property
+    def place(self) -> str | None:
+        return self.places[0] if self.reader == "old" else self.places[1]
+
+    @property
+    def members(self) -> list[tuple[tuple[Any, ...], str]]:
+        return [(at, a if self.reader == "old" else b) for at, a, b in self.via]
+
+
+def _its_own(reader: tuple[Side, str], view: str, payload: Any, errors: list[Any], about: tuple[Any, ...],
+             blame: Blame) -> bool:
+    """Whether the reader refuses `payload` because of the value the change's probe planted in it: an error at or
+    below the planted value, or one around it (the object it sits in, a union none of whose members accepts the
+    payload: read in the member the change was found in, `_through`) that goes away once the payload is fixed
+    there alone — the planted value dropped, or, where it is the whole value at the change's place, replaced by
+    one the reader's own schema there accepts (a step planted in a list that needs one). AsyncAPI 2.6 → 3.0: a 2.6
+    server whose tag has a `description` is refused by 3.0, whose server needs `host`; without the `description`
+    it is refused the same, so it is no witness of "tag description removed" (issue 39, 4); a closed trait example
+    `{"x": 1}` that must now carry `payload` or `headers` is refused by a tolerant reader for lacking those, not
+    for `x`. Another change's error elsewhere (AsyncAPI's version) does not matter. A value planted as absent, or
+    not found in the payload, is judged by where the errors are, as before."""
+    planted = blame.plants.get(json_bytes(payload, sort_keys=True))
+    if planted is None:
+        return True
+    spots = [path for path in _concrete(payload, planted) if _holds(payload, path)]
+    if not spots:
+        return True
+    errors = _through(reader, view, payload, errors, blame.members)
+    if any(path[:len(spot)] == spot for path, _ in errors for spot in spots):
+        return True
+    fixes = [_replaced(payload, spot, ABSENT) for spot in spots]
+    if blame.place is not None and planted == about:  # the planted value is all there is at the change's place
+        with contextlib.suppress(Exception):  # (no value built: one fix fewer)
+            value = example(reader[0], blame.place)
+            fixes += [_replaced(payload, spot, value) for spot in spots]
+    for fixed in fixes:
+        left = set(_through(reader, view, fixed, reader[0].errors(reader[1], view, fixed), blame.members))
+        if any(e not in left for e in errors):
+            return True
+    return False
+
+
+def _through(reader: tuple[Side, str], view: str, payload: Any, errors: list[Any],
+             members: list[tuple[tuple[Any, ...], str]]) -> list[Any]:
+    """`errors` with each one at a union the change was found inside (`members`: its path, the member there)
+    replaced by what that member says of the value there: a union of 56 control requests says only that none
+    accepts it, its member which of its members it lacks or refuses."""
+    out = []
+    for path, message in errors:
+        member = next((m for at, m in members if path in _concrete(payload, at)), None)
+        if member is None or not _holds(payload, path):
+            out.append((path, message))
+            continue
+        value = _value(payload, path)
+        out += [((*path, *inner), said) for inner, said in reader[0].errors(member, view, value)] or [
+            (path, message)]
+    return out
+
+
+def _value(payload: Any, path: tuple[Any, ...]) -> Any:
+    for step in path:
+        payload = payload[step]
+    return payload
+
+
+_CONCRETE_PATHS = 4  # places of a payload one change path is looked for at (`*`, `{name}`, a grouped step)
+
+
+def _concrete(payload: Any, about: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    """The instance paths of `payload` the change path `about` stands for (`*` any item, `{name}` any member, a
+    grouped step any of its values); the last step may be absent (a member the change asks for)."""
+    frontier: list[tuple[tuple[Any, ...], Any]] = [((), payload)]
+    for index, step in enumerate(about):
+        last, found = index == len(about) - 1, []
+        for path, value in frontier:
+            if isinstance(value, dict):
+                keys = [k for k in value if k == step or step == "{name}"
+                        or (isinstance(step, Several) and k in step.values)]
+                if last and not keys and isinstance(step, str) and step not in (ITEM, "{name}"):
+                    keys = [step]
+                found += [((*path, k), value.get(k)) for k in keys]
+            elif isinstance(value, list):
+                positions = range(len(value)) if step == ITEM else [step] if isinstance(step, int) and (
+                    0 <= step < len(value)) else []
+                found += [((*path, i), value[i]) for i in positions]
+        frontier = found[:_CONCRETE_PATHS]
+    return [path for path, _ in frontier]
+
+
+def _holds(payload: Any, path: tuple[Any, ...]) -> bool:
+    """Whether `payload` has a member or item at `path`."""
+    for step in path:
+        if not ((isinstance(payload, dict) and step in payload)
+                or (isinstance(payload, list) and isinstance(step, int) and 0 <= step < len(payload))):
+            return False
+        payload = payload[step]
+    return True
+
+
+def _replaced(payload: Any, path: tuple[Any, ...], value: Any) -> Any:
+    """A copy of `payload` with `value` at `path` (ABSENT: the member or item there dropped)."""
+    if not path:
+        return value
+    step, rest = path[0], path[1:]
+    if isinstance(payload, dict):
+        out = dict(payload)
+        if rest:
+            out[step] = _replaced(payload[step], rest, value)
+        elif value is ABSENT:
+            out.pop(step, None)
+        else:
+            out[step] = value
+        return out
+    items = list(payload)
+    if rest:
+        items[step] = _replaced(items[step], rest, value)
+    elif value is ABSENT:
+        del items[step]
+    else:
+        items[step] = value
+    return items
 
 
 def from_difference(schema: Any, accepting: tuple[Side, str], old: tuple[Side, str],

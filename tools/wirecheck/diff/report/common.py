@@ -175,7 +175,8 @@ def gate_why(run: Any, report: RunReport) -> str:
              "risk": ("change may break a consumer or breaks one not protected",
                       "changes may break a consumer or break one not protected"),
              "release": ("version finding", "version findings"),
-             "waiver": ("stale or expired waiver", "stale or expired waivers")}
+             "waiver": ("stale or expired waiver", "stale or expired waivers"),
+             "undecided": ("change of a declared member undecided", "changes of a declared member undecided")}
     return "; ".join(f"{len(groups[code])} {one if len(groups[code]) == 1 else many}"
                      for code, (one, many) in words.items() if code in groups)
 

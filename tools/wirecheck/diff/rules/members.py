@@ -13,6 +13,7 @@ from wirecheck.diff.model import ITEM, Change, Probe
 from wirecheck.diff.regex_example import regex_examples
 from wirecheck.diff.rules import Pair, node_rule
 from wirecheck.diff.rules.types import TYPE_SAMPLES
+from wirecheck.diff.shape import same_shape
 from wirecheck.diff.side import Side
 from wirecheck.diff.vocabulary import assertions
 
@@ -35,8 +36,10 @@ def property_names(pair: Pair) -> Iterator[Change]:
     old, new = pair.old, pair.new
     if old.names is None and new.names is None:
         return
-    if old.names is not None and new.names is not None and pair.old_side.digest(old.names) == pair.new_side.digest(
-            new.names):
+    # written alike (refs followed; a digest also names where it is written, and AsyncAPI's definitions are keyed by
+    # their version, so every pair's unchanged `channels` names were "changed" and undecided: issue 39)
+    if old.names is not None and new.names is not None and same_shape(pair.old_side, old.names, pair.new_side,
+                                                                      new.names):
         return
     names = list(_NAMES)
     for side, flat in ((pair.old_side, old), (pair.new_side, new)):

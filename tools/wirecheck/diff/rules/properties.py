@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from wirecheck.diff.flat import Flat, takes_objects
-from wirecheck.diff.instances import NoExample, example
+from wirecheck.diff.flat import Flat, refining_alternatives, takes_objects
+from wirecheck.diff.instances import NoExample, example, refined_objects
 from wirecheck.diff.model import ABSENT, Change, Probe
 from wirecheck.diff.rules import Pair, node_rule
 from wirecheck.diff.shape import constrains_nothing
@@ -70,7 +70,22 @@ def _unread(side: Side, location: str, other: Flat, name: str) -> bool:
     open to that name with no schema for other names (ACP 0.4.9 → 0.5.1 dropped `_meta: {}` from open objects;
     shape.same_shape reads such a property as undeclared too)."""
     return (constrains_nothing(side, location) and not other.closed and other.additional is None
-            and not other.patterns and name not in other.required)
+            and not _named_by_pattern(other, name) and name not in other.required)
+
+
+def _named_by_pattern(flat: Flat, name: str) -> bool:
+    """Whether a `patternProperties` pattern of `flat` reads `name` (so its value is constrained there): a `{}`
+    added beside patterns that do not match it (AsyncAPI's `^x-` extensions) is still no change (issue 39). A
+    pattern that cannot be read counts as matching."""
+    from wirecheck.ecma_regex import search
+
+    for pattern in flat.patterns:
+        try:
+            if search(pattern, name):
+                return True
+        except Exception:  # RegressError, RegexTimeout: unsure, so read as constraining
+            return True
+    return False
 
 
 def _other_values(value: object) -> list[object]:
@@ -95,16 +110,41 @@ def requiredness(pair: Pair) -> Iterator[Change]:
                           property=name, key=name)
 
 
+@node_rule("REQUIRED_ALTERNATIVES_ADDED", "REQUIRED_ALTERNATIVES_REMOVED")
+def alternatives(pair: Pair) -> Iterator[Change]:
+    """An object gained (or lost) a union of `required` lists beside its properties (AsyncAPI 2.1's message
+    example: `anyOf: [{required: [payload]}, {required: [headers]}]`): a message with none of the sets is refused
+    now. (A union beside the properties only refines the object, so the union rules leave it alone; issue 39: this
+    break was reported nowhere.) Probed with the other side's objects, one per set it asks for."""
+    old, new = pair.old, pair.new
+    if not takes_objects(old) or not takes_objects(new) or bool(old.union) == bool(new.union):
+        return
+    for rule, union, side, plain, other, other_side in (
+            ("REQUIRED_ALTERNATIVES_ADDED", new, pair.new_side, old, "old", pair.old_side),
+            ("REQUIRED_ALTERNATIVES_REMOVED", old, pair.old_side, new, "new", pair.new_side)):
+        sets = refining_alternatives(side, union)
+        if sets and not plain.union:
+            probes = [Probe(other, pair.path, value, True) for value in refined_objects(other_side, plain)]
+            text = " or ".join(f"[{', '.join(sorted(names))}]" for names in sets)
+            yield pair.change(rule, probes=probes, alternatives=text, key=text,
+                              how="exactly one" if union.union == "oneOf" else "at least one")
+
+
 @node_rule("MODEL_CLOSED", "MODEL_OPENED")
 def openness(pair: Pair) -> Iterator[Change]:
     old, new = pair.old, pair.new
     if not takes_objects(old) or not takes_objects(new) or old.closed == new.closed:
         return
     child = (*pair.path, EXTRA_FIELD)
-    if new.closed:
-        yield pair.change("MODEL_CLOSED", probes=[Probe("old", child, "x", True)])
-    else:
-        yield pair.change("MODEL_OPENED", probes=[Probe("new", child, "x", True)])
+    rule, writer, reader, side = ("MODEL_CLOSED", "old", new, pair.new_side) if new.closed else (
+        "MODEL_OPENED", "new", old, pair.old_side)
+    # the unknown member planted in the writer's smallest object, and in the reader's own objects (so that nothing
+    # but the unknown member is refused there: AsyncAPI 2.1's trait examples were closed and asked for `payload`
+    # or `headers` at once, and `{"x": 1}` was refused for lacking those)
+    probes = [Probe(writer, child, "x", True)] + [
+        Probe(writer, pair.path, {**value, EXTRA_FIELD: "x"}, True) for value in refined_objects(side, reader)
+        if isinstance(value, dict) and value]
+    yield pair.change(rule, probes=probes)
 
 
 def _similar(a: str, b: str) -> bool:

@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from wirecheck.diff.flat import Flat, flatten
+from wirecheck.diff.flat import Flat, flatten, member_of
 from wirecheck.diff.instances import NoExample, example, member_example
 from wirecheck.diff.model import SAFE, STRICT, Change, Probe
 from wirecheck.diff.rules import Pair, node_rule
@@ -134,9 +134,9 @@ def _match_branches(pair: Pair) -> Matching:
     # last, a lone remaining branch of the same JSON type on each side (never guessed among several; objects only
     # with a property name in common)
     for b in list(left_old):
-        types = flatten(pair.old_side, b).types
-        same_old = [o for o in left_old if flatten(pair.old_side, o).types == types]
-        same_new = [n for n in left_new if flatten(pair.new_side, n).types == types]
+        types = member_of(pair.old_side, pair.old, b).types
+        same_old = [o for o in left_old if member_of(pair.old_side, pair.old, o).types == types]
+        same_new = [n for n in left_new if member_of(pair.new_side, pair.new, n).types == types]
         if len(same_old) == 1 and len(same_new) == 1 and (
                 types != ("object",) or _likeness(pair, b, same_new[0]) > 0):
             matched.append((b, same_new[0]))
@@ -178,8 +178,9 @@ def _unique(names: dict[str, str | None]) -> dict[str, str]:
 
 
 def _likeness(pair: Pair, old_branch: str, new_branch: str) -> float:
-    """Property names in common over property names in all (Jaccard), for two objects; 0 for anything else."""
-    a, b = flatten(pair.old_side, old_branch), flatten(pair.new_side, new_branch)
+    """Property names in common over property names in all (Jaccard), for two objects (members as they apply,
+    merged with the object beside their union); 0 for anything else."""
+    a, b = member_of(pair.old_side, pair.old, old_branch), member_of(pair.new_side, pair.new, new_branch)
     if a.types != b.types or not a.properties or not b.properties:
         return 0.0
     names_a, names_b = set(a.properties), set(b.properties)
