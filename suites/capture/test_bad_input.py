@@ -168,7 +168,8 @@ def test_summary_counts_are_exact_across_good_and_bad_lines(demo, tmp_path):
     assert (result.messages, result.unclassified, result.coverage["hello"].seen) == (4, 1, 3)
 
 
-RESULT = (Path(__file__).resolve().parents[2] / "fixtures/claude-code-print/2.1.218/valid/results-1.ndjson").read_bytes()
+RESULT = (Path(__file__).resolve().parents[2] / "fixtures/claude-code-print/2.1.218/valid/results-1.ndjson"
+          ).read_bytes()
 
 
 @pytest.mark.parametrize("number", [b"1e400", b"1" + b"0" * 400])

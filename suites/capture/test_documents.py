@@ -74,7 +74,8 @@ def test_an_array_without_the_json_suffix_is_read_as_one_too(tmp_path):
     code, out = report("claude-code-print@2.1.218", str(path))
     assert out["captures"][0]["form"] == "array" and out["summary"]["messages"] == 2
     # two results are two runs' output, whatever the document's form: the reader reads only the last (ONE-RESULT)
-    assert {(f["code"], f["obligation"]) for f in out["findings"]} == {("COUNT", "ONE-RESULT"), ("ORDER", "RESULT-LAST")}
+    assert code == 1 and {(f["code"], f["obligation"]) for f in out["findings"]} == {
+        ("COUNT", "ONE-RESULT"), ("ORDER", "RESULT-LAST")}
 
 
 @pytest.mark.parametrize("suffix", [".json", ".ndjson"])

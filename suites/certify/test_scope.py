@@ -271,7 +271,7 @@ def test_a_role_with_no_requirement_exercised_is_never_certified(tmp_path):
     scope = tmp_path / "scope.yaml"
     scope.write_text("out_of_scope:\n  - {id: CLAUDE-PRINT-2.1.218-WELL-FORMED, reason: the reader writes nothing, "
                      "evidence: it only reads claude's stdout}\n")
-    capture = str(root / "fixtures/live/claude-code@2.1.332/claude-print-plain.framed.ndjson")  
+    capture = str(root / "fixtures/live/claude-code@2.1.332/claude-print-plain.framed.ndjson")
     result = CliRunner().invoke(app, ["certify", "claude-code-print@2.1.218", capture, "--role", "reader",
                                       "--scope", str(scope)])
     assert result.exit_code == 4, result.output

@@ -167,7 +167,8 @@ def test_a_real_mcp_2026_07_28_server_is_judged_and_certified(mcp_2026):
     cert = certify_captures(mcp_2026, [V2], role="server", baseline=DATA / "mcp-server-v2" / "scope.yaml")
     assert cert.verdict == recorded["verdict"] == "certified" and cert.exit_code == 0, cert.gate_line
     assert {r.requirement.id: r.status for r in cert.results} == recorded["statuses"]
-    messages = [frame["message"] for line in V2.read_text().splitlines()[1:] if "message" in (frame := json.loads(line))]
+    frames = [json.loads(line) for line in V2.read_text().splitlines()[1:]]
+    messages = [frame["message"] for frame in frames if "message" in frame]  # the last line: the process record
     results = [m["result"] for m in messages if "result" in m]
     assert len(results) == 7 and all(r["resultType"] == "complete" for r in results)
 

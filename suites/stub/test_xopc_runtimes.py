@@ -148,9 +148,8 @@ def test_a_runtime_under_the_stub_certifies_as_recorded(tmp_path, name):
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_a_recorded_runtime_replays_as_recorded(name):
     from wirecheck.certify.pipeline import certify_captures
-    from wirecheck.contracts import load_registry
-
     from wirecheck.check.engine import CheckOptions
+    from wirecheck.contracts import load_registry
 
     # the stub's HAR holds everything the runtime sent (`wirecheck certify --whole`, as the stub certifies it)
     cert = certify_captures(load_registry().load("xopc@0.0.253"), [TWINS / name / "stub.har"], role="runtime",

@@ -50,7 +50,7 @@ def wheel_environment(work: Path) -> tuple[Path, str]:
     dist, venv = work / "dist", work / "venv"
     shutil.rmtree(dist, ignore_errors=True)
     shutil.rmtree(venv, ignore_errors=True)
-    quiet = {"check": True, "stdout": subprocess.DEVNULL, "timeout": 600}
+    quiet: dict[str, Any] = {"check": True, "stdout": subprocess.DEVNULL, "timeout": 600}
     # offline where setuptools is here (the tests' environment); else pip fetches it for the build
     isolation = [] if importlib.util.find_spec("setuptools") is None else ["--no-build-isolation"]
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", *isolation, "-w", str(dist),

@@ -73,6 +73,6 @@ def read_process(frame: dict[str, Any], file: str, line: int) -> ProcessRecord |
     for name, types in _FIELDS.items():
         value = body[name]
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in types) or (
-                name.endswith("_at") and value is not None and not value >= 0):  # NaN is not >= 0 either
+                name.endswith("_at") and isinstance(value, (int, float)) and not value >= 0):  # NaN is not >= 0 either
             return f"process/{name} is {value!r}, not a {' or '.join(t.__name__ for t in types)}"
     return ProcessRecord(**{name: body[name] for name in _FIELDS}, file=file, line=line)

@@ -706,9 +706,9 @@ class SequenceRun:
         so a client's id 0 and an agent's id 0 are two requests (the answer is looked up under its reader's)."""
         assert answer.correlate is not None
         earlier = self.requests.request((_side(requester), _id_key(request.request_id)), request)
-        for obligation in self.sequences.answered:
-            if self.sequences.answered_by(request) is obligation:
-                self.judged[obligation.id] += 1
+        answering = self.sequences.answered_by(request)
+        if answering is not None:
+            self.judged[answering.id] += 1
         # both directions in the capture: an id still waiting for its response cannot name a second request
         if earlier is not None and self.both_directions:
             emit(message.finding(

@@ -168,6 +168,7 @@ def _merge(side: Side, flat: Flat, node: Any, location: str, depth: int) -> None
 def within(parent: Flat, member: Flat) -> Flat:
     """A union's member as it applies: merged with the object its union stands beside (its properties, required
     names and bounds; the member's own declarations win), located where the member is written."""
+    types: tuple[str, ...] | None
     if parent.implied and member.types is not None:  # `properties` beside a union say nothing of a null member
         types, implied = member.types, member.implied
     else:

@@ -95,7 +95,7 @@ def load(folder: Path = HISTORIES) -> list[Pair]:
     truth = {(p["series"], p["old"], p["new"]): p for p in _yaml(folder / "ground-truth.yaml")["pairs"]}
     pairs = []
     for series in corpus["series"]:
-        revisions = []
+        revisions: list[Any] = []
         for entry in series["revisions"]:
             for file in (entry["file"], *entry.get("refs", {}).values()):
                 if not (folder / file).is_file():

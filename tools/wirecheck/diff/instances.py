@@ -291,7 +291,8 @@ def _of_type(side: Side, flat: Flat, kind: str, path: tuple[Any, ...], plants: d
             if plants.get(child) is ABSENT:
                 continue
             if name in extra:  # a member minProperties asks for, beyond the declared ones
-                value[name] = _example(side, extra[name], child, plants, depth + 1) if extra[name] else None
+                location = extra[name]
+                value[name] = _example(side, location, child, plants, depth + 1) if location else None
             elif name in flat.also and child not in plants:  # declared by a member and by its object: both apply
                 value[name] = _both(side, flat.also[name], flat.properties[name], child, plants, depth + 1)
             elif name in flat.properties:
@@ -369,7 +370,7 @@ def _extra_members(side: Side, flat: Flat, taken: set[str], count: int) -> dict[
         if len(out) >= count:
             break
         for name in (regex_example(pattern, 1, None), *regex_examples(pattern)):
-            if fits(name) and surely_matches(pattern, name):
+            if name is not None and fits(name) and surely_matches(pattern, name):
                 out[name] = location
                 break
     fresh = (f"{letter}{index or ''}" for index in range(count + 1) for letter in "abcdefgh")

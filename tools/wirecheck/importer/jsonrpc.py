@@ -338,7 +338,7 @@ def _from_structure(defs: Mapping[str, Any], by_definition: Mapping[str, str | N
     inside = _inside(defs)
     unions: dict[str, dict[str, list[str]]] = {}
     union_names: dict[tuple[str, str], str] = {}
-    first = {}  # method → the first definition that fixes it (its type; a later one is a copy)
+    first: dict[str, Any] = {}  # method → the first definition that fixes it (its type; a later one is a copy)
     for name, method in by_definition.items():
         if method is not None:
             first.setdefault(method, name)
@@ -393,17 +393,17 @@ def _from_structure(defs: Mapping[str, Any], by_definition: Mapping[str, str | N
         role = names[prefix]
         for part, kind in (("Request", "request"), ("Notification", "notification")):
             for member in union_parts.get(part, []):
-                entry = methods.get(by_definition.get(member) or "")
-                if entry is None or role in entry.senders:
+                sent = methods.get(by_definition.get(member) or "")
+                if sent is None or role in sent.senders:
                     continue
-                entry.senders.append(role)
+                sent.senders.append(role)
                 union = union_names[prefix, part]
-                entry.how.append(f"sent by the {role}: a member of {union}" + (
+                sent.how.append(f"sent by the {role}: a member of {union}" + (
                     " (the schema's one union of requests: JSON-RPC 2.0 section 1, the Client sends requests, the "
                     "Server answers them)" if role != prefix else ""))
-                if entry.type is None:
-                    entry.type = kind
-                    entry.how.append(f"a {kind}: a member of {union}")
+                if sent.type is None:
+                    sent.type = kind
+                    sent.how.append(f"a {kind}: a member of {union}")
     unions = {names[prefix]: parts_ for prefix, parts_ in unions.items()}
     return Derivation(roles, [methods[m] for m in sorted(methods)], [], unions, parts, word)
 
