@@ -71,8 +71,16 @@ class Scratch:
         return env
 
     def remove(self) -> None:
-        if not self.keep:
+        """Remove the folder. A second remover may be at work on it (the reaper, when wirecheck is stopped by a
+        signal) or a process of the program's still finishing a write: a pass that leaves the folder is tried
+        again, a few times, so nothing is left behind by the race."""
+        if self.keep:
+            return
+        for attempt in range(5):
             shutil.rmtree(self.root, ignore_errors=True)
+            if not self.root.exists():
+                return
+            time.sleep(0.05 * (attempt + 1))
 
     def __enter__(self) -> Scratch:
         return self
