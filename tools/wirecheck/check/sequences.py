@@ -172,7 +172,9 @@ class Monitor:
         return self.obligation.subject in roles
 
 
-class First(Monitor):
+class _OnChannel(Monitor):
+    """A monitor of every message on the channels its `messages` are sent on (what comes first, what comes last),
+    messages of no kind among them."""
     unknown = True
 
     def __init__(self, obligation: Obligation, release: ContractRelease):
@@ -180,6 +182,11 @@ class First(Monitor):
         self.matches: Match = self.params["messages"]
         channels = {release.kind(k).channel for k in self.matches.kinds}
         self.kinds = frozenset(k.id for k in release.kinds if k.channel in channels)
+
+
+class First(_OnChannel):
+    def __init__(self, obligation: Obligation, release: ContractRelease):
+        super().__init__(obligation, release)
         self.done = False
 
     def on_message(self, message: Message, names: dict[str, Any], emit: Emit) -> None:
@@ -195,14 +202,9 @@ class First(Monitor):
                         expected=self.matches.text, found=kind or MessageChecks.shape(message)))
 
 
-class Last(Monitor):
-    unknown = True
-
+class Last(_OnChannel):
     def __init__(self, obligation: Obligation, release: ContractRelease):
         super().__init__(obligation, release)
-        self.matches: Match = self.params["messages"]
-        channels = {release.kind(k).channel for k in self.matches.kinds}
-        self.kinds = frozenset(k.id for k in release.kinds if k.channel in channels)
         self.ended: tuple[int | None, str | None, str] | None = None  # where the last message came, and its kind
         self.after = 0  # messages after it, reported at the first
         self.last: Message | None = None
