@@ -114,7 +114,8 @@ def test_every_readme_command_works_as_written(installed):
                 continue  # the checkout's developer commands: CI runs the test one itself (.ci/run)
             result = installed.shell(line, installed.source if in_checkout else installed.empty)
             said = result.stdout + result.stderr
-            expected = {1} if "FAILS" in line else {0} if "CONFORMS" in line else {0, 1}
+            expected = ({1} if "FAILS" in line else {0} if "CONFORMS" in line else {4} if "INCOMPLETE" in line
+                        else {0, 1})
             assert result.returncode in expected, f"{line}\nexit {result.returncode}\n{said[-3000:]}"
             assert "Traceback" not in said and "internal error" not in said, line
             ran.append(line)
@@ -331,7 +332,8 @@ def test_the_action_validates_captures_into_the_summary_and_sarif(installed, tmp
     assert good.outputs["run"]["exit-code"] == "0"
     assert "conforms" in good.summary.read_text().lower()
     sarif = json.loads((tmp_path / "good" / good.outputs["run"]["sarif"]).read_text())
-    assert sarif["runs"][0]["results"] == []
+    # nothing at error or warning level (a note may say how a reader reads a BOM: valid/lease-response-bom.jsonl)
+    assert [r for r in sarif["runs"][0]["results"] if r["level"] in ("error", "warning")] == []
     assert (tmp_path / "good" / "reports" / "wirecheck" / "report.json").is_file()
 
     bad = FakeRunner(installed, adapter_repo(tmp_path / "bad"), {
