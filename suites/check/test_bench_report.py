@@ -14,7 +14,7 @@ from wirecheck.bench import THROUGHPUT_TARGET, main
 def test_conformance_report_shows_every_round_and_their_median(tmp_path: Path) -> None:
     status = main(["--skip-others", "--contract", "qoder-agent-sdk@1.0.23", "--messages", "400", "--runs", "3",
                    "--memory-lines", "100,200", "--scaling-lines", "2000", "--scaling-captures", "3",
-                   "--out", str(tmp_path)])
+                   "--traffic-messages", "3000", "--traffic-count", "3", "--out", str(tmp_path)])
     report = orjson.loads((tmp_path / "conformance.json").read_bytes())
     throughput = report["throughput"]
     for corpus in ("generated", "fixtures"):
@@ -42,7 +42,15 @@ def test_conformance_report_shows_every_round_and_their_median(tmp_path: Path) -
     assert validate["met_against_check_jsonschema"] == (
         checker is not None and validate["median_cpu_s"] <= checker["median_cpu_s"])
     # the exit status is every judgement the reports state (each depends on the host's load: not asserted itself)
-    judged = [throughput["met"], report["memory"]["flat"], scaling["met"], scaling["memory"]["flat"], startup["met"]]
+    # requests and replies (issue 43): each capture of at least the messages asked for, both runs agreeing
+    traffic = orjson.loads((tmp_path / "traffic.json").read_bytes())
+    assert [row["contract"] for row in traffic["corpora"]] == ["qoder-agent-sdk@1.0.23", "acp@2.4.0"]
+    for row in traffic["corpora"]:
+        assert row["messages"] >= 3000 and len(row["round_speedups"]) == 3
+        assert abs(row["speedup"] - statistics.median(row["round_speedups"])) < 0.006
+    assert traffic["met"] == all(row["speedup"] >= traffic["target_speedup"] for row in traffic["corpora"])
+    judged = [throughput["met"], report["memory"]["flat"], scaling["met"], scaling["memory"]["flat"], startup["met"],
+              traffic["met"]]
     assert status == (0 if all(judged) else 1)
     markdown = (tmp_path / "conformance.md").read_text()
     row = next(line for line in markdown.splitlines() if line.startswith("| generated from the contract"))

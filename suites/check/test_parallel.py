@@ -91,6 +91,72 @@ def test_generated_corpora_get_the_same_answer_split(tmp_path, spec):
     assert snapshot(parallel) == snapshot(sequential)
 
 
+@pytest.mark.parametrize("spec", ["qoder-agent-sdk@1.0.23", "acp@2.4.0"])
+def test_framed_request_and_reply_traffic_is_split_and_agrees(tmp_path, spec, monkeypatch):
+    """Issue 43: a framed capture of every kind, both directions (what `wirecheck fuzz --messages-only` writes:
+    control requests and their responses, JSON-RPC calls and their results), broken in the ways correlation
+    judges (an answer whose request is in an earlier part, answered twice, never answered, a reply that breaks its
+    request's schema, messages of no kind), split into parts that workers check: the answer of one process."""
+    import subprocess
+    import sys
+
+    from wirecheck.check import parallel
+
+    out = subprocess.run([sys.executable, "-m", "wirecheck", "fuzz", spec, "--count", "4", "--seed", "3",
+                          "--messages-only"], capture_output=True, check=True, timeout=600).stdout.splitlines()
+    header, frames = out[0], out[1:]
+    rng = random.Random(11)
+    lines = frames * 3
+    for _ in range(12):  # drop some lines, repeat others far from where they were, break a few
+        at = rng.randrange(len(lines))
+        what = rng.choice(["drop", "repeat", "break", "foreign"])
+        if what == "drop":
+            del lines[at]
+        elif what == "repeat":
+            lines.insert(rng.randrange(len(lines)), lines[at])
+        elif what == "break":
+            frame = orjson.loads(lines[at])
+            message = frame["message"]
+            for key in ("params", "message"):
+                if isinstance(message.get(key), dict):
+                    message[key] = {"broken": [1, 2]}
+                    break
+            lines[at] = orjson.dumps(frame)
+        else:
+            lines.insert(at, orjson.dumps({"from": "client" if spec.startswith("acp") else "sdk",
+                                           "message": {"jsonrpc": "2.0", "id": 77, "method": "x/unknown"}}))
+    if spec.startswith("acp"):  # a notification of a known kind whose params break its schema
+        lines.insert(len(lines) // 2, orjson.dumps({"from": "client", "message": {
+            "jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": 5}}}))
+    answers = 0
+    for at, line in enumerate(lines):  # every fifth answer's payload is an array: its reply schema's type breaks
+        frame = orjson.loads(line)
+        inner = frame["message"].get("response")
+        holder = inner if isinstance(inner, dict) and "response" in inner else frame["message"]
+        key = "response" if holder is inner else "result"
+        if isinstance(holder, dict) and isinstance(holder.get(key), dict):
+            answers += 1
+            if answers % 5 == 0:
+                holder[key] = [1, 2]
+                lines[at] = orjson.dumps(frame)
+    path = tmp_path / "traffic.ndjson"
+    path.write_bytes(b"\n".join([header, *lines]) + b"\n")
+    split = []
+    ranges = parallel._ranges
+    monkeypatch.setattr(parallel, "_ranges", lambda *args: split.append(ranges(*args)) or split[-1])
+    plan = Plan(jobs=2, forced=True, range_bytes=2048, split_min_bytes=0)
+    registry = load_registry(CONTRACTS)
+    engine = Engine(registry.load(spec), CheckOptions(), registry.load)
+    sequential = engine.run([CaptureFile(str(path))])
+    stats = parallel.Stats()
+    result = check(engine, ReleaseSource(str(CONTRACTS), spec), [CaptureFile(str(path))], plan, stats)
+    codes = {f.code for f in sequential.findings}
+    assert sequential.messages > 100 and "REPLY_VIOLATION" in codes and "SCHEMA_VIOLATION" in codes, codes
+    assert snapshot(result) == snapshot(sequential)
+    (form, parts), = split
+    assert form == "framed" and len(parts) > 10 and stats.workers_used and not stats.workers_lost
+
+
 NASTY = [  # lines that test what a part's reader must agree on with a whole-capture reader
     b'{"type":"hello","version":"1.0.0"}',
     b'\xef\xbb\xbf{"type":"hello","version":"1.0.0"}',  # a byte order mark mid-capture
@@ -139,10 +205,10 @@ def test_many_captures_and_stdin_like_ones_are_merged_in_order(demo_registry, tm
     assert sequential.unreadable_count == 1
 
 
-def test_a_part_is_read_again_here_when_a_rule_still_waits_for_the_messages_a_worker_took(demo_registry, tmp_path):
+def test_a_rule_still_waiting_when_a_part_is_handed_out_sees_its_messages_in_order(demo_registry, tmp_path):
     """The demo's FIRST_MESSAGE_IS waits for the first message. Values that are not messages settle the form but
-    not the rule; the first message (an event, which a worker may take once the rule has settled) lies in a later
-    part: that part is read here, so the rule sees it, as in one process."""
+    not the rule; the first message (an event, which a worker takes once the rule has settled) lies in a later
+    part: the worker hands its events back, checked, and the rule sees them here in order, as in one process."""
     event = b'{"type":"event","payload":{"kind":"count","count":1}}'
     path = tmp_path / "late.ndjson"
     path.write_bytes(b"[1]\n" * 12 + event + b"\n" + (event + b"\n") * 50)
@@ -202,12 +268,12 @@ def _dying_batch(first, paths):
     return parallel.__dict__.get("_real_check_batch", parallel._check_batch)(first, paths)
 
 
-def _dying_range(path, start, end, max_line_bytes):
+def _dying_range(path, start, end, *rest):
     from wirecheck.check import parallel
 
     if start > 2 * 4096:  # the third part on: the pool breaks with parts in flight and parts not yet sent
         os.kill(os.getpid(), signal.SIGKILL)
-    return parallel.__dict__.get("_real_check_range", parallel._check_range)(path, start, end, max_line_bytes)
+    return parallel.__dict__.get("_real_check_range", parallel._check_range)(path, start, end, *rest)
 
 
 @pytest.mark.parametrize("what", ["whole captures", "parts of one capture"])

@@ -201,6 +201,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("reports/bench"))
     parser.add_argument("--scaling-lines", type=int, default=1_000_000, help="lines of the one large capture")
     parser.add_argument("--scaling-captures", type=int, default=1000, help="small captures (200 lines each)")
+    parser.add_argument("--traffic-messages", type=int, default=250_000,
+                        help="messages of each request-and-reply capture (at least)")
+    parser.add_argument("--traffic-count", type=int, default=None,
+                        help="`wirecheck fuzz --count` of each request-and-reply capture (default: TRAFFIC's)")
     parser.add_argument("--skip-others", action="store_true",
                         help="only the conformance bench (not generation and diff)")
     args = parser.parse_args(argv)
@@ -279,6 +283,7 @@ def conformance(args: argparse.Namespace) -> bool:
     met = real["ratio"] >= THROUGHPUT_TARGET
 
     scaled = scaling(args, release, registry.root, generated, work)
+    traffic = request_reply_scaling(args, registry.root, work)
 
     memory = []
     for lines in [int(n) for n in args.memory_lines.split(",")]:
@@ -329,7 +334,7 @@ def conformance(args: argparse.Namespace) -> bool:
     ]
     (args.out / "conformance.md").write_text("\n".join(text) + "\n")
     print("\n".join(text))
-    return met and flat and scaled
+    return met and flat and scaled and traffic
 
 
 _PARALLEL_RUN = """
@@ -454,6 +459,73 @@ def scaling(args: argparse.Namespace, release: ContractRelease, contracts: Path,
     (args.out / "scaling.md").write_text("\n".join(text) + "\n")
     print("\n".join(text))
     return met and flat
+
+
+# Captures of requests and replies from end to end (issue 43): what `wirecheck fuzz --messages-only` writes for a
+# release (every kind, both directions, framed: control requests and their responses, JSON-RPC calls and their
+# results), its messages repeated to the wanted length. (contract, fuzz --count, the name in the report)
+TRAFFIC = (("qoder-agent-sdk@1.0.23", 200, "Qoder, every kind (control requests and responses)"),
+           ("acp@2.4.0", 1000, "ACP, JSON-RPC requests and results"))
+TRAFFIC_TARGET = 1.6  # -j 2 over -j 1 on each (issue 43)
+
+
+def traffic_capture(contracts: Path, spec: str, count: int, messages: int, path: Path) -> int:
+    """`wirecheck fuzz SPEC --count COUNT --seed 5 --messages-only`, its frames repeated until the capture holds
+    at least `messages`; the messages written."""
+    out = subprocess.run([sys.executable, "-m", "wirecheck", "fuzz", spec, "--count", str(count), "--seed", "5",
+                          "--messages-only", "--contracts", str(contracts)],
+                         capture_output=True, check=True, timeout=3600).stdout
+    header, _, frames = out.partition(b"\n")
+    lines = frames.count(b"\n")
+    copies = max(1, -(-messages // max(lines, 1)))
+    with path.open("wb") as handle:
+        handle.write(header + b"\n")
+        for _ in range(copies):
+            handle.write(frames)
+    return lines * copies
+
+
+def request_reply_scaling(args: argparse.Namespace, contracts: Path, work: Path, rounds: int = 3) -> bool:
+    """-j 1 against -j <every CPU> on captures full of requests and replies (TRAFFIC), each split into parts whose
+    messages workers check, the main process correlating them in order: the speed-up as the median of paired
+    rounds, against TRAFFIC_TARGET; the findings and messages of both runs must agree."""
+    from wirecheck.check.parallel import available_cpus
+
+    cores = available_cpus()
+    rows = []
+    for spec, count, name in TRAFFIC:
+        path = work / f"traffic-{spec}.jsonl"
+        messages = traffic_capture(contracts, spec, args.traffic_count or count, args.traffic_messages, path)
+        pairs = [(parallel_run(contracts, spec, [path], 1, work), parallel_run(contracts, spec, [path], cores, work))
+                 for _ in range(rounds)]
+        for one, many in pairs:
+            assert one["messages"] == many["messages"] == messages and one["findings"] == many["findings"], \
+                (one, many)
+        speedups = [a["seconds"] / b["seconds"] for a, b in pairs]
+        rows.append({"contract": spec, "corpus": name, "messages": messages, "bytes": path.stat().st_size,
+                     "one_core_messages_per_s": round(messages / min(a["seconds"] for a, _ in pairs)),
+                     "all_cores_messages_per_s": round(messages / min(b["seconds"] for _, b in pairs)),
+                     "speedup": round(statistics.median(speedups), 2),
+                     "round_speedups": [round(x, 2) for x in speedups]})
+        path.unlink()
+    met = all(row["speedup"] >= TRAFFIC_TARGET for row in rows)
+    (args.out / "traffic.json").write_text(orjson.dumps({"cores": cores, "target_speedup": TRAFFIC_TARGET,
+                                                         "met": met, "corpora": rows},
+                                                        option=orjson.OPT_INDENT_2).decode() + "\n")
+    text = [
+        "", f"## Requests and replies: -j 1 against -j {cores}", "",
+        "`wirecheck fuzz <contract> --messages-only` (every kind, both directions, framed), repeated; workers check "
+        "every message of a part, the main process correlates requests and answers in order.", "",
+        "| corpus | contract | messages | MB | 1 core msg/s | all cores msg/s | speed-up (median) | each round |",
+        "|---|---|---:|---:|---:|---:|---:|---|",
+        *[f"| {r['corpus']} | {r['contract']} | {r['messages']:,} | {r['bytes'] / 1e6:.0f} | "
+          f"{r['one_core_messages_per_s']:,} | {r['all_cores_messages_per_s']:,} | **{r['speedup']:.2f}** | "
+          f"{', '.join(f'{x:.2f}' for x in r['round_speedups'])} |" for r in rows],
+        "", f"Target speed-up ≥ {TRAFFIC_TARGET} on each: {'met' if met else 'MISSED'}.",
+    ]
+    (args.out / "traffic.md").write_text("\n".join(text) + "\n")
+    print("\n".join(text))
+    return met
 
 
 if __name__ == "__main__":

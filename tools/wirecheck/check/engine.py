@@ -35,6 +35,8 @@ from wirecheck.check.result import (
     group_of,
 )
 from wirecheck.check.sequences import (  # noqa: F401  (importers of the engine find these here too)
+    Noted,
+    PartAnswers,
     RequestFamily,
     Sequences,
     jsonrpc_methods,
@@ -61,9 +63,22 @@ from wirecheck.rules.registry import MESSAGE, Rule, SettlingRule, instantiate, s
 __all__ = ["MAX_LISTED", "CaptureSummary", "CheckOptions", "CheckResult", "Engine", "KindCoverage", "Reading",
            "Source", "check_captures"]
 
-# The fast path's view of a kind: its strict validator, the rules that observe it without a Message, the kind.
-_FastEntry = tuple[Callable[[Any], bool], tuple[Any, ...], MessageKind]
+# The fast path's view of a kind: `holds` (its strict validator, and its single-message rules find nothing), the
+# rules that observe it without a Message, the kind, and None for a kind whose messages need nothing of the
+# capture's ordered state but those observers, else the rules the ordered step shows them to (Engine._ordered).
+_FastEntry = tuple[Callable[[Any], bool], tuple[Any, ...], MessageKind, "tuple[Rule, ...] | None"]
+# What the fast path does with a held message of a kind that needs the ordered step: (kind, rules, value, line).
+_Ordered = Callable[[MessageKind, "tuple[Rule, ...]", Any, int], None]
 
+
+# A message of a later part of a capture whose own checks a worker process made (check/parallel.py, PartChecks), as
+# a plain tuple (hundreds of thousands cross between processes; a (line, value) pair is a message as read):
+# (line within its part, sender, value, kind id, findings, after, alone, noted). `findings`: those of its own checks
+# in the order a sequential run makes them (the frame's sender, its content); `after`: its consumers' contracts';
+# `alone`: its single-message rules were run and found nothing; `noted`: a request or an answer the worker
+# correlated as far as its part shows (sequences.PartAnswers), its value left out (None) where nothing else reads
+# it. The capture's engine shows it to what needs the capture's ordered state (Engine._ordered).
+Checked = tuple[int, "str | None", Any, str, "tuple[Finding, ...]", "tuple[Finding, ...]", bool, "Noted | None"]
 
 
 @dataclass(frozen=True)
@@ -73,8 +88,13 @@ class Reading:
 
     accept: Callable[[Any, int], bool]  # the fast path: True when it took the value (see Engine._acceptor)
     seen: dict[str, int]  # messages the fast path took, per kind: a source adds those it took itself
-    unsettled: Callable[[], set[str]]  # kinds that a rule which has not settled yet still watches
+    unsettled: Callable[[], frozenset[int]]  # the rules (by their place in the catalog) that have not settled yet
     observe: Callable[[str, int], None]  # (kind id, line): show the fast path's observers a message taken elsewhere
+    # (role, line, kind id): a framed message of a kind that needs no ordered state, taken elsewhere: its sender
+    # spoke, and it may be the role's last message (what the process record is judged after)
+    took: Callable[[str | None, int, str], None]
+    # the first line's number less one of the part whose Checked messages are being fed (their lines count from 1)
+    offset: list[int] = field(default_factory=lambda: [0])
 
 
 # How a capture is read: what read_capture(raw_stream=True, fast=reading.accept) yields, in capture order.
@@ -109,6 +129,7 @@ class _CaptureRun:
         self.rules: list[Rule] = []
         self.rules_by_kind: dict[str, list[Rule]] = {kind.id: [] for kind in engine.release.kinds}
         self.alone: set[int] = set()  # id() of the rules that judge each message alone (scope MESSAGE): no state
+        self._keeping: dict[str, tuple[Rule, ...]] = {}
         for use in engine.release.rules:
             rule = engine.rule(use)
             self.rules.append(rule)
@@ -127,15 +148,29 @@ class _CaptureRun:
         return (self.capture.form == "framed" or self.process is not None or self.capture.whole
                 or self.engine.options.whole)
 
-    def unsettled_kinds(self) -> set[str]:
-        """Kinds that a rule which has not yet seen all it needs still watches."""
-        return {kind_id for kind_id, rules in self.rules_by_kind.items()
-                if any(getattr(rule, "settled", True) is False for rule in rules)}
+    def unsettled(self) -> frozenset[int]:
+        """The rules (by their place in the catalog) that have not yet seen all they need."""
+        return frozenset(at for at, rule in enumerate(self.rules) if getattr(rule, "settled", True) is False)
+
+    def settle_all_but(self, unsettled: frozenset[int]) -> None:
+        """A later part of the capture, read elsewhere: the rules that had settled by then have settled here too."""
+        for at, rule in enumerate(self.rules):
+            if getattr(rule, "settled", True) is False and at not in unsettled:
+                rule.settled = True  # type: ignore[attr-defined]  # this instance reads nothing else
+        self.drop_settled_rules()
 
     def drop_settled_rules(self) -> None:
         """Stop showing messages to rules that need no more (their finish() still runs)."""
         for kind_id, rules in self.rules_by_kind.items():
             self.rules_by_kind[kind_id] = [rule for rule in rules if not getattr(rule, "settled", False)]
+        self._keeping.clear()
+
+    def keeping(self, kind_id: str) -> tuple[Rule, ...]:
+        """A kind's rules that keep state between messages (those judging a message alone left out)."""
+        rules = self._keeping.get(kind_id)
+        if rules is None:
+            rules = self._keeping[kind_id] = tuple(r for r in self.rules_by_kind[kind_id] if id(r) not in self.alone)
+        return rules
 
 
 class Engine:
@@ -157,6 +192,11 @@ class Engine:
         # general path, which remembers the last message of each role
         self._last_kinds = frozenset().union(*(o.params["when"].kinds for o in self._outcome if "when" in o.params))
         self._base_kinds = {base.kind: base for base in release.bases.values()}
+        self._kinds = {kind.id: kind for kind in release.kinds}
+        # kinds whose messages the capture's ordered state reads: requests and answers, obligations' monitors, the
+        # last message a process obligation asks about, and those whose consumers' contracts are checked too
+        self._stateful = (self.sequences.correlated | self.sequences.watched | self._last_kinds
+                          | self.messages.has_consumers)
         self._other_releases: list[ContractRelease] | None = None  # loaded when a capture recognises nothing
         self._alone: dict[str, list[Rule]] = {}  # kind id → its single-message rules (judge_alone)
 
@@ -222,53 +262,91 @@ class Engine:
         if forced is None and capture.path != "-":  # a file a program wrote, named as a file kind's pattern says
             capture.bare_file = any(k.channel == "file" and k.path_glob and fnmatch.fnmatch(
                 capture.path.replace("\\", "/"), k.path_glob) for k in self.release.kinds)
-        # Fast path: a plain stream message of a kind that needs nothing but its schema, and is strictly valid, is
-        # counted in the line loop itself, without building a Message. Everything else comes back here.
+        # Fast path: a plain stream message of a kind whose own check is its schema (and rules judging a message
+        # alone), strictly valid, is counted in the line loop itself; one of a kind that needs the capture's ordered
+        # state (answers, obligations, rules that keep state) is then shown to it without classifying or validating
+        # it again. Everything else comes back here.
         fast = self._fast_validators(run) if forced is None else {}
         seen: dict[str, int] = {k.id: 0 for k in self.release.kinds}
         settling: list[SettlingRule] = [r for r in run.rules if getattr(r, "settled", True) is False]  # type: ignore[misc]
         last: list[Any] = [None, None]  # the fast path's last refusal: (value, its kind), not to classify it twice
-        accept = self._acceptor(fast, seen, last, capture.label)
+        label = capture.label
+
+        def ordered(kind: MessageKind, rules: tuple[Rule, ...], value: Any, line: int) -> None:
+            self._ordered(Message(value=value, file=label, line=line, kind=kind), kind, run, emit, rules)
+
+        accept = self._acceptor(fast, seen, last, label, ordered)
 
         def observe(kind_id: str, line: int) -> None:
-            _, rules, kind = fast[kind_id]  # a kind taken elsewhere is on this fast path (stateless_acceptor)
+            _, rules, kind, _ = fast[kind_id]  # a kind taken elsewhere is on this fast path (PartChecks)
             for rule in rules:
-                rule.observe(kind, None, capture.label, line)
+                rule.observe(kind, None, label, line)
 
-        reading = Reading(accept if forced is None else _refuse, seen, run.unsettled_kinds, observe)
+        def took(role: str | None, line: int, kind_id: str) -> None:
+            run.sequence.roles.add(role)
+            earlier = run.last.get(role)
+            if earlier is None or (earlier.line or 0) < line:
+                run.last[role] = Message(value=None, file=label, line=line, sender=role,
+                                         kind=self._kinds[kind_id])
+
+        reading = Reading(accept if forced is None else _refuse, seen, run.unsettled, observe, took)
         for item in (source if forced is None else self._read)(capture, reading):
             known = forced
             if type(item) is tuple:
-                line_no, value = item
-                if type(value) is not dict:
-                    emit(not_an_object(value, capture.label, line_no))
-                    continue
-                if last[0] is value:
-                    known = last[1]
-                item = Message(value=value, file=capture.label, line=line_no)
-            if isinstance(item, Finding):
+                if len(item) == 2:  # (line, value): a message as read
+                    line_no, value = item
+                    if type(value) is not dict:
+                        emit(not_an_object(value, label, line_no))
+                        continue
+                    if last[0] is value:
+                        known = last[1]
+                    item = Message(value=value, file=label, line=line_no)
+                else:  # Checked: its own checks made by a worker, the ordered ones made here
+                    line_no, sender, value, kind_id, findings, after, alone, noted = item
+                    checked = self._kinds[kind_id]
+                    offset = reading.offset[0]
+                    message = Message(value=value, file=label, line=line_no + offset, sender=sender, kind=checked)
+                    for finding in findings:
+                        emit(replace(finding, line=finding.line + offset) if finding.line is not None else finding)
+                    if noted is not None and noted[1] is not None and noted[1][1] and offset:
+                        noted = noted[0], (noted[1][0], tuple(replace(f, line=(f.line or 0) + offset)
+                                                              for f in noted[1][1]))
+                    self._ordered(message, checked, run, emit, run.keeping(kind_id) if alone
+                                  else run.rules_by_kind[kind_id], consumers=False, noted=noted)
+                    for finding in after:
+                        emit(replace(finding, line=finding.line + offset) if finding.line is not None else finding)
+                    summary.messages += 1
+                    result.messages += 1
+                    result.coverage[kind_id].seen += 1
+                    item = None
+            if item is None:
+                pass
+            elif isinstance(item, Finding):
                 emit(judge_non_json_line(self.release, item) if self.release.non_json_lines else item)
                 continue
-            if isinstance(item, ProcessRecord):
+            elif isinstance(item, ProcessRecord):
                 run.process = item
                 continue
-            summary.messages += 1
-            result.messages += 1
-            if item.corpus is not None:
-                kind = self.check_corpus_entry(item, emit)
             else:
-                kind = self.check_message(item, run, emit, known)
-            if kind is None:
-                result.unclassified += 1
-            else:
-                result.coverage[kind.id].seen += 1
-                if item.http is not None and item.http.body_unknown:
-                    result.coverage[kind.id].unjudged += 1
-            if settling and any(rule.settled for rule in settling):  # no more messages needed: widen the fast path
+                summary.messages += 1
+                result.messages += 1
+                if item.corpus is not None:
+                    kind = self.check_corpus_entry(item, emit)
+                else:
+                    kind = self.check_message(item, run, emit, known)
+                if kind is None:
+                    result.unclassified += 1
+                else:
+                    result.coverage[kind.id].seen += 1
+                    if item.http is not None and item.http.body_unknown:
+                        result.coverage[kind.id].unjudged += 1
+            if settling and _any_settled(settling):  # no more messages needed: widen the fast path
                 settling = [rule for rule in settling if not rule.settled]
                 run.drop_settled_rules()
                 fast.clear()
                 fast.update(self._fast_validators(run))
+        if capture.form != "framed":  # what the fast path took was sent by its kind's producer
+            run.sequence.roles.update(self._kinds[kind_id].producer for kind_id, count in seen.items() if count)
         for kind_id, count in seen.items():
             result.coverage[kind_id].seen += count
             summary.messages += count
@@ -312,11 +390,12 @@ class Engine:
             expected=f"most messages of kinds of {self.release.name}",
             found=run.unrecognised.describe())
 
-    def _acceptor(
-        self, fast: dict[str, _FastEntry], seen: dict[str, int], last: list[Any], file: str
-    ) -> Callable[[Any, int], bool]:
-        """The fast path, called from the line loop: True when the message is of a fast kind and strictly valid
-        (its kind's observing rules have then seen it). A refused message's kind is left in `last`."""
+    def _acceptor(self, fast: dict[str, _FastEntry], seen: dict[str, int], last: list[Any], file: str,
+                  ordered: _Ordered) -> Callable[[Any, int], bool]:
+        """The fast path, called from the line loop: True when the message is of a fast kind and holds (strictly
+        valid, and its single-message rules find nothing in it); its kind's observing rules have then seen it, or,
+        for a kind that needs the capture's ordered state, `ordered` has. A refused message's kind is left in
+        `last`."""
         kind_of, routes = self.classifier.stream_kind, self.classifier.stream_routes
 
         def accept(value: Any, line: int) -> bool:
@@ -338,7 +417,9 @@ class Engine:
                     return False
             if entry[0](value):
                 seen[route] += 1
-                if entry[1]:
+                if entry[3] is not None:
+                    ordered(entry[2], entry[3], value, line)
+                elif entry[1]:
                     for rule in entry[1]:
                         rule.observe(entry[2], value, file, line)
                 return True
@@ -347,47 +428,26 @@ class Engine:
 
         return accept
 
-    def stateless_acceptor(self, capture: CaptureFile, seen: dict[str, int],
-                           record: Callable[[str, int], None]) -> Callable[[Any, int], bool]:
-        """The fast path narrowed to what a process checking a later part of a capture may take without the
-        capture's ordered state (check/parallel.py), once the rules that settle (see rules/registry.py) have
-        settled: kinds whose rules judge a message alone, and kinds whose other rules observe without reading the
-        value; for those it calls `record(kind id, line)` for the capture's own engine to replay (Reading.observe).
-        It counts what it takes in `seen`. Whoever uses its counts checks that the rules watching those kinds have
-        settled by then (Reading.unsettled)."""
-        run = _CaptureRun(self, capture)
-        for rule in run.rules:
-            if getattr(rule, "settled", True) is False:
-                rule.settled = True  # type: ignore[attr-defined]  # a fresh instance, used for nothing else
-        run.drop_settled_rules()
-        fast = {}
-        for kind_id, (is_valid, rules, kind) in self._fast_validators(run).items():
-            if not rules:
-                fast[kind_id] = (is_valid, rules, kind)
-            elif all(getattr(rule, "observes_values", True) is False for rule in rules):
-                fast[kind_id] = (is_valid, (_Recorder(record),), kind)
-        return self._acceptor(fast, seen, [None, None], capture.label)
-
     def _fast_validators(self, run: _CaptureRun) -> dict[str, _FastEntry]:
-        """kind id → (`holds`, observing rules, kind), for stream kinds whose check in this capture run is their
-        schema and rules that judge a message alone, apart from rules that only observe (see rules/registry.py).
+        """kind id → (`holds`, observing rules, kind, rules of the ordered step or None), for stream kinds whose
+        own check in this capture run is their schema and the rules that judge a message alone (rules/registry.py).
         `holds(value)`: strictly valid, and no such rule finds anything in it (else the message takes the full
-        path, which reports what they find)."""
+        path, which reports what they find). A kind that needs nothing of the capture's ordered state but rules
+        that observe it without a Message (`observe`) gets those; any other is shown to the ordered step."""
         fast: dict[str, _FastEntry] = {}
         for kind in self.release.kinds:
             if not (kind.channel == "stdio-ndjson" and kind.schema is not None and kind.body == "json"
-                    and kind.argv_grammar is None and kind.headers is None
-                    and kind.id not in self.sequences.correlated and kind.id not in self.sequences.watched
-                    and kind.id not in self._last_kinds and kind.id not in self.messages.has_consumers
-                    and kind.id not in self._base_kinds):
+                    and kind.argv_grammar is None and kind.headers is None and kind.id not in self._base_kinds):
                 continue
             rules = run.rules_by_kind[kind.id]
             alone = tuple(rule for rule in rules if id(rule) in run.alone)
-            observers = tuple(rule for rule in rules if id(rule) not in run.alone)
-            if all(hasattr(rule, "observe") for rule in observers):
-                is_valid = self.validators.pair(kind.schema).strict.is_valid
-                fast[kind.id] = (_holding(is_valid, alone, kind, run.capture.label) if alone else is_valid,
-                                 observers, kind)
+            keeping = run.keeping(kind.id)
+            is_valid = self.validators.pair(kind.schema).strict.is_valid
+            holds = _holding(is_valid, alone, kind, run.capture.label) if alone else is_valid
+            if kind.id in self._stateful or not all(hasattr(rule, "observe") for rule in keeping):
+                fast[kind.id] = (holds, (), kind, keeping)
+            else:
+                fast[kind.id] = (holds, keeping, kind, None)
         return fast
 
     # -- per message ---------------------------------------------------------------------------------
@@ -396,10 +456,7 @@ class Engine:
         self, message: Message, run: _CaptureRun, emit: Callable[[Finding], None], kind: MessageKind | None = None
     ) -> MessageKind | None:
         """Check one message; `kind` when the caller has already classified it."""
-        if message.sender is not None and message.sender not in self.release.roles:
-            emit(message.finding("CAPTURE_FORMAT", f"frame sender {message.sender!r} is not a role of "
-                                 f"{self.release.name} ({', '.join(self.release.roles)})",
-                                 expected=" | ".join(self.release.roles), found=message.sender))
+        self._sender(message, emit)
         if kind is None:
             kind = self.classifier.classify(message, run.bases)
         if kind is None:
@@ -414,6 +471,19 @@ class Engine:
             run.unknown_bodies += 1
             return kind
         self.messages.content(message, kind, emit)
+        self._ordered(message, kind, run, emit, run.rules_by_kind[kind.id])
+        return kind
+
+    def _sender(self, message: Message, emit: Callable[[Finding], None]) -> None:
+        if message.sender is not None and message.sender not in self.release.roles:
+            emit(message.finding("CAPTURE_FORMAT", f"frame sender {message.sender!r} is not a role of "
+                                 f"{self.release.name} ({', '.join(self.release.roles)})",
+                                 expected=" | ".join(self.release.roles), found=message.sender))
+
+    def _ordered(self, message: Message, kind: MessageKind, run: _CaptureRun, emit: Callable[[Finding], None],
+                 rules: Iterable[Rule], consumers: bool = True, noted: Noted | None = None) -> None:
+        """A classified message's checks after its own content, in capture order: the base it announces, its place
+        in the sequence, `rules`, its consumers' contracts (unless a worker checked them), the last of its role."""
         if kind.id in self._base_kinds and isinstance(message.value, dict):
             base = self._base_kinds[kind.id]
             url = resolve(message.value, base.pointer, None)
@@ -421,15 +491,14 @@ class Engine:
                 # a URL nothing can parse announces no base (its schema's `format: uri` reports it)
                 with contextlib.suppress(ValueError):
                     run.bases[base.name] = base_prefix(url)
-        run.sequence.on_message(message, kind, emit)
-        for rule in run.rules_by_kind[kind.id]:
+        run.sequence.on_message(message, kind, emit, noted)
+        for rule in rules:
             for finding in rule.on_message(message):
                 emit(finding)
-        if kind.id in self.messages.has_consumers:
+        if consumers and kind.id in self.messages.has_consumers:
             self.messages.consumers(message, kind, emit)
         if kind.channel == "stdio-ndjson":
-            run.last[role_of(message)] = message
-        return kind
+            run.last[message.sender or kind.producer] = message  # role_of, inlined: once per message
 
     def _unknown(self, message: Message, run: _CaptureRun, emit: Callable[[Finding], None]) -> None:
         """A message of no kind of the release: a method or request it does not define (remembered, its answer
@@ -552,6 +621,13 @@ class Engine:
                 emit(finding)
 
 
+def _any_settled(rules: list[SettlingRule]) -> bool:
+    for rule in rules:  # noqa: SIM110  (a loop, not any(): asked after every message on the general path)
+        if rule.settled:
+            return True
+    return False
+
+
 def _refuse(value: Any, line: int) -> bool:
     return False
 
@@ -569,8 +645,146 @@ def _holding(is_valid: Callable[[Any], bool], rules: tuple[Rule, ...], kind: Mes
     return holds
 
 
+class PartChecks:
+    """What a worker process makes of a later part of a capture (check/parallel.py): the same line reader's items,
+    each message classified and its own checks made here, in the order a sequential run makes them. A message of a
+    kind that needs nothing of the capture's ordered state, and holds, is taken (counted in `seen`; its kind's
+    observers noted by `record(kind id, line)`, and a framed one's sender and line by `took`); every other message
+    goes back to the capture's engine as a `Checked` (or, of no kind, as read), with the findings of its own checks.
+    Rules that had settled when the part was handed out (`unsettled`: those that had not) are settled here."""
+
+    def __init__(self, engine: Engine, capture: CaptureFile, unsettled: frozenset[int],
+                 record: Callable[[str, int], None], noted: Callable[[], int]):
+        self.engine = engine
+        self.noted = noted  # how many observations `record` has noted so far
+        self.file = capture.label
+        self.run = run = _CaptureRun(engine, capture)
+        run.settle_all_but(unsettled)
+        self.items: list[Any] = []  # Finding | (line, value) | Message | Checked | ProcessRecord, in line order
+        self.positions: list[int] = []  # items[i] comes after the first positions[i] observations
+        self.seen: dict[str, int] = {kind.id: 0 for kind in engine.release.kinds}
+        self.took: dict[str | None, tuple[int, str]] = {}  # role → (line, kind id) of its last framed message taken
+        self.fast: dict[str, _FastEntry] = {}
+        recorder = (_Recorder(record),)
+        for kind_id, (holds, observers, kind, keeping) in engine._fast_validators(run).items():
+            if keeping is None and observers:
+                if all(getattr(rule, "observes_values", True) is False for rule in observers):
+                    observers = recorder
+                else:  # rules that read a taken message's value observe it in the capture's engine, in order
+                    observers, keeping = (), observers
+            self.fast[kind_id] = (holds, observers, kind, keeping)
+        self._last: list[Any] = [None, None]
+        self.accept = engine._acceptor(self.fast, self.seen, self._last, self.file, self._held)
+        self.answers = PartAnswers(engine.sequences)
+        # requests and answers whose ordered checks read nothing of their value but what `answers` notes
+        self.lean = engine.sequences.correlated - engine.sequences.watched - engine._last_kinds \
+            - engine._base_kinds.keys()
+        self._leaning: dict[tuple[str, bool], bool] = {}
+
+    def _held(self, kind: MessageKind, rules: tuple[Rule, ...], value: Any, line: int) -> None:
+        self.seen[kind.id] -= 1  # counted where it is finished, as every Checked is
+        self._append(self._checked(value, line, None, kind, (), alone=True))
+
+    def _checked(self, value: Any, line: int, sender: str | None, kind: MessageKind, found: tuple[Finding, ...],
+                 alone: bool, message: Message | None = None) -> Checked:
+        def located() -> Message:
+            return message or Message(value=value, file=self.file, line=line, sender=sender, kind=kind)
+
+        after = self._consumers(located(), kind) if kind.id in self.engine.messages.has_consumers else ()
+        noted = None
+        if kind.id in self.engine.sequences.correlated:
+            noted = self.answers.note(value, kind, located)
+            if noted is not None and self._lean(kind.id, alone):
+                value = None
+        return line, sender, value, kind.id, found, after, alone, noted
+
+    def _lean(self, kind_id: str, alone: bool) -> bool:
+        """Does nothing here read the value of a request or an answer of this kind but its noted id (its rules
+        settle nothing within a part: the part's engine shows them nothing)?"""
+        lean = self._leaning.get((kind_id, alone))
+        if lean is None:
+            lean = self._leaning[(kind_id, alone)] = kind_id in self.lean and not (
+                self.run.keeping(kind_id) if alone else self.run.rules_by_kind[kind_id])
+        return lean
+
+    def _append(self, item: Any) -> None:
+        self.items.append(item)
+        self.positions.append(self.noted())
+
+    def _consumers(self, message: Message, kind: MessageKind) -> tuple[Finding, ...]:
+        found: list[Finding] = []
+        message.kind = kind
+        self.engine.messages.consumers(message, kind, found.append)
+        return tuple(found)
+
+    def accept_frame(self, frame: Any, line: int) -> bool:
+        """A framed part's fast path (LineSink.accept): a frame {"from": a role, "message": an object} whose
+        message is of a kind, checked here; False for anything else (read_framed reads it, `add` takes it)."""
+        if type(frame) is not dict or len(frame) != 2:
+            return False
+        sender, value = frame.get("from"), frame.get("message")
+        if type(value) is not dict or type(sender) is not str or sender not in self.engine.release.roles:
+            return False
+        kind = self.engine.classifier.stream_message_kind(value, sender)
+        if kind is None:
+            return False
+        entry = self.fast.get(kind.id)
+        if entry is not None and entry[0](value):
+            if entry[3] is None:
+                self.seen[kind.id] += 1
+                for rule in entry[1]:
+                    rule.observe(kind, value, self.file, line)
+                self.took[sender] = (line, kind.id)
+            else:
+                self._append(self._checked(value, line, sender, kind, (), alone=True))
+            return True
+        message = Message(value=value, file=self.file, line=line, sender=sender, kind=kind)
+        found: list[Finding] = []
+        self.engine.messages.content(message, kind, found.append)
+        self._append(self._checked(value, line, sender, kind, tuple(found), alone=False, message=message))
+        return True
+
+    def add(self, item: Any) -> None:
+        """One item of the part's line reader (a plain stream's items are read with `accept` as its fast path)."""
+        engine = self.engine
+        if type(item) is tuple:
+            line, value = item
+            if type(value) is not dict:
+                self._append(item)
+                return
+            kind = self._last[1] if self._last[0] is value else None
+            message = Message(value=value, file=self.file, line=line)
+        elif type(item) is Message:
+            message, kind = item, None
+        else:  # a Finding, a ProcessRecord
+            self._append(item)
+            return
+        found: list[Finding] = []
+        engine._sender(message, found.append)
+        if kind is None:
+            kind = engine.classifier.classify(message, self.run.bases)
+        if kind is None:  # of no kind: what the capture's sequence makes of it is decided there
+            self._append(item)
+            return
+        value = message.value
+        entry = self.fast.get(kind.id) if not found and message.sender is not None else None
+        if entry is not None and entry[0](value):  # a framed message that holds
+            if entry[3] is None:
+                self.seen[kind.id] += 1
+                for rule in entry[1]:
+                    rule.observe(kind, value, self.file, message.line)
+                self.took[message.sender] = (message.line or 0, kind.id)
+            else:
+                self._append(self._checked(value, message.line or 0, message.sender, kind, (), alone=True))
+            return
+        message.kind = kind
+        engine.messages.content(message, kind, found.append)
+        self._append(self._checked(value, message.line or 0, message.sender, kind, tuple(found), alone=False,
+                                   message=message))
+
+
 class _Recorder:
-    """Stands for a kind's observers where the capture's rules are not (stateless_acceptor): notes what they should
+    """Stands for a kind's observers where the capture's rules are not (PartChecks): notes what they should
     be shown."""
 
     __slots__ = ("record",)

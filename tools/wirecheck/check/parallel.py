@@ -5,15 +5,17 @@ but only while this process runs one thread: otherwise they come from a fork ser
 themselves; elsewhere they are spawned and load it (start_method). Two kinds of work go to them, through one
 `concurrent.futures` process pool:
 - a batch of whole captures, checked by the worker's engine; its result comes back and is merged;
-- a part of one large plain NDJSON stream: byte ranges cut at line ends. This process reads the first range
-  itself (it settles the capture's form and whatever rules need the first messages). A worker reads a later range
-  with the same line reader and takes what needs no ordered state (the fast path, narrowed by
-  `Engine.stateless_acceptor`: valid messages of kinds that only rules judging a message alone watch once the first
-  messages are seen, or rules that observe just a message's kind and line); everything else it read (findings,
-  values, and compact (kind, line) notes for those observers) comes back, and this process feeds it, in capture
-  order, to the engine as its own line reader would. Correlation, protocol rules and everything else that needs
-  order stay here. Should a rule still be waiting for messages of a kind a worker took, that range is read again
-  here.
+- a part of one large NDJSON capture, plain or framed: byte ranges cut at line ends. This process reads the first
+  range itself (it settles the capture's form and whatever rules need the first messages), then hands each later
+  range to a worker with the rules still unsettled. The worker reads it with the same line reader and checks every
+  message (engine.PartChecks): classified, its content checked against both views, its consumers' contracts; a
+  message of a kind that needs no ordered state, and holds, is taken there (counted; compact (kind, line) notes
+  for rules that observe by kind and line alone); every other comes back as a compact `Checked` tuple with the
+  findings of its own checks, and a request or an answer with the id it carries, its reply checked against the
+  request it answers when that request is in the same part (sequences.PartAnswers), its value left out when
+  nothing else here reads it. This process feeds all of it, in capture order, to the engine: correlation,
+  behaviour obligations and rules that keep state run here, on notes instead of values wherever they can.
+  HARs and JSON documents are one JSON value each: they are checked whole.
 
 Either way the findings, coverage and counts are those of a sequential run (tested on every bundled fixture). A
 worker that dies (killed, out of memory) breaks the pool: whatever it or the others had not returned is checked in
@@ -43,15 +45,16 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, cast
 
 from wirecheck.capture import FORM_LOOKAHEAD, CaptureFile, CaptureUnreadable, read_capture, read_lines
-from wirecheck.capture.ndjson import LineSink, iter_lines
-from wirecheck.check.engine import CheckOptions, Engine, Reading
+from wirecheck.capture.ndjson import LineSink, iter_lines, read_framed
+from wirecheck.check.engine import CheckOptions, Engine, PartChecks, Reading
+from wirecheck.check.message import Message
 from wirecheck.check.result import CaptureSummary, CheckResult, GroupKey, KindCoverage, Omission, merge
-from wirecheck.findings import Finding, Severity
+from wirecheck.findings import Severity
 
 if TYPE_CHECKING:  # multiprocessing and the pool are imported by a run that starts workers: a small one does not
     from concurrent.futures import Future, ProcessPoolExecutor
 
-RANGE_BYTES = 8 << 20  # a part of a split capture
+RANGE_BYTES = 4 << 20  # a part of a split capture (4 MiB: measured best of 2, 4, 8, 16 on -j 2)
 FIRST_RANGE_BYTES = 64 << 10  # the first part, read by this process: grown only until it settles the form
 SPLIT_MIN_BYTES = 2 * RANGE_BYTES  # a capture smaller than this is checked whole, by one worker
 PARALLEL_MIN_BYTES = 4 << 20  # with the default -j, a run smaller than this stays in this process
@@ -357,47 +360,67 @@ class Portable:
 
 @dataclass(frozen=True)
 class _Part:
-    """What a worker read of one byte range: what it took (counts per kind) and what it leaves to this process. Lines
-    are numbered from 1 within the range."""
+    """What a worker made of one byte range (engine.PartChecks): what it took (counts per kind), and each other
+    message, its own checks made, for this process to finish in capture order. Lines are numbered from 1 within the
+    range."""
 
-    items: list[Any]  # Finding | (line, value), in line order
+    items: list[Any]  # Finding | (line, value) | Message | Checked | ProcessRecord, in line order
     positions: array[int]  # items[i] comes after observed[:positions[i]]
     # messages taken whose kind's rules observe them by kind and line (Reading.observe), in line order: each
     # `line * len(kinds) + kinds.index(kind id)`, so that a million of them cross between processes as one buffer
     observed: array[int]
     kinds: tuple[str, ...]
     seen: dict[str, int]
+    took: dict[str | None, tuple[int, str]]  # role → (line, kind id) of its last framed message taken
     line_ends: int  # in the range: the next range's line numbers start after them
     peak_kib: int  # the worker's peak memory so far
 
-    def replay(self, offset: int) -> Iterator[tuple[Any, list[tuple[str, int]]]]:
-        """Each item with the observations before it, (kind id, line), line numbers moved by `offset`; the ones
-        after the last item come with None."""
-        kinds, observed, width = self.kinds, self.observed, len(self.kinds)
+    def replay(self, offset: int, observe: Callable[[str, int], None]) -> Iterator[Any]:
+        """Each item, its lines moved by `offset` (a Checked message's by the engine), the observations before it
+        shown to `observe(kind id, line)` first, and those after the last item at the end."""
+        kinds, observed, width, positions = self.kinds, self.observed, len(self.kinds), self.positions
         done = 0
-        for item, position in zip([*self.items, None], [*self.positions, len(observed)], strict=True):
-            notes = [(kinds[code], line + offset) for line, code in
-                     (divmod(observed[at], width) for at in range(done, position))]
-            done = position
-            yield item, notes
+        for at, item in enumerate(self.items):
+            position = positions[at]
+            if position > done:
+                for note in observed[done:position]:
+                    line, code = divmod(note, width)
+                    observe(kinds[code], line + offset)
+                done = position
+            yield item if type(item) is tuple and len(item) != 2 else _moved(item, offset)
+        for note in observed[done:]:
+            line, code = divmod(note, width)
+            observe(kinds[code], line + offset)
 
 
-def _check_range(path: str, start: int, end: int, max_line_bytes: int) -> _Part:
+def _moved(item: Any, offset: int) -> Any:
+    """An item of a part, its line numbers counted from the capture's start (a Checked message's are moved by the
+    engine: Reading.offset)."""
+    if type(item) is tuple:
+        return (item[0] + offset, item[1]) if len(item) == 2 else item
+    if type(item) is Message:
+        item.line = (item.line or 0) + offset
+        return item
+    if item is not None and getattr(item, "line", None) is not None:  # a Finding, a ProcessRecord
+        return replace(item, line=item.line + offset)
+    return item
+
+
+def _check_range(path: str, start: int, end: int, max_line_bytes: int, form: str,
+                 unsettled: frozenset[int]) -> _Part:
     engine = _engine()
     capture = CaptureFile(path)
     kinds = tuple(k.id for k in engine.release.kinds)
-    seen: dict[str, int] = dict.fromkeys(kinds, 0)
     code, width, observed = {kind: at for at, kind in enumerate(kinds)}, len(kinds), array("q")
-    items: list[Any] = []
-    positions = array("q")
-    accept = engine.stateless_acceptor(capture, seen, lambda kind, line: observed.append(line * width + code[kind]))
+    part = PartChecks(engine, capture, unsettled, lambda kind, line: observed.append(line * width + code[kind]),
+                      observed.__len__)
     with open(path, "rb") as handle:
         stream = _Range(handle, end - start, start)
-        for item in stream.lines(capture.label, max_line_bytes, accept):
-            items.append(item)
-            positions.append(len(observed))
-    return _Part(items, positions, observed, kinds, {kind: count for kind, count in seen.items() if count},
-                 stream.line_ends, _peak_kib())
+        for item in stream.lines(capture.label, max_line_bytes,
+                                 part.accept_frame if form == "framed" else part.accept, framed=form == "framed"):
+            part.add(item)
+    return _Part(part.items, array("q", part.positions), observed, kinds,
+                 {kind: count for kind, count in part.seen.items() if count}, part.took, stream.line_ends, _peak_kib())
 
 
 class _Range:
@@ -413,11 +436,16 @@ class _Range:
     def stream(self) -> IO[bytes]:
         return cast(IO[bytes], self)
 
-    def lines(self, label: str, max_line_bytes: int, accept: Any) -> Iterator[tuple[int, Any] | Finding]:
-        """The range's lines as a part of a capture (numbered from 1, no capture-start checks); `accept`: the fast
-        path (see LineSink)."""
+    def lines(self, label: str, max_line_bytes: int, accept: Any, framed: bool = False) -> Iterator[Any]:
+        """The range's lines as a part of a capture (numbered from 1, no capture-start checks), with `accept` as
+        their fast path (see LineSink; None: none): a plain stream's values, a framed capture's frames (what the
+        fast path leaves is read as messages: read_framed)."""
         sink = LineSink()
-        sink.accept = accept
+        if accept is not None:
+            sink.accept = accept
+        if framed:
+            sink.framed()
+            return read_framed(iter_lines(self.stream, label, max_line_bytes, sink, capture_start=False), label)
         return iter_lines(self.stream, label, max_line_bytes, sink, capture_start=False)
 
     def read(self, size: int = -1) -> bytes:
@@ -435,8 +463,8 @@ class _Range:
 
 class _Split:
     """An engine source: the first range read here (it settles the capture's form and the rules that need the first
-    messages), later ranges by workers; their leftovers handed on in capture order. A part whose taken messages
-    some rule has not settled for yet is read again here, as a sequential reader would."""
+    messages), later ranges by workers, each handed the rules still unsettled; what they leave is finished here in
+    capture order. A range whose worker died is read here, as a sequential reader would."""
 
     def __init__(self, pool: ProcessPoolExecutor, plan: Plan, max_line_bytes: int, size: int, stats: Stats):
         self._pool, self._plan, self._max_line_bytes, self._size = pool, plan, max_line_bytes, size
@@ -447,12 +475,13 @@ class _Split:
 
         accept = reading.accept
         try:
-            ranges = _ranges(capture.path, self._size, self._plan.range_bytes, self._max_line_bytes)
+            split = _ranges(capture.path, self._size, self._plan.range_bytes, self._max_line_bytes)
         except OSError as exc:
             raise CaptureUnreadable(capture.path, exc.strerror or str(exc)) from None
-        if ranges is None:  # not a plain stream: read whole, here
+        if split is None:  # neither a plain stream nor a framed capture: read whole, here
             yield from read_capture(capture, self._max_line_bytes, raw_stream=True, fast=accept)
             return
+        form, ranges = split
         window: deque[tuple[int, int, Future[_Part] | None]] = deque()
         later = iter(ranges[1:])
 
@@ -461,16 +490,17 @@ class _Split:
                 future = None  # None: read here
                 if not self._stats.workers_lost:
                     try:
-                        future = self._pool.submit(_check_range, capture.path, *part, self._max_line_bytes)
+                        future = self._pool.submit(_check_range, capture.path, *part, self._max_line_bytes, form,
+                                                   reading.unsettled())
                     except BrokenProcessPool:
                         self._stats.workers_lost = True
                 window.append((*part, future))
 
-        submit()
         with open(capture.path, "rb") as handle:
             first = _Range(handle, ranges[0][1])
             yield from read_lines(first.stream, capture, self._max_line_bytes, raw_stream=True, fast=accept)
             offset = first.line_ends
+            submit()  # now that the first messages have settled what they settle
             while window:
                 start, end, future = window.popleft()
                 submit()
@@ -480,40 +510,38 @@ class _Split:
                         part = future.result()
                     except BrokenProcessPool:  # a worker died (killed, out of memory): this part is read here
                         self._stats.workers_lost = True
-                if part is not None:
-                    self._stats.worker_peak_kib = max(self._stats.worker_peak_kib, part.peak_kib)
-                if part is None or reading.unsettled() & part.seen.keys():  # or a rule still needs to see those
+                if part is None:
                     stream = _Range(handle, end - start, start)
-                    replayed: Iterator[tuple[Any, list[tuple[str, int]]]] = (
-                        (item, []) for item in stream.lines(capture.label, self._max_line_bytes, accept))
-                    lines: Any = stream
-                else:
-                    for kind_id, count in part.seen.items():
-                        reading.seen[kind_id] += count
-                    replayed, lines = part.replay(offset), part
-                for item, notes in replayed:
-                    for kind_id, line in notes:
-                        reading.observe(kind_id, line)
-                    if type(item) is tuple:
-                        line, value = item
-                        line += offset
-                        if accept(value, line):
-                            continue
-                        yield line, value
-                    elif item is not None:
-                        yield replace(item, line=item.line + offset) if item.line is not None else item
-                offset += lines.line_ends
+                    at = offset  # the fast path is told each line's number in the capture
+
+                    def here(value: Any, line: int, at: int = at) -> bool:
+                        return accept(value, line + at)
+
+                    framed = form == "framed"  # read as this process reads it: a framed part without a fast path
+                    for item in stream.lines(capture.label, self._max_line_bytes, None if framed else here, framed):
+                        yield _moved(item, offset)
+                    offset += stream.line_ends
+                    continue
+                self._stats.worker_peak_kib = max(self._stats.worker_peak_kib, part.peak_kib)
+                for kind_id, count in part.seen.items():
+                    reading.seen[kind_id] += count
+                reading.offset[0] = offset
+                yield from part.replay(offset, reading.observe)
+                reading.offset[0] = 0
+                for role, (line, kind_id) in part.took.items():
+                    reading.took(role, line + offset, kind_id)
+                offset += part.line_ends
 
 
-def _ranges(path: str, size: int, range_bytes: int, max_line_bytes: int) -> list[tuple[int, int]] | None:
-    """Byte ranges of about `range_bytes`, each ending just after a line end (the last at the end of the file); the
-    first long enough to settle the capture's form, as read_capture settles it. None when it is not a plain
-    stream (nothing to split)."""
+def _ranges(path: str, size: int, range_bytes: int, max_line_bytes: int) -> tuple[str, list[tuple[int, int]]] | None:
+    """The capture's form and byte ranges of about `range_bytes`, each ending just after a line end (the last at the
+    end of the file); the first long enough to settle the capture's form, as read_capture settles it. None when it is
+    neither a plain stream nor a framed capture (nothing to split: exchanges, artifacts and corpora are read whole)."""
     with open(path, "rb") as handle:
         first = _line_end(handle, min(FIRST_RANGE_BYTES, range_bytes, size), size)
         while True:  # grow the first range until the form is settled within it
             form, settled = _form_within(handle, first, max_line_bytes)
-            if form != "stream":
+            if form not in ("stream", "framed"):
                 return None
             if settled or first >= size:
                 break
@@ -523,7 +551,7 @@ def _ranges(path: str, size: int, range_bytes: int, max_line_bytes: int) -> list
             end = _line_end(handle, min(start + range_bytes, size), size)
             ranges.append((start, end))
             start = end
-    return ranges
+    return form, ranges
 
 
 def _line_end(handle: Any, at: int, size: int) -> int:
@@ -551,4 +579,4 @@ def _form_within(handle: Any, end: int, max_line_bytes: int) -> tuple[str | None
             values += 1
             if values >= FORM_LOOKAHEAD:
                 break
-    return capture.form, values >= FORM_LOOKAHEAD
+    return capture.form, values >= FORM_LOOKAHEAD or capture.form == "framed"  # a header settles it

@@ -61,8 +61,11 @@ def _at(message: Message) -> str:
     return f"line {message.line}" if message.line is not None else f"{message.where or 'the capture'}"
 
 
+_HASHABLE = frozenset((str, int, float, bool))
+
+
 def _hashable(value: Any) -> bool:
-    return isinstance(value, str | int | float | bool)
+    return type(value) in _HASHABLE or isinstance(value, str | int | float | bool)
 
 
 def _id_key(value: Any) -> Any:
@@ -592,6 +595,7 @@ class Sequences:
         self.families = request_families(release) if self.methods is None else ()
         self.obligations = tuple(o for o in release.obligations if o.form in SEQUENCE_FORMS)
         self.answered = tuple(o for o in self.obligations if o.form == "answered")
+        self._answering: dict[tuple[str | None, str | None], Obligation | None] = {}  # (kind id, sender) → it
         monitored = [o for o in self.obligations if o.form != "answered"]
         self.watched = frozenset().union(*(MONITORS[o.form](o, release).kinds for o in monitored)) \
             if monitored else frozenset()
@@ -611,9 +615,15 @@ class Sequences:
         """The `answered` obligation that covers a request (by its kind; a request of no kind by any that names no
         kinds), if the release states one."""
         sender = request.sender or (request.kind.producer if request.kind is not None else None)
+        key = (request.kind.id if request.kind is not None else None, sender)
+        if key not in self._answering:
+            self._answering[key] = self._answered_by(request.kind, sender)
+        return self._answering[key]
+
+    def _answered_by(self, kind: MessageKind | None, sender: str | None) -> Obligation | None:
         for obligation in self.answered:
             kinds: Match | None = obligation.params.get("kinds")
-            if kinds is not None and (request.kind is None or request.kind.id not in kinds.kinds):
+            if kinds is not None and (kind is None or kind.id not in kinds.kinds):
                 continue
             if "from" in obligation.params and sender != obligation.params["from"]:
                 continue
@@ -650,12 +660,12 @@ class SequenceRun:
     def both_directions(self) -> bool:
         return self.capture.form == "framed"
 
-    def on_message(self, message: Message, kind: MessageKind, emit: Emit) -> None:
-        """A classified message, in capture order."""
+    def on_message(self, message: Message, kind: MessageKind, emit: Emit, noted: Noted | None = None) -> None:
+        """A classified message, in capture order (`noted`: what a worker settled of its correlation, PartAnswers)."""
         self.file = message.file
-        self.roles.add(role_of(message))
+        self.roles.add(message.sender or kind.producer)  # role_of, inlined: once per message
         if kind.id in self.sequences.correlated:
-            self._correlate(message, kind, emit)
+            self._correlate(message, kind, emit, noted)
         monitors = self.by_kind.get(kind.id)
         if monitors:
             names = self.identities.names(message)
@@ -719,22 +729,21 @@ class SequenceRun:
                 f"{earlier.location}",
                 pointer=format_pointer(answer.correlate[0]), found=short_repr(request.request_id)))
 
-    def _correlate(self, message: Message, kind: MessageKind, emit: Emit) -> None:
+    def _correlate(self, message: Message, kind: MessageKind, emit: Emit, noted: Noted | None = None) -> None:
         response_kind = self.sequences.answered_kinds.get(kind.id)
         if response_kind is not None and response_kind.correlate is not None:
-            request_id = resolve(message.value, response_kind.correlate[0], None)
+            request_id = noted[0] if noted is not None else resolve(message.value, response_kind.correlate[0], None)
             if request_id is not None and _hashable(request_id):
                 self.remember(message, Request(kind, request_id, message.file, message.line, message.where,
                                                message.sender), response_kind, emit, kind.producer)
             return
         if kind.correlate is None:
             return
-        request_id = resolve(message.value, kind.correlate[1], None)
+        request_id = noted[0] if noted is not None else resolve(message.value, kind.correlate[1], None)
         if request_id is None or not _hashable(request_id):
             return
         requests = self.requests
         pending = requests.response((_side(kind.consumer), _id_key(request_id)))
-        id_pointer = format_pointer(kind.correlate[1])
         if pending is None:
             if not self.both_directions:
                 return
@@ -742,16 +751,22 @@ class SequenceRun:
                 requests.unmatched += 1
                 return
             emit(message.finding("RESPONSE_WITHOUT_REQUEST", requests.no_request_text(short_repr(request_id)),
-                                 pointer=id_pointer, found=short_repr(request_id)))
+                                 pointer=format_pointer(kind.correlate[1]), found=short_repr(request_id)))
             return
         if pending.answered > 1 and not message.stream_event:  # a streamed answer's later events answer it too
             emit(message.finding("DUPLICATE_RESPONSE",
                                  f"request {short_repr(request_id)} already has a response",
-                                 pointer=id_pointer, found=short_repr(request_id)))
+                                 pointer=format_pointer(kind.correlate[1]), found=short_repr(request_id)))
             return
         for monitor in self.replies:
             monitor.on_reply(pending, message, emit)
         if pending.kind is None or pending.kind.reply is None:  # a method of no kind: no result type to check
+            return
+        if noted is not None and noted[1] is not None and noted[1][0] == pending.kind.id:
+            for finding in noted[1][1]:  # checked by the worker that saw the request too
+                emit(finding)
+            return
+        if message.value is None:  # a worker leaves the value out only of an answer whose reply it checked
             return
         reply = pending.kind.reply
         payload = resolve(message.value, reply.at, MISSING)
@@ -843,6 +858,52 @@ class SequenceRun:
         if sender is not None:
             responses = [k for k in responses if k.consumer == sender]
         return responses[0] if len(responses) == 1 else None
+
+
+# What a worker settled of a message's correlation (PartAnswers.note): the id it carries, and for an answer whose
+# request it saw, (the request's kind id, the findings of the reply checked against that kind's reply schema).
+Noted = tuple[Any, "tuple[str, tuple[Finding, ...]] | None"]
+
+
+class PartAnswers:
+    """What a worker reading a later part of a capture (check/parallel.py) settles of its requests and answers
+    without the parts before it: the id each carries, and an answer's reply, checked against the request it answers
+    when that request came earlier in the same part (as the capture's SequenceRun will pair them: the latest request
+    with that id). The capture's engine then correlates them in order without their values."""
+
+    def __init__(self, sequences: Sequences):
+        self.sequences = sequences
+        self.asked: Bounded = Bounded()  # (requester, id) → the kind of the latest request in this part
+        # a monitor that reads answers (`negotiated` with `reply`) needs their values
+        self.answers_read = any(o.form == "negotiated" and o.params.get("reply") for o in sequences.obligations)
+
+    def note(self, value: Any, kind: MessageKind, located: Callable[[], Message]) -> Noted | None:
+        """What the capture's engine needs of a request or an answer instead of its value; None when it needs the
+        value (an answer whose request is not in this part, or is of no kind). `located()`: the message, for a
+        finding on its reply."""
+        sequences = self.sequences
+        response_kind = sequences.answered_kinds.get(kind.id)
+        if response_kind is not None and response_kind.correlate is not None:
+            request_id = resolve(value, response_kind.correlate[0], None)
+            if request_id is not None and _hashable(request_id):
+                self.asked[(_side(kind.producer), _id_key(request_id))] = kind
+            return request_id, None
+        if kind.correlate is None or self.answers_read:
+            return None
+        request_id = resolve(value, kind.correlate[1], None)
+        if request_id is None or not _hashable(request_id):
+            return request_id, None
+        request = self.asked.pop((_side(kind.consumer), _id_key(request_id)), None)
+        if request is None:
+            return None
+        found: list[Finding] = []
+        reply = request.reply
+        payload = MISSING if reply is None else resolve(value, reply.at, MISSING)
+        if reply is not None and payload is not MISSING:
+            for problem in sequences.reply_problems(reply.schema, payload, format_pointer(reply.at)):
+                found.append(sequences.reply_finding(located(), problem, "REPLY_VIOLATION",
+                                                     prefix_note=f"reply to {request.id}: "))
+        return request_id, (request.id, tuple(found))
 
 
 def unknown_method(sequences: Sequences, message: Message) -> str | None:

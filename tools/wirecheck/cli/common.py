@@ -25,7 +25,10 @@ CONTRACTS_OPTION = typer.Option(
     "packs), or add to them with a leading or trailing ':' (default: the installed contracts).")
 JOBS_OPTION = typer.Option(
     None, "--jobs", "-j", min=1,
-    help="Worker processes (default: the CPUs this process may use; a small run stays in one process).")
+    help="Worker processes (default: the CPUs this process may use; a small run stays in one process). Many "
+    "captures are shared out whole; one large NDJSON capture, plain or framed, is split at line ends, workers "
+    "checking every message and this process pairing requests with answers in order. A HAR or a JSON document is "
+    "one JSON value (a HAR's entries are read in startedDateTime order): it is checked whole, by one worker.")
 WHOLE_OPTION = typer.Option(
     False, "--whole",
     help="Each capture holds everything its program wrote, from start to end: what must have happened by its end "
