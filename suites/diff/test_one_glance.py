@@ -27,11 +27,11 @@ ID = re.compile(r"#[0-9a-f]{12}\b|\b[0-9a-f]{12}\b")
 REPR = re.compile(r"\bNone\b|\bTrue\b|\bFalse\b|\{'|\['|': |\bobject at 0x|\bdict_(keys|values|items)\(")
 # Before issue 32 (main 02eda9e): per pair, the text report's lines as a 120-column terminal shows them, the
 # Markdown report's characters and lines; every one carried a `#fingerprint` after each member (918 in all, in each
-# format)
+# format). opencode-config@1.0.0 left out since issue 38 changed that contract to what real OpenCode 1.18.33 reads
+# (its input is not the one measured then)
 BEFORE = {
     "xopc@0.0.251 xopc@0.0.253": (79, 9672, 71),
     "navarch-runtime@0.1.51 navarch-runtime@0.1.53": (89, 10923, 72),
-    "opencode-config@1.0.0 opencode-config@2.0.0": (27, 3213, 33),
     "opencode-run@1.0.0 opencode-run@2.0.0": (30, 3918, 35),
     "claude-code-print@2.1.218 claude-code-print@2.1.332": (30, 3627, 32),
     "acp@0.5.1 acp@0.8.0": (54, 9660, 39),

@@ -16,7 +16,7 @@ import orjson
 from wirecheck.capture.process import is_process_frame, read_process
 from wirecheck.check.message import Message
 from wirecheck.findings import Finding
-from wirecheck.json_text import parse_json
+from wirecheck.json_text import JsonProblem, parse_json
 from wirecheck.json_types import json_type
 from wirecheck.limits import DEFAULT_MAX_LINE_BYTES
 from wirecheck.rules.catalogue import level_of
@@ -42,7 +42,7 @@ class LineSink:
     it has dealt with the value; it is shown every value that parsed without a problem, objects or not), so the
     common case costs no generator round trip. Set `accept` once the form is known."""
 
-    __slots__ = ("accept", "allowance", "frame_bytes", "sender_of")
+    __slots__ = ("accept", "allowance", "frame_bytes", "located", "sender_of")
 
     def __init__(self) -> None:
         self.accept: Callable[[Any, int], bool] = _refuse
@@ -51,14 +51,23 @@ class LineSink:
         # how many bytes of a line are frame, not message (framed captures), counted up to `allowance`
         self.frame_bytes: Callable[[bytes], int] = _no_frame
         self.allowance = 0
+        # a line that does not parse, said where in the message it breaks (framed captures: the message's own
+        # problem, as the program printed it)
+        self.located: Callable[[bytes, JsonProblem], JsonProblem] = _as_found
 
     def framed(self) -> None:
-        """The lines from here on are frames: who sent each, and the message alone measured against the limit."""
+        """The lines from here on are frames: who sent each, the message alone measured against the limit, and a
+        message that is not JSON reported as its own problem."""
         self.sender_of, self.frame_bytes, self.allowance = frame_sender, frame_bytes, FRAME_ALLOWANCE
+        self.located = message_problem
 
 
 def _refuse(value: Any, line: int) -> bool:
     return False
+
+
+def _as_found(raw: bytes, problem: JsonProblem) -> JsonProblem:
+    return problem
 
 
 def _nobody(raw: bytes) -> str | None:
@@ -147,6 +156,8 @@ def iter_lines(
                                       "captures joined?)", file, line_no, sender=sink.sender_of(data[3:]))
                 data = data[3:]
             value, problem = parse_json(data)  # e.g. a \r\n line end, spaces, escapes, a duplicate key, bad JSON
+            if problem is not None and value is None:
+                problem = sink.located(data, problem)
             if problem is not None:
                 yield capture_finding(problem.code, problem.message, file, line_no, pointer=problem.pointer,
                                       sender=sink.sender_of(data))
@@ -249,6 +260,21 @@ def frame_bytes(raw: bytes) -> int:
     if head is None or tail is None:
         return 0
     return min(head.end() + end - tail.start(), FRAME_ALLOWANCE)
+
+
+def message_problem(raw: bytes, problem: JsonProblem) -> JsonProblem:
+    """Why a framed line does not parse, said of the message inside its frame where the frame is intact and the
+    message alone does not parse either (a line the program printed that is not JSON: `⚠ claude.ai connectors are
+    disabled …`, recorded verbatim as the message): its words then count from the message's first character, as
+    for the same line in a plain capture, so that every command and tier reads it one way (check/readers.py
+    judge_non_json_line). Anything else (a frame that breaks off, a message that parses) keeps the line's problem."""
+    end = _length(raw)
+    head = _FRAME_HEAD.match(raw, 0, FRAME_ALLOWANCE)
+    tail = _FRAME_TAIL.search(raw, max(end - 64, 0), end)
+    if head is None or tail is None or tail.start() < head.end():
+        return problem
+    value, inner = parse_json(raw[head.end():tail.start()].strip())
+    return inner if inner is not None and value is None and inner.code == problem.code else problem
 
 
 def _from_twice(raw: bytes) -> bool:

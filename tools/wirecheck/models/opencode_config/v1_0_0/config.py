@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Dict, Literal
 
 from pydantic import AnyUrl, ConfigDict, Field, RootModel
 from wirecheck.models.base import StrictModel
@@ -28,13 +28,13 @@ class Config(StrictModel):
     keybinds: dict[str, Any] | None = None
     layout: Literal["auto", "stretch"] | None = None
     lsp: Any | None = None
-    mcp: dict[str, McpServer] | None = None
+    mcp: Mcp | None = None
     mode: dict[str, Any] | None = None
     model: Annotated[
         str | None,
         Field(
-            description="provider/model; V1 has no #variant suffix",
-            pattern="^[^/#]+/[^#]+$",
+            description="provider/model; a #variant suffix is read and cut off (V1 has no variants)",
+            pattern="^[^/#]+/[^#]+(#.+)?$",
         ),
     ] = None
     permission: Permission | None = None
@@ -45,9 +45,6 @@ class Config(StrictModel):
         ),
     ] = None
     plugin: list[str] | None = None
-    plugins: Annotated[
-        Any | None, Field(description="a V2 key; V1 is strict and refuses it")
-    ] = None
     provider: dict[str, Any] | None = None
     server: dict[str, Any] | None = None
     share: Literal["manual", "auto", "disabled"] | None = None
@@ -56,11 +53,23 @@ class Config(StrictModel):
     theme: str | None = None
     tools: dict[str, bool] | None = None
     tui: dict[str, Any] | None = None
-    update: Annotated[
-        Any | None, Field(description="a V2 key; V1 is strict and refuses it")
-    ] = None
     username: str | None = None
     watcher: dict[str, Any] | None = None
+
+
+class Mcp(StrictModel):
+    model_config = ConfigDict(
+        extra="allow",
+    )
+    __annotations__ = {
+        "__pydantic_extra__": Dict[str, "McpServer"],
+    }
+    servers: Annotated[
+        dict[str, Any] | None,
+        Field(
+            description="the V2 layout: OpenCode V1 1.18.33 moves each server it can read up into mcp (disabled: false becoming enabled: true) and drops the others"
+        ),
+    ] = None
 
 
 class McpLocal(StrictModel):
@@ -94,7 +103,7 @@ class OpencodeV1ConfigFileOpencodeJsonAsOpencode118XReadsIt(RootModel[Config]):
     root: Annotated[
         Config,
         Field(
-            description="The V1 config object is strict: OpenCode V1 refuses a file with keys it does not know, and names V2 keys explicitly ('V2 permissions are not supported by OpenCode V1'). Keys Navarch never writes are typed loosely here; the keys Navarch writes are typed as OpenCode reads them.",
+            description="OpenCode V1 (1.18.33) reads opencode.json tolerantly: a key it does not know, at any depth, is dropped (V2's `update` and `plugins` among them), V2's `mcp.servers` layout is translated (each server it can read kept, the rest dropped), a `#variant` on a model is cut off; it refuses the V2 `permissions` list ('V2 permissions are not supported by OpenCode V1') and a value of the wrong type or enum where it reads one (wirecheck's source repository: fixtures/opencode-config/1.0.0/real/debug-config.yaml: `opencode debug config` of opencode-ai@1.18.33 on each case). Keys Navarch never writes are typed loosely here; the keys Navarch writes are typed as OpenCode reads them.",
             title="OpenCode V1 config file (opencode.json), as OpenCode 1.18.x reads it",
         ),
     ]
