@@ -335,3 +335,30 @@ def test_a_member_a_listing_union_writes_inline_is_a_kind() -> None:
     assert removed.rule == "MESSAGE_KIND_REMOVED" and removed.breaks("backward", "tolerant")
     assert "a member of JSONRPCMessage" in removed.message
     assert [f.rule for f in diff_schemas(new, new).findings] == []
+
+
+def test_a_document_no_message_refers_to_is_compared_as_a_kind_of_its_own(tmp_path: Path) -> None:
+    """Issue 39, 2: A2A's AgentCard is referenced by no message through v0.2.6, yet every agent publishes it: a
+    definition no message reaches and no union lists is compared as a kind of its own (and says so), so a member
+    becoming required in it is a witnessed backward break; while a helper nobody refers to coming or going (`Base`
+    above) stays quiet."""
+    card = {"type": "object", "properties": {"name": {"type": "string"}, "protocolVersion": {"type": "string"}},
+            "required": ["name"]}
+    defs = {"Message": {"oneOf": [{"$ref": "#/definitions/Msg"}]}, "Msg": A_SHAPE, "AgentCard": card}
+    old = {"$schema": DRAFT7, "definitions": defs}
+    new = {"$schema": DRAFT7, "definitions": {**defs, "AgentCard": {**card, "required": ["name", "protocolVersion"]},
+                                              "NewHelper": {"type": "object"}}}
+    uri = "https://schemas.wirecheck.invalid/diff-schemas/old/"
+    derived = derive({uri: read_input(old).schema}, uri + "#", "old")
+    assert derived is not None
+    card_kind = next(k for k in derived.kinds if k.id == "AgentCard")
+    assert card_kind.document and "no message refers to" in card_kind.selector
+    result = diff_schemas(read_input(old).schema, read_input(new).schema)
+    (added,) = [f for f in result.findings if f.kind == "AgentCard"]
+    assert added.rule == "PROPERTY_BECAME_REQUIRED" and added.breaks("backward", "tolerant")
+    assert [w.payload for w in added.witnesses if w.view == "tolerant"] == [{"name": ""}]
+    assert not [f for f in result.findings if f.kind == "NewHelper"]  # a helper appearing: nothing
+    gone = {**defs}
+    del gone["AgentCard"]
+    code, out = _cli_exit(tmp_path, old, {"$schema": DRAFT7, "definitions": gone})
+    assert code == 0 and json.loads(out)["pairs"][0]["findings"] == [], out

@@ -52,6 +52,9 @@ class DerivedKind:
     key: str = ""  # a second identity to match by when the id changed (the method and role)
     written: str = ""  # where the message type itself is written (the leaf of a synthetic kind)
     uses: tuple[str, ...] = ()  # the unions that list it (a schema of definitions): kinds are matched by use too
+    # a definition no message refers to, compared as a kind of its own (a document such as A2A's AgentCard): one
+    # that appears or goes is a helper's coming or going as much as a document's, so that alone is not reported
+    document: bool = False
 
 
 @dataclass
@@ -170,8 +173,13 @@ def _definition_kinds(reader: Side, root: str, word: str, names: list[str], side
                 leaves.setdefault(member, []).append(union)
     used = _parts_of(refers, leaves)
     leaves = {name: unions for name, unions in leaves.items() if name not in used}
+    documents: set[str] = set()
     if not leaves:  # no union lists the messages: the definitions nothing uses are the kinds
         leaves = {name: [] for name in roots}
+    else:  # a definition no message reaches, which no union lists, is a document of its own (A2A's AgentCard)
+        documents = _documents(reader, at, [name for name in roots if name not in listing and name not in leaves],
+                               names)
+        leaves.update({name: [] for name in documents})
     kinds = [name for name in names if name in leaves]
     # a member a listing union writes inline (MCP 2025-03-26's JSON-RPC batches, arrays of messages) is a kind too,
     # named by its union and its title or shape; what it refers to stays a kind where a union lists it
@@ -199,6 +207,8 @@ def _definition_kinds(reader: Side, root: str, word: str, names: list[str], side
                           True, kind_id))
         elif name not in names:  # a member written inline in its union
             named.append((name, f"{_shape(reader, at[name])}, a member of {leaves[name][0]}", False, ""))
+        elif name in documents:
+            named.append((name, f"definition {name}, which no message refers to (a document of its own)", True, ""))
         else:
             named.append((name, f"definition {name}", False, ""))
     counts = Counter(kind_id for kind_id, *_ in named)
@@ -216,7 +226,7 @@ def _definition_kinds(reader: Side, root: str, word: str, names: list[str], side
                                               {"$ref": uri_of(at[name])}]}
             derived.origins[location] = at[name]
         derived.kinds.append(DerivedKind(kind_id, location, selector, dispatch, key, at[name],
-                                         uses=tuple(leaves[name])))
+                                         uses=tuple(leaves[name]), document=name in documents))
     # what the schema accepts as a message: what its top unions list (a generic member such as MCP's `Result`
     # included, though it is no kind of its own), else any of its kinds
     whole = [at[name] for name in roots if name in listing] or [kind.location for kind in derived.kinds]
@@ -300,6 +310,22 @@ def _shape(side: Side, location: str) -> str:
     kinds = "|".join(flat.types) if flat.types else "any value"
     names = sorted(flat.properties)
     return f"{kinds} {{{', '.join(names[:4])}{', …' if len(names) > 4 else ''}}}" if names else kinds
+
+
+def _documents(reader: Side, at: dict[str, str], candidates: list[str], names: list[str]) -> set[str]:
+    """Of the definitions no message refers to, the documents of their own (A2A's AgentCard, which every agent
+    publishes): objects with members of their own. A base type is none: the generators of these schemas write an
+    interface's members again in every type that extends it (MCP's `Request`, `PaginatedRequest` and `Result`, A2A's
+    `PartBase` and `JSONRPCRequest`), so a definition whose member names another definition all declares is a helper,
+    and so is one that is not an object (MCP's `Cursor`, a string; a batch, an array)."""
+    members: dict[str, frozenset[str]] = {}
+    for name in names:
+        try:
+            members[name] = frozenset(flatten(reader, at[name]).properties)
+        except (KeyError, TypeError, ValueError):  # a definition the flattener cannot read: no object of its own
+            members[name] = frozenset()
+    return {name for name in candidates if members[name] and not any(
+        other != name and members[name] <= members[other] for other in names)}
 
 
 def _parts_of(refers: dict[str, set[str]], kinds: dict[str, list[str]]) -> set[str]:

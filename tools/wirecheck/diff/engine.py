@@ -616,11 +616,13 @@ def _diff_derived(pair: _Pair, old_kinds: list[DerivedKind], new_kinds: list[Der
         findings += found
         verdicts.append(verdict)
     for kind in only_new:
-        findings += _derived_kind_changed(pair, kind, "MESSAGE_KIND_ADDED", (pair.new, kind.location),
-                                          (pair.old, old_root))
+        if not kind.document:  # a definition no message refers to, appearing: nobody read it before
+            findings += _derived_kind_changed(pair, kind, "MESSAGE_KIND_ADDED", (pair.new, kind.location),
+                                              (pair.old, old_root))
     for kind in only_old:
-        findings += _derived_kind_changed(pair, kind, "MESSAGE_KIND_REMOVED", (pair.old, kind.location),
-                                          (pair.new, new_root))
+        if not kind.document:  # going (or now referred to by a message, compared there): a helper's going as much
+            findings += _derived_kind_changed(pair, kind, "MESSAGE_KIND_REMOVED", (pair.old, kind.location),
+                                              (pair.new, new_root))
     return findings, verdicts
 
 
