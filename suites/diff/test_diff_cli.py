@@ -89,7 +89,8 @@ def test_diff_schemas(tmp_path: Path) -> None:
     assert code == 2 and "new.json#/properties/a/$ref: '#/$defs/Gone' points at nothing" in err
     new.write_text(json.dumps({"type": "object", "properties": {"a": {"$ref": "https://example.com/b.json"}}}))
     code, out, err = wirecheck("diff-schemas", str(old), str(new))  # remote: never fetched
-    assert code == 2 and "new.json#/properties/a/$ref: 'https://example.com/b.json' is not a JSON pointer" in err
+    assert code == 2 and ("new.json#/properties/a/$ref: 'https://example.com/b.json' leads to "
+                          "https://example.com/b.json, another file: give it with --ref-map") in err
 
 
 def test_annotation_changes_pass_the_gate_and_are_listed_only_when_asked(tmp_path: Path) -> None:
@@ -136,7 +137,8 @@ def test_diff_schemas_locations_name_the_users_files(tmp_path: Path) -> None:
      "#/definitions/s/$schema: declares 'http://json-schema.org/draft-04/schema#' inside a draft-07 schema"),
     ("metaschema-ref.json", {"$schema": "http://json-schema.org/draft-07/schema#",
                              "properties": {"s": {"$ref": "http://json-schema.org/draft-07/schema#"}}},
-     "#/properties/s/$ref: 'http://json-schema.org/draft-07/schema#' is not a JSON pointer into this file"),
+     "#/properties/s/$ref: 'http://json-schema.org/draft-07/schema#' leads to http://json-schema.org/draft-07/"
+     "schema, another file: give it with --ref-map"),
     ("no-anchor.json", {"properties": {"a": {"$ref": "#nowhere"}}}, "#/properties/a/$ref: '#nowhere': no anchor"),
     ("dangling.json", {"$defs": {"U": {"$ref": "#/$defs/Missing"}}}, "#/$defs/U/$ref: '#/$defs/Missing' points at"),
     ("ref-loop.json", {"$defs": {"M": {"anyOf": [{"$ref": "#/$defs/M"}, {"type": "string"}]}}},

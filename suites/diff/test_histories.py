@@ -17,7 +17,9 @@ PAIRS = load(CORPUS)
 SUBSET = ["github-workflow 1750f4a73 → 3f7f8d534", "github-workflow 77de04a80 → f345c11e2",
           "github-workflow 3fdf6895c → 7c910423d", "github-workflow a75ed20b3 → 77de04a80",
           "github-workflow 84f4e3192 → a75ed20b3", "asyncapi 2.0.0 → 2.1.0",
-          "a2a v0.2.5 → v0.2.6", "a2a v0.2.1 → v0.2.2", "package 304f42048 → bc24ba579"]
+          "a2a v0.2.5 → v0.2.6", "a2a v0.2.1 → v0.2.2", "package 304f42048 → bc24ba579",
+          # issue 39 items 2 and 3: AgentCard, which no message refers to; package.json's files reached by $ref
+          "a2a v0.2.4 → v0.2.5", "package ef1dcef4a → 5d5ed6cb0", "package 41eeb8e43 → 304f42048"]
 
 
 def _pair(name: str):

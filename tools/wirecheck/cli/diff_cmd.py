@@ -85,11 +85,34 @@ def _finish(results: list[Any], options: Any, fail_on: str, waivers: Path | None
     return DiffRun(tuple(results), options, fail_on, tuple(waiver_findings), tuple(packages), undecided)
 
 
-def _load_schema(path: Path, default_draft: Any) -> Any:
-    """The file's schema, translated into 2020-12 (`diff/inputs.read_input`); a usage error names file and pointer."""
+def _load_schema(path: Path, default_draft: Any, find: Any = None) -> Any:
+    """The file's schema, translated into 2020-12 (`diff/inputs.read_input`), the files its `$ref`s reach bundled
+    into it from `find` (diff/bundle.py); a usage error names file and pointer."""
     from wirecheck.contracts.drafts import Untranslatable
+    from wirecheck.diff.bundle import bundle
+    from wirecheck.diff.inputs import read_input, too_many_values
+
+    schema = _parsed_schema(path)
+    if find is not None:
+        try:
+            schema, bundled = bundle(schema, find, default_draft)
+        except Untranslatable as exc:
+            raise fail_usage(f"{path}#{exc.pointer}: {exc.reason}") from None
+        if bundled:
+            print(f"wirecheck: note: {path}: bundled {len(bundled)} file(s) its $refs reach: {'; '.join(bundled)}",
+                  file=sys.stderr)
+    if (too_large := too_many_values(schema)) is not None:
+        raise fail_usage(f"{path}: {too_large}")
+    try:
+        return read_input(schema, default_draft)
+    except Untranslatable as exc:
+        raise fail_usage(f"{path}#{exc.pointer}: {exc.reason}") from None
+
+
+def _parsed_schema(path: Path) -> Any:
+    """A schema file as JSON values: JSON read exactly, else YAML that holds only JSON."""
     from wirecheck.data_files import YamlFileError, read_text
-    from wirecheck.diff.inputs import not_json, read_input, too_many_values
+    from wirecheck.diff.inputs import not_json
     from wirecheck.json_text import parse_json
 
     try:
@@ -113,12 +136,25 @@ def _load_schema(path: Path, default_draft: Any) -> Any:
     if problem:
         where, _, why = problem.partition(": ")
         raise fail_usage(f"{path}{'#' + where if where else ''}: YAML that is not JSON: {why}")
-    if (too_large := too_many_values(schema)) is not None:
-        raise fail_usage(f"{path}: {too_large}")
-    try:
-        return read_input(schema, default_draft)
-    except Untranslatable as exc:
-        raise fail_usage(f"{path}#{exc.pointer}: {exc.reason}") from None
+    return schema
+
+
+def _ref_finder(ref_map: list[str] | None, schemas_dirs: list[str] | None, beside: Path) -> Any:
+    """`find` for diff/bundle.py: --ref-map URL=FILE first, then each --schemas-dir DIR, then the folder of the
+    schema file itself (`beside`: SchemaStore's layout, read as it is)."""
+    from wirecheck.diff.bundle import from_map_and_dirs
+
+    mapped: dict[str, Path] = {}
+    for entry in ref_map or []:
+        url, sep, file = entry.rpartition("=")
+        if not sep or not url or not file:
+            raise fail_usage(f"--ref-map {entry!r}: expected URL=FILE")
+        mapped[url] = Path(file)
+    folders = [Path(folder) for folder in schemas_dirs or []]
+    for folder in folders:
+        if not folder.is_dir():
+            raise fail_usage(f"--schemas-dir {folder}: not a folder")
+    return from_map_and_dirs(mapped, [*folders, beside], _parsed_schema)
 
 
 def _explain(path: Path, translation: Any, everything: bool) -> None:
@@ -248,6 +284,13 @@ def register(app: typer.Typer) -> None:
         kinds: str = typer.Option("auto", "--kinds", help=(
             "auto: report per message kind when the schemas are unions of messages (JSON-RPC methods, tagged or "
             "titled unions) or only definitions; none: compare the two roots as one message.")),
+        ref_map: list[str] = typer.Option(None, "--ref-map", help=(
+            "URL=FILE: the file published at URL, for a $ref to another file (repeat it; nothing is fetched). "
+            "Each side's $refs are resolved from it, and the files they reach bundled into that side's schema.")),
+        schemas_dirs: list[str] = typer.Option(None, "--schemas-dir", help=(  # str: cli/coercion.py, no pydantic
+            "A folder of the files $refs lead to, under their published names (SchemaStore's layout: a $ref to "
+            ".../eslintrc.json reads DIR/eslintrc.json). Repeat it; --ref-map entries come first, each schema's own "
+            "folder last.")),
     ) -> None:
         """Diff two raw JSON Schema files (for schemas outside the catalog): producer writes, consumer reads.
         Drafts 04, 06, 07 and 2019-09 are translated into 2020-12 first (--explain-input shows how)."""
@@ -262,7 +305,8 @@ def register(app: typer.Typer) -> None:
             default = draft_named(default_draft)
         except ValueError as exc:
             raise fail_usage(f"--default-draft: {exc}") from None
-        old_input, new_input = _load_schema(old, default), _load_schema(new, default)
+        old_input = _load_schema(old, default, _ref_finder(ref_map, schemas_dirs, old.parent))
+        new_input = _load_schema(new, default, _ref_finder(ref_map, schemas_dirs, new.parent))
         for path, translation in ((old, old_input), (new, new_input)):
             problem = not_a_schema(translation.schema)  # a screen: a valid draft-N schema translates to a valid one
             if problem is not None:

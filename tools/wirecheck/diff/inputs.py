@@ -3,8 +3,9 @@
 The diff reasons about keywords as 2020-12 defines them and finds schemas by JSON pointer. So each input is first
 translated into the 2020-12 schema that accepts the same instances (`contracts/drafts.py`: items arrays,
 `definitions`, `dependencies`, draft-04's `id` and boolean exclusive bounds, `$ref`s resolved into JSON pointers,
-what the draft ignores dropped); `--explain-input` lists every rewrite. What has no faithful translation (another
-dialect, dynamic references, a `$ref` out of the file, a `$ref` loop that reads nothing) would be compared under
+what the draft ignores dropped); `--explain-input` lists every rewrite. A `$ref` to another file is bundled first
+from files the user gives (diff/bundle.py). What has no faithful translation (another dialect, dynamic references, a
+`$ref` out of the file nobody supplied, a `$ref` loop that reads nothing) would be compared under
 the wrong meaning, and a breaking change could pass as safe: it is refused with the reason and where it is.
 Locations in the report name the input's own places (`/definitions/A`, not `/$defs/A`: `in_input_terms`).
 """

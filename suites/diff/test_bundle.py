@@ -1,0 +1,104 @@
+"""diff-schemas on schemas as people publish them (issue 39, item 3): a `$ref` to another file is resolved from
+--ref-map URL=FILE, --schemas-dir DIR or the schema's own folder, never fetched, and the files reached are
+bundled into the schema (diff/bundle.py), so a break inside one is reported like any other."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from wirecheck.cli.app import app
+from wirecheck.contracts.drafts import Untranslatable
+from wirecheck.diff.bundle import bundle
+
+D7 = "http://json-schema.org/draft-07/schema#"
+
+
+def _write(folder: Path, name: str, schema: dict) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(json.dumps(schema), encoding="utf-8")
+    return path
+
+
+def _package(version: str = "1") -> dict:
+    """SchemaStore's layout: package.json refers to eslintrc.json by a relative `$ref` (resolved against its
+    `$id`), which refers to a third file and to a place in itself."""
+    return {"$schema": D7, "$id": "https://json.schemastore.org/package.json", "type": "object",
+            "properties": {"name": {"type": "string"}, "eslintConfig": {"$ref": "eslintrc.json"}}}
+
+
+def _eslintrc(required: list[str]) -> dict:
+    return {"$schema": D7, "$id": "https://json.schemastore.org/eslintrc.json", "type": "object",
+            "definitions": {"rule": {"type": "string"}},
+            "properties": {"root": {"type": "boolean"}, "rule": {"$ref": "#/definitions/rule"},
+                           "plugins": {"$ref": "https://json.schemastore.org/plugins.json#/definitions/list"}},
+            "required": required}
+
+
+PLUGINS = {"$schema": D7, "$id": "https://json.schemastore.org/plugins.json",
+           "definitions": {"list": {"type": "array", "items": {"type": "string"}}}}
+
+
+def _diff(*args: str) -> tuple[int, dict, str]:
+    run = CliRunner().invoke(app, ["diff-schemas", *args, "--format", "json"])
+    report = json.loads(run.stdout) if run.exit_code in (0, 1) else {}
+    return run.exit_code, report, run.output
+
+
+def test_a_break_inside_a_file_a_ref_reaches_is_reported_from_the_schemas_own_folder(tmp_path: Path) -> None:
+    for side, required in (("old", []), ("new", ["root"])):
+        _write(tmp_path / side, "package.json", _package())
+        _write(tmp_path / side, "eslintrc.json", _eslintrc(required))
+        _write(tmp_path / side, "plugins.json", PLUGINS)
+    code, report, output = _diff(str(tmp_path / "old/package.json"), str(tmp_path / "new/package.json"))
+    assert code == 1, output
+    (finding,) = report["pairs"][0]["findings"]
+    assert finding["rule"] == "PROPERTY_BECAME_REQUIRED" and finding["path"] == "/eslintConfig/root"
+    assert "/definitions/eslintrc.json" in finding["new_location"]
+    # the same files unchanged: nothing to report (the bundled refs resolve alike on both sides)
+    _write(tmp_path / "new", "eslintrc.json", _eslintrc([]))
+    code, report, output = _diff(str(tmp_path / "old/package.json"), str(tmp_path / "new/package.json"))
+    assert code == 0 and report["pairs"][0]["findings"] == [], output
+
+
+def test_ref_map_and_schemas_dir_say_where_a_file_is_and_nothing_is_fetched(tmp_path: Path) -> None:
+    old = _write(tmp_path / "a", "package.json", _package())
+    new = _write(tmp_path / "b", "package.json", _package())
+    code, _, output = _diff(str(old), str(new))
+    assert code == 2 and "https://json.schemastore.org/eslintrc.json" in output and "--ref-map" in output \
+        and "--schemas-dir" in output and "nothing is fetched" in output
+    lib = tmp_path / "lib"
+    _write(lib, "eslintrc.json", _eslintrc(["root"]))
+    plugins = _write(tmp_path / "elsewhere", "whatever.json", PLUGINS)
+    code, report, output = _diff(str(old), str(new), "--schemas-dir", str(lib),
+                                 "--ref-map", f"https://json.schemastore.org/plugins.json={plugins}")
+    assert code == 0 and report["pairs"][0]["findings"] == [], output
+
+
+def test_a_file_in_another_draft_and_an_anchor_are_refused_with_where() -> None:
+    old_draft = {**_eslintrc([]), "$schema": "http://json-schema.org/draft-04/schema#"}
+    try:
+        bundle(_package(), lambda url: old_draft if url.endswith("eslintrc.json") else PLUGINS)
+    except Untranslatable as exc:
+        assert exc.pointer == "/properties/eslintConfig/$ref" and "draft-04" in exc.reason
+    else:
+        raise AssertionError("a draft-04 file bundled into a draft-07 schema")
+    anchored = {**_package(), "properties": {"x": {"$ref": "eslintrc.json#top"}}}
+    try:
+        bundle(anchored, lambda url: _eslintrc([]))
+    except Untranslatable as exc:
+        assert "anchor" in exc.reason
+    else:
+        raise AssertionError("an anchor bundled")
+
+
+def test_a_resource_the_schema_embeds_under_its_own_id_is_left_where_it_is() -> None:
+    """AsyncAPI's bundled schemas hold their definitions under their own `$id`s: a `$ref` to one is no other file."""
+    embedded = {"$schema": D7, "$id": "https://x.example/root.json", "type": "object",
+                "properties": {"a": {"$ref": "https://x.example/part.json"}},
+                "definitions": {"https://x.example/part.json": {"$id": "https://x.example/part.json",
+                                                                "type": "string"}}}
+    assert bundle(embedded, lambda url: None) == (embedded, [])
