@@ -102,3 +102,23 @@ def test_a_resource_the_schema_embeds_under_its_own_id_is_left_where_it_is() -> 
                 "definitions": {"https://x.example/part.json": {"$id": "https://x.example/part.json",
                                                                 "type": "string"}}}
     assert bundle(embedded, lambda url: None) == (embedded, [])
+
+
+def test_an_annotation_of_the_wrong_type_is_a_warning_not_a_refusal(tmp_path: Path) -> None:
+    """Issue 39, 3: SchemaStore schemas carry `description: null` and `examples: "Yes"`, which draft-07's
+    meta-schema refuses and every validator ignores: each is dropped with a warning naming its place and keyword,
+    and the pair is compared (here: `b` became required, a backward break). A fault in a keyword that is no
+    annotation (`type: 5`) is still refused."""
+    base = {"$schema": D7, "type": "object", "description": None,
+            "properties": {"a": {"type": "string", "examples": "Yes"}, "b": {"type": "integer"}}}
+    old = _write(tmp_path, "old.json", base)
+    new = _write(tmp_path, "new.json", {**base, "required": ["b"]})
+    run = CliRunner().invoke(app, ["diff-schemas", str(old), str(new), "--format", "json"])
+    assert run.exit_code == 1, run.output
+    assert f"warning: {old}#/description: description is null, not string" in run.stderr
+    assert f"warning: {new}#/properties/a/examples: examples is string, not array" in run.stderr
+    (finding,) = json.loads(run.stdout)["pairs"][0]["findings"]
+    assert finding["rule"] == "PROPERTY_BECAME_REQUIRED"
+    broken = _write(tmp_path, "broken.json", {**base, "properties": {"a": {"type": 5}}})
+    run = CliRunner().invoke(app, ["diff-schemas", str(old), str(broken)])
+    assert run.exit_code == 2 and "broken.json#/properties/a/type" in run.output

@@ -90,7 +90,7 @@ def _load_schema(path: Path, default_draft: Any, find: Any = None) -> Any:
     into it from `find` (diff/bundle.py); a usage error names file and pointer."""
     from wirecheck.contracts.drafts import Untranslatable
     from wirecheck.diff.bundle import bundle
-    from wirecheck.diff.inputs import read_input, too_many_values
+    from wirecheck.diff.inputs import read_input, tolerated_annotations, too_many_values
 
     schema = _parsed_schema(path)
     if find is not None:
@@ -103,6 +103,9 @@ def _load_schema(path: Path, default_draft: Any, find: Any = None) -> Any:
                   file=sys.stderr)
     if (too_large := too_many_values(schema)) is not None:
         raise fail_usage(f"{path}: {too_large}")
+    schema, dropped = tolerated_annotations(schema, default_draft)
+    for note in dropped:
+        print(f"wirecheck: warning: {path}#{note}", file=sys.stderr)
     try:
         return read_input(schema, default_draft)
     except Untranslatable as exc:

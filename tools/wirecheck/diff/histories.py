@@ -208,11 +208,11 @@ class Outcome:
 def _read(revision: Revision) -> Any:
     """The revision as `diff-schemas OLD NEW --ref-map URL=FILE ...` reads it, a map entry per `refs`."""
     from wirecheck.diff.bundle import bundle, from_map_and_dirs
-    from wirecheck.diff.inputs import read_input
+    from wirecheck.diff.inputs import read_input, tolerated_annotations
 
     schema = json.loads(revision.file.read_bytes())
     find = from_map_and_dirs(dict(revision.refs), [], lambda path: json.loads(path.read_bytes()))
-    return read_input(bundle(schema, find)[0])
+    return read_input(tolerated_annotations(bundle(schema, find)[0])[0])
 
 
 def replay_pair(pair: Pair) -> Outcome:

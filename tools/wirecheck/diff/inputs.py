@@ -18,6 +18,7 @@ from urllib.parse import unquote
 
 from wirecheck.contracts.drafts import DIALECT, DRAFT_2020_12, MAX_DEPTH, Draft, Translation, Untranslatable, translate
 from wirecheck.contracts.views import count_values, ref_loops, subschemas
+from wirecheck.json_types import json_type
 from wirecheck.pointer import format_pointer, parse_pointer, resolve
 
 __all__ = ["MAX_DEPTH", "MAX_SCHEMA_VALUES", "in_input_terms", "not_json", "read_input", "too_many_values",
@@ -120,6 +121,52 @@ def unsupported(schema: Any) -> str | None:
     for _, path, loop in ref_loops({"": schema}):
         return f"{format_pointer((*path, '$ref'))}: a $ref loop that reads no part of the message: {loop}"
     return None
+
+
+# Annotations: every validator ignores them when it validates an instance, so one of the wrong type (SchemaStore's
+# `description: null`, `examples: "Yes"`) changes no verdict; its draft's meta-schema still refuses the schema
+ANNOTATIONS = frozenset({"title", "description", "$comment", "examples", "readOnly", "writeOnly", "deprecated",
+                         "contentMediaType", "contentEncoding"})
+_MAX_DROPPED = 1000
+
+
+def tolerated_annotations(schema: Any, default: Draft = DRAFT_2020_12) -> tuple[Any, list[str]]:
+    """The schema without the annotations its draft's meta-schema refuses for their type, and a warning for each
+    (its JSON pointer, the keyword, what it holds): they are dropped, read as no annotation, as validators read
+    them. Anything else the meta-schema refuses is left for `read_input` to refuse."""
+    from wirecheck.contracts.drafts import declared_draft
+    from wirecheck.contracts.reference import meta_validator
+
+    try:
+        draft, _ = declared_draft(schema, default)
+        if meta_validator(draft.uri).is_valid(schema):
+            return schema, []
+    except (Untranslatable, ValueError):  # another $schema, a lone surrogate: read_input says what
+        return schema, []
+    import copy
+
+    cleaned: Any = None
+    notes: list[str] = []
+    while len(notes) < _MAX_DROPPED:
+        faults = [error for error in draft.validator(draft.validator.META_SCHEMA).iter_errors(cleaned or schema)
+                  if error.validator == "type" and error.absolute_path
+                  and error.absolute_path[-1] in ANNOTATIONS]
+        if not faults:
+            break
+        cleaned = cleaned if cleaned is not None else copy.deepcopy(schema)
+        for error in faults:
+            *parent_path, keyword = error.absolute_path
+            parent = resolve(cleaned, tuple(parent_path), None)
+            if isinstance(parent, dict) and keyword in parent:
+                found = parent.pop(keyword)
+                notes.append(f"{format_pointer((*parent_path, keyword))}: {keyword} is {json_type(found)}, not "
+                             f"{' or '.join(_as_list(error.validator_value))}: an annotation every validator "
+                             "ignores, dropped")
+    return (cleaned if cleaned is not None else schema), notes
+
+
+def _as_list(value: Any) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else [str(value)]
 
 
 def read_input(schema: Any, default: Draft = DRAFT_2020_12) -> Translation:
