@@ -167,3 +167,20 @@ def test_property_names_written_alike_under_other_definition_names_are_no_change
     rules = [f.rule for f in diff_schemas(schema("2.0.0"), schema("2.1.0")).findings]
     assert "PROPERTY_NAMES_CHANGED" not in rules and "CONST_CHANGED" in rules
     assert "PROPERTY_NAMES_CHANGED" in [f.rule for f in diff_schemas(schema("2.0.0"), schema("2.1.0", 2)).findings]
+
+
+def test_members_required_apart_are_decided_by_their_combinations() -> None:
+    """package.json 304f42048 → bc24ba579: the root `anyOf` that allowed `bundleDependencies` or
+    `bundledDependencies` but not both was removed. No rule explains it and the set difference gives no payload;
+    the combinations of the names the combinators require (diff/witness.py presence_probes) give the witness: both
+    present, which the new schema accepts and the old refuses (forward)."""
+    either = {"oneOf": [{"type": "array", "items": {"type": "string"}}, {"type": "boolean"}]}
+    new = {"type": "object", "properties": {"bundleDependencies": either, "bundledDependencies": either}}
+    old = {**new, "anyOf": [
+        {"type": "object", "not": {"required": ["bundledDependencies", "bundleDependencies"]}},
+        {"type": "object", "not": {"required": ["bundleDependencies"]}, "required": ["bundledDependencies"]},
+        {"type": "object", "not": {"required": ["bundledDependencies"]}, "required": ["bundleDependencies"]}]}
+    result = diff_schemas(old, new)
+    forward = [w for f in result.findings for w in f.witnesses if w.direction == FORWARD and w.view == TOLERANT]
+    assert forward and set(forward[0].payload) == {"bundleDependencies", "bundledDependencies"}
+    assert decide([result], DiffOptions(), "breaking").exit_code == exitcodes.FINDINGS

@@ -49,7 +49,7 @@ from wirecheck.diff.rules.protocol import rule_changes
 from wirecheck.diff.shape import same_shape
 from wirecheck.diff.side import Side, Sides, location_of, related
 from wirecheck.diff.walk import structural_changes
-from wirecheck.diff.witness import Blame, candidates, from_difference, judge
+from wirecheck.diff.witness import Blame, candidates, from_difference, judge, presence_probes
 from wirecheck.pointer import parse_pointer
 
 if TYPE_CHECKING:  # a catalog's release types: `diff-schemas` never imports the contract model (13 dataclasses)
@@ -496,6 +496,7 @@ def _net_witnesses(pair: _Pair, proven: dict[tuple[str, str], str], findings: li
     witnesses: dict[tuple[str, str], Witness] = {}
     if not pair.options.witnesses:
         return witnesses
+    presence: dict[tuple[str, str], Witness] | None = None  # diff/witness.py presence_probes, judged once
     for direction in DIRECTIONS:
         open_views = _open_views(proven, findings, direction)
         writer, reader = (new_end, old_end) if direction == FORWARD else (old_end, new_end)
@@ -506,6 +507,10 @@ def _net_witnesses(pair: _Pair, proven: dict[tuple[str, str], str], findings: li
                 rest = semantic.difference(writer[0], writer[1], reader[0], reader[1], view)
                 drawn[asked] = from_difference(rest, writer, old_end, new_end)
             found = drawn[asked]
+            if (direction, view) not in found:  # members required together or apart: their combinations
+                if presence is None:
+                    presence = judge(presence_probes(old_end, new_end), old_end, new_end)
+                found = presence
             if (direction, view) in found:
                 witnesses[(direction, view)] = found[(direction, view)]
         for payload, dvs in baseline.values():

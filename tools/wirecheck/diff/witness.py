@@ -288,3 +288,75 @@ def from_difference(schema: Any, accepting: tuple[Side, str], old: tuple[Side, s
         except Exception:
             continue
     return judge(payloads, old, new)
+
+
+_PRESENCE_NAMES = 8  # names combined at most (2^8 payloads)
+_COMBINATORS = ("anyOf", "oneOf", "allOf", "not", "if", "then", "else")
+
+
+def presence_probes(old: tuple[Side, str], new: tuple[Side, str]) -> list[Any]:
+    """Payloads for a change in which members must be present together or apart (a root `anyOf` of `required` and
+    `not: {required}` branches: package.json's "bundleDependencies or bundledDependencies, not both"): a valid
+    payload of either side with each combination of the names those combinators require, present (with a value
+    valid for that side's property) or absent. `judge` keeps those one side accepts and the other refuses."""
+    names: list[str] = []
+    for side, location in (old, new):
+        node = side.node(location)
+        for keyword in _COMBINATORS if isinstance(node, dict) else ():
+            for sub in _branches(node.get(keyword)):
+                for name in _required_inside(sub):
+                    if name not in names:
+                        names.append(name)
+        if isinstance(node, dict) and isinstance(node.get("dependentRequired"), dict):
+            for name, others in node["dependentRequired"].items():
+                for each in [name, *(others if isinstance(others, list) else [])]:
+                    if isinstance(each, str) and each not in names:
+                        names.append(each)
+    names = names[:_PRESENCE_NAMES]
+    if not names:
+        return []
+    payloads: list[Any] = []
+    for side, location in (new, old):
+        try:
+            base = example(side, location)
+        except NoExample:
+            continue
+        if not isinstance(base, dict):
+            continue
+        values: dict[str, Any] = {}
+        for name in names:
+            with contextlib.suppress(NoExample, KeyError, TypeError):
+                values[name] = example(side, f"{location}/properties/{_escaped(name)}"
+                                       if "#" in location else f"{location}#/properties/{_escaped(name)}")
+        for mask in range(1 << len(names)):
+            payload = {k: v for k, v in base.items() if k not in names}
+            for bit, name in enumerate(names):
+                if mask >> bit & 1:
+                    if name not in values:
+                        break
+                    payload[name] = values[name]
+            else:
+                payloads.append(payload)
+    return payloads
+
+
+def _branches(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else [value] if isinstance(value, dict) else []
+
+
+def _required_inside(schema: Any, depth: int = 0) -> list[str]:
+    """The names a subschema's `required` lists, in it and in its own combinators (not in its properties)."""
+    if not isinstance(schema, dict) or depth > 4:
+        return []
+    out = [n for n in schema.get("required", []) if isinstance(n, str)] \
+        if isinstance(schema.get("required"), list) else []
+    for keyword in _COMBINATORS:
+        for sub in _branches(schema.get(keyword)):
+            out += _required_inside(sub, depth + 1)
+    return out
+
+
+def _escaped(name: str) -> str:
+    from urllib.parse import quote
+
+    return quote(name.replace("~", "~0").replace("/", "~1"), safe="~!$&'()*+,;=:@-._")
