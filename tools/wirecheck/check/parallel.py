@@ -8,7 +8,7 @@ themselves; elsewhere they are spawned and load it (start_method). Two kinds of 
 - a part of one large NDJSON capture, plain or framed: byte ranges cut at line ends. This process reads the first
   range itself (it settles the capture's form and whatever rules need the first messages), then hands each later
   range to a worker with the rules still unsettled. The worker reads it with the same line reader and checks every
-  message (engine.PartChecks): classified, its content checked against both views, its consumers' contracts; a
+  message (check/parts.py): classified, its content checked against both views, its consumers' contracts; a
   message of a kind that needs no ordered state, and holds, is taken there (counted; compact (kind, line) notes
   for rules that observe by kind and line alone); every other comes back as a compact `Checked` tuple with the
   findings of its own checks, and a request or an answer with the id it carries, its reply checked against the
@@ -46,8 +46,9 @@ from typing import IO, TYPE_CHECKING, Any, cast
 
 from wirecheck.capture import FORM_LOOKAHEAD, CaptureFile, CaptureUnreadable, read_capture, read_lines
 from wirecheck.capture.ndjson import LineSink, iter_lines, read_framed
-from wirecheck.check.engine import CheckOptions, Engine, PartChecks, Reading
+from wirecheck.check.engine import CheckOptions, Engine, Reading
 from wirecheck.check.message import Message
+from wirecheck.check.parts import PartChecks
 from wirecheck.check.result import CaptureSummary, CheckResult, GroupKey, KindCoverage, Omission, merge
 from wirecheck.findings import Severity
 
@@ -360,7 +361,7 @@ class Portable:
 
 @dataclass(frozen=True)
 class _Part:
-    """What a worker made of one byte range (engine.PartChecks): what it took (counts per kind), and each other
+    """What a worker made of one byte range (check/parts.py PartChecks): what it took (counts per kind), and each other
     message, its own checks made, for this process to finish in capture order. Lines are numbered from 1 within the
     range."""
 

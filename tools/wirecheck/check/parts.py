@@ -1,0 +1,168 @@
+"""What a worker process makes of a later part of a large capture (check/parallel.py splits it at line ends): every
+message of the part classified and its own checks made here, in the order a sequential run makes them; what needs
+the capture's ordered state goes back to the capture's engine as compact `Checked` tuples (check/engine.py), the
+values of requests and answers left out where the ids they carry are all it reads (sequences.PartAnswers)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from wirecheck.capture import CaptureFile
+from wirecheck.check.engine import Checked, Engine, _CaptureRun, _FastEntry
+from wirecheck.check.message import Message
+from wirecheck.check.sequences import PartAnswers
+from wirecheck.contracts.model import MessageKind
+from wirecheck.findings import Finding
+from wirecheck.rules.registry import Rule
+
+
+class PartChecks:
+    """What a worker process makes of a later part of a capture (check/parallel.py): the same line reader's items,
+    each message classified and its own checks made here, in the order a sequential run makes them. A message of a
+    kind that needs nothing of the capture's ordered state, and holds, is taken (counted in `seen`; its kind's
+    observers noted by `record(kind id, line)`, and a framed one's sender and line by `took`); every other message
+    goes back to the capture's engine as a `Checked` (or, of no kind, as read), with the findings of its own checks.
+    Rules that had settled when the part was handed out (`unsettled`: those that had not) are settled here."""
+
+    def __init__(self, engine: Engine, capture: CaptureFile, unsettled: frozenset[int],
+                 record: Callable[[str, int], None], noted: Callable[[], int]):
+        self.engine = engine
+        self.noted = noted  # how many observations `record` has noted so far
+        self.file = capture.label
+        self.run = run = _CaptureRun(engine, capture)
+        run.settle_all_but(unsettled)
+        self.items: list[Any] = []  # Finding | (line, value) | Message | Checked | ProcessRecord, in line order
+        self.positions: list[int] = []  # items[i] comes after the first positions[i] observations
+        self.seen: dict[str, int] = {kind.id: 0 for kind in engine.release.kinds}
+        self.took: dict[str | None, tuple[int, str]] = {}  # role → (line, kind id) of its last framed message taken
+        self.fast: dict[str, _FastEntry] = {}
+        recorder = (_Recorder(record),)
+        for kind_id, (holds, observers, kind, keeping) in engine._fast_validators(run).items():
+            if keeping is None and observers:
+                if all(getattr(rule, "observes_values", True) is False for rule in observers):
+                    observers = recorder
+                else:  # rules that read a taken message's value observe it in the capture's engine, in order
+                    observers, keeping = (), observers
+            self.fast[kind_id] = (holds, observers, kind, keeping)
+        self._last: list[Any] = [None, None]
+        self.accept = engine._acceptor(self.fast, self.seen, self._last, self.file, self._held)
+        self.answers = PartAnswers(engine.sequences)
+        # requests and answers whose ordered checks read nothing of their value but what `answers` notes
+        self.lean = engine.sequences.correlated - engine.sequences.watched - engine._last_kinds \
+            - engine._base_kinds.keys()
+        self._leaning: dict[tuple[str, bool], bool] = {}
+
+    def _held(self, kind: MessageKind, rules: tuple[Rule, ...], value: Any, line: int) -> None:
+        self.seen[kind.id] -= 1  # counted where it is finished, as every Checked is
+        self._append(self._checked(value, line, None, kind, (), alone=True))
+
+    def _checked(self, value: Any, line: int, sender: str | None, kind: MessageKind, found: tuple[Finding, ...],
+                 alone: bool, message: Message | None = None) -> Checked:
+        def located() -> Message:
+            return message or Message(value=value, file=self.file, line=line, sender=sender, kind=kind)
+
+        after = self._consumers(located(), kind) if kind.id in self.engine.messages.has_consumers else ()
+        noted = None
+        if kind.id in self.engine.sequences.correlated:
+            noted = self.answers.note(value, kind, located)
+            if noted is not None and self._lean(kind.id, alone):
+                value = None
+        return line, sender, value, kind.id, found, after, alone, noted
+
+    def _lean(self, kind_id: str, alone: bool) -> bool:
+        """Does nothing here read the value of a request or an answer of this kind but its noted id (its rules
+        settle nothing within a part: the part's engine shows them nothing)?"""
+        lean = self._leaning.get((kind_id, alone))
+        if lean is None:
+            lean = self._leaning[(kind_id, alone)] = kind_id in self.lean and not (
+                self.run.keeping(kind_id) if alone else self.run.rules_by_kind[kind_id])
+        return lean
+
+    def _append(self, item: Any) -> None:
+        self.items.append(item)
+        self.positions.append(self.noted())
+
+    def _consumers(self, message: Message, kind: MessageKind) -> tuple[Finding, ...]:
+        found: list[Finding] = []
+        message.kind = kind
+        self.engine.messages.consumers(message, kind, found.append)
+        return tuple(found)
+
+    def accept_frame(self, frame: Any, line: int) -> bool:
+        """A framed part's fast path (LineSink.accept): a frame {"from": a role, "message": an object} whose
+        message is of a kind, checked here; False for anything else (read_framed reads it, `add` takes it)."""
+        if type(frame) is not dict or len(frame) != 2:
+            return False
+        sender, value = frame.get("from"), frame.get("message")
+        if type(value) is not dict or type(sender) is not str or sender not in self.engine.release.roles:
+            return False
+        kind = self.engine.classifier.stream_message_kind(value, sender)
+        if kind is None:
+            return False
+        entry = self.fast.get(kind.id)
+        if entry is not None and entry[0](value):
+            if entry[3] is None:
+                self.seen[kind.id] += 1
+                for rule in entry[1]:
+                    rule.observe(kind, value, self.file, line)
+                self.took[sender] = (line, kind.id)
+            else:
+                self._append(self._checked(value, line, sender, kind, (), alone=True))
+            return True
+        message = Message(value=value, file=self.file, line=line, sender=sender, kind=kind)
+        found: list[Finding] = []
+        self.engine.messages.content(message, kind, found.append)
+        self._append(self._checked(value, line, sender, kind, tuple(found), alone=False, message=message))
+        return True
+
+    def add(self, item: Any) -> None:
+        """One item of the part's line reader (a plain stream's items are read with `accept` as its fast path)."""
+        engine = self.engine
+        if type(item) is tuple:
+            line, value = item
+            if type(value) is not dict:
+                self._append(item)
+                return
+            kind = self._last[1] if self._last[0] is value else None
+            message = Message(value=value, file=self.file, line=line)
+        elif type(item) is Message:
+            message, kind = item, None
+        else:  # a Finding, a ProcessRecord
+            self._append(item)
+            return
+        found: list[Finding] = []
+        engine._sender(message, found.append)
+        if kind is None:
+            kind = engine.classifier.classify(message, self.run.bases)
+        if kind is None:  # of no kind: what the capture's sequence makes of it is decided there
+            self._append(item)
+            return
+        value = message.value
+        entry = self.fast.get(kind.id) if not found and message.sender is not None else None
+        if entry is not None and entry[0](value):  # a framed message that holds
+            if entry[3] is None:
+                self.seen[kind.id] += 1
+                for rule in entry[1]:
+                    rule.observe(kind, value, self.file, message.line)
+                self.took[message.sender] = (message.line or 0, kind.id)
+            else:
+                self._append(self._checked(value, message.line or 0, message.sender, kind, (), alone=True))
+            return
+        message.kind = kind
+        engine.messages.content(message, kind, found.append)
+        self._append(self._checked(value, message.line or 0, message.sender, kind, tuple(found), alone=False,
+                                   message=message))
+
+
+class _Recorder:
+    """Stands for a kind's observers where the capture's rules are not (PartChecks): notes what they should
+    be shown."""
+
+    __slots__ = ("record",)
+
+    def __init__(self, record: Callable[[str, int], None]):
+        self.record = record
+
+    def observe(self, kind: MessageKind, value: Any, file: str, line: int) -> None:
+        self.record(kind.id, line)
