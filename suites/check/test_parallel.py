@@ -462,3 +462,30 @@ def _alive(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0] != "Z"
     except OSError:
         return False
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_framed_parts_agree_with_one_reader_wherever_line_ends_fall(demo_registry, tmp_path, seed):
+    """The same nasty lines inside harness frames (a frame whose message is not JSON, breaks off, repeats `from`,
+    names a role the release lacks, a process record, a second header), split anywhere: the answer of one reader."""
+    rng = random.Random(100 + seed)
+    roles = [b"server", b"client", b"nobody"]
+    extra = [b'{"from": "server", "from": "client", "message": {"type":"hello","version":"1.0.0"}}',
+             b'{"wirecheck_capture": 1, "framing": "directed"}',
+             b'{"from": "server", "message": {"type":"hello","version":"1.0.0"}',
+             b'{"from": "server", "message": {"type":"hello"}, "extra": 1}']
+    lines = [b'{"wirecheck_capture": 1, "framing": "directed"}']
+    for _ in range(rng.randrange(20, 150)):
+        if rng.random() < 0.15:
+            lines.append(rng.choice(extra))
+        else:
+            line = rng.choice(NASTY)
+            lines.append(b'{"from": "' + rng.choice(roles) + b'", "message": ' + (line or b"null") + b"}")
+    if rng.random() < 0.5:
+        lines.append(b'{"process": {"role": "server", "exit_status": 0, "signal": null, "stopped_by_harness": false}}')
+    path = tmp_path / "nasty.framed.ndjson"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    plan = Plan(jobs=2, forced=True, range_bytes=rng.choice([1, 40, 200, 900]), split_min_bytes=0)
+    sequential, parallel = _both("demo@1.0.0", [str(path)], CheckOptions(max_line_bytes=1024), plan,
+                                 contracts=Path(demo_registry.root))
+    assert snapshot(parallel) == snapshot(sequential)
