@@ -73,7 +73,7 @@ def bundle(schema: Any, find: Callable[[str], Any | None], default: Draft = DRAF
                 found = find(target)
                 if found is None:
                     raise Untranslatable(where, f"{ref!r} leads to {target}, another file: give it with --ref-map "
-                                                f"{target}=FILE or --schemas-dir DIR (nothing is fetched)")
+                                                f"{target}=FILE or --schemas-dir DIR (a $ref is never fetched)")
                 names[target] = key = _key(target, home)
                 external_draft, _ = declared_draft(found, draft)
                 if external_draft is not draft:
