@@ -100,20 +100,7 @@ class PartChecks:
         kind = self.engine.classifier.stream_message_kind(value, sender)
         if kind is None:
             return False
-        entry = self.fast.get(kind.id)
-        if entry is not None and entry[0](value):
-            if entry[3] is None:
-                self.seen[kind.id] += 1
-                for rule in entry[1]:
-                    rule.observe(kind, value, self.file, line)
-                self.took[sender] = (line, kind.id)
-            else:
-                self._append(self._checked(value, line, sender, kind, (), alone=True))
-            return True
-        message = Message(value=value, file=self.file, line=line, sender=sender, kind=kind)
-        found: list[Finding] = []
-        self.engine.messages.content(message, kind, found.append)
-        self._append(self._checked(value, line, sender, kind, tuple(found), alone=False, message=message))
+        self._message(value, line, sender, kind, [])
         return True
 
     def add(self, item: Any) -> None:
@@ -138,21 +125,25 @@ class PartChecks:
         if kind is None:  # of no kind: what the capture's sequence makes of it is decided there
             self._append(item)
             return
-        value = message.value
-        entry = self.fast.get(kind.id) if not found and message.sender is not None else None
-        if entry is not None and entry[0](value):  # a framed message that holds
+        self._message(message.value, message.line or 0, message.sender, kind, found)
+
+    def _message(self, value: Any, line: int, sender: str | None, kind: MessageKind, found: list[Finding]) -> None:
+        """A classified message (`found`: what its frame's sender already drew). A framed one of a fast kind that
+        holds is taken, or goes back for the ordered checks alone; any other has its content checked here. (A plain
+        stream's messages that hold were taken by `accept` before they got here.)"""
+        entry = self.fast.get(kind.id) if sender is not None and not found else None
+        if entry is not None and entry[0](value):
             if entry[3] is None:
                 self.seen[kind.id] += 1
                 for rule in entry[1]:
-                    rule.observe(kind, value, self.file, message.line)
-                self.took[message.sender] = (message.line or 0, kind.id)
+                    rule.observe(kind, value, self.file, line)
+                self.took[sender] = (line, kind.id)
             else:
-                self._append(self._checked(value, message.line or 0, message.sender, kind, (), alone=True))
+                self._append(self._checked(value, line, sender, kind, (), alone=True))
             return
-        message.kind = kind
-        engine.messages.content(message, kind, found.append)
-        self._append(self._checked(value, message.line or 0, message.sender, kind, tuple(found), alone=False,
-                                   message=message))
+        message = Message(value=value, file=self.file, line=line, sender=sender, kind=kind)
+        self.engine.messages.content(message, kind, found.append)
+        self._append(self._checked(value, line, sender, kind, tuple(found), alone=False, message=message))
 
 
 class _Recorder:
