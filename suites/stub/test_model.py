@@ -87,6 +87,13 @@ def test_anthropic_messages_stream_a_text_then_a_tool_call_then_check_the_tool_r
     assert start["model"] == "claude-x" and start["role"] == "assistant" and start["content"] == []
     assert orjson.loads(events[2][1])["delta"] == {"type": "text_delta", "text": "Hello."}
     assert orjson.loads(events[4][1])["delta"]["stop_reason"] == "end_turn"
+    # usage as the real service sends it (@anthropic-ai/sdk Usage, MessageDeltaUsage): the cache counts are
+    # numbers, which the Claude Agent SDK's ACP adapter sums (issue 38: it reported `used: null` without them)
+    for usage in (start["usage"], orjson.loads(events[4][1])["usage"]):
+        assert usage["cache_creation_input_tokens"] == 0 and usage["cache_read_input_tokens"] == 0
+        assert isinstance(usage["input_tokens"], int) and isinstance(usage["output_tokens"], int)
+    assert start["usage"]["cache_creation"] == {"ephemeral_1h_input_tokens": 0, "ephemeral_5m_input_tokens": 0}
+    assert start["usage"]["service_tier"] == "standard"
 
     status, _, body = post(url, {"model": "claude-x", "stream": True, "messages": []})
     events = [orjson.loads(data) for _, data in sse_events(body)]

@@ -356,6 +356,21 @@ def _sse(events: list[tuple[str | None, Any]]) -> bytes:
     return bytes(out)
 
 
+# The Messages API's `usage`, every member the real service sends, as @anthropic-ai/sdk 1.17.0 types it
+# (resources/messages/messages.d.ts:4809 Usage; :3893 MessageDeltaUsage, a stream's last count) and Claude Code
+# 2.1.332 echoes it in its result (fixtures/live/claude-code@2.1.332): a reader that sums the cache counts (the
+# Claude Agent SDK's ACP adapter) gets numbers, not NaN, from a scripted turn as from the real API.
+ANTHROPIC_DELTA_USAGE = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
+                         "server_tool_use")
+
+
+def _anthropic_usage(input_tokens: int, output_tokens: int) -> dict[str, Any]:
+    return {"input_tokens": input_tokens, "output_tokens": output_tokens, "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+            "cache_creation": {"ephemeral_1h_input_tokens": 0, "ephemeral_5m_input_tokens": 0},
+            "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0}, "service_tier": "standard"}
+
+
 def _anthropic(turn: Turn, model: str, number: int, stream: bool) -> Reply:
     blocks: list[dict[str, Any]] = []
     if turn.text is not None:
@@ -364,14 +379,14 @@ def _anthropic(turn: Turn, model: str, number: int, stream: bool) -> Reply:
         blocks.append({"type": "tool_use", "id": _tool_id(call, number, index, "toolu_"), "name": call.name,
                        "input": dict(call.input)})
     stop = "tool_use" if turn.tool_calls else "end_turn"
-    usage = {"input_tokens": turn.usage["input"], "output_tokens": turn.usage["output"]}
+    usage = _anthropic_usage(turn.usage["input"], turn.usage["output"])
     message = {"id": f"msg_wirecheck_{number}", "type": "message", "role": "assistant", "model": model}
     if not stream:
         return Reply(200, orjson.dumps({**message, "content": blocks, "stop_reason": stop, "stop_sequence": None,
                                         "usage": usage}), dict(JSON))
     events: list[tuple[str | None, Any]] = [("message_start", {"type": "message_start", "message": {
         **message, "content": [], "stop_reason": None, "stop_sequence": None,
-        "usage": {"input_tokens": usage["input_tokens"], "output_tokens": 1}}})]
+        "usage": {**usage, "output_tokens": 1}}})]
     for index, block in enumerate(blocks):
         if block["type"] == "text":
             start: dict[str, Any] = {"type": "text", "text": ""}
@@ -383,7 +398,7 @@ def _anthropic(turn: Turn, model: str, number: int, stream: bool) -> Reply:
                    ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}),
                    ("content_block_stop", {"type": "content_block_stop", "index": index})]
     events += [("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
-                                  "usage": {"output_tokens": usage["output_tokens"]}}),
+                                  "usage": {key: usage[key] for key in ANTHROPIC_DELTA_USAGE}}),
                ("message_stop", {"type": "message_stop"})]
     return Reply(200, _sse(events), dict(SSE))
 
