@@ -602,6 +602,8 @@ class Engine:
 
     def _finish(self, run: _CaptureRun, emit: Callable[[Finding], None], result: CheckResult) -> None:
         file = run.capture.label
+        if run.process is not None:  # the capture holds all its program wrote: what it never sent, it owes
+            run.sequence.roles.add(run.process.role)
         run.sequence.finish(run.whole, file, emit)
         judged = dict(run.sequence.judged)
         if run.process is not None:
