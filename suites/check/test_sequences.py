@@ -233,3 +233,24 @@ def test_a_broken_behaviour_file_is_a_located_contract_error(tmp_path, obligatio
         release_with(tmp_path, [obligation])
     assert problem in str(caught.value)
     assert "behaviour.yaml" in str(caught.value)
+
+
+def test_a_message_projected_to_what_the_monitors_read_is_judged_as_the_whole_one():
+    """check/parts.py sends a worker's message of a kind only the monitors read as `projected` to their places:
+    Qoder's tool_use ids in an assistant's content, a tool_result's tool_use_id, with the conditions that pick
+    them; everything else is left out, and what the places give is the same."""
+    from wirecheck.check.sequences import projected, read_paths
+    from wirecheck.contracts import load_registry
+
+    release = load_registry(Path(__file__).resolve().parents[2] / "contracts").load("qoder-agent-sdk@1.0.23")
+    paths = read_paths(release, release.obligations)
+    assistant = {"type": "assistant", "session_id": "s", "message": {"id": "m", "role": "assistant", "content": [
+        {"type": "text", "text": "long text " * 50},
+        {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}}]}}
+    small = projected(assistant, paths)
+    assert small == {"message": {"content": [{"type": "text"}, {"type": "tool_use", "id": "toolu_1"}]}}
+    for obligation in release.obligations:
+        for place in (v for v in obligation.params.values() if hasattr(v, "each")):
+            assert place.values(small) == place.values(assistant)
+    assert projected([1, {"a": 2}], (("0",),)) == [1, {"a": 2}]  # an index into an array keeps the array whole
+    assert projected({"a": 1}, ()) == {}

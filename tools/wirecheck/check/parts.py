@@ -11,7 +11,7 @@ from typing import Any
 from wirecheck.capture import CaptureFile
 from wirecheck.check.engine import Checked, Engine, _CaptureRun, _FastEntry
 from wirecheck.check.message import Message
-from wirecheck.check.sequences import PartAnswers
+from wirecheck.check.sequences import PartAnswers, projected, read_paths
 from wirecheck.contracts.model import MessageKind
 from wirecheck.findings import Finding
 from wirecheck.rules.registry import Rule
@@ -52,6 +52,10 @@ class PartChecks:
         self.lean = engine.sequences.correlated - engine.sequences.watched - engine._last_kinds \
             - engine._base_kinds.keys()
         self._leaning: dict[tuple[str, bool], bool] = {}
+        # messages of kinds only the sequence's monitors read in order go back with just the places they read
+        self.read_paths = read_paths(engine.release, engine.sequences.obligations)
+        self.projectable = engine.sequences.watched - engine.sequences.correlated - engine._last_kinds \
+            - engine._base_kinds.keys() - engine.messages.has_consumers
 
     def _held(self, kind: MessageKind, rules: tuple[Rule, ...], value: Any, line: int) -> None:
         self.seen[kind.id] -= 1  # counted where it is finished, as every Checked is
@@ -68,14 +72,17 @@ class PartChecks:
             noted = self.answers.note(value, kind, located)
             if noted is not None and self._lean(kind.id, alone):
                 value = None
+        elif kind.id in self.projectable and self._lean(kind.id, alone, projectable=True):
+            value = projected(value, self.read_paths)
         return line, sender, value, kind.id, found, after, alone, noted
 
-    def _lean(self, kind_id: str, alone: bool) -> bool:
-        """Does nothing here read the value of a request or an answer of this kind but its noted id (its rules
-        settle nothing within a part: the part's engine shows them nothing)?"""
+    def _lean(self, kind_id: str, alone: bool, projectable: bool = False) -> bool:
+        """Does nothing in the capture's engine read a message of this kind but what the part notes of it (a
+        request's or answer's id; with `projectable`, the places the monitors read)? Not where a rule reads it (its
+        rules settle nothing within a part: the part's engine shows them nothing)."""
         lean = self._leaning.get((kind_id, alone))
         if lean is None:
-            lean = self._leaning[(kind_id, alone)] = kind_id in self.lean and not (
+            lean = self._leaning[(kind_id, alone)] = (projectable or kind_id in self.lean) and not (
                 self.run.keeping(kind_id) if alone else self.run.rules_by_kind[kind_id])
         return lean
 

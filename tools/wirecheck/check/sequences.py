@@ -860,6 +860,55 @@ class SequenceRun:
         return responses[0] if len(responses) == 1 else None
 
 
+def read_paths(release: ContractRelease, obligations: Iterable[Obligation]) -> tuple[tuple[str, ...], ...]:
+    """Every place in a message the obligations' monitors and the release's keys read (`*`: each item of an array):
+    their matches' conditions, their places, a negotiated version's pointer. A message projected to these
+    (`projected`) is judged by them as the whole message is."""
+    paths: list[tuple[str, ...]] = []
+
+    def place(at: Place) -> None:
+        if at.each is not None:
+            paths.append((*at.each, "*", *(at.tokens or ())))
+            paths.extend((*at.each, "*", *tokens) for tokens, _ in at.each_where)
+        elif at.tokens is not None:
+            paths.append(tuple(at.tokens))
+
+    for obligation in obligations:
+        for value in obligation.params.values():
+            if isinstance(value, Match):
+                paths.extend(tuple(tokens) for tokens, _ in value.where)
+            elif isinstance(value, Place):
+                place(value)
+            elif isinstance(value, tuple) and all(isinstance(token, str) for token in value):
+                paths.append(value)
+    for kinds in release.obligation_keys.values():
+        for at in kinds.values():
+            place(at)
+    return tuple(dict.fromkeys(paths))
+
+
+def projected(value: Any, paths: tuple[tuple[str, ...], ...]) -> Any:
+    """`value` with only what lies on `paths` (a leaf kept whole; an array met by a token that is not `*`, whole)."""
+    if not paths:
+        return {} if isinstance(value, dict) else value
+    if isinstance(value, dict):
+        heads: dict[str, list[tuple[str, ...]]] = {}
+        for path in paths:
+            if path:
+                heads.setdefault(path[0], []).append(path[1:])
+        out = {}
+        for key, rests in heads.items():
+            if key in value:
+                out[key] = value[key] if any(not rest for rest in rests) else projected(value[key], tuple(rests))
+        return out
+    if isinstance(value, list):
+        if all(path and path[0] == "*" for path in paths):
+            inner = tuple(path[1:] for path in paths)
+            return [item if any(not rest for rest in inner) else projected(item, inner) for item in value]
+        return value
+    return value
+
+
 # What a worker settled of a message's correlation (PartAnswers.note): the id it carries, and for an answer whose
 # request it saw, (the request's kind id, the findings of the reply checked against that kind's reply schema).
 Noted = tuple[Any, "tuple[str, tuple[Finding, ...]] | None"]
