@@ -122,3 +122,14 @@ def test_an_annotation_of_the_wrong_type_is_a_warning_not_a_refusal(tmp_path: Pa
     broken = _write(tmp_path, "broken.json", {**base, "properties": {"a": {"type": 5}}})
     run = CliRunner().invoke(app, ["diff-schemas", str(old), str(broken)])
     assert run.exit_code == 2 and "broken.json#/properties/a/type" in run.output
+
+
+def test_a_file_nested_too_deep_is_a_located_refusal_not_a_crash(tmp_path: Path) -> None:
+    """A file a `$ref` reaches nested 1,020 levels deep (orjson reads it): a usage error naming the URL and where,
+    never a RecursionError read as an internal error."""
+    _write(tmp_path, "package.json", _package())
+    (tmp_path / "eslintrc.json").write_text('{"type": "object", "properties": {"x": {"enum": ['
+                                            + "[" * 1020 + "]" * 1020 + "]}}}", encoding="utf-8")
+    run = CliRunner().invoke(app, ["diff-schemas", str(tmp_path / "package.json"), str(tmp_path / "package.json")])
+    assert run.exit_code == 2, run.output
+    assert "eslintrc.json nests more than 128 levels deep (at /properties/x/enum/0/0" in run.output

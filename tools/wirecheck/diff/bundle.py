@@ -17,7 +17,7 @@ from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import quote, urldefrag, urljoin, urlsplit
 
-from wirecheck.contracts.drafts import DRAFT_2020_12, Draft, Untranslatable, declared_draft
+from wirecheck.contracts.drafts import DRAFT_2020_12, MAX_DEPTH, Draft, Untranslatable, declared_draft, depth_problem
 from wirecheck.pointer import format_pointer
 
 # keywords whose values are data, not schemas: a `$ref` key inside one is a value like any other
@@ -34,8 +34,8 @@ def bundle(schema: Any, find: Callable[[str], Any | None], default: Draft = DRAF
     """The schema with every file its `$ref`s reach copied into its definitions and the `$ref`s pointed there; and
     a line per file bundled (what, from where, to where). `find(url)`: the parsed file published at `url` (no
     fragment), None when the user supplied none. Raises Untranslatable (pointer into the input, reason)."""
-    if not isinstance(schema, dict) or not external_refs(schema):
-        return schema, []
+    if not isinstance(schema, dict) or depth_problem(schema) is not None or not external_refs(schema):
+        return schema, []  # (a schema nested too deep: its translation says where, never copied here)
     draft, _ = declared_draft(schema, default)
     root_base: str = schema["$id"] if isinstance(schema.get("$id"), str) else ""
     word = "$defs" if draft.number >= 2019 else "definitions"
@@ -74,6 +74,8 @@ def bundle(schema: Any, find: Callable[[str], Any | None], default: Draft = DRAF
                 if found is None:
                     raise Untranslatable(where, f"{ref!r} leads to {target}, another file: give it with --ref-map "
                                                 f"{target}=FILE or --schemas-dir DIR (a $ref is never fetched)")
+                if (deep := depth_problem(found)) is not None:
+                    raise Untranslatable(where, f"{target} nests more than {MAX_DEPTH} levels deep (at {deep})")
                 names[target] = key = _key(target, home)
                 external_draft, _ = declared_draft(found, draft)
                 if external_draft is not draft:

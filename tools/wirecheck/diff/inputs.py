@@ -134,9 +134,11 @@ def tolerated_annotations(schema: Any, default: Draft = DRAFT_2020_12) -> tuple[
     """The schema without the annotations its draft's meta-schema refuses for their type, and a warning for each
     (its JSON pointer, the keyword, what it holds): they are dropped, read as no annotation, as validators read
     them. Anything else the meta-schema refuses is left for `read_input` to refuse."""
-    from wirecheck.contracts.drafts import declared_draft
+    from wirecheck.contracts.drafts import declared_draft, depth_problem
     from wirecheck.contracts.reference import meta_validator
 
+    if depth_problem(schema) is not None:  # read_input refuses it, located; the meta-schema check would recurse
+        return schema, []
     try:
         draft, _ = declared_draft(schema, default)
         if meta_validator(draft.uri).is_valid(schema):
