@@ -223,7 +223,7 @@ def test_utility_answers_are_qodercli_side_call_lines_after_the_turns():
 @pytest.mark.parametrize(("text", "pointer", "message"), [
     ("api: qoder-fake-responses\nturns: [{text: a}]\nutility: [{text: b}]", "/model/utility", "answer texts"),
     ("api: openai-chat\nturns: [{text: a}]\nutility: [b]", "/model/utility", "fake-responses file"),
-    ("api: gemini\nturns: [{text: a}]", "/model/api", "expected one of anthropic-messages"),
+    ("api: vertex-ai\nturns: [{text: a}]", "/model/api", "expected one of anthropic-messages"),
     ("[1]", "/model", "expected {api:"),
     ("api: openai-chat\nturns: []", "/model/turns", "non-empty list"),
     ("api: openai-chat\nturns: [{text: a, colour: red}]", "/model/turns/0/colour", "unknown key 'colour'"),

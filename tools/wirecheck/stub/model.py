@@ -10,6 +10,8 @@ script is served three ways:
 - `openai-chat`: the OpenAI-compatible chat completions API (`POST /v1/chat/completions`), streamed as
   `chat.completion.chunk` events ending in `data: [DONE]`, else one `chat.completion`; errors as
   `{"error": {"message", "type", "code"}}`. OpenCode's `@ai-sdk/openai-compatible` provider.
+- `gemini`: the Gemini API (`POST …/models/<model>:streamGenerateContent?alt=sse`, `…:generateContent`), written by
+  stub/gemini.py as @google/genai types it; errors in Google's `{"error": {"code", "message", "status"}}`. Gemini CLI.
 - `qoder-fake-responses`: not a server but a file: qodercli's test hook `--fake-responses FILE.jsonl` reads one
   line per model call (`{"method": "generateContentStream", "response": [{"candidates": [...]}]}`, Gemini's
   shape). It cannot answer with an HTTP error. `utility:` lists the answers of qodercli's side calls (prompt
@@ -34,11 +36,12 @@ from typing import Any
 
 import orjson
 
+from wirecheck.stub import gemini
 from wirecheck.stub.server import Reply
 from wirecheck.yaml_lines import LINE_KEY, strip_lines
 
-APIS = ("anthropic-messages", "openai-chat", "qoder-fake-responses")
-HTTP_APIS = APIS[:2]
+APIS = ("anthropic-messages", "openai-chat", "qoder-fake-responses", gemini.API)
+HTTP_APIS = (*APIS[:2], gemini.API)
 ALWAYS = "always"
 TURN_KEYS = ("text", "tool_call", "tool_calls", "error", "times", "request_contains", "usage")
 ERROR_KEYS = ("status", "headers", "type", "message", "body")
@@ -286,9 +289,12 @@ class ModelApp:
         self._lock = threading.Lock()
 
     def handle(self, method: str, url: str, path: str, headers: Mapping[str, str], body: bytes | None) -> Reply:
-        wanted = "/chat/completions" if self.script.api == "openai-chat" else "/messages"
-        if method != "POST" or not path.endswith(wanted):
-            return self._error(ErrorAnswer(404, type="not_found_error",
+        wanted = {"openai-chat": "/chat/completions", gemini.API: gemini.WANTED}.get(self.script.api, "/messages")
+        routed = gemini.route(path) if self.script.api == gemini.API else None
+        known = routed is not None if self.script.api == gemini.API else path.endswith(wanted)
+        if method != "POST" or not known:
+            return self._error(ErrorAnswer(404, type=None if routed is None and self.script.api == gemini.API
+                                           else "not_found_error",
                                            message=f"the scripted {self.script.api} endpoint answers POST "
                                                    f"…{wanted} only"))
         try:
@@ -315,6 +321,8 @@ class ModelApp:
         asked = request.get("model")
         model = asked if isinstance(asked, str) else "wirecheck-model"
         stream = request.get("stream") is True
+        if routed is not None:  # the Gemini API names the model and the streaming in the path, not the body
+            return gemini.answer(turn, routed[0], number, routed[1])
         if self.script.api == "anthropic-messages":
             return _anthropic(turn, model, number, stream)
         return _openai(turn, model, number, stream)
@@ -334,6 +342,8 @@ class ModelApp:
     def _error(self, error: ErrorAnswer) -> Reply:
         if error.body is not None:
             body = error.body if isinstance(error.body, str) else orjson.dumps(error.body).decode()
+        elif self.script.api == gemini.API:
+            body = gemini.error_body(error).decode()
         elif self.script.api == "anthropic-messages":
             kind = error.type or ANTHROPIC_ERROR_TYPES.get(error.status, "api_error")
             body = orjson.dumps({"type": "error", "error": {"type": kind, "message": error.message}}).decode()
