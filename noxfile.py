@@ -314,6 +314,15 @@ def live_opencode(session: nox.Session) -> None:
     _live(session, "opencode")
 
 
+@nox.session(name="live-gemini", python=PYTHON)
+def live_gemini(session: nox.Session) -> None:
+    """Live tier (opt-in; npm installs @google/gemini-cli into the user cache): the real Gemini CLI as Navarch runs it
+    (`--prompt … --output-format stream-json`), offline against the scripted Gemini API endpoint, through every
+    gemini-stream-* scenario and all of them together; certified against gemini-stream; as live-claude-code
+    otherwise."""
+    _live(session, "gemini")
+
+
 @nox.session(name="certify-qodercli", python=PYTHON)
 def certify_qodercli(session: nox.Session) -> None:
     """Live tier for qodercli (opt-in; downloads the PyPI wheels qoder-agent-sdk==1.0.13 and 1.0.16, which bundle
