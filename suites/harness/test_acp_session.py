@@ -93,3 +93,36 @@ def test_the_shipped_acp_scenarios_name_roles_of_the_release(role):
     release = load_registry().load(scenario.contract)
     assert scenario.implementation_role == role and {scenario.harness_role, role} <= set(release.roles)
     assert any(isinstance(s, Step) and s.binds for s in scenario.steps)
+
+
+ECHO_CWD = ("import json, os, sys\n"
+            "for line in sys.stdin:\n"
+            "    print(json.dumps({'echo': json.loads(line), 'cwd': os.getcwd()}), flush=True)\n")
+
+
+def test_a_step_names_the_runs_work_folder_so_a_session_opens_inside_the_scratch(tmp_path):
+    """`${work}` in a send is the run's scratch work folder (where the program runs), so an ACP session's cwd is never
+    a folder outside the scratch (gemini --acp writes its tool's files where session/new says)."""
+    path = tmp_path / "s.yaml"
+    path.write_text("scenario: 1\ntitle: t\nroles: {harness: client, implementation: agent}\nsteps:\n"
+                    '  - send: {method: session/new, params: {cwd: "${work}", note: "$${work}"}}\n'
+                    "  - expect: {match: {echo: {method: session/new}}, bind: {cwd: /cwd}}\n"
+                    "  - close_stdin: true\n  - wait_exit: {}\n")
+    capture = tmp_path / "c.framed.ndjson"
+    record = run_scenario([sys.executable, "-c", ECHO_CWD], load_scenario(path), capture)
+    assert record.ok, record.as_run()["outcome"]
+    frames = [orjson.loads(line) for line in capture.read_bytes().splitlines()[1:]]
+    sent = next(f["message"] for f in frames if f.get("from") == "client")
+    echoed = next(f["message"] for f in frames if f.get("from") == "agent")
+    assert sent["params"]["cwd"] == echoed["cwd"] and Path(echoed["cwd"]).name == "work"
+    assert sent["params"]["note"] == "${work}"  # $${work} stays the literal text
+
+
+def test_a_step_cannot_name_the_model_url_which_is_no_folder(tmp_path):
+    from wirecheck.contracts.errors import ContractError
+
+    path = tmp_path / "s.yaml"
+    path.write_text("scenario: 1\ntitle: t\nroles: {harness: client, implementation: agent}\n"
+                    'steps: [{send: {url: "${model_url}"}}]\n')
+    with pytest.raises(ContractError, match="uses \\$\\{model_url\\}, which no earlier step binds"):
+        load_scenario(path)

@@ -204,7 +204,7 @@ def test_broken_twins_of_the_mcp_2026_07_28_server_fail(mcp_2026, tmp_path, edit
     assert any(p.startswith(pointer) for _, p in found), found
 
 
-@pytest.mark.parametrize("name", ["codex-acp", "claude-agent-acp", "gemini-cli"])
+@pytest.mark.parametrize("name", ["codex-acp", "claude-agent-acp"])
 def test_real_agents_offline_are_judged_without_a_false_red(name):
     """The agents issue 27 names, run offline by `nox -s certify-jsonrpc -- --agents`: each stops at authentication
     (an error -32000 to session/new or session/prompt), and nothing it sent is a finding: a correct agent is not
@@ -218,3 +218,47 @@ def test_real_agents_offline_are_judged_without_a_false_red(name):
     frames = [json.loads(line)["message"] for line in
               (DATA / name / "capture.framed.ndjson").read_text().splitlines()[1:]]
     assert any(m.get("error", {}).get("code") == -32000 for m in frames)  # "Authentication required" and kin
+
+
+def _gemini_frames() -> list[dict]:
+    return [frame for line in (DATA / "gemini-cli" / "capture.framed.ndjson").read_text().splitlines()[1:]
+            if "message" in (frame := json.loads(line))]
+
+
+def test_gemini_cli_runs_a_whole_acp_turn_against_the_scripted_gemini_api_and_is_certified():
+    """`nox -s certify-jsonrpc -- --agents`: gemini-cli 0.61.0 `--acp`, no login, against the scripted Gemini API
+    (scenario acp-gemini-turn): initialize, session/new in the scratch, a prompt whose model answer is a text and a
+    write_file call; the agent asks permission, writes the file, answers end_turn. CERTIFIED with its scope file (what
+    a one-turn session with a client offering no fs or terminal cannot reach), as the live run said."""
+    recorded = outcome("gemini-cli")
+    assert (recorded["version"], recorded["scenario"], recorded["verdict"]) == ("0.61.0", "acp-gemini-turn",
+                                                                               "certified")
+    assert all(step["status"] == "ok" for step in recorded["steps"]) and not recorded["run_problem"]
+    cert = certify_captures(load_registry().load("acp@2.4.0"), [DATA / "gemini-cli" / "capture.framed.ndjson"],
+                            role="agent", baseline=DATA / "gemini-cli" / "scope.yaml")
+    assert cert.verdict == "certified", cert.gate_line
+    assert {r.requirement.id: r.status for r in cert.results} == recorded["statuses"]
+    messages = [f["message"] for f in _gemini_frames()]
+    session = next(m["result"]["sessionId"] for m in messages if m.get("id") == 2 and "result" in m)
+    asked = next(m for m in messages if m.get("method") == "session/request_permission")
+    assert asked["params"]["sessionId"] == session
+    tool = next(m["params"]["update"] for m in messages if m.get("method") == "session/update"
+                and m["params"]["update"]["sessionUpdate"] == "tool_call_update")
+    assert tool["status"] == "completed" and tool["toolCallId"].startswith("write_file")
+    assert next(m for m in messages if m.get("id") == 3 and "result" in m)["result"]["stopReason"] == "end_turn"
+
+
+def test_a_broken_twin_of_the_gemini_turn_fails(tmp_path):
+    """The same capture with the turn's answer naming an unknown stopReason: the certification notices."""
+    lines = (DATA / "gemini-cli" / "capture.framed.ndjson").read_text().splitlines()
+    out = []
+    for line in lines:
+        frame = json.loads(line)
+        if frame.get("message", {}).get("result", {}).get("stopReason") == "end_turn":
+            frame["message"]["result"]["stopReason"] = "finished"
+        out.append(json.dumps(frame))
+    twin = tmp_path / "twin.framed.ndjson"
+    twin.write_text("\n".join(out) + "\n")
+    cert = certify_captures(load_registry().load("acp@2.4.0"), [twin], role="agent",
+                            baseline=DATA / "gemini-cli" / "scope.yaml")
+    assert cert.verdict == "not certified"

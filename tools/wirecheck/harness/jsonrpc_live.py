@@ -25,7 +25,8 @@ to. mcp@2025-06-18 is imported first from the committed MCP schema with its mapp
 version, command, date, program sha256, steps, statuses) into the data folder; the default tests
 (suites/harness/test_live_jsonrpc_recorded.py) replay them. `--agents` also tries the real ACP agents the issue
 names (`@zed-industries/codex-acp`, `@zed-industries/claude-agent-acp`, `@google/gemini-cli --acp`) under the agent
-scenario and records what happened, certified or not.
+scenario and records what happened, certified or not; gemini-cli runs acp-gemini-turn instead, a whole prompt turn
+with a tool call and its permission against the scripted Gemini API (stub/gemini.py), which needs no login.
 
 It ends with one closing verdict per subject (harness/closing.py), printed last, and exits with the worst of the
 required subjects' (an optional agent's is said, never required): 0 certified, 4 incomplete, 1 not certified (or its
@@ -113,8 +114,9 @@ AGENTS = [
             "acp-agent-session", optional=True),
     Subject("claude-agent-acp", "@zed-industries/claude-agent-acp", "0.23.1", "bin:claude-agent-acp", [],
             "acp@2.4.0", "agent", "acp-agent-session", optional=True),
+    # a whole prompt turn with a tool call and its permission, against the scripted Gemini API (no login needed)
     Subject("gemini-cli", "@google/gemini-cli", "0.61.0", "bin:gemini", ["--acp"], "acp@2.4.0", "agent",
-            "acp-agent-session", optional=True),
+            "acp-gemini-turn", optional=True),
 ]
 
 

@@ -27,6 +27,7 @@ from wirecheck.harness.process import Limits, Line, LiveProcess
 from wirecheck.harness.scenario import (
     DEFAULT_EXPECT_TIMEOUT,
     DEFAULT_WAIT_EXIT_TIMEOUT,
+    STEP_PLACES,
     Scenario,
     Step,
     bind_values,
@@ -273,7 +274,7 @@ def run_scenario(
             return record
         try:
             try:
-                _drive(proc, scenario, recorder, record, deadline)
+                _drive(proc, scenario, recorder, record, deadline, places)
                 remaining = max(deadline - time.monotonic(), 0.0)
                 proc.close_stdin()
                 record.exit_code = None if proc.flooded.is_set() else proc.wait(min(remaining, 5.0))
@@ -307,8 +308,9 @@ def run_scenario(
 
 
 def _drive(proc: LiveProcess, scenario: Scenario, recorder: FramedRecorder, record: RunRecord,
-           deadline: float) -> None:
-    bound: dict[str, Any] = {}  # values the expect steps so far bound, for the steps after them
+           deadline: float, places: Mapping[str, str] | None = None) -> None:
+    # values the expect steps so far bound, for the steps after them; from the start, the run's scratch folders
+    bound: dict[str, Any] = {name: (places or {})[name] for name in STEP_PLACES if name in (places or {})}
     for index, step in enumerate(scenario.steps):
         result = StepResult(index, step.action, "ok", at=proc.elapsed())
         record.steps.append(result)

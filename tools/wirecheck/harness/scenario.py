@@ -38,7 +38,9 @@ with its own `id`:
 ```
 
 A name used before any step binds it is a located error when the file loads; a matched line without the member a
-`bind` points at fails that step ("the matching line has no /result/sessionId").
+`bind` points at fails that step ("the matching line has no /result/sessionId"). `${work}`, `${home}` and
+`${config}` are bound from the start to the run's scratch folders (STEP_PLACES), so a session is opened where the
+run's files are and no agent works in a folder outside the scratch (`session/new` with `cwd: "${work}"`).
 """
 
 from __future__ import annotations
@@ -63,6 +65,8 @@ TOP_KEYS = ("scenario", "title", "description", "contract", "roles", "timeout", 
             "env", "files", "model")
 # what `${name}` in argv, env and files stands for (runner.py fills them in for the run)
 PLACEHOLDERS = ("model_url", "model_file", "home", "config", "work")
+# the run's scratch folders, which a `send` or `expect` may also name whole (`${work}`): an ACP session's `cwd`
+STEP_PLACES = ("home", "config", "work")
 DEFAULT_EXPECT_TIMEOUT = 30.0
 # an agent CLI may spend a while after its input ends (flushing transcripts, telemetry it cannot send offline):
 # offline qodercli 1.1.76 exited 22 s after end of input (qoder-prompt.yaml)
@@ -309,7 +313,7 @@ def load_scenario(path: Path) -> Scenario:
     if "model" in raw:
         model = parse_model_script(raw["model"], lambda pointer, message, line: problem(pointer, message, line))
     steps = []
-    bound: set[str] = set()  # names the steps so far bind
+    bound: set[str] = set(STEP_PLACES)  # names the steps so far bind, and the run's folders
 
     def check_uses(value: Any, at: str, line: int | None) -> bool:
         unbound = [(n, p) for n, p in _placeholders(value) if n not in bound]
