@@ -23,14 +23,12 @@ scenario that needs the `details` Gemini CLI classifies (RetryInfo, QuotaFailure
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import orjson
 
 from wirecheck.stub.server import Reply
-
-if TYPE_CHECKING:
-    from wirecheck.stub.model import ErrorAnswer, Turn
 
 API = "gemini"
 ROUTE = re.compile(r"/models/(?P<model>[^/:]+):(?P<method>streamGenerateContent|generateContent)$")
@@ -66,21 +64,23 @@ def _response(parts: list[dict[str, Any]], finish: str | None, usage: dict[str, 
             "responseId": f"wirecheck-{number}"}
 
 
-def answer(turn: Turn, model: str, number: int, stream: bool) -> Reply:
-    """A scripted turn as the Gemini API answers it: one GenerateContentResponse, or a stream of them."""
-    text_parts = [{"text": turn.text}] if turn.text is not None else []
+def answer(text: str | None, calls: Iterable[tuple[str, Mapping[str, Any], str | None]], tokens: Mapping[str, int],
+           model: str, number: int, stream: bool) -> Reply:
+    """A scripted turn (its text, its tool calls as (name, input, id), its input and output token counts) as the
+    Gemini API answers it: one GenerateContentResponse, or a stream of them."""
+    text_parts = [{"text": text}] if text is not None else []
     call_parts = []
-    for call in turn.tool_calls:
-        function: dict[str, Any] = {"name": call.name, "args": dict(call.input)}
-        if call.id is not None:
-            function["id"] = call.id
+    for name, arguments, call_id in calls:
+        function: dict[str, Any] = {"name": name, "args": dict(arguments)}
+        if call_id is not None:
+            function["id"] = call_id
         call_parts.append({"functionCall": function})
-    usage = usage_metadata(turn.usage["input"], turn.usage["output"])
+    usage = usage_metadata(tokens["input"], tokens["output"])
     if not stream:
         return Reply(200, orjson.dumps(_response(text_parts + call_parts, "STOP", usage, model, number)), dict(JSON))
     chunks = []
     if text_parts and call_parts:  # the text streams first, the calls end the turn
-        chunks.append(_response(text_parts, None, usage_metadata(turn.usage["input"], 0), model, number))
+        chunks.append(_response(text_parts, None, usage_metadata(tokens["input"], 0), model, number))
         chunks.append(_response(call_parts, "STOP", usage, model, number))
     else:
         chunks.append(_response(text_parts + call_parts, "STOP", usage, model, number))
@@ -88,7 +88,8 @@ def answer(turn: Turn, model: str, number: int, stream: bool) -> Reply:
     return Reply(200, body, dict(SSE))
 
 
-def error_body(error: ErrorAnswer) -> bytes:
-    """Google's API error envelope for a scripted error without a whole `body`."""
-    status = error.type or STATUS_NAMES.get(error.status, "UNKNOWN")
-    return orjson.dumps({"error": {"code": error.status, "message": error.message, "status": status}})
+def error_body(code: int, status: str | None, message: str) -> bytes:
+    """Google's API error envelope for a scripted error without a whole `body` (`status`: the script's error type,
+    else the google.rpc.Code name of the HTTP status)."""
+    return orjson.dumps({"error": {"code": code, "message": message,
+                                   "status": status or STATUS_NAMES.get(code, "UNKNOWN")}})

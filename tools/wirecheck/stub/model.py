@@ -322,7 +322,8 @@ class ModelApp:
         model = asked if isinstance(asked, str) else "wirecheck-model"
         stream = request.get("stream") is True
         if routed is not None:  # the Gemini API names the model and the streaming in the path, not the body
-            return gemini.answer(turn, routed[0], number, routed[1])
+            return gemini.answer(turn.text, ((c.name, c.input, c.id) for c in turn.tool_calls), turn.usage,
+                                 routed[0], number, routed[1])
         if self.script.api == "anthropic-messages":
             return _anthropic(turn, model, number, stream)
         return _openai(turn, model, number, stream)
@@ -343,7 +344,7 @@ class ModelApp:
         if error.body is not None:
             body = error.body if isinstance(error.body, str) else orjson.dumps(error.body).decode()
         elif self.script.api == gemini.API:
-            body = gemini.error_body(error).decode()
+            body = gemini.error_body(error.status, error.type, error.message).decode()
         elif self.script.api == "anthropic-messages":
             kind = error.type or ANTHROPIC_ERROR_TYPES.get(error.status, "api_error")
             body = orjson.dumps({"type": "error", "error": {"type": kind, "message": error.message}}).decode()
