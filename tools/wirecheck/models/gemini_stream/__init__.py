@@ -1,0 +1,1 @@
+"""Generated models of gemini-stream, one subpackage per release."""
