@@ -237,3 +237,60 @@ def test_pass_env_hands_a_variable_to_the_cli_and_nothing_else_passes(tmp_path, 
     monkeypatch.setenv("WIRECHECK_FAKE_SPEAKS", "yes")
     assert run_tier(tmp_path, script)[0] == 5
     assert run_tier(tmp_path, script, "--pass-env", "WIRECHECK_FAKE_SPEAKS")[0] == 0
+
+
+def test_a_release_live_yaml_does_not_list_runs_with_the_nearest_recorded_ones_scenarios_under_its_own_name():
+    # issue 38: `--version 2.1.259` was refused; a hand-written entry was the only way to certify it
+    plan = live.load_plan()
+    older = live.release_of(plan["claude-code"], "2.1.259")
+    recorded = plan["claude-code"][0]
+    assert (older.name, older.based_on, older.npm, older.executable) == (
+        "claude-code@2.1.259", "2.1.332", "@anthropic-ai/claude-code", "")
+    assert (older.scenarios, older.certify) == (recorded.scenarios, recorded.certify)
+    # the latest recorded release at or before it, else the first after it; npm where the nearest came from PyPI
+    qoder = plan["qodercli"]
+    assert live.release_of(qoder, "1.1.60").based_on == "1.1.52"
+    assert live.release_of(qoder, "1.1.80").based_on == "1.1.76"
+    early = live.release_of(qoder, "1.0.12")
+    assert (early.based_on, early.npm, early.pypi, early.sessions) == ("1.1.23", "@qoder-ai/qodercli", None,
+                                                                      qoder[0].sessions)
+    assert live.release_of(qoder, "1.1.52") is qoder[1]  # a recorded release is itself
+    with pytest.raises(ValueError, match="not a release number"):
+        live.release_of(plan["claude-code"], "latest")
+
+
+def test_an_unlisted_release_is_installed_from_npm_at_its_version_and_its_package_names_the_executable(
+        fake_programs, tmp_path):
+    fake_programs.add("npm", """
+prefix = sys.argv[sys.argv.index("--prefix") + 1]
+name, _, version = sys.argv[-1].rpartition("@")
+folder = os.path.join(prefix, "node_modules", name)
+os.makedirs(os.path.join(folder, "bin"))
+open(os.path.join(folder, "cli.js"), "w").write("#!/usr/bin/env node\\n")
+open(os.path.join(folder, "package.json"), "w").write(json.dumps(
+    {"version": os.environ.get("FAKE_VERSION", version), "bin": {"claude": "cli.js"}}))
+""")
+    release = live.release_of(live.load_plan()["claude-code"], "2.0.77")
+    executable = live.install(release, tmp_path / "cache")
+    assert executable == (tmp_path / "cache" / "claude-code@2.0.77" / "node_modules" / "@anthropic-ai" / "claude-code"
+                          / "cli.js").resolve()
+    [facts] = fake_programs.runs("npm")
+    assert facts["argv"][-1] == "@anthropic-ai/claude-code@2.0.77"
+    assert live.install(release, tmp_path / "cache") == executable and len(fake_programs.runs("npm")) == 1  # kept
+    # a package of another version where this one should be is never run under this one's name
+    other = live.release_of(live.load_plan()["claude-code"], "2.0.76")
+    folder = tmp_path / "cache" / "claude-code@2.0.76" / "node_modules" / "@anthropic-ai" / "claude-code"
+    folder.mkdir(parents=True)
+    (folder / "package.json").write_text('{"version": "2.0.75", "bin": "cli.js"}')
+    with pytest.raises(live.InstallFailed, match="holds @anthropic-ai/claude-code '2.0.75', not 2.0.76"):
+        live.install(other, tmp_path / "cache")
+
+
+def test_an_unlisted_release_is_labelled_by_its_own_version_in_the_table_and_the_provenance(tmp_path, capsys):
+    code, report, out = run_tier(tmp_path, fake_cli(tmp_path, "exits 0"), "--version", "2.1.259", record=True)
+    assert code == 0 and [row[0] for row in rows_of(report)] == ["claude-code@2.1.259"] * 3
+    assert "not in live.yaml; run with the scenarios and targets of claude-code@2.1.332" in capsys.readouterr().out
+    provenance = yaml.safe_load((tmp_path / "recorded" / "claude-code@2.1.259" / "provenance.yaml").read_text())
+    assert provenance["version"] == "2.1.259" and provenance["package"] == "@anthropic-ai/claude-code@2.1.259 (npm)"
+    assert provenance["scenarios_of"].startswith("claude-code@2.1.332")
+    assert (out / "claude-code@2.1.259" / "claude-print-plain").is_dir()
