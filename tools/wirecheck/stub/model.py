@@ -19,10 +19,17 @@ script is served three ways:
 
 Both HTTP endpoints are applications of the stub server (stub/server.py: 127.0.0.1, a bounded worker pool, phase
 deadlines, HAR on disk), which records every exchange. Requests whose body contains a `side` answer's text (OpenCode
-asks for a session title beside the turn) get that answer, as often as they come; every other request takes the next
-turn. A turn can insist on what its request carries (`request_contains: tool_result`: the CLI sent the tool's
-result back); a request that does not, or one after the last turn, is a problem of the run (the CLI did not do what
-the script expected), and the second is answered 500.
+asks for a session title beside the turn) get that answer, as often as they come. Every other request is answered by
+what it asks (stub/asked.py), not by the order requests come in: a request of another conversation than the
+scripted one (Claude Code 2.0.77's "Warmup" calls; `conversation:` names the scripted one by the text its first user
+message holds, else the first conversation heard is it) gets a short aside ("OK.") and takes no turn; a request of
+the scripted conversation gets the turn at the place its history has reached (the model's answers it already holds:
+the first answer turn for none, the second for one; error turns before an answer turn answer the first requests at
+that place, so a retry then gets the answer; a repeated request gets its place's turn again). A request whose
+history cannot be read takes the next turn in order. A turn can insist on what its request carries
+(`request_contains: tool_result`: the CLI sent the tool's result back); a request that does not, or one past the
+script's last turn, is a problem of the run (the CLI did not do what the script expected), and the second is
+answered 500.
 """
 
 from __future__ import annotations
