@@ -9,7 +9,9 @@ certified against (the CLI's own, and Navarch 0.1.53's reading of it); groups of
 (qodercli's sessions, "all sessions"; OpenCode's scenarios, "all scenarios"), so that what one scenario cannot show
 another does. Packages are installed into the user's cache (`$XDG_CACHE_HOME/wirecheck/live`, kept between runs)
 through `wirecheck.programs`, like the CLIs themselves; the only network the tier uses is the package registry, for
-the install. Every run's reports land in `--out`.
+the install. Every run's reports land in `--out`. `--version X` of a release live.yaml does not list (`release_of`)
+installs X from the CLI's npm package (its package.json's `bin`; a package of another version is refused) and runs
+it with the scenarios and targets of the nearest listed release, labelled X in every row, report and provenance.
 
 Every row is the certification of its capture with the run's outcome: a run whose scenario step failed (a hang
 after the result, an exit status the scenario does not end with) or whose program the harness had to stop is NOT
@@ -415,7 +417,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m wirecheck.harness.live", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("cli", choices=sorted(plan))
-    parser.add_argument("--version", action="append", help="only this release (repeatable); default: every one")
+    parser.add_argument("--version", action="append",
+                        help="only this release (repeatable); default: every one live.yaml lists. A release it does "
+                             "not list is installed from npm and run with the nearest listed release's scenarios")
     parser.add_argument("--scenario", action="append", help="only this scenario (repeatable)")
     parser.add_argument("--executable", type=Path, help="run this executable instead of installing (one --version)")
     parser.add_argument("--pass-env", action="append", default=[], metavar="NAME",
