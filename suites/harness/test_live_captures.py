@@ -12,8 +12,15 @@ import orjson
 import pytest
 import yaml
 
-from wirecheck.harness.live import (captures_of, certify_capture, load_plan, recorded_outcome, release_of, summary,
-                                    targets_of)
+from wirecheck.harness.live import (
+    captures_of,
+    certify_capture,
+    load_plan,
+    recorded_outcome,
+    release_of,
+    summary,
+    targets_of,
+)
 
 LIVE = Path(__file__).parents[2] / "fixtures" / "live"
 PLAN = {r.name: r for releases in load_plan().values() for r in releases}

@@ -331,6 +331,7 @@ def run_release(release: Release, executable: Path, out: Path, record: Path | No
             scenario = with_step_timeouts(scenario, dict(step_timeouts))
         record_run = run_scenario([str(executable)], scenario, capture, pass_env=pass_env)
         run = record_run.as_run()
+        run["identity"]["implementation"] = implementation(release)
         outcomes[name] = outcome = run_outcome(run)
         steps = "; ".join(f"{s.index + 1} {s.action} {s.status}{': ' + s.detail if s.status != 'ok' else ''}"
                           for s in record_run.steps)
@@ -372,6 +373,13 @@ def run_release(release: Release, executable: Path, out: Path, record: Path | No
         old_expected = _read(kept / "expected.yaml") if scenarios else {}
         _write(kept / "expected.yaml", {**old_expected, **expected})
     return rows
+
+
+def implementation(release: Release) -> str:
+    """What a live run's reports name as the program certified: the release by its own version, its package, and
+    whose scenarios it ran when live.yaml does not list it."""
+    based = f", with the scenarios of {release.cli}@{release.based_on}" if release.based_on else ""
+    return f"{release.name} ({release.package}{based})"
 
 
 def _installed_path(executable: Path) -> str:
