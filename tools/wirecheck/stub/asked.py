@@ -6,14 +6,19 @@ is at.
 
 A request is `Asked(opening, answered)`: `opening` the text of its conversation's first user message (the same in
 every request of one conversation: the APIs are stateless, each request carries the whole history), `answered` the
-model's messages in that history. Both APIs served over HTTP are read here:
+model's answers in that history (a run of the model's items in a row is one answer: a reasoning item, a message and
+a function call of one response). The APIs served over HTTP are read here:
 
 - Anthropic Messages (`@anthropic-ai/sdk` MessageCreateParams): `messages: [{role: "user" | "assistant", content:
   string | [{type: "text", text}, ...]}]`;
 - OpenAI chat completions: `messages: [{role: "system" | "developer" | "user" | "assistant" | "tool", content:
-  string | [{type: "text", text}, ...] | null}]`.
+  string | [{type: "text", text}, ...] | null}]`;
+- OpenAI Responses (`openai` ResponseCreateParams `input`): a string (the one user message), or items: messages
+  `{role, content: string | [{type: "input_text" | "output_text", text}]}`, the model's `function_call`,
+  `custom_tool_call`, `reasoning`, `…_call` items, and the caller's `…_call_output` items;
+- Gemini (`@google/genai` GenerateContentParameters): `contents: [{role: "user" | "model", parts: [{text}, ...]}]`.
 
-A body without such a history (no `messages` list, or no user message in it) asks nothing readable: None, and the
+A body without such a history (nothing of the above, or no user message in it) asks nothing readable: None, and the
 endpoint falls back to the order requests come in.
 """
 
@@ -37,20 +42,53 @@ def _text(content: Any) -> str:
         return content
     if isinstance(content, list):
         return "\n".join(part["text"] for part in content
-                         if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str))
+                         if isinstance(part, dict) and part.get("type", "text") in TEXT_PARTS
+                         and isinstance(part.get("text"), str))
     return ""
 
 
+TEXT_PARTS = ("text", "input_text", "output_text")
+
+
+def _history(api: str, request: Mapping[str, Any]) -> list[tuple[bool, dict[str, Any]]] | None:
+    """The request's history as (the model's?, item) pairs, in order; None when it has none."""
+    if api in ("anthropic-messages", "openai-chat"):
+        items = request.get("messages")
+        if not isinstance(items, list):
+            return None
+        return [(item.get("role") == "assistant", item) for item in items if isinstance(item, dict)]
+    if api == "openai-responses":
+        items = request.get("input")
+        if isinstance(items, str):
+            return [(False, {"role": "user", "content": items})]
+        if not isinstance(items, list):
+            return None
+        return [(_responses_model_item(item), item) for item in items if isinstance(item, dict)]
+    if api == "gemini":
+        items = request.get("contents")
+        if not isinstance(items, list):
+            return None
+        return [(item.get("role") == "model", {"role": item.get("role"), "content": item.get("parts")})
+                for item in items if isinstance(item, dict)]
+    return None
+
+
+def _responses_model_item(item: Mapping[str, Any]) -> bool:
+    """A Responses input item the model wrote (an assistant message, a reasoning item, a call it made), not the
+    caller (a user, system or developer message, a call's output)."""
+    kind = item.get("type")
+    if isinstance(kind, str) and kind != "message":
+        return kind == "reasoning" or (kind.endswith("_call") and not kind.endswith("_output"))
+    return item.get("role") == "assistant"
+
+
 def asked(api: str, request: Mapping[str, Any]) -> Asked | None:
-    """What `request` (a parsed body of `api`, anthropic-messages or openai-chat) asks; None when it carries no
-    readable history."""
-    if api not in ("anthropic-messages", "openai-chat"):
+    """What `request` (a parsed body of `api`) asks; None when it carries no readable history."""
+    history = _history(api, request)
+    if history is None:
         return None
-    messages = request.get("messages")
-    if not isinstance(messages, list):
-        return None
-    said = [m for m in messages if isinstance(m, dict)]
-    opening = next((m for m in said if m.get("role") == "user"), None)
+    opening = next((item for model, item in history if not model and item.get("role") == "user"), None)
     if opening is None:
         return None
-    return Asked(_text(opening.get("content")), sum(1 for m in said if m.get("role") == "assistant"))
+    answers = sum(1 for index, (model, _) in enumerate(history) if model and (index == 0 or not history[index - 1][0]))
+    return Asked(_text(opening.get("content")), answers)
