@@ -62,6 +62,9 @@ def main() -> int:
             return 0
         with open("ran.txt", "w") as ran:
             ran.write(json.loads(calls[0]["partial"])["command"])
+        # the history as the Messages API has it: the model's answer, then the tool's result
+        messages.append({"role": "assistant", "content": [{"type": "tool_use", "id": c["id"], "name": c["name"],
+                                                           "input": json.loads(c["partial"])} for c in calls]})
         messages.append({"role": "user", "content": [{"type": "tool_result", "tool_use_id": calls[0]["id"],
                                                       "content": "ok"}]})
     return 2

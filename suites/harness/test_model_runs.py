@@ -71,7 +71,8 @@ steps:
 """)
     assert results == [{"type": "result", "is_error": True, "api_error_status": 500}]
     assert not record.ok
-    assert record.problems == ["model request 2 came after the script's last turn (1): answered 500"]
+    assert record.problems == ["model request 2 holds 1 answer(s) of the model: the script has no turn for it (1 "
+                               "turn(s)): answered 500"]
 
 
 def test_a_429_reaches_the_command_with_its_headers(tmp_path):

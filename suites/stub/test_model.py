@@ -106,7 +106,7 @@ def test_anthropic_messages_stream_a_text_then_a_tool_call_then_check_the_tool_r
     assert app.problems == []
 
     # turn 3 insists on the tool's result; a request without it is served and named as a problem
-    status, _, body = post(url, {"model": "claude-x", "messages": [{"role": "user", "content": "no result"}]})
+    status, _, body = post(url, {"model": "claude-x", "messages": []})
     message = orjson.loads(body)  # not streamed: one JSON message
     assert status == 200 and message["content"] == [{"type": "text", "text": "Done."}]
     assert app.problems == ["model request 3 took turn 3, which expects a request containing 'tool_result'; it "
@@ -115,6 +115,79 @@ def test_anthropic_messages_stream_a_text_then_a_tool_call_then_check_the_tool_r
     status, _, body = post(url, {"model": "claude-x", "messages": []})
     assert status == 500 and orjson.loads(body)["error"]["type"] == "api_error"
     assert "request 4 came after the script's last turn (3)" in app.problems[-1]
+
+
+def history(prompt, *answers):
+    """A Messages API history: the prompt, then each of the model's answers followed by the user's next message."""
+    messages = [{"role": "user", "content": [{"type": "text", "text": prompt}]}]
+    for answer, reply in answers:
+        messages += [{"role": "assistant", "content": answer}, {"role": "user", "content": reply}]
+    return messages
+
+
+def answer_text(body):
+    if body.startswith(b"event:"):
+        return "".join(orjson.loads(d)["delta"].get("text", "") for _, d in sse_events(body)
+                       if orjson.loads(d)["type"] == "content_block_delta")
+    return "".join(block.get("text", "") for block in orjson.loads(body)["content"])
+
+
+def test_a_turn_answers_the_place_the_requests_history_has_reached_not_the_order_requests_come_in(served):
+    # issue 38: Claude Code 2.0.77 sends "Warmup" requests beside its prompt's and a CLI may repeat a request; each
+    # still gets the turn its conversation is at
+    app, server = served(ANTHROPIC)
+    url = f"{server.base_url}/v1/messages"
+    first = history("List it.")
+    assert answer_text(post(url, {"messages": first})[2]) == "Hello."
+    assert answer_text(post(url, {"messages": history("Warmup")})[2]) == "OK."  # another conversation: aside
+    assert answer_text(post(url, {"messages": first})[2]) == "Hello."  # repeated: the same place, the same turn
+    second = history("List it.", ("Hello.", "Run ls."))
+    events = [orjson.loads(d) for _, d in sse_events(post(url, {"messages": second, "stream": True})[2])]
+    assert events[-2]["delta"]["stop_reason"] == "tool_use"
+    third = history("List it.", ("Hello.", "Run ls."), ([{"type": "tool_use", "id": "t", "name": "Bash",
+                                                         "input": {}}],
+                                                       [{"type": "tool_result", "tool_use_id": "t", "content": ""}]))
+    assert answer_text(post(url, {"messages": third})[2]) == "Done."
+    assert app.problems == [] and app.asides == 1 and app.requests == 5
+    # a place past the script: a 500 and a problem naming the history
+    status, _, _ = post(url, {"messages": history("List it.", ("a", "b"), ("c", "d"), ("e", "f"))})
+    assert status == 500
+    assert app.problems == ["model request 6 holds 3 answer(s) of the model: the script has no turn for it (3 "
+                            "turn(s)): answered 500"]
+    # the turn insisting on the tool's result still says when its request lacks it
+    post(url, {"messages": history("List it.", ("Hello.", "Run ls."), ("x", "no result"))})
+    assert "model request 7 took turn 3, which expects a request containing 'tool_result'" in app.problems[-1]
+
+
+def test_error_turns_answer_the_first_requests_at_their_place_then_the_turn_after_them(served):
+    app, server = served("""
+api: openai-chat
+turns:
+  - error: {status: 429, headers: {retry-after: "1"}}
+    times: 2
+  - text: Hello.
+  - text: Again.
+""")
+    url = f"{server.base_url}/v1/chat/completions"
+    first = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi."}]
+    assert [post(url, {"messages": first})[0] for _ in range(3)] == [429, 429, 200]
+    again = [*first, {"role": "assistant", "content": "Hello."}, {"role": "user", "content": "More."}]
+    status, _, body = post(url, {"messages": again})
+    assert status == 200 and orjson.loads(body)["choices"][0]["message"]["content"] == "Again."
+    assert app.problems == []
+
+
+def test_the_scripted_conversation_can_be_named_so_a_side_conversation_first_takes_no_turn(served):
+    app, server = served(ANTHROPIC + "conversation: List it.\n")
+    url = f"{server.base_url}/v1/messages"
+    assert answer_text(post(url, {"messages": history("Warmup")})[2]) == "OK."
+    assert answer_text(post(url, {"messages": history("<reminder/>\nList it.")})[2]) == "Hello."
+    assert app.asides == 1 and app.problems == []
+    # unnamed, the first conversation heard is the scripted one
+    app, server = served(ANTHROPIC)
+    url = f"{server.base_url}/v1/messages"
+    assert answer_text(post(url, {"messages": history("Warmup")})[2]) == "Hello."
+    assert answer_text(post(url, {"messages": history("List it.")})[2]) == "OK."
 
 
 def test_an_error_turn_answers_its_status_headers_and_the_apis_envelope_every_time_it_is_asked(served):
@@ -223,6 +296,8 @@ def test_utility_answers_are_qodercli_side_call_lines_after_the_turns():
 @pytest.mark.parametrize(("text", "pointer", "message"), [
     ("api: qoder-fake-responses\nturns: [{text: a}]\nutility: [{text: b}]", "/model/utility", "answer texts"),
     ("api: openai-chat\nturns: [{text: a}]\nutility: [b]", "/model/utility", "fake-responses file"),
+    ("api: openai-chat\nturns: [{text: a}]\nconversation: 3", "/model/conversation", "first user message"),
+    ("api: qoder-fake-responses\nturns: [{text: a}]\nconversation: a", "/model/conversation", "reads no conv"),
     ("api: vertex-ai\nturns: [{text: a}]", "/model/api", "expected one of anthropic-messages"),
     ("[1]", "/model", "expected {api:"),
     ("api: openai-chat\nturns: []", "/model/turns", "non-empty list"),

@@ -99,7 +99,8 @@ def served():
 def test_a_streamed_turn_is_server_sent_generate_content_responses_the_sdk_reads(served):
     app, server = served(SCRIPT)
     url = f"{server.base_url}/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
-    status, headers, body = post(url, {"contents": []})
+    asking = {"role": "user", "parts": [{"text": "Say hello."}]}
+    status, headers, body = post(url, {"contents": [asking]})
     assert status == 200 and headers["content-type"] == "text/event-stream"
     assert body.endswith(b"\r\n\r\n")  # Google's servers end each event so
     [only] = responses(body)
@@ -110,7 +111,9 @@ def test_a_streamed_turn_is_server_sent_generate_content_responses_the_sdk_reads
     assert only["usageMetadata"]["promptTokenCount"] == 12 and only["usageMetadata"]["candidatesTokenCount"] == 3
 
     # text, then the call that ends the turn: the first chunk has no finishReason (the model has not stopped)
-    status, _, body = post(url, {"contents": []})
+    # a request is answered by the place its history has reached (stub/asked.py reads Gemini's `contents`)
+    hello = {"role": "model", "parts": [{"text": "Hello."}]}
+    status, _, body = post(url, {"contents": [asking, hello, asking]})
     first, last = responses(body)
     for response in (first, last):
         assert_as_typed(response)
@@ -124,7 +127,9 @@ def test_a_streamed_turn_is_server_sent_generate_content_responses_the_sdk_reads
     assert app.problems == []
 
     # the third turn insists on the tool's result: a request without a functionResponse is served and named
-    status, _, body = post(url, {"contents": [{"role": "user", "parts": [{"text": "no result"}]}]})
+    call = {"role": "model", "parts": [{"functionCall": {"name": "read_file", "args": {"file_path": "notes.txt"}}}]}
+    no_result = {"role": "user", "parts": [{"text": "no result"}]}
+    status, _, body = post(url, {"contents": [asking, hello, asking, call, no_result]})
     assert status == 200 and responses(body)[0]["candidates"][0]["content"]["parts"] == [{"text": "Done."}]
     assert app.problems == ["model request 3 took turn 3, which expects a request containing 'functionResponse'; "
                             "it did not"]

@@ -9,7 +9,9 @@ certified against (the CLI's own, and Navarch 0.1.53's reading of it); groups of
 (qodercli's sessions, "all sessions"; OpenCode's scenarios, "all scenarios"), so that what one scenario cannot show
 another does. Packages are installed into the user's cache (`$XDG_CACHE_HOME/wirecheck/live`, kept between runs)
 through `wirecheck.programs`, like the CLIs themselves; the only network the tier uses is the package registry, for
-the install. Every run's reports land in `--out`.
+the install. Every run's reports land in `--out`. `--version X` of a release live.yaml does not list (`release_of`)
+installs X from the CLI's npm package (its package.json's `bin`; a package of another version is refused) and runs
+it with the scenarios and targets of the nearest listed release, labelled X in every row, report and provenance.
 
 Every row is the certification of its capture with the run's outcome: a run whose scenario step failed (a hang
 after the result, an exit status the scenario does not end with) or whose program the harness had to stop is NOT
@@ -29,8 +31,11 @@ computed from the capture and the recorded outcome (`recorded_outcome`), as the 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime as dt
+import json
 import os
+import re
 import shutil
 import sys
 import zipfile
@@ -71,6 +76,7 @@ class Release:
     sessions: tuple[str, ...] = ()  # certified against certify_sessions, each and all together
     certify_sessions: tuple[Target, ...] = ()
     together: bool = False  # the scenarios are also certified all together against `certify`
+    based_on: str | None = None  # not in live.yaml: the recorded release whose scenarios and targets it runs
 
     @property
     def name(self) -> str:
@@ -104,6 +110,33 @@ def load_plan(path: Path = PLAN) -> dict[str, list[Release]]:
                              _targets(r.get("certify_sessions", ())), bool(r.get("together", False)))
                      for r in releases]
     return plan
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    """A release's place in its order: its numbers (1.18.33 → (1, 18, 33)); text between them separates."""
+    return tuple(int(part) for part in re.findall(r"\d+", version)[:4])
+
+
+def release_of(releases: Sequence[Release], version: str) -> Release:
+    """The release `version` of a CLI: its live.yaml entry, or, for a version live.yaml does not list, one derived
+    from the nearest recorded release (the latest at or before it, else the first after it): its scenarios and
+    targets, installed from the CLI's npm package at that version and labelled by it in every report and provenance
+    (`based_on` names the recorded one). ValueError when the version is no release number or the CLI has no npm
+    package to install it from."""
+    for release in releases:
+        if release.version == version:
+            return release
+    if not re.fullmatch(r"\d+(\.\d+){0,3}([-+][0-9A-Za-z.-]+)?", version):
+        raise ValueError(f"{version!r} is not a release number (like {releases[-1].version})")
+    npm = next((r.npm for r in reversed(releases) if r.npm is not None), None)
+    if npm is None:
+        raise ValueError(f"{releases[0].cli} has no npm package in {PLAN.name} to install {version} from")
+    key = _version_key(version)
+    ordered = sorted(releases, key=lambda r: _version_key(r.version))
+    before = [r for r in ordered if _version_key(r.version) <= key]
+    nearest = before[-1] if before else ordered[0]
+    return dataclasses.replace(nearest, version=version, executable="", npm=npm, pypi=None,
+                               based_on=nearest.version)
 
 
 def _targets(raw: Iterable[Mapping[str, Any]]) -> tuple[Target, ...]:
@@ -173,8 +206,7 @@ def install(release: Release, cache: Path) -> Path:
     from wirecheck.programs.program import NETWORK_ENV, Scratch, run
 
     where = cache / release.name
-    executable = where / release.executable
-    if executable.is_file():
+    if (executable := _executable(where, release)) is not None:
         return executable
     where.mkdir(parents=True, exist_ok=True)
     # as wirecheck runs every program (wirecheck.programs): a scratch HOME, so neither npm's nor pip's user
@@ -200,10 +232,40 @@ def install(release: Release, cache: Path) -> Path:
         wheel = next((where / "wheel").glob("*.whl"))
         with zipfile.ZipFile(wheel) as archive:
             archive.extract(release.executable, where)
-        executable.chmod(0o755)
-    if not executable.is_file():
-        raise InstallFailed(f"{release.package} installed no {release.executable}")
+        (where / release.executable).chmod(0o755)
+    if (executable := _executable(where, release)) is None:
+        raise InstallFailed(f"{release.package} installed no "
+                            f"{release.executable or 'executable (its package.json `bin` names none)'}")
     return executable
+
+
+def _executable(where: Path, release: Release) -> Path | None:
+    """The release's executable if it is installed under `where`: the file live.yaml names, or, for a release it
+    does not list, the one its npm package declares."""
+    if not release.executable:
+        return _npm_executable(where, release)
+    executable = where / release.executable
+    return executable if executable.is_file() else None
+
+
+def _npm_executable(where: Path, release: Release) -> Path | None:
+    """The executable an npm package installed under `where` declares (package.json `bin`: its one entry, or the one
+    named like the CLI); InstallFailed when the package there is another version than the release's."""
+    package = where / "node_modules" / str(release.npm)
+    try:
+        manifest = json.loads((package / "package.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if manifest.get("version") != release.version:
+        raise InstallFailed(f"{where} holds {release.npm} {manifest.get('version')!r}, not {release.version}")
+    bins = manifest.get("bin")
+    if isinstance(bins, dict):
+        named = [path for name, path in bins.items() if name == release.cli or release.cli.startswith(name)]
+        bins = next(iter(bins.values())) if len(bins) == 1 else (named[0] if len(named) == 1 else None)
+    if not isinstance(bins, str):
+        return None
+    executable = (package / bins).resolve()
+    return executable if executable.is_file() and executable.is_relative_to(package.resolve()) else None
 
 
 def summary(cert: Any) -> dict[str, Any]:
@@ -269,6 +331,7 @@ def run_release(release: Release, executable: Path, out: Path, record: Path | No
             scenario = with_step_timeouts(scenario, dict(step_timeouts))
         record_run = run_scenario([str(executable)], scenario, capture, pass_env=pass_env)
         run = record_run.as_run()
+        run["identity"]["implementation"] = implementation(release)
         outcomes[name] = outcome = run_outcome(run)
         steps = "; ".join(f"{s.index + 1} {s.action} {s.status}{': ' + s.detail if s.status != 'ok' else ''}"
                           for s in record_run.steps)
@@ -282,7 +345,7 @@ def run_release(release: Release, executable: Path, out: Path, record: Path | No
             if record_run.model_evidence is not None and record_run.model_evidence.is_file():
                 shutil.copyfile(record_run.model_evidence, kept / record_run.model_evidence.name)
             provenance[name] = {
-                "command": [Path(release.executable).name, *scenario.argv],
+                "command": [Path(release.executable or executable).name, *scenario.argv],
                 "env": dict(scenario.env),
                 "scenario_sha256": sha256_file(SHIPPED_SCENARIOS / f"{name}.yaml"),
                 "run": {**outcome, "problems": record_run.problems, "steps": steps,
@@ -296,7 +359,10 @@ def run_release(release: Release, executable: Path, out: Path, record: Path | No
                   {"outcome": together({n: outcomes[n] for n in names})})
     if kept is not None:
         head = {"cli": release.cli, "version": release.version, "package": release.package,
-                "executable": release.executable, "executable_sha256": sha256_file(executable),
+                **({"scenarios_of": f"{release.cli}@{release.based_on} (the nearest release {PLAN.name} records)"}
+                   if release.based_on else {}),
+                "executable": release.executable or _installed_path(executable),
+                "executable_sha256": sha256_file(executable),
                 "recorded": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d"),
                 "recorded_by": f"python -m wirecheck.harness.live {release.cli} --version {release.version} "
                                f"--record {record}",
@@ -307,6 +373,19 @@ def run_release(release: Release, executable: Path, out: Path, record: Path | No
         old_expected = _read(kept / "expected.yaml") if scenarios else {}
         _write(kept / "expected.yaml", {**old_expected, **expected})
     return rows
+
+
+def implementation(release: Release) -> str:
+    """What a live run's reports name as the program certified: the release by its own version, its package, and
+    whose scenarios it ran when live.yaml does not list it."""
+    based = f", with the scenarios of {release.cli}@{release.based_on}" if release.based_on else ""
+    return f"{release.name} ({release.package}{based})"
+
+
+def _installed_path(executable: Path) -> str:
+    """Where an executable lies in its package folder (from `node_modules/` on), as live.yaml names executables."""
+    parts = executable.parts
+    return str(Path(*parts[parts.index("node_modules"):])) if "node_modules" in parts else executable.name
 
 
 def release_closing(release: Release, rows: list[dict[str, Any]]) -> Closing:
@@ -346,7 +425,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m wirecheck.harness.live", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("cli", choices=sorted(plan))
-    parser.add_argument("--version", action="append", help="only this release (repeatable); default: every one")
+    parser.add_argument("--version", action="append",
+                        help="only this release (repeatable); default: every one live.yaml lists. A release it does "
+                             "not list is installed from npm and run with the nearest listed release's scenarios")
     parser.add_argument("--scenario", action="append", help="only this scenario (repeatable)")
     parser.add_argument("--executable", type=Path, help="run this executable instead of installing (one --version)")
     parser.add_argument("--pass-env", action="append", default=[], metavar="NAME",
@@ -356,9 +437,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("reports/live"))
     parser.add_argument("--record", type=Path, help="keep captures, provenance and expectations here")
     args = parser.parse_args(argv)
-    releases = [r for r in plan[args.cli] if not args.version or r.version in args.version]
-    if not releases:
-        parser.error(f"no release {args.version} of {args.cli} in {PLAN}")
+    try:
+        releases = [release_of(plan[args.cli], v) for v in args.version] if args.version else plan[args.cli]
+    except ValueError as exc:
+        parser.error(f"--version {exc}")
     if args.executable is not None:
         if len(releases) > 1:
             parser.error(f"--executable runs one release: give one --version of {[r.version for r in releases]}")
@@ -377,6 +459,9 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict[str, Any]] = []
     closings = []
     for release in releases:
+        if release.based_on is not None:
+            print(f"== {release.name}: not in {PLAN.name}; run with the scenarios and targets of "
+                  f"{release.cli}@{release.based_on}, the nearest release it records")
         try:
             executable = args.executable or install(release, cache_root())
         except InstallFailed as exc:

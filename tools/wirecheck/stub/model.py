@@ -21,10 +21,17 @@ script is served three ways:
 
 Both HTTP endpoints are applications of the stub server (stub/server.py: 127.0.0.1, a bounded worker pool, phase
 deadlines, HAR on disk), which records every exchange. Requests whose body contains a `side` answer's text (OpenCode
-asks for a session title beside the turn) get that answer, as often as they come; every other request takes the next
-turn. A turn can insist on what its request carries (`request_contains: tool_result`: the CLI sent the tool's
-result back); a request that does not, or one after the last turn, is a problem of the run (the CLI did not do what
-the script expected), and the second is answered 500.
+asks for a session title beside the turn) get that answer, as often as they come. Every other request is answered by
+what it asks (stub/asked.py), not by the order requests come in: a request of another conversation than the
+scripted one (Claude Code 2.0.77's "Warmup" calls; `conversation:` names the scripted one by the text its first user
+message holds, else the first conversation heard is it) gets a short aside ("OK.") and takes no turn; a request of
+the scripted conversation gets the turn at the place its history has reached (the model's answers it already holds:
+the first answer turn for none, the second for one; error turns before an answer turn answer the first requests at
+that place, so a retry then gets the answer; a repeated request gets its place's turn again). A request whose
+history cannot be read takes the next turn in order. A turn can insist on what its request carries
+(`request_contains: tool_result`: the CLI sent the tool's result back); a request that does not, or one past the
+script's last turn, is a problem of the run (the CLI did not do what the script expected), and the second is
+answered 500.
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ from typing import Any
 import orjson
 
 from wirecheck.stub import gemini
+from wirecheck.stub.asked import Asked, asked
 from wirecheck.stub.server import Reply
 from wirecheck.yaml_lines import LINE_KEY, strip_lines
 
@@ -45,7 +53,7 @@ HTTP_APIS = (*APIS[:2], gemini.API)
 ALWAYS = "always"
 TURN_KEYS = ("text", "tool_call", "tool_calls", "error", "times", "request_contains", "usage")
 ERROR_KEYS = ("status", "headers", "type", "message", "body")
-SCRIPT_KEYS = ("api", "turns", "side", "refused", "utility")
+SCRIPT_KEYS = ("api", "turns", "side", "refused", "utility", "conversation")
 MAX_TOKENS = (1 << 53) - 1  # a usage count the CLIs (JavaScript) read exactly; input + output stays within 64 bits
 SSE = {"content-type": "text/event-stream", "cache-control": "no-cache"}
 JSON = {"content-type": "application/json"}
@@ -98,6 +106,7 @@ class ModelScript:
     side: tuple[SideAnswer, ...] = ()
     refused: bool = False  # nothing listens where the CLI is sent: its connection is refused
     utility: tuple[str, ...] = ()  # qoder-fake-responses: the answers of qodercli's side calls, in order
+    conversation: str | None = None  # text the scripted conversation's first user message holds (None: the first's)
 
 
 # -- the script as data ----------------------------------------------------------------------------------------
@@ -169,9 +178,16 @@ def parse_model_script(raw: Any, problem: Problem, at: str = "/model") -> ModelS
     elif utility and api != "qoder-fake-responses":
         bad(f"{at}/utility", f"utility answers are qodercli's side calls in its fake-responses file, not {api}'s")
         utility = []
+    conversation = raw.get("conversation")
+    if conversation is not None and not (isinstance(conversation, str) and conversation):
+        bad(f"{at}/conversation", f"expected the text the scripted conversation's first user message holds, found "
+                                  f"{_shown(conversation)}")
+    elif conversation is not None and api not in HTTP_APIS:
+        bad(f"{at}/conversation", f"{api} answers every call in order: it reads no conversation")
     if count:
         return None
-    return ModelScript(api, tuple(t for t in parsed if t is not None), tuple(side), bool(refused), tuple(utility))
+    return ModelScript(api, tuple(t for t in parsed if t is not None), tuple(side), bool(refused), tuple(utility),
+                       conversation)
 
 
 def _turn(raw: Any, at: str, api: str, bad: Callable[..., None]) -> Turn | None:
@@ -273,10 +289,58 @@ def _error(raw: Any, at: str, bad: _Counter, line: int | None) -> ErrorAnswer | 
 
 # -- the endpoint --------------------------------------------------------------------------------------------------
 
+# The answer to a request of another conversation than the scripted one (a CLI's warm-up or summary call)
+ASIDE = Turn(text="OK.")
+
+
+class _Schedule:
+    """The script's turns by the place a request's history has reached: the answer turns (text, tool calls) in order,
+    one place each (`times: N`: N places; `always`: every later place), each after the error turns that precede it,
+    which the requests at that place get first (`times` of them each; `always`: every one). A CLI that repeats a
+    request (a retry after an error, a second call for one answer) gets the same place's turn again."""
+
+    def __init__(self, turns: tuple[Turn, ...]):
+        self.places: list[tuple[tuple[tuple[int, Turn], ...], tuple[int, Turn] | None]] = []
+        self.open_ended = False  # the last place's answer also answers every later place
+        errors: list[tuple[int, Turn]] = []
+        for index, turn in enumerate(turns):
+            if turn.error is not None:
+                errors.append((index, turn))
+                if turn.times is None:
+                    break  # every request at this place gets it: nothing after is ever reached
+                continue
+            self.places.append((tuple(errors), (index, turn)))
+            errors = []
+            if turn.times is None:
+                self.open_ended = True
+                break
+            self.places += [((), (index, turn))] * (turn.times - 1)
+        if errors:
+            self.places.append((tuple(errors), None))
+        self._seen: dict[int, int] = {}  # place → requests that came at it
+
+    def at(self, place: int) -> tuple[Turn | None, int]:
+        """The turn answering the next request at `place` (the model's answers its history holds), and its index."""
+        if place >= len(self.places):
+            if not (self.open_ended and self.places):
+                return None, len(self.places)
+            answer = self.places[-1][1]
+            assert answer is not None
+            return answer[1], answer[0]
+        errors, answer = self.places[place]
+        seen = self._seen.get(place, 0)
+        self._seen[place] = seen + 1
+        for index, turn in errors:
+            if turn.times is None or seen < turn.times:
+                return turn, index
+            seen -= turn.times
+        return (answer[1], answer[0]) if answer is not None else (None, errors[-1][0])
+
 
 class ModelApp:
     """A stub server application answering an agent CLI's model requests from a script (see the module docstring).
-    `problems` lists what the CLI did that the script did not expect; `served` counts the turns' requests."""
+    `problems` lists what the CLI did that the script did not expect; `served` counts the turns' requests; `asides`
+    the requests of other conversations than the scripted one, answered ASIDE."""
 
     def __init__(self, script: ModelScript):
         if script.api not in HTTP_APIS:
@@ -284,8 +348,11 @@ class ModelApp:
         self.script = script
         self.problems: list[str] = []
         self.requests = 0
-        self._next = 0  # the turn the next request takes
+        self.asides = 0
+        self._next = 0  # the turn the next request takes, by order (a request whose history cannot be read)
         self._used = 0  # requests the current turn has answered
+        self._opening: str | None = None  # the scripted conversation's first user message, once a request shows it
+        self._schedule = _Schedule(script.turns)
         self._lock = threading.Lock()
 
     def handle(self, method: str, url: str, path: str, headers: Mapping[str, str], body: bytes | None) -> Reply:
@@ -307,19 +374,14 @@ class ModelApp:
         with self._lock:
             self.requests += 1
             number = self.requests
-            side = next((s for s in self.script.side if s.when in text), None)
-            turn = side.turn if side is not None else self._take(number)
+            turn = self._turn(number, text, asked(self.script.api, request))
             if turn is None:
                 return self._error(ErrorAnswer(500, message=f"wirecheck: the model script has no turn left for "
                                                             f"request {number}"))
-            if side is None and turn.request_contains is not None and turn.request_contains not in text:
-                self.problems.append(
-                    f"model request {number} took turn {self._next + 1}, which expects a request containing "
-                    f"{turn.request_contains!r}; it did not")
         if turn.error is not None:
             return self._error(turn.error)
-        asked = request.get("model")
-        model = asked if isinstance(asked, str) else "wirecheck-model"
+        asked_model = request.get("model")
+        model = asked_model if isinstance(asked_model, str) else "wirecheck-model"
         stream = request.get("stream") is True
         if routed is not None:  # the Gemini API names the model and the streaming in the path, not the body
             return gemini.answer(turn.text, ((c.name, c.input, c.id) for c in turn.tool_calls), turn.usage,
@@ -327,6 +389,35 @@ class ModelApp:
         if self.script.api == "anthropic-messages":
             return _anthropic(turn, model, number, stream)
         return _openai(turn, model, number, stream)
+
+    def _turn(self, number: int, text: str, request: Asked | None) -> Turn | None:
+        """The turn answering request `number` (its body `text`): a side answer whose text it holds; for a request of
+        another conversation than the scripted one, ASIDE; else the turn at the place the request's history has
+        reached (or, when its history cannot be read, the next turn in order)."""
+        side = next((s for s in self.script.side if s.when in text), None)
+        if side is not None:
+            return side.turn
+        if request is not None:
+            if self._opening is None and (self.script.conversation is None
+                                          or self.script.conversation in request.opening):
+                self._opening = request.opening
+            if request.opening != self._opening:
+                self.asides += 1
+                return ASIDE
+            turn, index = self._schedule.at(request.answered)
+            if turn is None:
+                self.problems.append(f"model request {number} holds {request.answered} answer(s) of the model: the "
+                                     f"script has no turn for it ({len(self.script.turns)} turn(s)): answered 500")
+                return None
+        else:
+            turn, index = self._take(number), self._next
+            if turn is None:
+                return None
+        if turn.request_contains is not None and turn.request_contains not in text:
+            self.problems.append(
+                f"model request {number} took turn {index + 1}, which expects a request containing "
+                f"{turn.request_contains!r}; it did not")
+        return turn
 
     def _take(self, number: int) -> Turn | None:
         turns = self.script.turns

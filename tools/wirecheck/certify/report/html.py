@@ -125,6 +125,8 @@ def write(cert: Certification, out: TextIO) -> None:
     for capture in ident.get("captures", []):
         rows.append(("capture", f"{capture['path']} sha256 {capture['sha256']} ({capture['messages']} messages)"))
     if "run" in ident:
+        if ident["run"].get("implementation"):
+            rows.append(("implementation", str(ident["run"]["implementation"])))
         rows.append(("command", " ".join(ident["run"]["argv"])))
     for name, value in rows:
         w(f"<tr><th>{escape(name)}</th><td><code>{escape(value)}</code></td></tr>\n")

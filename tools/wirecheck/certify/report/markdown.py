@@ -95,4 +95,6 @@ def write(cert: Certification, out: TextIO) -> None:
         out.write(f"- capture {code(capture['path'], table=False)} sha256 `{capture['sha256']}` "
                   f"({capture['messages']} messages)\n")
     if "run" in ident:
+        if ident["run"].get("implementation"):
+            out.write(f"- implementation {text(ident['run']['implementation'])}\n")
         out.write(f"- command {code(' '.join(ident['run']['argv']), table=False)}\n")

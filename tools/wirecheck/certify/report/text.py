@@ -26,6 +26,9 @@ def write(cert: Certification, out: TextIO) -> None:
                   "certified\n")
     else:
         out.write(f"{cert.contract}{scope}: {cert.verdict.upper()} — {cert.badge.message}\n")
+    implementation = ((cert.identity or {}).get("run") or {}).get("implementation")
+    if implementation:
+        out.write(f"  implementation: {_line(str(implementation))}\n")
     if cert.run is not None and not cert.run_ok:
         out.write(f"  run: {cert.run_problem}{cert.run_status}\n")
         if cert.program_words:
