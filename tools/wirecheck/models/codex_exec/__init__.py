@@ -1,0 +1,1 @@
+"""Generated models of codex-exec, one subpackage per release."""
