@@ -12,6 +12,10 @@ script is served three ways:
   `{"error": {"message", "type", "code"}}`. OpenCode's `@ai-sdk/openai-compatible` provider.
 - `gemini`: the Gemini API (`POST …/models/<model>:streamGenerateContent?alt=sse`, `…:generateContent`), written by
   stub/gemini.py as @google/genai types it; errors in Google's `{"error": {"code", "message", "status"}}`. Gemini CLI.
+- `openai-responses`: the OpenAI Responses API (`POST /v1/responses`), streamed as the service streams a response
+  (`response.created` … `response.completed` with its whole usage), else one `response`; errors as
+  `{"error": {"message", "type", "param", "code"}}`. The Codex CLI. Rendered by stub/responses.py, where each shape
+  cites the `openai` npm SDK's type; a turn's `usage` there may also give `cached` and `reasoning` tokens.
 - `qoder-fake-responses`: not a server but a file: qodercli's test hook `--fake-responses FILE.jsonl` reads one
   line per model call (`{"method": "generateContentStream", "response": [{"candidates": [...]}]}`, Gemini's
   shape). It cannot answer with an HTTP error. `utility:` lists the answers of qodercli's side calls (prompt
@@ -43,13 +47,13 @@ from typing import Any
 
 import orjson
 
-from wirecheck.stub import gemini
+from wirecheck.stub import gemini, responses
 from wirecheck.stub.asked import Asked, asked
 from wirecheck.stub.server import Reply
 from wirecheck.yaml_lines import LINE_KEY, strip_lines
 
-APIS = ("anthropic-messages", "openai-chat", "qoder-fake-responses", gemini.API)
-HTTP_APIS = (*APIS[:2], gemini.API)
+APIS = ("anthropic-messages", "openai-chat", "qoder-fake-responses", gemini.API, "openai-responses")
+HTTP_APIS = (*APIS[:2], gemini.API, "openai-responses")
 ALWAYS = "always"
 TURN_KEYS = ("text", "tool_call", "tool_calls", "error", "times", "request_contains", "usage")
 ERROR_KEYS = ("status", "headers", "type", "message", "body")
@@ -237,11 +241,13 @@ def _turn(raw: Any, at: str, api: str, bad: Callable[..., None]) -> Turn | None:
         before(f"{at}/request_contains", f"expected the text the request's body must contain, found "
                                          f"{_shown(contains)}", line)
     usage = raw.get("usage", {"input": 10, "output": 5})
-    if not (isinstance(usage, dict) and set(usage) - {LINE_KEY} <= {"input", "output"}
+    counted = responses.USAGE_KEYS if api == "openai-responses" else ("input", "output")
+    if not (isinstance(usage, dict) and set(usage) - {LINE_KEY} <= set(counted)
             and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_TOKENS
                     for k, v in usage.items() if k != LINE_KEY)):
-        before(f"{at}/usage", f"expected {{input: tokens, output: tokens}}, each from 0 to {MAX_TOKENS} (JavaScript's "
-                              f"largest exact integer), found {_shown(usage)}", line)
+        shape = ", ".join(f"{key}: tokens" for key in counted)
+        before(f"{at}/usage", f"expected {{{shape}}}, each from 0 to {MAX_TOKENS} (JavaScript's largest exact "
+                              f"integer), found {_shown(usage)}", line)
     try:  # what the endpoint sends is this turn's values as JSON: one it cannot write must not fail mid-run
         orjson.dumps(strip_lines(raw))
     except orjson.JSONEncodeError as exc:
@@ -356,7 +362,8 @@ class ModelApp:
         self._lock = threading.Lock()
 
     def handle(self, method: str, url: str, path: str, headers: Mapping[str, str], body: bytes | None) -> Reply:
-        wanted = {"openai-chat": "/chat/completions", gemini.API: gemini.WANTED}.get(self.script.api, "/messages")
+        wanted = {"openai-chat": "/chat/completions", "openai-responses": "/responses",
+                  gemini.API: gemini.WANTED}.get(self.script.api, "/messages")
         routed = gemini.route(path) if self.script.api == gemini.API else None
         known = routed is not None if self.script.api == gemini.API else path.endswith(wanted)
         if method != "POST" or not known:
@@ -388,6 +395,10 @@ class ModelApp:
                                  routed[0], number, routed[1])
         if self.script.api == "anthropic-messages":
             return _anthropic(turn, model, number, stream)
+        if self.script.api == "openai-responses":
+            if not stream:
+                return Reply(200, responses.body(turn, model, number, request), dict(JSON))
+            return Reply(200, _sse(list(responses.stream(turn, model, number, request))), dict(SSE))
         return _openai(turn, model, number, stream)
 
     def _turn(self, number: int, text: str, request: Asked | None) -> Turn | None:
@@ -439,6 +450,8 @@ class ModelApp:
         elif self.script.api == "anthropic-messages":
             kind = error.type or ANTHROPIC_ERROR_TYPES.get(error.status, "api_error")
             body = orjson.dumps({"type": "error", "error": {"type": kind, "message": error.message}}).decode()
+        elif self.script.api == "openai-responses":
+            body = responses.error_body(error.status, error.message, error.type).decode()
         else:
             kind = error.type or OPENAI_ERROR_TYPES.get(error.status, "server_error")
             body = orjson.dumps({"error": {"message": error.message, "type": kind, "code": kind}}).decode()

@@ -1,0 +1,181 @@
+"""stub/responses.py through stub/model.py: the scripted OpenAI Responses endpoint answers as the real service, member
+for member as the `openai` npm SDK types each shape (openai@7.60.0 resources/responses/responses.d.ts, the lines in
+RESPONSES_TYPES), and takes turns, errors and usage from the script."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from wirecheck.stub.model import ModelApp
+from wirecheck.stub.server import StubServer
+
+from .test_model import ok, post, script, sse_events
+
+# Each interface's members as openai@7.60.0 responses.d.ts declares them: (required, optional). `output_text`
+# (Response, :782) is the SDK's own convenience, computed on the client: never on the wire.
+RESPONSE = ({"id", "access_programs", "created_at", "error", "incomplete_details", "instructions", "metadata",
+             "model", "object", "output", "parallel_tool_calls", "temperature", "tool_choice", "tools", "top_p"},
+            {"background", "completed_at", "conversation", "image", "input_transformations", "max_output_tokens",
+             "max_tool_calls", "moderation", "previous_response_id", "prompt", "prompt_cache_diagnostics",
+             "prompt_cache_key", "prompt_cache_options", "prompt_cache_retention", "reasoning", "safety_identifier",
+             "service_tier", "status", "text", "tool_usage", "top_logprobs", "truncation", "usage", "user"})
+EVENTS = {  # event type → its interface's members (all required)
+    "response.created": {"response", "sequence_number", "type"},                                    # :2370
+    "response.in_progress": {"response", "sequence_number", "type"},                                # :3431
+    "response.completed": {"response", "sequence_number", "type"},                                  # :1826
+    "response.output_item.added": {"item", "output_index", "sequence_number", "type"},              # :5661
+    "response.output_item.done": {"item", "output_index", "sequence_number", "type"},               # :5685
+    "response.content_part.added": {"content_index", "item_id", "output_index", "part", "sequence_number",
+                                    "type"},                                                        # :2273
+    "response.content_part.done": {"content_index", "item_id", "output_index", "part", "sequence_number",
+                                   "type"},                                                         # :2317
+    "response.output_text.delta": {"content_index", "delta", "item_id", "logprobs", "output_index",
+                                   "sequence_number", "type"},                                      # :7068
+    "response.output_text.done": {"content_index", "item_id", "logprobs", "output_index", "sequence_number",
+                                  "text", "type"},                                                  # :7134
+    "response.function_call_arguments.delta": {"delta", "item_id", "output_index", "sequence_number",
+                                               "type"},                                             # :2835
+    "response.function_call_arguments.done": {"arguments", "item_id", "output_index", "sequence_number",
+                                              "type"},                                              # :2860
+}
+MESSAGE = ({"id", "content", "role", "status", "type"}, {"phase"})                                  # :5706
+OUTPUT_TEXT = ({"annotations", "text", "type"}, {"logprobs"})                                        # :5752
+FUNCTION_CALL = ({"arguments", "call_id", "name", "type"}, {"id", "async", "caller", "namespace", "status"})  # :3096
+USAGE = {"input_tokens", "input_tokens_details", "output_tokens", "output_tokens_details", "total_tokens"}  # :7655
+INPUT_DETAILS = ({"cache_write_tokens", "cached_tokens"}, {"cache_write_tokens_details"})           # :7678
+OUTPUT_DETAILS = {"reasoning_tokens"}                                                               # :7689
+
+SCRIPT = """
+api: openai-responses
+turns:
+  - text: I will create it.
+    tool_call: {name: exec_command, input: {cmd: touch wirecheck.txt}}
+    usage: {input: 120, output: 9, cached: 64, reasoning: 3}
+  - request_contains: function_call_output
+    text: Created wirecheck.txt.
+"""
+
+
+def typed(value, members, where):
+    required, optional = members if isinstance(members, tuple) else (members, set())
+    assert required <= set(value), f"{where}: missing {sorted(required - set(value))}"
+    invented = set(value) - required - optional
+    assert not invented, f"{where}: not in the SDK's type: {sorted(invented)}"
+
+
+def typed_response(response, where):
+    typed(response, RESPONSE, where)
+    for index, item in enumerate(response["output"]):
+        typed_item(item, f"{where}/output/{index}")
+    if response["usage"] is not None:
+        typed_usage(response["usage"], f"{where}/usage")
+
+
+def typed_item(item, where):
+    if item["type"] == "message":
+        typed(item, MESSAGE, where)
+        for index, part in enumerate(item["content"]):
+            typed(part, OUTPUT_TEXT, f"{where}/content/{index}")
+    else:
+        assert item["type"] == "function_call"
+        typed(item, FUNCTION_CALL, where)
+
+
+def typed_usage(usage, where):
+    typed(usage, USAGE, where)
+    typed(usage["input_tokens_details"], INPUT_DETAILS, f"{where}/input_tokens_details")
+    typed(usage["output_tokens_details"], OUTPUT_DETAILS, f"{where}/output_tokens_details")
+    assert usage["total_tokens"] == usage["input_tokens"] + usage["output_tokens"]
+
+
+@pytest.fixture
+def served():
+    servers = []
+
+    def serve(text):
+        app = ModelApp(ok(text))
+        server = StubServer(app).start()
+        servers.append(server)
+        return app, server
+
+    yield serve
+    for server in servers:
+        server.stop()
+
+
+def test_a_streamed_turn_is_the_services_event_sequence_every_event_typed_as_the_sdk_types_it(served):
+    app, server = served(SCRIPT)
+    status, headers, body = post(f"{server.base_url}/v1/responses", {"model": "gpt-5.5", "stream": True,
+                                                                     "input": [], "tools": [{"type": "function"}]})
+    assert status == 200 and headers["content-type"] == "text/event-stream"
+    events = sse_events(body)
+    assert [name for name, _ in events] == [
+        "response.created", "response.in_progress",
+        "response.output_item.added", "response.content_part.added", "response.output_text.delta",
+        "response.output_text.done", "response.content_part.done", "response.output_item.done",
+        "response.output_item.added", "response.function_call_arguments.delta",
+        "response.function_call_arguments.done", "response.output_item.done", "response.completed"]
+    data = [orjson.loads(raw) for _, raw in events]
+    for number, ((name, _), event) in enumerate(zip(events, data, strict=True)):
+        assert event["type"] == name and event["sequence_number"] == number
+        typed(event, EVENTS[name], name)
+        if "response" in event:
+            typed_response(event["response"], f"{name}/response")
+        if "item" in event:
+            typed_item(event["item"], f"{name}/item")
+    created, completed = data[0]["response"], data[-1]["response"]
+    assert created["status"] == "in_progress" and created["output"] == [] and created["usage"] is None
+    assert created["model"] == "gpt-5.5" and created["tools"] == [{"type": "function"}]
+    assert completed["status"] == "completed" and created["id"] == completed["id"]
+    # the whole usage, the script's cached and reasoning counts where the SDK types them
+    assert completed["usage"] == {"input_tokens": 120, "input_tokens_details": {"cached_tokens": 64,
+                                                                               "cache_write_tokens": 0},
+                                  "output_tokens": 9, "output_tokens_details": {"reasoning_tokens": 3},
+                                  "total_tokens": 129}
+    message, call = completed["output"]
+    assert message["content"][0]["text"] == "I will create it." and data[4]["delta"] == "I will create it."
+    assert data[2]["item"]["status"] == "in_progress" and data[2]["item"]["content"] == []
+    assert call == {"id": "fc_wirecheck_1_1", "type": "function_call", "status": "completed", "call_id":
+                    "call_wirecheck_1_1", "name": "exec_command", "arguments": '{"cmd":"touch wirecheck.txt"}'}
+    assert data[8]["item"]["arguments"] == "" and data[10]["arguments"] == call["arguments"]
+    assert {e["item_id"] for e in data[9:11]} == {call["id"]}
+
+    # the next turn insists on the tool's output; one request without it is named as a problem
+    status, _, body = post(f"{server.base_url}/v1/responses", {"model": "gpt-5.5", "input": []})
+    response = orjson.loads(body)  # not streamed: one Response
+    typed_response(response, "response")
+    assert status == 200 and response["output"][0]["content"][0]["text"] == "Created wirecheck.txt."
+    assert response["usage"]["input_tokens_details"] == {"cached_tokens": 0, "cache_write_tokens": 0}
+    assert app.problems == ["model request 2 took turn 2, which expects a request containing "
+                            "'function_call_output'; it did not"]
+
+
+@pytest.mark.parametrize(("status", "kind", "code"), [(429, "requests", "rate_limit_exceeded"),
+                                                      (500, "server_error", "server_error"),
+                                                      (503, "server_error", "server_is_overloaded"),
+                                                      (502, "server_error", None)])
+def test_an_error_turn_is_openais_error_envelope_with_its_headers(served, status, kind, code):
+    app, server = served(f"""
+api: openai-responses
+turns:
+  - times: always
+    error: {{status: {status}, message: slow down, headers: {{retry-after: "30"}}}}
+""")
+    for _ in range(2):
+        answered, headers, body = post(f"{server.base_url}/v1/responses", {"stream": True})
+        assert answered == status and headers["retry-after"] == "30"
+        assert orjson.loads(body) == {"error": {"message": "slow down", "type": kind, "param": None, "code": code}}
+    assert app.requests == 2
+
+
+def test_other_routes_are_refused_and_only_this_api_takes_cached_and_reasoning_usage(served):
+    _, server = served("api: openai-responses\nturns: [{text: hi}]")
+    status, _, body = post(f"{server.base_url}/v1/chat/completions", {})
+    assert status == 404 and b"POST \xe2\x80\xa6/responses only" in body
+    parsed, problems = script("api: openai-chat\nturns: [{text: hi, usage: {input: 1, output: 1, cached: 1}}]")
+    assert parsed is None and problems[0][0] == "/model/turns/0/usage"
+    assert "expected {input: tokens, output: tokens}" in problems[0][1]
+    parsed, problems = script("api: openai-responses\nturns: [{text: hi, usage: {input: 1, cached: -1}}]")
+    assert parsed is None and "{input: tokens, output: tokens, cached: tokens, reasoning: tokens}" in problems[0][1]
+
