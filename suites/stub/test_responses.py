@@ -179,3 +179,73 @@ def test_other_routes_are_refused_and_only_this_api_takes_cached_and_reasoning_u
     parsed, problems = script("api: openai-responses\nturns: [{text: hi, usage: {input: 1, cached: -1}}]")
     assert parsed is None and "{input: tokens, output: tokens, cached: tokens, reasoning: tokens}" in problems[0][1]
 
+
+
+REASONING = ({"id", "summary", "type"}, {"content", "encrypted_content", "status"})                 # :6052
+WEB_SEARCH = {"id", "action", "status", "type"}                                                     # :3230
+CUSTOM_CALL = ({"call_id", "input", "name", "type"}, {"id", "async", "caller", "namespace"})         # :2387
+ITEM_EVENTS = {
+    "response.reasoning_summary_part.added": {"item_id", "output_index", "part", "sequence_number", "summary_index",
+                                              "type"},                                              # :6117
+    "response.reasoning_summary_text.delta": {"delta", "item_id", "output_index", "sequence_number", "summary_index",
+                                              "type"},                                              # :6210
+    "response.reasoning_summary_text.done": {"item_id", "output_index", "sequence_number", "summary_index", "text",
+                                             "type"},                                               # :6239
+    "response.reasoning_summary_part.done": ({"item_id", "output_index", "part", "sequence_number", "summary_index",
+                                              "type"}, {"status"}),                                 # :6161
+    "response.web_search_call.in_progress": {"item_id", "output_index", "sequence_number", "type"},  # :7739
+    "response.web_search_call.searching": {"item_id", "output_index", "sequence_number", "type"},    # :7760
+    "response.web_search_call.completed": {"item_id", "output_index", "sequence_number", "type"},    # :7718
+    "response.custom_tool_call_input.delta": {"delta", "item_id", "output_index", "sequence_number", "type"},  # :2436
+    "response.custom_tool_call_input.done": {"input", "item_id", "output_index", "sequence_number", "type"},   # :2461
+}
+PATCH = "*** Begin Patch\n*** Add File: hello.txt\n+hello\n*** End Patch\n"
+
+
+def test_reasoning_a_web_search_and_a_custom_tool_call_stream_as_their_own_items(served):
+    """What the Codex live tier's items scenario scripts: a reasoning summary, a web search the service ran, and a
+    call of a custom (freeform) tool, whose input is text (Codex's apply_patch)."""
+    _, server = served(f"""
+api: openai-responses
+turns:
+  - reasoning: Planning the file
+    web_search: wirecheck codex
+    tool_call: {{name: apply_patch, input: {orjson.dumps(PATCH).decode()}}}
+""")
+    status, _, body = post(f"{server.base_url}/v1/responses", {"model": "gpt-5.5", "stream": True})
+    events = sse_events(body)
+    names = [name for name, _ in events]
+    assert status == 200 and names == [
+        "response.created", "response.in_progress",
+        "response.output_item.added", "response.reasoning_summary_part.added",
+        "response.reasoning_summary_text.delta", "response.reasoning_summary_text.done",
+        "response.reasoning_summary_part.done", "response.output_item.done",
+        "response.output_item.added", "response.web_search_call.in_progress", "response.web_search_call.searching",
+        "response.web_search_call.completed", "response.output_item.done",
+        "response.output_item.added", "response.custom_tool_call_input.delta", "response.custom_tool_call_input.done",
+        "response.output_item.done", "response.completed"]
+    data = [orjson.loads(raw) for _, raw in events]
+    for number, ((name, _), event) in enumerate(zip(events, data, strict=True)):
+        assert event["type"] == name and event["sequence_number"] == number
+        typed(event, {**EVENTS, **ITEM_EVENTS}[name], name)
+    reasoning, search, call = data[-1]["response"]["output"]
+    typed(reasoning, REASONING, "reasoning")
+    typed(search, WEB_SEARCH, "web_search_call")
+    typed(call, CUSTOM_CALL, "custom_tool_call")
+    assert reasoning["summary"] == [{"type": "summary_text", "text": "Planning the file"}]
+    assert data[4]["delta"] == "Planning the file" and data[2]["item"]["summary"] == []
+    assert search["action"] == {"type": "search", "query": "wirecheck codex"} and search["status"] == "completed"
+    assert {e["item_id"] for e in data[9:12]} == {search["id"]}
+    assert call["input"] == PATCH and data[15]["input"] == PATCH and data[13]["item"]["input"] == ""
+    assert call["name"] == "apply_patch" and call["call_id"] == "call_wirecheck_1_1"
+
+
+@pytest.mark.parametrize(("turn", "pointer", "message"), [
+    ("{text: hi, reasoning: thinking}", "/model/turns/0/reasoning", "item of openai-responses, not of openai-chat"),
+    ("{text: hi, web_search: ''}", "/model/turns/0/web_search", "expected a non-empty string"),
+    ("{tool_call: {name: apply_patch, input: patch}}", "/model/turns/0/tool_call", "expected {name: text, input"),
+])
+def test_items_only_the_responses_api_has_are_refused_elsewhere(turn, pointer, message):
+    api = "openai-responses" if "web_search" in turn else "openai-chat"
+    parsed, problems = script(f"api: {api}\nturns: [{turn}]")
+    assert parsed is None and problems[0][0] == pointer and message in problems[0][1]

@@ -55,7 +55,8 @@ from wirecheck.yaml_lines import LINE_KEY, strip_lines
 APIS = ("anthropic-messages", "openai-chat", "qoder-fake-responses", gemini.API, "openai-responses")
 HTTP_APIS = (*APIS[:2], gemini.API, "openai-responses")
 ALWAYS = "always"
-TURN_KEYS = ("text", "tool_call", "tool_calls", "error", "times", "request_contains", "usage")
+TURN_KEYS = ("text", "tool_call", "tool_calls", "error", "times", "request_contains", "usage",
+             *responses.TURN_KEYS)
 ERROR_KEYS = ("status", "headers", "type", "message", "body")
 SCRIPT_KEYS = ("api", "turns", "side", "refused", "utility", "conversation")
 MAX_TOKENS = (1 << 53) - 1  # a usage count the CLIs (JavaScript) read exactly; input + output stays within 64 bits
@@ -75,6 +76,7 @@ class ToolCall:
     name: str
     input: Mapping[str, Any]
     id: str | None = None
+    text: str | None = None  # a custom (freeform) tool's input, given as `input: text`: openai-responses only
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,8 @@ class Turn:
     request_contains: str | None = None
     usage: Mapping[str, int] = field(default_factory=lambda: {"input": 10, "output": 5})
     line: int | None = None
+    reasoning: str | None = None  # openai-responses: a reasoning summary before the answer
+    web_search: str | None = None  # openai-responses: a web search the service ran (its query)
 
 
 @dataclass(frozen=True)
@@ -216,12 +220,21 @@ def _turn(raw: Any, at: str, api: str, bad: Callable[..., None]) -> Turn | None:
     for i, call in enumerate(listed):
         where = f"{at}/tool_call" if "tool_call" in raw else f"{at}/tool_calls/{i}"
         ok = (isinstance(call, dict) and isinstance(call.get("name"), str) and call["name"]
-              and isinstance(call.get("input", {}), dict) and isinstance(call.get("id", ""), str)
+              and (isinstance(call.get("input", {}), dict)
+                   or (api == "openai-responses" and isinstance(call.get("input"), str)))
+              and isinstance(call.get("id", ""), str)
               and not set(call) - {"name", "input", "id", LINE_KEY})
         if not ok:
             before(where, f"expected {{name: text, input: {{...}}, id?: text}}, found {_shown(call)}", line)
             continue
-        calls.append(ToolCall(call["name"], strip_lines(call.get("input", {})), call.get("id")))
+        given = strip_lines(call.get("input", {}))
+        calls.append(ToolCall(call["name"], {} if isinstance(given, str) else given, call.get("id"),
+                              given if isinstance(given, str) else None))
+    for key in responses.TURN_KEYS:
+        if key in raw and not (isinstance(raw[key], str) and raw[key]):
+            before(f"{at}/{key}", f"expected a non-empty string, found {_shown(raw[key])}", line)
+        elif key in raw and api != "openai-responses":
+            before(f"{at}/{key}", f"{key} is an output item of openai-responses, not of {api}", line)
     error = None
     if "error" in raw:
         error = _error(raw["error"], f"{at}/error", before, line)
@@ -256,7 +269,8 @@ def _turn(raw: Any, at: str, api: str, bad: Callable[..., None]) -> Turn | None:
     if before.count:
         return None
     usage = {"input": 10, "output": 5, **strip_lines(usage)}
-    return Turn(text, tuple(calls), error, None if times == ALWAYS else times, contains, usage, line)
+    return Turn(text, tuple(calls), error, None if times == ALWAYS else times, contains, usage, line,
+                raw.get("reasoning"), raw.get("web_search"))
 
 
 class _Counter:

@@ -6,8 +6,12 @@ each with its `event:` name and a `sequence_number` counting from 0:
 `response.created`, `response.in_progress`, then per output item `response.output_item.added`, its parts
 (`response.content_part.added`, `response.output_text.delta`, `response.output_text.done`,
 `response.content_part.done` for a message; `response.function_call_arguments.delta` / `.done` for a function
-call), `response.output_item.done`, and last `response.completed` with the whole response and its usage. Otherwise
-one `response` object. An error is OpenAI's envelope `{"error": {"message", "type", "param", "code"}}`.
+call, `response.custom_tool_call_input.delta` / `.done` for a custom tool's (a tool call whose `input` is text:
+Codex's apply_patch); `response.reasoning_summary_part.added`, `response.reasoning_summary_text.delta` / `.done`,
+`response.reasoning_summary_part.done` for a reasoning summary (`reasoning:`); `response.web_search_call.in_progress`
+/ `.searching` / `.completed` for a web search the service ran (`web_search:` its query)), `response.output_item.done`,
+and last `response.completed` with the whole response and its usage. Otherwise one `response` object. An error is
+OpenAI's envelope `{"error": {"message", "type", "param", "code"}}`.
 
 Every shape is the `openai` npm SDK's, openai@7.60.0 `resources/responses/responses.d.ts` (the line of each
 interface below, where RESPONSES_TYPES names it), field for field: the required members of `Response` (:779) all
@@ -33,7 +37,14 @@ RESPONSES_TYPES = {
     "ResponseFunctionCallArgumentsDoneEvent": 2860, "ResponseFunctionToolCall": 3096, "ResponseInProgressEvent": 3431,
     "ResponseOutputItemAddedEvent": 5661, "ResponseOutputItemDoneEvent": 5685, "ResponseOutputMessage": 5706,
     "ResponseOutputText": 5752, "ResponseTextDeltaEvent": 7068, "ResponseTextDoneEvent": 7134, "ResponseUsage": 7655,
+    "ResponseCustomToolCall": 2387, "ResponseCustomToolCallInputDeltaEvent": 2436,
+    "ResponseCustomToolCallInputDoneEvent": 2461, "ResponseFunctionWebSearch": 3230, "ResponseReasoningItem": 6052,
+    "ResponseReasoningSummaryPartAddedEvent": 6117, "ResponseReasoningSummaryPartDoneEvent": 6161,
+    "ResponseReasoningSummaryTextDeltaEvent": 6210, "ResponseReasoningSummaryTextDoneEvent": 6239,
+    "ResponseWebSearchCallCompletedEvent": 7718, "ResponseWebSearchCallInProgressEvent": 7739,
+    "ResponseWebSearchCallSearchingEvent": 7760,
 }
+TURN_KEYS = ("reasoning", "web_search")  # a turn's output items only this API has
 # OpenAI's error `type` and `code` by status when the script names none (its documented error codes).
 ERRORS = {400: ("invalid_request_error", None), 401: ("invalid_request_error", "invalid_api_key"),
           403: ("invalid_request_error", "unsupported_country_region_territory"),
@@ -73,16 +84,28 @@ def _response(number: int, model: str, request: Mapping[str, Any], status: str, 
 
 
 def _output(turn: Turn, number: int) -> list[dict[str, Any]]:
-    """The turn's output items, completed: a ResponseOutputMessage (:5706) with one ResponseOutputText (:5752),
-    then a ResponseFunctionToolCall (:3096) per tool call."""
+    """The turn's output items, completed: a ResponseReasoningItem (:6052) with its summary, a
+    ResponseFunctionWebSearch (:3230), a ResponseOutputMessage (:5706) with one ResponseOutputText (:5752), then a
+    ResponseFunctionToolCall (:3096) per tool call, or a ResponseCustomToolCall (:2387) where its input is text."""
     items: list[dict[str, Any]] = []
+    if turn.reasoning is not None:
+        items.append({"id": f"rs_wirecheck_{number}", "type": "reasoning", "status": "completed",
+                      "summary": [{"type": "summary_text", "text": turn.reasoning}], "encrypted_content": None})
+    if turn.web_search is not None:
+        items.append({"id": f"ws_wirecheck_{number}", "type": "web_search_call", "status": "completed",
+                      "action": {"type": "search", "query": turn.web_search}})
     if turn.text is not None:
         items.append({"id": f"msg_wirecheck_{number}", "type": "message", "status": "completed", "role": "assistant",
                       "content": [{"type": "output_text", "annotations": [], "logprobs": [], "text": turn.text}]})
     for index, call in enumerate(turn.tool_calls):
-        items.append({"id": f"fc_wirecheck_{number}_{index + 1}", "type": "function_call", "status": "completed",
-                      "arguments": orjson.dumps(dict(call.input)).decode(), "call_id": call.id or
-                      f"call_wirecheck_{number}_{index + 1}", "name": call.name})
+        call_id = call.id or f"call_wirecheck_{number}_{index + 1}"
+        if call.text is not None:
+            items.append({"id": f"ctc_wirecheck_{number}_{index + 1}", "type": "custom_tool_call",
+                          "call_id": call_id, "name": call.name, "input": call.text})
+        else:
+            items.append({"id": f"fc_wirecheck_{number}_{index + 1}", "type": "function_call", "status": "completed",
+                          "arguments": orjson.dumps(dict(call.input)).decode(), "call_id": call_id,
+                          "name": call.name})
     return items
 
 
@@ -111,6 +134,22 @@ def stream(turn: Turn, model: str, number: int, request: Mapping[str, Any]) -> l
             send("response.output_text.delta", delta=part["text"], logprobs=[], **place)
             send("response.output_text.done", text=part["text"], logprobs=[], **place)
             send("response.content_part.done", part=part, **place)
+        elif item["type"] == "reasoning":
+            text = item["summary"][0]["text"]
+            send("response.output_item.added", item={**item, "status": "in_progress", "summary": []}, **at)
+            place = {"item_id": item["id"], **at, "summary_index": 0}
+            send("response.reasoning_summary_part.added", part={"type": "summary_text", "text": ""}, **place)
+            send("response.reasoning_summary_text.delta", delta=text, **place)
+            send("response.reasoning_summary_text.done", text=text, **place)
+            send("response.reasoning_summary_part.done", part={"type": "summary_text", "text": text}, **place)
+        elif item["type"] == "web_search_call":
+            send("response.output_item.added", item={**item, "status": "in_progress"}, **at)
+            for phase in ("in_progress", "searching", "completed"):
+                send(f"response.web_search_call.{phase}", item_id=item["id"], **at)
+        elif item["type"] == "custom_tool_call":
+            send("response.output_item.added", item={**item, "input": ""}, **at)
+            send("response.custom_tool_call_input.delta", item_id=item["id"], delta=item["input"], **at)
+            send("response.custom_tool_call_input.done", item_id=item["id"], input=item["input"], **at)
         else:
             send("response.output_item.added", item={**item, "status": "in_progress", "arguments": ""}, **at)
             send("response.function_call_arguments.delta", item_id=item["id"], delta=item["arguments"], **at)
