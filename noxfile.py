@@ -323,6 +323,15 @@ def live_gemini(session: nox.Session) -> None:
     _live(session, "gemini")
 
 
+@nox.session(name="live-codex", python=PYTHON)
+def live_codex(session: nox.Session) -> None:
+    """Live tier (opt-in; npm installs @openai/codex and its platform binary): the real Codex CLI's `exec --json`,
+    offline against the scripted OpenAI Responses endpoint (a model provider of its own in the run's scratch
+    CODEX_HOME), through every codex-exec-* scenario; certified against codex-exec (Navarch 0.1.53's contract has no
+    codex kind to certify against); as live-claude-code otherwise."""
+    _live(session, "codex")
+
+
 @nox.session(name="certify-qodercli", python=PYTHON)
 def certify_qodercli(session: nox.Session) -> None:
     """Live tier for qodercli (opt-in; downloads the PyPI wheels qoder-agent-sdk==1.0.13 and 1.0.16, which bundle

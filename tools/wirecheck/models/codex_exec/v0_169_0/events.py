@@ -64,7 +64,7 @@ class FileChangeItem(StrictModel):
     )
     changes: list[FileUpdateChange]
     id: Annotated[str, Field(min_length=1)]
-    status: Literal["completed", "failed"]
+    status: Literal["in_progress", "completed", "failed"]
     type: Literal["file_change"]
 
 
