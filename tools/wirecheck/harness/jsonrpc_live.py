@@ -26,7 +26,8 @@ version, command, date, program sha256, steps, statuses) into the data folder; t
 (suites/harness/test_live_jsonrpc_recorded.py) replay them. `--agents` also tries the real ACP agents the issue
 names (`@zed-industries/codex-acp`, `@zed-industries/claude-agent-acp`, `@google/gemini-cli --acp`) under the agent
 scenario and records what happened, certified or not; gemini-cli runs acp-gemini-turn instead, a whole prompt turn
-with a tool call and its permission against the scripted Gemini API (stub/gemini.py), which needs no login.
+with a tool call and its permission against the scripted Gemini API (stub/gemini.py), which needs no login; codex-acp
+runs acp-codex-session, a whole prompt turn with a permitted command against the scripted OpenAI Responses endpoint.
 
 It ends with one closing verdict per subject (harness/closing.py), printed last, and exits with the worst of the
 required subjects' (an optional agent's is said, never required): 0 certified, 4 incomplete, 1 not certified (or its
@@ -111,7 +112,7 @@ SUBJECTS = [
 ]
 AGENTS = [
     Subject("codex-acp", "@zed-industries/codex-acp", "0.16.0", "bin:codex-acp", [], "acp@2.4.0", "agent",
-            "acp-agent-session", optional=True),
+            "acp-codex-session", optional=True),
     Subject("claude-agent-acp", "@zed-industries/claude-agent-acp", "0.23.1", "bin:claude-agent-acp", [],
             "acp@2.4.0", "agent", "acp-agent-session", optional=True),
     # a whole prompt turn with a tool call and its permission, against the scripted Gemini API (no login needed)
