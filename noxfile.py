@@ -300,8 +300,9 @@ def _live(session: nox.Session, cli: str) -> None:
 @nox.session(name="live-claude-code", python=PYTHON)
 def live_claude_code(session: nox.Session) -> None:
     """Live tier (opt-in; npm installs @anthropic-ai/claude-code into the user cache): the real Claude Code, offline
-    against the scripted Anthropic Messages endpoint, through every claude-print-* scenario; certified against
-    claude-code-print and navarch-runtime@0.1.53; the evidence re-recorded into fixtures/live/ (the default tests
+    against the scripted Anthropic Messages endpoint, through every claude-print-* scenario (certified against
+    claude-code-print and navarch-runtime@0.1.53) and every claude-stream-* one (`--output-format stream-json
+    --verbose`, certified against claude-code-stream); the evidence re-recorded into fixtures/live/ (the default tests
     replay it). `nox -s live-claude-code -- --out DIR` records nothing. Fails unless certified (the gate above)."""
     _live(session, "claude-code")
 
