@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("generated", type=Path, help="ts-json-schema-generator's output for --type SDKMessage")
     parser.add_argument("out", type=Path, help="the release folder")
-    parser.add_argument("--sdk", required=True, help="the SDK release read, e.g. @anthropic-ai/claude-agent-sdk@0.3.332")
+    parser.add_argument("--sdk", required=True, help="the SDK release read (@anthropic-ai/claude-agent-sdk@0.3.332)")
     parser.add_argument("--cli", required=True, help="the Claude Code release it pairs with (claudeCodeVersion)")
     args = parser.parse_args(argv)
     messages = messages_schema(json.loads(args.generated.read_text(encoding="utf-8")), version=args.cli, sdk=args.sdk)
