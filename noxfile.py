@@ -342,7 +342,8 @@ def certify_jsonrpc(session: nox.Session) -> None:
     (@modelcontextprotocol/server 2.4.0, suites/harness/data/live-jsonrpc/mcp-server-v2/server.mjs) as server of
     mcp@2026-07-28 imported with no mapping; reports in reports/certify/live-jsonrpc/. `-- --record` refreshes
     the captures the default tests replay (suites/harness/data/live-jsonrpc/); `-- --agents` also tries the real ACP
-    agents (codex-acp, claude-agent-acp, gemini-cli --acp) and records how far they go offline (never required).
+    agents (codex-acp, claude-agent-acp, gemini-cli --acp) and records how far they go offline (never required;
+    claude-agent-acp holds a prompt turn with a permission request against the scripted Anthropic endpoint).
     Gates as live-claude-code: one closing verdict per subject, and the session fails unless every required
     subject is CERTIFIED."""
     session.install("-e", ".")
