@@ -118,7 +118,7 @@ class Result(RootModel[Success | Error]):
 
 
 class Usage(StrictModel):
-    cache_creation_input_tokens: Annotated[int | None, Field(ge=0)] = None
-    cache_read_input_tokens: Annotated[int | None, Field(ge=0)] = None
+    cache_creation_input_tokens: Annotated[int, Field(ge=0)]
+    cache_read_input_tokens: Annotated[int, Field(ge=0)]
     input_tokens: Annotated[int, Field(ge=0)]
     output_tokens: Annotated[int, Field(ge=0)]
