@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 
 from wirecheck.importer.claude_stream import API_NULLS, kinds, nulls_may_be_absent
@@ -48,3 +49,17 @@ def test_the_committed_message_schema_requires_no_null_member_of_an_api_object()
     assert "container" not in defs["BetaMessage"]["required"]
     assert "citations" not in defs["BetaTextBlock"].get("required", [])
     assert {"id", "content", "model", "role", "type", "usage"} <= set(defs["BetaMessage"]["required"])
+
+
+def test_a_file_that_is_not_the_generators_output_is_refused_with_its_name(tmp_path, capsys):
+    from wirecheck.importer.claude_stream import main
+
+    cases = (("{not json", "not the generator's JSON output"), ('{"definitions": {}}', "no SDKMessage union"))
+    for text, said in cases:
+        generated = tmp_path / "generated.json"
+        generated.write_text(text)
+        with pytest.raises(SystemExit) as exited:
+            main([str(generated), str(tmp_path / "out"), "--sdk", "x", "--cli", "1"])
+        assert exited.value.code == 2
+        assert f"{generated}: {said}" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

@@ -116,10 +116,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sdk", required=True, help="the SDK release read (@anthropic-ai/claude-agent-sdk@0.3.332)")
     parser.add_argument("--cli", required=True, help="the Claude Code release it pairs with (claudeCodeVersion)")
     args = parser.parse_args(argv)
-    messages = messages_schema(json.loads(args.generated.read_text(encoding="utf-8")), version=args.cli, sdk=args.sdk)
+    try:
+        generated = json.loads(args.generated.read_text(encoding="utf-8"))
+        messages = messages_schema(generated, version=args.cli, sdk=args.sdk)
+        found = kinds(messages, sdk=args.sdk)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        parser.error(f"{args.generated}: not the generator's JSON output: {exc}")
+    except (KeyError, ValueError, TypeError) as exc:  # no SDKMessage union, a member without a kind id
+        parser.error(f"{args.generated}: no {UNION} union to import: {exc!r}")
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "messages.json").write_text(dump(messages), encoding="utf-8")
-    print(yaml.safe_dump({"kinds": kinds(messages, sdk=args.sdk)}, sort_keys=False, width=120, allow_unicode=True))
+    print(yaml.safe_dump({"kinds": found}, sort_keys=False, width=120, allow_unicode=True))
     return 0
 
 
