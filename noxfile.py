@@ -300,8 +300,9 @@ def _live(session: nox.Session, cli: str) -> None:
 @nox.session(name="live-claude-code", python=PYTHON)
 def live_claude_code(session: nox.Session) -> None:
     """Live tier (opt-in; npm installs @anthropic-ai/claude-code into the user cache): the real Claude Code, offline
-    against the scripted Anthropic Messages endpoint, through every claude-print-* scenario; certified against
-    claude-code-print and navarch-runtime@0.1.53; the evidence re-recorded into fixtures/live/ (the default tests
+    against the scripted Anthropic Messages endpoint, through every claude-print-* scenario (certified against
+    claude-code-print and navarch-runtime@0.1.53) and every claude-stream-* one (`--output-format stream-json
+    --verbose`, certified against claude-code-stream); the evidence re-recorded into fixtures/live/ (the default tests
     replay it). `nox -s live-claude-code -- --out DIR` records nothing. Fails unless certified (the gate above)."""
     _live(session, "claude-code")
 
@@ -359,7 +360,8 @@ def certify_jsonrpc(session: nox.Session) -> None:
     (@modelcontextprotocol/server 2.4.0, suites/harness/data/live-jsonrpc/mcp-server-v2/server.mjs) as server of
     mcp@2026-07-28 imported with no mapping; reports in reports/certify/live-jsonrpc/. `-- --record` refreshes
     the captures the default tests replay (suites/harness/data/live-jsonrpc/); `-- --agents` also tries the real ACP
-    agents (codex-acp, claude-agent-acp, gemini-cli --acp) and records how far they go offline (never required).
+    agents (codex-acp, claude-agent-acp, gemini-cli --acp) and records how far they go offline (never required;
+    claude-agent-acp holds a prompt turn with a permission request against the scripted Anthropic endpoint).
     Gates as live-claude-code: one closing verdict per subject, and the session fails unless every required
     subject is CERTIFIED."""
     session.install("-e", ".")

@@ -82,3 +82,26 @@ def test_the_live_plan_is_read_by_the_one_yaml_loader(tmp_path):
     plan.write_text("clis:\n  x:\n    - {version: .nan, executable: x, scenarios: [], certify: []}\n")
     with pytest.raises(YamlFileError, match=r"line 3, column 17 \(/clis/x/0/version\): \.nan is not a JSON number"):
         load_plan(plan)
+
+
+def test_a_target_naming_its_scenarios_certifies_only_theirs():
+    """Claude Code's stream-json runs are no single-JSON results, nor what Navarch reads (issue 38 item 1): the
+    targets of live.yaml that name scenarios certify those alone, one by one, and no group row."""
+    from wirecheck.harness.live import Release, Target
+
+    claude = PLAN["claude-code@2.1.332"]
+    assert [t.contract for t in targets_of(claude, "claude-stream-tool")] == ["claude-code-stream@2.1.332"]
+    assert "claude-code-stream@2.1.332" not in [t.contract for t in targets_of(claude, "claude-print-tool")]
+    assert len(targets_of(claude, "claude-print-tool")) == 3
+    everyone, only_a = Target("x@1", "cli"), Target("y@1", "cli", scenarios=("a",))
+    grouped = Release("x", "1", "x", ("a", "b"), (everyone, only_a), together=True)
+    assert targets_of(grouped, "b") == (everyone,)
+    assert targets_of(grouped, "all scenarios") == (everyone,)
+
+
+def test_a_target_naming_a_scenario_its_release_lacks_is_refused(tmp_path):
+    plan = tmp_path / "live.yaml"
+    plan.write_text("clis:\n  x:\n    - {version: '1', executable: x, scenarios: [a],\n"
+                    "       certify: [{contract: y@1, role: cli, scenarios: [a, b]}]}\n")
+    with pytest.raises(ValueError, match=r"x@1: the target y@1 names b, not among its scenarios"):
+        load_plan(plan)

@@ -204,22 +204,6 @@ def test_broken_twins_of_the_mcp_2026_07_28_server_fail(mcp_2026, tmp_path, edit
     assert any(p.startswith(pointer) for _, p in found), found
 
 
-@pytest.mark.parametrize("name", ["claude-agent-acp"])
-def test_real_agents_offline_are_judged_without_a_false_red(name):
-    """The agents issue 27 names, run offline by `nox -s certify-jsonrpc -- --agents`: each stops at authentication
-    (an error -32000 to session/new or session/prompt), and nothing it sent is a finding: a correct agent is not
-    branded incompatible. No certification: the session cannot go on without a login."""
-    recorded = outcome(name)
-    assert recorded["counts"]["fail"] == 0 and recorded["run_problem"]
-    cert = certify_captures(load_registry().load(recorded["contract"]), [DATA / name / "capture.framed.ndjson"],
-                            role="agent")
-    assert not [r.requirement.id for r in cert.results if r.status == "fail"]
-    assert not cert.unmapped
-    frames = [json.loads(line)["message"] for line in
-              (DATA / name / "capture.framed.ndjson").read_text().splitlines()[1:]]
-    assert any(m.get("error", {}).get("code") == -32000 for m in frames)  # "Authentication required" and kin
-
-
 def _gemini_frames() -> list[dict]:
     return [frame for line in (DATA / "gemini-cli" / "capture.framed.ndjson").read_text().splitlines()[1:]
             if "message" in (frame := json.loads(line))]
@@ -293,3 +277,47 @@ def test_codex_acp_runs_a_whole_turn_with_a_permitted_command_against_the_script
     assert texts == ["I will run it.", "Done."]
     assert next(m for m in messages if m.get("id") == 3 and "result" in m)["result"] == {"stopReason": "end_turn"}
     assert frames[-1]["process"]["stopped_by_harness"] is True  # still running 15 s after its input ended
+
+
+def test_claude_agent_acp_holds_a_prompt_turn_with_a_refused_tool_call():
+    """Issue 38: claude-agent-acp 0.23.1 (the Agent SDK driving Claude Code's stream-json), offline against the scripted
+    Anthropic endpoint (scenario acp-claude-agent-turn): the returned sessionId carried into the prompt, the Bash call
+    the model asks for put to the client as session/request_permission, refused with the agent's own reject option,
+    and the turn ended (end_turn) with its usage. CERTIFIED with its scope file; the one finding is the SHOULD
+    AGENT-EXITS-AFTER-INPUT: the agent does not exit when its input ends (the harness stopped it)."""
+    recorded = outcome("claude-agent-acp")
+    assert (recorded["version"], recorded["scenario"], recorded["verdict"]) == ("0.23.1", "acp-claude-agent-turn",
+                                                                              "certified")
+    cert = certify_captures(load_registry().load("acp@2.4.0"), [DATA / "claude-agent-acp" / "capture.framed.ndjson"],
+                            role="agent", baseline=DATA / "claude-agent-acp" / "scope.yaml")
+    assert cert.verdict == "certified" and cert.exit_code == 0, cert.gate_line
+    assert {r.requirement.id: r.status for r in cert.results} == recorded["statuses"]
+    assert [r.requirement.id for r in cert.results if r.status == "fail"] == ["ACP-2.4.0-AGENT-EXITS-AFTER-INPUT"]
+    frames = [frame for line in (DATA / "claude-agent-acp" / "capture.framed.ndjson").read_text().splitlines()[1:]
+              if "message" in (frame := json.loads(line))]
+    session = next(f["message"]["result"]["sessionId"] for f in frames
+                   if f["from"] == "agent" and f["message"].get("id") == 2)
+    asked = next(f["message"] for f in frames if f["message"].get("method") == "session/request_permission")
+    assert asked["params"]["sessionId"] == session and asked["params"]["toolCall"]["rawInput"]["command"] == \
+        "touch wirecheck.txt"
+    answer = next(f["message"] for f in frames if f["from"] == "client" and f["message"].get("id") == asked["id"]
+                  and "result" in f["message"])
+    assert answer["result"]["outcome"] == {"outcome": "selected", "optionId": "reject"}
+    ended = next(f["message"]["result"] for f in frames if f["from"] == "agent" and f["message"].get("id") == 3)
+    assert ended["stopReason"] == "end_turn" and ended["usage"]["totalTokens"] > 0
+
+
+def test_a_subject_whose_scenario_or_scope_does_not_load_is_said_not_run(monkeypatch, tmp_path, capsys):
+    """A scope file that is not YAML ended the tier with a traceback (found writing claude-agent-acp's): now the
+    subject is not run, with the file and the reason, and the tier goes on to its closing verdicts (exit 2)."""
+    from wirecheck.contracts.errors import ContractError, ContractProblem
+    from wirecheck.harness import jsonrpc_live
+
+    def broken(*_args):
+        raise ContractError(ContractProblem(Path("scope.yaml"), "", "not valid YAML: line 12, column 60"))
+
+    monkeypatch.setattr(jsonrpc_live, "run_one", broken)
+    assert jsonrpc_live.main(["--only", "acp-example-agent", "--out", str(tmp_path)]) == 2
+    out = capsys.readouterr().out
+    assert "== acp-example-agent: not run: scope.yaml: not valid YAML: line 12, column 60" in out
+    assert "Traceback" not in out

@@ -24,10 +24,11 @@ to. mcp@2025-06-18 is imported first from the committed MCP schema with its mapp
 `--record` writes each run's capture (capture.framed.ndjson), outcome and provenance (outcome.json: package,
 version, command, date, program sha256, steps, statuses) into the data folder; the default tests
 (suites/harness/test_live_jsonrpc_recorded.py) replay them. `--agents` also tries the real ACP agents the issue
-names (`@zed-industries/codex-acp`, `@zed-industries/claude-agent-acp`, `@google/gemini-cli --acp`) under the agent
-scenario and records what happened, certified or not; gemini-cli runs acp-gemini-turn instead, a whole prompt turn
-with a tool call and its permission against the scripted Gemini API (stub/gemini.py), which needs no login; codex-acp
-runs acp-codex-session, a whole prompt turn with a permitted command against the scripted OpenAI Responses endpoint.
+names (`@zed-industries/codex-acp`, `@zed-industries/claude-agent-acp`, `@google/gemini-cli --acp`) and records
+what happened, certified or not. Each runs a whole prompt turn against a scripted model endpoint, so no login stops
+it: gemini-cli acp-gemini-turn (a tool call and its permission, the scripted Gemini API:
+stub/gemini.py), codex-acp acp-codex-session (a permitted command, the scripted OpenAI Responses endpoint),
+claude-agent-acp acp-claude-agent-turn (a tool call it puts to the client, refused; the scripted Anthropic endpoint).
 
 It ends with one closing verdict per subject (harness/closing.py), printed last, and exits with the worst of the
 required subjects' (an optional agent's is said, never required): 0 certified, 4 incomplete, 1 not certified (or its
@@ -50,6 +51,7 @@ from typing import Any
 from wirecheck.certify.pipeline import certify_captures
 from wirecheck.certify.report import FORMATS, write_folder
 from wirecheck.contracts import load_registry
+from wirecheck.contracts.errors import ContractError
 from wirecheck.harness.closing import Closing, worst
 from wirecheck.harness.runner import find_scenario, run_scenario
 from wirecheck.harness.scenario import load_scenario
@@ -114,7 +116,7 @@ AGENTS = [
     Subject("codex-acp", "@zed-industries/codex-acp", "0.16.0", "bin:codex-acp", [], "acp@2.4.0", "agent",
             "acp-codex-session", optional=True),
     Subject("claude-agent-acp", "@zed-industries/claude-agent-acp", "0.23.1", "bin:claude-agent-acp", [],
-            "acp@2.4.0", "agent", "acp-agent-session", optional=True),
+            "acp@2.4.0", "agent", "acp-claude-agent-turn", optional=True),
     # a whole prompt turn with a tool call and its permission, against the scripted Gemini API (no login needed)
     Subject("gemini-cli", "@google/gemini-cli", "0.61.0", "bin:gemini", ["--acp"], "acp@2.4.0", "agent",
             "acp-gemini-turn", optional=True),
@@ -259,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 outcome = run_one(subject, target, contracts if subject.contract.startswith("mcp@") else None,
                                   args.data)
-            except RuntimeError as exc:
+            except (RuntimeError, ContractError) as exc:  # a scenario or scope file that does not load: said, located
                 print(f"== {subject.name}: not run: {exc}")
                 closings.append((Closing(subject.name, "not run", 2, str(exc)), not subject.optional))
                 continue

@@ -62,6 +62,7 @@ class Target:
     contract: str
     role: str
     scope: str | None = None  # a scope file, relative to live.yaml
+    scenarios: tuple[str, ...] | None = None  # only these scenarios' captures (None: every one of its list)
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,8 @@ class Release:
         """The rows that certify several captures together: name → (the scenarios, the targets)."""
         groups = {}
         if self.together:
-            groups[ALL_SCENARIOS] = (self.scenarios, self.certify)
+            # a target that names its scenarios certifies them one by one only
+            groups[ALL_SCENARIOS] = (self.scenarios, tuple(t for t in self.certify if t.scenarios is None))
         if self.sessions:
             groups[ALL_SESSIONS] = (self.sessions, self.certify_sessions)
         return groups
@@ -109,6 +111,12 @@ def load_plan(path: Path = PLAN) -> dict[str, list[Release]]:
                              r.get("npm"), r.get("pypi"), tuple(r.get("sessions", ())),
                              _targets(r.get("certify_sessions", ())), bool(r.get("together", False)))
                      for r in releases]
+        for release in plan[cli]:
+            for target in (*release.certify, *release.certify_sessions):
+                unknown = set(target.scenarios or ()) - {*release.scenarios, *release.sessions}
+                if unknown:
+                    raise ValueError(f"{path}: {release.name}: the target {target.contract} names "
+                                     f"{', '.join(sorted(unknown))}, not among its scenarios")
     return plan
 
 
@@ -140,7 +148,8 @@ def release_of(releases: Sequence[Release], version: str) -> Release:
 
 
 def _targets(raw: Iterable[Mapping[str, Any]]) -> tuple[Target, ...]:
-    return tuple(Target(t["contract"], t["role"], t.get("scope")) for t in raw)
+    return tuple(Target(t["contract"], t["role"], t.get("scope"),
+                        None if t.get("scenarios") is None else tuple(t["scenarios"])) for t in raw)
 
 
 ALL_SESSIONS = "all sessions"  # the row certifying every session capture of a release together
@@ -148,9 +157,12 @@ ALL_SCENARIOS = "all scenarios"  # the row certifying every scenario's capture o
 
 
 def targets_of(release: Release, scenario: str) -> tuple[Target, ...]:
+    """The targets a row certifies against: a target naming `scenarios` certifies only theirs (Claude Code's
+    stream-json captures against claude-code-stream, its single-JSON ones against claude-code-print)."""
     if scenario in release.groups():
         return release.groups()[scenario][1]
-    return release.certify_sessions if scenario in release.sessions else release.certify
+    targets = release.certify_sessions if scenario in release.sessions else release.certify
+    return tuple(t for t in targets if t.scenarios is None or scenario in t.scenarios)
 
 
 def captures_of(folder: Path, release: Release, scenario: str) -> list[Path]:

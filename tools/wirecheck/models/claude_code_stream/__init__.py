@@ -1,0 +1,1 @@
+"""Generated models of claude-code-stream, one subpackage per release."""
