@@ -152,3 +152,15 @@ def test_qodercli_1_1_23_answering_initialize_first_fails_no_must():
     first = next(r for r in cert.results if r.requirement.id == "QODER-1.0.23-INIT-FIRST")
     assert first.status == "fail" and first.requirement.level == "SHOULD"
     assert not [r for r in cert.results if r.requirement.level == "MUST" and r.status == "fail"]
+
+
+def test_a_selector_value_is_written_as_json_writes_it_not_as_python_does():
+    """A requirement's text named Qoder's replayed user message `/isReplay=True` (Python's spelling) in every
+    report; a message says `true`."""
+    from wirecheck.contracts.model import condition_text
+
+    assert condition_text(("isReplay",), frozenset({True})) == "/isReplay=true"
+    assert condition_text(("a", "b"), frozenset({None, 1.5})) == "/a/b=1.5|null"
+    assert condition_text(("type",), frozenset({"user", "assistant"})) == "/type=assistant|user"
+    text, _ = generate(load_registry().load("qoder-agent-sdk@1.0.23"))
+    assert "/isReplay=true" in text and "=True" not in text

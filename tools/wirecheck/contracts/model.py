@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -58,7 +60,8 @@ def condition_text(tokens: tuple[str, ...], accepted: frozenset[Any]) -> str:
         return f"{where} present"
     if accepted == frozenset({ABSENT}):
         return f"{where} absent"
-    return f"{where}={'|'.join(sorted(map(str, accepted)))}"
+    # values as JSON writes them (true, null, 1.5), a string bare: the text is for people reading a JSON message
+    return f"{where}={'|'.join(sorted(v if isinstance(v, str) else json.dumps(v) for v in accepted))}"
 
 
 @dataclass(frozen=True)
