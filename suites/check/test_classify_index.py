@@ -8,7 +8,8 @@ from types import SimpleNamespace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wirecheck.check.classify import ASK, _FieldIndex, _holds, _keyed, pick_candidate
+from wirecheck.check.classify import ASK, Classifier, _FieldIndex, _holds, _keyed, pick_candidate
+from wirecheck.check.message import Message
 from wirecheck.contracts.model import ABSENT, PRESENT
 
 # Selectors shaped like the bundled ones: a top-level discriminator, then a subtype, a nested field, or a flag;
@@ -158,3 +159,18 @@ def _nodes(node):
     yield node
     for child in [*node.branches.values(), *([node.others] if node.others is not None else [])]:
         yield from _nodes(child)
+
+
+RPC_CLASSIFIER = Classifier(SimpleNamespace(kinds=[SimpleNamespace(**vars(kind), channel="stdio-ndjson", http=None)
+                                                   for kind in RPC_KINDS]))  # type: ignore[arg-type]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(rpc_messages, st.sampled_from([None, "agent", "client"]))
+def test_a_framed_message_is_classified_as_weighing_every_candidate_with_its_sender(message, sender):
+    """Issue 43: `classify` takes the inlined walk first (stream_message_kind), weighing every candidate with the
+    sender only where the kind it finds is not the sender's: the kind picking among all that hold would give."""
+    holding = [c for c in RPC_CANDIDATES if _holds(message, c[2])]
+    expected = pick_candidate(holding, sender)
+    found = RPC_CLASSIFIER.classify(Message(value=message, file="x", sender=sender))
+    assert (found.id if found else None) == (expected.id if expected else None)

@@ -334,6 +334,8 @@ class Classifier:
             return self._classify_http(message, bases or {})
         if message.artifact is not None:
             return self._classify_artifact(message)
+        if type(message.value) is dict:  # the inlined walk of stream_kind first: what pick_candidate would pick
+            return self.stream_message_kind(message.value, message.sender)
         return pick_candidate(self._stream.walk(message.value), message.sender)
 
     def _classify_http(self, message: Message, bases: Mapping[str, str]) -> MessageKind | None:
