@@ -512,7 +512,8 @@ class _Split:
         except OSError as exc:
             raise CaptureUnreadable(capture.path, exc.strerror or str(exc)) from None
         if split is None:  # neither a plain stream nor a framed capture: read whole, here
-            yield from read_capture(capture, self._max_line_bytes, raw_stream=True, fast=accept)
+            yield from read_capture(capture, self._max_line_bytes, raw_stream=True, fast=accept,
+                                    fast_frame=reading.accept_frame)
             return
         form, ranges = split
         window: deque[tuple[int, int, Future[_Part] | None]] = deque()
@@ -532,7 +533,8 @@ class _Split:
         fed = 0
         with open(capture.path, "rb") as handle, collector_paused():  # see COLLECT_EVERY_PARTS
             first = _Range(handle, ranges[0][1])
-            yield from read_lines(first.stream, capture, self._max_line_bytes, raw_stream=True, fast=accept)
+            yield from read_lines(first.stream, capture, self._max_line_bytes, raw_stream=True, fast=accept,
+                                  fast_frame=reading.accept_frame)
             offset = first.line_ends
             submit()  # now that the first messages have settled what they settle
             while window:
