@@ -183,3 +183,35 @@ def test_a_number_beyond_a_double_is_one_finding_however_written_and_the_rest_is
     result = check_captures(load_registry().load("claude-code-print@2.1.218"), [str(path)])
     assert sorted((f.code, f.pointer) for f in result.findings) == [
         ("NUMBER_OUT_OF_RANGE", "/num_turns"), ("SCHEMA_VIOLATION", "/is_error")]
+
+
+# What the line reader's fast path (a value that is byte for byte orjson's serialisation of itself: one loads and
+# one dumps, in C) must never take (issue 43 weighed cheaper tests than that round trip, none exact and cheaper):
+# keys given twice however they are written or nested, and integers orjson reads as floats.
+NEVER_TAKEN = [
+    (b'{"a":1,"a":2}', "DUPLICATE_KEY", "/a"),
+    (b'{"a":1,"\\u0061":2}', "DUPLICATE_KEY", "/a"),  # the same key, one escaped
+    (b'{"\\u0061":1,"a":2}', "DUPLICATE_KEY", "/a"),
+    (b'{"a\\"":1,"a\\u0022":2}', "DUPLICATE_KEY", '/a"'),  # an escaped quote, escaped two ways
+    (b'{"from":"client","message":{"x":{"y":[1,{"k":1,"k":2}]}}}', "DUPLICATE_KEY", "/message/x/y/1/k"),
+    (b'{"from":"client","message":{"id":1},"message":{"id":2}}', "DUPLICATE_KEY", "/message"),
+    (b'{"id":18446744073709551616}', None, None),  # 2**64: orjson reads a float, the slow path the integer
+    (b'{"id":-9223372036854775809}', None, None),
+]
+
+
+@pytest.mark.parametrize(("data", "code", "pointer"), NEVER_TAKEN)
+def test_the_fast_path_never_takes_a_line_whose_value_it_would_misread(data, code, pointer):
+    """Such a line goes to the exact reading: its finding made, its value as JSON readers read it (the last copy of a
+    key; the integer itself, not the nearest float)."""
+    taken = []
+    sink = ndjson.LineSink()
+    sink.accept = lambda value, line: taken.append(value) or True
+    items = list(ndjson.iter_lines(io.BytesIO(data + b"\n"), "x.jsonl", sink=sink))
+    found = [(item.code, item.pointer) for item in items if not isinstance(item, tuple)]
+    values = taken + [value for item in items if isinstance(item, tuple) for value in item[1:]]
+    assert found == ([(code, pointer)] if code else [])
+    exact = json.loads(data)
+    assert values == [exact] and repr(values[0]) == repr(exact)
+    if code is None:
+        assert type(values[0]["id"]) is int

@@ -8,7 +8,9 @@ from types import SimpleNamespace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from wirecheck.check.classify import ASK, _FieldIndex, _holds, _keyed, pick_candidate
+from wirecheck.check.classify import ASK, Classifier, _FieldIndex, _holds, _keyed, pick_candidate
+from wirecheck.check.message import Message
+from wirecheck.contracts.model import ABSENT, PRESENT
 
 # Selectors shaped like the bundled ones: a top-level discriminator, then a subtype, a nested field, or a flag;
 # two kinds share `user` with one more specific (isReplay: true), two share subtype values, and `result` splits
@@ -97,3 +99,78 @@ def test_routes_hand_over_what_plain_data_cannot_say():
     null_valued = _FieldIndex.of([SimpleNamespace(id=i, fields=[((("type",), frozenset([v])),)], producer="cli")
                                   for i, v in (("a", "a"), ("n", None))])  # type: ignore[arg-type]
     assert null_valued.routes() is ASK  # a missing `type` reads as None from a dict: null must not match it
+
+
+# JSON-RPC as the bundled releases write it (acp, mcp): requests and notifications by /method, answers of both sides
+# by /id, /result or /error present and /method absent, told apart by their sender; plus a leaf whose tests read one
+# pointer for presence and for values at once, and a flag (true is not 1).
+RPC = {
+    "agent.prompt": [[(("jsonrpc",), {"2.0"}), (("method",), {"session/prompt"})]],
+    "client.update": [[(("jsonrpc",), {"2.0"}), (("method",), {"session/update"})]],
+    "agent.response": [[(("jsonrpc",), {"2.0"}), (("id",), PRESENT), (("result",), PRESENT), (("method",), {ABSENT})],
+                       [(("jsonrpc",), {"2.0"}), (("error",), PRESENT), (("id",), PRESENT), (("method",), {ABSENT})]],
+    "client.response": [[(("jsonrpc",), {"2.0"}), (("id",), PRESENT), (("result",), PRESENT),
+                         (("method",), {ABSENT})],
+                        [(("jsonrpc",), {"2.0"}), (("error",), PRESENT), (("id",), PRESENT),
+                         (("method",), {ABSENT})]],
+    "client.response.numbered": [[(("jsonrpc",), {"2.0"}), (("id",), {1, "one"}), (("result",), PRESENT),
+                                  (("method",), {ABSENT}), (("result", "done"), {True})]],
+}
+RPC_KINDS = [SimpleNamespace(id=name, fields=[tuple((t, v if v is PRESENT else frozenset(v)) for t, v in alt)
+                                              for alt in alts], producer=name.split(".")[0])
+             for name, alts in RPC.items()]
+RPC_INDEX = _FieldIndex.of(RPC_KINDS)  # type: ignore[arg-type]
+RPC_CANDIDATES = [(len(alt), kind, _keyed(alt)) for kind in RPC_KINDS for alt in kind.fields]
+rpc_scalars = st.sampled_from(["2.0", "session/prompt", "session/update", "one", 1, 1.0, 2, True, False, None, "x"])
+rpc_values = st.one_of(rpc_scalars, st.lists(rpc_scalars, max_size=1),
+                       st.fixed_dictionaries({}, optional={"done": rpc_scalars}))
+rpc_messages = st.fixed_dictionaries({}, optional={"jsonrpc": rpc_scalars, "method": rpc_values, "id": rpc_values,
+                                                   "result": rpc_values, "error": rpc_values})
+
+
+@settings(max_examples=3000, deadline=None)
+@given(rpc_messages, st.sampled_from([None, "agent", "client"]))
+def test_a_leaf_decides_once_per_signature_what_testing_every_selector_decides(message, sender):
+    """Issue 43: a leaf remembers which of its candidates hold per signature of a message (what each pointer its
+    tests read finds, as a class); every message, whichever came before it, is classified as testing each
+    selector in turn classifies it, with and without its sender."""
+    holding = [c for c in RPC_CANDIDATES if _holds(message, c[2])]
+    assert RPC_INDEX.kind_of(message) is pick_candidate(holding, None)
+    walked = RPC_INDEX.walk(message)
+    assert sorted(c[1].id for c in walked) == sorted(c[1].id for c in holding)
+    assert pick_candidate(walked, sender) is pick_candidate(holding, sender)
+
+
+def test_answers_of_both_sides_are_told_apart_by_their_sender_and_remembered():
+    answer = {"jsonrpc": "2.0", "id": 3, "result": {}}
+    assert pick_candidate(RPC_INDEX.walk(answer), "client").id == "client.response"
+    assert pick_candidate(RPC_INDEX.walk(answer), "agent").id == "agent.response"
+    assert pick_candidate(RPC_INDEX.walk({**answer, "id": [1]}), "agent").id == "agent.response"  # an array id
+    numbered = {"jsonrpc": "2.0", "id": 1, "result": {"done": True}}
+    assert RPC_INDEX.kind_of(numbered).id == "client.response.numbered"
+    assert RPC_INDEX.kind_of({**numbered, "result": {"done": 1}}).id == "agent.response"  # 1 is not true
+    assert RPC_INDEX.kind_of({**numbered, "id": 2}).id == "agent.response"  # an id no test names
+    assert RPC_INDEX.kind_of({**numbered, "id": {"a": 1}}).id == "agent.response"  # an object id: none accepts it
+    leaves = [node for node in _nodes(RPC_INDEX) if node.tested]
+    assert leaves and all(len(node.decided) <= 64 for node in leaves) and any(node.decided for node in leaves)
+
+
+def _nodes(node):
+    yield node
+    for child in [*node.branches.values(), *([node.others] if node.others is not None else [])]:
+        yield from _nodes(child)
+
+
+RPC_CLASSIFIER = Classifier(SimpleNamespace(kinds=[SimpleNamespace(**vars(kind), channel="stdio-ndjson", http=None)
+                                                   for kind in RPC_KINDS]))  # type: ignore[arg-type]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(rpc_messages, st.sampled_from([None, "agent", "client"]))
+def test_a_framed_message_is_classified_as_weighing_every_candidate_with_its_sender(message, sender):
+    """Issue 43: `classify` takes the inlined walk first (stream_message_kind), weighing every candidate with the
+    sender only where the kind it finds is not the sender's: the kind picking among all that hold would give."""
+    holding = [c for c in RPC_CANDIDATES if _holds(message, c[2])]
+    expected = pick_candidate(holding, sender)
+    found = RPC_CLASSIFIER.classify(Message(value=message, file="x", sender=sender))
+    assert (found.id if found else None) == (expected.id if expected else None)

@@ -53,3 +53,88 @@ def test_fast_and_general_paths_agree(spec, tmp_path, monkeypatch):
     general = _brief(Engine(release).run([CaptureFile(str(path))]))
     assert fast == general
     assert fast[0], "the capture should draw some findings"
+
+
+def _framed_fixture_runs():
+    registry = load_registry(ROOT / "contracts")
+    for package in registry.packages.values():
+        for version in package.releases:
+            folder = ROOT / "fixtures" / package.name / version
+            captures = sorted(str(p) for p in folder.rglob("*.ndjson")
+                              if p.read_bytes()[:200].lstrip().startswith(b'{"wirecheck_capture"'))
+            if captures:
+                yield pytest.param(f"{package.name}@{version}", captures, id=f"{package.name}@{version}")
+
+
+FRAMED_FIXTURES = list(_framed_fixture_runs())
+
+
+@pytest.mark.parametrize(("spec", "captures"), FRAMED_FIXTURES)
+def test_framed_fast_path_and_general_path_agree_on_every_framed_fixture(spec, captures, monkeypatch):
+    """Issue 43: a framed capture's valid messages of fast kinds are taken in the line loop (Engine._frame_acceptor),
+    shown to the ordered step with their sender or counted, their senders noted as having spoken; every framed
+    fixture of every release gets exactly the answer of the general path (findings in order, coverage, verdict)."""
+    from .test_result import snapshot
+
+    registry = load_registry(ROOT / "contracts")
+    taken = []
+    real = Engine._frame_acceptor
+
+    def counting(self, *args):  # type: ignore[no-untyped-def]
+        accept = real(self, *args)
+        return lambda frame, line: accept(frame, line) and not taken.append(line)
+
+    monkeypatch.setattr(Engine, "_frame_acceptor", counting)
+    fast = Engine(registry.load(spec), load_release=registry.load).run([CaptureFile(c) for c in captures])
+    monkeypatch.setattr(Engine, "_frame_acceptor", lambda self, *args: lambda frame, line: False)
+    general = Engine(registry.load(spec), load_release=registry.load).run([CaptureFile(c) for c in captures])
+    assert snapshot(fast) == snapshot(general)
+    assert general.messages == 0 or fast.findings or taken  # something took the fast path, or findings were made
+
+
+def test_the_framed_fast_path_is_taken_on_request_and_reply_traffic():
+    """Every framed fixture together: most valid messages are taken by the framed fast path."""
+    registry = load_registry(ROOT / "contracts")
+    spec, captures = next((p.values[0], p.values[1]) for p in FRAMED_FIXTURES if p.values[0] == "acp@2.4.0")
+    engine, taken = _counting(Engine(registry.load(spec), load_release=registry.load))
+    result = engine.run([CaptureFile(c) for c in captures])
+    assert result.messages > 20 and len(taken) > result.messages // 3, (len(taken), result.messages)
+
+
+def test_a_message_the_framed_fast_path_takes_is_its_senders_last(tmp_path):
+    """What the process record is judged after is the role's last message, whichever path took it: a step_finish
+    followed by a `text` the fast path takes is no longer the last (EXIT-ZERO-ON-SUCCESS is then not judged, as the
+    general path has it); a step_finish last, it is (the real OpenCode's recorded run, its exit status made 1)."""
+    from .test_result import snapshot
+
+    spec = "opencode-run@1.0.0"
+    release = load_registry(ROOT / "contracts").load(spec)
+    source = ROOT / "fixtures" / "live" / "opencode@1.18.33" / "opencode-run-plain.framed.ndjson"
+    header, start, text, finish, process = source.read_bytes().splitlines()
+    record = orjson.loads(process)
+    record["process"]["exit_status"] = 1
+    found = []
+    for lines in ([start, text, finish, text], [start, text, finish]):
+        path = tmp_path / "capture.ndjson"
+        path.write_bytes(b"\n".join([header, *lines, orjson.dumps(record)]) + b"\n")
+        engine, taken = _counting(Engine(release))
+        fast = engine.run([CaptureFile(str(path))])
+        general = Engine(release)
+        general._frame_acceptor = lambda *args: lambda frame, line: False  # type: ignore[method-assign]
+        assert snapshot(fast) == snapshot(general.run([CaptureFile(str(path))]))
+        assert 3 in taken  # the text
+        found.append({f.obligation for f in fast.findings})
+    assert "EXIT-ZERO-ON-SUCCESS" not in found[0] and "EXIT-ZERO-ON-SUCCESS" in found[1]
+
+
+def _counting(engine: Engine) -> tuple[Engine, list[int]]:
+    """The engine, its framed fast path noting the line of every frame it takes in the list beside it."""
+    taken: list[int] = []
+    real = engine._frame_acceptor
+
+    def acceptor(*args):  # type: ignore[no-untyped-def]
+        accept = real(*args)
+        return lambda frame, line: accept(frame, line) and not taken.append(line)
+
+    engine._frame_acceptor = acceptor  # type: ignore[method-assign]
+    return engine, taken

@@ -489,3 +489,37 @@ def test_framed_parts_agree_with_one_reader_wherever_line_ends_fall(demo_registr
     sequential, parallel = _both("demo@1.0.0", [str(path)], CheckOptions(max_line_bytes=1024), plan,
                                  contracts=Path(demo_registry.root))
     assert snapshot(parallel) == snapshot(sequential)
+
+
+def test_a_worker_checks_a_part_with_the_collector_paused_and_frees_it_without_the_collector(tmp_path):
+    """Issue 43: a worker checks a part with the cycle collector paused and leaves it paused while the part is sent
+    (a batch of whole captures resumes it); nothing of a part waits for the collector to be freed (a closure of its
+    fast path referred back to it: the next pass then traversed all its items). What the part finds is unchanged."""
+    import gc
+
+    from wirecheck.check import parallel
+    from wirecheck.check.parts import PartChecks
+
+    source = FIXTURES / "acp" / "2.4.0" / "valid" / "session.ndjson"
+    header, *frames = source.read_bytes().splitlines()
+    path = tmp_path / "session.ndjson"
+    path.write_bytes(b"\n".join([header, *frames * 40]) + b"\n")
+    spec = "acp@2.4.0"
+    engine = Engine(REGISTRY.load(spec), CheckOptions(), REGISTRY.load)
+    form, ranges = parallel._ranges(str(path), path.stat().st_size, 4096, 1 << 20)
+    assert form == "framed" and len(ranges) > 3
+    inherited, parallel._ENGINE[:] = parallel._ENGINE[:], [None, CheckOptions(), engine]
+    try:
+        gc.collect()
+        parts = [parallel._check_range(str(path), *at, 1 << 20, form, frozenset()) for at in ranges[1:]]
+        assert not gc.isenabled()
+        assert sum(len(part.items) for part in parts) > 100
+        del parts
+        assert not [o for o in gc.get_objects() if isinstance(o, PartChecks)]
+        parallel._check_batch(0, [str(source)])
+        assert gc.isenabled()
+    finally:
+        parallel._ENGINE[:] = inherited
+        gc.enable()
+    sequential, split = _both(spec, [str(path)], plan=Plan(jobs=2, forced=True, range_bytes=4096, split_min_bytes=0))
+    assert snapshot(split) == snapshot(sequential) and gc.isenabled()

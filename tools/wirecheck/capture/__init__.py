@@ -51,12 +51,12 @@ _COMPRESSED = {b"\x1f\x8b": "gzip-compressed", b"(\xb5/\xfd": "zstd-compressed",
 
 def read_capture(
     capture: CaptureFile, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES, raw_stream: bool = False,
-    fast: Callable[[Any, int], bool] | None = None,
+    fast: Callable[[Any, int], bool] | None = None, fast_frame: Callable[[Any, int], bool] | None = None,
 ) -> Iterator[Message | Finding]:
     """Messages and findings in capture order. With `raw_stream`, a plain NDJSON stream yields (line, value) pairs
     instead of Messages, for a consumer that builds Messages only when it needs them and reports values that are
     not objects itself (`ndjson.not_an_object`); `fast` may then take objects straight from the line loop (it
-    returns True for those it has dealt with, which are not yielded).
+    returns True for those it has dealt with, which are not yielded), and `fast_frame` a framed capture's frames.
 
     A capture that cannot be opened or read raises CaptureUnreadable."""
     try:
@@ -93,16 +93,17 @@ def read_capture(
             if forced_file or (capture.path != "-" and Path(capture.path).suffix.lower()
                                in _WHOLE_DOCUMENT_SUFFIXES) or _starts_a_document(stream, max_line_bytes):
                 yield from _read_document(stream, capture, max_line_bytes,
-                                          lambda: read_lines(readable, capture, max_line_bytes, raw_stream, fast))
+                                          lambda: read_lines(readable, capture, max_line_bytes, raw_stream, fast,
+                                                             fast_frame))
                 return
-            yield from read_lines(readable, capture, max_line_bytes, raw_stream, fast)
+            yield from read_lines(readable, capture, max_line_bytes, raw_stream, fast, fast_frame)
     except OSError as exc:  # a read failed (EIO, EBADF, ...): not the report's output
         raise CaptureUnreadable(capture.path, exc.strerror or str(exc)) from None
 
 
 def read_lines(
     stream: IO[bytes], capture: CaptureFile, max_line_bytes: int, raw_stream: bool,
-    fast: Callable[[Any, int], bool] | None,
+    fast: Callable[[Any, int], bool] | None, fast_frame: Callable[[Any, int], bool] | None = None,
 ) -> Iterator[Any]:
     """A line-oriented capture, in the form its first lines announce (see read_capture)."""
     file = capture.label
@@ -139,6 +140,8 @@ def read_lines(
         if values > 1:
             yield capture_finding("CAPTURE_FORMAT", "the framing header must be the first line", file, header_line)
         sink.framed()  # the lines after the header (read ahead: only the header itself)
+        if raw_stream and fast_frame is not None:
+            sink.accept = fast_frame
         yield from read_framed(itertools.chain(ahead, lines), file)
     elif form == "artifacts":
         yield from read_artifacts(itertools.chain(ahead, lines), file)

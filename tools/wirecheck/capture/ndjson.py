@@ -137,7 +137,10 @@ def iter_lines(
         for line_no, data in enumerate(lines, first):
             try:  # the fast path of parse_json, inlined: this loop runs once per line
                 value = loads(data)  # the line end is whitespace to JSON
-                # byte for byte its canonical form and a \n: then no duplicate key can hide in it
+                # byte for byte its canonical form and a \n: then no duplicate key can hide in it, nor an integer
+                # orjson reads as a float. (Issue 43 weighed cheaper tests: this round trip costs 0.30-0.48 us a
+                # line of the request/reply captures, a bare count of `":` in the line 0.27-0.41 us, and a key count
+                # needs a walk of the value in Python besides: none exact and cheaper.)
                 if dumps(value, None, newline) == data:
                     if accept(value, line_no):
                         continue

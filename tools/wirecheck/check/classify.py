@@ -82,6 +82,31 @@ def _holds(value: Any, conditions: FieldConditions) -> bool:
     return True
 
 
+_OTHER = _Bool("other")  # a value no test at a pointer accepts (or one that cannot be looked up in a set)
+_DECIDED_MAX = 4096  # combinations remembered per leaf (there are rarely more than a few dozen)
+
+
+def _signature(value: Any, tested: tuple[tuple[tuple[str, ...], frozenset[Any] | None], ...]) -> tuple[Any, ...]:
+    """What decides every test at a leaf: per pointer the leaf's conditions read, ABSENT, or (where they only ask
+    for presence) PRESENT, or the value found when one of them accepts it, else _OTHER (which no condition there
+    accepts: `found not in accepted` holds for each, or raises TypeError for an object or an array, which _holds
+    takes as not accepted too)."""
+    classes = []
+    for tokens, values in tested:
+        found = _lookup(value, tokens)
+        if found is _ABSENT:
+            classes.append(_ABSENT)
+        elif values is None:
+            classes.append(PRESENT)
+        else:
+            found = _key(found)
+            try:
+                classes.append(found if found in values else _OTHER)
+            except TypeError:  # an object or array: no condition accepts it
+                classes.append(_OTHER)
+    return tuple(classes)
+
+
 class _FieldIndex:
     """A decision tree over selector conditions: each node tests the pointer most of its candidates share.
 
@@ -137,6 +162,21 @@ class _FieldIndex:
         leaf = self.pointer is None and bool(self.rest)
         self.default = pick_candidate(self.done, None) if leaf else None
         self.checks = tuple((c[2], pick_candidate([*self.done, c], None)) for c in self.rest) if leaf else ()
+        # A leaf's tests as classes of what each pointer they read finds (see _signature): which of its candidates
+        # hold is a function of those classes, so it is decided once per combination, not per message. (JSON-RPC
+        # answers: every response kind of a release, told apart by /id, /result, /error present and the sender,
+        # half of the messages of request/reply traffic: issue 43.)
+        self.tested: tuple[tuple[tuple[str, ...], frozenset[Any] | None], ...] = ()
+        self.decided: dict[tuple[Any, ...], tuple[list[Candidate], MessageKind | None]] = {}
+        if leaf:
+            pointers: dict[tuple[str, ...], set[Any] | None] = {}
+            for c in self.rest:
+                for tokens, accepted in c[2]:
+                    values = pointers.setdefault(tokens, None)
+                    if accepted is not PRESENT:
+                        pointers[tokens] = (values or set()) | set(accepted)
+            self.tested = tuple((tokens, None if values is None else frozenset(values))
+                                for tokens, values in pointers.items())
 
     def routes(self) -> Route:
         """This node as a stream route (see ASK)."""
@@ -171,14 +211,27 @@ class _FieldIndex:
         if node.resolved is not None:
             return node.resolved
         if node.checks:
+            return node._leaf(value)[1]
+        return pick_candidate(node.matches(value), None)
+
+    def _leaf(self, value: Any) -> tuple[list[Candidate], MessageKind | None]:
+        """At a leaf with tests: the candidates that hold (those matched on the way here first) and the kind when
+        the sender is unknown, decided once per signature of the message (see _signature)."""
+        signature = _signature(value, self.tested)
+        decided = self.decided.get(signature)
+        if decided is None:
+            holding = [c for c in self.rest if _holds(value, c[2])]
             hit = None
-            for conditions, kind in node.checks:
+            for conditions, kind in self.checks:
                 if _holds(value, conditions):
                     if hit is not None:  # several hold: the general rule picks
-                        return pick_candidate(node.matches(value), None)
+                        hit = pick_candidate([*self.done, *holding], None)
+                        break
                     hit = kind
-            return hit if hit is not None else node.default
-        return pick_candidate(node.matches(value), None)
+            decided = [*self.done, *holding], hit if hit is not None else self.default
+            if len(self.decided) < _DECIDED_MAX:
+                self.decided[signature] = decided
+        return decided
 
     def _route(self, value: Any) -> _FieldIndex | None:
         node = self
@@ -215,6 +268,9 @@ class _FieldIndex:
                 branch.matches(value, found)
             if self.others is not None:
                 self.others.matches(value, found)
+        if self.tested:  # a leaf with tests
+            found += self._leaf(value)[0][len(self.done):]
+            return found
         for candidate in self.rest:
             if _holds(value, candidate[2]):
                 found.append(candidate)
@@ -278,6 +334,8 @@ class Classifier:
             return self._classify_http(message, bases or {})
         if message.artifact is not None:
             return self._classify_artifact(message)
+        if type(message.value) is dict:  # the inlined walk of stream_kind first: what pick_candidate would pick
+            return self.stream_message_kind(message.value, message.sender)
         return pick_candidate(self._stream.walk(message.value), message.sender)
 
     def _classify_http(self, message: Message, bases: Mapping[str, str]) -> MessageKind | None:

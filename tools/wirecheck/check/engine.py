@@ -80,6 +80,10 @@ _Ordered = Callable[[MessageKind, "tuple[Rule, ...]", Any, int], None]
 Checked = tuple[int, "str | None", Any, str, "tuple[Finding, ...]", "tuple[Finding, ...]", bool, "Noted | None"]
 
 
+def _refuse(value: Any, line: int) -> bool:
+    return False
+
+
 @dataclass(frozen=True)
 class Reading:
     """What a capture source feeds while the engine reads one capture: the fast path (as read_capture's `fast`),
@@ -94,6 +98,8 @@ class Reading:
     took: Callable[[str | None, int, str], None]
     # the first line's number less one of the part whose Checked messages are being fed (their lines count from 1)
     offset: list[int] = field(default_factory=lambda: [0])
+    # the fast path of a framed capture's frames (read_capture's `fast_frame`; see Engine._frame_acceptor)
+    accept_frame: Callable[[Any, int], bool] = _refuse
 
 
 # How a capture is read: what read_capture(raw_stream=True, fast=reading.accept) yields, in capture order.
@@ -250,7 +256,8 @@ class Engine:
         return result
 
     def _read(self, capture: CaptureFile, reading: Reading) -> Iterator[Any]:
-        return read_capture(capture, self.options.max_line_bytes, raw_stream=True, fast=reading.accept)
+        return read_capture(capture, self.options.max_line_bytes, raw_stream=True, fast=reading.accept,
+                            fast_frame=reading.accept_frame)
 
     def _run_capture(self, capture: CaptureFile, summary: CaptureSummary, result: CheckResult,
                      emit: Callable[[Finding], None], source: Source) -> None:
@@ -288,7 +295,17 @@ class Engine:
                 run.last[role] = Message(value=None, file=label, line=line, sender=role,
                                          kind=self._kinds[kind_id])
 
-        reading = Reading(accept if forced is None else _refuse, seen, run.unsettled, observe, took)
+        # a framed message the fast path takes: a kind that needs ordered state is shown to the ordered step with its
+        # sender; any other counts, and its sender spoke (the last of each role's noted here, told `took` at the end)
+        spoke: dict[str | None, tuple[int, str]] = {}
+
+        def ordered_from(kind: MessageKind, rules: tuple[Rule, ...], value: Any, line: int, sender: str) -> None:
+            self._ordered(Message(value=value, file=label, line=line, sender=sender, kind=kind), kind, run, emit,
+                          rules)
+
+        accept_frame = self._frame_acceptor(fast, seen, last, label, ordered_from, spoke)
+        reading = Reading(accept if forced is None else _refuse, seen, run.unsettled, observe, took,
+                          accept_frame=accept_frame if forced is None else _refuse)
         for item in (source if forced is None else self._read)(capture, reading):
             known = forced
             if type(item) is tuple:
@@ -318,6 +335,8 @@ class Engine:
                     result.messages += 1
                     result.coverage[kind_id].seen += 1
                     item = None
+            elif type(item) is Message and last[0] is not None and item.value is last[0]:
+                known = last[1]  # a frame the fast path refused: classified there, with its sender
             if item is None:
                 pass
             elif isinstance(item, Finding):
@@ -344,6 +363,8 @@ class Engine:
                 run.drop_settled_rules()
                 fast.clear()
                 fast.update(self._fast_validators(run))
+        for role, (line_no, kind_id) in spoke.items():
+            took(role, line_no, kind_id)
         if capture.form != "framed":  # what the fast path took was sent by its kind's producer
             run.sequence.roles.update(self._kinds[kind_id].producer for kind_id, count in seen.items() if count)
         for kind_id, count in seen.items():
@@ -426,6 +447,39 @@ class Engine:
             return False
 
         return accept
+
+    def _frame_acceptor(self, fast: dict[str, _FastEntry], seen: dict[str, int], last: list[Any], file: str,
+                        ordered: Callable[[MessageKind, tuple[Rule, ...], Any, int, str], None],
+                        spoke: dict[str | None, tuple[int, str]]) -> Callable[[Any, int], bool]:
+        """The fast path of a framed capture (as a worker's, check/parts.py PartChecks.accept_frame): a frame
+        {"from": a role, "message": an object} whose message is of a fast kind and holds is taken here, as
+        `_acceptor` takes a plain stream's, `spoke[role]` noting it; anything else is read as a message (a refused
+        one's kind is left in `last`)."""
+        kind_of, roles = self.classifier.stream_message_kind, self.release.roles
+
+        def accept_frame(frame: Any, line: int) -> bool:
+            if type(frame) is not dict or len(frame) != 2:
+                return False
+            sender, value = frame.get("from"), frame.get("message")
+            if type(value) is not dict or type(sender) is not str or sender not in roles:
+                return False
+            kind = kind_of(value, sender)
+            if kind is None:
+                return False
+            entry = fast.get(kind.id)
+            if entry is None or not entry[0](value):
+                last[0], last[1] = value, kind
+                return False
+            seen[kind.id] += 1
+            if entry[3] is not None:
+                ordered(kind, entry[3], value, line, sender)
+            else:
+                for rule in entry[1]:
+                    rule.observe(kind, value, file, line)
+                spoke[sender] = (line, kind.id)
+            return True
+
+        return accept_frame
 
     def _fast_validators(self, run: _CaptureRun) -> dict[str, _FastEntry]:
         """kind id → (`holds`, observing rules, kind, rules of the ordered step or None), for stream kinds whose
@@ -626,10 +680,6 @@ def _any_settled(rules: list[SettlingRule]) -> bool:
     for rule in rules:  # noqa: SIM110  (a loop, not any(): asked after every message on the general path)
         if rule.settled:
             return True
-    return False
-
-
-def _refuse(value: Any, line: int) -> bool:
     return False
 
 

@@ -57,6 +57,12 @@ class PartChecks:
         self.projectable = engine.sequences.watched - engine.sequences.correlated - engine._last_kinds \
             - engine._base_kinds.keys() - engine.messages.has_consumers
 
+    def done(self) -> None:
+        """The part is read: drop the fast path, whose closure refers back to this object (through `_held`), so
+        that its items are freed by reference counting once they are sent, not by a later pass of the cycle
+        collector over all of them (check/parallel.py COLLECT_EVERY_PARTS)."""
+        self.accept = _refuse
+
     def _held(self, kind: MessageKind, rules: tuple[Rule, ...], value: Any, line: int) -> None:
         self.seen[kind.id] -= 1  # counted where it is finished, as every Checked is
         self._append(self._checked(value, line, None, kind, (), alone=True))
@@ -151,6 +157,10 @@ class PartChecks:
         message = Message(value=value, file=self.file, line=line, sender=sender, kind=kind)
         self.engine.messages.content(message, kind, found.append)
         self._append(self._checked(value, line, sender, kind, tuple(found), alone=False, message=message))
+
+
+def _refuse(value: Any, line: int) -> bool:
+    return False
 
 
 class _Recorder:
