@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
