@@ -94,6 +94,7 @@ def test_targets_are_judged_in_units_of_the_floor_measured_in_the_same_run(tmp_p
     monkeypatch.setattr(cost, "cases", lambda work: {cost.FLOOR: ["pass"], "one keyword": ["small"],
                                                      "fast pair": ["fast"], "slow pair": ["slow"]})
     monkeypatch.setattr(cost, "interlinked", lambda *a: ({}, {}))
+    monkeypatch.setattr(cost, "large_inputs", lambda work: {})
     from wirecheck import startup_bench
 
     def fake(argv):
