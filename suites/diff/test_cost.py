@@ -159,3 +159,31 @@ def test_the_bench_measures_diff_cost_from_a_fresh_process(tmp_path, monkeypatch
     monkeypatch.setattr(subprocess, "run", recorded)
     assert bench.diff_cost(tmp_path) is False  # a missed target (exit 1) is reported as missed
     assert ran == [[sys.executable, "-m", "wirecheck.diff.cost", str(tmp_path)]]
+
+
+def test_the_large_inputs_are_what_their_names_say(tmp_path: Path) -> None:
+    """diff/cost_inputs.py (issue 39, 5): the ring's definitions each refer to the next, the last to the first, and
+    every message reaches every definition; the combined pair holds real published revisions, is about the size
+    named and within the input limit (it is compared, not refused), and its 5 MB sibling is past the limit."""
+    import json
+
+    from wirecheck.diff.cost import large_cases
+    from wirecheck.diff.cost_inputs import combined, ring
+
+    old, new = ring(30, 40)
+    defs = old["$defs"]
+    assert [defs[f"R{i}"]["properties"]["next"]["$ref"] for i in range(30)] == [
+        f"#/$defs/R{(i + 1) % 30}" for i in range(30)]
+    assert new["$defs"]["R10"]["properties"]["size"]["maximum"] == 100 and new["$defs"]["R3"]["required"] == [
+        "id", "size"]
+    old, new = combined(2_000_000)
+    size = len(json.dumps(old))
+    assert 2_000_000 <= size < 2_300_000 and too_many_values(old) is None and too_many_values(new) is None
+    embedded = [name for name in old["definitions"] if name.startswith("asyncapi-0-")]
+    assert len(embedded) == 8 and all(old["definitions"][n]["$id"].startswith("urn:") for n in embedded)
+    assert any(name.startswith("a2a-0-0-") for name in old["definitions"])  # A2A's definitions, laid out at the root
+    big, _ = combined(5_000_000)
+    assert too_many_values(big) is not None
+    cases = large_cases(tmp_path)
+    assert set(cases) == {"ring 0.9 MB", "ring 4.2 MB", "combined 2 MB", "combined 5 MB", "asyncapi 3.0.0 → 3.1.0"}
+    assert 0.8e6 < cases["ring 0.9 MB"][0].stat().st_size < 1e6 and cases["combined 2 MB"][2] == 3.0

@@ -49,15 +49,21 @@ def _embedded(schema: dict[str, Any], ident: str) -> dict[str, Any]:
 def _hoisted(schema: dict[str, Any], prefix: str) -> dict[str, Any]:
     """A document of definitions alone (A2A: no root constraint, so embedded whole it would accept anything):
     its definitions, renamed `<prefix><name>`, each `#/definitions/<name>` pointing to the renamed one."""
+    def ref(value: str) -> str:
+        for folder in ("#/definitions/", "#/$defs/"):  # A2A v0.1.0 writes $defs, later ones definitions
+            if value.startswith(folder):
+                return f"#/definitions/{prefix}{value[len(folder):]}"
+        return value
+
     def renamed(node: Any) -> Any:
         if isinstance(node, dict):
-            return {k: (f"#/definitions/{prefix}{v[len('#/definitions/'):]}" if k == "$ref" and isinstance(v, str)
-                        and v.startswith("#/definitions/") else renamed(v)) for k, v in node.items()}
+            return {k: ref(v) if k == "$ref" and isinstance(v, str) else renamed(v) for k, v in node.items()}
         if isinstance(node, list):
             return [renamed(v) for v in node]
         return node
 
-    return {f"{prefix}{name}": renamed(body) for name, body in schema.get("definitions", {}).items()}
+    definitions = schema.get("definitions", schema.get("$defs", {}))
+    return {f"{prefix}{name}": renamed(body) for name, body in definitions.items()}
 
 
 def combined(target_bytes: int, corpus: Path = HISTORIES) -> tuple[dict[str, Any], dict[str, Any]]:
