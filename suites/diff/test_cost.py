@@ -187,3 +187,18 @@ def test_the_large_inputs_are_what_their_names_say(tmp_path: Path) -> None:
     cases = large_cases(tmp_path)
     assert set(cases) == {"ring 0.9 MB", "ring 4.2 MB", "combined 2 MB", "combined 5 MB", "asyncapi 3.0.0 → 3.1.0"}
     assert 0.8e6 < cases["ring 0.9 MB"][0].stat().st_size < 1e6 and cases["combined 2 MB"][2] == 3.0
+
+
+def test_a_ring_whose_cpu_grows_faster_than_its_size_misses_its_target() -> None:
+    """Issue 39, 5: a `$ref` ring must not multiply work: 4.7× the size in 4.7× the CPU is linear (met); in 37×
+    (measured before the ring is fixed: 3.5 s → 130 s) it is 7.9× faster than linear (missed)."""
+    from wirecheck.diff.cost import ring_growth
+
+    def inputs(small: float, large: float) -> dict:
+        return {"ring 0.9 MB": {"bytes": [870_000, 870_000], "cpu_s": small},
+                "ring 4.2 MB": {"bytes": [4_089_000, 4_089_000], "cpu_s": large}}
+
+    assert ring_growth(inputs(3.5, 16.45))["met"] is True
+    missed = ring_growth(inputs(3.5, 130.0))
+    assert missed["met"] is False and missed["growth"] == 7.9 and missed["size_ratio"] == 4.7
+    assert ring_growth({}) == {}

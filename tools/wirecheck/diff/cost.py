@@ -113,9 +113,26 @@ def measure(work: Path, rounds: int = ROUNDS) -> dict[str, Any]:
                        "peak_mib": round(peak, 1), "cpu_s": round(used, 2), "wall_s": round(elapsed, 2),
                        "target_mib": MEMORY_MIB, "met": peak <= MEMORY_MIB and code in (0, 1)}
     result["inputs"] = large_inputs(work)
+    result["ring_growth"] = ring_growth(result["inputs"])
     result["met"] = (all(p["met"] for p in result["pairs"].values()) and result["large"]["met"]
-                     and all(p["met"] for p in result["inputs"].values()))
+                     and all(p["met"] for p in result["inputs"].values())
+                     and result["ring_growth"].get("met", True))
     return result
+
+
+RING_GROWTH_LIMIT = 2.0  # a ring's CPU may grow at most twice as fast as its size: a ring must not multiply work
+
+
+def ring_growth(inputs: dict[str, Any]) -> dict[str, Any]:
+    """How much faster than its size the ring's CPU grows from 0.9 to 4.2 MB: (CPU ratio) / (size ratio); 1 is
+    linear. Met within RING_GROWTH_LIMIT."""
+    small, large = inputs.get("ring 0.9 MB"), inputs.get("ring 4.2 MB")
+    if not small or not large:
+        return {}
+    size = sum(large["bytes"]) / sum(small["bytes"])
+    growth = (large["cpu_s"] / max(small["cpu_s"], 1e-6)) / size
+    return {"size_ratio": round(size, 2), "cpu_ratio": round(large["cpu_s"] / max(small["cpu_s"], 1e-6), 1),
+            "growth": round(growth, 1), "limit": RING_GROWTH_LIMIT, "met": growth <= RING_GROWTH_LIMIT}
 
 
 # Issue 39 (item 5): a pair of about 2 MB within LARGE_PAIR_CPU_S (scaled to the reference floor as above), every
@@ -201,6 +218,10 @@ def write(out: Path) -> bool:
                      f"{'≤ ' + str(p['target_cpu_s']) if p['target_cpu_s'] else '-'} | {p['peak_mib']} | "
                      f"{p['memory_floors']} | {'yes' if p['peak_mib'] <= p['target_mib'] else 'NO'} | "
                      f"{'met' if p['met'] else 'MISSED'} |")
+    ring = result.get("ring_growth") or {}
+    if ring:
+        lines += ["", f"The ring's CPU grew {ring['cpu_ratio']}× for {ring['size_ratio']}× the size: {ring['growth']}× "
+                  f"faster than linear (≤ {ring['limit']}): {'met' if ring['met'] else 'MISSED'}"]
     return publish(out / "diff-cost.md", lines, result)
 
 
