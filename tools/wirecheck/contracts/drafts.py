@@ -28,6 +28,7 @@ test suite says so); 2020-12 (and JavaScript validators reading draft-04) count 
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -307,7 +308,11 @@ class _Translator:
         # crawled once here: a lookup of an embedded resource's `$id` in an uncrawled registry crawls the whole
         # document again and drops what it found (the registry is immutable), once per `$ref`: a 2 MB schema of
         # embedded resources spent 50 s of its 54 s translation there (issue 39, 5)
-        self.registry = registry.with_resource(self.root_uri, draft.specification.create_resource(document)).crawl()
+        # (a value where the draft expects a schema, `dependencies: {b: [a]}` in draft-04, stops referencing's
+        # crawl: then the registry is left to crawl on a lookup, as before, which only an embedded `$id` needs)
+        self.registry = registry.with_resource(self.root_uri, draft.specification.create_resource(document))
+        with contextlib.suppress(AttributeError, TypeError, ValueError):
+            self.registry = self.registry.crawl()
         self.hoisted: dict[str, Any] = {}
         self.saw_integer = False
 
