@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from typer.testing import CliRunner
 
@@ -133,3 +134,50 @@ def test_a_file_nested_too_deep_is_a_located_refusal_not_a_crash(tmp_path: Path)
     run = CliRunner().invoke(app, ["diff-schemas", str(tmp_path / "package.json"), str(tmp_path / "package.json")])
     assert run.exit_code == 2, run.output
     assert "eslintrc.json nests more than 128 levels deep (at /properties/x/enum/0/0" in run.output
+
+
+def _vector(data_dir_type: str) -> dict[str, Any]:
+    """An excerpt of SchemaStore's vector.json (src/schemas/json/vector.json at 899044e14, 2026-04-13, Apache-2.0,
+    draft 2019-09): `data_dir` and the definitions it refers to, named by Rust types with `<` and `>` unencoded in
+    the `$ref` ("#/definitions/core::option::Option<std::path::PathBuf>"), which no URI reference may hold."""
+    option = "core::option::Option<std::path::PathBuf>"
+    return {
+        "$schema": "https://json-schema.org/draft/2019-09/schema",
+        "$id": "https://json.schemastore.org/vector.json",
+        "type": "object",
+        "properties": {"data_dir": {"$ref": f"#/definitions/{option}",
+                                    "title": "The directory used for persisting Vector state data.",
+                                    "default": "/var/lib/vector/"}},
+        "definitions": {
+            option: {"description": "A file path.",
+                     "oneOf": [{"type": "null"}, {"$ref": "#/definitions/stdlib::PathBuf"}],
+                     "unevaluatedProperties": False},
+            "stdlib::PathBuf": {"description": "A file path.", "type": data_dir_type},
+        },
+    }
+
+
+def test_a_ref_holding_characters_no_uri_may_hold_is_read_as_the_place_it_names(tmp_path: Path) -> None:
+    """Issue 39, 3: vector.json's `$ref`s name Rust types (`Option<std::path::PathBuf>`): its draft's meta-schema
+    refuses them as no `uri-reference` once formats are asserted, and validators resolve them all the same
+    (python-jsonschema 4.26.0 builds a validator of vector.json that rejects a wrong type there; ajv 8.20.0's
+    validateSchema is true). Each is read percent-encoded, with a warning naming the `$ref` and its place, and the
+    pair is compared through it: the path turned from a string to an integer is a break both ways (exit 1, not 2).
+    A `$ref` whose encoded form points at nothing is still refused."""
+    old = _write(tmp_path, "old.json", _vector("string"))
+    new = _write(tmp_path, "new.json", _vector("integer"))
+    run = CliRunner().invoke(app, ["diff-schemas", str(old), str(new), "--format", "json"])
+    assert run.exit_code == 1, run.output
+    assert (f"warning: {old}#/properties/data_dir/$ref: $ref '#/definitions/core::option::Option<std::path::PathBuf>' "
+            "is not a URI reference") in run.stderr
+    assert "read as '#/definitions/core::option::Option%3Cstd::path::PathBuf%3E'" in run.stderr
+    findings = json.loads(run.stdout)["pairs"][0]["findings"]
+    assert {f["path"] for f in findings} == {"/data_dir"} and findings[0]["severity"] == "error"
+    import jsonschema  # the reference validator resolves the same $ref as written, and judges alike
+
+    assert not jsonschema.Draft201909Validator(_vector("string")).is_valid({"data_dir": 5})
+    assert jsonschema.Draft201909Validator(_vector("integer")).is_valid({"data_dir": 5})
+    dangling = _vector("string")
+    dangling["properties"]["data_dir"]["$ref"] = "#/definitions/core::option::Option<Nothing>"
+    run = CliRunner().invoke(app, ["diff-schemas", str(_write(tmp_path, "dangling.json", dangling)), str(new)])
+    assert run.exit_code == 2 and "dangling.json#/properties/data_dir" in run.output, run.output

@@ -94,6 +94,7 @@ def test_targets_are_judged_in_units_of_the_floor_measured_in_the_same_run(tmp_p
     monkeypatch.setattr(cost, "cases", lambda work: {cost.FLOOR: ["pass"], "one keyword": ["small"],
                                                      "fast pair": ["fast"], "slow pair": ["slow"]})
     monkeypatch.setattr(cost, "interlinked", lambda *a: ({}, {}))
+    monkeypatch.setattr(cost, "large_inputs", lambda work: {})
     from wirecheck import startup_bench
 
     def fake(argv):
@@ -158,3 +159,46 @@ def test_the_bench_measures_diff_cost_from_a_fresh_process(tmp_path, monkeypatch
     monkeypatch.setattr(subprocess, "run", recorded)
     assert bench.diff_cost(tmp_path) is False  # a missed target (exit 1) is reported as missed
     assert ran == [[sys.executable, "-m", "wirecheck.diff.cost", str(tmp_path)]]
+
+
+def test_the_large_inputs_are_what_their_names_say(tmp_path: Path) -> None:
+    """diff/cost_inputs.py (issue 39, 5): the ring's definitions each refer to the next, the last to the first, and
+    every message reaches every definition; the combined pair holds real published revisions, is about the size
+    named and within the input limit (it is compared, not refused), and its 5 MB sibling is past the limit."""
+    import json
+
+    from wirecheck.diff.cost import large_cases
+    from wirecheck.diff.cost_inputs import combined, ring
+
+    old, new = ring(30, 40)
+    defs = old["$defs"]
+    assert [defs[f"R{i}"]["properties"]["next"]["$ref"] for i in range(30)] == [
+        f"#/$defs/R{(i + 1) % 30}" for i in range(30)]
+    assert new["$defs"]["R10"]["properties"]["size"]["maximum"] == 100 and new["$defs"]["R3"]["required"] == [
+        "id", "size"]
+    old, new = combined(2_000_000)
+    size = len(json.dumps(old))
+    assert 2_000_000 <= size < 2_300_000 and too_many_values(old) is None and too_many_values(new) is None
+    embedded = [name for name in old["definitions"] if name.startswith("asyncapi-0-")]
+    assert len(embedded) == 8 and all(old["definitions"][n]["$id"].startswith("urn:") for n in embedded)
+    assert any(name.startswith("a2a-0-0-") for name in old["definitions"])  # A2A's definitions, laid out at the root
+    big, _ = combined(5_000_000)
+    assert too_many_values(big) is not None
+    cases = large_cases(tmp_path)
+    assert set(cases) == {"ring 0.9 MB", "ring 4.2 MB", "combined 2 MB", "combined 5 MB", "asyncapi 3.0.0 → 3.1.0"}
+    assert 0.8e6 < cases["ring 0.9 MB"][0].stat().st_size < 1e6 and cases["combined 2 MB"][2] == 3.0
+
+
+def test_a_ring_whose_cpu_grows_faster_than_its_size_misses_its_target() -> None:
+    """Issue 39, 5: a `$ref` ring must not multiply work: 4.7× the size in 4.7× the CPU is linear (met); in 37×
+    (measured before the ring is fixed: 3.5 s → 130 s) it is 7.9× faster than linear (missed)."""
+    from wirecheck.diff.cost import ring_growth
+
+    def inputs(small: float, large: float) -> dict:
+        return {"ring 0.9 MB": {"bytes": [870_000, 870_000], "cpu_s": small},
+                "ring 4.2 MB": {"bytes": [4_089_000, 4_089_000], "cpu_s": large}}
+
+    assert ring_growth(inputs(3.5, 16.45))["met"] is True
+    missed = ring_growth(inputs(3.5, 130.0))
+    assert missed["met"] is False and missed["growth"] == 7.9 and missed["size_ratio"] == 4.7
+    assert ring_growth({}) == {}

@@ -112,8 +112,84 @@ def measure(work: Path, rounds: int = ROUNDS) -> dict[str, Any]:
     result["large"] = {"what": "1,350 interlinked definitions, 270 kinds, 5.9 MB a side", "exit": code,
                        "peak_mib": round(peak, 1), "cpu_s": round(used, 2), "wall_s": round(elapsed, 2),
                        "target_mib": MEMORY_MIB, "met": peak <= MEMORY_MIB and code in (0, 1)}
-    result["met"] = all(p["met"] for p in result["pairs"].values()) and result["large"]["met"]
+    result["inputs"] = large_inputs(work)
+    result["ring_growth"] = ring_growth(result["inputs"])
+    result["met"] = (all(p["met"] for p in result["pairs"].values()) and result["large"]["met"]
+                     and all(p["met"] for p in result["inputs"].values())
+                     and result["ring_growth"].get("met", True))
     return result
+
+
+RING_GROWTH_LIMIT = 2.0  # a ring's CPU may grow at most twice as fast as its size: a ring must not multiply work
+
+
+def ring_growth(inputs: dict[str, Any]) -> dict[str, Any]:
+    """How much faster than its size the ring's CPU grows from 0.9 to 4.2 MB: (CPU ratio) / (size ratio); 1 is
+    linear. Met within RING_GROWTH_LIMIT."""
+    small, large = inputs.get("ring 0.9 MB"), inputs.get("ring 4.2 MB")
+    if not small or not large:
+        return {}
+    size = sum(large["bytes"]) / sum(small["bytes"])
+    growth = (large["cpu_s"] / max(small["cpu_s"], 1e-6)) / size
+    return {"size_ratio": round(size, 2), "cpu_ratio": round(large["cpu_s"] / max(small["cpu_s"], 1e-6), 1),
+            "growth": round(growth, 1), "limit": RING_GROWTH_LIMIT, "met": growth <= RING_GROWTH_LIMIT}
+
+
+# Issue 39 (item 5): a pair of about 2 MB within LARGE_PAIR_CPU_S (scaled to the reference floor as above), every
+# input within MEMORY_MIB. Each is also given as a ratio to its own floor: a fresh process that reads the same two
+# files with the json module and checks each against its draft's meta-schema with python-jsonschema (INPUT_FLOOR).
+LARGE_PAIR_CPU_S = 3.0
+REFUSED = frozenset({"combined 5 MB"})  # past diff/inputs.py MAX_SCHEMA_VALUES
+INPUT_FLOOR = ("import json, sys, jsonschema\n"
+               "for name in sys.argv[1:]:\n"
+               "    with open(name, encoding='utf-8') as f:\n"
+               "        schema = json.load(f)\n"
+               "    jsonschema.validators.validator_for(schema).check_schema(schema)\n")
+
+
+def large_cases(work: Path) -> dict[str, tuple[Path, Path, float | None]]:
+    """name → (old file, new file, CPU target in seconds or None: memory only): the pairs of
+    diff/cost_inputs.py and AsyncAPI's 3.0.0 → 3.1.0 from the histories corpus, written under `work`."""
+    from wirecheck.diff.cost_inputs import CASES, write_pair
+
+    out: dict[str, tuple[Path, Path, float | None]] = {}
+    for name, make in CASES.items():
+        old, new = write_pair(make(), work, name.replace(" ", "-").replace(".", ""))
+        out[name] = (old, new, LARGE_PAIR_CPU_S if name in ("combined 2 MB", "ring 0.9 MB") else None)
+    corpus = REPO / "fixtures" / "schema-histories" / "asyncapi"
+    out["asyncapi 3.0.0 → 3.1.0"] = (corpus / "asyncapi@3.0.0.json", corpus / "asyncapi@3.1.0.json",
+                                     LARGE_PAIR_CPU_S)
+    return out
+
+
+def large_inputs(work: Path) -> dict[str, Any]:
+    """Each large pair run once in a fresh process beside its floor run once: CPU seconds, peak MiB, exit code."""
+    out: dict[str, Any] = {}
+    for name, (old, new, target) in large_cases(work).items():
+        _, used, peak, code = fresh_process([*_wirecheck(), "diff-schemas", str(old), str(new)])
+        _, floor_used, floor_peak, floor_code = fresh_process([sys.executable, "-c", INPUT_FLOOR, str(old), str(new)])
+        sizes = [p.stat().st_size for p in (old, new)]
+        scaled = used * REFERENCE_FLOOR_CPU_S / max(_machine_floor(), 1e-6)
+        # a 5 MB pair of real schemas holds more JSON values than diff-schemas compares: refused (exit 2), and
+        # within the memory bound while it says so; every other pair must be compared
+        exits = (2,) if name in REFUSED else (0, 1, 6)
+        met = peak <= MEMORY_MIB and code in exits and (target is None or scaled <= target)
+        out[name] = {"bytes": sizes, "exit": code, "cpu_s": round(used, 2), "peak_mib": round(peak, 1),
+                     "floor_cpu_s": round(floor_used, 3), "floor_peak_mib": round(floor_peak, 1),
+                     "floor_exit": floor_code, "floors": round(used / max(floor_used, 1e-6), 1),
+                     "memory_floors": round(peak / max(floor_peak, 1e-6), 1), "scaled_cpu_s": round(scaled, 2),
+                     "target_cpu_s": target, "target_mib": MEMORY_MIB, "met": met}
+    return out
+
+
+_FLOOR_MEMO: list[float] = []
+
+
+def _machine_floor() -> float:
+    """Median CPU of `python -c pass` here (measured once per run): the unit the CPU targets are scaled by."""
+    if not _FLOOR_MEMO:
+        _FLOOR_MEMO.append(statistics.median(fresh_process([sys.executable, "-c", "pass"])[1] for _ in range(5)))
+    return _FLOOR_MEMO[0]
 
 
 def write(out: Path) -> bool:
@@ -132,6 +208,20 @@ def write(out: Path) -> bool:
     large = result["large"]
     lines += ["", f"{large['what']}: exit {large['exit']}, peak {large['peak_mib']} MiB (≤ {large['target_mib']}), "
               f"{large['cpu_s']} s CPU: {'met' if large['met'] else 'MISSED'}"]
+    lines += ["", "Large and `$ref`-ring inputs (issue 39, 5; diff/cost_inputs.py), one fresh run each. Floor: the "
+              "same two files read by `json` and checked against their meta-schema by python-jsonschema.", "",
+              "| pair | MB (old, new) | exit | CPU (s) | × floor | scaled (s) | target (s) | peak MiB | × floor "
+              "| ≤ 512 MiB | |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|"]
+    for name, p in result["inputs"].items():
+        mb = ", ".join(f"{b / 1e6:.2f}" for b in p["bytes"])
+        lines.append(f"| {name} | {mb} | {p['exit']} | {p['cpu_s']:.2f} | {p['floors']} | {p['scaled_cpu_s']:.2f} | "
+                     f"{'≤ ' + str(p['target_cpu_s']) if p['target_cpu_s'] else '-'} | {p['peak_mib']} | "
+                     f"{p['memory_floors']} | {'yes' if p['peak_mib'] <= p['target_mib'] else 'NO'} | "
+                     f"{'met' if p['met'] else 'MISSED'} |")
+    ring = result.get("ring_growth") or {}
+    if ring:
+        lines += ["", f"The ring's CPU grew {ring['cpu_ratio']}× for {ring['size_ratio']}× the size: {ring['growth']}× "
+                  f"faster than linear (≤ {ring['limit']}): {'met' if ring['met'] else 'MISSED'}"]
     return publish(out / "diff-cost.md", lines, result)
 
 

@@ -147,24 +147,80 @@ def tolerated_annotations(schema: Any, default: Draft = DRAFT_2020_12) -> tuple[
         return schema, []
     import copy
 
+    from wirecheck.contracts.reference import FORMAT_CHECKER
+
     cleaned: Any = None
     notes: list[str] = []
+    checker = draft.validator(draft.validator.META_SCHEMA, format_checker=FORMAT_CHECKER)
     while len(notes) < _MAX_DROPPED:
-        faults = [error for error in draft.validator(draft.validator.META_SCHEMA).iter_errors(cleaned or schema)
-                  if error.validator == "type" and error.absolute_path
-                  and error.absolute_path[-1] in ANNOTATIONS]
+        if cleaned is not None and meta_validator(draft.uri).is_valid(cleaned):
+            break  # all read (the fast screen: python-jsonschema takes seconds over a 1.5 MB schema)
+        faults = [error for error in _with_causes(checker.iter_errors(cleaned or schema))
+                  if (error.validator == "type" and error.absolute_path and error.absolute_path[-1] in ANNOTATIONS)
+                  or _unencoded_ref(error)]
         if not faults:
             break
         cleaned = cleaned if cleaned is not None else copy.deepcopy(schema)
+        before = len(notes)
         for error in faults:
             *parent_path, keyword = error.absolute_path
-            parent = resolve(cleaned, tuple(parent_path), None)
-            if isinstance(parent, dict) and keyword in parent:
-                found = parent.pop(keyword)
-                notes.append(f"{format_pointer((*parent_path, keyword))}: {keyword} is {json_type(found)}, not "
-                             f"{' or '.join(_as_list(error.validator_value))}: an annotation every validator "
-                             "ignores, dropped")
+            parent = resolve(cleaned, tuple(str(step) for step in parent_path), None)  # list indexes are ints
+            if not (isinstance(parent, dict) and keyword in parent):
+                continue
+            if keyword == "$ref":
+                written = parent["$ref"]
+                if not isinstance(written, str) or _uri_encoded(written) == written:
+                    continue  # read already (one fault may be reported twice: itself and inside an anyOf)
+                parent["$ref"] = encoded = _uri_encoded(written)
+                notes.append(f"{format_pointer((*parent_path, keyword))}: $ref {written!r} is not a URI reference "
+                             f"(RFC 3986 has no such characters unencoded): read as {encoded!r}, the place it "
+                             "names, as python-jsonschema and ajv resolve it")
+                continue
+            found = parent.pop(keyword)
+            notes.append(f"{format_pointer((*parent_path, keyword))}: {keyword} is {json_type(found)}, not "
+                         f"{' or '.join(_as_list(error.validator_value))}: an annotation every validator "
+                         "ignores, dropped")
+        if len(notes) == before:
+            break
     return (cleaned if cleaned is not None else schema), notes
+
+
+def _with_causes(errors: Any) -> Any:
+    """Each meta-schema error and, below it, what made each alternative of an `anyOf` fail: draft 2019-09's
+    `items` is `anyOf: [schema, array of schemas]`, so a fault inside an `items` schema is reported there, at the
+    `anyOf`, with the fault itself in its context."""
+    for error in errors:
+        yield error
+        yield from _with_causes(error.context or ())
+
+
+# What RFC 3986 lets a URI reference hold unencoded (reserved, unreserved, and `%` of a percent-encoding)
+_URI_CHARACTERS = "!#$%&'()*+,/:;=?@[]~-._"
+
+
+def _unencoded_ref(error: Any) -> bool:
+    """A `$ref` its draft's meta-schema refuses only as no `uri-reference`, that percent-encoding makes one:
+    SchemaStore's vector.json writes Rust type names (`#/definitions/core::option::Option<std::path::PathBuf>`),
+    vega-lite.json TypeScript generics. Validators resolve the place it names: python-jsonschema 4.26.0 (a
+    validator built from vector.json resolves it; only `check_schema`, which asserts formats, refuses) and ajv
+    8.20.0 (`validateSchema` is true without ajv-formats: the format is not checked)."""
+    if not (error.validator == "format" and error.validator_value == "uri-reference" and error.absolute_path
+            and error.absolute_path[-1] == "$ref" and isinstance(error.instance, str)):
+        return False
+    encoded = _uri_encoded(error.instance)
+    return encoded != error.instance and _is_uri_reference(encoded)
+
+
+def _uri_encoded(ref: str) -> str:
+    from urllib.parse import quote
+
+    return quote(ref, safe=_URI_CHARACTERS)
+
+
+def _is_uri_reference(value: str) -> bool:
+    from wirecheck.contracts.reference import FORMAT_CHECKER
+
+    return bool(FORMAT_CHECKER.conforms(value, "uri-reference"))
 
 
 def _as_list(value: Any) -> list[str]:
