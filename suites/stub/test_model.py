@@ -10,43 +10,9 @@ import urllib.request
 import orjson
 import pytest
 
-from wirecheck.stub.model import ModelApp, fake_responses, parse_model_script
-from wirecheck.stub.server import StubServer
-from wirecheck.yaml_lines import load_with_lines
+from wirecheck.stub.model import fake_responses
 
-
-def script(text):
-    problems = []
-    parsed = parse_model_script(load_with_lines(text), lambda pointer, message, line: problems.append(
-        (pointer, message, line)))
-    return parsed, problems
-
-
-def ok(text):
-    parsed, problems = script(text)
-    assert problems == [] and parsed is not None
-    return parsed
-
-
-def post(url, body, headers=None):
-    request = urllib.request.Request(url, orjson.dumps(body), {"content-type": "application/json", **(headers or {})})
-    try:
-        with urllib.request.urlopen(request, timeout=30) as answer:
-            return answer.status, dict(answer.headers), answer.read()
-    except urllib.error.HTTPError as error:
-        return error.code, dict(error.headers), error.read()
-
-
-def sse_events(data):
-    """(event name, data) pairs of a server-sent event stream, as an SSE client reads them."""
-    events = []
-    for block in data.decode().split("\n\n"):
-        if not block.strip():
-            continue
-        fields = dict(line.split(": ", 1) for line in block.split("\n"))
-        events.append((fields.get("event"), fields["data"]))
-    return events
-
+from .conftest import ok, post, script, sse_events
 
 ANTHROPIC = """
 api: anthropic-messages
@@ -57,21 +23,6 @@ turns:
   - request_contains: tool_result
     text: Done.
 """
-
-
-@pytest.fixture
-def served():
-    servers = []
-
-    def serve(text):
-        app = ModelApp(ok(text))
-        server = StubServer(app).start()
-        servers.append(server)
-        return app, server
-
-    yield serve
-    for server in servers:
-        server.stop()
 
 
 def test_anthropic_messages_stream_a_text_then_a_tool_call_then_check_the_tool_result(served):

@@ -4,15 +4,10 @@
 from __future__ import annotations
 
 import re
-import urllib.error
-import urllib.request
 
 import orjson
-import pytest
 
-from wirecheck.stub.model import ModelApp, parse_model_script
-from wirecheck.stub.server import StubServer
-from wirecheck.yaml_lines import load_with_lines
+from .conftest import post
 
 # @google/genai 1.30.0 dist/node/index.mjs:11202: how the SDK cuts a stream into responses
 RESPONSE_LINE = re.compile(r"^\s*data: (.*)(?:\n\n|\r\r|\r\n\r\n)")
@@ -27,23 +22,6 @@ USAGE_MEMBERS = {"cacheTokensDetails", "cachedContentTokenCount", "candidatesTok
                  "promptTokenCount", "promptTokensDetails", "thoughtsTokenCount", "toolUsePromptTokenCount",
                  "toolUsePromptTokensDetails", "totalTokenCount", "trafficType"}
 FUNCTION_CALL_MEMBERS = {"id", "args", "name", "partialArgs", "willContinue"}
-
-
-def ok(text):
-    problems = []
-    parsed = parse_model_script(load_with_lines(text), lambda pointer, message, line: problems.append(
-        (pointer, message, line)))
-    assert problems == [] and parsed is not None
-    return parsed
-
-
-def post(url, body):
-    request = urllib.request.Request(url, orjson.dumps(body), {"content-type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=30) as answer:
-            return answer.status, dict(answer.headers), answer.read()
-    except urllib.error.HTTPError as error:
-        return error.code, dict(error.headers), error.read()
 
 
 def responses(body: bytes) -> list[dict]:
@@ -79,21 +57,6 @@ turns:
   - request_contains: functionResponse
     text: Done.
 """
-
-
-@pytest.fixture
-def served():
-    servers = []
-
-    def serve(text):
-        app = ModelApp(ok(text))
-        server = StubServer(app).start()
-        servers.append(server)
-        return app, server
-
-    yield serve
-    for server in servers:
-        server.stop()
 
 
 def test_a_streamed_turn_is_server_sent_generate_content_responses_the_sdk_reads(served):

@@ -7,10 +7,7 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from wirecheck.stub.model import ModelApp
-from wirecheck.stub.server import StubServer
-
-from .test_model import ok, post, script, sse_events
+from .conftest import post, script, sse_events
 
 # Each interface's members as openai@7.60.0 responses.d.ts declares them: (required, optional). `output_text`
 # (Response, :782) is the SDK's own convenience, computed on the client: never on the wire.
@@ -87,21 +84,6 @@ def typed_usage(usage, where):
     typed(usage["input_tokens_details"], INPUT_DETAILS, f"{where}/input_tokens_details")
     typed(usage["output_tokens_details"], OUTPUT_DETAILS, f"{where}/output_tokens_details")
     assert usage["total_tokens"] == usage["input_tokens"] + usage["output_tokens"]
-
-
-@pytest.fixture
-def served():
-    servers = []
-
-    def serve(text):
-        app = ModelApp(ok(text))
-        server = StubServer(app).start()
-        servers.append(server)
-        return app, server
-
-    yield serve
-    for server in servers:
-        server.stop()
 
 
 def test_a_streamed_turn_is_the_services_event_sequence_every_event_typed_as_the_sdk_types_it(served):
