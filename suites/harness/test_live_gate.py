@@ -302,3 +302,12 @@ def test_an_unlisted_release_is_labelled_by_its_own_version_in_the_table_and_the
     for name in ("certification.txt", "certification.md", "certification.jsonl"):
         assert said in (folder / name).read_text(), name
     assert said in (folder / "certification.html").read_text()
+
+
+def test_a_package_json_that_is_no_manifest_names_no_executable(tmp_path):
+    release = live.release_of(live.load_plan()["claude-code"], "2.0.75")
+    folder = tmp_path / "node_modules" / "@anthropic-ai" / "claude-code"
+    folder.mkdir(parents=True)
+    for text in ("[]", '"2.0.75"', "{not json"):
+        (folder / "package.json").write_text(text)
+        assert live._npm_executable(tmp_path, release) is None

@@ -268,6 +268,8 @@ def _npm_executable(where: Path, release: Release) -> Path | None:
         manifest = json.loads((package / "package.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
+    if not isinstance(manifest, dict):  # not a package's manifest: nothing installed there names an executable
+        return None
     if manifest.get("version") != release.version:
         raise InstallFailed(f"{where} holds {release.npm} {manifest.get('version')!r}, not {release.version}")
     bins = manifest.get("bin")
