@@ -231,3 +231,56 @@ def test_items_only_the_responses_api_has_are_refused_elsewhere(turn, pointer, m
     api = "openai-responses" if "web_search" in turn else "openai-chat"
     parsed, problems = script(f"api: {api}\nturns: [{turn}]")
     assert parsed is None and problems[0][0] == pointer and message in problems[0][1]
+
+
+TOOL_SEARCH_CALL = ({"id", "arguments", "call_id", "execution", "status", "type"}, {"created_by"})  # :7197
+
+
+def test_a_tool_search_and_a_namespaced_call_stream_as_the_sdk_types_them(served):
+    """What the Codex live tier's MCP scenario scripts: a search of the caller's deferred tools (Codex's tool_search,
+    run by the client), then a call of a tool the search loaded, named by its namespace."""
+    _, server = served("""
+api: openai-responses
+turns:
+  - tool_search: echo text
+  - request_contains: tool_search_output
+    tool_call: {name: echo, namespace: mcp__echo, input: {text: hi}}
+""")
+    status, _, body = post(f"{server.base_url}/v1/responses", {"model": "gpt-5.5", "stream": True})
+    events = sse_events(body)
+    assert status == 200 and [name for name, _ in events] == [
+        "response.created", "response.in_progress", "response.output_item.added", "response.output_item.done",
+        "response.completed"]
+    data = [orjson.loads(raw) for _, raw in events]
+    for number, ((name, _), event) in enumerate(zip(events, data, strict=True)):
+        assert event["type"] == name and event["sequence_number"] == number
+        typed(event, EVENTS[name], name)
+    (search,) = data[-1]["response"]["output"]
+    typed(search, TOOL_SEARCH_CALL, "tool_search_call")
+    typed(data[2]["item"], TOOL_SEARCH_CALL, "added/tool_search_call")
+    assert search == {"id": "tsc_wirecheck_1", "type": "tool_search_call", "status": "completed",
+                      "execution": "client", "call_id": "call_wirecheck_1_search", "arguments": {"query": "echo text"}}
+    assert data[2]["item"]["status"] == "in_progress" and data[3]["item"] == search
+
+    history = [{"role": "user", "content": "Echo hi."}, search,
+               {"type": "tool_search_output", "call_id": search["call_id"], "execution": "client",
+                "status": "completed", "tools": []}]
+    status, _, body = post(f"{server.base_url}/v1/responses", {"model": "gpt-5.5", "input": history})
+    (call,) = orjson.loads(body)["output"]
+    typed(call, FUNCTION_CALL, "function_call")
+    assert status == 200 and call["namespace"] == "mcp__echo" and call["name"] == "echo"
+    assert call["arguments"] == '{"text":"hi"}'
+
+
+@pytest.mark.parametrize(("api", "turn", "pointer", "message"), [
+    ("openai-chat", "{tool_search: echo}", "/model/turns/0/tool_search",
+     "item of openai-responses, not of openai-chat"),
+    ("openai-chat", "{tool_call: {name: echo, namespace: mcp__echo}}", "/model/turns/0/tool_call",
+     "expected {name: text, input: {...}, id?: text}"),
+    ("openai-responses", "{tool_call: {name: echo, namespace: ''}}", "/model/turns/0/tool_call",
+     "expected {name: text, input: {...}, id?: text, namespace?: text}"),
+    ("openai-responses", "{times: 2}", "/model/turns/0", "needs text, tool_call(s), tool_search or error"),
+])
+def test_a_tool_search_and_a_namespace_are_the_responses_apis_only(api, turn, pointer, message):
+    parsed, problems = script(f"api: {api}\nturns: [{turn}]")
+    assert parsed is None and problems[0][0] == pointer and message in problems[0][1]

@@ -77,6 +77,7 @@ class ToolCall:
     input: Mapping[str, Any]
     id: str | None = None
     text: str | None = None  # a custom (freeform) tool's input, given as `input: text`: openai-responses only
+    namespace: str | None = None  # openai-responses: the namespace of a tool a tool search loaded (Codex's MCP tools)
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,7 @@ class Turn:
     line: int | None = None
     reasoning: str | None = None  # openai-responses: a reasoning summary before the answer
     web_search: str | None = None  # openai-responses: a web search the service ran (its query)
+    tool_search: str | None = None  # openai-responses: a search of the caller's deferred tools (its query)
 
 
 @dataclass(frozen=True)
@@ -223,13 +225,17 @@ def _turn(raw: Any, at: str, api: str, bad: Callable[..., None]) -> Turn | None:
               and (isinstance(call.get("input", {}), dict)
                    or (api == "openai-responses" and isinstance(call.get("input"), str)))
               and isinstance(call.get("id", ""), str)
-              and not set(call) - {"name", "input", "id", LINE_KEY})
+              and ((isinstance(call.get("namespace"), str) and call["namespace"] and api == "openai-responses")
+                   or "namespace" not in call)
+              and not set(call) - {"name", "input", "id", "namespace", LINE_KEY})
         if not ok:
-            before(where, f"expected {{name: text, input: {{...}}, id?: text}}, found {_shown(call)}", line)
+            namespace = ", namespace?: text" if api == "openai-responses" else ""
+            before(where, f"expected {{name: text, input: {{...}}, id?: text{namespace}}}, found {_shown(call)}",
+                   line)
             continue
         given = strip_lines(call.get("input", {}))
         calls.append(ToolCall(call["name"], {} if isinstance(given, str) else given, call.get("id"),
-                              given if isinstance(given, str) else None))
+                              given if isinstance(given, str) else None, call.get("namespace")))
     for key in responses.TURN_KEYS:
         if key in raw and not (isinstance(raw[key], str) and raw[key]):
             before(f"{at}/{key}", f"expected a non-empty string, found {_shown(raw[key])}", line)
@@ -243,8 +249,9 @@ def _turn(raw: Any, at: str, api: str, bad: Callable[..., None]) -> Turn | None:
                                   "running out of them is its only failure)", line)
         if text is not None or calls:
             before(f"{at}/error", "an error turn has no text or tool calls", line)
-    elif text is None and not calls:
-        before(at, "a turn needs text, tool_call(s) or error", line)
+    elif text is None and not calls and "tool_search" not in raw:
+        before(at, f"a turn needs text, tool_call(s){', tool_search' if api == 'openai-responses' else ''} or error",
+               line)
     times = raw.get("times", 1)
     if not (times == ALWAYS or (isinstance(times, int) and not isinstance(times, bool) and times >= 1)):
         before(f"{at}/times", f"expected a count of requests (1 or more) or {ALWAYS!r}, found {_shown(times)}",
@@ -270,7 +277,7 @@ def _turn(raw: Any, at: str, api: str, bad: Callable[..., None]) -> Turn | None:
         return None
     usage = {"input": 10, "output": 5, **strip_lines(usage)}
     return Turn(text, tuple(calls), error, None if times == ALWAYS else times, contains, usage, line,
-                raw.get("reasoning"), raw.get("web_search"))
+                raw.get("reasoning"), raw.get("web_search"), raw.get("tool_search"))
 
 
 class _Counter:

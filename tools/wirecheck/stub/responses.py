@@ -9,7 +9,9 @@ each with its `event:` name and a `sequence_number` counting from 0:
 call, `response.custom_tool_call_input.delta` / `.done` for a custom tool's (a tool call whose `input` is text:
 Codex's apply_patch); `response.reasoning_summary_part.added`, `response.reasoning_summary_text.delta` / `.done`,
 `response.reasoning_summary_part.done` for a reasoning summary (`reasoning:`); `response.web_search_call.in_progress`
-/ `.searching` / `.completed` for a web search the service ran (`web_search:` its query)), `response.output_item.done`,
+/ `.searching` / `.completed` for a web search the service ran (`web_search:` its query); nothing between for a
+search of the caller's deferred tools (`tool_search:` its query, a `tool_search_call` the caller runs: Codex's
+tool_search, which loads its MCP tools)), `response.output_item.done`,
 and last `response.completed` with the whole response and its usage. Otherwise one `response` object. An error is
 OpenAI's envelope `{"error": {"message", "type", "param", "code"}}`.
 
@@ -39,6 +41,8 @@ class ToolCall(Protocol):
     def id(self) -> str | None: ...
     @property
     def text(self) -> str | None: ...
+    @property
+    def namespace(self) -> str | None: ...
 
 
 class Turn(Protocol):
@@ -54,6 +58,8 @@ class Turn(Protocol):
     def reasoning(self) -> str | None: ...
     @property
     def web_search(self) -> str | None: ...
+    @property
+    def tool_search(self) -> str | None: ...
 
 # Where each rendered shape is typed: openai@7.60.0 resources/responses/responses.d.ts, line of the interface.
 RESPONSES_TYPES = {
@@ -67,9 +73,9 @@ RESPONSES_TYPES = {
     "ResponseReasoningSummaryPartAddedEvent": 6117, "ResponseReasoningSummaryPartDoneEvent": 6161,
     "ResponseReasoningSummaryTextDeltaEvent": 6210, "ResponseReasoningSummaryTextDoneEvent": 6239,
     "ResponseWebSearchCallCompletedEvent": 7718, "ResponseWebSearchCallInProgressEvent": 7739,
-    "ResponseWebSearchCallSearchingEvent": 7760,
+    "ResponseWebSearchCallSearchingEvent": 7760, "ResponseToolSearchCall": 7197,
 }
-TURN_KEYS = ("reasoning", "web_search")  # a turn's output items only this API has
+TURN_KEYS = ("reasoning", "web_search", "tool_search")  # a turn's output items only this API has
 # OpenAI's error `type` and `code` by status when the script names none (its documented error codes).
 ERRORS = {400: ("invalid_request_error", None), 401: ("invalid_request_error", "invalid_api_key"),
           403: ("invalid_request_error", "unsupported_country_region_territory"),
@@ -110,8 +116,10 @@ def _response(number: int, model: str, request: Mapping[str, Any], status: str, 
 
 def _output(turn: Turn, number: int) -> list[dict[str, Any]]:
     """The turn's output items, completed: a ResponseReasoningItem (:6052) with its summary, a
-    ResponseFunctionWebSearch (:3230), a ResponseOutputMessage (:5706) with one ResponseOutputText (:5752), then a
-    ResponseFunctionToolCall (:3096) per tool call, or a ResponseCustomToolCall (:2387) where its input is text."""
+    ResponseFunctionWebSearch (:3230), a ResponseToolSearchCall (:7197) the caller runs (`execution: client`, its
+    `arguments` the tool_search parameters {query}), a ResponseOutputMessage (:5706) with one ResponseOutputText
+    (:5752), then a ResponseFunctionToolCall (:3096) per tool call, or a ResponseCustomToolCall (:2387) where its
+    input is text; either names the call's `namespace` where the script gives one (a tool a tool search loaded)."""
     items: list[dict[str, Any]] = []
     if turn.reasoning is not None:
         items.append({"id": f"rs_wirecheck_{number}", "type": "reasoning", "status": "completed",
@@ -119,18 +127,23 @@ def _output(turn: Turn, number: int) -> list[dict[str, Any]]:
     if turn.web_search is not None:
         items.append({"id": f"ws_wirecheck_{number}", "type": "web_search_call", "status": "completed",
                       "action": {"type": "search", "query": turn.web_search}})
+    if turn.tool_search is not None:
+        items.append({"id": f"tsc_wirecheck_{number}", "type": "tool_search_call", "status": "completed",
+                      "execution": "client", "call_id": f"call_wirecheck_{number}_search",
+                      "arguments": {"query": turn.tool_search}})
     if turn.text is not None:
         items.append({"id": f"msg_wirecheck_{number}", "type": "message", "status": "completed", "role": "assistant",
                       "content": [{"type": "output_text", "annotations": [], "logprobs": [], "text": turn.text}]})
     for index, call in enumerate(turn.tool_calls):
         call_id = call.id or f"call_wirecheck_{number}_{index + 1}"
+        namespace = {"namespace": call.namespace} if call.namespace is not None else {}
         if call.text is not None:
             items.append({"id": f"ctc_wirecheck_{number}_{index + 1}", "type": "custom_tool_call",
-                          "call_id": call_id, "name": call.name, "input": call.text})
+                          "call_id": call_id, "name": call.name, **namespace, "input": call.text})
         else:
             items.append({"id": f"fc_wirecheck_{number}_{index + 1}", "type": "function_call", "status": "completed",
                           "arguments": orjson.dumps(dict(call.input)).decode(), "call_id": call_id,
-                          "name": call.name})
+                          "name": call.name, **namespace})
     return items
 
 
@@ -171,6 +184,8 @@ def stream(turn: Turn, model: str, number: int, request: Mapping[str, Any]) -> l
             send("response.output_item.added", item={**item, "status": "in_progress"}, **at)
             for phase in ("in_progress", "searching", "completed"):
                 send(f"response.web_search_call.{phase}", item_id=item["id"], **at)
+        elif item["type"] == "tool_search_call":  # no events of its own between added and done
+            send("response.output_item.added", item={**item, "status": "in_progress"}, **at)
         elif item["type"] == "custom_tool_call":
             send("response.output_item.added", item={**item, "input": ""}, **at)
             send("response.custom_tool_call_input.delta", item_id=item["id"], delta=item["input"], **at)
