@@ -15,7 +15,9 @@ script is served three ways:
 - `openai-responses`: the OpenAI Responses API (`POST /v1/responses`), streamed as the service streams a response
   (`response.created` … `response.completed` with its whole usage), else one `response`; errors as
   `{"error": {"message", "type", "param", "code"}}`. The Codex CLI. Rendered by stub/responses.py, where each shape
-  cites the `openai` npm SDK's type; a turn's `usage` there may also give `cached` and `reasoning` tokens.
+  cites the `openai` npm SDK's type; a turn's `usage` there may also give `cached` and `reasoning` tokens, a turn
+  may show `reasoning`, a `web_search` the service ran or a `tool_search` the caller runs, and a tool call may name
+  its `namespace` (a tool the search loaded: Codex's MCP tools).
 - `qoder-fake-responses`: not a server but a file: qodercli's test hook `--fake-responses FILE.jsonl` reads one
   line per model call (`{"method": "generateContentStream", "response": [{"candidates": [...]}]}`, Gemini's
   shape). It cannot answer with an HTTP error. `utility:` lists the answers of qodercli's side calls (prompt
