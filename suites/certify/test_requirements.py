@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from wirecheck.certify.generate import draft, generate
+from wirecheck.certify.generate import draft, generate, merge, render
 from wirecheck.certify.generate import main as generate_main
 from wirecheck.certify.requirements import KIND_CODES, Link, default_requirements_path, load_requirements
 from wirecheck.contracts import ContractError, load_registry
@@ -60,6 +60,23 @@ def test_generator_keeps_reviewed_entries_and_adds_drafts(tmp_path):
     rule = next(d for d in drafts if d["checks"] == {"rule": "FIRST_MESSAGE_IS"})
     assert rule["id"] == "FAKEQODER-1.0.0-SYSTEM-INIT-FIRST" and rule["subject"] == "cli"
 
+
+
+def test_a_draft_keeps_the_exercise_a_reviewer_set():
+    """A draft's text is refreshed from the contract, but `exercise: optional` is a reviewer's decision (a kind the
+    subject need not send: Codex's file change updated): regenerating kept the text and lost it."""
+    release = load_registry(HARNESS_CONTRACTS).load("fakeqoder@1.0.0")
+    drafts = draft(release)
+    first = next(d for d in drafts if "kind" in d["checks"])
+    existing = [{**d, "reviewed": False} for d in drafts if not d.get("derived")]
+    for entry in existing:
+        if entry["checks"] == first["checks"]:
+            entry["exercise"] = "optional"
+    merged, _ = merge(release, existing)
+    kept = next(r for r in merged if r["checks"] == first["checks"])
+    assert kept["exercise"] == "optional" and kept["reviewed"] is False
+    assert "exercise: optional" in render(release, merged)
+    assert all("exercise" not in r for r in merged if r["checks"] != first["checks"] and "kind" in r["checks"])
 
 def _write(tmp_path, requirements, contract="fakeqoder@1.0.0"):
     path = tmp_path / "requirements.yaml"

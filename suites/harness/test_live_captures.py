@@ -105,3 +105,29 @@ def test_a_target_naming_a_scenario_its_release_lacks_is_refused(tmp_path):
                     "       certify: [{contract: y@1, role: cli, scenarios: [a, b]}]}\n")
     with pytest.raises(ValueError, match=r"x@1: the target y@1 names b, not among its scenarios"):
         load_plan(plan)
+
+
+@pytest.mark.parametrize("name", ["codex@0.169.0", "codex@0.171.0"])
+def test_codex_fails_on_its_duplicate_id_alone(name, tmp_path):
+    """live-codex is NOT CERTIFIED on one real defect: every web_search item carries the key `id` twice (the item's
+    and the search's; JSON.parse keeps the last, so SDK users never see the item id). The same recorded runs with
+    only that second `id` removed certify, every other MUST passed, out of scope or need not be sent: no other
+    reason holds the certificate back, and the finding is that defect's."""
+    import re
+
+    release = RELEASES[name]
+    outcome = recorded_outcome(yaml.safe_load((LIVE / name / "provenance.yaml").read_text()), release,
+                               "all scenarios")
+    twice = re.compile(rb'("id\\?":\\?"item_\d+\\?",\\?"type\\?":\\?"web_search\\?"),\\?"id\\?":\\?"ws_[^"\\]*\\?"')
+    removed = 0
+    for capture in (LIVE / name).glob("*.framed.ndjson"):
+        text, n = twice.subn(rb"\1", capture.read_bytes())
+        removed += n
+        (tmp_path / capture.name).write_bytes(text)
+    assert removed >= 2  # started and completed
+    target = targets_of(release, "all scenarios")[0]
+    real = summary(certify_capture(target, captures_of(LIVE / name, release, "all scenarios"), {"outcome": outcome}))
+    mended = summary(certify_capture(target, captures_of(tmp_path, release, "all scenarios"), {"outcome": outcome}))
+    assert (real["verdict"], real["must_by_status"]["fail"]) == ("not certified", ["CODEX-EXEC-0.169.0-WELL-FORMED"])
+    assert mended["verdict"] == "certified", mended["must_by_status"]
+    assert mended["must"]["passed"] == real["must"]["passed"] + 1

@@ -227,8 +227,9 @@ def merge(release: ContractRelease, existing: list[dict[str, Any]]) -> tuple[lis
             kept = dict(by_link[key])
             used.add(key)
             if kept.get("reviewed") is False:
-                # still a draft: refresh its text from the contract, keep its (stable) id
-                kept = {**entry, "id": kept["id"]}
+                # still a draft: refresh its text from the contract, keep its (stable) id and what a reviewer
+                # decided of its exercise (a kind the subject need not send)
+                kept = {**entry, "id": kept["id"], **({"exercise": kept["exercise"]} if "exercise" in kept else {})}
                 if not authored:
                     kept["reviewed"] = False
             merged.append(kept)
