@@ -427,6 +427,10 @@ class LeadsTo(Monitor):
         self.after: Match = self.params["after"]
         self.then: Match = self.params["then"]
         self.ends: Match = self.params["ends"]
+        # `during`: an `after` message counts only while its thing is under way (a `during` message came, its
+        # `ends` not yet): the things under way
+        self.during: Match | None = self.params.get("during")
+        self.under_way: Bounded = Bounded()
         self.armed: Bounded = Bounded()  # thing → the `after` message it follows
         self.file = ""
 
@@ -437,6 +441,7 @@ class LeadsTo(Monitor):
         self.file = message.file
         kind = message.kind.id if message.kind else None
         if self.ends.matches(kind, message.value):
+            self.under_way.pop(key, None)
             since = self.armed.pop(key, None)
             if since is not None:
                 self.judged += 1
@@ -446,7 +451,10 @@ class LeadsTo(Monitor):
                                                  f"{_kind_text(since)} on {_at(since)}: it must end with "
                                                  f"{self.then.text}",
                                 message=message, expected=self.then.text, found=_value_text(message, self.ends)))
-        if self.after.matches(kind, message.value) and key not in self.armed:
+        if self.during is not None and self.during.matches(kind, message.value):
+            self.under_way[key] = True
+        if self.after.matches(kind, message.value) and key not in self.armed and (
+                self.during is None or key in self.under_way):
             self.armed[key] = _located(message)
 
     def finish(self, whole: bool, file: str, emit: Emit) -> None:
