@@ -446,7 +446,7 @@ class LeadsTo(Monitor):
             if since is not None:
                 self.judged += 1
                 if not self.then.matches(kind, message.value):
-                    what = _of(self.per, key).strip() or "the capture"
+                    what = _of(self.per, key).strip().removeprefix("of ") or "the capture"
                     emit(breach(self.obligation, f"{what} ends with {_value_text(message, self.ends)} after the "
                                                  f"{_kind_text(since)} on {_at(since)}: it must end with "
                                                  f"{self.then.text}",
@@ -462,7 +462,8 @@ class LeadsTo(Monitor):
             return
         for key, since in self.armed.items():
             self.judged += 1
-            emit(breach(self.obligation, f"{_of(self.per, key).strip() or 'the capture'} never ends after the "
+            emit(breach(self.obligation, f"{_of(self.per, key).strip().removeprefix('of ') or 'the capture'} never "
+                                         f"ends after the "
                                          f"{_kind_text(since)} on {_at(since)}: it must "
                                          f"end with {self.then.text}", message=since, expected=self.then.text,
                         found="end of capture"))
