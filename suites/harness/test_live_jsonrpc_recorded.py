@@ -218,8 +218,7 @@ def test_gemini_cli_runs_a_whole_acp_turn_against_the_scripted_gemini_api_and_is
     assert (recorded["version"], recorded["scenario"], recorded["verdict"]) == ("0.61.0", "acp-gemini-turn",
                                                                                "certified")
     assert all(step["status"] == "ok" for step in recorded["steps"]) and not recorded["run_problem"]
-    cert = certify_captures(load_registry().load("acp@2.4.0"), [DATA / "gemini-cli" / "capture.framed.ndjson"],
-                            role="agent", baseline=DATA / "gemini-cli" / "scope.yaml")
+    cert = _replayed("gemini-cli")
     assert cert.verdict == "certified", cert.gate_line
     assert {r.requirement.id: r.status for r in cert.results} == recorded["statuses"]
     messages = [f["message"] for f in _gemini_frames()]
@@ -251,15 +250,18 @@ def test_a_broken_twin_of_the_gemini_turn_fails(tmp_path):
 def test_codex_acp_runs_a_whole_turn_with_a_permitted_command_against_the_scripted_responses_endpoint():
     """codex-acp 0.16.0 under acp-codex-session (issue 38): Codex's model is the scripted OpenAI Responses endpoint,
     so no login stops it. The session is bound, the agent asks before the scripted command and runs it once
-    allowed, reports the tool call, streams the scripted text and ends the turn; nothing it sent is a finding. What
-    it still owes: it does not exit after its input ends (AGENT-EXITS-AFTER-INPUT, a SHOULD), and the kinds a
-    single turn does not show (the client's fs and terminal methods, elicitation) are not exercised."""
+    allowed, reports the tool call, streams the scripted text and ends the turn; a second turn is cancelled at its
+    permission request. CERTIFIED with its scope file (the client's fs, terminal and elicitation methods and
+    $/cancel_request, which the binary holds no name of: scope.yaml); the one finding is the SHOULD
+    AGENT-EXITS-AFTER-INPUT: it does not exit when its input ends (it did not within 120 s of an initialize alone)."""
     recorded = outcome("codex-acp")
-    assert (recorded["version"], recorded["scenario"]) == ("0.16.0", "acp-codex-session")
-    assert [s["status"] for s in recorded["steps"]] == ["ok"] * 9 + ["failed"]  # only the wait for its exit
-    assert recorded["counts"]["fail"] == 0 and recorded["counts"]["pass"] == 9
-    cert = certify_captures(load_registry().load("acp@2.4.0"), [DATA / "codex-acp" / "capture.framed.ndjson"],
-                            role="agent")
+    assert (recorded["version"], recorded["scenario"], recorded["verdict"]) == ("0.16.0", "acp-codex-session",
+                                                                              "certified")
+    assert [s["status"] for s in recorded["steps"]] == ["ok"] * 14 + ["failed"]  # only the wait for its exit
+    assert recorded["counts"]["fail"] == 0 and recorded["counts"]["not_exercised"] == 0
+    cert = _replayed("codex-acp")
+    assert cert.verdict == "certified", cert.gate_line
+    assert {r.requirement.id: r.status for r in cert.results} == recorded["statuses"]
     failed = {r.requirement.id: r.requirement.level for r in cert.results if r.status == "fail"}
     assert failed == {"ACP-2.4.0-AGENT-EXITS-AFTER-INPUT": "SHOULD"}  # no MUST fails
     assert not cert.unmapped
@@ -274,9 +276,83 @@ def test_codex_acp_runs_a_whole_turn_with_a_permitted_command_against_the_script
     assert [(u["sessionUpdate"], u["status"]) for u in calls] == [("tool_call", "in_progress"),
                                                                  ("tool_call_update", "completed")]
     texts = [u["content"]["text"] for u in updates if u["sessionUpdate"] == "agent_message_chunk"]
-    assert texts == ["I will run it.", "Done."]
+    assert texts == ["I will run it.", "Done.", "I will run another."]
     assert next(m for m in messages if m.get("id") == 3 and "result" in m)["result"] == {"stopReason": "end_turn"}
     assert frames[-1]["process"]["stopped_by_harness"] is True  # still running 15 s after its input ended
+
+
+def _replayed(name: str, capture: Path | None = None, role: str | None = "agent"):
+    """A recorded agent run certified again as the live tier certified it: its scope file, and the run's outcome
+    it recorded (jsonrpc_live's `run`), so the run's part of the verdict is judged by the same code too."""
+    return certify_captures(load_registry().load("acp@2.4.0"), [capture or DATA / name / "capture.framed.ndjson"],
+                            role=role, baseline=DATA / name / "scope.yaml" if role == "agent" else None,
+                            run={"outcome": outcome(name)["run"]})
+
+
+AGENT_RUNS = ["claude-agent-acp", "codex-acp", "gemini-cli"]
+
+
+def _frames(name: str) -> list[dict]:
+    return [json.loads(line) for line in (DATA / name / "capture.framed.ndjson").read_text().splitlines()]
+
+
+def _write(tmp_path: Path, frames: list[dict]) -> Path:
+    twin = tmp_path / "twin.framed.ndjson"
+    twin.write_text("".join(json.dumps(frame) + "\n" for frame in frames))
+    return twin
+
+
+@pytest.mark.parametrize("name", AGENT_RUNS)
+def test_each_real_agent_ends_a_turn_cancelled_at_its_permission_request_cancelled(name):
+    """Issue 38: each real agent's second turn is cancelled while its tool call awaits the client's permission: the
+    harness sends session/cancel, then answers the waiting request `cancelled`, and the agent answers the prompt
+    stopReason cancelled (AGENT-HONOURS-CANCEL passes); the harness kept its own side
+    (CLIENT-CANCELS-PENDING-PERMISSIONS passes on the same capture). The replay, given the recorded run, says what
+    the live run said, verdict included."""
+    recorded = outcome(name)
+    cert = _replayed(name)
+    assert (cert.verdict, cert.exit_code) == (recorded["verdict"], recorded["exit_code"]) == ("certified", 0)
+    assert recorded["statuses"]["ACP-2.4.0-AGENT-HONOURS-CANCEL"] == "pass"
+    messages = [f["message"] for f in _frames(name)[1:] if "message" in f]
+    cancel = next(i for i, m in enumerate(messages) if m.get("method") == "session/cancel")
+    prompt = next(m for m in messages if m.get("method") == "session/prompt" and m["id"] == 4)
+    assert messages[cancel]["params"]["sessionId"] == prompt["params"]["sessionId"]
+    pending = [m for m in messages[:cancel] if m.get("method") == "session/request_permission"][-1]
+    answer = next(m for m in messages[cancel:] if m.get("id") == pending["id"] and "result" in m)
+    assert answer["result"] == {"outcome": {"outcome": "cancelled"}}
+    assert next(m for m in messages[cancel:] if m.get("id") == 4 and "result" in m)["result"]["stopReason"] == \
+        "cancelled"
+    as_client = _replayed(name, role="client")
+    kept = {r.requirement.id: r.status for r in as_client.results}
+    assert kept["ACP-2.4.0-CLIENT-CANCELS-PENDING-PERMISSIONS"] == "pass"
+
+
+@pytest.mark.parametrize("name", AGENT_RUNS)
+def test_a_twin_whose_cancelled_turn_ends_end_turn_is_not_certified(name, tmp_path):
+    """The recorded capture with the cancelled prompt's answer turned into end_turn: AGENT-HONOURS-CANCEL fails."""
+    frames = _frames(name)
+    for frame in frames:
+        message = frame.get("message", {})
+        if frame.get("from") == "agent" and message.get("id") == 4 and "result" in message:
+            message["result"]["stopReason"] = "end_turn"
+    cert = _replayed(name, _write(tmp_path, frames))
+    assert cert.verdict == "not certified"
+    assert [r.requirement.id for r in cert.results if r.status == "fail" and r.requirement.level == "MUST"] == [
+        "ACP-2.4.0-AGENT-HONOURS-CANCEL"]
+
+
+@pytest.mark.parametrize("name", AGENT_RUNS)
+def test_a_twin_whose_client_never_answers_the_cancelled_permission_fails_the_client(name, tmp_path):
+    """The recorded capture without the harness's `cancelled` answer: the client broke both its duties (the request
+    waits for ever, and the cancel was not passed on to it); the agent's own certification is not charged with it."""
+    frames = _frames(name)
+    dropped = [f for f in frames if f.get("from") == "client"
+               and f.get("message", {}).get("result") == {"outcome": {"outcome": "cancelled"}}]
+    assert len(dropped) == 1
+    twin = _write(tmp_path, [f for f in frames if f not in dropped])
+    failed = {r.requirement.id for r in _replayed(name, twin, role="client").results if r.status == "fail"}
+    assert {"ACP-2.4.0-CLIENT-CANCELS-PENDING-PERMISSIONS", "ACP-2.4.0-CLIENT-ANSWERS-REQUESTS"} <= failed
+    assert _replayed(name, twin).verdict == "certified"
 
 
 def test_claude_agent_acp_holds_a_prompt_turn_with_a_refused_tool_call():
@@ -288,8 +364,7 @@ def test_claude_agent_acp_holds_a_prompt_turn_with_a_refused_tool_call():
     recorded = outcome("claude-agent-acp")
     assert (recorded["version"], recorded["scenario"], recorded["verdict"]) == ("0.23.1", "acp-claude-agent-turn",
                                                                               "certified")
-    cert = certify_captures(load_registry().load("acp@2.4.0"), [DATA / "claude-agent-acp" / "capture.framed.ndjson"],
-                            role="agent", baseline=DATA / "claude-agent-acp" / "scope.yaml")
+    cert = _replayed("claude-agent-acp")
     assert cert.verdict == "certified" and cert.exit_code == 0, cert.gate_line
     assert {r.requirement.id: r.status for r in cert.results} == recorded["statuses"]
     assert [r.requirement.id for r in cert.results if r.status == "fail"] == ["ACP-2.4.0-AGENT-EXITS-AFTER-INPUT"]
