@@ -414,3 +414,13 @@ def test_a_subject_whose_scenario_or_scope_does_not_load_is_said_not_run(monkeyp
     out = capsys.readouterr().out
     assert "== acp-example-agent: not run: scope.yaml: not valid YAML: line 12, column 60" in out
     assert "Traceback" not in out
+
+
+@pytest.mark.parametrize("role", ["agent", "client", None])
+def test_the_run_of_an_agent_that_lingers_is_judged_alike_whatever_role_is_reported(role):
+    """codex-acp's run failed one step, the wait for its exit, which AGENT-EXITS-AFTER-INPUT judges on the process
+    record: the run's part of the verdict is that obligation's, whichever role's requirements the report keeps (a
+    certification of the client's side said the run failed, and was NOT CERTIFIED for the agent's linger)."""
+    cert = _replayed("codex-acp", role=role)
+    assert cert.run_ok and cert.run["judged_by"] == ["ACP-2.4.0-AGENT-EXITS-AFTER-INPUT"]
+    assert "the live run failed" not in cert.gate_line
