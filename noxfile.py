@@ -361,7 +361,8 @@ def certify_jsonrpc(session: nox.Session) -> None:
     mcp@2026-07-28 imported with no mapping; reports in reports/certify/live-jsonrpc/. `-- --record` refreshes
     the captures the default tests replay (suites/harness/data/live-jsonrpc/); `-- --agents` also tries the real ACP
     agents (codex-acp, claude-agent-acp, gemini-cli --acp) and records how far they go offline (never required;
-    claude-agent-acp holds a prompt turn with a permission request against the scripted Anthropic endpoint).
+    claude-agent-acp holds a prompt turn with a permission request against the scripted Anthropic endpoint; each agent's
+    second turn is cancelled at its permission request and must end stopReason cancelled).
     Gates as live-claude-code: one closing verdict per subject, and the session fails unless every required
     subject is CERTIFIED."""
     session.install("-e", ".")

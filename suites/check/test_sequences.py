@@ -162,6 +162,33 @@ def test_leads_to_per_key_tied_through_another_message(tmp_path):
     assert "never ends" in never.message
 
 
+def test_leads_to_during_counts_an_after_only_while_its_thing_is_under_way(tmp_path):
+    """ACP's AGENT-HONOURS-CANCEL: a cancel (here a hello naming the run) asks the end of a turn under way (a job
+    began it, an event ends it) to be `cancelled`; one sent before the turn began or after it ended asks nothing."""
+    keys = {"run": {"job": "/payload/id", "event": "/payload/id", "hello": "/run"}}
+    ends = {"kinds": ["event"], "where": {"/payload/kind": "text"}}
+    then = {"kinds": ["event"], "where": {"/payload/text": "cancelled"}}
+    release = release_with(tmp_path, [{"leads_to": {"after": {"kinds": ["hello"]}, "during": {"kinds": ["job"]},
+                                                    "then": then, "ends": ends, "per": "run"}}], keys)
+
+    def end(run: str, text: str) -> dict:
+        return {"type": "event", "payload": {"kind": "text", "text": text, "id": run}}
+
+    cancel = {**HELLO, "run": "r1"}
+    assert breaches(release, plain(tmp_path, [job("t1", "r1"), cancel, end("r1", "cancelled")]), whole=True)[0] == []
+    # before the turn began, and after it ended: no turn under way, nothing asked (nor owed at the end)
+    assert breaches(release, plain(tmp_path, [cancel, job("t1", "r1"), end("r1", "done")]), whole=True)[0] == []
+    assert breaches(release, plain(tmp_path, [job("t1", "r1"), end("r1", "done"), cancel]), whole=True)[0] == []
+    (wrong,), result = breaches(release, plain(tmp_path, [job("t1", "r1"), cancel, end("r1", "done")]))
+    assert (wrong.code, wrong.line) == ("LEADS_TO", 3) and result.judged == {"OB-0": 1}
+    # the next turn of the same run is under way again
+    (again,), _ = breaches(release, plain(tmp_path, [job("t1", "r1"), end("r1", "done"), job("t2", "r1"), cancel,
+                                                     end("r1", "done")]))
+    assert again.line == 5
+    (never,), _ = breaches(release, plain(tmp_path, [job("t1", "r1"), cancel]), whole=True)
+    assert "never ends" in never.message
+
+
 def test_answered_at_its_level_and_only_for_its_sender(tmp_path):
     release = release_with(tmp_path, [{"answered": {"from": "client"}, "subject": "server", "level": "MUST"}])
     found, result = breaches(release, framed(tmp_path, [("client", ping("1")), ("client", ping("2")),

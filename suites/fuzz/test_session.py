@@ -149,3 +149,12 @@ def test_fuzz_messages_only_piped_into_validate_conforms(spec, tmp_path) -> None
     assert streams - seen <= set(NOTE.findall(fuzz_stderr)), (streams - seen, fuzz_stderr)
     handshakes = {use.params["kind"] for use in release.rules if use.id == "FIRST_MESSAGE_IS"}
     assert handshakes <= seen, handshakes - seen
+
+
+def test_a_session_sends_no_message_a_leads_to_starts_from_and_says_so() -> None:
+    """acp@2.4.0's cancel obligations (leads_to after session/cancel): the session sends no session/cancel, so no
+    turn is owed a cancelled end, and left_out says why (before, such a release got no session at all)."""
+    built = session(_release("acp@2.4.0"), count=3, seed=1)
+    assert "agent.session.cancel" in built.left_out
+    assert "so nothing is owed after one" in built.left_out["agent.session.cancel"]
+    assert not [line for line in built.ndjson() if b'"session/cancel"' in line]

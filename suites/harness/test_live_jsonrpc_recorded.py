@@ -218,8 +218,7 @@ def test_gemini_cli_runs_a_whole_acp_turn_against_the_scripted_gemini_api_and_is
     assert (recorded["version"], recorded["scenario"], recorded["verdict"]) == ("0.61.0", "acp-gemini-turn",
                                                                                "certified")
     assert all(step["status"] == "ok" for step in recorded["steps"]) and not recorded["run_problem"]
-    cert = certify_captures(load_registry().load("acp@2.4.0"), [DATA / "gemini-cli" / "capture.framed.ndjson"],
-                            role="agent", baseline=DATA / "gemini-cli" / "scope.yaml")
+    cert = _replayed("gemini-cli")
     assert cert.verdict == "certified", cert.gate_line
     assert {r.requirement.id: r.status for r in cert.results} == recorded["statuses"]
     messages = [f["message"] for f in _gemini_frames()]
@@ -251,17 +250,21 @@ def test_a_broken_twin_of_the_gemini_turn_fails(tmp_path):
 def test_codex_acp_runs_a_whole_turn_with_a_permitted_command_against_the_scripted_responses_endpoint():
     """codex-acp 0.16.0 under acp-codex-session (issue 38): Codex's model is the scripted OpenAI Responses endpoint,
     so no login stops it. The session is bound, the agent asks before the scripted command and runs it once
-    allowed, reports the tool call, streams the scripted text and ends the turn; nothing it sent is a finding. What
-    it still owes: it does not exit after its input ends (AGENT-EXITS-AFTER-INPUT, a SHOULD), and the kinds a
-    single turn does not show (the client's fs and terminal methods, elicitation) are not exercised."""
+    allowed, reports the tool call, streams the scripted text and ends the turn; a second turn is cancelled at its
+    permission request. CERTIFIED with its scope file (the client's fs, terminal and elicitation methods and
+    $/cancel_request, which the binary holds no name of: scope.yaml); the one finding is the SHOULD
+    AGENT-EXITS-AFTER-INPUT: it does not exit when its input ends (it did not within 120 s of an initialize alone)."""
     recorded = outcome("codex-acp")
-    assert (recorded["version"], recorded["scenario"]) == ("0.16.0", "acp-codex-session")
-    assert [s["status"] for s in recorded["steps"]] == ["ok"] * 9 + ["failed"]  # only the wait for its exit
-    assert recorded["counts"]["fail"] == 0 and recorded["counts"]["pass"] == 9
-    cert = certify_captures(load_registry().load("acp@2.4.0"), [DATA / "codex-acp" / "capture.framed.ndjson"],
-                            role="agent")
-    failed = {r.requirement.id: r.requirement.level for r in cert.results if r.status == "fail"}
-    assert failed == {"ACP-2.4.0-AGENT-EXITS-AFTER-INPUT": "SHOULD"}  # no MUST fails
+    assert (recorded["version"], recorded["scenario"], recorded["verdict"]) == ("0.16.0", "acp-codex-session",
+                                                                              "certified")
+    assert [s["status"] for s in recorded["steps"]] == ["ok"] * 14 + ["failed"]  # only the wait for its exit
+    assert recorded["counts"]["fail"] == 0 and recorded["counts"]["not_exercised"] == 0
+    cert = _replayed("codex-acp")
+    assert cert.verdict == "certified", cert.gate_line
+    assert {r.requirement.id: r.status for r in cert.results} == recorded["statuses"]
+    assert not [r.requirement.id for r in cert.results if r.status == "fail"]
+    judged = {r.requirement.id: r.requirement.level for r in cert.results if r.status == "expected_fail"}
+    assert judged == {"ACP-2.4.0-AGENT-EXITS-AFTER-INPUT": "SHOULD"}  # judged in the scope file: the program's
     assert not cert.unmapped
     frames = [json.loads(line) for line in (DATA / "codex-acp" / "capture.framed.ndjson").read_text().splitlines()[1:]]
     messages = [f["message"] for f in frames if "message" in f]
@@ -274,9 +277,99 @@ def test_codex_acp_runs_a_whole_turn_with_a_permitted_command_against_the_script
     assert [(u["sessionUpdate"], u["status"]) for u in calls] == [("tool_call", "in_progress"),
                                                                  ("tool_call_update", "completed")]
     texts = [u["content"]["text"] for u in updates if u["sessionUpdate"] == "agent_message_chunk"]
-    assert texts == ["I will run it.", "Done."]
+    assert texts == ["I will run it.", "Done.", "I will run another."]
     assert next(m for m in messages if m.get("id") == 3 and "result" in m)["result"] == {"stopReason": "end_turn"}
     assert frames[-1]["process"]["stopped_by_harness"] is True  # still running 15 s after its input ended
+
+
+def _replayed(name: str, capture: Path | None = None, role: str | None = "agent"):
+    """A recorded agent run certified again as the live tier certified it: its scope file, and the run's outcome
+    it recorded (jsonrpc_live's `run`), so the run's part of the verdict is judged by the same code too."""
+    return certify_captures(load_registry().load("acp@2.4.0"), [capture or DATA / name / "capture.framed.ndjson"],
+                            role=role, baseline=DATA / name / "scope.yaml" if role == "agent" else None,
+                            run={"outcome": outcome(name)["run"]})
+
+
+AGENT_RUNS = ["claude-agent-acp", "codex-acp", "gemini-cli"]
+
+
+def _frames(name: str) -> list[dict]:
+    return [json.loads(line) for line in (DATA / name / "capture.framed.ndjson").read_text().splitlines()]
+
+
+def _write(tmp_path: Path, frames: list[dict]) -> Path:
+    twin = tmp_path / "twin.framed.ndjson"
+    twin.write_text("".join(json.dumps(frame) + "\n" for frame in frames))
+    return twin
+
+
+@pytest.mark.parametrize("name", AGENT_RUNS)
+def test_each_real_agent_ends_a_turn_cancelled_at_its_permission_request_cancelled(name):
+    """Issue 38: each real agent's second turn is cancelled while its tool call awaits the client's permission: the
+    harness sends session/cancel, then answers the waiting request `cancelled`, and the agent answers the prompt
+    stopReason cancelled (AGENT-HONOURS-CANCEL passes); the harness kept its own side
+    (CLIENT-CANCELS-PENDING-PERMISSIONS passes on the same capture). The replay, given the recorded run, says what
+    the live run said, verdict included."""
+    recorded = outcome(name)
+    cert = _replayed(name)
+    assert (cert.verdict, cert.exit_code) == (recorded["verdict"], recorded["exit_code"]) == ("certified", 0)
+    assert recorded["statuses"]["ACP-2.4.0-AGENT-HONOURS-CANCEL"] == "pass"
+    messages = [f["message"] for f in _frames(name)[1:] if "message" in f]
+    cancel = next(i for i, m in enumerate(messages) if m.get("method") == "session/cancel")
+    prompt = next(m for m in messages if m.get("method") == "session/prompt" and m["id"] == 4)
+    assert messages[cancel]["params"]["sessionId"] == prompt["params"]["sessionId"]
+    pending = [m for m in messages[:cancel] if m.get("method") == "session/request_permission"][-1]
+    answer = next(m for m in messages[cancel:] if m.get("id") == pending["id"] and "result" in m)
+    assert answer["result"] == {"outcome": {"outcome": "cancelled"}}
+    assert next(m for m in messages[cancel:] if m.get("id") == 4 and "result" in m)["result"]["stopReason"] == \
+        "cancelled"
+    as_client = _replayed(name, role="client")
+    kept = {r.requirement.id: r.status for r in as_client.results}
+    assert kept["ACP-2.4.0-CLIENT-CANCELS-PENDING-PERMISSIONS"] == "pass"
+
+
+@pytest.mark.parametrize("name", AGENT_RUNS)
+def test_a_twin_whose_cancelled_turn_ends_end_turn_is_not_certified(name, tmp_path):
+    """The recorded capture with the cancelled prompt's answer turned into end_turn: AGENT-HONOURS-CANCEL fails."""
+    frames = _frames(name)
+    for frame in frames:
+        message = frame.get("message", {})
+        if frame.get("from") == "agent" and message.get("id") == 4 and "result" in message:
+            message["result"]["stopReason"] = "end_turn"
+    cert = _replayed(name, _write(tmp_path, frames))
+    assert cert.verdict == "not certified"
+    assert [r.requirement.id for r in cert.results if r.status == "fail" and r.requirement.level == "MUST"] == [
+        "ACP-2.4.0-AGENT-HONOURS-CANCEL"]
+
+
+@pytest.mark.parametrize("name", AGENT_RUNS)
+def test_a_twin_whose_client_never_answers_the_cancelled_permission_fails_the_client(name, tmp_path):
+    """The recorded capture without the harness's `cancelled` answer: the client broke both its duties (the request
+    waits for ever, and the cancel was not passed on to it); the agent's own certification is not charged with it."""
+    frames = _frames(name)
+    dropped = [f for f in frames if f.get("from") == "client"
+               and f.get("message", {}).get("result") == {"outcome": {"outcome": "cancelled"}}]
+    assert len(dropped) == 1
+    twin = _write(tmp_path, [f for f in frames if f not in dropped])
+    failed = {r.requirement.id for r in _replayed(name, twin, role="client").results if r.status == "fail"}
+    assert {"ACP-2.4.0-CLIENT-CANCELS-PENDING-PERMISSIONS", "ACP-2.4.0-CLIENT-ANSWERS-REQUESTS"} <= failed
+    assert _replayed(name, twin).verdict == "certified"
+
+
+@pytest.mark.parametrize("name", ["claude-agent-acp", "codex-acp"])
+def test_an_agent_that_exits_after_its_input_makes_its_judged_failure_stale(name, tmp_path):
+    """The scope files record AGENT-EXITS-AFTER-INPUT as the program's own defect (expected_failures); a release that
+    exits by itself once its input ends (the process record of the twin) passes it, and the entry is then stale:
+    NOT CERTIFIED until it is removed, so the judgement never outlives the defect."""
+    frames = _frames(name)
+    process = frames[-1]["process"]
+    process.update(exit_status=0, stopped_by_harness=False, ended_by=None, stopped_at=None,
+                   exited_at=process["input_closed_at"] + 1)
+    cert = certify_captures(load_registry().load("acp@2.4.0"), [_write(tmp_path, frames)], role="agent",
+                            baseline=DATA / name / "scope.yaml")
+    assert cert.verdict == "not certified"
+    assert {r.requirement.id: r.status for r in cert.results}["ACP-2.4.0-AGENT-EXITS-AFTER-INPUT"] == \
+        "unexpected_pass"
 
 
 def test_claude_agent_acp_holds_a_prompt_turn_with_a_refused_tool_call():
@@ -288,11 +381,11 @@ def test_claude_agent_acp_holds_a_prompt_turn_with_a_refused_tool_call():
     recorded = outcome("claude-agent-acp")
     assert (recorded["version"], recorded["scenario"], recorded["verdict"]) == ("0.23.1", "acp-claude-agent-turn",
                                                                               "certified")
-    cert = certify_captures(load_registry().load("acp@2.4.0"), [DATA / "claude-agent-acp" / "capture.framed.ndjson"],
-                            role="agent", baseline=DATA / "claude-agent-acp" / "scope.yaml")
+    cert = _replayed("claude-agent-acp")
     assert cert.verdict == "certified" and cert.exit_code == 0, cert.gate_line
     assert {r.requirement.id: r.status for r in cert.results} == recorded["statuses"]
-    assert [r.requirement.id for r in cert.results if r.status == "fail"] == ["ACP-2.4.0-AGENT-EXITS-AFTER-INPUT"]
+    assert [r.requirement.id for r in cert.results if r.status in ("fail", "expected_fail")] == [
+        "ACP-2.4.0-AGENT-EXITS-AFTER-INPUT"]  # an expected failure: judged in the scope file, the program's defect
     frames = [frame for line in (DATA / "claude-agent-acp" / "capture.framed.ndjson").read_text().splitlines()[1:]
               if "message" in (frame := json.loads(line))]
     session = next(f["message"]["result"]["sessionId"] for f in frames
@@ -321,3 +414,13 @@ def test_a_subject_whose_scenario_or_scope_does_not_load_is_said_not_run(monkeyp
     out = capsys.readouterr().out
     assert "== acp-example-agent: not run: scope.yaml: not valid YAML: line 12, column 60" in out
     assert "Traceback" not in out
+
+
+@pytest.mark.parametrize("role", ["agent", "client", None])
+def test_the_run_of_an_agent_that_lingers_is_judged_alike_whatever_role_is_reported(role):
+    """codex-acp's run failed one step, the wait for its exit, which AGENT-EXITS-AFTER-INPUT judges on the process
+    record: the run's part of the verdict is that obligation's, whichever role's requirements the report keeps (a
+    certification of the client's side said the run failed, and was NOT CERTIFIED for the agent's linger)."""
+    cert = _replayed("codex-acp", role=role)
+    assert cert.run_ok and cert.run["judged_by"] == ["ACP-2.4.0-AGENT-EXITS-AFTER-INPUT"]
+    assert "the live run failed" not in cert.gate_line

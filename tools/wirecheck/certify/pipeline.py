@@ -75,25 +75,26 @@ def certify_captures(
         baseline_path=base.path, role=role, run=run and run.get("identity"), timestamp=timestamp,
         requirements_sha256=reqs.sha256, baseline_sha256=base.sha256,
     )
-    certification.run = _exit_judged(run and run.get("outcome"), certification, release)
+    certification.run = _exit_judged(run and run.get("outcome"), result.judged, reqs, release)
     return certification
 
 
-def _exit_judged(outcome: dict[str, Any] | None, certification: Certification,
+def _exit_judged(outcome: dict[str, Any] | None, judged: dict[str, int], reqs: RequirementSet,
                  release: ContractRelease) -> dict[str, Any] | None:
     """A live run whose only failure is that the program did not exit when the scenario waited for it, where the
     release says how long its readers wait (an `exits` obligation, judged on the capture's process record): the
     requirement decides at its level (a reader that hangs: MUST; one that ends the program itself: SHOULD), not an
-    anonymous run failure."""
+    anonymous run failure. Whether the record judged it is the engine's (`judged`, per obligation), not what the
+    report keeps: the run's part of the verdict is the same whatever `--role` or requirement set is reported (a
+    certification of the harness's role no longer turns the agent's linger into a failed run)."""
     if not outcome or outcome.get("ok", True) or outcome.get("problems"):
         return outcome
     failed = [s for s in outcome.get("steps", ()) if s.get("status") == "failed"]
-    exits = {o.id for o in release.obligations if o.form == "exits"}
-    judged = [r.requirement.id for r in certification.results
-              if r.requirement.link.obligation in exits and r.exercised]
-    if len(failed) != 1 or failed[0].get("action") != "wait_exit" or not judged:
+    exits = [o.id for o in release.obligations if o.form == "exits" and judged.get(o.id)]
+    if len(failed) != 1 or failed[0].get("action") != "wait_exit" or not exits:
         return outcome
-    return {**outcome, "ok": True, "judged_by": judged}
+    named = {r.link.obligation: r.id for r in reqs if r.link.obligation in exits}
+    return {**outcome, "ok": True, "judged_by": [named.get(o, o) for o in exits]}
 
 
 class _HashingCapture(CaptureFile):

@@ -427,6 +427,10 @@ class LeadsTo(Monitor):
         self.after: Match = self.params["after"]
         self.then: Match = self.params["then"]
         self.ends: Match = self.params["ends"]
+        # `during`: an `after` message counts only while its thing is under way (a `during` message came, its
+        # `ends` not yet): the things under way
+        self.during: Match | None = self.params.get("during")
+        self.under_way: Bounded = Bounded()
         self.armed: Bounded = Bounded()  # thing → the `after` message it follows
         self.file = ""
 
@@ -437,16 +441,20 @@ class LeadsTo(Monitor):
         self.file = message.file
         kind = message.kind.id if message.kind else None
         if self.ends.matches(kind, message.value):
+            self.under_way.pop(key, None)
             since = self.armed.pop(key, None)
             if since is not None:
                 self.judged += 1
                 if not self.then.matches(kind, message.value):
-                    what = _of(self.per, key).strip() or "the capture"
+                    what = _of(self.per, key).strip().removeprefix("of ") or "the capture"
                     emit(breach(self.obligation, f"{what} ends with {_value_text(message, self.ends)} after the "
                                                  f"{_kind_text(since)} on {_at(since)}: it must end with "
                                                  f"{self.then.text}",
                                 message=message, expected=self.then.text, found=_value_text(message, self.ends)))
-        if self.after.matches(kind, message.value) and key not in self.armed:
+        if self.during is not None and self.during.matches(kind, message.value):
+            self.under_way[key] = True
+        if self.after.matches(kind, message.value) and key not in self.armed and (
+                self.during is None or key in self.under_way):
             self.armed[key] = _located(message)
 
     def finish(self, whole: bool, file: str, emit: Emit) -> None:
@@ -454,7 +462,8 @@ class LeadsTo(Monitor):
             return
         for key, since in self.armed.items():
             self.judged += 1
-            emit(breach(self.obligation, f"{_of(self.per, key).strip() or 'the capture'} never ends after the "
+            emit(breach(self.obligation, f"{_of(self.per, key).strip().removeprefix('of ') or 'the capture'} never "
+                                         f"ends after the "
                                          f"{_kind_text(since)} on {_at(since)}: it must "
                                          f"end with {self.then.text}", message=since, expected=self.then.text,
                         found="end of capture"))

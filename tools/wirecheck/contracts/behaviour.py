@@ -271,7 +271,8 @@ def build(raw: dict[str, Any], release: Any, file: str, cited: Any) -> tuple[Beh
 
 
 _MATCHES = {"first": (), "last": (), "count": ("for_each",), "alternates": ("open", "close"), "unique": (),
-            "refers": ("to",), "negotiated": (), "leads_to": ("after", "then", "ends"), "exit_status": ("when",)}
+            "refers": ("to",), "negotiated": (), "leads_to": ("after", "then", "ends", "during"),
+            "exit_status": ("when",)}
 _WHOLE_MATCH = frozenset({"first", "last", "count", "unique", "refers", "negotiated"})
 
 
@@ -307,7 +308,7 @@ def _keyed(form: str, params: dict[str, Any], where: str) -> list[tuple[str, str
     if per is None:
         return []
     out = [(f"{where}/per", per, params[name]) for name in ("messages", "open", "close", "after", "then", "ends",
-                                                             "for_each") if name in params]
+                                                             "during", "for_each") if name in params]
     if "to" in params:
         out.append((f"{where}/per", per, params["to"]))
     return out

@@ -12,8 +12,8 @@ order the protocol accepts, from what the release's sequence rules declare (rule
   (the rest are left out, said so), a `last` kind at the end and a `first` kind first, `alternates` as blocks (an
   open, what goes between, its close) with the thing they follow (its key) the same in all of them, values a
   `unique` speaks of not repeated, a `negotiated` answer carrying the release's version, and no message that
-  `refers` to another (a tool result: the generator makes no call for it to answer; what it leaves out is said). A
-  `leads_to` on a stream kind has no generator yet: such a release gets no session, and says why.
+  `refers` to another (a tool result: the generator makes no call for it to answer; what it leaves out is said), and
+  no message a `leads_to` starts from (ACP's session/cancel: nothing is then owed after it; said in left_out).
 
 The session is then judged by the engine, as `wirecheck validate` would judge it; one with any finding above info is
 not written (`NoCleanSession` says what stood in the way), nor is one for a release without stream kinds, or with a
@@ -117,6 +117,7 @@ class _Plan:
         self.unique: list[Any] = []  # (kinds, where the values are)
         self.negotiated: list[Any] = []  # reply obligations: (request kinds, pointer into the answer, the version)
         self.referring: list[Any] = []  # (kinds, where they name another message, the obligation's id)
+        self.leading: list[Any] = []  # (a leads_to's `after` messages on the stream, the obligation's id)
 
     def check_rules(self) -> None:
         """Read each sequence rule's declared session needs; refuse where none can satisfy it on a stream."""
@@ -162,6 +163,8 @@ class _Plan:
             elif obligation.form == "negotiated" and params.get("reply"):
                 self.negotiated.append((matched.kinds, params["at"], tuple(params.get("equals") or
                                                                             (self.release.wire_version,))))
+            elif obligation.form == "leads_to" and params["after"].kinds & set(self.stream):
+                self.leading.append((params["after"], obligation.id))
             elif obligation.form in ("leads_to", "negotiated"):
                 watched = set().union(*(m.kinds for m in params.values() if hasattr(m, "kinds"))) & set(self.stream)
                 if watched:
@@ -217,6 +220,13 @@ class _Plan:
                 if len(kept) < len(pool[kind_id]):
                     left_out[kind_id] = (f"{obligation_id}: a message naming another (at {place.text}) answers a "
                                          "call the session does not make")
+                pool[kind_id] = kept
+        for after, obligation_id in self.leading:  # no `after` message: nothing is owed after one
+            for kind_id in sorted(after.kinds & set(pool)):
+                kept = [m for m in pool[kind_id] if not after.matches(kind_id, m.value)]
+                if len(kept) < len(pool[kind_id]):
+                    left_out[kind_id] = (f"{obligation_id}: the session sends no {after.text}, so nothing is owed "
+                                         "after one")
                 pool[kind_id] = kept
         for kinds, place in self.unique:
             seen: set[Any] = set()

@@ -28,7 +28,11 @@ names (`@zed-industries/codex-acp`, `@zed-industries/claude-agent-acp`, `@google
 what happened, certified or not. Each runs a whole prompt turn against a scripted model endpoint, so no login stops
 it: gemini-cli acp-gemini-turn (a tool call and its permission, the scripted Gemini API:
 stub/gemini.py), codex-acp acp-codex-session (a permitted command, the scripted OpenAI Responses endpoint),
-claude-agent-acp acp-claude-agent-turn (a tool call it puts to the client, refused; the scripted Anthropic endpoint).
+claude-agent-acp acp-claude-agent-turn (a tool call it puts to the client, refused; the scripted Anthropic endpoint);
+then a second turn, cancelled while its tool call awaits permission (session/cancel, the waiting request answered
+`cancelled`, the prompt owed stopReason cancelled: AGENT-HONOURS-CANCEL). outcome.json also keeps the run's outcome
+(`run`, what certify_captures judged the run by, as `certify --run` hands it): the replay passes it back, so the
+recorded verdict and the replayed one are one judgement.
 
 It ends with one closing verdict per subject (harness/closing.py), printed last, and exits with the worst of the
 required subjects' (an optional agent's is said, never required): 0 certified, 4 incomplete, 1 not certified (or its
@@ -200,7 +204,8 @@ def run_one(subject: Subject, out: Path, contracts: Path | None, data: Path) -> 
         argv = argv_of(subject, folder, Path(temp))
         record = run_scenario(argv, scenario, out / "capture.framed.ndjson", env=subject.env)
     scope = data / subject.name / "scope.yaml"
-    cert = certify_captures(release, [out / "capture.framed.ndjson"], role=subject.role, run=record.as_run(),
+    run_info = record.as_run()
+    cert = certify_captures(release, [out / "capture.framed.ndjson"], role=subject.role, run=run_info,
                             baseline=scope if scope.is_file() else None)
     write_folder(cert, out)
     manifest = json.loads((folder / "node_modules" / subject.package / "package.json").read_text(encoding="utf-8"))
@@ -219,6 +224,9 @@ def run_one(subject: Subject, out: Path, contracts: Path | None, data: Path) -> 
         "verdict": cert.verdict, "exit_code": cert.exit_code, "badge": cert.badge.message,
         "program_sha256": cert.identity.get("run", {}).get("program_sha256"),
         "steps": [s.as_json() for s in record.steps], "run_problem": cert.run_problem or None,
+        # the run's outcome as certify_captures judged it (`certify --run` hands it the same): a replay passes it
+        # back, so the recorded verdict and the replayed one come from one judgement, the run's part included
+        "run": run_info["outcome"],
         "statuses": statuses,
         "counts": {status: sum(1 for r in cert.results if r.status == status and r.requirement.level == "MUST")
                    for status in ("pass", "fail", "not_exercised", "out_of_scope", "expected_fail",
