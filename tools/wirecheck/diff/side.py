@@ -193,14 +193,7 @@ class Side:
 
     def _reached(self, location: str) -> list[str]:
         """`location` and every location its `$ref`s reach, transitively."""
-        refs = self._text_and_refs(location)[2]
-        seen, todo = {location}, list(refs)
-        while todo:
-            at = todo.pop()
-            if at not in seen:
-                seen.add(at)
-                todo += self._text_and_refs(at)[2]
-        return sorted(seen)
+        return sorted(self._component(location).reach())
 
     def depth(self, location: str) -> int:
         """How many levels a walk that follows `$ref`s goes down from `location` (a `$ref` is a level; a `$ref`
@@ -252,24 +245,55 @@ class Side:
         return self._closure(location)[1]
 
     def _closure(self, location: str) -> tuple[str, int]:
-        """(digest, bytes) of `location` and what its `$ref`s reach: the digest hashes the sorted digests of their
-        texts (each text is hashed once, not once for every closure holding it: 3.4 MB of SHA-256 for an ACP
-        pair, most of it the same definitions again), so two closures have one digest exactly when their texts
-        are the same."""
-        key = ("closure", location)
-        if key not in self.memo:
-            digest, size, refs = self._text_and_refs(location)
-            parts, seen, todo = [digest], {location}, list(refs)  # most nodes a walk visits have no refs at all
-            while todo:
-                at = todo.pop()
-                if at not in seen:
-                    seen.add(at)
-                    digest, more, refs = self._text_and_refs(at)
-                    parts.append(digest)
-                    size += more
-                    todo += refs
-            self.memo[key] = (hashlib.sha256(b"".join(sorted(parts))).hexdigest(), size)
-        found: tuple[str, int] = self.memo[key]
+        """(digest, bytes) of `location` and what its `$ref`s reach: the digest of its strongly connected
+        component of locations (`_Component`). Two closures have one digest exactly when their texts are the same:
+        each text is hashed once, and each component once, not once for every location whose closure holds it
+        (3.4 MB of SHA-256 for an ACP pair, most of it the same definitions again; in a `$ref` ring every location
+        reaches the whole ring, so hashing each location's closure made a walk quadratic: issue 39, 5)."""
+        component = self._component(location)
+        return component.digest, component.size
+
+    def _component(self, location: str) -> _Component:
+        """The strongly connected component of `location` in the graph of locations and the `$ref`s their texts
+        hold (Tarjan's algorithm, without recursion: a chain of refs may be thousands long). Components are
+        emitted successors first, so each one's digest and size are made from its members and its successors'."""
+        found: _Component | None = self.memo.get(("component", location))
+        if found is not None:
+            return found
+        index: dict[str, int] = {location: 0}
+        low: dict[str, int] = {location: 0}
+        stack, on_stack = [location], {location}
+        work = [(location, iter(self._text_and_refs(location)[2]))]
+        while work:
+            at, targets = work[-1]
+            for target in targets:
+                if ("component", target) in self.memo:  # condensed already: a successor
+                    continue
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, iter(self._text_and_refs(target)[2])))
+                    break
+                if target in on_stack:
+                    low[at] = min(low[at], index[target])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[at])
+                if low[at] == index[at]:
+                    members = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        members.append(member)
+                        if member == at:
+                            break
+                    component = _Component(self, tuple(members))
+                    for member in members:
+                        self.memo[("component", member)] = component
+        found = self.memo[("component", location)]
+        assert found is not None
         return found
 
     def _text_and_refs(self, location: str) -> tuple[bytes, int, list[str]]:
@@ -338,7 +362,7 @@ class Side:
         found = self.memo.get(key)
         if found is None:
             try:
-                found = any(self._closes(self.node(at)) for at in self._reached(location))
+                found = self._component(location).closes()
             except (RecursionError, KeyError, IndexError, ValueError, TypeError):  # too deep, dangling: not known
                 found = True
             self.memo[key] = found
@@ -695,3 +719,65 @@ class Sides:
         if found is None:
             found = self._by_release[id(release)] = (release, Side("release", release.resources, release.name))
         return found[1]
+
+
+class _Component:
+    """Locations that all reach each other through `$ref`s (a recursive definition, a ring of them; most locations
+    are alone in theirs), with what they reach. Its digest hashes its members' texts (sorted) and its successors'
+    digests (sorted): equal digests mean equal members and, by induction, equal sets of reached texts, which is
+    what `Side.digest` promises. Its size is the bytes of every location it reaches, each once."""
+
+    def __init__(self, side: Side, members: tuple[str, ...]) -> None:
+        self.side, self.members = side, members
+        texts = [side._text_and_refs(m) for m in members]
+        inside = set(members)
+        successors: dict[int, _Component] = {}
+        for _, _, refs in texts:
+            for target in refs:
+                if target not in inside:
+                    successor = side.memo[("component", target)]
+                    successors[id(successor)] = successor
+        self.successors = tuple(successors.values())
+        own = b"".join(sorted(digest for digest, _, _ in texts))
+        after = b"".join(sorted(s.digest.encode() for s in self.successors))
+        self.digest = hashlib.sha256(own + b"|" + after).hexdigest()
+        own_size = sum(size for _, size, _ in texts)
+        if len(self.successors) <= 1:  # a member is reached from no successor (it would be one of this component)
+            self.size = own_size + sum(s.size for s in self.successors)
+        else:  # successors may reach the same locations: counted once
+            self.size = own_size + sum(side._text_and_refs(at)[1] for at in frozenset().union(
+                *(s.reach() for s in self.successors)))
+        self._reach: frozenset[str] | None = None
+        self._closes: bool | None = None
+
+    def reach(self) -> frozenset[str]:
+        """Every location this component reaches, its own included (built on demand: sizes and digests need it
+        only where successors overlap)."""
+        for component in self._successors_first(lambda c: c._reach is None):
+            component._reach = frozenset(component.members).union(*(s.reach() for s in component.successors))
+        assert self._reach is not None
+        return self._reach
+
+    def closes(self) -> bool:
+        """Whether a location it reaches holds what makes the tolerant view differ (`Side._closes`)."""
+        for component in self._successors_first(lambda c: c._closes is None):
+            component._closes = any(s.closes() for s in component.successors) or any(
+                component.side._closes(component.side.node(m)) for m in component.members)
+        assert self._closes is not None
+        return self._closes
+
+    def _successors_first(self, pending: Callable[[_Component], bool]) -> Iterator[_Component]:
+        """This component and what it reaches, each still `pending`, every one after its successors (a chain of
+        components may be thousands long: no recursion)."""
+        todo: list[tuple[_Component, bool]] = [(self, False)]
+        done: set[int] = set()
+        while todo:
+            component, ready = todo.pop()
+            if id(component) in done or not pending(component):
+                continue
+            if ready:
+                done.add(id(component))
+                yield component
+            else:
+                todo.append((component, True))
+                todo.extend((s, False) for s in component.successors if pending(s) and id(s) not in done)
