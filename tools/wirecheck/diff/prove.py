@@ -54,9 +54,12 @@ def prove_subset(narrow: Side, narrow_location: str, narrow_view: str, wide: Sid
     """True only when every value `narrow` (in its view) accepts is accepted by `wide` (in its view)."""
     prover = _Prover(narrow, narrow_view, wide, wide_view)
     try:
-        return prover.sub(narrow_location, wide_location)
+        proven = prover.sub(narrow_location, wide_location)
     except (_Budget, KeyError, TypeError, ValueError, RecursionError):
         return False
+    if proven:  # every assumption left stands: each was checked, given the others (a coinductive proof)
+        prover.proven.update(prover.assumed)
+    return proven
 
 
 def _types(node: dict[str, Any]) -> set[str] | None:
@@ -72,6 +75,14 @@ class _Prover:
         self.assumed: set[tuple[str, str]] = set()
         self.order: list[tuple[str, str]] = []  # `assumed` in the order added, so a failed attempt can undo its own
         self.steps = 0
+        # pairs earlier proofs between these two sides and views established, kept on the narrow side: kinds that
+        # reach the same definitions (every kind reaching a `$ref` ring reaches all of it) prove them once. Held
+        # with the wide side itself, so an id reused by another side after this one is gone never matches
+        key = ("proven", narrow_view, id(wide), wide_view)
+        held = narrow.memo.get(key)
+        if held is None or held[0] is not wide:
+            held = narrow.memo[key] = (wide, set())
+        self.proven: set[tuple[str, str]] = held[1]
 
     def deref(self, side: Side, view: str, location: str) -> tuple[Any, str]:
         node = side.node(location, view)
@@ -103,7 +114,7 @@ class _Prover:
         if by_ref and self.narrow.digest(n_loc) == self.wide.digest(w_loc):
             return True  # written identically, refs followed: every schema contains itself (and its tolerant view)
         key = (n_loc, w_loc)
-        if key in self.assumed:
+        if key in self.assumed or key in self.proven:
             return True
         self.assumed.add(key)
         self.order.append(key)

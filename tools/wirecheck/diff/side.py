@@ -257,6 +257,25 @@ class Side:
         component = self._component(location)
         return component.digest, component.size
 
+    def in_ring(self, location: str) -> bool:
+        """Whether `location` lies inside a definition (`$defs/<name>` or `definitions/<name>`, the innermost or any
+        around it) whose `$ref`s lead back to it: a member of a `$ref` ring, or a definition that refers to
+        itself."""
+        base, _, fragment = location.partition("#")
+        try:
+            tokens = parse_pointer(fragment)
+        except ValueError:
+            return False
+        for end in range(len(tokens), 1, -1):
+            if tokens[end - 2] in ("$defs", "definitions"):
+                at = f"{base}#{format_pointer(tokens[:end])}"
+                try:
+                    if self._component(at).recursive:
+                        return True
+                except (KeyError, IndexError, ValueError, TypeError):  # no node there (a synthetic location)
+                    continue
+        return False
+
     def _component(self, location: str) -> _Component:
         """The strongly connected component of `location` in the graph of locations and the `$ref`s their texts
         hold (Tarjan's algorithm, without recursion: a chain of refs may be thousands long). Components are
@@ -731,6 +750,9 @@ class _Component:
     digests (sorted): equal digests mean equal members and, by induction, equal sets of reached texts, which is
     what `Side.digest` promises. Its size is the bytes of every location it reaches, each once."""
 
+    digest: str
+    size: int
+
     def __init__(self, side: Side, members: tuple[str, ...]) -> None:
         self.side, self.members = side, members
         texts = [side._text_and_refs(m) for m in members]
@@ -742,6 +764,8 @@ class _Component:
                     successor = side.memo[("component", target)]
                     successors[id(successor)] = successor
         self.successors = tuple(successors.values())
+        # its locations reach each other: several, or one whose own `$ref`s lead to itself
+        self.recursive = len(members) > 1 or any(members[0] in refs for _, _, refs in texts)
         own = b"".join(sorted(digest for digest, _, _ in texts))
         after = b"".join(sorted(s.digest.encode() for s in self.successors))
         self.digest = hashlib.sha256(own + b"|" + after).hexdigest()
