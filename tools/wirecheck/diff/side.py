@@ -769,22 +769,43 @@ class _Component:
         own = b"".join(sorted(digest for digest, _, _ in texts))
         after = b"".join(sorted(s.digest.encode() for s in self.successors))
         self.digest = hashlib.sha256(own + b"|" + after).hexdigest()
-        own_size = sum(size for _, size, _ in texts)
-        if len(self.successors) <= 1:  # a member is reached from no successor (it would be one of this component)
-            self.size = own_size + sum(s.size for s in self.successors)
-        else:  # successors may reach the same locations: counted once
+        own_size = sum(size for _, size, _ in texts)  # no member is reached from a successor (it would be one)
+        # Successors may reach the same locations: each counted once. Where the largest reaches all the others (a
+        # ring that also refers to a helper its members use), that is its size, known without listing it
+        largest = max(self.successors, key=lambda s: s.size, default=None)
+        rest = [s for s in self.successors if s is not largest and s.members[0] not in largest.reach()] \
+            if largest is not None and largest.recursive and len(self.successors) > 1 else \
+            [s for s in self.successors if s is not largest]
+        if not rest:
+            self.size = own_size + (largest.size if largest is not None else 0)
+        else:
             self.size = own_size + sum(side._text_and_refs(at)[1] for at in frozenset().union(
-                *(s.reach() for s in self.successors)))
+                *(s.reach() for s in (largest, *rest))))
         self._reach: frozenset[str] | None = None
         self._closes: bool | None = None
 
     def reach(self) -> frozenset[str]:
         """Every location this component reaches, its own included (built on demand: sizes and digests need it
         only where successors overlap)."""
-        for component in self._successors_first(lambda c: c._reach is None):
-            component._reach = frozenset(component.members).union(*(s.reach() for s in component.successors))
-        assert self._reach is not None
-        return self._reach
+        if self._reach is not None:
+            return self._reach
+        found: set[str] = set()
+        seen: set[int] = set()
+        todo: list[_Component] = [self]
+        while todo:
+            component = todo.pop()
+            if id(component) in seen:
+                continue
+            seen.add(id(component))
+            if component._reach is not None:
+                found.update(component._reach)
+                continue
+            found.update(component.members)
+            todo.extend(component.successors)
+        reach = frozenset(found)
+        if self.recursive:  # kept for a ring (one set for all its locations); a chain's sets would hold its square
+            self._reach = reach
+        return reach
 
     def closes(self) -> bool:
         """Whether a location it reaches holds what makes the tolerant view differ (`Side._closes`)."""
