@@ -393,8 +393,8 @@ def _own_ring_changes(pair: _Pair, kinds: list[tuple[str, str, str]]) -> None:
     """Before any kind is compared: each change inside a definition of a `$ref` ring that several of `kinds`
     (kind id, old location, new location) reach gets one owner, the kind whose path to it is shortest (the first
     listed of those); the others take its witnesses (`_Pair.owner`). A change is the same in two kinds when it
-    is the same rule at the same two schema locations with the same parameters, found through the same union
-    members."""
+    is the same rule at the same two schema locations with the same parameters (the union members on the way to
+    the ring differ from kind to kind: the owner's witness is built through its own)."""
     reached: dict[tuple[Any, ...], list[tuple[int, int, str, Change, tuple[Side, str], tuple[Side, str]]]] = {}
     for index, (kind, old_location, new_location) in enumerate(kinds):
         walked = _walked(pair, old_location, new_location)
@@ -405,8 +405,7 @@ def _own_ring_changes(pair: _Pair, kinds: list[tuple[str, str, str]]) -> None:
                     and pair.new.in_ring(change.new_location)):
                 continue
             identity = (change.rule, change.key, change.old_location, change.new_location,
-                        tuple(sorted((k, repr(v)) for k, v in change.params.items())),
-                        tuple((old, new) for _, old, new in change.via))
+                        tuple(sorted((k, repr(v)) for k, v in change.params.items())))
             reached.setdefault(identity, []).append((len(change.path), index, kind, change,
                                                      (pair.old, old_location), (pair.new, new_location)))
     for identity, places in reached.items():
