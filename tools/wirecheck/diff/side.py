@@ -772,15 +772,18 @@ class _Component:
         own_size = sum(size for _, size, _ in texts)  # no member is reached from a successor (it would be one)
         # Successors may reach the same locations: each counted once. Where the largest reaches all the others (a
         # ring that also refers to a helper its members use), that is its size, known without listing it
-        largest = max(self.successors, key=lambda s: s.size, default=None)
-        rest = [s for s in self.successors if s is not largest and s.members[0] not in largest.reach()] \
-            if largest is not None and largest.recursive and len(self.successors) > 1 else \
-            [s for s in self.successors if s is not largest]
-        if not rest:
-            self.size = own_size + (largest.size if largest is not None else 0)
-        else:
-            self.size = own_size + sum(side._text_and_refs(at)[1] for at in frozenset().union(
-                *(s.reach() for s in (largest, *rest))))
+        self.size = own_size
+        if self.successors:
+            largest = max(self.successors, key=lambda s: s.size)
+            rest = [s for s in self.successors if s is not largest]
+            if rest and largest.recursive:
+                within = largest.reach()
+                rest = [s for s in rest if s.members[0] not in within]
+            if not rest:
+                self.size += largest.size
+            else:
+                self.size += sum(side._text_and_refs(at)[1] for at in frozenset[str]().union(
+                    *(s.reach() for s in (largest, *rest))))
         self._reach: frozenset[str] | None = None
         self._closes: bool | None = None
 
