@@ -181,3 +181,23 @@ def test_a_proof_along_a_ring_longer_than_the_default_recursion_limit_is_complet
     assert prove.prove_subset(new_side, f"{URI}#/$defs/R0", "strict", old_side, f"{URI}#/$defs/R0", "strict")
     assert not prove.prove_subset(old_side, f"{URI}#/$defs/R0", "strict", new_side, f"{URI}#/$defs/R0", "strict")
     assert sys.getrecursionlimit() == limit
+
+
+def test_a_ring_change_the_nearest_kind_cannot_witness_is_witnessed_by_the_next(monkeypatch) -> None:
+    """A payload built along one kind's path may fail where another kind's holds (a 4 MB ring: six breaks the
+    nearest kind could not witness were warnings for every kind): the kinds try in order of their path until
+    one answers every direction the rule breaks."""
+    from wirecheck.diff import engine
+
+    real = engine._witnesses
+
+    def not_along_one_step(pair: Any, change: Any, old_end: Any, new_end: Any) -> Any:
+        # R4 reaches R5 in one step (/next/size): its payloads fail here, R2's (/next/next/size) do not
+        return {} if len(change.path) == 2 else real(pair, change, old_end, new_end)
+
+    monkeypatch.setattr(engine, "_witnesses", not_along_one_step)
+    bounded = [f for f in diff_schemas(*_ring(8, [0, 2, 4], narrowed=5)).findings if f.rule == "RANGE_NARROWED"]
+    assert {f.kind for f in bounded} == {"R0", "R2", "R4"} and all(f.breaks("backward") for f in bounded)
+    owner = next(f for f in bounded if f.witnessed_in is None)
+    assert owner.kind == "R2" and owner.witnesses  # R2 → R3 → R4 → R5: the next nearest
+    assert {f.witnessed_in for f in bounded if f is not owner} == {("R2", owner.path)}

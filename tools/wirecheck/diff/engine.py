@@ -89,7 +89,7 @@ class _Pair:
         # `owner` the identity's owner (kind, its change, its two ends), `shared` the owner's witnesses, and
         # `borrowed` each other kind's change (by id) the (kind, path) it was witnessed at.
         self.ring_changes: dict[int, tuple[Any, ...]] = {}
-        self.owner: dict[tuple[Any, ...], tuple[str, Change, tuple[Side, str], tuple[Side, str]]] = {}
+        self.owner: dict[tuple[Any, ...], list[tuple[str, Change, tuple[Side, str], tuple[Side, str]]]] = {}
         self.shared: dict[tuple[Any, ...], dict[tuple[str, str], Witness]] = {}
         self.borrowed: dict[int, tuple[str, str]] = {}
 
@@ -392,7 +392,8 @@ def _walked(pair: _Pair, old_location: str, new_location: str) -> tuple[bool, li
 def _own_ring_changes(pair: _Pair, kinds: list[tuple[str, str, str]]) -> None:
     """Before any kind is compared: each change inside a definition of a `$ref` ring that several of `kinds`
     (kind id, old location, new location) reach gets one owner, the kind whose path to it is shortest (the first
-    listed of those); the others take its witnesses (`_Pair.owner`). A change is the same in two kinds when it
+    listed of those) unless its witnesses fall short (`_witnesses_once`); the others take its witnesses
+    (`_Pair.owner`: the kinds in that order, the owner first once known). A change is the same in two kinds when it
     is the same rule at the same two schema locations with the same parameters (the union members on the way to
     the ring differ from kind to kind: the owner's witness is built through its own)."""
     reached: dict[tuple[Any, ...], list[tuple[int, int, str, Change, tuple[Side, str], tuple[Side, str]]]] = {}
@@ -411,8 +412,7 @@ def _own_ring_changes(pair: _Pair, kinds: list[tuple[str, str, str]]) -> None:
     for identity, places in reached.items():
         if len({place[2] for place in places}) < 2:
             continue  # one kind reaches it: its own, as any other change
-        _, _, kind, change, old_end, new_end = min(places, key=lambda place: place[:2])
-        pair.owner[identity] = (kind, change, old_end, new_end)
+        pair.owner[identity] = [place[2:] for place in sorted(places, key=lambda place: place[:2])]
         for place in places:
             pair.ring_changes[id(place[3])] = identity
 
@@ -424,9 +424,23 @@ def _witnesses_once(pair: _Pair, change: Change, old_end: tuple[Side, str],
     identity = pair.ring_changes.get(id(change))
     if identity is None:
         return _witnesses(pair, change, old_end, new_end)
-    kind, owned, owner_old, owner_new = pair.owner[identity]
+    candidates = pair.owner[identity]
     if identity not in pair.shared:
-        pair.shared[identity] = _witnesses(pair, owned, owner_old, owner_new)
+        # the kinds in order of their path to it: the first whose witnesses answer every (direction, consumer
+        # model) the rule says the change breaks owns it (a payload built along a path dozens of levels deep may
+        # fail where another kind's would not: then the next kind tries); else the one that answered most
+        wanted = set(diff_rule_catalogue()[change.rule].breaks)
+        best: tuple[int, dict[tuple[str, str], Witness]] | None = None
+        for index, (_, owned, owner_old, owner_new) in enumerate(candidates):
+            found = _witnesses(pair, owned, owner_old, owner_new)
+            if best is None or len(found) > len(best[1]):
+                best = (index, found)
+            if wanted <= set(found):
+                break
+        assert best is not None
+        candidates.insert(0, candidates.pop(best[0]))
+        pair.shared[identity] = best[1]
+    kind, owned, _, _ = candidates[0]
     if owned is not change:
         pair.borrowed[id(change)] = (kind, format_path(owned.path))
         pair.probed[id(change)] = pair.probed.get(id(owned), ([], []))
