@@ -81,7 +81,8 @@ class _Pair:
         self.surfaces = sides.surfaces if sides is not None else {}
         # each change's probe payloads and why any could not be built: what blocked an undecided verdict
         self.probed: dict[int, tuple[list[Any], list[str]]] = {}  # by id: a Change holding a dict is unhashable
-        self.walked: dict[tuple[str, str], list[Change]] = {}  # (old location, new location) → structural changes
+        # (old location, new location) → (written alike but for annotations?, structural changes) or None: `_walked`
+        self.walked: dict[tuple[str, str], tuple[bool, list[Change]] | None] = {}
         # A change inside a definition of a `$ref` ring is reached by every kind that reaches the ring, each time
         # by paths as long as the ring: witnessing it once per kind multiplied the work by the kinds and the
         # ring's length (issue 39, 5). Such a change is witnessed once, by its owner: the kind whose path to it is
@@ -375,18 +376,19 @@ def _attributed(changes: list[tuple[Change, dict[tuple[str, str], Witness]]], ne
 def _walked(pair: _Pair, old_location: str, new_location: str) -> tuple[bool, list[Change]] | None:
     """(written alike but for annotations?, the structural changes) of two schemas, walked once; None where they
     are written identically, or alike and nothing but annotations would be reported."""
-    if pair.old.digest(old_location) == pair.new.digest(new_location):  # written identically
-        return None
     key = (old_location, new_location)
-    alike = same_shape(pair.old, old_location, pair.new, new_location)  # written alike but for annotations
-    if alike and not (pair.options.annotations or pair.old.stamped or pair.new.stamped):
-        return None
-    if key not in pair.walked:
-        found = structural_changes(pair.old, old_location, pair.new, new_location)
-        if not pair.options.annotations:
-            found = [change for change in found if change.rule != "ANNOTATION_CHANGED"]
-        pair.walked[key] = found
-    return alike, pair.walked[key]
+    if key in pair.walked:  # asked before every kind is compared (`_own_ring_changes`), then again
+        return pair.walked[key]
+    walked: tuple[bool, list[Change]] | None = None
+    if pair.old.digest(old_location) != pair.new.digest(new_location):  # else written identically
+        alike = same_shape(pair.old, old_location, pair.new, new_location)  # written alike but for annotations
+        if not alike or pair.options.annotations or pair.old.stamped or pair.new.stamped:
+            found = structural_changes(pair.old, old_location, pair.new, new_location)
+            if not pair.options.annotations:
+                found = [change for change in found if change.rule != "ANNOTATION_CHANGED"]
+            walked = (alike, found)
+    pair.walked[key] = walked
+    return walked
 
 
 def _own_ring_changes(pair: _Pair, kinds: list[tuple[str, str, str]]) -> None:
