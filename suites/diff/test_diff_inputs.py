@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from wirecheck.contracts.drafts import DRAFTS
 from wirecheck.diff.engine import diff_schemas
@@ -110,3 +111,33 @@ def test_a_schema_past_the_value_limit_is_refused_before_it_is_compared(tmp_path
     assert code == 2 and f"{past}: holds more than {MAX_SCHEMA_VALUES:,} JSON values" in err, err
     code, _, err = wirecheck("diff-schemas", str(small), str(at_limit))
     assert code in (0, 1) and "JSON values" not in err, err  # compared: a verdict, whatever it is
+
+
+def test_diff_schemas_and_the_histories_replay_read_a_schema_through_one_pipeline(tmp_path: Path, monkeypatch) -> None:
+    """`diff-schemas` and the replay of the schema histories read each side by `inputs.read_schema` (bundled,
+    bounded, tolerated annotations dropped, translated): one function, so the replay judges what users get."""
+    import pytest
+
+    from wirecheck.cli import diff_cmd
+    from wirecheck.diff import histories, inputs
+    from wirecheck.diff.inputs import MAX_SCHEMA_VALUES, TooLarge, read_schema
+
+    read = read_schema({"$schema": "http://json-schema.org/draft-07/schema#", "description": None,
+                        "properties": {"a": {"$ref": "https://x.invalid/a.json"}}},
+                       lambda url: {"type": "string"} if url == "https://x.invalid/a.json" else None)
+    assert read.translation.schema["$defs"]["a.json"]["type"] == "string" and len(read.bundled) == 1
+    assert [note.split(":")[0] for note in read.dropped] == ["/description"]  # `description: null`, dropped
+    with pytest.raises(TooLarge, match="more than"):
+        read_schema({"enum": list(range(MAX_SCHEMA_VALUES + 1))})
+    calls: list[Any] = []
+
+    def counted(*args: Any) -> Any:
+        calls.append(args)
+        return read_schema(*args)
+
+    monkeypatch.setattr(inputs, "read_schema", counted)
+    schema = tmp_path / "s.json"
+    schema.write_text('{"type": "object"}')
+    diff_cmd._load_schema(schema, DRAFTS["2020-12"])
+    histories._read(histories.Revision(series="s", label="x", file=schema))
+    assert len(calls) == 2

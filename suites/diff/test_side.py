@@ -216,13 +216,13 @@ def test_a_contract_that_closes_nothing_is_one_view_without_a_walk(monkeypatch) 
     them anywhere (in a value too), or a resource orjson cannot write, and each location is looked at as before."""
     uri = "https://schemas.wirecheck.invalid/s"
     walked: list[str] = []
-    reached = Side._reached
+    component = Side._component  # what a location reaches, as view_of reads it
 
-    def counted(self: Side, at: str) -> list[str]:
+    def counted(self: Side, at: str) -> Any:
         walked.append(at)
-        return reached(self, at)
+        return component(self, at)
 
-    monkeypatch.setattr(Side, "_reached", counted)
+    monkeypatch.setattr(Side, "_component", counted)
     open_defs = {"A": {"type": "object", "properties": {"b": {"$ref": "#/$defs/B"}}},
                  "B": {"type": "object", "additionalProperties": {"type": "string"}}}
     side = Side("old", {uri: {"$schema": D, "$id": uri, "$defs": open_defs}})
@@ -334,11 +334,11 @@ def test_a_ref_is_joined_once_per_resource() -> None:
             assert join(holder, ref) == written, (holder, ref)
 
 
-def _digest_as_written(side: Side, location: str) -> tuple[str, int]:
-    """The digest as the design defines it, computed afresh with nothing of `Side`'s memos or shortcuts: a
-    location's text is `file#pointer ` and its node (but for `$id`, `$defs`, `definitions`) with sorted keys; its
-    `$ref`s are found by walking that node (data keywords' values are not schemas); the digest hashes the sorted
-    digests of the texts of every location the refs reach, transitively."""
+def _digest_as_written(side: Side, location: str) -> tuple[frozenset[bytes], int]:
+    """What a digest stands for, computed afresh with nothing of `Side`'s memos or shortcuts: a location's text is
+    `file#pointer ` and its node (but for `$id`, `$defs`, `definitions`) with sorted keys; its `$ref`s are found by
+    walking that node (data keywords' values are not schemas); the set of the texts of every location the refs
+    reach, transitively (as their SHA-256), and their bytes."""
     import hashlib
 
     from wirecheck.contracts.views import DATA_KEYWORDS
@@ -371,14 +371,15 @@ def _digest_as_written(side: Side, location: str) -> tuple[str, int]:
             text, refs = text_and_refs(at)
             parts.append(text)
             todo += refs
-    return hashlib.sha256(b"".join(sorted(hashlib.sha256(p).digest() for p in parts))).hexdigest(), sum(
-        map(len, parts))
+    return frozenset(hashlib.sha256(p).digest() for p in parts), sum(map(len, parts))
 
 
 def test_digests_share_the_closures_of_their_refs_and_say_what_they_said() -> None:
-    """`digest`/`source_size`, with their memos and the no-`"$ref"`-in-the-text shortcut, give for every node of a
-    real contract (and of schemas whose definitions refer to each other in a loop, with `"$ref"` in descriptions
-    and enums) what the definition computed afresh gives."""
+    """`digest`/`source_size`, with their memos, the no-`"$ref"`-in-the-text shortcut and the digests made per
+    component of locations that reach each other, say for every node of a real contract (and of schemas whose
+    definitions refer to each other in a loop, with `"$ref"` in descriptions and enums) what the definition
+    computed afresh says: two digests are equal exactly when the sets of texts reached are, within one side and
+    across sides; the size is the bytes of those texts."""
     from pathlib import Path
 
     from wirecheck.contracts.views import DATA_KEYWORDS
@@ -391,6 +392,8 @@ def test_digests_share_the_closures_of_their_refs_and_say_what_they_said() -> No
         "D": {"description": '"$ref"', "items": [{"$ref": "#/$defs/C"}, True], "$defs": {"E": {"$ref": "#"}}},
         "B": {"anyOf": [{"$ref": "#/$defs/A"}, {"$ref": "#"}, {"type": "null"}]},
     }, "properties": {"a": {"$ref": "#/$defs/A"}, "b": {"$ref": "#/$defs/B"}, "c": {"$ref": "#/$defs/A"}}}
+    said: dict[frozenset[bytes], set[str]] = {}  # texts reached → the digests given for them, over all sides
+    digests: set[str] = set()
     for uri, schema in (("https://x.invalid/mcp.json", mcp), (URI, loop), (URI, {**loop, "$ref": "#/$defs/D"})):
         side, fresh = Side("old", {uri: schema}), Side("old", {uri: schema})
         locations, stack = [], [(schema, f"{uri}#")]
@@ -401,8 +404,13 @@ def test_digests_share_the_closures_of_their_refs_and_say_what_they_said() -> No
             stack += [(v, child(at, k)) for k, v in items if k not in DATA_KEYWORDS and isinstance(v, dict | list)]
         assert len(locations) > (1000 if schema is mcp else 10)
         for at in locations:
-            assert (side.digest(at), side.source_size(at)) == _digest_as_written(fresh, at), at
+            texts, size = _digest_as_written(fresh, at)
+            assert side.source_size(at) == size, at
+            said.setdefault(texts, set()).add(side.digest(at))
+            digests.add(side.digest(at))
         assert len({side.digest(at) for at in locations}) > len(locations) // 2
+    assert all(len(found) == 1 for found in said.values())  # equal texts reached: one digest
+    assert len(digests) == len(said)  # other texts reached: another digest
 
 
 def test_a_property_named_like_a_data_keyword_is_a_schema() -> None:

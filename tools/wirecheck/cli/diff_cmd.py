@@ -86,30 +86,23 @@ def _finish(results: list[Any], options: Any, fail_on: str, waivers: Path | None
 
 
 def _load_schema(path: Path, default_draft: Any, find: Any = None) -> Any:
-    """The file's schema, translated into 2020-12 (`diff/inputs.read_input`), the files its `$ref`s reach bundled
-    into it from `find` (diff/bundle.py); a usage error names file and pointer."""
+    """The file's schema as `diff/inputs.read_schema` reads it (the files its `$ref`s reach bundled in from
+    `find`, translated into 2020-12), its notes on stderr; a usage error names file and pointer."""
     from wirecheck.contracts.drafts import Untranslatable
-    from wirecheck.diff.bundle import bundle
-    from wirecheck.diff.inputs import read_input, tolerated_annotations, too_many_values
+    from wirecheck.diff.inputs import TooLarge, read_schema
 
-    schema = _parsed_schema(path)
-    if find is not None:
-        try:
-            schema, bundled = bundle(schema, find, default_draft)
-        except Untranslatable as exc:
-            raise fail_usage(f"{path}#{exc.pointer}: {exc.reason}") from None
-        if bundled:
-            print(f"wirecheck: note: {path}: bundled {len(bundled)} file(s) its $refs reach: {'; '.join(bundled)}",
-                  file=sys.stderr)
-    if (too_large := too_many_values(schema)) is not None:
-        raise fail_usage(f"{path}: {too_large}")
-    schema, dropped = tolerated_annotations(schema, default_draft)
-    for note in dropped:
-        print(f"wirecheck: warning: {path}#{note}", file=sys.stderr)
     try:
-        return read_input(schema, default_draft)
+        read = read_schema(_parsed_schema(path), find, default_draft)
     except Untranslatable as exc:
         raise fail_usage(f"{path}#{exc.pointer}: {exc.reason}") from None
+    except TooLarge as exc:
+        raise fail_usage(f"{path}: {exc}") from None
+    if read.bundled:
+        print(f"wirecheck: note: {path}: bundled {len(read.bundled)} file(s) its $refs reach: "
+              f"{'; '.join(read.bundled)}", file=sys.stderr)
+    for note in read.dropped:
+        print(f"wirecheck: warning: {path}#{note}", file=sys.stderr)
+    return read.translation
 
 
 def _parsed_schema(path: Path) -> Any:

@@ -81,12 +81,25 @@ class _Pair:
         self.surfaces = sides.surfaces if sides is not None else {}
         # each change's probe payloads and why any could not be built: what blocked an undecided verdict
         self.probed: dict[int, tuple[list[Any], list[str]]] = {}  # by id: a Change holding a dict is unhashable
+        # (old location, new location) → (written alike but for annotations?, structural changes) or None: `_walked`
+        self.walked: dict[tuple[str, str], tuple[bool, list[Change]] | None] = {}
+        # A change inside a definition of a `$ref` ring is reached by every kind that reaches the ring, each time
+        # by paths as long as the ring: witnessing it once per kind multiplied the work by the kinds and the
+        # ring's length (issue 39, 5). Such a change is witnessed once, by its owner: the kind whose path to it is
+        # shortest (the first listed of those). `ring_changes` gives each such change (by id) its identity,
+        # `owner` the identity's owner (kind, its change, its two ends), `shared` the owner's witnesses, and
+        # `borrowed` each other kind's change (by id) the (kind, path) it was witnessed at.
+        self.ring_changes: dict[int, tuple[Any, ...]] = {}
+        self.owner: dict[tuple[Any, ...], list[tuple[str, Change, tuple[Side, str], tuple[Side, str]]]] = {}
+        self.shared: dict[tuple[Any, ...], dict[tuple[str, str], Witness]] = {}
+        self.borrowed: dict[int, tuple[str, str]] = {}
 
     def finding(self, rule: str, kind: str, surface: str, params: dict[str, Any], *, path: str = "",
                 old_location: str | None = None, new_location: str | None = None,
                 verdicts: dict[tuple[str, str], str] | None = None,
                 witnesses: Iterable[Witness] = (), key: str = "",
-                evidence: dict[tuple[str, str], Witness] | None = None, undecided: str = "") -> DiffFinding:
+                evidence: dict[tuple[str, str], Witness] | None = None, undecided: str = "",
+                witnessed_in: tuple[str, str] | None = None) -> DiffFinding:
         """`evidence`: the witness each breaking verdict rests on, shown or not (without `--witnesses` they are
         jsonschema-rs's answers, kept from the report): a verdict whose witness is latent is marked so."""
         info = diff_rule_catalogue()[rule]
@@ -120,6 +133,7 @@ class _Pair:
             readers=readers,
             latent=latent,
             undecided=undecided if any(v == UNKNOWN for _, _, v in triples) else "",
+            witnessed_in=witnessed_in,
         )
 
     def real_models(self, kind: str, surface: str, path: str) -> tuple[tuple[str, str], ...]:
@@ -359,21 +373,93 @@ def _attributed(changes: list[tuple[Change, dict[tuple[str, str], Witness]]], ne
     return out
 
 
+def _walked(pair: _Pair, old_location: str, new_location: str) -> tuple[bool, list[Change]] | None:
+    """(written alike but for annotations?, the structural changes) of two schemas, walked once; None where they
+    are written identically, or alike and nothing but annotations would be reported."""
+    key = (old_location, new_location)
+    if key in pair.walked:  # asked before every kind is compared (`_own_ring_changes`), then again
+        return pair.walked[key]
+    walked: tuple[bool, list[Change]] | None = None
+    if pair.old.digest(old_location) != pair.new.digest(new_location):  # else written identically
+        alike = same_shape(pair.old, old_location, pair.new, new_location)  # written alike but for annotations
+        if not alike or pair.options.annotations or pair.old.stamped or pair.new.stamped:
+            found = structural_changes(pair.old, old_location, pair.new, new_location)
+            if not pair.options.annotations:
+                found = [change for change in found if change.rule != "ANNOTATION_CHANGED"]
+            walked = (alike, found)
+    pair.walked[key] = walked
+    return walked
+
+
+def _own_ring_changes(pair: _Pair, kinds: list[tuple[str, str, str]]) -> None:
+    """Before any kind is compared: each change inside a definition of a `$ref` ring that several of `kinds`
+    (kind id, old location, new location) reach gets one owner, the kind whose path to it is shortest (the first
+    listed of those) unless its witnesses fall short (`_witnesses_once`); the others take its witnesses
+    (`_Pair.owner`: the kinds in that order, the owner first once known). A change is the same in two kinds when it
+    is the same rule at the same two schema locations with the same parameters (the union members on the way to
+    the ring differ from kind to kind: the owner's witness is built through its own)."""
+    reached: dict[tuple[Any, ...], list[tuple[int, int, str, Change, tuple[Side, str], tuple[Side, str]]]] = {}
+    for index, (kind, old_location, new_location) in enumerate(kinds):
+        walked = _walked(pair, old_location, new_location)
+        if walked is None or walked[0]:
+            continue
+        for change in walked[1]:
+            if not (change.old_location and change.new_location and pair.old.in_ring(change.old_location)
+                    and pair.new.in_ring(change.new_location)):
+                continue
+            identity = (change.rule, change.key, change.old_location, change.new_location,
+                        tuple(sorted((k, repr(v)) for k, v in change.params.items())))
+            reached.setdefault(identity, []).append((len(change.path), index, kind, change,
+                                                     (pair.old, old_location), (pair.new, new_location)))
+    for identity, places in reached.items():
+        if len({place[2] for place in places}) < 2:
+            continue  # one kind reaches it: its own, as any other change
+        pair.owner[identity] = [place[2:] for place in sorted(places, key=lambda place: place[:2])]
+        for place in places:
+            pair.ring_changes[id(place[3])] = identity
+
+
+def _witnesses_once(pair: _Pair, change: Change, old_end: tuple[Side, str],
+                    new_end: tuple[Side, str]) -> dict[tuple[str, str], Witness]:
+    """`_witnesses`, but a change of a `$ref` ring that several kinds reach is witnessed once, by its owner
+    (`_own_ring_changes`): the other kinds' findings take the owner's verdicts and name where it was witnessed."""
+    identity = pair.ring_changes.get(id(change))
+    if identity is None:
+        return _witnesses(pair, change, old_end, new_end)
+    candidates = pair.owner[identity]
+    if identity not in pair.shared:
+        # the kinds in order of their path to it: the first whose witnesses answer every (direction, consumer
+        # model) the rule says the change breaks owns it (a payload built along a path dozens of levels deep may
+        # fail where another kind's would not: then the next kind tries); else the one that answered most
+        wanted = set(diff_rule_catalogue()[change.rule].breaks)
+        best: tuple[int, dict[tuple[str, str], Witness]] | None = None
+        for index, (_, owned, owner_old, owner_new) in enumerate(candidates):
+            found = _witnesses(pair, owned, owner_old, owner_new)
+            if best is None or len(found) > len(best[1]):
+                best = (index, found)
+            if wanted <= set(found):
+                break
+        assert best is not None
+        candidates.insert(0, candidates.pop(best[0]))
+        pair.shared[identity] = best[1]
+    kind, owned, _, _ = candidates[0]
+    if owned is not change:
+        pair.borrowed[id(change)] = (kind, format_path(owned.path))
+        pair.probed[id(change)] = pair.probed.get(id(owned), ([], []))
+    return pair.shared[identity]
+
+
 def _compare_schemas(pair: _Pair, old_location: str, new_location: str) -> Compared:
     """The semantic verdicts, the structural changes (each with its witnesses) and the baseline payloads."""
-    if pair.old.digest(old_location) == pair.new.digest(new_location):  # written identically
+    walked = _walked(pair, old_location, new_location)
+    if walked is None:
         return _ALL_SAFE, [], {}
-    alike = same_shape(pair.old, old_location, pair.new, new_location)  # written alike but for annotations
-    if alike and not (pair.options.annotations or pair.old.stamped or pair.new.stamped):
-        return _ALL_SAFE, [], {}
-    found = structural_changes(pair.old, old_location, pair.new, new_location)
-    if not pair.options.annotations:
-        found = [change for change in found if change.rule != "ANNOTATION_CHANGED"]
+    alike, found = walked
     if alike:  # what is left breaks nobody by definition: annotations asked for, version stamps
         return _ALL_SAFE, [(change, {}) for change in found if not diff_rule_catalogue()[change.rule].breaks], {}
     old_end, new_end = (pair.old, old_location), (pair.new, new_location)
     baseline = _baseline(pair, old_end, new_end)
-    changes = [(change, _witnesses(pair, change, old_end, new_end)) for change in found]
+    changes = [(change, _witnesses_once(pair, change, old_end, new_end)) for change in found]
     # a verified witness already answers its (direction, consumer model): no set reasoning needed there
     known = {dv for _, found in changes for dv in found} | {dv for _, dvs in baseline.values() for dv in dvs}
     return semantic.compare(pair.old, old_location, pair.new, new_location, known=known), changes, baseline
@@ -426,14 +512,15 @@ def _explain(pair: _Pair, kind: str, surface: str, change: Change, witnesses: di
             verdicts[dv] = BREAKING
         else:
             verdicts[dv] = UNKNOWN
-    shown = list(witnesses.values()) if pair.options.witnesses else []
+    borrowed = pair.borrowed.get(id(change))  # witnessed in another kind: its payloads are not this kind's
+    shown = list(witnesses.values()) if pair.options.witnesses and borrowed is None else []
     if shown and any(isinstance(step, Several) for step in change.path):
         shown = _member_witnesses(change, ends, set()) or shown
     blocked = _blocked(pair, change, ends, [dv for dv, v in verdicts.items() if v == UNKNOWN])
     return pair.finding(
         change.rule, kind, surface, dict(change.params), path=format_path(change.path),
         old_location=change.old_location, new_location=change.new_location, verdicts=verdicts,
-        witnesses=shown, key=change.key, evidence=witnesses, undecided=blocked,
+        witnesses=shown, key=change.key, evidence=witnesses, undecided=blocked, witnessed_in=borrowed,
     )
 
 
@@ -612,6 +699,7 @@ def _diff_derived(pair: _Pair, old_kinds: list[DerivedKind], new_kinds: list[Der
     matched, only_old, only_new = match_derived(old_kinds, new_kinds)
     alike, only_old, only_new = _match_by_shape_and_use(pair, only_old, only_new, old_kinds, new_kinds)
     matched += alike
+    _own_ring_changes(pair, [(new_kind.id, old_kind.location, new_kind.location) for old_kind, new_kind in matched])
     for old_kind, new_kind in matched:
         if old_kind.id != new_kind.id:
             findings.append(pair.finding("MESSAGE_KIND_RENAMED", new_kind.id, "kind",

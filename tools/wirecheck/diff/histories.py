@@ -206,13 +206,14 @@ class Outcome:
 
 
 def _read(revision: Revision) -> Any:
-    """The revision as `diff-schemas OLD NEW --ref-map URL=FILE ...` reads it, a map entry per `refs`."""
-    from wirecheck.diff.bundle import bundle, from_map_and_dirs
-    from wirecheck.diff.inputs import read_input, tolerated_annotations
+    """The revision as `diff-schemas OLD NEW --ref-map URL=FILE ...` reads it (`inputs.read_schema`, the one
+    reading pipeline), a map entry per `refs`."""
+    from wirecheck.diff.bundle import from_map_and_dirs
+    from wirecheck.diff.inputs import read_schema
 
     schema = json.loads(revision.file.read_bytes())
     find = from_map_and_dirs(dict(revision.refs), [], lambda path: json.loads(path.read_bytes()))
-    return read_input(tolerated_annotations(bundle(schema, find)[0])[0])
+    return read_schema(schema, find).translation
 
 
 def replay_pair(pair: Pair) -> Outcome:
@@ -220,7 +221,7 @@ def replay_pair(pair: Pair) -> Outcome:
     from wirecheck.contracts.drafts import Untranslatable
     from wirecheck.diff.engine import diff_schemas
     from wirecheck.diff.gate import UNDECIDED, decide
-    from wirecheck.diff.inputs import in_input_terms
+    from wirecheck.diff.inputs import TooLarge, in_input_terms
     from wirecheck.diff.options import DiffOptions
 
     started = time.process_time()
@@ -230,6 +231,8 @@ def replay_pair(pair: Pair) -> Outcome:
     except Untranslatable as exc:
         outcome = Outcome(pair, 2, time.process_time() - started, refused=f"#{exc.pointer}: {exc.reason}")
         return _checked(outcome)
+    except TooLarge as exc:
+        return _checked(Outcome(pair, 2, time.process_time() - started, refused=str(exc)))
     result = in_input_terms(diff_schemas(old.schema, new.schema, options, old_name=str(pair.old.file),
                                          new_name=str(pair.new.file)), old, new)
     decision = decide([result], options, "breaking")

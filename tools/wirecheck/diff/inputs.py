@@ -13,6 +13,7 @@ Locations in the report name the input's own places (`/definitions/A`, not `/$de
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote
 
@@ -21,8 +22,8 @@ from wirecheck.contracts.views import count_values, ref_loops, subschemas
 from wirecheck.json_types import json_type
 from wirecheck.pointer import format_pointer, parse_pointer, resolve
 
-__all__ = ["MAX_DEPTH", "MAX_SCHEMA_VALUES", "in_input_terms", "not_json", "read_input", "too_many_values",
-           "unsupported"]
+__all__ = ["MAX_DEPTH", "MAX_SCHEMA_VALUES", "Read", "TooLarge", "in_input_terms", "not_json", "read_input",
+           "read_schema", "too_many_values", "unsupported"]
 
 # JSON values in one diff-schemas input. With the validators bounded (diff/side.py) the diff's memory still grows
 # with the schema, about 4 KiB a value: two schemas of 1,900 $defs, 104,504 values each, peak at 487 MiB (237 s),
@@ -225,6 +226,37 @@ def _is_uri_reference(value: str) -> bool:
 
 def _as_list(value: Any) -> list[str]:
     return [str(v) for v in value] if isinstance(value, list) else [str(value)]
+
+
+class TooLarge(ValueError):
+    """A schema past MAX_SCHEMA_VALUES (the message says so): not compared."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Read:
+    """One side as `diff-schemas` reads it: the translation, a line per file its `$ref`s reached (bundled), a line
+    per annotation dropped as validators tolerate it (`pointer: what`)."""
+
+    translation: Translation
+    bundled: tuple[str, ...] = ()
+    dropped: tuple[str, ...] = ()
+
+
+def read_schema(schema: Any, find: Callable[[str], Any | None] | None = None,
+                default: Draft = DRAFT_2020_12) -> Read:
+    """The reading pipeline of one side of `diff-schemas` (the CLI and the replay of the schema histories share
+    it): the files its `$ref`s reach bundled in from `find` (diff/bundle.py), refused past MAX_SCHEMA_VALUES
+    (TooLarge), the annotations validators tolerate dropped (`tolerated_annotations`), translated into 2020-12 and
+    screened (`read_input`). Raises Untranslatable with the JSON pointer into the input and the reason."""
+    from wirecheck.diff.bundle import bundle
+
+    bundled: list[str] = []
+    if find is not None:
+        schema, bundled = bundle(schema, find, default)
+    if (too_large := too_many_values(schema)) is not None:
+        raise TooLarge(too_large)
+    schema, dropped = tolerated_annotations(schema, default)
+    return Read(read_input(schema, default), tuple(bundled), tuple(dropped))
 
 
 def read_input(schema: Any, default: Draft = DRAFT_2020_12) -> Translation:

@@ -13,7 +13,7 @@ from typing import Any
 
 from wirecheck.contracts.formats import URL_FORMATS
 from wirecheck.diff.flat import Flat, flatten, refining_alternatives, within
-from wirecheck.diff.model import ABSENT, ITEM
+from wirecheck.diff.model import ABSENT, ITEM, STRICT
 from wirecheck.diff.regex_example import regex_example, regex_examples
 from wirecheck.diff.side import Side
 from wirecheck.diff.vocabulary import is_annotation
@@ -160,8 +160,10 @@ def _from_union(side: Side, flat: Flat, path: tuple[Any, ...], plants: dict, dep
             first, found = candidate, True
         if below and not isinstance(candidate, _holder(below, len(path))):
             continue  # a member built as a scalar or a list holds no member planted below it (`on: "push"`, /on/x)
-        if side.validator(branch).is_valid(candidate) and (
-                _implies_union(side, flat.location, branch) or side.validator(flat.location).is_valid(candidate)):
+        # asked through the side's memo of answers: the same member is built alike for many probes (and, in a
+        # `$ref` ring, each member's validator compiles the whole ring again once the budget dropped it)
+        if side.accepts(branch, STRICT, candidate) and (
+                _implies_union(side, flat.location, branch) or side.accepts(flat.location, STRICT, candidate)):
             return candidate
     if not found:
         raise NoExample(f"no branch of {flat.location} gives an example")
@@ -258,7 +260,7 @@ def _from_alternatives(side: Side, flat: Flat, alternatives: list[set[str]], pat
             merged = side.memo[key] = dataclasses.replace(flat, union=None, branches=[],
                                                           required=flat.required | required)
         candidate = _plain(side, merged, path, plants, depth)
-        if side.validator(flat.location).is_valid(candidate):
+        if side.accepts(flat.location, STRICT, candidate):
             return candidate
         if index == 0:
             first = candidate

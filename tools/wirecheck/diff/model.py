@@ -171,6 +171,10 @@ class DiffFinding:
     # what blocked the decision where a verdict is unknown: no payload could be built (and why), none the writer
     # accepts, none the reader refuses at the change, and set containment could not decide (diff/gate.py, 6)
     undecided: str = ""
+    # (kind, instance path) where this finding's change was witnessed, when not in its own kind: a change inside a
+    # definition of a `$ref` ring, which every kind reaching the ring reaches, is witnessed once, through the
+    # shortest path from a kind's root (diff/engine.py `_Pair.owner`); the other kinds' findings carry its verdicts
+    witnessed_in: tuple[str, str] | None = None
 
     def breaks(self, direction: str | None = None, view: str | None = None) -> bool:
         return any(
@@ -215,6 +219,8 @@ class DiffFinding:
             data["readers"] = dict(self.readers)
         if self.undecided:
             data["undecided"] = self.undecided
+        if self.witnessed_in is not None:
+            data["witnessed_in"] = {"kind": self.witnessed_in[0], "path": self.witnessed_in[1]}
         return data
 
 

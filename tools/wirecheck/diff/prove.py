@@ -25,6 +25,7 @@ The rules it uses, each sound on its own (narrow = N, wide = W):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import jsonschema_rs
@@ -54,9 +55,50 @@ def prove_subset(narrow: Side, narrow_location: str, narrow_view: str, wide: Sid
     """True only when every value `narrow` (in its view) accepts is accepted by `wide` (in its view)."""
     prover = _Prover(narrow, narrow_view, wide, wide_view)
     try:
-        return prover.sub(narrow_location, wide_location)
+        try:
+            proven = prover.sub(narrow_location, wide_location)
+        except RecursionError:  # a `$ref` ring of a few hundred definitions is walked that deep: once more, deeper
+            prover = _Prover(narrow, narrow_view, wide, wide_view)
+            proven = _deeper(lambda: prover.sub(narrow_location, wide_location))
     except (_Budget, KeyError, TypeError, ValueError, RecursionError):
         return False
+    if proven:  # every assumption left stands: each was checked, given the others (a coinductive proof)
+        prover.proven.update(prover.assumed)
+    return proven
+
+
+DEEP_FRAMES = 40_000  # Python frames allowed to a proof retried deeper (a 560-definition ring needs about 2,300)
+DEEP_STACK_BYTES = 512 * 2**20  # the thread's stack for it: reserved, touched only as deep as the proof goes
+
+
+def _deeper(prove: Callable[[], bool]) -> bool:
+    """`prove()` in a thread of its own with a large stack and a higher recursion limit (the interpreter's, for
+    that while: the calling thread waits), so a proof that walks a long `$ref` ring is not cut off at the default
+    1,000 frames. A RecursionError past DEEP_FRAMES is raised again here."""
+    import sys
+    import threading
+
+    outcome: list[Any] = []
+
+    def run() -> None:
+        try:
+            outcome.append(prove())
+        except BaseException as exc:  # handed to the caller, who decides
+            outcome.append(exc)
+
+    limit, size = sys.getrecursionlimit(), threading.stack_size()
+    sys.setrecursionlimit(max(limit, DEEP_FRAMES))
+    try:
+        threading.stack_size(DEEP_STACK_BYTES)
+        worker = threading.Thread(target=run, name="wirecheck-deep-proof")
+        worker.start()
+        worker.join()
+    finally:
+        threading.stack_size(size)
+        sys.setrecursionlimit(limit)
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    return bool(outcome[0])
 
 
 def _types(node: dict[str, Any]) -> set[str] | None:
@@ -72,6 +114,14 @@ class _Prover:
         self.assumed: set[tuple[str, str]] = set()
         self.order: list[tuple[str, str]] = []  # `assumed` in the order added, so a failed attempt can undo its own
         self.steps = 0
+        # pairs earlier proofs between these two sides and views established, kept on the narrow side: kinds that
+        # reach the same definitions (every kind reaching a `$ref` ring reaches all of it) prove them once. Held
+        # with the wide side itself, so an id reused by another side after this one is gone never matches
+        key = ("proven", narrow_view, id(wide), wide_view)
+        held = narrow.memo.get(key)
+        if held is None or held[0] is not wide:
+            held = narrow.memo[key] = (wide, set())
+        self.proven: set[tuple[str, str]] = held[1]
 
     def deref(self, side: Side, view: str, location: str) -> tuple[Any, str]:
         node = side.node(location, view)
@@ -103,7 +153,7 @@ class _Prover:
         if by_ref and self.narrow.digest(n_loc) == self.wide.digest(w_loc):
             return True  # written identically, refs followed: every schema contains itself (and its tolerant view)
         key = (n_loc, w_loc)
-        if key in self.assumed:
+        if key in self.assumed or key in self.proven:
             return True
         self.assumed.add(key)
         self.order.append(key)

@@ -7,6 +7,7 @@ because every check here goes through `{"$ref": location}` resolved offline in t
 from __future__ import annotations
 
 import hashlib
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -51,7 +52,7 @@ class Side:
     origins: Mapping[str, str] = field(default_factory=dict, repr=False)
     _views: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
     _registries: dict[str, Any] = field(default_factory=dict, repr=False)
-    _validators: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
+    _validators: OrderedDict[tuple[str, str], Any] = field(default_factory=OrderedDict, repr=False)
     _validator_bytes: int = field(default=0, repr=False)
     _references: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
     _reference_validators: dict[str, ReferenceValidators] = field(default_factory=dict, repr=False)
@@ -115,16 +116,19 @@ class Side:
         kept are bounded by the JSON they reach (VALIDATOR_SOURCE_BUDGET), the least recently used dropped
         first: a kind's validators are asked for while that kind is compared. A small contract's all stay."""
         key = (location, view)
-        found = self._validators.pop(key, None)
-        if found is None:
-            found = fast_validator({"$schema": DIALECT, "$ref": uri_of(location)}, self.registry(view))
-            size = self.source_size(location)
-            while self._validators and self._validator_bytes + size > VALIDATOR_SOURCE_BUDGET:
-                oldest = next(iter(self._validators))  # dicts keep insertion order: the least recently asked for
-                del self._validators[oldest]
-                self._validator_bytes -= self.source_size(oldest[0])
-            self._validator_bytes += size
-        self._validators[key] = found  # asked for last: last in order
+        found = self._validators.get(key)
+        if found is not None:
+            self._validators.move_to_end(key)  # asked for last: last in order
+            return found
+        found = fast_validator({"$schema": DIALECT, "$ref": uri_of(location)}, self.registry(view))
+        size = self.source_size(location)
+        while self._validators and self._validator_bytes + size > VALIDATOR_SOURCE_BUDGET:
+            # the least recently asked for (an OrderedDict: a plain dict's first entry, after many moved to its
+            # end, is found by skipping every slot they left, which cost 21 s of a 4 MB ring's diff)
+            oldest, _ = self._validators.popitem(last=False)
+            self._validator_bytes -= self.source_size(oldest[0])
+        self._validator_bytes += size
+        self._validators[key] = found
         return found
 
     def reference(self, location: str, view: str = STRICT) -> Any:
@@ -193,14 +197,7 @@ class Side:
 
     def _reached(self, location: str) -> list[str]:
         """`location` and every location its `$ref`s reach, transitively."""
-        refs = self._text_and_refs(location)[2]
-        seen, todo = {location}, list(refs)
-        while todo:
-            at = todo.pop()
-            if at not in seen:
-                seen.add(at)
-                todo += self._text_and_refs(at)[2]
-        return sorted(seen)
+        return sorted(self._component(location).reach())
 
     def depth(self, location: str) -> int:
         """How many levels a walk that follows `$ref`s goes down from `location` (a `$ref` is a level; a `$ref`
@@ -252,24 +249,74 @@ class Side:
         return self._closure(location)[1]
 
     def _closure(self, location: str) -> tuple[str, int]:
-        """(digest, bytes) of `location` and what its `$ref`s reach: the digest hashes the sorted digests of their
-        texts (each text is hashed once, not once for every closure holding it: 3.4 MB of SHA-256 for an ACP
-        pair, most of it the same definitions again), so two closures have one digest exactly when their texts
-        are the same."""
-        key = ("closure", location)
-        if key not in self.memo:
-            digest, size, refs = self._text_and_refs(location)
-            parts, seen, todo = [digest], {location}, list(refs)  # most nodes a walk visits have no refs at all
-            while todo:
-                at = todo.pop()
-                if at not in seen:
-                    seen.add(at)
-                    digest, more, refs = self._text_and_refs(at)
-                    parts.append(digest)
-                    size += more
-                    todo += refs
-            self.memo[key] = (hashlib.sha256(b"".join(sorted(parts))).hexdigest(), size)
-        found: tuple[str, int] = self.memo[key]
+        """(digest, bytes) of `location` and what its `$ref`s reach: the digest of its strongly connected
+        component of locations (`_Component`). Two closures have one digest exactly when their texts are the same:
+        each text is hashed once, and each component once, not once for every location whose closure holds it
+        (3.4 MB of SHA-256 for an ACP pair, most of it the same definitions again; in a `$ref` ring every location
+        reaches the whole ring, so hashing each location's closure made a walk quadratic: issue 39, 5)."""
+        component = self._component(location)
+        return component.digest, component.size
+
+    def in_ring(self, location: str) -> bool:
+        """Whether `location` lies inside a definition (`$defs/<name>` or `definitions/<name>`, the innermost or any
+        around it) whose `$ref`s lead back to it: a member of a `$ref` ring, or a definition that refers to
+        itself."""
+        base, _, fragment = location.partition("#")
+        try:
+            tokens = parse_pointer(fragment)
+        except ValueError:
+            return False
+        for end in range(len(tokens), 1, -1):
+            if tokens[end - 2] in ("$defs", "definitions"):
+                at = f"{base}#{format_pointer(tokens[:end])}"
+                try:
+                    if self._component(at).recursive:
+                        return True
+                except (KeyError, IndexError, ValueError, TypeError):  # no node there (a synthetic location)
+                    continue
+        return False
+
+    def _component(self, location: str) -> _Component:
+        """The strongly connected component of `location` in the graph of locations and the `$ref`s their texts
+        hold (Tarjan's algorithm, without recursion: a chain of refs may be thousands long). Components are
+        emitted successors first, so each one's digest and size are made from its members and its successors'."""
+        found: _Component | None = self.memo.get(("component", location))
+        if found is not None:
+            return found
+        index: dict[str, int] = {location: 0}
+        low: dict[str, int] = {location: 0}
+        stack, on_stack = [location], {location}
+        work = [(location, iter(self._text_and_refs(location)[2]))]
+        while work:
+            at, targets = work[-1]
+            for target in targets:
+                if ("component", target) in self.memo:  # condensed already: a successor
+                    continue
+                if target not in index:
+                    index[target] = low[target] = len(index)
+                    stack.append(target)
+                    on_stack.add(target)
+                    work.append((target, iter(self._text_and_refs(target)[2])))
+                    break
+                if target in on_stack:
+                    low[at] = min(low[at], index[target])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[at])
+                if low[at] == index[at]:
+                    members = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        members.append(member)
+                        if member == at:
+                            break
+                    component = _Component(self, tuple(members))
+                    for member in members:
+                        self.memo[("component", member)] = component
+        found = self.memo[("component", location)]
+        assert found is not None
         return found
 
     def _text_and_refs(self, location: str) -> tuple[bytes, int, list[str]]:
@@ -338,7 +385,7 @@ class Side:
         found = self.memo.get(key)
         if found is None:
             try:
-                found = any(self._closes(self.node(at)) for at in self._reached(location))
+                found = self._component(location).closes()
             except (RecursionError, KeyError, IndexError, ValueError, TypeError):  # too deep, dangling: not known
                 found = True
             self.memo[key] = found
@@ -695,3 +742,94 @@ class Sides:
         if found is None:
             found = self._by_release[id(release)] = (release, Side("release", release.resources, release.name))
         return found[1]
+
+
+class _Component:
+    """Locations that all reach each other through `$ref`s (a recursive definition, a ring of them; most locations
+    are alone in theirs), with what they reach. Its digest hashes its members' texts (sorted) and its successors'
+    digests (sorted): equal digests mean equal members and, by induction, equal sets of reached texts, which is
+    what `Side.digest` promises. Its size is the bytes of every location it reaches, each once."""
+
+    digest: str
+    size: int
+
+    def __init__(self, side: Side, members: tuple[str, ...]) -> None:
+        self.side, self.members = side, members
+        texts = [side._text_and_refs(m) for m in members]
+        inside = set(members)
+        successors: dict[int, _Component] = {}
+        for _, _, refs in texts:
+            for target in refs:
+                if target not in inside:
+                    successor = side.memo[("component", target)]
+                    successors[id(successor)] = successor
+        self.successors = tuple(successors.values())
+        # its locations reach each other: several, or one whose own `$ref`s lead to itself
+        self.recursive = len(members) > 1 or any(members[0] in refs for _, _, refs in texts)
+        own = b"".join(sorted(digest for digest, _, _ in texts))
+        after = b"".join(sorted(s.digest.encode() for s in self.successors))
+        self.digest = hashlib.sha256(own + b"|" + after).hexdigest()
+        own_size = sum(size for _, size, _ in texts)  # no member is reached from a successor (it would be one)
+        # Successors may reach the same locations: each counted once. Where the largest reaches all the others (a
+        # ring that also refers to a helper its members use), that is its size, known without listing it
+        self.size = own_size
+        if self.successors:
+            largest = max(self.successors, key=lambda s: s.size)
+            rest = [s for s in self.successors if s is not largest]
+            if rest and largest.recursive:
+                within = largest.reach()
+                rest = [s for s in rest if s.members[0] not in within]
+            if not rest:
+                self.size += largest.size
+            else:
+                self.size += sum(side._text_and_refs(at)[1] for at in frozenset[str]().union(
+                    *(s.reach() for s in (largest, *rest))))
+        self._reach: frozenset[str] | None = None
+        self._closes: bool | None = None
+
+    def reach(self) -> frozenset[str]:
+        """Every location this component reaches, its own included (built on demand: sizes and digests need it
+        only where successors overlap)."""
+        if self._reach is not None:
+            return self._reach
+        found: set[str] = set()
+        seen: set[int] = set()
+        todo: list[_Component] = [self]
+        while todo:
+            component = todo.pop()
+            if id(component) in seen:
+                continue
+            seen.add(id(component))
+            if component._reach is not None:
+                found.update(component._reach)
+                continue
+            found.update(component.members)
+            todo.extend(component.successors)
+        reach = frozenset(found)
+        if self.recursive:  # kept for a ring (one set for all its locations); a chain's sets would hold its square
+            self._reach = reach
+        return reach
+
+    def closes(self) -> bool:
+        """Whether a location it reaches holds what makes the tolerant view differ (`Side._closes`)."""
+        for component in self._successors_first(lambda c: c._closes is None):
+            component._closes = any(s.closes() for s in component.successors) or any(
+                component.side._closes(component.side.node(m)) for m in component.members)
+        assert self._closes is not None
+        return self._closes
+
+    def _successors_first(self, pending: Callable[[_Component], bool]) -> Iterator[_Component]:
+        """This component and what it reaches, each still `pending`, every one after its successors (a chain of
+        components may be thousands long: no recursion)."""
+        todo: list[tuple[_Component, bool]] = [(self, False)]
+        done: set[int] = set()
+        while todo:
+            component, ready = todo.pop()
+            if id(component) in done or not pending(component):
+                continue
+            if ready:
+                done.add(id(component))
+                yield component
+            else:
+                todo.append((component, True))
+                todo.extend((s, False) for s in component.successors if pending(s) and id(s) not in done)

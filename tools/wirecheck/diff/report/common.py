@@ -432,6 +432,15 @@ def witness_text(witness: Witness, path: str = "", limit: int = 100, reason_limi
     return f"{witness.direction}/{witness.view} {payload} — {witness.rejected_by} rejects: {reason}{latent}"
 
 
+def witnessed_elsewhere(finding: DiffFinding) -> str:
+    """`witnessed in R10 at /next/size` for a finding whose change was witnessed in another kind (a change inside a
+    `$ref` ring, witnessed once: DiffFinding.witnessed_in), else ""."""
+    if finding.witnessed_in is None:
+        return ""
+    kind, path = finding.witnessed_in
+    return f"witnessed in {kind} at {path or '/'}"
+
+
 def breaks_text(finding: DiffFinding) -> str:
     """A single finding's verdicts (`breaks forward/strict; unknown backward/tolerant`), for the flat formats."""
     breaking = [f"{d}/{m}{' (latent)' if (d, m) in finding.latent else ''}" for d, m, v in finding.verdicts

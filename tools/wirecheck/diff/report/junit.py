@@ -5,13 +5,15 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from typing import TextIO
 
-from wirecheck.diff.report.common import breaks_text, gate_line, unique_witnesses, witness_text
+from wirecheck.diff.report.common import breaks_text, gate_line, unique_witnesses, witness_text, witnessed_elsewhere
 from wirecheck.junit_xml import xml_document
 
 
 def _line(f) -> str:
     lines = [f"{f.rule} {f.path or '/'}: {f.message} [{breaks_text(f)}] #{f.fingerprint}"]
     lines += [f"  witness {witness_text(w)}" for w in unique_witnesses(f)]
+    if f.witnessed_in is not None:
+        lines.append(f"  {witnessed_elsewhere(f)}")
     return "\n".join(lines)
 
 

@@ -9,7 +9,7 @@ from urllib.parse import unquote
 
 from wirecheck import __version__
 from wirecheck.diff.catalogue import diff_rule_catalogue
-from wirecheck.diff.report.common import breaks_text, gate_line, unique_witnesses, witness_text
+from wirecheck.diff.report.common import breaks_text, gate_line, unique_witnesses, witness_text, witnessed_elsewhere
 from wirecheck.encoding import file_uri
 from wirecheck.input_files import Unreadable, read_text
 from wirecheck.json_types import json_bytes
@@ -74,6 +74,8 @@ def write(run, out: TextIO, contracts: Path | None = None, root: Path | None = N
         witnesses = unique_witnesses(f)
         if witnesses:
             text += "\nWitness: " + witness_text(witnesses[0])
+        elif f.witnessed_in is not None:
+            text += "\nWitness: " + witnessed_elsewhere(f)
         result: dict[str, Any] = {
             "ruleId": f.rule,
             "ruleIndex": used.index(f.rule),
