@@ -523,3 +523,73 @@ def test_a_worker_checks_a_part_with_the_collector_paused_and_frees_it_without_t
         gc.enable()
     sequential, split = _both(spec, [str(path)], plan=Plan(jobs=2, forced=True, range_bytes=4096, split_min_bytes=0))
     assert snapshot(split) == snapshot(sequential) and gc.isenabled()
+
+
+@pytest.fixture(scope="module")
+def fuzz_traffic():
+    """`wirecheck fuzz SPEC --messages-only` (every kind, both directions, framed), per release: header, frames."""
+    import subprocess
+    import sys
+
+    frames = {}
+    for spec in ("qoder-agent-sdk@1.0.23", "acp@2.4.0"):
+        out = subprocess.run([sys.executable, "-m", "wirecheck", "fuzz", spec, "--count", "4", "--seed", "3",
+                              "--messages-only"], capture_output=True, check=True, timeout=600).stdout.splitlines()
+        frames[spec] = out[0], out[1:]
+    return frames
+
+
+def _with_id(frame: bytes, new_id) -> bytes:
+    """The frame with its request id (JSON-RPC's `id`, Qoder's `request_id`, a control response's inner one)
+    replaced; a frame without one as it was."""
+    value = orjson.loads(frame)
+    message = value["message"]
+    for holder, key in ((message, "id"), (message, "request_id"), (message.get("response"), "request_id")):
+        if isinstance(holder, dict) and key in holder and (key != "id" or "jsonrpc" in message):
+            holder[key] = new_id
+            return orjson.dumps(value)
+    return frame
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("spec", ["qoder-agent-sdk@1.0.23", "acp@2.4.0"])
+def test_requests_answered_within_a_part_are_settled_there_and_agree(fuzz_traffic, tmp_path, monkeypatch, spec,
+                                                                     seed):
+    """A worker takes each request answered within its part, and the answer, out of what it sends back: the
+    capture's engine runs only their steps on its correlation, in their place (check/parts.py PartChecks._settle).
+    On traffic whose ids come from a handful (an id reused while its request still waits, answered twice, answers
+    to nothing, requests of unknown methods with the same ids), with the correlation's bounds small enough that
+    requests are dropped and answered ones forgotten, split into parts of a few lines: the answer of one process,
+    and pairs were settled."""
+    from wirecheck.check import correlation, parallel, parts
+
+    header, frames = fuzz_traffic[spec]
+    rng = random.Random(seed)
+    ids = ([0, "a", 1, 2, True] if spec.startswith("acp") else ["r0", "r1", "r2", "r3", "r4"])[: rng.choice([2, 3, 5])]
+    lines = [_with_id(frame, rng.choice(ids)) for frame in frames * 2]
+    unknown = {"from": "client", "message": {"jsonrpc": "2.0", "method": "x/unknown"}} if spec.startswith("acp") \
+        else {"from": "sdk", "message": {"type": "control_request", "request": {"subtype": "x_unknown"}}}
+    for _ in range(rng.randrange(0, 4)):
+        lines.insert(rng.randrange(len(lines)), _with_id(orjson.dumps(unknown), rng.choice(ids)))
+    for _ in range(6):
+        at = rng.randrange(len(lines))
+        if rng.random() < 0.5:
+            del lines[at]
+        else:
+            lines.insert(rng.randrange(len(lines)), lines[at])
+    path = tmp_path / "traffic.ndjson"
+    path.write_bytes(b"\n".join([header, *lines]) + b"\n")
+    bound = rng.choice([4, 6, 100_000])
+    monkeypatch.setattr(correlation, "MAX_AWAITING", bound)
+    monkeypatch.setattr(correlation, "MAX_ANSWERED", rng.choice([2, 3, 100_000]))
+    monkeypatch.setattr(parts, "MAX_AWAITING", bound)
+    settled = []
+    replay = parallel._Part.replay
+    monkeypatch.setattr(parallel._Part, "replay",
+                        lambda part, *args: settled.append(len(part.settled)) or replay(part, *args))
+    plan = Plan(jobs=2, forced=True, range_bytes=rng.choice([400, 900, 3000]), split_min_bytes=0)
+    sequential, result = _both(spec, [str(path)], plan=plan)
+    codes = {f.code for f in sequential.findings}
+    assert codes & {"DUPLICATE_REQUEST_ID", "DUPLICATE_RESPONSE", "RESPONSE_WITHOUT_REQUEST"}, codes
+    assert snapshot(result) == snapshot(sequential)
+    assert sum(settled) > 0 and len(settled) > 5

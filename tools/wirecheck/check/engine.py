@@ -100,6 +100,9 @@ class Reading:
     offset: list[int] = field(default_factory=lambda: [0])
     # the fast path of a framed capture's frames (read_capture's `fast_frame`; see Engine._frame_acceptor)
     accept_frame: Callable[[Any, int], bool] = _refuse
+    # (step, offset): a step of the correlation a part settled (check/parts.py PartChecks._settle), in its place:
+    # (line, sender, kind id, request id) remembers a request, (kind id, request id) answers it
+    settle: Callable[[tuple[Any, ...], int], None] = lambda step, offset: None
 
 
 # How a capture is read: what read_capture(raw_stream=True, fast=reading.accept) yields, in capture order.
@@ -304,8 +307,17 @@ class Engine:
                           rules)
 
         accept_frame = self._frame_acceptor(fast, seen, last, label, ordered_from, spoke)
+        kinds, sequence = self._kinds, run.sequence
+
+        def settle(step: tuple[Any, ...], offset: int) -> None:
+            if len(step) == 2:
+                sequence.settled_answer(kinds[step[0]], step[1])
+            else:
+                line_no, sender, kind_id, request_id = step
+                sequence.settled_request(kinds[kind_id], request_id, label, line_no + offset, sender, emit)
+
         reading = Reading(accept if forced is None else _refuse, seen, run.unsettled, observe, took,
-                          accept_frame=accept_frame if forced is None else _refuse)
+                          accept_frame=accept_frame if forced is None else _refuse, settle=settle)
         for item in (source if forced is None else self._read)(capture, reading):
             known = forced
             if type(item) is tuple:

@@ -377,15 +377,24 @@ class _Part:
     observed: array[int]
     kinds: tuple[str, ...]
     seen: dict[str, int]
-    took: dict[str | None, tuple[int, str]]  # role → (line, kind id) of its last framed message taken
+    took: dict[str | None, tuple[int, str]]  # role → (line, kind id) of its last message taken or settled
     line_ends: int  # in the range: the next range's line numbers start after them
     peak_kib: int  # the worker's peak memory so far
+    # requests answered within the part and their answers, as steps of the capture's correlation (PartChecks
+    # _settle): (line, sender, kind id, request id) for a request, (kind id, request id) for its answer
+    settled: list[tuple[Any, ...]]
+    settled_at: array[int]  # settled[i] comes before items[settled_at[i]]
 
-    def replay(self, offset: int, observe: Callable[[str, int], None]) -> Iterator[Any]:
+    def replay(self, offset: int, observe: Callable[[str, int], None],
+               settle: Callable[[tuple[Any, ...], int], None]) -> Iterator[Any]:
         """Each item, its lines moved by `offset` (a Checked message's by the engine), the observations before it
-        shown to `observe(kind id, line)` first, and those after the last item at the end."""
+        shown to `observe(kind id, line)` and the settled steps before it to `settle(step, offset)` first, and
+        those after the last item at the end."""
         kinds, observed, width, positions = self.kinds, self.observed, len(self.kinds), self.positions
+        settled, settled_at = self.settled, self.settled_at
         done = 0
+        step, steps = 0, len(settled)
+        upcoming = settled_at[0] if steps else -1
         for at, item in enumerate(self.items):
             position = positions[at]
             if position > done:
@@ -393,10 +402,16 @@ class _Part:
                     line, code = divmod(note, width)
                     observe(kinds[code], line + offset)
                 done = position
+            while upcoming == at:
+                settle(settled[step], offset)
+                step += 1
+                upcoming = settled_at[step] if step < steps else -1
             yield item if type(item) is tuple and len(item) != 2 else _moved(item, offset)
         for note in observed[done:]:
             line, code = divmod(note, width)
             observe(kinds[code], line + offset)
+        for at in range(step, steps):
+            settle(settled[at], offset)
 
 
 def _moved(item: Any, offset: int) -> Any:
@@ -437,7 +452,7 @@ COLLECT_EVERY_PARTS = 16
 
 
 def _check_range(path: str, start: int, end: int, max_line_bytes: int, form: str,
-                 unsettled: frozenset[int]) -> _Part:
+                 unsettled: frozenset[int], settle: bool = True) -> _Part:
     gc.collect(0)  # the cycles the last part left, if any (the collector is still paused from it)
     gc.disable()  # until this process's next task: this part's items are pickled after it returns
     engine = _engine()
@@ -445,7 +460,7 @@ def _check_range(path: str, start: int, end: int, max_line_bytes: int, form: str
     kinds = tuple(k.id for k in engine.release.kinds)
     code, width, observed = {kind: at for at, kind in enumerate(kinds)}, len(kinds), array("q")
     part = PartChecks(engine, capture, unsettled, lambda kind, line: observed.append(line * width + code[kind]),
-                      observed.__len__)
+                      observed.__len__, settle)
     with open(path, "rb") as handle:
         stream = _Range(handle, end - start, start)
         for item in stream.lines(capture.label, max_line_bytes,
@@ -453,7 +468,8 @@ def _check_range(path: str, start: int, end: int, max_line_bytes: int, form: str
             part.add(item)
     part.done()
     return _Part(part.items, array("q", part.positions), observed, kinds,
-                 {kind: count for kind, count in part.seen.items() if count}, part.took, stream.line_ends, _peak_kib())
+                 {kind: count for kind, count in part.seen.items() if count}, part.took, stream.line_ends, _peak_kib(),
+                 part.settled, array("q", part.settled_at))
 
 
 class _Range:
@@ -562,7 +578,7 @@ class _Split:
                 for kind_id, count in part.seen.items():
                     reading.seen[kind_id] += count
                 reading.offset[0] = offset
-                yield from part.replay(offset, reading.observe)
+                yield from part.replay(offset, reading.observe, reading.settle)
                 reading.offset[0] = 0
                 for role, (line, kind_id) in part.took.items():
                     reading.took(role, line + offset, kind_id)

@@ -9,7 +9,8 @@ from collections.abc import Callable
 from typing import Any
 
 from wirecheck.capture import CaptureFile
-from wirecheck.check.engine import Checked, Engine, _CaptureRun, _FastEntry
+from wirecheck.check.correlation import MAX_AWAITING
+from wirecheck.check.engine import Engine, _CaptureRun, _FastEntry
 from wirecheck.check.message import Message
 from wirecheck.check.sequences import PartAnswers, projected, read_paths
 from wirecheck.contracts.model import MessageKind
@@ -26,7 +27,7 @@ class PartChecks:
     Rules that had settled when the part was handed out (`unsettled`: those that had not) are settled here."""
 
     def __init__(self, engine: Engine, capture: CaptureFile, unsettled: frozenset[int],
-                 record: Callable[[str, int], None], noted: Callable[[], int]):
+                 record: Callable[[str, int], None], noted: Callable[[], int], settle: bool = True):
         self.engine = engine
         self.noted = noted  # how many observations `record` has noted so far
         self.file = capture.label
@@ -56,31 +57,101 @@ class PartChecks:
         self.read_paths = read_paths(engine.release, engine.sequences.obligations)
         self.projectable = engine.sequences.watched - engine.sequences.correlated - engine._last_kinds \
             - engine._base_kinds.keys() - engine.messages.has_consumers
+        # requests answered within the part (see `_settle`): key → [its item's index, its answer's index], -1 for
+        # none yet, SPOILT where anything else in the part touches the key
+        self.settle = settle and not self.answers.answers_read
+        self.pairs: dict[Any, list[int]] = {}
+        self.requests = 0  # requests of the part that the capture's correlation remembers
+        self.unclassified = False  # a message of no kind may be a request the capture's engine remembers
+        self.settled: list[tuple[Any, ...]] = []  # what the capture's correlation does instead of each pair
+        self.settled_at: list[int] = []  # settled[i] comes before items[settled_at[i]]
 
     def done(self) -> None:
-        """The part is read: drop the fast path, whose closure refers back to this object (through `_held`), so
-        that its items are freed by reference counting once they are sent, not by a later pass of the cycle
-        collector over all of them (check/parallel.py COLLECT_EVERY_PARTS)."""
+        """The part is read: its answered requests settled (`_settle`); drop the fast path, whose closure refers
+        back to this object (through `_held`), so that its items are freed by reference counting once they are
+        sent, not by a later pass of the cycle collector over all of them (check/parallel.py
+        COLLECT_EVERY_PARTS)."""
         self.accept = _refuse
+        if self.settle and not self.unclassified and self.requests <= MAX_AWAITING // 2:
+            self._settle()
+        self.pairs.clear()
+
+    def _settle(self) -> None:
+        """Take out of the items each request answered within the part and its answer, where the capture's engine
+        would read nothing of either but its correlation: both left without their value (nothing else reads
+        them), neither with a finding, the answer's reply checked here against that very request, and nothing
+        else in the part touching their id. Each pair leaves two compact steps in its place, which the capture's
+        engine runs in capture order on its correlation (SequenceRun.settled_request, settled_answer): the same
+        state as the messages would leave, so what later parts and the capture's end find is the same. They are
+        counted here (`seen`), their senders noted as having spoken (`took`). The part must hold no message of no
+        kind (which may name an id the engine remembers) and fewer requests than half the bound on those
+        awaiting: none of them can then be dropped before its answer comes."""
+        steps = sorted(index for request, answer in self.pairs.values() if request >= 0 and answer >= 0
+                       for index in (request, answer))
+        if not steps:
+            return
+        items, positions, kinds = self.items, self.positions, self.engine._kinds
+        kept: list[Any] = []
+        kept_positions: list[int] = []
+        settled, settled_at, took, seen = self.settled, self.settled_at, self.took, self.seen
+        start = 0
+        for index in steps:
+            kept.extend(items[start:index])
+            kept_positions.extend(positions[start:index])
+            start = index + 1
+            line, sender, _, kind_id, _, _, _, noted = items[index]
+            kind = kinds[kind_id]
+            if kind.id in self.engine.sequences.answered_kinds:  # a request
+                settled.append((line, sender, kind_id, noted[0]))
+            else:
+                settled.append((kind_id, noted[0]))
+            settled_at.append(len(kept))
+            seen[kind_id] += 1
+            role = sender if sender is not None else kind.producer
+            earlier = took.get(role)
+            if earlier is None or earlier[0] < line:
+                took[role] = (line, kind_id)
+        kept.extend(items[start:])
+        kept_positions.extend(positions[start:])
+        self.items, self.positions = kept, kept_positions
 
     def _held(self, kind: MessageKind, rules: tuple[Rule, ...], value: Any, line: int) -> None:
         self.seen[kind.id] -= 1  # counted where it is finished, as every Checked is
-        self._append(self._checked(value, line, None, kind, (), alone=True))
+        self._checked(value, line, None, kind, (), alone=True)
 
     def _checked(self, value: Any, line: int, sender: str | None, kind: MessageKind, found: tuple[Finding, ...],
-                 alone: bool, message: Message | None = None) -> Checked:
+                 alone: bool, message: Message | None = None) -> None:
+        """Append the message as a `Checked`, noting what its correlation touches (see `_settle`)."""
         def located() -> Message:
             return message or Message(value=value, file=self.file, line=line, sender=sender, kind=kind)
 
         after = self._consumers(located(), kind) if kind.id in self.engine.messages.has_consumers else ()
         noted = None
         if kind.id in self.engine.sequences.correlated:
-            noted = self.answers.note(value, kind, located)
+            answers = self.answers
+            noted = answers.note(value, kind, located)
             if noted is not None and self._lean(kind.id, alone):
                 value = None
+            if answers.event is not None and self.settle:
+                self._touches(*answers.event, value is None and not found and not after and (
+                    answers.event[0] or (noted is not None and noted[1] is not None and not noted[1][1])))
         elif kind.id in self.projectable and self._lean(kind.id, alone, projectable=True):
             value = projected(value, self.read_paths)
-        return line, sender, value, kind.id, found, after, alone, noted
+        self._append((line, sender, value, kind.id, found, after, alone, noted))
+
+    def _touches(self, request: bool, key: Any, clean: bool) -> None:
+        """The next item touches the correlation's `key`: a request, else an answer; `clean`: nothing but its
+        correlation reads it (see `_settle`)."""
+        pair = self.pairs.get(key)
+        if request:
+            self.requests += 1
+            if pair is None and clean:
+                self.pairs[key] = [len(self.items), -1]
+                return
+        elif pair is not None and pair[0] >= 0 and pair[1] < 0 and clean:
+            pair[1] = len(self.items)
+            return
+        self.pairs[key] = SPOILT
 
     def _lean(self, kind_id: str, alone: bool, projectable: bool = False) -> bool:
         """Does nothing in the capture's engine read a message of this kind but what the part notes of it (a
@@ -136,6 +207,7 @@ class PartChecks:
         if kind is None:
             kind = engine.classifier.classify(message, self.run.bases)
         if kind is None:  # of no kind: what the capture's sequence makes of it is decided there
+            self.unclassified = True
             self._append(item)
             return
         self._message(message.value, message.line or 0, message.sender, kind, found)
@@ -152,15 +224,18 @@ class PartChecks:
                     rule.observe(kind, value, self.file, line)
                 self.took[sender] = (line, kind.id)
             else:
-                self._append(self._checked(value, line, sender, kind, (), alone=True))
+                self._checked(value, line, sender, kind, (), alone=True)
             return
         message = Message(value=value, file=self.file, line=line, sender=sender, kind=kind)
         self.engine.messages.content(message, kind, found.append)
-        self._append(self._checked(value, line, sender, kind, tuple(found), alone=False, message=message))
+        self._checked(value, line, sender, kind, tuple(found), alone=False, message=message)
 
 
 def _refuse(value: Any, line: int) -> bool:
     return False
+
+
+SPOILT = [-1, -1]  # a key the part cannot settle (PartChecks.pairs): never changed
 
 
 class _Recorder:
