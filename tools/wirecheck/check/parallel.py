@@ -47,6 +47,7 @@ from typing import IO, TYPE_CHECKING, Any, cast
 
 from wirecheck.capture import FORM_LOOKAHEAD, CaptureFile, CaptureUnreadable, read_capture, read_lines
 from wirecheck.capture.ndjson import LineSink, iter_lines, read_framed
+from wirecheck.check import correlation
 from wirecheck.check.engine import CheckOptions, Engine, Reading
 from wirecheck.check.message import Message
 from wirecheck.check.parts import PartChecks
@@ -452,7 +453,7 @@ COLLECT_EVERY_PARTS = 16
 
 
 def _check_range(path: str, start: int, end: int, max_line_bytes: int, form: str,
-                 unsettled: frozenset[int], settle: bool = True) -> _Part:
+                 unsettled: frozenset[int], settle_within: int = 0) -> _Part:
     gc.collect(0)  # the cycles the last part left, if any (the collector is still paused from it)
     gc.disable()  # until this process's next task: this part's items are pickled after it returns
     engine = _engine()
@@ -460,7 +461,7 @@ def _check_range(path: str, start: int, end: int, max_line_bytes: int, form: str
     kinds = tuple(k.id for k in engine.release.kinds)
     code, width, observed = {kind: at for at, kind in enumerate(kinds)}, len(kinds), array("q")
     part = PartChecks(engine, capture, unsettled, lambda kind, line: observed.append(line * width + code[kind]),
-                      observed.__len__, settle)
+                      observed.__len__, settle_within)
     with open(path, "rb") as handle:
         stream = _Range(handle, end - start, start)
         for item in stream.lines(capture.label, max_line_bytes,
@@ -541,7 +542,7 @@ class _Split:
                 if not self._stats.workers_lost:
                     try:
                         future = self._pool.submit(_check_range, capture.path, *part, self._max_line_bytes, form,
-                                                   reading.unsettled())
+                                                   reading.unsettled(), correlation.MAX_AWAITING // 2)
                     except BrokenProcessPool:
                         self._stats.workers_lost = True
                 window.append((*part, future))

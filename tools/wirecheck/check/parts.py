@@ -9,7 +9,6 @@ from collections.abc import Callable
 from typing import Any
 
 from wirecheck.capture import CaptureFile
-from wirecheck.check.correlation import MAX_AWAITING
 from wirecheck.check.engine import Engine, _CaptureRun, _FastEntry
 from wirecheck.check.message import Message
 from wirecheck.check.sequences import PartAnswers, projected, read_paths
@@ -27,7 +26,7 @@ class PartChecks:
     Rules that had settled when the part was handed out (`unsettled`: those that had not) are settled here."""
 
     def __init__(self, engine: Engine, capture: CaptureFile, unsettled: frozenset[int],
-                 record: Callable[[str, int], None], noted: Callable[[], int], settle: bool = True):
+                 record: Callable[[str, int], None], noted: Callable[[], int], settle_within: int = 0):
         self.engine = engine
         self.noted = noted  # how many observations `record` has noted so far
         self.file = capture.label
@@ -58,11 +57,12 @@ class PartChecks:
         self.projectable = engine.sequences.watched - engine.sequences.correlated - engine._last_kinds \
             - engine._base_kinds.keys() - engine.messages.has_consumers
         # requests answered within the part (see `_settle`): key → [its item's index, its answer's index], -1 for
-        # none yet, SPOILT where anything else in the part touches the key
-        self.settle = settle and not self.answers.answers_read
+        # none yet, SPOILT where anything else in the part touches the key; settled only in a part of at most
+        # `settle_within` requests (half the capture's bound on requests awaiting: 0, none)
+        self.settle_within = settle_within
+        self.settle = settle_within > 0 and not self.answers.answers_read
         self.pairs: dict[Any, list[int]] = {}
         self.requests = 0  # requests of the part that the capture's correlation remembers
-        self.unclassified = False  # a message of no kind may be a request the capture's engine remembers
         self.settled: list[tuple[Any, ...]] = []  # what the capture's correlation does instead of each pair
         self.settled_at: list[int] = []  # settled[i] comes before items[settled_at[i]]
 
@@ -72,7 +72,7 @@ class PartChecks:
         sent, not by a later pass of the cycle collector over all of them (check/parallel.py
         COLLECT_EVERY_PARTS)."""
         self.accept = _refuse
-        if self.settle and not self.unclassified and self.requests <= MAX_AWAITING // 2:
+        if self.settle and self.requests <= self.settle_within:
             self._settle()
         self.pairs.clear()
 
@@ -83,9 +83,12 @@ class PartChecks:
         else in the part touching their id. Each pair leaves two compact steps in its place, which the capture's
         engine runs in capture order on its correlation (SequenceRun.settled_request, settled_answer): the same
         state as the messages would leave, so what later parts and the capture's end find is the same. They are
-        counted here (`seen`), their senders noted as having spoken (`took`). The part must hold no message of no
-        kind (which may name an id the engine remembers) and fewer requests than half the bound on those
-        awaiting: none of them can then be dropped before its answer comes."""
+        counted here (`seen`), their senders noted as having spoken (`took`). Each step is the correlation's own
+        (a request remembered, an answer taking the request awaiting under its id), so a message of no kind in
+        between that remembers the same id (an unknown method's request) is met as in one process: the answer
+        then takes that request, of no kind, whose reply nobody checks, as this part found none to report. The
+        part must hold no more requests than half the bound on those awaiting (`settle_within`, which the
+        capture's engine gives): no request can then be dropped before its answer comes."""
         steps = sorted(index for request, answer in self.pairs.values() if request >= 0 and answer >= 0
                        for index in (request, answer))
         if not steps:
@@ -207,7 +210,6 @@ class PartChecks:
         if kind is None:
             kind = engine.classifier.classify(message, self.run.bases)
         if kind is None:  # of no kind: what the capture's sequence makes of it is decided there
-            self.unclassified = True
             self._append(item)
             return
         self._message(message.value, message.line or 0, message.sender, kind, found)
