@@ -4,6 +4,7 @@ gives — on every bundled fixture, on generated corpora, and on streams whose l
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import random
 import re
@@ -603,12 +604,12 @@ def test_requests_answered_within_a_part_are_settled_there_and_agree(fuzz_traffi
 def test_a_request_dropped_before_its_answer_in_the_same_part_is_not_settled(fuzz_traffic, tmp_path, monkeypatch):
     """Past MAX_AWAITING requests waiting at once, the oldest is dropped, and its answer then answers nothing
     known (counted in the CORRELATION_LIMIT note). A part holding more requests than half the bound settles
-    none of its pairs (PartChecks.done; the bound is the capture's engine's, passed with each part): here each answer follows its request after six others, with a bound of
-    four, in parts of whole blocks."""
+    none of its pairs (PartChecks.done; the bound is the capture's engine's, passed with each part): here each
+    answer follows its request after six others, with a bound of four, in parts of whole blocks."""
     from wirecheck.check import correlation, parallel
 
     header, frames = fuzz_traffic["acp@2.4.0"]
-    request, answer = next((a, b) for a, b in zip(frames, frames[1:], strict=False)
+    request, answer = next((a, b) for a, b in itertools.pairwise(frames)
                            if b'"method"' in a and b'"id"' in a and b'"result"' in b)
     blocks = []
     for block in range(40):
@@ -626,3 +627,39 @@ def test_a_request_dropped_before_its_answer_in_the_same_part_is_not_settled(fuz
     assert "CORRELATION_LIMIT" in {f.code for f in sequential.findings}
     assert snapshot(result) == snapshot(sequential)
     assert len(replays) > 5 and not any(part.settled for part in replays)
+
+
+def test_a_settled_answer_can_be_its_senders_last_message(fuzz_traffic, tmp_path):
+    """A process obligation's breach names the kind of the role's last message (check/outcome.py). The agent's
+    last message here is an answer a worker settled, after a request of its own settled in the same part: the
+    breach names the answer's kind, as in one process (PartChecks._settle notes the latest of each role)."""
+    header, frames = fuzz_traffic["acp@2.4.0"]
+
+    def pair(asker: bytes) -> tuple[bytes, bytes]:
+        return next((a, b) for a, b in itertools.pairwise(frames)
+                    if a.startswith(asker) and b'"method"' in a and b'"id"' in a and b'"result"' in b)
+
+    request, answer = pair(b'{"from":"client"')
+    asked, notice = pair(b'{"from":"agent"')
+    notice = _with_id(asked, "y") + b"\n" + _with_id(notice, "y")
+    record = orjson.dumps({"process": {"role": "agent", "exit_status": 0, "signal": None,
+                                       "stopped_by_harness": False, "ended_by": None, "stopped_at": None,
+                                       "input_closed_at": 1.0, "last_output_at": 1.0, "exited_at": 60.0,
+                                       "final_newline": True}})
+    from wirecheck.check import parallel
+
+    path = tmp_path / "last.ndjson"
+    tail = b"\n".join([notice, _with_id(request, "z"), _with_id(answer, "z"), record]) + b"\n"
+    path.write_bytes(b"\n".join([header, *frames]) + b"\n" + tail)
+    size = path.stat().st_size
+    range_bytes = next(n for n in range(1500, size, 50)  # the tail within the last part, not the first
+                       if 0 < parallel._ranges(str(path), size, n, 1 << 20)[1][-1][0] <= size - len(tail))
+    sequential, result = _both("acp@2.4.0", [str(path)], plan=Plan(jobs=2, forced=True, range_bytes=range_bytes,
+                                                                    split_min_bytes=0))
+    engine = Engine(REGISTRY.load("acp@2.4.0"))
+    answer_kind = engine.classifier.stream_message_kind(orjson.loads(answer)["message"], "agent")
+    asked_kind = engine.classifier.stream_message_kind(orjson.loads(asked)["message"], "agent")
+    assert answer_kind is not None and asked_kind is not None and answer_kind != asked_kind
+    breach = [f for f in sequential.findings if f.line == len(frames) + 6]
+    assert [f.kind for f in breach] == [answer_kind.id], breach
+    assert snapshot(result) == snapshot(sequential)
