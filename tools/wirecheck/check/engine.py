@@ -76,7 +76,9 @@ _Ordered = Callable[[MessageKind, "tuple[Rule, ...]", Any, int], None]
 # in the order a sequential run makes them (the frame's sender, its content); `after`: its consumers' contracts';
 # `alone`: its single-message rules were run and found nothing; `noted`: a request or an answer the worker
 # correlated as far as its part shows (sequences.PartAnswers), its value left out (None) where nothing else reads
-# it. The capture's engine shows it to what needs the capture's ordered state (Engine._ordered).
+# it. The capture's engine shows it to what needs the capture's ordered state (Engine._ordered). A request a worker
+# saw answered within its part, and that answer, come as two steps of the capture's correlation in their places
+# instead (PartChecks._settle): (line, sender, kind id, request id) and (line, kind id, request id).
 Checked = tuple[int, "str | None", Any, str, "tuple[Finding, ...]", "tuple[Finding, ...]", bool, "Noted | None"]
 
 
@@ -100,9 +102,6 @@ class Reading:
     offset: list[int] = field(default_factory=lambda: [0])
     # the fast path of a framed capture's frames (read_capture's `fast_frame`; see Engine._frame_acceptor)
     accept_frame: Callable[[Any, int], bool] = _refuse
-    # (step, offset): a step of the correlation a part settled (check/parts.py PartChecks._settle), in its place:
-    # (line, sender, kind id, request id) remembers a request, (kind id, request id) answers it
-    settle: Callable[[tuple[Any, ...], int], None] = lambda step, offset: None
 
 
 # How a capture is read: what read_capture(raw_stream=True, fast=reading.accept) yields, in capture order.
@@ -307,17 +306,9 @@ class Engine:
                           rules)
 
         accept_frame = self._frame_acceptor(fast, seen, last, label, ordered_from, spoke)
-        kinds, sequence = self._kinds, run.sequence
-
-        def settle(step: tuple[Any, ...], offset: int) -> None:
-            if len(step) == 2:
-                sequence.settled_answer(kinds[step[0]], step[1])
-            else:
-                line_no, sender, kind_id, request_id = step
-                sequence.settled_request(kinds[kind_id], request_id, label, line_no + offset, sender, emit)
-
         reading = Reading(accept if forced is None else _refuse, seen, run.unsettled, observe, took,
-                          accept_frame=accept_frame if forced is None else _refuse, settle=settle)
+                          accept_frame=accept_frame if forced is None else _refuse)
+        kinds, sequence = self._kinds, run.sequence
         for item in (source if forced is None else self._read)(capture, reading):
             known = forced
             if type(item) is tuple:
@@ -329,6 +320,14 @@ class Engine:
                     if last[0] is value:
                         known = last[1]
                     item = Message(value=value, file=label, line=line_no)
+                elif len(item) == 4:  # a request a worker saw answered within its part: remembered (check/parts.py)
+                    line_no, sender, kind_id, request_id = item
+                    sequence.settled_request(kinds[kind_id], request_id, label, line_no + reading.offset[0], sender,
+                                             emit)
+                    continue
+                elif len(item) == 3:  # its answer, from the same part
+                    sequence.settled_answer(kinds[item[1]], item[2])
+                    continue
                 else:  # Checked: its own checks made by a worker, the ordered ones made here
                     line_no, sender, value, kind_id, findings, after, alone, noted = item
                     checked = self._kinds[kind_id]

@@ -381,21 +381,13 @@ class _Part:
     took: dict[str | None, tuple[int, str]]  # role → (line, kind id) of its last message taken or settled
     line_ends: int  # in the range: the next range's line numbers start after them
     peak_kib: int  # the worker's peak memory so far
-    # requests answered within the part and their answers, as steps of the capture's correlation (PartChecks
-    # _settle): (line, sender, kind id, request id) for a request, (kind id, request id) for its answer
-    settled: list[tuple[Any, ...]]
-    settled_at: array[int]  # settled[i] comes before items[settled_at[i]]
 
-    def replay(self, offset: int, observe: Callable[[str, int], None],
-               settle: Callable[[tuple[Any, ...], int], None]) -> Iterator[Any]:
-        """Each item, its lines moved by `offset` (a Checked message's by the engine), the observations before it
-        shown to `observe(kind id, line)` and the settled steps before it to `settle(step, offset)` first, and
-        those after the last item at the end."""
+    def replay(self, offset: int, observe: Callable[[str, int], None]) -> Iterator[Any]:
+        """Each item, its lines moved by `offset` (a Checked message's and a settled step's by the engine), the
+        observations before it shown to `observe(kind id, line)` first, and those after the last item at the
+        end."""
         kinds, observed, width, positions = self.kinds, self.observed, len(self.kinds), self.positions
-        settled, settled_at = self.settled, self.settled_at
         done = 0
-        step, steps = 0, len(settled)
-        upcoming = settled_at[0] if steps else -1
         for at, item in enumerate(self.items):
             position = positions[at]
             if position > done:
@@ -403,16 +395,10 @@ class _Part:
                     line, code = divmod(note, width)
                     observe(kinds[code], line + offset)
                 done = position
-            while upcoming == at:
-                settle(settled[step], offset)
-                step += 1
-                upcoming = settled_at[step] if step < steps else -1
             yield item if type(item) is tuple and len(item) != 2 else _moved(item, offset)
         for note in observed[done:]:
             line, code = divmod(note, width)
             observe(kinds[code], line + offset)
-        for at in range(step, steps):
-            settle(settled[at], offset)
 
 
 def _moved(item: Any, offset: int) -> Any:
@@ -453,7 +439,7 @@ COLLECT_EVERY_PARTS = 16
 
 
 def _check_range(path: str, start: int, end: int, max_line_bytes: int, form: str,
-                 unsettled: frozenset[int], settle_within: int = 0) -> _Part:
+                 unsettled: frozenset[int], awaiting_bound: int = 0) -> _Part:
     gc.collect(0)  # the cycles the last part left, if any (the collector is still paused from it)
     gc.disable()  # until this process's next task: this part's items are pickled after it returns
     engine = _engine()
@@ -461,7 +447,7 @@ def _check_range(path: str, start: int, end: int, max_line_bytes: int, form: str
     kinds = tuple(k.id for k in engine.release.kinds)
     code, width, observed = {kind: at for at, kind in enumerate(kinds)}, len(kinds), array("q")
     part = PartChecks(engine, capture, unsettled, lambda kind, line: observed.append(line * width + code[kind]),
-                      observed.__len__, settle_within)
+                      observed.__len__, awaiting_bound)
     with open(path, "rb") as handle:
         stream = _Range(handle, end - start, start)
         for item in stream.lines(capture.label, max_line_bytes,
@@ -469,8 +455,7 @@ def _check_range(path: str, start: int, end: int, max_line_bytes: int, form: str
             part.add(item)
     part.done()
     return _Part(part.items, array("q", part.positions), observed, kinds,
-                 {kind: count for kind, count in part.seen.items() if count}, part.took, stream.line_ends, _peak_kib(),
-                 part.settled, array("q", part.settled_at))
+                 {kind: count for kind, count in part.seen.items() if count}, part.took, stream.line_ends, _peak_kib())
 
 
 class _Range:
@@ -542,7 +527,7 @@ class _Split:
                 if not self._stats.workers_lost:
                     try:
                         future = self._pool.submit(_check_range, capture.path, *part, self._max_line_bytes, form,
-                                                   reading.unsettled(), correlation.MAX_AWAITING // 2)
+                                                   reading.unsettled(), correlation.MAX_AWAITING)
                     except BrokenProcessPool:
                         self._stats.workers_lost = True
                 window.append((*part, future))
@@ -579,7 +564,7 @@ class _Split:
                 for kind_id, count in part.seen.items():
                     reading.seen[kind_id] += count
                 reading.offset[0] = offset
-                yield from part.replay(offset, reading.observe, reading.settle)
+                yield from part.replay(offset, reading.observe)
                 reading.offset[0] = 0
                 for role, (line, kind_id) in part.took.items():
                     reading.took(role, line + offset, kind_id)

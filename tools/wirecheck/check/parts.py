@@ -11,7 +11,7 @@ from typing import Any
 from wirecheck.capture import CaptureFile
 from wirecheck.check.engine import Engine, _CaptureRun, _FastEntry
 from wirecheck.check.message import Message
-from wirecheck.check.sequences import PartAnswers, projected, read_paths
+from wirecheck.check.sequences import Noted, PartAnswers, projected, read_paths
 from wirecheck.contracts.model import MessageKind
 from wirecheck.findings import Finding
 from wirecheck.rules.registry import Rule
@@ -26,7 +26,7 @@ class PartChecks:
     Rules that had settled when the part was handed out (`unsettled`: those that had not) are settled here."""
 
     def __init__(self, engine: Engine, capture: CaptureFile, unsettled: frozenset[int],
-                 record: Callable[[str, int], None], noted: Callable[[], int], settle_within: int = 0):
+                 record: Callable[[str, int], None], noted: Callable[[], int], awaiting_bound: int = 0):
         self.engine = engine
         self.noted = noted  # how many observations `record` has noted so far
         self.file = capture.label
@@ -56,67 +56,18 @@ class PartChecks:
         self.read_paths = read_paths(engine.release, engine.sequences.obligations)
         self.projectable = engine.sequences.watched - engine.sequences.correlated - engine._last_kinds \
             - engine._base_kinds.keys() - engine.messages.has_consumers
-        # requests answered within the part (see `_settle`): key → [its item's index, its answer's index], -1 for
-        # none yet, SPOILT where anything else in the part touches the key; settled only in a part of at most
-        # `settle_within` requests (half the capture's bound on requests awaiting: 0, none)
-        self.settle_within = settle_within
-        self.settle = settle_within > 0 and not self.answers.answers_read
-        self.pairs: dict[Any, list[int]] = {}
+        # requests answered within the part become steps of the capture's correlation (see `_settle`): none where
+        # a monitor reads answers, or the capture's engine gave no bound on requests awaiting (`awaiting_bound`)
+        self.awaiting_bound = awaiting_bound if not self.answers.answers_read else 0
+        self.pending: dict[Any, tuple[int, int]] = {}  # key → (its request's item, requests before it in the part)
         self.requests = 0  # requests of the part that the capture's correlation remembers
-        self.settled: list[tuple[Any, ...]] = []  # what the capture's correlation does instead of each pair
-        self.settled_at: list[int] = []  # settled[i] comes before items[settled_at[i]]
 
     def done(self) -> None:
-        """The part is read: its answered requests settled (`_settle`); drop the fast path, whose closure refers
-        back to this object (through `_held`), so that its items are freed by reference counting once they are
-        sent, not by a later pass of the cycle collector over all of them (check/parallel.py
-        COLLECT_EVERY_PARTS)."""
+        """The part is read: drop the fast path, whose closure refers back to this object (through `_held`), so
+        that its items are freed by reference counting once they are sent, not by a later pass of the cycle
+        collector over all of them (check/parallel.py COLLECT_EVERY_PARTS)."""
         self.accept = _refuse
-        if self.settle and self.requests <= self.settle_within:
-            self._settle()
-        self.pairs.clear()
-
-    def _settle(self) -> None:
-        """Take out of the items each request answered within the part and its answer, where the capture's engine
-        would read nothing of either but its correlation: both left without their value (nothing else reads
-        them), neither with a finding, the answer's reply checked here against that very request, and nothing
-        else in the part touching their id. Each pair leaves two compact steps in its place, which the capture's
-        engine runs in capture order on its correlation (SequenceRun.settled_request, settled_answer): the same
-        state as the messages would leave, so what later parts and the capture's end find is the same. They are
-        counted here (`seen`), their senders noted as having spoken (`took`). Each step is the correlation's own
-        (a request remembered, an answer taking the request awaiting under its id), so a message of no kind in
-        between that remembers the same id (an unknown method's request) is met as in one process: the answer
-        then takes that request, of no kind, whose reply nobody checks, as this part found none to report. The
-        part must hold no more requests than half the bound on those awaiting (`settle_within`, which the
-        capture's engine gives): no request can then be dropped before its answer comes."""
-        steps = sorted(index for request, answer in self.pairs.values() if request >= 0 and answer >= 0
-                       for index in (request, answer))
-        if not steps:
-            return
-        items, positions, kinds = self.items, self.positions, self.engine._kinds
-        kept: list[Any] = []
-        kept_positions: list[int] = []
-        settled, settled_at, took, seen = self.settled, self.settled_at, self.took, self.seen
-        start = 0
-        for index in steps:
-            kept.extend(items[start:index])
-            kept_positions.extend(positions[start:index])
-            start = index + 1
-            line, sender, _, kind_id, _, _, _, noted = items[index]
-            kind = kinds[kind_id]
-            if kind.id in self.engine.sequences.answered_kinds:  # a request
-                settled.append((line, sender, kind_id, noted[0]))
-            else:
-                settled.append((kind_id, noted[0]))
-            settled_at.append(len(kept))
-            seen[kind_id] += 1
-            role = sender if sender is not None else kind.producer
-            earlier = took.get(role)
-            if earlier is None or earlier[0] < line:
-                took[role] = (line, kind_id)
-        kept.extend(items[start:])
-        kept_positions.extend(positions[start:])
-        self.items, self.positions = kept, kept_positions
+        self.pending.clear()
 
     def _held(self, kind: MessageKind, rules: tuple[Rule, ...], value: Any, line: int) -> None:
         self.seen[kind.id] -= 1  # counted where it is finished, as every Checked is
@@ -124,7 +75,7 @@ class PartChecks:
 
     def _checked(self, value: Any, line: int, sender: str | None, kind: MessageKind, found: tuple[Finding, ...],
                  alone: bool, message: Message | None = None) -> None:
-        """Append the message as a `Checked`, noting what its correlation touches (see `_settle`)."""
+        """Append the message as a `Checked` (a request answered within the part as a step: see `_settle`)."""
         def located() -> Message:
             return message or Message(value=value, file=self.file, line=line, sender=sender, kind=kind)
 
@@ -133,28 +84,55 @@ class PartChecks:
         if kind.id in self.engine.sequences.correlated:
             answers = self.answers
             noted = answers.note(value, kind, located)
+            event = answers.event
             if noted is not None and self._lean(kind.id, alone):
                 value = None
-            if answers.event is not None and self.settle:
-                self._touches(*answers.event, value is None and not found and not after and (
-                    answers.event[0] or (noted is not None and noted[1] is not None and not noted[1][1])))
+                if event is not None and self.awaiting_bound and not found and not after:
+                    if event[0]:
+                        self.pending[event[1]] = (len(self.items), self.requests)
+                        self.requests += 1
+                    elif self._settle(event[1], line, sender, kind.id, noted):
+                        return
+                    self._append((line, sender, value, kind.id, found, after, alone, noted))
+                    return
+            if event is not None:  # read in the capture's engine: a request answered later is not settled
+                self.pending.pop(event[1], None)
+                self.requests += event[0]
         elif kind.id in self.projectable and self._lean(kind.id, alone, projectable=True):
             value = projected(value, self.read_paths)
         self._append((line, sender, value, kind.id, found, after, alone, noted))
 
-    def _touches(self, request: bool, key: Any, clean: bool) -> None:
-        """The next item touches the correlation's `key`: a request, else an answer; `clean`: nothing but its
-        correlation reads it (see `_settle`)."""
-        pair = self.pairs.get(key)
-        if request:
-            self.requests += 1
-            if pair is None and clean:
-                self.pairs[key] = [len(self.items), -1]
-                return
-        elif pair is not None and pair[0] >= 0 and pair[1] < 0 and clean:
-            pair[1] = len(self.items)
-            return
-        self.pairs[key] = SPOILT
+    def _settle(self, key: Any, line: int, sender: str | None, kind_id: str, noted: Noted) -> bool:
+        """An answer whose ordered checks read nothing but its correlation, to the request awaiting under its key
+        in this part (the latest, as the capture's correlation pairs them), which nothing but its correlation
+        reads either: its reply checked here against that very request and clean, and fewer requests than the
+        capture's bound between them (none can then be dropped before its answer comes). Both become steps of the
+        capture's correlation, in their places (the request's item replaced): (line, sender, kind id, request
+        id) remembers the request (SequenceRun.settled_request), (line, kind id, request id) answers it
+        (settled_answer). They are the correlation's own steps, so whatever else touches the key in between, in
+        this part or the capture's engine (a message of no kind naming the same id, an answer read there), meets
+        the same state as in one process. Both are counted here (`seen`), their senders noted as having spoken
+        (`took`). True when settled."""
+        pending = self.pending.pop(key, None)
+        if pending is None or noted[1] is None or noted[1][1] or self.requests - pending[1] > self.awaiting_bound:
+            return False
+        items, seen, took = self.items, self.seen, self.took
+        at = pending[0]
+        asked_line, asked_by, _, asked_kind, _, _, _, asked = items[at]
+        items[at] = (asked_line, asked_by, asked_kind, asked[0])
+        self._append((line, kind_id, noted[0]))
+        seen[asked_kind] += 1
+        seen[kind_id] += 1
+        if asked_by is None:  # a plain stream's: sent by its kind's producer (as Engine._ordered has it)
+            asked_by = self.engine._kinds[asked_kind].producer
+        if sender is None:
+            sender = self.engine._kinds[kind_id].producer
+        if asked_by != sender:  # the answer is the later: its sender's latest; the request's, unless noted later
+            earlier = took.get(asked_by)
+            if earlier is None or earlier[0] < asked_line:
+                took[asked_by] = (asked_line, asked_kind)
+        took[sender] = (line, kind_id)
+        return True
 
     def _lean(self, kind_id: str, alone: bool, projectable: bool = False) -> bool:
         """Does nothing in the capture's engine read a message of this kind but what the part notes of it (a
@@ -210,6 +188,7 @@ class PartChecks:
         if kind is None:
             kind = engine.classifier.classify(message, self.run.bases)
         if kind is None:  # of no kind: what the capture's sequence makes of it is decided there
+            self.requests += 1  # it may be a request the capture's correlation remembers (see `_settle`)
             self._append(item)
             return
         self._message(message.value, message.line or 0, message.sender, kind, found)
@@ -235,9 +214,6 @@ class PartChecks:
 
 def _refuse(value: Any, line: int) -> bool:
     return False
-
-
-SPOILT = [-1, -1]  # a key the part cannot settle (PartChecks.pairs): never changed
 
 
 class _Recorder:
