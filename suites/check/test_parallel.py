@@ -606,11 +606,14 @@ def _steps(part) -> int:
     return sum(1 for item in part.items if type(item) is tuple and len(item) in (3, 4))
 
 
-def test_a_request_dropped_before_its_answer_in_the_same_part_is_not_settled(fuzz_traffic, tmp_path, monkeypatch):
+@pytest.mark.parametrize("between", ["requests", "requests of unknown methods"])
+def test_a_request_dropped_before_its_answer_in_the_same_part_is_not_settled(fuzz_traffic, tmp_path, monkeypatch,
+                                                                           between):
     """Past MAX_AWAITING requests waiting at once, the oldest is dropped, and its answer then answers nothing
     known (counted in the CORRELATION_LIMIT note). A worker settles no pair with as many requests between them as
     the bound (PartChecks._settle; the bound is the capture's engine's, passed with each part): here each answer
-    follows its request after six others, with a bound of four, in parts of whole blocks."""
+    follows its request after six others (of its kind, or of methods the release lacks, which the capture's engine
+    remembers too), with a bound of four, in parts of whole blocks."""
     from wirecheck.check import correlation, parallel
 
     header, frames = fuzz_traffic["acp@2.4.0"]
@@ -619,7 +622,9 @@ def test_a_request_dropped_before_its_answer_in_the_same_part_is_not_settled(fuz
     blocks = []
     for block in range(40):
         blocks.append(_with_id(request, f"k{block}"))
-        blocks.extend(_with_id(request, f"f{block}-{filler}") for filler in range(6))
+        filler = request if between == "requests" else orjson.dumps(
+            {"from": "client", "message": {"jsonrpc": "2.0", "method": "x/unknown", "id": 0}})
+        blocks.extend(_with_id(filler, f"f{block}-{at}") for at in range(6))
         blocks.append(_with_id(answer, f"k{block}"))
     path = tmp_path / "far.ndjson"
     path.write_bytes(b"\n".join([header, *blocks]) + b"\n")
