@@ -109,18 +109,22 @@ class PartChecks:
         capture's bound between them (none can then be dropped before its answer comes). Both become steps of the
         capture's correlation, in their places (the request's item replaced): (line, sender, kind id, request
         id) remembers the request (SequenceRun.settled_request), (line, kind id, request id) answers it
-        (settled_answer). They are the correlation's own steps, so whatever else touches the key in between, in
-        this part or the capture's engine (a message of no kind naming the same id, an answer read there), meets
-        the same state as in one process. Both are counted here (`seen`), their senders noted as having spoken
-        (`took`). True when settled."""
+        (settled_answer); with nothing between them, one step does both (settled_pair): (line, sender, kind id,
+        request id, the answer's kind id). They are the correlation's own steps, so whatever else touches the key
+        in between, in this part or in the capture's engine (a message of no kind naming the same id, an answer
+        read there), meets the same state as in one process. Both are counted here (`seen`), their senders noted
+        as having spoken (`took`). True when settled."""
         pending = self.pending.pop(key, None)
         if pending is None or noted[1] is None or noted[1][1] or self.requests - pending[1] > self.awaiting_bound:
             return False
         items, seen, took = self.items, self.seen, self.took
         at = pending[0]
         asked_line, asked_by, _, asked_kind, _, _, _, asked = items[at]
-        items[at] = (asked_line, asked_by, asked_kind, asked[0])
-        self._append((line, kind_id, noted[0]))
+        if at == len(items) - 1:  # nothing between them: one step (SequenceRun.settled_pair)
+            items[at] = (asked_line, asked_by, asked_kind, asked[0], kind_id)
+        else:
+            items[at] = (asked_line, asked_by, asked_kind, asked[0])
+            self._append((line, kind_id, noted[0]))
         seen[asked_kind] += 1
         seen[kind_id] += 1
         if asked_by is None:  # a plain stream's: sent by its kind's producer (as Engine._ordered has it)

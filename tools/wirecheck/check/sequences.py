@@ -745,6 +745,21 @@ class SequenceRun:
         if answering is not None:
             self.judged[answering.id] += 1
 
+    def settled_pair(self, kind: MessageKind, request_id: Any, file: str, line: int, sender: str | None,
+                     answer: MessageKind, emit: Emit) -> None:
+        """`settled_request` and `settled_answer` at once, for a request answered by the very next message: the
+        request goes straight to those answered (Correlation.answered_at_once), unless its id is still awaiting
+        an answer or the bound on those awaiting is reached (remembering it would drop the oldest)."""
+        request = Request(kind, request_id, file, line, None, sender, 1)
+        if not self.requests.answered_at_once((_side(kind.producer), _id_key(request_id)), request):
+            request.answered = 0
+            self.settled_request(kind, request_id, file, line, sender, emit)
+            self.settled_answer(answer, request_id)
+            return
+        answering = self.sequences.answered_by(request)
+        if answering is not None:
+            self.judged[answering.id] += 1
+
     def settled_answer(self, kind: MessageKind, request_id: Any) -> None:
         """The answer to a `settled_request` of the same part, in its place: the request it answers is the one
         awaiting under its id (nothing between them in the part touched that id, and fewer requests came between
