@@ -1,7 +1,9 @@
 """What a worker process makes of a later part of a large capture (check/parallel.py splits it at line ends): every
 message of the part classified and its own checks made here, in the order a sequential run makes them; what needs
 the capture's ordered state goes back to the capture's engine as compact `Checked` tuples (check/engine.py), the
-values of requests and answers left out where the ids they carry are all it reads (sequences.PartAnswers)."""
+values of requests and answers left out where the ids they carry are all it reads (sequences.PartAnswers), and a
+request answered within the part, with its answer, sent as steps of the capture's correlation instead
+(PartChecks._settle)."""
 
 from __future__ import annotations
 
