@@ -62,3 +62,44 @@ def test_past_the_answered_limit_a_late_second_response_says_it_may_answer_an_ol
     result = check_captures(demo, [write_lines(lines)])
     [late] = [f for f in result.findings if f.code == "RESPONSE_WITHOUT_REQUEST"]
     assert late.line == 11 and "or to one answered before the last 2" in late.message
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_request_answered_at_once_leaves_what_a_request_and_its_response_leave(small_limits, seed):
+    """Correlation.answered_at_once (a worker's settled pair, check/parts.py) against request() then response():
+    the same requests awaiting and answered, in the same order, the same counts, whatever came before (an id still
+    awaiting, the bound on those awaiting reached, answered ones forgotten); where it declines, nothing changed."""
+    import random
+
+    from wirecheck.check.correlation import Correlation, Request
+
+    rng = random.Random(seed)
+    one, other = Correlation(), Correlation()
+
+    def state(c: Correlation) -> tuple:
+        return ([(k, r.line, r.answered) for k, r in c.awaiting.items()],
+                [(k, r.line, r.answered) for k, r in c.answered.items()], c.dropped, c.forgotten)
+
+    declined = 0
+    for line in range(200):
+        key = rng.randrange(6)
+        what = rng.random()
+        if what < 0.3:
+            for c in (one, other):
+                c.request(key, Request(None, key, "f", line, None, None))
+        elif what < 0.5:
+            for c in (one, other):
+                c.response(key)
+        else:
+            before = state(other)
+            if other.answered_at_once(key, Request(None, key, "f", line, None, None, 1)):
+                one.request(key, Request(None, key, "f", line, None, None))
+                one.response(key)
+            else:
+                declined += 1
+                assert state(other) == before
+                for c in (one, other):
+                    c.request(key, Request(None, key, "f", line, None, None))
+                    c.response(key)
+        assert state(one) == state(other)
+    assert declined and one.forgotten

@@ -4,6 +4,7 @@ gives — on every bundled fixture, on generated corpora, and on streams whose l
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import random
 import re
@@ -523,3 +524,152 @@ def test_a_worker_checks_a_part_with_the_collector_paused_and_frees_it_without_t
         gc.enable()
     sequential, split = _both(spec, [str(path)], plan=Plan(jobs=2, forced=True, range_bytes=4096, split_min_bytes=0))
     assert snapshot(split) == snapshot(sequential) and gc.isenabled()
+
+
+@pytest.fixture(scope="module")
+def fuzz_traffic():
+    """`wirecheck fuzz SPEC --messages-only` (every kind, both directions, framed), per release: header, frames."""
+    import subprocess
+    import sys
+
+    frames = {}
+    for spec in ("qoder-agent-sdk@1.0.23", "acp@2.4.0"):
+        out = subprocess.run([sys.executable, "-m", "wirecheck", "fuzz", spec, "--count", "4", "--seed", "3",
+                              "--messages-only"], capture_output=True, check=True, timeout=600).stdout.splitlines()
+        frames[spec] = out[0], out[1:]
+    return frames
+
+
+def _with_id(frame: bytes, new_id) -> bytes:
+    """The frame with its request id (JSON-RPC's `id`, Qoder's `request_id`, a control response's inner one)
+    replaced; a frame without one as it was."""
+    value = orjson.loads(frame)
+    message = value["message"]
+    for holder, key in ((message, "id"), (message, "request_id"), (message.get("response"), "request_id")):
+        if isinstance(holder, dict) and key in holder and (key != "id" or "jsonrpc" in message):
+            holder[key] = new_id
+            return orjson.dumps(value)
+    return frame
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("spec", ["qoder-agent-sdk@1.0.23", "acp@2.4.0"])
+def test_requests_answered_within_a_part_are_settled_there_and_agree(fuzz_traffic, tmp_path, monkeypatch, spec,
+                                                                     seed):
+    """A worker takes each request answered within its part, and the answer, out of what it sends back: the
+    capture's engine runs only their steps on its correlation, in their place (check/parts.py PartChecks._settle).
+    On traffic whose ids come from a handful (an id reused while its request still waits, answered twice, answers
+    to nothing, requests of unknown methods with the same ids), with the correlation's bounds small enough that
+    requests are dropped and answered ones forgotten, split into parts of a few lines: the answer of one process,
+    and pairs were settled (with the usual bound)."""
+    from wirecheck.check import correlation, parallel
+
+    header, frames = fuzz_traffic[spec]
+    rng = random.Random(seed)
+    ids = ([0, "a", 1, 2, True] if spec.startswith("acp") else ["r0", "r1", "r2", "r3", "r4"])[: rng.choice([2, 3, 5])]
+    lines = [_with_id(frame, rng.choice(ids)) for frame in frames * 2]
+    unknown = {"from": "client", "message": {"jsonrpc": "2.0", "method": "x/unknown"}} if spec.startswith("acp") \
+        else {"from": "sdk", "message": {"type": "control_request", "request": {"subtype": "x_unknown"}}}
+    for _ in range(rng.randrange(0, 4)):
+        lines.insert(rng.randrange(len(lines)), _with_id(orjson.dumps(unknown), rng.choice(ids)))
+    for at in rng.sample(range(len(lines) - 1), 8):  # between a request and its answer: its id, of no kind
+        asked = orjson.loads(lines[at])["message"]
+        asked_id = asked.get("id" if spec.startswith("acp") else "request_id")
+        if asked_id is not None and (b'"result"' in lines[at + 1] or b'"control_response"' in lines[at + 1]):
+            lines.insert(at + 1, _with_id(orjson.dumps(unknown), asked_id))
+    for _ in range(6):
+        at = rng.randrange(len(lines))
+        if rng.random() < 0.5:
+            del lines[at]
+        else:
+            lines.insert(rng.randrange(len(lines)), lines[at])
+    path = tmp_path / "traffic.ndjson"
+    path.write_bytes(b"\n".join([header, *lines]) + b"\n")
+    bound = rng.choice([4, 6, 100_000])
+    monkeypatch.setattr(correlation, "MAX_AWAITING", bound)
+    monkeypatch.setattr(correlation, "MAX_ANSWERED", rng.choice([2, 3, 100_000]))
+    settled = []
+    replay = parallel._Part.replay
+    monkeypatch.setattr(parallel._Part, "replay",
+                        lambda part, *args: settled.append(_steps(part)) or replay(part, *args))
+    plan = Plan(jobs=2, forced=True, range_bytes=rng.choice([400, 900, 3000]), split_min_bytes=0)
+    sequential, result = _both(spec, [str(path)], plan=plan)
+    codes = {f.code for f in sequential.findings}
+    assert codes & {"DUPLICATE_REQUEST_ID", "DUPLICATE_RESPONSE", "RESPONSE_WITHOUT_REQUEST"}, codes
+    assert snapshot(result) == snapshot(sequential)
+    assert len(settled) > 5
+    assert sum(settled) > 0 or bound < 1000  # a small bound: pairs with as many requests between settle not
+
+
+def _steps(part) -> int:
+    """The settled correlation steps among a part's items (PartChecks._settle)."""
+    return sum(1 for item in part.items if type(item) is tuple and len(item) in (3, 4))
+
+
+@pytest.mark.parametrize("between", ["requests", "requests of unknown methods"])
+def test_a_request_dropped_before_its_answer_in_the_same_part_is_not_settled(fuzz_traffic, tmp_path, monkeypatch,
+                                                                           between):
+    """Past MAX_AWAITING requests waiting at once, the oldest is dropped, and its answer then answers nothing
+    known (counted in the CORRELATION_LIMIT note). A worker settles no pair with as many requests between them as
+    the bound (PartChecks._settle; the bound is the capture's engine's, passed with each part): here each answer
+    follows its request after six others (of its kind, or of methods the release lacks, which the capture's engine
+    remembers too), with a bound of four, in parts of whole blocks."""
+    from wirecheck.check import correlation, parallel
+
+    header, frames = fuzz_traffic["acp@2.4.0"]
+    request, answer = next((a, b) for a, b in itertools.pairwise(frames)
+                           if b'"method"' in a and b'"id"' in a and b'"result"' in b)
+    blocks = []
+    for block in range(40):
+        blocks.append(_with_id(request, f"k{block}"))
+        filler = request if between == "requests" else orjson.dumps(
+            {"from": "client", "message": {"jsonrpc": "2.0", "method": "x/unknown", "id": 0}})
+        blocks.extend(_with_id(filler, f"f{block}-{at}") for at in range(6))
+        blocks.append(_with_id(answer, f"k{block}"))
+    path = tmp_path / "far.ndjson"
+    path.write_bytes(b"\n".join([header, *blocks]) + b"\n")
+    monkeypatch.setattr(correlation, "MAX_AWAITING", 4)
+    replays = []
+    replay = parallel._Part.replay
+    monkeypatch.setattr(parallel._Part, "replay", lambda part, *args: replays.append(part) or replay(part, *args))
+    sequential, result = _both("acp@2.4.0", [str(path)], plan=Plan(jobs=2, forced=True, range_bytes=3000,
+                                                                    split_min_bytes=0))
+    assert "CORRELATION_LIMIT" in {f.code for f in sequential.findings}
+    assert snapshot(result) == snapshot(sequential)
+    assert len(replays) > 5 and not any(_steps(part) for part in replays)
+
+
+def test_a_settled_answer_can_be_its_senders_last_message(fuzz_traffic, tmp_path):
+    """A process obligation's breach names the kind of the role's last message (check/outcome.py). The agent's
+    last message here is an answer a worker settled, after a request of its own settled in the same part: the
+    breach names the answer's kind, as in one process (PartChecks._settle notes the latest of each role)."""
+    header, frames = fuzz_traffic["acp@2.4.0"]
+
+    def pair(asker: bytes) -> tuple[bytes, bytes]:
+        return next((a, b) for a, b in itertools.pairwise(frames)
+                    if a.startswith(asker) and b'"method"' in a and b'"id"' in a and b'"result"' in b)
+
+    request, answer = pair(b'{"from":"client"')
+    asked, notice = pair(b'{"from":"agent"')
+    notice = _with_id(asked, "y") + b"\n" + _with_id(notice, "y")
+    record = orjson.dumps({"process": {"role": "agent", "exit_status": 0, "signal": None,
+                                       "stopped_by_harness": False, "ended_by": None, "stopped_at": None,
+                                       "input_closed_at": 1.0, "last_output_at": 1.0, "exited_at": 60.0,
+                                       "final_newline": True}})
+    from wirecheck.check import parallel
+
+    path = tmp_path / "last.ndjson"
+    tail = b"\n".join([notice, _with_id(request, "z"), _with_id(answer, "z"), record]) + b"\n"
+    path.write_bytes(b"\n".join([header, *frames]) + b"\n" + tail)
+    size = path.stat().st_size
+    range_bytes = next(n for n in range(1500, size, 50)  # the tail within the last part, not the first
+                       if 0 < parallel._ranges(str(path), size, n, 1 << 20)[1][-1][0] <= size - len(tail))
+    sequential, result = _both("acp@2.4.0", [str(path)], plan=Plan(jobs=2, forced=True, range_bytes=range_bytes,
+                                                                    split_min_bytes=0))
+    engine = Engine(REGISTRY.load("acp@2.4.0"))
+    answer_kind = engine.classifier.stream_message_kind(orjson.loads(answer)["message"], "agent")
+    asked_kind = engine.classifier.stream_message_kind(orjson.loads(asked)["message"], "agent")
+    assert answer_kind is not None and asked_kind is not None and answer_kind != asked_kind
+    breach = [f for f in sequential.findings if f.line == len(frames) + 6]
+    assert [f.kind for f in breach] == [answer_kind.id], breach
+    assert snapshot(result) == snapshot(sequential)

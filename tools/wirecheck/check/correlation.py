@@ -78,6 +78,19 @@ class Correlation:
             self.forgotten += 1
         return request
 
+    def answered_at_once(self, key: Any, request: Request) -> bool:
+        """`request(key, request)` then `response(key)`, for a response that follows its request with nothing in
+        between (`request.answered` already 1); False, and nothing done, when the id is still awaiting an answer
+        or the requests awaiting are at their bound (remembering one more would drop the oldest)."""
+        if key in self.awaiting or len(self.awaiting) >= MAX_AWAITING:
+            return False
+        self.answered.pop(key, None)
+        self.answered[key] = request
+        if len(self.answered) > MAX_ANSWERED:
+            del self.answered[next(iter(self.answered))]
+            self.forgotten += 1
+        return True
+
     def no_request_text(self, shown_id: str) -> str:
         """What a response that answers no known request is told."""
         older = f" (or to one answered before the last {MAX_ANSWERED:,})" if self.forgotten else ""

@@ -76,7 +76,10 @@ _Ordered = Callable[[MessageKind, "tuple[Rule, ...]", Any, int], None]
 # in the order a sequential run makes them (the frame's sender, its content); `after`: its consumers' contracts';
 # `alone`: its single-message rules were run and found nothing; `noted`: a request or an answer the worker
 # correlated as far as its part shows (sequences.PartAnswers), its value left out (None) where nothing else reads
-# it. The capture's engine shows it to what needs the capture's ordered state (Engine._ordered).
+# it. The capture's engine shows it to what needs the capture's ordered state (Engine._ordered). A request a worker
+# saw answered within its part, and that answer, come as two steps of the capture's correlation in their places
+# instead (PartChecks._settle): (line, sender, kind id, request id) and (line, kind id, request id), or one step
+# (line, sender, kind id, request id, the answer's kind id) where nothing came between them.
 Checked = tuple[int, "str | None", Any, str, "tuple[Finding, ...]", "tuple[Finding, ...]", bool, "Noted | None"]
 
 
@@ -306,6 +309,7 @@ class Engine:
         accept_frame = self._frame_acceptor(fast, seen, last, label, ordered_from, spoke)
         reading = Reading(accept if forced is None else _refuse, seen, run.unsettled, observe, took,
                           accept_frame=accept_frame if forced is None else _refuse)
+        kinds, sequence = self._kinds, run.sequence
         for item in (source if forced is None else self._read)(capture, reading):
             known = forced
             if type(item) is tuple:
@@ -317,6 +321,19 @@ class Engine:
                     if last[0] is value:
                         known = last[1]
                     item = Message(value=value, file=label, line=line_no)
+                elif len(item) == 5:  # a request a worker saw answered right after it: both (check/parts.py)
+                    line_no, sender, kind_id, request_id, answer_id = item
+                    sequence.settled_pair(kinds[kind_id], request_id, label, line_no + reading.offset[0], sender,
+                                          kinds[answer_id], emit)
+                    continue
+                elif len(item) == 4:  # a request a worker saw answered within its part: remembered (check/parts.py)
+                    line_no, sender, kind_id, request_id = item
+                    sequence.settled_request(kinds[kind_id], request_id, label, line_no + reading.offset[0], sender,
+                                             emit)
+                    continue
+                elif len(item) == 3:  # its answer, from the same part
+                    sequence.settled_answer(kinds[item[1]], item[2])
+                    continue
                 else:  # Checked: its own checks made by a worker, the ordered ones made here
                     line_no, sender, value, kind_id, findings, after, alone, noted = item
                     checked = self._kinds[kind_id]

@@ -13,8 +13,10 @@ themselves; elsewhere they are spawned and load it (start_method). Two kinds of 
   for rules that observe by kind and line alone); every other comes back as a compact `Checked` tuple with the
   findings of its own checks, and a request or an answer with the id it carries, its reply checked against the
   request it answers when that request is in the same part (sequences.PartAnswers), its value left out when
-  nothing else here reads it. This process feeds all of it, in capture order, to the engine: correlation,
-  behaviour obligations and rules that keep state run here, on notes instead of values wherever they can.
+  nothing else here reads it; a request answered within the part, and its answer, as one or two compact steps of
+  the capture's correlation in their places (PartChecks._settle). This process feeds all of it, in capture
+  order, to the engine: correlation, behaviour obligations and rules that keep state run here, on notes instead
+  of values wherever they can.
   HARs and JSON documents are one JSON value each: they are checked whole.
 
 Either way the findings, coverage and counts are those of a sequential run (tested on every bundled fixture). A
@@ -47,6 +49,7 @@ from typing import IO, TYPE_CHECKING, Any, cast
 
 from wirecheck.capture import FORM_LOOKAHEAD, CaptureFile, CaptureUnreadable, read_capture, read_lines
 from wirecheck.capture.ndjson import LineSink, iter_lines, read_framed
+from wirecheck.check import correlation
 from wirecheck.check.engine import CheckOptions, Engine, Reading
 from wirecheck.check.message import Message
 from wirecheck.check.parts import PartChecks
@@ -377,13 +380,14 @@ class _Part:
     observed: array[int]
     kinds: tuple[str, ...]
     seen: dict[str, int]
-    took: dict[str | None, tuple[int, str]]  # role → (line, kind id) of its last framed message taken
+    took: dict[str | None, tuple[int, str]]  # role → (line, kind id) of its last message taken or settled
     line_ends: int  # in the range: the next range's line numbers start after them
     peak_kib: int  # the worker's peak memory so far
 
     def replay(self, offset: int, observe: Callable[[str, int], None]) -> Iterator[Any]:
-        """Each item, its lines moved by `offset` (a Checked message's by the engine), the observations before it
-        shown to `observe(kind id, line)` first, and those after the last item at the end."""
+        """Each item, its lines moved by `offset` (a Checked message's and a settled step's by the engine), the
+        observations before it shown to `observe(kind id, line)` first, and those after the last item at the
+        end."""
         kinds, observed, width, positions = self.kinds, self.observed, len(self.kinds), self.positions
         done = 0
         for at, item in enumerate(self.items):
@@ -437,7 +441,7 @@ COLLECT_EVERY_PARTS = 16
 
 
 def _check_range(path: str, start: int, end: int, max_line_bytes: int, form: str,
-                 unsettled: frozenset[int]) -> _Part:
+                 unsettled: frozenset[int], awaiting_bound: int = 0) -> _Part:
     gc.collect(0)  # the cycles the last part left, if any (the collector is still paused from it)
     gc.disable()  # until this process's next task: this part's items are pickled after it returns
     engine = _engine()
@@ -445,7 +449,7 @@ def _check_range(path: str, start: int, end: int, max_line_bytes: int, form: str
     kinds = tuple(k.id for k in engine.release.kinds)
     code, width, observed = {kind: at for at, kind in enumerate(kinds)}, len(kinds), array("q")
     part = PartChecks(engine, capture, unsettled, lambda kind, line: observed.append(line * width + code[kind]),
-                      observed.__len__)
+                      observed.__len__, awaiting_bound)
     with open(path, "rb") as handle:
         stream = _Range(handle, end - start, start)
         for item in stream.lines(capture.label, max_line_bytes,
@@ -525,7 +529,7 @@ class _Split:
                 if not self._stats.workers_lost:
                     try:
                         future = self._pool.submit(_check_range, capture.path, *part, self._max_line_bytes, form,
-                                                   reading.unsettled())
+                                                   reading.unsettled(), correlation.MAX_AWAITING)
                     except BrokenProcessPool:
                         self._stats.workers_lost = True
                 window.append((*part, future))

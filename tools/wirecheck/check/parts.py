@@ -1,7 +1,9 @@
 """What a worker process makes of a later part of a large capture (check/parallel.py splits it at line ends): every
 message of the part classified and its own checks made here, in the order a sequential run makes them; what needs
 the capture's ordered state goes back to the capture's engine as compact `Checked` tuples (check/engine.py), the
-values of requests and answers left out where the ids they carry are all it reads (sequences.PartAnswers)."""
+values of requests and answers left out where the ids they carry are all it reads (sequences.PartAnswers), and a
+request answered within the part, with its answer, sent as steps of the capture's correlation instead
+(PartChecks._settle)."""
 
 from __future__ import annotations
 
@@ -9,9 +11,9 @@ from collections.abc import Callable
 from typing import Any
 
 from wirecheck.capture import CaptureFile
-from wirecheck.check.engine import Checked, Engine, _CaptureRun, _FastEntry
+from wirecheck.check.engine import Engine, _CaptureRun, _FastEntry
 from wirecheck.check.message import Message
-from wirecheck.check.sequences import PartAnswers, projected, read_paths
+from wirecheck.check.sequences import Noted, PartAnswers, projected, read_paths
 from wirecheck.contracts.model import MessageKind
 from wirecheck.findings import Finding
 from wirecheck.rules.registry import Rule
@@ -26,7 +28,7 @@ class PartChecks:
     Rules that had settled when the part was handed out (`unsettled`: those that had not) are settled here."""
 
     def __init__(self, engine: Engine, capture: CaptureFile, unsettled: frozenset[int],
-                 record: Callable[[str, int], None], noted: Callable[[], int]):
+                 record: Callable[[str, int], None], noted: Callable[[], int], awaiting_bound: int = 0):
         self.engine = engine
         self.noted = noted  # how many observations `record` has noted so far
         self.file = capture.label
@@ -56,31 +58,87 @@ class PartChecks:
         self.read_paths = read_paths(engine.release, engine.sequences.obligations)
         self.projectable = engine.sequences.watched - engine.sequences.correlated - engine._last_kinds \
             - engine._base_kinds.keys() - engine.messages.has_consumers
+        # requests answered within the part become steps of the capture's correlation (see `_settle`): none where
+        # a monitor reads answers, or the capture's engine gave no bound on requests awaiting (`awaiting_bound`)
+        self.awaiting_bound = awaiting_bound if not self.answers.answers_read else 0
+        self.pending: dict[Any, tuple[int, int]] = {}  # key → (its request's item, requests before it in the part)
+        self.requests = 0  # requests of the part that the capture's correlation remembers
 
     def done(self) -> None:
         """The part is read: drop the fast path, whose closure refers back to this object (through `_held`), so
         that its items are freed by reference counting once they are sent, not by a later pass of the cycle
         collector over all of them (check/parallel.py COLLECT_EVERY_PARTS)."""
         self.accept = _refuse
+        self.pending.clear()
 
     def _held(self, kind: MessageKind, rules: tuple[Rule, ...], value: Any, line: int) -> None:
         self.seen[kind.id] -= 1  # counted where it is finished, as every Checked is
-        self._append(self._checked(value, line, None, kind, (), alone=True))
+        self._checked(value, line, None, kind, (), alone=True)
 
     def _checked(self, value: Any, line: int, sender: str | None, kind: MessageKind, found: tuple[Finding, ...],
-                 alone: bool, message: Message | None = None) -> Checked:
+                 alone: bool, message: Message | None = None) -> None:
+        """Append the message as a `Checked` (a request answered within the part as a step: see `_settle`)."""
         def located() -> Message:
             return message or Message(value=value, file=self.file, line=line, sender=sender, kind=kind)
 
         after = self._consumers(located(), kind) if kind.id in self.engine.messages.has_consumers else ()
         noted = None
         if kind.id in self.engine.sequences.correlated:
-            noted = self.answers.note(value, kind, located)
+            answers = self.answers
+            noted = answers.note(value, kind, located)
+            event = answers.event
             if noted is not None and self._lean(kind.id, alone):
                 value = None
+                if event is not None and self.awaiting_bound and not found and not after:
+                    if event[0]:
+                        self.pending[event[1]] = (len(self.items), self.requests)
+                        self.requests += 1
+                    elif self._settle(event[1], line, sender, kind.id, noted):
+                        return
+                    self._append((line, sender, value, kind.id, found, after, alone, noted))
+                    return
+            if event is not None:  # read in the capture's engine: a request answered later is not settled
+                self.pending.pop(event[1], None)
+                self.requests += event[0]
         elif kind.id in self.projectable and self._lean(kind.id, alone, projectable=True):
             value = projected(value, self.read_paths)
-        return line, sender, value, kind.id, found, after, alone, noted
+        self._append((line, sender, value, kind.id, found, after, alone, noted))
+
+    def _settle(self, key: Any, line: int, sender: str | None, kind_id: str, noted: Noted) -> bool:
+        """An answer whose ordered checks read nothing but its correlation, to the request awaiting under its key
+        in this part (the latest, as the capture's correlation pairs them), which nothing but its correlation
+        reads either: its reply checked here against that very request and clean, and fewer requests than the
+        capture's bound between them (none can then be dropped before its answer comes). Both become steps of the
+        capture's correlation, in their places (the request's item replaced): (line, sender, kind id, request
+        id) remembers the request (SequenceRun.settled_request), (line, kind id, request id) answers it
+        (settled_answer); with nothing between them, one step does both (settled_pair): (line, sender, kind id,
+        request id, the answer's kind id). They are the correlation's own steps, so whatever else touches the key
+        in between, in this part or in the capture's engine (a message of no kind naming the same id, an answer
+        read there), meets the same state as in one process. Both are counted here (`seen`), their senders noted
+        as having spoken (`took`). True when settled."""
+        pending = self.pending.pop(key, None)
+        if pending is None or noted[1] is None or noted[1][1] or self.requests - pending[1] > self.awaiting_bound:
+            return False
+        items, seen, took = self.items, self.seen, self.took
+        at = pending[0]
+        asked_line, asked_by, _, asked_kind, _, _, _, asked = items[at]
+        if at == len(items) - 1:  # nothing between them: one step (SequenceRun.settled_pair)
+            items[at] = (asked_line, asked_by, asked_kind, asked[0], kind_id)
+        else:
+            items[at] = (asked_line, asked_by, asked_kind, asked[0])
+            self._append((line, kind_id, noted[0]))
+        seen[asked_kind] += 1
+        seen[kind_id] += 1
+        if asked_by is None:  # a plain stream's: sent by its kind's producer (as Engine._ordered has it)
+            asked_by = self.engine._kinds[asked_kind].producer
+        if sender is None:
+            sender = self.engine._kinds[kind_id].producer
+        if asked_by != sender:  # the answer is the later: its sender's latest; the request's, unless noted later
+            earlier = took.get(asked_by)
+            if earlier is None or earlier[0] < asked_line:
+                took[asked_by] = (asked_line, asked_kind)
+        took[sender] = (line, kind_id)
+        return True
 
     def _lean(self, kind_id: str, alone: bool, projectable: bool = False) -> bool:
         """Does nothing in the capture's engine read a message of this kind but what the part notes of it (a
@@ -136,6 +194,7 @@ class PartChecks:
         if kind is None:
             kind = engine.classifier.classify(message, self.run.bases)
         if kind is None:  # of no kind: what the capture's sequence makes of it is decided there
+            self.requests += 1  # it may be a request the capture's correlation remembers (see `_settle`)
             self._append(item)
             return
         self._message(message.value, message.line or 0, message.sender, kind, found)
@@ -152,11 +211,11 @@ class PartChecks:
                     rule.observe(kind, value, self.file, line)
                 self.took[sender] = (line, kind.id)
             else:
-                self._append(self._checked(value, line, sender, kind, (), alone=True))
+                self._checked(value, line, sender, kind, (), alone=True)
             return
         message = Message(value=value, file=self.file, line=line, sender=sender, kind=kind)
         self.engine.messages.content(message, kind, found.append)
-        self._append(self._checked(value, line, sender, kind, tuple(found), alone=False, message=message))
+        self._checked(value, line, sender, kind, tuple(found), alone=False, message=message)
 
 
 def _refuse(value: Any, line: int) -> bool:

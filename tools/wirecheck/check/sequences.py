@@ -738,6 +738,45 @@ class SequenceRun:
                 f"{earlier.location}",
                 pointer=format_pointer(answer.correlate[0]), found=short_repr(request.request_id)))
 
+    def settled_request(self, kind: MessageKind, request_id: Any, file: str, line: int, sender: str | None,
+                        emit: Emit) -> None:
+        """A request a worker saw answered within its part (PartAnswers, check/parts.py), in its place: remembered
+        as `_correlate` remembers it, with no message built unless its id is still awaiting an answer."""
+        response_kind = self.sequences.answered_kinds[kind.id]
+        request = Request(kind, request_id, file, line, None, sender)
+        key = (_side(kind.producer), _id_key(request_id))
+        if key in self.requests.awaiting:  # DUPLICATE_REQUEST_ID, located at the message (framed captures)
+            self.remember(Message(value=None, file=file, line=line, sender=sender, kind=kind), request,
+                          response_kind, emit, kind.producer)
+            return
+        self.requests.request(key, request)
+        answering = self.sequences.answered_by(request)
+        if answering is not None:
+            self.judged[answering.id] += 1
+
+    def settled_pair(self, kind: MessageKind, request_id: Any, file: str, line: int, sender: str | None,
+                     answer: MessageKind, emit: Emit) -> None:
+        """`settled_request` and `settled_answer` at once, for a request answered by the very next message: the
+        request goes straight to those answered (Correlation.answered_at_once), unless its id is still awaiting
+        an answer or the bound on those awaiting is reached (remembering it would drop the oldest)."""
+        request = Request(kind, request_id, file, line, None, sender, 1)
+        if not self.requests.answered_at_once((_side(kind.producer), _id_key(request_id)), request):
+            request.answered = 0
+            self.settled_request(kind, request_id, file, line, sender, emit)
+            self.settled_answer(answer, request_id)
+            return
+        answering = self.sequences.answered_by(request)
+        if answering is not None:
+            self.judged[answering.id] += 1
+
+    def settled_answer(self, kind: MessageKind, request_id: Any) -> None:
+        """The answer to a `settled_request` of the same part, in its place: the request it answers is the one
+        awaiting under its id (nothing between them in the part touched that id, and fewer requests came between
+        them than the bound that would drop it), answered for the first time, its reply checked by the worker."""
+        assert kind.correlate is not None
+        pending = self.requests.response((_side(kind.consumer), _id_key(request_id)))
+        assert pending is not None and pending.answered == 1, "a settled answer's request was not awaiting it"
+
     def _correlate(self, message: Message, kind: MessageKind, emit: Emit, noted: Noted | None = None) -> None:
         response_kind = self.sequences.answered_kinds.get(kind.id)
         if response_kind is not None and response_kind.correlate is not None:
@@ -934,24 +973,31 @@ class PartAnswers:
         self.asked: Bounded = Bounded()  # (requester, id) → the kind of the latest request in this part
         # a monitor that reads answers (`negotiated` with `reply`) needs their values
         self.answers_read = any(o.form == "negotiated" and o.params.get("reply") for o in sequences.obligations)
+        # what the last `note` told the capture's correlation: (a request?, its key), None when it touches nothing
+        self.event: tuple[bool, Any] | None = None
 
     def note(self, value: Any, kind: MessageKind, located: Callable[[], Message]) -> Noted | None:
         """What the capture's engine needs of a request or an answer instead of its value; None when it needs the
         value (an answer whose request is not in this part, or is of no kind). `located()`: the message, for a
         finding on its reply."""
         sequences = self.sequences
+        self.event = None
         response_kind = sequences.answered_kinds.get(kind.id)
         if response_kind is not None and response_kind.correlate is not None:
             request_id = resolve(value, response_kind.correlate[0], None)
             if request_id is not None and _hashable(request_id):
-                self.asked[(_side(kind.producer), _id_key(request_id))] = kind
+                key = (_side(kind.producer), _id_key(request_id))
+                self.asked[key] = kind
+                self.event = True, key
             return request_id, None
         if kind.correlate is None or self.answers_read:
             return None
         request_id = resolve(value, kind.correlate[1], None)
         if request_id is None or not _hashable(request_id):
             return request_id, None
-        request = self.asked.pop((_side(kind.consumer), _id_key(request_id)), None)
+        key = (_side(kind.consumer), _id_key(request_id))
+        self.event = False, key
+        request = self.asked.pop(key, None)
         if request is None:
             return None
         found: list[Finding] = []
