@@ -189,6 +189,34 @@ def test_leads_to_during_counts_an_after_only_while_its_thing_is_under_way(tmp_p
     assert "never ends" in never.message
 
 
+def test_a_turn_ends_with_the_answer_to_its_own_request_only(tmp_path):
+    """ACP's cancel obligations follow a prompt turn from its session/prompt to the answer to that request (and a
+    permission request to its answer): the monitor is shown those answers by the correlation, not every agent or
+    client response. So answers to other requests stay the correlation's alone (a worker settles them: check/parts.py),
+    and an answer to a later request that reuses a finished prompt's id ends nothing: it was read as the end of the
+    cancelled turn (the session named through the old prompt id), a false AGENT-HONOURS-CANCEL breach."""
+    from wirecheck.check.sequences import Sequences
+
+    release = load_registry().load("acp@2.4.0")
+    sequences = Sequences(release, lambda *a: [], lambda *a, **k: None)
+    assert not {"agent.response", "client.response"} & sequences.watched
+    assert sequences.replies_read == {"agent.session.prompt", "client.session.request_permission"}
+    lines = (Path(__file__).resolve().parents[2] / "fixtures" / "acp" / "2.4.0" / "valid" / "cancel.ndjson") \
+        .read_bytes().splitlines()
+    cancelled = lines.pop()
+    assert b'"stopReason": "cancelled"' in cancelled
+    reused = [{"from": "client", "message": {"jsonrpc": "2.0", "id": 3, "method": "session/new",
+                                             "params": {"cwd": "/tmp", "mcpServers": []}}},
+              {"from": "agent", "message": {"jsonrpc": "2.0", "id": 3, "result": {"sessionId": "s-2"}}}]
+    capture = tmp_path / "reused.ndjson"
+    capture.write_bytes(b"\n".join([*lines, *map(orjson.dumps, reused), cancelled]) + b"\n")
+    found, result = breaches(release, str(capture), whole=True)
+    assert found == [] and result.judged["AGENT-HONOURS-CANCEL"] == 1
+    # the answer to the cancelled prompt itself still ends it, and is judged
+    capture.write_bytes(b"\n".join([*lines, cancelled.replace(b'"cancelled"', b'"end_turn"')]) + b"\n")
+    (wrong,), _ = breaches(release, str(capture), whole=True)
+    assert (wrong.obligation, wrong.line) == ("AGENT-HONOURS-CANCEL", len(lines) + 1)
+
 def test_answered_at_its_level_and_only_for_its_sender(tmp_path):
     release = release_with(tmp_path, [{"answered": {"from": "client"}, "subject": "server", "level": "MUST"}])
     found, result = breaches(release, framed(tmp_path, [("client", ping("1")), ("client", ping("2")),

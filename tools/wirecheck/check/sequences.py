@@ -146,9 +146,13 @@ class Identities:
 
 class Monitor:
     """Judges one obligation over one capture. `kinds`: the kind ids it is shown; `unknown`: it is shown messages
-    of no kind too. `judged` counts what it judged (the requirement's exercise)."""
+    of no kind too. `judged` counts what it judged (the requirement's exercise). `reply`: it is shown the first
+    answer to a request (`on_reply`, from the correlation) instead of every message of the answer's kind;
+    `replies_to`: the request kinds whose answers it reads (every kind, for a Negotiated reply: `answers_read`)."""
 
     unknown = False
+    reply = False
+    replies_to: frozenset[str] = frozenset()
     roles: set[str | None]  # the capture's senders so far (SequenceRun's)
 
     def __init__(self, obligation: Obligation, release: ContractRelease):
@@ -165,6 +169,9 @@ class Monitor:
 
     def on_message(self, message: Message, names: dict[str, Any], emit: Emit) -> None:
         raise NotImplementedError
+
+    def on_reply(self, request: Request, message: Message, emit: Emit) -> None:
+        return None
 
     def finish(self, whole: bool, file: str, emit: Emit) -> None:
         return None
@@ -398,6 +405,7 @@ class Negotiated(Monitor):
         self.reply = bool(self.params.get("reply"))
         if self.reply:  # shown the answers to its requests (SequenceRun._correlate), not the requests
             self.kinds = frozenset()
+            self.replies_to = frozenset(k.id for k in release.kinds)
 
     def on_message(self, message: Message, names: dict[str, Any], emit: Emit) -> None:
         if self.reply or not self.matches.matches(message.kind.id if message.kind else None, message.value):
@@ -433,6 +441,17 @@ class LeadsTo(Monitor):
         self.under_way: Bounded = Bounded()
         self.armed: Bounded = Bounded()  # thing → the `after` message it follows
         self.file = ""
+        # a thing under way from a request to its answer (ACP's prompt turn: session/prompt to the agent's response):
+        # the monitor is shown the answer to each `during` request (on_reply), tied to the request's thing, not every
+        # message of the answer's kind, so the answers to other requests stay the correlation's alone (settled by a
+        # worker: check/parts.py) and an answer to another request that reuses an id ends nothing
+        answers = {k.id for k in release.kinds if k.answers is not None and k.correlate is not None}
+        if self.during is not None and self.ends.kinds and self.ends.kinds <= answers \
+                and self.then.kinds <= answers:
+            self.reply = True
+            self.replies_to = frozenset(self.during.kinds)
+            self.kinds = self.kinds - self.ends.kinds - self.then.kinds
+            self.asked: Bounded = Bounded()  # (file, line) of a `during` request → its thing
 
     def on_message(self, message: Message, names: dict[str, Any], emit: Emit) -> None:
         key = self.key(names)
@@ -440,22 +459,35 @@ class LeadsTo(Monitor):
             return
         self.file = message.file
         kind = message.kind.id if message.kind else None
-        if self.ends.matches(kind, message.value):
-            self.under_way.pop(key, None)
-            since = self.armed.pop(key, None)
-            if since is not None:
-                self.judged += 1
-                if not self.then.matches(kind, message.value):
-                    what = _of(self.per, key).strip().removeprefix("of ") or "the capture"
-                    emit(breach(self.obligation, f"{what} ends with {_value_text(message, self.ends)} after the "
-                                                 f"{_kind_text(since)} on {_at(since)}: it must end with "
-                                                 f"{self.then.text}",
-                                message=message, expected=self.then.text, found=_value_text(message, self.ends)))
+        if not self.reply:
+            self._end(key, kind, message, emit)
         if self.during is not None and self.during.matches(kind, message.value):
             self.under_way[key] = True
+            if self.reply:
+                self.asked[(message.file, message.line)] = key
         if self.after.matches(kind, message.value) and key not in self.armed and (
                 self.during is None or key in self.under_way):
             self.armed[key] = _located(message)
+
+    def on_reply(self, request: Request, message: Message, emit: Emit) -> None:
+        key = self.asked.pop((request.file, request.line), MISSING) if self.reply else MISSING
+        if key is not MISSING:
+            self.file = message.file
+            self._end(key, message.kind.id if message.kind else None, message, emit)
+
+    def _end(self, key: Any, kind: str | None, message: Message, emit: Emit) -> None:
+        if not self.ends.matches(kind, message.value):
+            return
+        self.under_way.pop(key, None)
+        since = self.armed.pop(key, None)
+        if since is not None:
+            self.judged += 1
+            if not self.then.matches(kind, message.value):
+                what = _of(self.per, key).strip().removeprefix("of ") or "the capture"
+                emit(breach(self.obligation, f"{what} ends with {_value_text(message, self.ends)} after the "
+                                             f"{_kind_text(since)} on {_at(since)}: it must end with "
+                                             f"{self.then.text}",
+                            message=message, expected=self.then.text, found=_value_text(message, self.ends)))
 
     def finish(self, whole: bool, file: str, emit: Emit) -> None:
         if not whole:
@@ -606,8 +638,10 @@ class Sequences:
         self.answered = tuple(o for o in self.obligations if o.form == "answered")
         self._answering: dict[tuple[str | None, str | None], Obligation | None] = {}  # (kind id, sender) → it
         monitored = [o for o in self.obligations if o.form != "answered"]
-        self.watched = frozenset().union(*(MONITORS[o.form](o, release).kinds for o in monitored)) \
-            if monitored else frozenset()
+        monitors = [MONITORS[o.form](o, release) for o in monitored]
+        self.watched = frozenset().union(*(m.kinds for m in monitors))
+        # request kinds whose answers a monitor reads (Monitor.replies_to): a worker keeps those answers' values
+        self.replies_read = frozenset().union(*(m.replies_to for m in monitors))
 
     def _answered_kinds(self) -> dict[str, MessageKind]:
         """request kind id → the response kind that answers it (by `answers`, a kind id or a glob)."""
@@ -661,7 +695,7 @@ class SequenceRun:
         self.roles: set[str | None] = set()  # who sent the capture's messages (an absence is owed by them alone)
         for monitor in self.monitors:
             monitor.roles = self.roles
-        self.replies = [m for m in self.monitors if isinstance(m, Negotiated) and m.reply]
+        self.replies = [m for m in self.monitors if m.reply]
         self.judged: dict[str, int] = {o.id: 0 for o in sequences.obligations}
         self.file = ""
 
@@ -998,7 +1032,7 @@ class PartAnswers:
         key = (_side(kind.consumer), _id_key(request_id))
         self.event = False, key
         request = self.asked.pop(key, None)
-        if request is None:
+        if request is None or request.id in sequences.replies_read:  # a monitor reads this answer: its value
             return None
         found: list[Finding] = []
         reply = request.reply
