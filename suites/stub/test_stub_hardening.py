@@ -296,3 +296,18 @@ def test_a_body_too_large_is_answered_at_once_not_after_the_body_deadline():
         sock.sendall(b"POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 99999999999\r\n\r\n")
         answer = answer_of(sock)
     assert answer.startswith(b"HTTP/1.1 413 ") and b"the stub accepts at most" in answer
+
+
+def test_a_head_past_its_limit_is_refused_however_its_bytes_arrive():
+    """A head of 70,000 bytes sent in two writes, the second ending it: the reading thread took the first, then the
+    rest with the head's end in one read, so the head came whole past the limit and http.server answered its own
+    "431 Line too long" (seen in CI under load, when one write was split the same way). It is the stub's 431."""
+    gate = Gate()
+    gate.open.set()
+    with StubServer(gate) as server, socket.create_connection(address(server), timeout=CLIENT_TIMEOUT) as sock:
+        sock.sendall(b"GET /x HTTP/1.1\r\nX: " + b"y" * 40_000)
+        time.sleep(0.3)  # read by the server's reading thread, no end of the head yet
+        sock.sendall(b"y" * 30_000 + b"\r\n\r\n")
+        answer = answer_of(sock)
+    assert answer.startswith(b"HTTP/1.1 431 ") and b"request head larger than 65536 bytes" in answer, answer[:300]
+    assert gate.served == 0 and len(server.recorder) == 0

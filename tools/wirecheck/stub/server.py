@@ -167,7 +167,9 @@ class _Handler(BaseHTTPRequestHandler):
         to that thread with what was read ahead of it."""
         self.close_connection = True
         try:
-            if _head_end(self._head) < 0:  # MAX_HEAD_BYTES came and no end of the head
+            # MAX_HEAD_BYTES came and no end of the head, or the head ended past it (its last bytes came in the
+            # same read as the bytes before the limit: how the client's writes were split decided it)
+            if not 0 <= _head_end(self._head) <= MAX_HEAD_BYTES:
                 self.request_version, self.requestline, self.command, self.path = "HTTP/1.1", "", "", ""
                 self._refuse(_Refused(431, f"request head larger than {MAX_HEAD_BYTES} bytes (request line and "
                                            "headers, whole)"))
