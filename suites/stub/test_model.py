@@ -285,3 +285,22 @@ def test_a_broken_script_is_located(text, pointer, message):
 
 def test_a_refused_endpoint_needs_no_turns():
     assert ok("api: anthropic-messages\nrefused: true").refused is True
+
+
+@pytest.mark.parametrize(("api", "error"), [
+    ("anthropic-messages", {"type": "error", "error": {"type": "not_found_error"}}),
+    ("openai-chat", {"error": {"type": "invalid_request_error", "code": "invalid_request_error"}}),
+    ("openai-responses", {"error": {"type": "invalid_request_error", "param": None}}),
+    ("gemini", {"error": {"code": 404, "status": "NOT_FOUND"}}),
+])
+def test_each_api_answers_a_path_it_does_not_serve_in_its_own_error_envelope(served, api, error):
+    """Each API module writes its service's envelope (stub/model.py Endpoint): a client library reading a 404 from
+    the wrong path meets the shape its real service sends (OpenAI: `invalid_request_error`, "Invalid URL";
+    Anthropic: `not_found_error`; Google: the rpc status NOT_FOUND), and the request takes no turn."""
+    app, server = served(f"api: {api}\nturns:\n  - text: hi\n")
+    status, headers, body = post(f"{server.base_url}/v1/nowhere", {})
+    assert status == 404 and headers["content-type"] == "application/json"
+    answer = orjson.loads(body)
+    for key, part in error.items():
+        assert {k: answer[key][k] for k in part} == part if isinstance(part, dict) else answer[key] == part, answer
+    assert "only" in str(answer) and app.requests == 0

@@ -24,29 +24,39 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from wirecheck.stub import sse
 from wirecheck.stub.server import Reply
+
+if TYPE_CHECKING:
+    from wirecheck.stub.model import Turn
 
 API = "gemini"
 ROUTE = re.compile(r"/models/(?P<model>[^/:]+):(?P<method>streamGenerateContent|generateContent)$")
-SSE = {"content-type": "text/event-stream", "cache-control": "no-cache"}
 JSON = {"content-type": "application/json; charset=UTF-8"}
 # google.rpc.Code names of the HTTP statuses (the `status` of Google's API error envelope)
 STATUS_NAMES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
                 409: "ABORTED", 429: "RESOURCE_EXHAUSTED", 499: "CANCELLED", 500: "INTERNAL", 501: "NOT_IMPLEMENTED",
                 503: "UNAVAILABLE", 504: "DEADLINE_EXCEEDED"}
 WANTED = "…/models/<model>:streamGenerateContent or …:generateContent"
+NOT_FOUND_TYPE: str | None = None  # a path it does not serve: the status's name, NOT_FOUND
 
 
-def route(path: str) -> tuple[str, bool] | None:
-    """(model, streamed) of a Gemini API content request's path, None for any other path."""
+def route(path: str) -> tuple[str | None, bool | None] | None:
+    """(model, streamed) of a Gemini API content request's path (the Gemini API names both in the path, not the
+    body), None for any other path."""
     found = ROUTE.search(path)
     if found is None:
         return None
     return found["model"], found["method"] == "streamGenerateContent"
+
+
+def reply(turn: Turn, model: str, number: int, stream: bool, request: dict[str, Any]) -> Reply:
+    """Model request `number`'s scripted turn as the Gemini API answers it (see `answer`)."""
+    return answer(turn.text, ((c.name, c.input, c.id) for c in turn.tool_calls), turn.usage, model, number, stream)
 
 
 def usage_metadata(prompt: int, candidates: int) -> dict[str, Any]:
@@ -84,12 +94,11 @@ def answer(text: str | None, calls: Iterable[tuple[str, Mapping[str, Any], str |
         chunks.append(_response(call_parts, "STOP", usage, model, number))
     else:
         chunks.append(_response(text_parts + call_parts, "STOP", usage, model, number))
-    body = b"".join(b"data: " + orjson.dumps(chunk) + b"\r\n\r\n" for chunk in chunks)
-    return Reply(200, body, dict(SSE))
+    return Reply(200, sse.body(((None, chunk) for chunk in chunks), end=b"\r\n"), dict(sse.HEADERS))
 
 
-def error_body(code: int, status: str | None, message: str) -> bytes:
-    """Google's API error envelope for a scripted error without a whole `body` (`status`: the script's error type,
-    else the google.rpc.Code name of the HTTP status)."""
-    return orjson.dumps({"error": {"code": code, "message": message,
-                                   "status": status or STATUS_NAMES.get(code, "UNKNOWN")}})
+def error_body(status: int, kind: str | None, message: str) -> bytes:
+    """Google's API error envelope for a scripted error without a whole `body` (`kind`: the script's error type,
+    written as the envelope's `status`; else the google.rpc.Code name of the HTTP status)."""
+    return orjson.dumps({"error": {"code": status, "message": message,
+                                   "status": kind or STATUS_NAMES.get(status, "UNKNOWN")}})

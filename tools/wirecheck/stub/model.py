@@ -2,22 +2,24 @@
 
 A model script (the `model:` section of a scenario, harness/scenario.py) lists the model's turns in the order the CLI
 asks for them: a text answer, tool calls, or an HTTP error with its headers (a 429 with `retry-after`). The same
-script is served three ways:
+script is served as any of four HTTP APIs, one module each that writes a turn as its service would (`Endpoint`:
+`route`, `reply`, `error_body`):
 
-- `anthropic-messages`: the Anthropic Messages API (`POST /v1/messages`), streamed as server-sent events
-  (`message_start`, `content_block_start` / `_delta` / `_stop`, `message_delta`, `message_stop`) when the request asks
-  for `stream`, else one JSON message; errors as `{"type": "error", "error": {"type", "message"}}`. Claude Code.
-- `openai-chat`: the OpenAI-compatible chat completions API (`POST /v1/chat/completions`), streamed as
-  `chat.completion.chunk` events ending in `data: [DONE]`, else one `chat.completion`; errors as
-  `{"error": {"message", "type", "code"}}`. OpenCode's `@ai-sdk/openai-compatible` provider.
-- `gemini`: the Gemini API (`POST …/models/<model>:streamGenerateContent?alt=sse`, `…:generateContent`), written by
-  stub/gemini.py as @google/genai types it; errors in Google's `{"error": {"code", "message", "status"}}`. Gemini CLI.
-- `openai-responses`: the OpenAI Responses API (`POST /v1/responses`), streamed as the service streams a response
-  (`response.created` … `response.completed` with its whole usage), else one `response`; errors as
-  `{"error": {"message", "type", "param", "code"}}`. The Codex CLI. Rendered by stub/responses.py, where each shape
-  cites the `openai` npm SDK's type; a turn's `usage` there may also give `cached` and `reasoning` tokens, a turn
-  may show `reasoning`, a `web_search` the service ran or a `tool_search` the caller runs, and a tool call may name
-  its `namespace` (a tool the search loaded: Codex's MCP tools).
+- `anthropic-messages` (stub/anthropic.py): the Anthropic Messages API (`POST /v1/messages`), streamed as server-sent
+  events when the request asks for `stream`, else one JSON message. Claude Code, the Claude Agent SDK's ACP adapter.
+- `openai-chat` (stub/chat.py): the OpenAI-compatible chat completions API (`POST /v1/chat/completions`), streamed
+  as `chat.completion.chunk` events ending in `data: [DONE]`, else one `chat.completion`. OpenCode's
+  `@ai-sdk/openai-compatible` provider.
+- `gemini` (stub/gemini.py): the Gemini API (`POST …/models/<model>:streamGenerateContent?alt=sse`,
+  `…:generateContent`), as @google/genai types it. Gemini CLI.
+- `openai-responses` (stub/responses.py): the OpenAI Responses API (`POST /v1/responses`), streamed as the service
+  streams a response (`response.created` … `response.completed` with its whole usage), else one `response`; a
+  turn's `usage` there may also give `cached` and `reasoning` tokens, a turn may show `reasoning`, a `web_search` the
+  service ran or a `tool_search` the caller runs, and a tool call may name its `namespace` (a tool the search loaded:
+  Codex's MCP tools). The Codex CLI.
+
+Server-sent events are written by stub/sse.py; each API's error envelope by its module. And one file:
+
 - `qoder-fake-responses`: not a server but a file: qodercli's test hook `--fake-responses FILE.jsonl` reads one
   line per model call (`{"method": "generateContentStream", "response": [{"candidates": [...]}]}`, Gemini's
   shape). It cannot answer with an HTTP error. `utility:` lists the answers of qodercli's side calls (prompt
@@ -25,7 +27,7 @@ script is served three ways:
   apart from the turns: with QODER_FAKE_STREAM_DELAY_MS set, each method has its own cursor in the file
   (qodercli 1.1.52 bundle/qodercli.js, getNextResponse: `perMethodCursors`).
 
-Both HTTP endpoints are applications of the stub server (stub/server.py: 127.0.0.1, a bounded worker pool, phase
+The HTTP endpoints are applications of the stub server (stub/server.py: 127.0.0.1, a bounded worker pool, phase
 deadlines, HAR on disk), which records every exchange. Requests whose body contains a `side` answer's text (OpenCode
 asks for a session title beside the turn) get that answer, as often as they come. Every other request is answered by
 what it asks (stub/asked.py), not by the order requests come in: a request of another conversation than the
@@ -45,32 +47,45 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
-from wirecheck.stub import gemini, responses
+from wirecheck.stub import anthropic, chat, gemini, responses
 from wirecheck.stub.asked import Asked, asked
 from wirecheck.stub.server import Reply
 from wirecheck.yaml_lines import LINE_KEY, strip_lines
 
-APIS = ("anthropic-messages", "openai-chat", "qoder-fake-responses", gemini.API, "openai-responses")
-HTTP_APIS = (*APIS[:2], gemini.API, "openai-responses")
+
+class Endpoint(Protocol):
+    """An HTTP model API as the scripted endpoint serves it: one module each (stub/anthropic.py, chat.py, gemini.py,
+    responses.py), ModelApp choosing the turn, the module writing it as its service would."""
+
+    WANTED: str  # the path it serves, as a 404 names it
+    NOT_FOUND_TYPE: str | None  # the error type of its answer to another path (None: its status's own)
+
+    def route(self, path: str) -> tuple[str | None, bool | None] | None:
+        """(model, streamed) as the path names them (None each where the body does), None: a path not served."""
+
+    def reply(self, turn: Turn, model: str, number: int, stream: bool, request: dict[str, Any]) -> Reply:
+        """Model request `number`'s turn."""
+
+    def error_body(self, status: int, kind: str | None, message: str) -> bytes:
+        """Its service's error envelope (`kind`: the script's error type, else the status's)."""
+
+
+ENDPOINTS: dict[str, Endpoint] = {anthropic.API: anthropic, chat.API: chat, gemini.API: gemini,
+                                  responses.API: responses}
+FAKE_RESPONSES = "qoder-fake-responses"  # not a server: a file qodercli reads (see `fake_responses`)
+APIS = (anthropic.API, chat.API, FAKE_RESPONSES, gemini.API, responses.API)
+HTTP_APIS = tuple(ENDPOINTS)
 ALWAYS = "always"
 TURN_KEYS = ("text", "tool_call", "tool_calls", "error", "times", "request_contains", "usage",
              *responses.TURN_KEYS)
 ERROR_KEYS = ("status", "headers", "type", "message", "body")
 SCRIPT_KEYS = ("api", "turns", "side", "refused", "utility", "conversation")
 MAX_TOKENS = (1 << 53) - 1  # a usage count the CLIs (JavaScript) read exactly; input + output stays within 64 bits
-SSE = {"content-type": "text/event-stream", "cache-control": "no-cache"}
 JSON = {"content-type": "application/json"}
-# the error `type` each API gives a status when the script names none (Anthropic's documented error types; the
-# OpenAI-compatible ones as OpenAI names them)
-ANTHROPIC_ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
-                         404: "not_found_error", 413: "request_too_large", 429: "rate_limit_error",
-                         500: "api_error", 529: "overloaded_error"}
-OPENAI_ERROR_TYPES = {400: "invalid_request_error", 401: "invalid_api_key", 429: "rate_limit_exceeded",
-                      500: "server_error", 503: "server_error"}
 
 
 @dataclass(frozen=True)
@@ -187,7 +202,7 @@ def parse_model_script(raw: Any, problem: Problem, at: str = "/model") -> ModelS
     if not isinstance(utility, list) or not all(isinstance(u, str) for u in utility):
         bad(f"{at}/utility", f"expected a list of answer texts, found {_shown(utility)}")
         utility = []
-    elif utility and api != "qoder-fake-responses":
+    elif utility and api != FAKE_RESPONSES:
         bad(f"{at}/utility", f"utility answers are qodercli's side calls in its fake-responses file, not {api}'s")
         utility = []
     conversation = raw.get("conversation")
@@ -375,6 +390,7 @@ class ModelApp:
         if script.api not in HTTP_APIS:
             raise ValueError(f"{script.api} is not served over HTTP")
         self.script = script
+        self.endpoint = ENDPOINTS[script.api]
         self.problems: list[str] = []
         self.requests = 0
         self.asides = 0
@@ -385,15 +401,11 @@ class ModelApp:
         self._lock = threading.Lock()
 
     def handle(self, method: str, url: str, path: str, headers: Mapping[str, str], body: bytes | None) -> Reply:
-        wanted = {"openai-chat": "/chat/completions", "openai-responses": "/responses",
-                  gemini.API: gemini.WANTED}.get(self.script.api, "/messages")
-        routed = gemini.route(path) if self.script.api == gemini.API else None
-        known = routed is not None if self.script.api == gemini.API else path.endswith(wanted)
-        if method != "POST" or not known:
-            return self._error(ErrorAnswer(404, type=None if routed is None and self.script.api == gemini.API
-                                           else "not_found_error",
-                                           message=f"the scripted {self.script.api} endpoint answers POST "
-                                                   f"…{wanted} only"))
+        endpoint = self.endpoint
+        routed = endpoint.route(path)
+        if method != "POST" or routed is None:
+            return self._error(ErrorAnswer(404, type=endpoint.NOT_FOUND_TYPE, message=f"the scripted "
+                                           f"{self.script.api} endpoint answers POST …{endpoint.WANTED} only"))
         try:
             request = orjson.loads(body or b"")
         except orjson.JSONDecodeError:
@@ -410,19 +422,10 @@ class ModelApp:
                                                             f"request {number}"))
         if turn.error is not None:
             return self._error(turn.error)
-        asked_model = request.get("model")
-        model = asked_model if isinstance(asked_model, str) else "wirecheck-model"
-        stream = request.get("stream") is True
-        if routed is not None:  # the Gemini API names the model and the streaming in the path, not the body
-            return gemini.answer(turn.text, ((c.name, c.input, c.id) for c in turn.tool_calls), turn.usage,
-                                 routed[0], number, routed[1])
-        if self.script.api == "anthropic-messages":
-            return _anthropic(turn, model, number, stream)
-        if self.script.api == "openai-responses":
-            if not stream:
-                return Reply(200, responses.body(turn, model, number, request), dict(JSON))
-            return Reply(200, _sse(list(responses.stream(turn, model, number, request))), dict(SSE))
-        return _openai(turn, model, number, stream)
+        named, streamed = routed  # what the path names (the Gemini API's model and streaming), else the body's
+        model = named or (request["model"] if isinstance(request.get("model"), str) else "wirecheck-model")
+        stream = streamed if streamed is not None else request.get("stream") is True
+        return endpoint.reply(turn, model, number, stream, request)
 
     def _turn(self, number: int, text: str, request: Asked | None) -> Turn | None:
         """The turn answering request `number` (its body `text`): a side answer whose text it holds; for a request of
@@ -467,106 +470,10 @@ class ModelApp:
 
     def _error(self, error: ErrorAnswer) -> Reply:
         if error.body is not None:
-            body = error.body if isinstance(error.body, str) else orjson.dumps(error.body).decode()
-        elif self.script.api == gemini.API:
-            body = gemini.error_body(error.status, error.type, error.message).decode()
-        elif self.script.api == "anthropic-messages":
-            kind = error.type or ANTHROPIC_ERROR_TYPES.get(error.status, "api_error")
-            body = orjson.dumps({"type": "error", "error": {"type": kind, "message": error.message}}).decode()
-        elif self.script.api == "openai-responses":
-            body = responses.error_body(error.status, error.message, error.type).decode()
+            body = error.body.encode() if isinstance(error.body, str) else orjson.dumps(error.body)
         else:
-            kind = error.type or OPENAI_ERROR_TYPES.get(error.status, "server_error")
-            body = orjson.dumps({"error": {"message": error.message, "type": kind, "code": kind}}).decode()
-        return Reply(error.status, body.encode(), {**JSON, **error.headers})
-
-
-def _tool_id(call: ToolCall, number: int, index: int, prefix: str) -> str:
-    return call.id or f"{prefix}wirecheck_{number}_{index + 1}"
-
-
-def _sse(events: list[tuple[str | None, Any]]) -> bytes:
-    out = bytearray()
-    for name, data in events:
-        if name is not None:
-            out += b"event: " + name.encode() + b"\n"
-        out += b"data: " + (data if isinstance(data, bytes) else orjson.dumps(data)) + b"\n\n"
-    return bytes(out)
-
-
-# The Messages API's `usage`, every member the real service sends, as @anthropic-ai/sdk 1.17.0 types it
-# (resources/messages/messages.d.ts:4809 Usage; :3893 MessageDeltaUsage, a stream's last count) and Claude Code
-# 2.1.332 echoes it in its result (fixtures/live/claude-code@2.1.332): a reader that sums the cache counts (the
-# Claude Agent SDK's ACP adapter) gets numbers, not NaN, from a scripted turn as from the real API.
-ANTHROPIC_DELTA_USAGE = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
-                         "server_tool_use")
-
-
-def _anthropic_usage(input_tokens: int, output_tokens: int) -> dict[str, Any]:
-    return {"input_tokens": input_tokens, "output_tokens": output_tokens, "cache_creation_input_tokens": 0,
-            "cache_read_input_tokens": 0,
-            "cache_creation": {"ephemeral_1h_input_tokens": 0, "ephemeral_5m_input_tokens": 0},
-            "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0}, "service_tier": "standard"}
-
-
-def _anthropic(turn: Turn, model: str, number: int, stream: bool) -> Reply:
-    blocks: list[dict[str, Any]] = []
-    if turn.text is not None:
-        blocks.append({"type": "text", "text": turn.text})
-    for index, call in enumerate(turn.tool_calls):
-        blocks.append({"type": "tool_use", "id": _tool_id(call, number, index, "toolu_"), "name": call.name,
-                       "input": dict(call.input)})
-    stop = "tool_use" if turn.tool_calls else "end_turn"
-    usage = _anthropic_usage(turn.usage["input"], turn.usage["output"])
-    message = {"id": f"msg_wirecheck_{number}", "type": "message", "role": "assistant", "model": model}
-    if not stream:
-        return Reply(200, orjson.dumps({**message, "content": blocks, "stop_reason": stop, "stop_sequence": None,
-                                        "usage": usage}), dict(JSON))
-    events: list[tuple[str | None, Any]] = [("message_start", {"type": "message_start", "message": {
-        **message, "content": [], "stop_reason": None, "stop_sequence": None,
-        "usage": {**usage, "output_tokens": 1}}})]
-    for index, block in enumerate(blocks):
-        if block["type"] == "text":
-            start: dict[str, Any] = {"type": "text", "text": ""}
-            delta = {"type": "text_delta", "text": block["text"]}
-        else:
-            start = {**block, "input": {}}
-            delta = {"type": "input_json_delta", "partial_json": orjson.dumps(block["input"]).decode()}
-        events += [("content_block_start", {"type": "content_block_start", "index": index, "content_block": start}),
-                   ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}),
-                   ("content_block_stop", {"type": "content_block_stop", "index": index})]
-    events += [("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
-                                  "usage": {key: usage[key] for key in ANTHROPIC_DELTA_USAGE}}),
-               ("message_stop", {"type": "message_stop"})]
-    return Reply(200, _sse(events), dict(SSE))
-
-
-def _openai(turn: Turn, model: str, number: int, stream: bool) -> Reply:
-    calls = [{"id": _tool_id(call, number, index, "call_"), "type": "function",
-              "function": {"name": call.name, "arguments": orjson.dumps(dict(call.input)).decode()}}
-             for index, call in enumerate(turn.tool_calls)]
-    finish = "tool_calls" if calls else "stop"
-    usage = {"prompt_tokens": turn.usage["input"], "completion_tokens": turn.usage["output"],
-             "total_tokens": turn.usage["input"] + turn.usage["output"]}
-    head = {"id": f"chatcmpl-wirecheck-{number}", "created": 0, "model": model}
-    if not stream:
-        message: dict[str, Any] = {"role": "assistant", "content": turn.text}
-        if calls:
-            message["tool_calls"] = calls
-        return Reply(200, orjson.dumps({**head, "object": "chat.completion", "choices": [
-            {"index": 0, "message": message, "finish_reason": finish}], "usage": usage}), dict(JSON))
-
-    def chunk(delta: dict[str, Any], reason: str | None = None, **extra: Any) -> tuple[str | None, Any]:
-        return None, {**head, "object": "chat.completion.chunk",
-                      "choices": [{"index": 0, "delta": delta, "finish_reason": reason}], **extra}
-
-    events = [chunk({"role": "assistant", "content": ""})]
-    if turn.text is not None:
-        events.append(chunk({"content": turn.text}))
-    for index, call in enumerate(calls):
-        events.append(chunk({"tool_calls": [{"index": index, **call}]}))
-    events += [chunk({}, finish, usage=usage), (None, b"[DONE]")]
-    return Reply(200, _sse(events), dict(SSE))
+            body = self.endpoint.error_body(error.status, error.type, error.message)
+        return Reply(error.status, body, {**JSON, **error.headers})
 
 
 # -- qodercli's --fake-responses file ------------------------------------------------------------------------------
@@ -575,7 +482,7 @@ def _openai(turn: Turn, model: str, number: int, stream: bool) -> Reply:
 def fake_responses(script: ModelScript) -> bytes:
     """The script as qodercli's `--fake-responses` JSONL: one `generateContentStream` line per model call (a turn
     with `times: N` is N lines; `always` is written once: the file cannot repeat)."""
-    if script.api != "qoder-fake-responses":
+    if script.api != FAKE_RESPONSES:
         raise ValueError(f"{script.api} is served over HTTP, not written as fake responses")
     lines = []
     for turn in script.turns:

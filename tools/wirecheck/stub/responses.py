@@ -29,6 +29,9 @@ from typing import Any, Protocol
 
 import orjson
 
+from wirecheck.stub import sse
+from wirecheck.stub.server import Reply
+
 
 class ToolCall(Protocol):
     """What this module reads of a scripted tool call (stub/model.py ToolCall; model.py imports this module)."""
@@ -75,6 +78,10 @@ RESPONSES_TYPES = {
     "ResponseWebSearchCallCompletedEvent": 7718, "ResponseWebSearchCallInProgressEvent": 7739,
     "ResponseWebSearchCallSearchingEvent": 7760, "ResponseToolSearchCall": 7197,
 }
+API = "openai-responses"
+WANTED = "/responses"
+JSON = {"content-type": "application/json"}
+NOT_FOUND_TYPE: str | None = "invalid_request_error"  # OpenAI's answer to a path it does not serve ("Invalid URL")
 TURN_KEYS = ("reasoning", "web_search", "tool_search")  # a turn's output items only this API has
 # OpenAI's error `type` and `code` by status when the script names none (its documented error codes).
 ERRORS = {400: ("invalid_request_error", None), 401: ("invalid_request_error", "invalid_api_key"),
@@ -147,12 +154,26 @@ def _output(turn: Turn, number: int) -> list[dict[str, Any]]:
     return items
 
 
+def route(path: str) -> tuple[str | None, bool | None] | None:
+    """What a request's path names of the answer (nothing: the body names the model and the streaming), None for a
+    path this API does not serve."""
+    return (None, None) if path.endswith(WANTED) else None
+
+
+def reply(turn: Turn, model: str, number: int, stream: bool, request: dict[str, Any]) -> Reply:
+    """Model request `number`'s scripted turn as the Responses API answers it: one `response`, or its stream."""
+    if not stream:
+        return Reply(200, body(turn, model, number, request), dict(JSON))
+    return Reply(200, sse.body(stream_events(turn, model, number, request)), dict(sse.HEADERS))
+
+
 def body(turn: Turn, model: str, number: int, request: Mapping[str, Any]) -> bytes:
     """The answer to a request without `stream`: one Response, completed."""
     return orjson.dumps(_response(number, model, request, "completed", _output(turn, number), turn.usage))
 
 
-def stream(turn: Turn, model: str, number: int, request: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+def stream_events(turn: Turn, model: str, number: int,
+                  request: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     """The answer to a streamed request: (event name, data) in the order the service sends them."""
     events: list[tuple[str, dict[str, Any]]] = []
 
@@ -199,7 +220,7 @@ def stream(turn: Turn, model: str, number: int, request: Mapping[str, Any]) -> l
     return events
 
 
-def error_body(status: int, message: str, kind: str | None) -> bytes:
+def error_body(status: int, kind: str | None, message: str) -> bytes:
     """OpenAI's error envelope: {"error": {"message", "type", "param", "code"}}."""
     default_type, code = ERRORS.get(status, ("server_error" if status >= 500 else "invalid_request_error", None))
     return orjson.dumps({"error": {"message": message, "type": kind or default_type, "param": None, "code": code}})
