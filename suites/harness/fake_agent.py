@@ -45,6 +45,8 @@ def main() -> int:
         return 0
     with open("config.json") as config:
         url = json.load(config)["url"]
+    if "--warmup" in sys.argv:  # a request of another conversation first, as Claude Code 2.0.77's "Warmup"
+        ask(url, [{"role": "user", "content": "Warmup"}])
     messages: list = [{"role": "user", "content": sys.argv[-1]}]
     for turn in range(1, 5):
         try:

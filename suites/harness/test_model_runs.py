@@ -56,7 +56,26 @@ steps:
     assert [e["response"]["status"] for e in entries] == [200, 200]
     assert "tool_result" in entries[1]["request"]["postData"]["text"]
     assert record.as_run()["outcome"]["model"] == {"api": "anthropic-messages", "refused": False, "requests": 2,
-                                                   "evidence": str(tmp_path / "run.model.har")}
+                                                   "asides": 0, "evidence": str(tmp_path / "run.model.har")}
+
+
+def test_a_request_of_another_conversation_is_counted_as_an_aside_in_the_outcome(tmp_path):
+    """A CLI's warm-up call (Claude Code 2.0.77's "Warmup") is answered aside and takes no turn; the run's outcome
+    says how many there were, so a certificate shows what the model endpoint answered besides the script."""
+    record, results = run(tmp_path, """argv: [Say hi.]
+model:
+  api: anthropic-messages
+  conversation: Say hi.
+  turns:
+    - text: Hi.
+steps:
+  - expect: {match: {type: result, result: Hi.}}
+  - wait_exit: true
+""", "--warmup")
+    assert record.ok, record.as_run()
+    assert results == [{"type": "result", "is_error": False, "num_turns": 1, "result": "Hi."}]  # the turn, not "OK."
+    assert record.as_run()["outcome"]["model"]["requests"] == 2
+    assert record.as_run()["outcome"]["model"]["asides"] == 1
 
 
 def test_a_request_the_script_did_not_expect_is_a_problem_of_the_run(tmp_path):

@@ -51,6 +51,7 @@ class ModelSide:
         self.problems: list[str] = []
         self.evidence: Path | None = None
         self.requests = 0
+        self.asides = 0  # requests of another conversation than the scripted one (ModelApp.asides)
         self._capture = capture
         self._app: ModelApp | None = None
         self._server: StubServer | None = None
@@ -85,7 +86,7 @@ class ModelSide:
             with contextlib.suppress(OSError):
                 server.recorder.write(self.evidence)
             assert self._app is not None
-            self.requests = self._app.requests
+            self.requests, self.asides = self._app.requests, self._app.asides
             self.problems.extend(self._app.problems)
         elif "model_file" in self.places and self.evidence is None:
             self.evidence = evidence_path(self._capture, ".model.jsonl")

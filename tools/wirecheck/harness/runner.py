@@ -145,6 +145,7 @@ class RunRecord:
     ending: str = ""  # how the harness ended it, when it did: "ended with SIGTERM (exit status 1)"
     model_evidence: Path | None = None  # the scripted model's side: its HAR, or the fake responses it was given
     model_requests: int = 0  # requests the scripted model endpoint answered
+    model_asides: int = 0  # of those, requests of another conversation than the scripted one (answered "OK.")
     interrupted: Terminated | None = None  # wirecheck got SIGTERM or SIGHUP: the run was cut short
     program: str | None = None  # the absolute path of the program started (argv[0] resolved), once known
 
@@ -178,7 +179,7 @@ class RunRecord:
         }
         if self.scenario.model is not None:
             outcome["model"] = {"api": self.scenario.model.api, "refused": self.scenario.model.refused,
-                                "requests": self.model_requests,
+                                "requests": self.model_requests, "asides": self.model_asides,
                                 "evidence": None if self.model_evidence is None else str(self.model_evidence)}
         return {"identity": identity, "outcome": outcome}
 
@@ -298,6 +299,7 @@ def run_scenario(
                 record.problems.extend(proc.problems.items)
                 record.problems.extend(model.finish())
                 record.model_evidence, record.model_requests = model.evidence, model.requests
+                record.model_asides = model.asides
                 record.stderr_tail = proc.stderr_tail()
                 if secrets and proc.stderr.total > proc.stderr.limit:  # a secret the tail starts inside of: not quoted
                     record.stderr_tail = record.stderr_tail.partition("\n")[2]
