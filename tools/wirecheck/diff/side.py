@@ -55,6 +55,7 @@ class Side:
     _validators: OrderedDict[tuple[str, str], Any] = field(default_factory=OrderedDict, repr=False)
     _validator_bytes: int = field(default=0, repr=False)
     _dispatchers: dict[str, tuple[Any, dict[str, str]] | None] = field(default_factory=dict, repr=False)
+    _compiled_bytes: dict[str, int] = field(default_factory=dict, repr=False)  # view → JSON its validators reached
     compiles: int = field(default=0, init=False, repr=False)  # jsonschema-rs validators compiled (Side.validator)
     _references: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
     _reference_validators: dict[str, ReferenceValidators] = field(default_factory=dict, repr=False)
@@ -115,27 +116,29 @@ class Side:
         """jsonschema-rs's validator of `location`. Each compiles every node its `$ref`s reach: in a `$ref` ring
         every location reaches the whole ring, so compiling one per location asked about made the diff's work
         grow with (locations × ring): 570 compiles of 4 MB each, half of a 4.2 MB ring's 20 s (issue 39, 5).
-        So a location whose `$ref`s reach DISPATCH_FROM_BYTES or more is answered by the view's dispatcher
-        (`_dispatcher`): one validator compiled once for the locations of every resource, which shares each
-        node among all the locations that reach it. Any other location (a small schema's, one the dispatcher
-        leaves out) gets its own validator; those kept are bounded by the JSON they reach
+        So once the validators compiled in a view have reached DISPATCH_AFTER times the JSON the resources are
+        written in, the view's locations are answered by its dispatcher (`_dispatcher`): one validator compiled
+        once for the locations of every resource, which shares each node among all the locations that reach it.
+        Until then (most contracts: each location reaches a small part of them), and for a location the
+        dispatcher leaves out, a location gets its own validator; those kept are bounded by the JSON they reach
         (VALIDATOR_SOURCE_BUDGET), the least recently used dropped first: a kind's validators are asked for while
         that kind is compared. A small contract's all stay."""
         dispatcher = self._dispatchers.get(view)
-        if dispatcher is None and view not in self._dispatchers and \
-                self.source_size(location) >= DISPATCH_FROM_BYTES:
-            dispatcher = self._dispatcher(view)
-        if dispatcher is not None:
-            name = dispatcher[1].get(location)
-            if name is not None:
-                return LocationValidator(dispatcher[0], name)
+        if dispatcher is not None and (name := dispatcher[1].get(location)) is not None:
+            return LocationValidator(dispatcher[0], name)
         key = (location, view)
         found = self._validators.get(key)
         if found is not None:
             self._validators.move_to_end(key)  # asked for last: last in order
             return LocationValidator(found)
-        found = self._compiled({"$schema": DIALECT, "$ref": uri_of(location)}, view)
         size = self.source_size(location)
+        compiled = self._compiled_bytes.get(view, 0) + size
+        if view not in self._dispatchers and compiled > DISPATCH_AFTER * self.written_size():
+            dispatcher = self._dispatcher(view)
+            if dispatcher is not None and (name := dispatcher[1].get(location)) is not None:
+                return LocationValidator(dispatcher[0], name)
+        self._compiled_bytes[view] = compiled
+        found = self._compiled({"$schema": DIALECT, "$ref": uri_of(location)}, view)
         while self._validators and self._validator_bytes + size > VALIDATOR_SOURCE_BUDGET:
             # the least recently asked for (an OrderedDict: a plain dict's first entry, after many moved to its
             # end, is found by skipping every slot they left, which cost 21 s of a 4 MB ring's diff)
@@ -144,6 +147,18 @@ class Side:
         self._validator_bytes += size
         self._validators[key] = found
         return LocationValidator(found)
+
+    def written_size(self) -> int:
+        """Bytes of JSON the resources are written in (as orjson writes them; one that cannot be written counts
+        as too large to ever be reached by the validators compiled: no dispatcher)."""
+        found: int | None = self.memo.get("written size")
+        if found is None:
+            try:
+                found = sum(len(json_bytes(schema)) for schema in self.resources.values())
+            except (TypeError, ValueError, RecursionError):
+                found = 2**62
+            self.memo["written size"] = found
+        return found
 
     def _dispatcher(self, view: str) -> tuple[Any, dict[str, str]] | None:
         """(validator, location → the name of its member): one jsonschema-rs validator for the locations
@@ -160,6 +175,10 @@ class Side:
                 self._dispatchers[view] = (self._compiled(schema, view), names)
             except Exception:  # whatever it is, the locations' own validators say it again
                 self._dispatchers[view] = None
+            else:  # the kept validators of the locations it answers for are asked for no more
+                for location in [at for at, in_view in self._validators if in_view == view and at in names]:
+                    self._validator_bytes -= self.source_size(location)
+                    del self._validators[(location, view)]
         return self._dispatchers[view]
 
     def _compiled(self, schema: Any, view: str) -> Any:
@@ -514,9 +533,10 @@ class Side:
 
 
 VALIDATOR_SOURCE_BUDGET = 8 * 2**20  # bytes of JSON the kept validators reach (Side.validator)
-# a location whose `$ref`s reach this many bytes of JSON is answered by its view's dispatcher (Side.validator): a
-# validator of that much takes a few ms to compile, about what the dispatcher of a schema takes whole
-DISPATCH_FROM_BYTES = 256 * 2**10
+# a view's dispatcher is compiled once its own validators have reached this many times the JSON the resources are
+# written in (Side.validator): compiling it costs about what compiling them all once does, so a diff compiles at
+# most about DISPATCH_AFTER + 1 times its schemas, however many locations it asks about
+DISPATCH_AFTER = 2
 # the dispatcher compiles each location's node and what it holds (its `$ref`s are compiled once for all): the
 # locations dispatched hold at most this many nodes for each node of the resources (dispatched_locations)
 DISPATCH_NODES_PER_NODE = 8
