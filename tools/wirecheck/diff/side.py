@@ -534,9 +534,12 @@ class Side:
 
 VALIDATOR_SOURCE_BUDGET = 8 * 2**20  # bytes of JSON the kept validators reach (Side.validator)
 # a view's dispatcher is compiled once its own validators have reached this many times the JSON the resources are
-# written in (Side.validator): compiling it costs about what compiling them all once does, so a diff compiles at
-# most about DISPATCH_AFTER + 1 times its schemas, however many locations it asks about
-DISPATCH_AFTER = 2
+# written in (Side.validator). Compiling it costs about as much as compiling 3-5 times that JSON (ACP's and MCP's
+# releases 2.8-2.9 times, measured as validators of their locations compiled; the 4.2 MB ring 5 times): bought
+# once what it would have cost has been paid in validators of their own (a diff of an ACP or MCP pair never gets
+# there), so a diff compiles at most about twice what the cheaper way would have, however many locations it asks
+# about
+DISPATCH_AFTER = 4
 # the dispatcher compiles each location's node and what it holds (its `$ref`s are compiled once for all): the
 # locations dispatched hold at most this many nodes for each node of the resources (dispatched_locations)
 DISPATCH_NODES_PER_NODE = 8
