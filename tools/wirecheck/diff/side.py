@@ -56,7 +56,6 @@ class Side:
     _validator_bytes: int = field(default=0, repr=False)
     _dispatchers: dict[str, tuple[Any, dict[str, str]] | None] = field(default_factory=dict, repr=False)
     _compiled_bytes: dict[str, int] = field(default_factory=dict, repr=False)  # view → JSON its validators reached
-    compiles: int = field(default=0, init=False, repr=False)  # jsonschema-rs validators compiled (Side.validator)
     _references: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
     _reference_validators: dict[str, ReferenceValidators] = field(default_factory=dict, repr=False)
     _canonical: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
@@ -182,7 +181,6 @@ class Side:
         return self._dispatchers[view]
 
     def _compiled(self, schema: Any, view: str) -> Any:
-        self.compiles += 1
         return fast_validator(schema, self.registry(view))
 
     def reference(self, location: str, view: str = STRICT) -> Any:
