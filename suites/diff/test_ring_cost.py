@@ -12,7 +12,7 @@ from typing import Any
 import jsonschema
 
 from wirecheck.diff import diff_schemas
-from wirecheck.diff.model import BREAKING
+from wirecheck.diff.model import BREAKING, STRICT
 from wirecheck.diff.side import Side
 
 D = "https://json-schema.org/draft/2020-12/schema"
@@ -201,3 +201,65 @@ def test_a_ring_change_the_nearest_kind_cannot_witness_is_witnessed_by_the_next(
     owner = next(f for f in bounded if f.witnessed_in is None)
     assert owner.kind == "R2" and owner.witnesses  # R2 → R3 → R4 → R5: the next nearest
     assert {f.witnessed_in for f in bounded if f is not owner} == {("R2", owner.path)}
+
+
+def _compiles_of_ring(monkeypatch: Any, count: int) -> int:
+    """jsonschema-rs validators the diff of a ring of `count` definitions compiles (cost_inputs.ring: every tenth
+    definition narrowed, every seventh requires another member: the changes, and the locations asked about, grow
+    with the ring)."""
+    import wirecheck.diff.side as side_module
+    from wirecheck.diff.cost_inputs import ring
+
+    compiled: list[Any] = []
+    real = side_module.fast_validator
+
+    def counted(schema: Any, registry: Any = None) -> Any:
+        compiled.append(schema)
+        return real(schema, registry)
+
+    monkeypatch.setattr(side_module, "fast_validator", counted)
+    old, new = ring(count, 4, kinds=4)
+    result = diff_schemas(old, new)
+    assert any(f.rule == "RANGE_NARROWED" and f.breaks("backward") for f in result.findings)
+    return len(compiled)
+
+
+def test_a_ring_compiles_a_bounded_number_of_validators_however_long_it_is(monkeypatch) -> None:
+    """Every location of a `$ref` ring reaches the whole ring, so a validator per location asked about compiles the
+    ring once per location: 570 compiles of 4 MB for the 4.2 MB ring (issue 39, 5). A view's dispatcher answers for
+    every location once its own validators have reached four times the schema: five times the ring's definitions ask
+    about five times the locations, and compile no more validators (without the dispatcher: 20, then 38)."""
+    short, long = _compiles_of_ring(monkeypatch, 30), _compiles_of_ring(monkeypatch, 150)
+    assert long <= short + 2, (short, long)
+
+
+def test_a_dispatcher_judges_each_location_as_its_own_validator_does(monkeypatch) -> None:
+    """The dispatcher sends the payload as one member of an object: what it accepts, the errors (their instance
+    paths, a union's closest member's included) and the members no schema names must be the location's own."""
+    import wirecheck.diff.side as side_module
+
+    uri = "https://schemas.wirecheck.invalid/d"
+    schema = {"$schema": D, "$id": uri, "$defs": {
+        "T": {"type": "object", "required": ["id"], "additionalProperties": False,
+              "properties": {"id": {"type": "string"}, "n": {"type": "integer", "maximum": 3},
+                             "kids": {"type": "array", "items": {"$ref": "#/$defs/T"}},
+                             "u": {"anyOf": [{"type": "object", "properties": {"t": {"const": "a"}},
+                                              "required": ["t", "x"]},
+                                             {"type": "object", "properties": {"t": {"const": "b"}},
+                                              "required": ["t", "y"]}]}}},
+        "Open": {"type": "object", "properties": {"a": {"type": "string"}, "m": {"additionalProperties": {
+            "type": "integer"}}}, "required": ["q"]}}}
+    locations = [f"{uri}#/$defs/T", f"{uri}#/$defs/T/properties/kids", f"{uri}#/$defs/T/properties/u",
+                 f"{uri}#/$defs/Open"]
+    payloads: list[Any] = [{"id": "a"}, {"id": 1, "n": 9}, {"kids": [{"id": "x", "zz": 1}, 3]},
+                           {"id": "a", "u": {"t": "a"}}, {"t": "b", "x": 1}, [{"id": "k"}, {}], "s", None,
+                           {"a": "x", "b": {"c": 1}, "m": {"k": 1}, "q": 2}, {"a/~": {}, "q": 1}]
+    answers = []
+    for after in (10**9, 0):  # never a dispatcher; one from the first validator on
+        monkeypatch.setattr(side_module, "DISPATCH_AFTER", after)
+        side = Side("old", {uri: schema})
+        answers.append([(side.accepts(at, STRICT, p), side.errors(at, STRICT, p), side.undeclared(at, p))
+                        for at in locations for p in payloads])
+        assert (side._dispatchers.get(STRICT) is not None) == (after == 0)
+    assert answers[0] == answers[1]
+    assert any(errors for _, errors, _ in answers[0]) and any(undeclared for _, _, undeclared in answers[0])

@@ -54,6 +54,8 @@ class Side:
     _registries: dict[str, Any] = field(default_factory=dict, repr=False)
     _validators: OrderedDict[tuple[str, str], Any] = field(default_factory=OrderedDict, repr=False)
     _validator_bytes: int = field(default=0, repr=False)
+    _dispatchers: dict[str, tuple[Any, dict[str, str]] | None] = field(default_factory=dict, repr=False)
+    _compiled_bytes: dict[str, int] = field(default_factory=dict, repr=False)  # view → JSON its validators reached
     _references: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
     _reference_validators: dict[str, ReferenceValidators] = field(default_factory=dict, repr=False)
     _canonical: dict[tuple[str, str], Any] = field(default_factory=dict, repr=False)
@@ -109,19 +111,33 @@ class Side:
         except KeyError:
             return False
 
-    def validator(self, location: str, view: str = STRICT) -> Any:
-        """jsonschema-rs's validator of `location`. Each compiles every node its `$ref`s reach, about 7 times the
-        bytes they are written in: in a schema of 1,000 definitions that refer to each other, with 200 message
-        kinds, one validator held 10 MiB and keeping them all took 0.9 GiB (3.5 MB: 2.4 GiB). So the validators
-        kept are bounded by the JSON they reach (VALIDATOR_SOURCE_BUDGET), the least recently used dropped
-        first: a kind's validators are asked for while that kind is compared. A small contract's all stay."""
+    def validator(self, location: str, view: str = STRICT) -> LocationValidator:
+        """jsonschema-rs's validator of `location`. Each compiles every node its `$ref`s reach: in a `$ref` ring
+        every location reaches the whole ring, so compiling one per location asked about made the diff's work
+        grow with (locations × ring): 570 compiles of 4 MB each, half of a 4.2 MB ring's 20 s (issue 39, 5).
+        So once the validators compiled in a view have reached DISPATCH_AFTER times the JSON the resources are
+        written in, the view's locations are answered by its dispatcher (`_dispatcher`): one validator compiled
+        once for the locations of every resource, which shares each node among all the locations that reach it.
+        Until then (most contracts: each location reaches a small part of them), and for a location the
+        dispatcher leaves out, a location gets its own validator; those kept are bounded by the JSON they reach
+        (VALIDATOR_SOURCE_BUDGET), the least recently used dropped first: a kind's validators are asked for while
+        that kind is compared. A small contract's all stay."""
+        dispatcher = self._dispatchers.get(view)
+        if dispatcher is not None and (name := dispatcher[1].get(location)) is not None:
+            return LocationValidator(dispatcher[0], name)
         key = (location, view)
         found = self._validators.get(key)
         if found is not None:
             self._validators.move_to_end(key)  # asked for last: last in order
-            return found
-        found = fast_validator({"$schema": DIALECT, "$ref": uri_of(location)}, self.registry(view))
+            return LocationValidator(found)
         size = self.source_size(location)
+        compiled = self._compiled_bytes.get(view, 0) + size
+        if view not in self._dispatchers and compiled > DISPATCH_AFTER * self.written_size():
+            dispatcher = self._dispatcher(view)
+            if dispatcher is not None and (name := dispatcher[1].get(location)) is not None:
+                return LocationValidator(dispatcher[0], name)
+        self._compiled_bytes[view] = compiled
+        found = self._compiled({"$schema": DIALECT, "$ref": uri_of(location)}, view)
         while self._validators and self._validator_bytes + size > VALIDATOR_SOURCE_BUDGET:
             # the least recently asked for (an OrderedDict: a plain dict's first entry, after many moved to its
             # end, is found by skipping every slot they left, which cost 21 s of a 4 MB ring's diff)
@@ -129,7 +145,43 @@ class Side:
             self._validator_bytes -= self.source_size(oldest[0])
         self._validator_bytes += size
         self._validators[key] = found
+        return LocationValidator(found)
+
+    def written_size(self) -> int:
+        """Bytes of JSON the resources are written in (as orjson writes them; one that cannot be written counts
+        as too large to ever be reached by the validators compiled: no dispatcher)."""
+        found: int | None = self.memo.get("written size")
+        if found is None:
+            try:
+                found = sum(len(json_bytes(schema)) for schema in self.resources.values())
+            except (TypeError, ValueError, RecursionError):
+                found = 2**62
+            self.memo["written size"] = found
         return found
+
+    def _dispatcher(self, view: str) -> tuple[Any, dict[str, str]] | None:
+        """(validator, location → the name of its member): one jsonschema-rs validator for the locations
+        `dispatched_locations` picks in `view`, `{"properties": {"0": {"$ref": location}, ...}}`, so a payload
+        sent as the member named for a location is judged by that location's schema exactly as a validator of
+        `{"$ref": location}` would judge it. None when it cannot be compiled (a pattern jsonschema-rs refuses
+        anywhere in the resources): each location then gets its own validator, as before, and one that cannot be
+        compiled fails as it did."""
+        if view not in self._dispatchers:
+            names = {location: str(index) for index, location in enumerate(dispatched_locations(self.view(view)))}
+            schema = {"$schema": DIALECT, "properties": {name: {"$ref": uri_of(location)}
+                                                         for location, name in names.items()}}
+            try:
+                self._dispatchers[view] = (self._compiled(schema, view), names)
+            except Exception:  # whatever it is, the locations' own validators say it again
+                self._dispatchers[view] = None
+            else:  # the kept validators of the locations it answers for are asked for no more
+                for location in [at for at, in_view in self._validators if in_view == view and at in names]:
+                    self._validator_bytes -= self.source_size(location)
+                    del self._validators[(location, view)]
+        return self._dispatchers[view]
+
+    def _compiled(self, schema: Any, view: str) -> Any:
+        return fast_validator(schema, self.registry(view))
 
     def reference(self, location: str, view: str = STRICT) -> Any:
         """python-jsonschema's validator of `location`: those of a view share one registry and the `$ref`s they
@@ -441,8 +493,11 @@ class Side:
         """(instance path the error is about, message); a missing or unexpected property is about the property's
         own path, so a witness can be tied to the change that caused it."""
         view = self.view_of(location, view)
-        return list(self._remembered("errors", location, view, payload, lambda: tuple(
-            found for error in self.validator(location, view).iter_errors(payload) for found in _about(error))))
+        def ask() -> tuple[tuple[tuple[Any, ...], str], ...]:
+            validator = self.validator(location, view)
+            return tuple(found for error in validator.iter_errors(payload) for found in _about(error, validator.depth))
+
+        return list(self._remembered("errors", location, view, payload, ask))
 
     def _remembered(self, what: str, location: str, view: str, payload: Any, ask: Callable[[], Any]) -> Any:
         """jsonschema-rs's answer about `payload`, asked once: the probes of a surface's changes, and the pairs of
@@ -465,7 +520,7 @@ class Side:
         Read from jsonschema-rs's evaluation of the payload (its hierarchical output), in the branches that
         accepted it."""
         return tuple(self._remembered("undeclared", location, STRICT, payload, lambda: _undeclared(
-            self, self.validator(location, STRICT).evaluate(payload).hierarchical(), payload)))
+            self, *self.validator(location, STRICT).hierarchical(payload), payload)))
 
     def judge(self, location: str, view: str, payload: Any) -> tuple[bool | None, list[tuple[tuple[Any, ...], str]]]:
         """(accepted?, errors) by both validators; None when they disagree (never shown as a witness)."""
@@ -476,14 +531,102 @@ class Side:
 
 
 VALIDATOR_SOURCE_BUDGET = 8 * 2**20  # bytes of JSON the kept validators reach (Side.validator)
+# a view's dispatcher is compiled once its own validators have reached this many times the JSON the resources are
+# written in (Side.validator). Compiling it costs about as much as compiling 3-5 times that JSON (ACP's and MCP's
+# releases 2.8-2.9 times, measured as validators of their locations compiled; the 4.2 MB ring 5 times): bought
+# once what it would have cost has been paid in validators of their own (a diff of an ACP or MCP pair never gets
+# there), so a diff compiles at most about twice what the cheaper way would have, however many locations it asks
+# about
+DISPATCH_AFTER = 4
+# the dispatcher compiles each location's node and what it holds (its `$ref`s are compiled once for all): the
+# locations dispatched hold at most this many nodes for each node of the resources (dispatched_locations)
+DISPATCH_NODES_PER_NODE = 8
+
+
+class LocationValidator:
+    """jsonschema-rs's validator of one location: its own (`name` None), or a dispatcher's (Side._dispatcher), to
+    which the payload is sent as the member `name`; its errors' instance paths then start with that member
+    (`depth` 1: `_about` drops it) and its evaluation is read from that member's `$ref` down."""
+
+    __slots__ = ("_validator", "depth", "name")
+
+    def __init__(self, validator: Any, name: str | None = None) -> None:
+        self._validator, self.name, self.depth = validator, name, 0 if name is None else 1
+
+    def _sent(self, payload: Any) -> Any:
+        return payload if self.name is None else {self.name: payload}
+
+    def is_valid(self, payload: Any) -> bool:
+        return bool(self._validator.is_valid(self._sent(payload)))
+
+    def iter_errors(self, payload: Any) -> Iterator[Any]:
+        return iter(self._validator.iter_errors(self._sent(payload)))
+
+    def hierarchical(self, payload: Any) -> tuple[dict[str, Any], str]:
+        """(jsonschema-rs's hierarchical output of the payload, the prefix of its instance locations): from the
+        dispatcher, its evaluation from the member's `$ref` down, as a validator of `{"$ref": location}` gives it
+        under its root."""
+        out: dict[str, Any] = self._validator.evaluate(self._sent(payload)).hierarchical()
+        if self.name is None:
+            return out, ""
+        inside = f"/properties/{self.name}/$ref"
+        stack = [out]
+        while stack:
+            node = stack.pop()
+            if node.get("evaluationPath") == inside:
+                return {"valid": node.get("valid", False), "evaluationPath": "", "instanceLocation": "",
+                        "schemaLocation": "", "details": [node]}, f"/{self.name}"
+            if inside.startswith(node.get("evaluationPath", "") + "/"):
+                stack.extend(node.get("details", ()))
+        return {"valid": False, "details": []}, f"/{self.name}"  # not evaluated: nothing named
+
+
+def dispatched_locations(resources: Mapping[str, Any]) -> list[str]:
+    """The locations of the schema objects in `resources` (`base#pointer`, as `child` writes them) a dispatcher
+    answers for (Side._dispatcher). It compiles each one's node with all it holds (what its `$ref`s reach is
+    compiled once for all), so a location nested n deep is compiled n times over; the locations holding the fewest
+    nodes are taken first, up to DISPATCH_NODES_PER_NODE nodes compiled for each node there is. The rest (the
+    outer nodes of a schema nested deep without `$ref`s) get their own validators."""
+    held: list[int] = []  # nodes each location holds, itself included
+    locations: list[str] = []
+    for base, schema in resources.items():
+        if not isinstance(schema, dict):
+            continue
+        stack: list[tuple[Any, str, int]] = [(schema, f"{base}#", -1)]
+        parents: list[int] = []
+        first = len(locations)
+        while stack:
+            node, location, parent = stack.pop()
+            index = len(locations)
+            locations.append(location)
+            held.append(1)
+            parents.append(parent)
+            for keys, value in schema_children(node):
+                here = f"{location}{format_pointer(keys)}"
+                if isinstance(value, dict):
+                    stack.append((value, here, index))
+                elif isinstance(value, list):
+                    stack.extend((item, f"{here}/{i}", index) for i, item in enumerate(value) if isinstance(item, dict))
+        for index in range(len(locations) - 1, first, -1):  # a node after its parent: children counted first
+            held[parents[index - first]] += held[index]
+    budget = DISPATCH_NODES_PER_NODE * len(locations)
+    out: list[str] = []
+    for index in sorted(range(len(locations)), key=lambda i: held[i]):
+        budget -= held[index]
+        if budget < 0:
+            break
+        out.append(locations[index])
+    return out
 _MEMBER_KEYWORDS = frozenset({"properties", "patternProperties"})
 _OTHER_MEMBERS = frozenset({"additionalProperties", "unevaluatedProperties"})
 
 
-def _undeclared(side: Side, evaluation: dict[str, Any], payload: Any) -> tuple[str, ...]:
+def _undeclared(side: Side, evaluation: dict[str, Any], prefix: str, payload: Any) -> tuple[str, ...]:
     """See `Side.undeclared`: the named members, and the values a `const` or `enum` prescribes whole (their
     members are data, not names a contract declares), are gathered from the valid nodes of the evaluation tree;
-    then the payload's members are checked against them."""
+    then the payload's members are checked against them. Each instance location starts with `prefix` (a
+    dispatcher's member: LocationValidator.hierarchical), dropped."""
+    cut = len(prefix)
     named: set[str] = set()
     prescribed: set[str] = set()
     stack = [evaluation]
@@ -497,7 +640,7 @@ def _undeclared(side: Side, evaluation: dict[str, Any], payload: Any) -> tuple[s
         parts = path.rsplit("/", 2)
         last = parts[-1] if path else None
         second = parts[1] if len(parts) == 3 else None
-        at = node.get("instanceLocation", "")
+        at = node.get("instanceLocation", "")[cut:]
         if second in _MEMBER_KEYWORDS:
             named.add(at)
         elif last in ("const", "enum"):
@@ -518,9 +661,9 @@ def _undeclared(side: Side, evaluation: dict[str, Any], payload: Any) -> tuple[s
                 named.update(f"{at}{format_pointer((name,))}" for name in node.get("annotations", ()))
                 # jsonschema-rs (0.61) gives unevaluatedProperties no annotations: the members it evaluated are
                 # its children at one level deeper, under the same evaluation path
-                named.update(child.get("instanceLocation", "") for child in node.get("details", ())
+                named.update(child.get("instanceLocation", "")[cut:] for child in node.get("details", ())
                              if child.get("evaluationPath") == node.get("evaluationPath")
-                             and child.get("instanceLocation", "") != at)
+                             and child.get("instanceLocation", "")[cut:] != at)
         stack.extend(node.get("details", ()))
     out: list[str] = []
     values: list[tuple[Any, str]] = [(payload, "")]
@@ -576,20 +719,21 @@ def _retag(uri: str, tag: str) -> str:
     return urlunsplit((parts.scheme, f"{tag}.{parts.netloc}", parts.path, parts.query, parts.fragment))
 
 
-def _about(error: Any) -> list[tuple[tuple[Any, ...], str]]:
-    """The error's paths, and what it says in the report's words ("missing required field `a` at /x")."""
-    base = tuple(error.instance_path)
+def _about(error: Any, depth: int = 0) -> list[tuple[tuple[Any, ...], str]]:
+    """The error's paths, and what it says in the report's words ("missing required field `a` at /x"); the first
+    `depth` tokens of its instance paths are the dispatcher's (LocationValidator), not the payload's."""
+    base = tuple(error.instance_path)[depth:]
     message = schema_error_text(error) + (f" at {literal(format_pointer(base))}" if base else "")
-    return [(path, message) for path in _error_paths(error)]
+    return [(path, message) for path in _error_paths(error, depth)]
 
 
 _CLOSEST_MEMBER_OF = 32  # unions up to this many members are looked into for the member an error is about
 
 
-def _error_paths(error: Any) -> list[tuple[Any, ...]]:
+def _error_paths(error: Any, depth: int = 0) -> list[tuple[Any, ...]]:
     """The instance paths an error is about: a missing or unexpected property's own path, else where the error is;
-    for a union no member accepted, what its closest member says (below)."""
-    base = tuple(error.instance_path)
+    for a union no member accepted, what its closest member says (below). The first `depth` tokens dropped."""
+    base = tuple(error.instance_path)[depth:]
     if error.schema_path and error.schema_path[-1] in ("anyOf", "oneOf"):
         # A union no member accepted: about what its closest member says (of the members whose tags the payload
         # has, the one with the fewest errors, when only one has that few), so an `acp` server missing `serverId`
@@ -604,7 +748,7 @@ def _error_paths(error: Any) -> list[tuple[Any, ...]]:
             fewest = min(len(errors) for errors in meant)
             closest = [errors for errors in meant if len(errors) == fewest]
             if len(closest) == 1 and fewest:
-                return [path for inner in closest[0] for path in _error_paths(inner)]
+                return [path for inner in closest[0] for path in _error_paths(inner, depth)]
         return [base]
     kind = error.kind
     if hasattr(kind, "property") and type(kind).__name__ == "Required":
