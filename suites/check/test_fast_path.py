@@ -138,3 +138,31 @@ def _counting(engine: Engine) -> tuple[Engine, list[int]]:
 
     engine._frame_acceptor = acceptor  # type: ignore[method-assign]
     return engine, taken
+
+
+def test_a_rule_settled_on_the_ordered_step_is_shown_no_more_messages(tmp_path, monkeypatch):
+    """Issue 43: a capture whose every line holds never hands the engine's loop a message, so the fast path must
+    widen where a rule settles, on the ordered step too: QODER_RESULT_ENDS_TURN settles on the first turn message of
+    a capture without senders, and was then still shown every later turn message (a Message built for each, a
+    quarter of the fixture corpus's messages), the widening only ever asked after a message of the general path."""
+    from wirecheck.capture import FORM_LOOKAHEAD
+    from wirecheck.rules.qoder import ResultEndsTurn
+
+    release = load_registry(ROOT / "contracts").load("qoder-agent-sdk@1.0.23")
+    turn = {"result.success", "result.error", "stream_event", "assistant", "sdk.user", "system.task_notification"}
+    samples = sample_messages(release, ROOT / "fixtures")
+    # the lines the reader reads ahead for the capture's form take the general path: none of them a turn message
+    ahead = [value for value, kind in samples if kind.startswith("system.") and kind not in turn][:FORM_LOOKAHEAD]
+    samples = [value for value, kind in samples if kind in turn]
+    rng = random.Random(3)
+    path = tmp_path / "turns.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(value) + b"\n"
+                              for value in ahead + [samples[rng.randrange(len(samples))] for _ in range(400)]))
+    shown = []
+    real = ResultEndsTurn.on_message
+    monkeypatch.setattr(ResultEndsTurn, "on_message", lambda self, message: shown.append(message.line)
+                        or real(self, message))
+    fast = _brief(Engine(release).run([CaptureFile(str(path))]))
+    assert shown == [FORM_LOOKAHEAD + 1], shown[:5]  # the first turn message settles it (then all 400 were)
+    monkeypatch.setattr(Engine, "_fast_validators", lambda self, run: {})
+    assert fast == _brief(Engine(release).run([CaptureFile(str(path))]))

@@ -281,8 +281,21 @@ class Engine:
         last: list[Any] = [None, None]  # the fast path's last refusal: (value, its kind), not to classify it twice
         label = capture.label
 
+        def widen() -> None:
+            """Rules that have seen all they need (`settled`) are shown no more messages: the fast path takes the
+            kinds they held back. Asked after every message the general path or the ordered step shows them: a
+            capture whose messages all hold (the fast path takes every line) settles its rules all the same."""
+            nonlocal settling
+            if settling and _any_settled(settling):
+                settling = [rule for rule in settling if not rule.settled]
+                run.drop_settled_rules()
+                fast.clear()
+                fast.update(self._fast_validators(run))
+
         def ordered(kind: MessageKind, rules: tuple[Rule, ...], value: Any, line: int) -> None:
             self._ordered(Message(value=value, file=label, line=line, kind=kind), kind, run, emit, rules)
+            if settling:
+                widen()
 
         accept = self._acceptor(fast, seen, last, label, ordered)
 
@@ -305,6 +318,8 @@ class Engine:
         def ordered_from(kind: MessageKind, rules: tuple[Rule, ...], value: Any, line: int, sender: str) -> None:
             self._ordered(Message(value=value, file=label, line=line, sender=sender, kind=kind), kind, run, emit,
                           rules)
+            if settling:
+                widen()
 
         accept_frame = self._frame_acceptor(fast, seen, last, label, ordered_from, spoke)
         reading = Reading(accept if forced is None else _refuse, seen, run.unsettled, observe, took,
@@ -375,11 +390,8 @@ class Engine:
                     result.coverage[kind.id].seen += 1
                     if item.http is not None and item.http.body_unknown:
                         result.coverage[kind.id].unjudged += 1
-            if settling and _any_settled(settling):  # no more messages needed: widen the fast path
-                settling = [rule for rule in settling if not rule.settled]
-                run.drop_settled_rules()
-                fast.clear()
-                fast.update(self._fast_validators(run))
+            if settling:
+                widen()
         for role, (line_no, kind_id) in spoke.items():
             took(role, line_no, kind_id)
         if capture.form != "framed":  # what the fast path took was sent by its kind's producer
