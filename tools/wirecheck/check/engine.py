@@ -714,7 +714,15 @@ def _any_settled(rules: list[SettlingRule]) -> bool:
 
 def _holding(is_valid: Callable[[Any], bool], rules: tuple[Rule, ...], kind: MessageKind,
              file: str) -> Callable[[Any], bool]:
-    """Strictly valid, and none of `rules` (each judging a message alone, keeping no state) finds anything in it."""
+    """Strictly valid, and none of `rules` (each judging a message alone, keeping no state) finds anything in it:
+    asked of the value itself where every rule can say (`holds`, rules/registry.py), else of a Message built for
+    them (a Message and a generator per rule cost a message of such a kind as much again as its validation)."""
+    tests: list[Callable[[Any], bool]] = [getattr(rule, "holds", None) for rule in rules]  # type: ignore[misc]
+    if all(tests):
+        if len(tests) == 1:
+            test = tests[0]
+            return lambda value: is_valid(value) and test(value)
+        return lambda value: is_valid(value) and all(test(value) for test in tests)
 
     def holds(value: Any) -> bool:
         if not is_valid(value):
