@@ -32,13 +32,14 @@ class Rule(Protocol):
     kind and line, never the value, says so with `observes_values = False`: parts of a large capture checked by
     other processes (check/parallel.py) then hand on only (kind, line) for such messages, and `value` is None.
     A rule of scope MESSAGE keeps no state at all: the fast path runs it on each valid message and takes the message
-    only when it finds nothing (else the message takes the full path, which reports the finding). Such a rule may
-    also define `holds(value)`, True exactly when `on_message` finds nothing in a message with that value: the fast
-    path then asks that, without building a Message."""
+    only when it finds nothing (else the message takes the full path, which reports the finding)."""
 
     def on_message(self, message: Message) -> Iterable[Finding]: ...
 
     def finish(self) -> Iterable[Finding]: ...
+
+    # A rule of scope MESSAGE may also define `holds(value) -> bool`, True exactly when `on_message` finds nothing in
+    # a message with that value: the fast path then asks that, without building a Message (check/engine.py _holding).
 
 
 class SettlingRule(Rule, Protocol):
