@@ -138,3 +138,60 @@ def _counting(engine: Engine) -> tuple[Engine, list[int]]:
 
     engine._frame_acceptor = acceptor  # type: ignore[method-assign]
     return engine, taken
+
+
+def test_a_rule_settled_on_the_ordered_step_is_shown_no_more_messages(tmp_path, monkeypatch):
+    """Issue 43: a capture whose every line holds never hands the engine's loop a message, so the fast path must
+    widen where a rule settles, on the ordered step too: QODER_RESULT_ENDS_TURN settles on the first turn message of
+    a capture without senders, and was then still shown every later turn message (a Message built for each, a
+    quarter of the fixture corpus's messages), the widening only ever asked after a message of the general path."""
+    from wirecheck.capture import FORM_LOOKAHEAD
+    from wirecheck.rules.qoder import ResultEndsTurn
+
+    release = load_registry(ROOT / "contracts").load("qoder-agent-sdk@1.0.23")
+    turn = {"result.success", "result.error", "stream_event", "assistant", "sdk.user", "system.task_notification"}
+    samples = sample_messages(release, ROOT / "fixtures")
+    # the lines the reader reads ahead for the capture's form take the general path: none of them a turn message
+    ahead = [value for value, kind in samples if kind.startswith("system.") and kind not in turn][:FORM_LOOKAHEAD]
+    samples = [value for value, kind in samples if kind in turn]
+    rng = random.Random(3)
+    path = tmp_path / "turns.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(value) + b"\n"
+                              for value in ahead + [samples[rng.randrange(len(samples))] for _ in range(400)]))
+    shown = []
+    real = ResultEndsTurn.on_message
+    monkeypatch.setattr(ResultEndsTurn, "on_message", lambda self, message: shown.append(message.line)
+                        or real(self, message))
+    fast = _brief(Engine(release).run([CaptureFile(str(path))]))
+    assert shown == [FORM_LOOKAHEAD + 1], shown[:5]  # the first turn message settles it (then all 400 were)
+    monkeypatch.setattr(Engine, "_fast_validators", lambda self, run: {})
+    assert fast == _brief(Engine(release).run([CaptureFile(str(path))]))
+
+
+def test_a_plain_stream_takes_a_kind_asked_about_only_as_the_last_message_without_the_ordered_step(tmp_path,
+                                                                                                  monkeypatch):
+    """Issue 43: result.success needs the ordered state only as what EXIT-ZERO-ON-SUCCESS asks about, a role's last
+    message before the process record, which only a framed capture has: in a plain stream the fast path counts it
+    and shows it to its observing rules (QODER_TURN_UNFINISHED), with the general path's findings and coverage."""
+    from wirecheck.capture import FORM_LOOKAHEAD
+
+    release = load_registry(ROOT / "contracts").load("qoder-agent-sdk@1.0.23")
+    engine = Engine(release)
+    assert "result.success" in engine._last_only
+    samples = sample_messages(release, ROOT / "fixtures")
+    results = [value for value, kind in samples if kind == "result.success"]
+    turns = [value for value, kind in samples if kind in ("assistant", "stream_event")]
+    rng = random.Random(5)
+    lines = [rng.choice(turns) for _ in range(FORM_LOOKAHEAD)] + [
+        rng.choice(results if rng.random() < 0.5 else turns) for _ in range(300)]
+    path = tmp_path / "results.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(value) + b"\n" for value in [*lines[:-1], turns[0]]))  # ends in a turn
+    ordered = []
+    real = Engine._ordered
+    monkeypatch.setattr(Engine, "_ordered", lambda self, message, kind, *args, **kw: ordered.append(kind.id)
+                        or real(self, message, kind, *args, **kw))
+    fast = _brief(engine.run([CaptureFile(str(path))]))
+    assert "result.success" not in ordered[FORM_LOOKAHEAD:]
+    assert any(f[0] == "QODER_TURN_UNFINISHED" for f in fast[0])  # at a line that counts the results it saw
+    monkeypatch.setattr(Engine, "_fast_validators", lambda self, run: {})
+    assert fast == _brief(Engine(release).run([CaptureFile(str(path))]))

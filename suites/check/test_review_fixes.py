@@ -117,7 +117,7 @@ def test_tolerant_errors_are_not_lost_when_the_strict_errors_are_all_closing():
     strict = jsonschema_rs.validator_for(root, registry=jsonschema_rs.Registry([("https://x.invalid/s.json", schema)]))
     tolerant = jsonschema_rs.validator_for(
         root, registry=jsonschema_rs.Registry([("https://x.invalid/s.json", tolerant_view(schema))]))
-    pair = SchemaPair(SchemaLink("s.json", "https://x.invalid/s.json"), strict, tolerant, {})
+    pair = SchemaPair(SchemaLink("s.json", "https://x.invalid/s.json"), strict, lambda: tolerant, {})
     problems = pair.problems({"a": 1, "b": 2})  # open objects match both branches: oneOf fails
     assert any(not p.unknown_field for p in problems), problems
 

@@ -57,13 +57,21 @@ class ProtocolMajor:
         self._wire = release.wire_version
         self._major = _major(release)
 
-    def on_message(self, message: Message) -> Iterable[Finding]:
+    def _version(self, value: Any) -> tuple[Any, re.Match[str] | None]:
+        found = resolve(value, self._tokens, _ABSENT)
+        return found, _SEMVER.match(found) if isinstance(found, str) else None
+
+    def holds(self, value: Any) -> bool:
+        """Whether a message with this value breaks nothing here (the engine's fast path asks this of a value)."""
         if self._major is None:
+            return True
+        found, match = self._version(value)
+        return found is _ABSENT or (match is not None and match.group(1) == self._major)
+
+    def on_message(self, message: Message) -> Iterable[Finding]:
+        if self.holds(message.value):
             return
-        found = resolve(message.value, self._tokens, _ABSENT)
-        if found is _ABSENT:
-            return
-        match = _SEMVER.match(found) if isinstance(found, str) else None
+        found, match = self._version(message.value)
         if match is None:
             yield message.finding("QODER_PROTOCOL_MAJOR", f"{self._pointer} is not a semantic version",
                                   pointer=self._pointer, expected=f"{self._major}.x.y", found=short_repr(found))

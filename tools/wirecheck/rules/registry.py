@@ -38,6 +38,9 @@ class Rule(Protocol):
 
     def finish(self) -> Iterable[Finding]: ...
 
+    # A rule of scope MESSAGE may also define `holds(value) -> bool`, True exactly when `on_message` finds nothing in
+    # a message with that value: the fast path then asks that, without building a Message (check/engine.py _holding).
+
 
 class SettlingRule(Rule, Protocol):
     settled: bool
