@@ -23,3 +23,29 @@ def test_paired_rounds_report_the_median_ratio_and_best_times() -> None:
     assert calls == ["floor", "engine"] * 5  # interleaved, not all floors first
     assert (best_floor, best_engine, ratio) == (1.0, 1.0, 0.5)
     assert rounds == [0.5, 1.0, 0.5, 0.5, 1.0]  # every round, in order, for the report
+
+
+def test_the_floor_pays_for_compiling_its_validators_as_the_engine_does(tmp_path, monkeypatch) -> None:
+    """The engine compiles its validators during its timed run; a floor that compiled its own before the clock
+    started was measured doing less than any checker can (issue 43: ~0.2 µs a message of the bench's corpus). A
+    fake clock that compiling moves by one second a validator: the floor's seconds include every compile."""
+    import orjson
+
+    from wirecheck import bench
+    from wirecheck.check.validate import Validators
+    from wirecheck.contracts import load_registry
+
+    release = load_registry().load("qoder-agent-sdk@1.0.23")
+    kind = next(k for k in release.kinds if k.schema is not None)
+    clock = [0.0]
+    compile_pair = Validators.pair
+
+    def pair(self, link):  # type: ignore[no-untyped-def]
+        clock[0] += 1.0
+        return compile_pair(self, link)
+
+    monkeypatch.setattr(Validators, "pair", pair)
+    monkeypatch.setattr(bench.time, "perf_counter", lambda: clock[0])
+    path = tmp_path / "capture.ndjson"
+    path.write_bytes(orjson.dumps({}) + b"\n")
+    assert bench.floor_seconds(path, [kind.id], release) == 1.0  # one kind present: one compile, timed

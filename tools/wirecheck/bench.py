@@ -116,11 +116,18 @@ def write_capture(path: Path, samples: list[Sample], count: int, seed: int = 0) 
 
 
 def floor_seconds(path: Path, kinds: list[str], release: ContractRelease) -> float:
+    """The floor's seconds: the strict validators of the kinds the capture holds compiled (as the engine compiles
+    them during its run: a bare loop cannot validate without them), then each line loaded and validated with its
+    kind known. The release's registry is built before the clock starts, as `Engine(release)` is for the engine."""
     validators = Validators(release)
-    by_kind = {k.id: validators.pair(k.schema).strict for k in release.kinds if k.schema is not None}
-    order = [by_kind[k] for k in kinds]
+    present = set(kinds)
     loads = orjson.loads
     start = time.perf_counter()
+    by_kind = {k.id: validators.pair(k.schema).strict for k in release.kinds
+               if k.schema is not None and k.id in present}
+    compiling = time.perf_counter() - start
+    order = [by_kind[k] for k in kinds]  # the floor knows each line's kind without asking: not timed
+    start = time.perf_counter() - compiling
     with path.open("rb") as handle:
         for validator, line in zip(order, handle, strict=True):
             validator.is_valid(loads(line))
@@ -314,8 +321,8 @@ def conformance(args: argparse.Namespace) -> bool:
         "",
         f"{args.messages:,} messages per capture, repeated at random from {real['distinct_messages']} generated and "
         f"{as_is['distinct_messages']} fixture messages (distinct, valid, protocol-clean).",
-        "Floor = orjson + jsonschema-rs is_valid with the kind known; engine = duplicate-key check, classification, "
-        "strict/tolerant validation, correlation, protocol rules, coverage.",
+        "Floor = the strict validators compiled, then orjson + jsonschema-rs is_valid with the kind known; engine = "
+        "duplicate-key check, classification, strict/tolerant validation, correlation, protocol rules, coverage.",
         "",
         "| corpus | bytes/line | floor msg/s | engine msg/s | CLI msg/s (incl. start-up) | engine/floor "
         "(median) | each round |",
