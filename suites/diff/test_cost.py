@@ -3,6 +3,7 @@ large pair is one diff-schemas compares (not one it refuses by the input limit, 
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from wirecheck.diff.cost import cases, interlinked
@@ -202,3 +203,23 @@ def test_a_ring_whose_cpu_grows_faster_than_its_size_misses_its_target() -> None
     missed = ring_growth(inputs(3.5, 130.0))
     assert missed["met"] is False and missed["growth"] == 7.9 and missed["size_ratio"] == 4.7
     assert ring_growth({}) == {}
+
+
+def test_a_bench_module_takes_one_folder_made_absolute_and_answers_help(tmp_path, monkeypatch) -> None:
+    """`python -m wirecheck.diff.cost --help` once took `--help` for its folder and ran the whole bench, whose runs
+    then named files `--help/work/…`, which `wirecheck diff-schemas` read as an option (exit 2, reported as a
+    missed target). The folder is parsed, `--help` answered, and the folder made absolute."""
+    import pytest
+
+    from wirecheck import startup_bench
+
+    written: list[Path] = []
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", ["cost", "out"])
+    with pytest.raises(SystemExit) as ended:
+        startup_bench.main(lambda folder: written.append(folder) or True)
+    assert ended.value.code == 0 and written == [tmp_path / "out"] and written[0].is_dir()
+    monkeypatch.setattr(sys, "argv", ["cost", "--help"])
+    with pytest.raises(SystemExit) as ended:
+        startup_bench.main(lambda folder: written.append(folder) or True)
+    assert ended.value.code == 0 and len(written) == 1  # help, and nothing measured

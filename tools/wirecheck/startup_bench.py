@@ -198,8 +198,16 @@ def publish(path: Path, lines: list[str], result: dict[str, Any]) -> bool:
 
 
 def main(write: Callable[[Path], bool]) -> None:
-    """`python -m <bench> [FOLDER]`: write into FOLDER (reports/bench), exit 1 when a target was missed."""
-    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("reports/bench")
+    """`python -m <bench> [FOLDER]`: write into FOLDER (reports/bench), exit 1 when a target was missed. The folder
+    is made absolute: the runs it starts name files in it, and a relative name starting with `-` would be read as
+    an option."""
+    import argparse
+
+    spec = getattr(sys.modules.get("__main__"), "__spec__", None)
+    parser = argparse.ArgumentParser(prog=f"python -m {spec.name}" if spec is not None else None)
+    parser.add_argument("folder", nargs="?", type=Path, default=Path("reports/bench"),
+                        help="where the report is written (default: reports/bench)")
+    target = parser.parse_args().folder.resolve()
     target.mkdir(parents=True, exist_ok=True)
     sys.exit(0 if write(target) else 1)
 
