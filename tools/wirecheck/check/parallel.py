@@ -54,6 +54,7 @@ from wirecheck.check.engine import CheckOptions, Engine, Reading
 from wirecheck.check.message import Message
 from wirecheck.check.parts import PartChecks
 from wirecheck.check.result import CaptureSummary, CheckResult, GroupKey, KindCoverage, Omission, merge
+from wirecheck.check.sequences import SettledPairs
 from wirecheck.findings import Severity
 
 if TYPE_CHECKING:  # multiprocessing and the pool are imported by a run that starts workers: a small one does not
@@ -397,7 +398,8 @@ class _Part:
                     line, code = divmod(note, width)
                     observe(kinds[code], line + offset)
                 done = position
-            yield item if type(item) is tuple and len(item) != 2 else _moved(item, offset)
+            shape = type(item)
+            yield item if shape is SettledPairs or (shape is tuple and len(item) != 2) else _moved(item, offset)
         for note in observed[done:]:
             line, code = divmod(note, width)
             observe(kinds[code], line + offset)

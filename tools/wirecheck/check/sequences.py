@@ -15,6 +15,7 @@ capture was never answered — at the level its reader gives (behaviour.yaml), w
 from __future__ import annotations
 
 import fnmatch
+from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -788,20 +789,32 @@ class SequenceRun:
         if answering is not None:
             self.judged[answering.id] += 1
 
-    def settled_pair(self, kind: MessageKind, request_id: Any, file: str, line: int, sender: str | None,
-                     answer: MessageKind, emit: Emit) -> None:
-        """`settled_request` and `settled_answer` at once, for a request answered by the very next message: the
-        request goes straight to those answered (Correlation.answered_at_once), unless its id is still awaiting
-        an answer or the bound on those awaiting is reached (remembering it would drop the oldest)."""
-        request = Request(kind, request_id, file, line, None, sender, 1)
-        if not self.requests.answered_at_once((_side(kind.producer), _id_key(request_id)), request):
-            request.answered = 0
-            self.settled_request(kind, request_id, file, line, sender, emit)
-            self.settled_answer(answer, request_id)
-            return
-        answering = self.sequences.answered_by(request)
-        if answering is not None:
-            self.judged[answering.id] += 1
+    def settled_pairs(self, pairs: SettledPairs, kinds: Mapping[str, MessageKind], file: str, offset: int,
+                      emit: Emit) -> None:
+        """`settled_request` and `settled_answer` at once, for each request of a run answered by the very next
+        message (lines moved by `offset`), in order: the request goes straight to those answered
+        (Correlation.answered_at_once), counted by the `answered` obligation that covers it (looked up once per
+        shape of the run, not per pair), unless its id is still awaiting an answer or the bound on those awaiting
+        is reached (remembering it would drop the oldest): then both steps are taken one by one."""
+        requests, judged = self.requests, self.judged
+        at_once = requests.answered_at_once
+        shapes: list[tuple[MessageKind, str | None, str | None, str | None, MessageKind] | None]
+        shapes = [None] * len(pairs.shapes)
+        for line, code, request_id in zip(pairs.lines, pairs.codes, pairs.ids, strict=True):
+            shape = shapes[code]
+            if shape is None:
+                kind_id, sender, answer_id = pairs.shapes[code]
+                kind = kinds[kind_id]
+                answering = self.sequences.answered_by(Request(kind, request_id, file, None, None, sender))
+                shape = shapes[code] = (kind, sender, _side(kind.producer),
+                                        answering.id if answering is not None else None, kinds[answer_id])
+            kind, sender, side, answering_id, answer = shape
+            request = Request(kind, request_id, file, line + offset, None, sender, 1)
+            if not at_once((side, ("bool", request_id) if type(request_id) is bool else request_id), request):
+                self.settled_request(kind, request_id, file, line + offset, sender, emit)
+                self.settled_answer(answer, request_id)
+            elif answering_id is not None:
+                judged[answering_id] += 1
 
     def settled_answer(self, kind: MessageKind, request_id: Any) -> None:
         """The answer to a `settled_request` of the same part, in its place: the request it answers is the one
@@ -994,6 +1007,40 @@ def projected(value: Any, paths: tuple[tuple[str, ...], ...]) -> Any:
 # What a worker settled of a message's correlation (PartAnswers.note): the id it carries, and for an answer whose
 # request it saw, (the request's kind id, the findings of the reply checked against that kind's reply schema).
 Noted = tuple[Any, "tuple[str, tuple[Finding, ...]] | None"]
+
+
+class SettledPairs:
+    """Requests a worker saw answered by the very next message of its part, in a row (check/parts.py
+    PartChecks._settle): each pair as `SequenceRun.settled_pairs` takes it, packed so that a run of thousands crosses
+    between processes and reaches the capture's correlation as one item (`SequenceRun.settled_pairs`). Pair i: its
+    request's line (within its part), `shapes[codes[i]]` (request kind id, sender, answer kind id; a part's runs
+    share one list of them) and its request id `ids[i]`."""
+
+    __slots__ = ("codes", "ids", "lines", "shapes")
+
+    def __init__(self, shapes: list[tuple[str, str | None, str]]):
+        self.shapes = shapes
+        self.lines = array("q")
+        self.codes = array("I")
+        self.ids: list[Any] = []
+
+    def add(self, line: int, code: int, request_id: Any) -> None:
+        self.lines.append(line)
+        self.codes.append(code)
+        self.ids.append(request_id)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled as its four fields (no __dict__ to rebuild)
+        return _settled_pairs, (self.shapes, self.lines, self.codes, self.ids)
+
+
+def _settled_pairs(shapes: list[tuple[str, str | None, str]], lines: array[int], codes: array[int],
+                   ids: list[Any]) -> SettledPairs:
+    pairs = SettledPairs(shapes)
+    pairs.lines, pairs.codes, pairs.ids = lines, codes, ids
+    return pairs
 
 
 class PartAnswers:
