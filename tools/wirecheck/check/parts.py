@@ -54,10 +54,15 @@ class PartChecks:
         self.lean = engine.sequences.correlated - engine.sequences.watched - engine._last_kinds \
             - engine._base_kinds.keys()
         self._leaning: dict[tuple[str, bool], bool] = {}
-        # messages of kinds only the sequence's monitors read in order go back with just the places they read
-        self.read_paths = read_paths(engine.release, engine.sequences.obligations)
-        self.projectable = engine.sequences.watched - engine.sequences.correlated - engine._last_kinds \
+        # messages of kinds only the sequence's monitors read in order, or a process obligation asks about as the
+        # program's last message (`exit_status: when`), go back with just the places they read
+        self.read_paths = read_paths(engine.release, (*engine.sequences.obligations, *engine._outcome))
+        self.projectable = (engine.sequences.watched | engine._last_kinds) - engine.sequences.correlated \
             - engine._base_kinds.keys() - engine.messages.has_consumers
+        # messages of kinds nothing reads in order but rules that read no values (`reads_values = False`) go back
+        # without their value
+        self.placed = frozenset(self.seen) - engine.sequences.correlated - engine.sequences.watched \
+            - engine._last_kinds - engine._base_kinds.keys() - engine.messages.has_consumers
         # requests answered within the part become steps of the capture's correlation (see `_settle`): none where
         # a monitor reads answers, or the capture's engine gave no bound on requests awaiting (`awaiting_bound`)
         self.awaiting_bound = awaiting_bound if not self.answers.answers_read else 0
@@ -106,6 +111,8 @@ class PartChecks:
                 self.requests += event[0]
         elif kind.id in self.projectable and self._lean(kind.id, alone, projectable=True):
             value = projected(value, self.read_paths)
+        elif kind.id in self.placed and self._lean(kind.id, alone, projectable=True):
+            value = None
         self._append((line, sender, value, kind.id, found, after, alone, noted))
 
     def _settle(self, key: Any, line: int, sender: str | None, kind_id: str, noted: Noted) -> bool:
@@ -162,12 +169,15 @@ class PartChecks:
 
     def _lean(self, kind_id: str, alone: bool, projectable: bool = False) -> bool:
         """Does nothing in the capture's engine read a message of this kind but what the part notes of it (a
-        request's or answer's id; with `projectable`, the places the monitors read)? Not where a rule reads it (its
-        rules settle nothing within a part: the part's engine shows them nothing)."""
+        request's or answer's id; with `projectable`, the places the monitors and process obligations read, or
+        nothing for a kind of `placed`)? Not where a rule reads its value (its rules settle nothing within a part:
+        the part's engine shows them nothing); a rule that reads only its kind, place and sender
+        (`reads_values = False`) does not."""
         lean = self._leaning.get((kind_id, alone))
         if lean is None:
-            lean = self._leaning[(kind_id, alone)] = (projectable or kind_id in self.lean) and not (
-                self.run.keeping(kind_id) if alone else self.run.rules_by_kind[kind_id])
+            rules = self.run.keeping(kind_id) if alone else self.run.rules_by_kind[kind_id]
+            lean = self._leaning[(kind_id, alone)] = (projectable or kind_id in self.lean) and all(
+                getattr(rule, "reads_values", True) is False for rule in rules)
         return lean
 
     def _append(self, item: Any) -> None:

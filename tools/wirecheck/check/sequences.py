@@ -956,9 +956,10 @@ class SequenceRun:
 
 
 def read_paths(release: ContractRelease, obligations: Iterable[Obligation]) -> tuple[tuple[str, ...], ...]:
-    """Every place in a message the obligations' monitors and the release's keys read (`*`: each item of an array):
-    their matches' conditions, their places, a negotiated version's pointer. A message projected to these
-    (`projected`) is judged by them as the whole message is."""
+    """Every place in a message the obligations (their monitors; a process obligation's `when`, of the last
+    message) and the release's keys read (`*`: each item of an array): their matches' conditions, their places, a
+    negotiated version's pointer. A message projected to these (`projected`) is judged by them as the whole message
+    is."""
     paths: list[tuple[str, ...]] = []
 
     def place(at: Place) -> None:
