@@ -50,6 +50,7 @@ class PartChecks:
         self._last: list[Any] = [None, None]
         self.accept = engine._acceptor(self.fast, self.seen, self._last, self.file, self._held)
         self.answers = PartAnswers(engine.sequences)
+        self.correlated, self.has_consumers = engine.sequences.correlated, engine.messages.has_consumers
         # requests and answers whose ordered checks read nothing of their value but what `answers` notes
         self.lean = engine.sequences.correlated - engine.sequences.watched - engine._last_kinds \
             - engine._base_kinds.keys()
@@ -90,9 +91,9 @@ class PartChecks:
         def located() -> Message:
             return message or Message(value=value, file=self.file, line=line, sender=sender, kind=kind)
 
-        after = self._consumers(located(), kind) if kind.id in self.engine.messages.has_consumers else ()
+        after = self._consumers(located(), kind) if kind.id in self.has_consumers else ()
         noted = None
-        if kind.id in self.engine.sequences.correlated:
+        if kind.id in self.correlated:
             answers = self.answers
             noted = answers.note(value, kind, located)
             event = answers.event

@@ -1052,44 +1052,63 @@ class PartAnswers:
 
     def __init__(self, sequences: Sequences):
         self.sequences = sequences
-        self.asked: Bounded = Bounded()  # (requester, id) → the kind of the latest request in this part
+        # (requester, id) → the kind of the latest request in this part; past MAX_AWAITING the oldest is forgotten
+        # (as Bounded forgets, without a Python call per request)
+        self.asked: OrderedDict[Any, MessageKind] = OrderedDict()
         # a monitor that reads answers (`negotiated` with `reply`) needs their values
         self.answers_read = any(o.form == "negotiated" and o.params.get("reply") for o in sequences.obligations)
         # what the last `note` told the capture's correlation: (a request?, its key), None when it touches nothing
         self.event: tuple[bool, Any] | None = None
+        self._ways: dict[str, tuple[bool | None, tuple[str, ...], str | None]] = {}  # kind id → `_way`
+        self._replies: dict[str, str] = {}  # request kind id → where its reply is (a pointer, for its findings)
+
+    def _way(self, kind: MessageKind) -> tuple[bool | None, tuple[str, ...], str | None]:
+        """How a kind's messages are noted: (a request: True, an answer: False, where its id is, whose ids they
+        are); (None, (), None) for a kind whose value the capture's engine needs (neither, or answers read)."""
+        response_kind = self.sequences.answered_kinds.get(kind.id)
+        if response_kind is not None and response_kind.correlate is not None:
+            return True, response_kind.correlate[0], _side(kind.producer)
+        if kind.correlate is None or self.answers_read:
+            return None, (), None
+        return False, kind.correlate[1], _side(kind.consumer)
 
     def note(self, value: Any, kind: MessageKind, located: Callable[[], Message]) -> Noted | None:
         """What the capture's engine needs of a request or an answer instead of its value; None when it needs the
         value (an answer whose request is not in this part, or is of no kind). `located()`: the message, for a
         finding on its reply."""
-        sequences = self.sequences
         self.event = None
-        response_kind = sequences.answered_kinds.get(kind.id)
-        if response_kind is not None and response_kind.correlate is not None:
-            request_id = resolve(value, response_kind.correlate[0], None)
-            if request_id is not None and _hashable(request_id):
-                key = (_side(kind.producer), _id_key(request_id))
-                self.asked[key] = kind
-                self.event = True, key
-            return request_id, None
-        if kind.correlate is None or self.answers_read:
+        way = self._ways.get(kind.id)
+        if way is None:
+            way = self._ways[kind.id] = self._way(kind)
+        asks, tokens, side = way
+        if asks is None:
             return None
-        request_id = resolve(value, kind.correlate[1], None)
+        request_id = resolve(value, tokens, None)
         if request_id is None or not _hashable(request_id):
             return request_id, None
-        key = (_side(kind.consumer), _id_key(request_id))
+        key = (side, ("bool", request_id) if type(request_id) is bool else request_id)  # _id_key
+        asked = self.asked
+        if asks:
+            asked[key] = kind
+            if len(asked) > MAX_AWAITING:
+                asked.popitem(last=False)
+            self.event = True, key
+            return request_id, None
         self.event = False, key
-        request = self.asked.pop(key, None)
-        if request is None or request.id in sequences.replies_read:  # a monitor reads this answer: its value
+        request = asked.pop(key, None)
+        if request is None or request.id in self.sequences.replies_read:  # a monitor reads this answer: its value
             return None
-        found: list[Finding] = []
         reply = request.reply
         payload = MISSING if reply is None else resolve(value, reply.at, MISSING)
-        if reply is not None and payload is not MISSING:
-            for problem in sequences.reply_problems(reply.schema, payload, format_pointer(reply.at)):
-                found.append(sequences.reply_finding(located(), problem, "REPLY_VIOLATION",
-                                                     prefix_note=f"reply to {request.id}: "))
-        return request_id, (request.id, tuple(found))
+        if reply is None or payload is MISSING:
+            return request_id, (request.id, ())
+        at = self._replies.get(request.id)
+        if at is None:
+            at = self._replies[request.id] = format_pointer(reply.at)
+        sequences = self.sequences
+        return request_id, (request.id, tuple(
+            sequences.reply_finding(located(), problem, "REPLY_VIOLATION", prefix_note=f"reply to {request.id}: ")
+            for problem in sequences.reply_problems(reply.schema, payload, at)))
 
 
 def unknown_method(sequences: Sequences, message: Message) -> str | None:
