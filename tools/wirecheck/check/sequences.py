@@ -697,6 +697,10 @@ class SequenceRun:
         for monitor in self.monitors:
             monitor.roles = self.roles
         self.replies = [m for m in self.monitors if m.reply]
+        # the shapes of a part's runs of settled pairs (SettledPairs.shapes, shared by its runs), and what each is
+        # here: see settled_pairs
+        self._shapes_of: list[tuple[str, str | None, str]] = []
+        self._shapes: list[tuple[MessageKind, str | None, str | None, str | None, MessageKind] | None] = []
         self.judged: dict[str, int] = {o.id: 0 for o in sequences.obligations}
         self.file = ""
 
@@ -794,12 +798,15 @@ class SequenceRun:
         """`settled_request` and `settled_answer` at once, for each request of a run answered by the very next
         message (lines moved by `offset`), in order: the request goes straight to those answered
         (Correlation.answered_at_once), counted by the `answered` obligation that covers it (looked up once per
-        shape of the run, not per pair), unless its id is still awaiting an answer or the bound on those awaiting
-        is reached (remembering it would drop the oldest): then both steps are taken one by one."""
+        shape of a part's runs, not per pair), unless its id is still awaiting an answer or the bound on those
+        awaiting is reached (remembering it would drop the oldest): then both steps are taken one by one."""
         requests, judged = self.requests, self.judged
         at_once = requests.answered_at_once
-        shapes: list[tuple[MessageKind, str | None, str | None, str | None, MessageKind] | None]
-        shapes = [None] * len(pairs.shapes)
+        if self._shapes_of is not pairs.shapes:  # the first run of another part
+            self._shapes_of, self._shapes = pairs.shapes, []
+        shapes = self._shapes
+        if len(shapes) < len(pairs.shapes):
+            shapes.extend([None] * (len(pairs.shapes) - len(shapes)))
         for line, code, request_id in zip(pairs.lines, pairs.codes, pairs.ids, strict=True):
             shape = shapes[code]
             if shape is None:
