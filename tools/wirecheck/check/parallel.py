@@ -14,9 +14,9 @@ themselves; elsewhere they are spawned and load it (start_method). Two kinds of 
   findings of its own checks, and a request or an answer with the id it carries, its reply checked against the
   request it answers when that request is in the same part (sequences.PartAnswers), its value left out when
   nothing else here reads it; a request answered within the part, and its answer, as one or two compact steps of
-  the capture's correlation in their places (PartChecks._settle). This process feeds all of it, in capture
-  order, to the engine: correlation, behaviour obligations and rules that keep state run here, on notes instead
-  of values wherever they can.
+  the capture's correlation in their places (PartChecks._settle; pairs in a row as one run: SettledPairs). This
+  process feeds all of it, in capture order, to the engine: correlation, behaviour obligations and rules that
+  keep state run here, on notes instead of values wherever they can.
   HARs and JSON documents are one JSON value each: they are checked whole.
 
 Either way the findings, coverage and counts are those of a sequential run (tested on every bundled fixture). A
