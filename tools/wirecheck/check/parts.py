@@ -13,7 +13,7 @@ from typing import Any
 from wirecheck.capture import CaptureFile
 from wirecheck.check.engine import Engine, _CaptureRun, _FastEntry
 from wirecheck.check.message import Message
-from wirecheck.check.sequences import Noted, PartAnswers, SettledPairs, projected, read_paths
+from wirecheck.check.sequences import Noted, PartAnswers, Projection, SettledPairs, read_paths
 from wirecheck.contracts.model import MessageKind
 from wirecheck.findings import Finding
 from wirecheck.rules.registry import Rule
@@ -57,7 +57,7 @@ class PartChecks:
         self._leaning: dict[tuple[str, bool], bool] = {}
         # messages of kinds only the sequence's monitors read in order, or a process obligation asks about as the
         # program's last message (`exit_status: when`), go back with just the places they read
-        self.read_paths = read_paths(engine.release, (*engine.sequences.obligations, *engine._outcome))
+        self.projected = Projection(read_paths(engine.release, (*engine.sequences.obligations, *engine._outcome)))
         self.projectable = (engine.sequences.watched | engine._last_kinds) - engine.sequences.correlated \
             - engine._base_kinds.keys() - engine.messages.has_consumers
         # messages of kinds nothing reads in order but rules that read no values (`reads_values = False`) go back
@@ -111,7 +111,7 @@ class PartChecks:
                 self.pending.pop(event[1], None)
                 self.requests += event[0]
         elif kind.id in self.projectable and self._lean(kind.id, alone, projectable=True):
-            value = projected(value, self.read_paths)
+            value = self.projected(value)
         elif kind.id in self.placed and self._lean(kind.id, alone, projectable=True):
             value = None
         self._append((line, sender, value, kind.id, found, after, alone, noted))

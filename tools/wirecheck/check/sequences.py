@@ -1012,6 +1012,50 @@ def projected(value: Any, paths: tuple[tuple[str, ...], ...]) -> Any:
     return value
 
 
+
+# A projection compiled (Projection): per key of an object, None to keep what it holds whole, else the projection of
+# it; and whether an array is projected item by item (every path goes on with `*`), else kept whole.
+_Tree = tuple[dict[str, "_Tree | None"], bool]
+
+
+class Projection:
+    """`projected(value, paths)` with its paths compiled once: a worker projects every message of a kind only the
+    monitors read (check/parts.py), and grouping the paths again at every level of every message was a sixth of a
+    worker's CPU on a stream of such messages."""
+
+    __slots__ = ("_tree",)
+
+    def __init__(self, paths: tuple[tuple[str, ...], ...]):
+        self._tree = _tree(paths) if paths else None
+
+    def __call__(self, value: Any) -> Any:
+        if self._tree is None:
+            return {} if isinstance(value, dict) else value
+        return _project(value, self._tree)
+
+
+def _tree(paths: tuple[tuple[str, ...], ...]) -> _Tree:
+    heads: dict[str, list[tuple[str, ...]]] = {}
+    for path in paths:
+        if path:
+            heads.setdefault(path[0], []).append(path[1:])
+    keys = {key: None if any(not rest for rest in rests) else _tree(tuple(rests)) for key, rests in heads.items()}
+    return keys, all(path and path[0] == "*" for path in paths)
+
+
+def _project(value: Any, tree: _Tree) -> Any:
+    keys, each = tree
+    if isinstance(value, dict):
+        out = {}
+        for key, inner in keys.items():
+            if key in value:
+                out[key] = value[key] if inner is None else _project(value[key], inner)
+        return out
+    if isinstance(value, list) and each:
+        inner = keys["*"]
+        return value if inner is None else [_project(item, inner) for item in value]
+    return value
+
 # What a worker settled of a message's correlation (PartAnswers.note): the id it carries, and for an answer whose
 # request it saw, (the request's kind id, the findings of the reply checked against that kind's reply schema).
 Noted = tuple[Any, "tuple[str, tuple[Finding, ...]] | None"]
