@@ -673,3 +673,77 @@ def test_a_settled_answer_can_be_its_senders_last_message(fuzz_traffic, tmp_path
     breach = [f for f in sequential.findings if f.line == len(frames) + 6]
     assert [f.kind for f in breach] == [answer_kind.id], breach
     assert snapshot(result) == snapshot(sequential)
+
+
+@pytest.mark.parametrize("bound", [3, 100_000])
+def test_a_run_of_settled_pairs_leaves_the_correlation_as_its_steps_one_by_one(monkeypatch, bound):
+    """A worker sends requests answered by the very next message, in a row, as one run (sequences.SettledPairs);
+    the capture's engine settles the run (SequenceRun.settled_pairs) with shapes looked up once. The correlation
+    it leaves (requests awaiting and answered, with their places and answer counts, what was dropped and
+    forgotten), the obligations' counts and the findings are those of each pair's two steps taken one by one
+    (settled_request, settled_answer): with ids reused while a request still awaits its answer (the slow way:
+    DUPLICATE_REQUEST_ID), bools and numbers as ids, and a bound on requests awaiting that is reached."""
+    from wirecheck.check import correlation
+    from wirecheck.check.sequences import SettledPairs
+
+    monkeypatch.setattr(correlation, "MAX_AWAITING", bound)
+    monkeypatch.setattr(correlation, "MAX_ANSWERED", 4)
+    engine = Engine(REGISTRY.load("acp@2.4.0"))
+    kinds = {kind.id: kind for kind in engine.release.kinds}
+    shapes = [("agent.session.set_mode", "client", "agent.response"), ("agent.initialize", None, "agent.response"),
+              ("client.fs.read_text_file", "agent", "client.response")]
+    rng = random.Random(7)
+
+    def runs():
+        capture = CaptureFile("t.ndjson")
+        capture.form = "framed"
+        return engine.sequences.start(capture), engine.sequences.start(capture)
+
+    batched, stepped = runs()
+    found: tuple[list, list] = ([], [])
+    for sequence, emit in ((batched, found[0].append), (stepped, found[1].append)):
+        for line in range(5):  # requests awaiting their answers, some ids then reused by pairs
+            sequence.settled_request(kinds["agent.session.set_mode"], line, "t.ndjson", 1000 + line, "client", emit)
+    pairs = SettledPairs(shapes)
+    for line in range(1, 80, 2):
+        pairs.add(line, rng.randrange(len(shapes)), rng.choice([0, 1, 2, True, False, "a", 7.5, line, -line]))
+    batched.settled_pairs(pairs, kinds, "t.ndjson", 100, found[0].append)
+    for line, code, request_id in zip(pairs.lines, pairs.codes, pairs.ids, strict=True):
+        kind_id, sender, answer_id = shapes[code]
+        stepped.settled_request(kinds[kind_id], request_id, "t.ndjson", line + 100, sender, found[1].append)
+        stepped.settled_answer(kinds[answer_id], request_id)
+
+    def state(sequence):
+        requests = sequence.requests
+        return ({key: (r.kind.id, r.request_id, r.line, r.sender, r.answered) for key, r in requests.awaiting.items()},
+                [(key, r.kind.id, r.request_id, r.line, r.sender, r.answered) for key, r in requests.answered.items()],
+                requests.dropped, requests.forgotten, sequence.judged)
+
+    assert state(batched) == state(stepped)
+    assert found[0] == found[1] and "DUPLICATE_REQUEST_ID" in {f.code for f in found[0]}
+    assert batched.requests.forgotten and (bound > 10 or batched.requests.dropped)
+
+
+def test_requests_answered_in_a_row_cross_as_one_run(fuzz_traffic, tmp_path):
+    """A part whose requests are each answered by the next message sends them back as runs of pairs
+    (sequences.SettledPairs), one item each, not an item per pair (a request some monitor reads, such as ACP's
+    session/request_permission, goes back whole and ends a run); the answer is the one process's."""
+    from wirecheck.check import parallel
+    from wirecheck.check.sequences import SettledPairs
+
+    header, frames = fuzz_traffic["acp@2.4.0"]
+    pairs = [(a, b) for a, b in itertools.pairwise(frames)
+             if b'"method"' in a and b'"id"' in a and b'"result"' in b]
+    lines = [frame for index in range(200) for frame in (_with_id(pairs[index % len(pairs)][0], f"q{index}"),
+                                                        _with_id(pairs[index % len(pairs)][1], f"q{index}"))]
+    path = tmp_path / "pairs.ndjson"
+    path.write_bytes(b"\n".join([header, *lines]) + b"\n")
+    replays = []
+    replay = parallel._Part.replay
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(parallel._Part, "replay", lambda part, *args: replays.append(part) or replay(part, *args))
+        sequential, result = _both("acp@2.4.0", [str(path)], plan=Plan(jobs=2, forced=True, range_bytes=6000,
+                                                                        split_min_bytes=0))
+    assert snapshot(result) == snapshot(sequential)
+    runs = [item for part in replays for item in part.items if type(item) is SettledPairs]
+    assert runs and max(map(len, runs)) > 5 and sum(map(len, runs)) > 4 * len(runs)

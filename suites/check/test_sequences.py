@@ -309,3 +309,44 @@ def test_a_message_projected_to_what_the_monitors_read_is_judged_as_the_whole_on
             assert place.values(small) == place.values(assistant)
     assert projected([1, {"a": 2}], (("0",),)) == [1, {"a": 2}]  # an index into an array keeps the array whole
     assert projected({"a": 1}, ()) == {}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_compiled_projection_gives_what_projected_gives(seed):
+    """A worker projects with its paths compiled once (sequences.Projection): on random JSON values and random
+    sets of paths (keys, `*`, indices, paths that end inside others, none at all) it gives what `projected` gives,
+    and on every release's own read paths over its fixtures' messages."""
+    import random
+
+    from wirecheck.check.sequences import Projection, projected, read_paths
+    from wirecheck.contracts import load_registry
+
+    rng = random.Random(seed)
+    tokens = ["a", "b", "c", "*", "0", "1"]
+
+    def value(depth: int):
+        if depth > 3 or rng.random() < 0.25:
+            return rng.choice([1, "x", None, True, 2.5])
+        if rng.random() < 0.5:
+            return [value(depth + 1) for _ in range(rng.randrange(4))]
+        return {rng.choice(tokens): value(depth + 1) for _ in range(rng.randrange(5))}
+
+    for _ in range(300):
+        paths = tuple(tuple(rng.choice(tokens) for _ in range(rng.randrange(4))) for _ in range(rng.randrange(5)))
+        compiled = Projection(paths)
+        for _ in range(5):
+            sample = value(0)
+            assert compiled(sample) == projected(sample, paths), (paths, sample)
+    registry = load_registry(Path(__file__).resolve().parents[2] / "contracts")
+    for spec in ("qoder-agent-sdk@1.0.23", "acp@2.4.0"):
+        release = registry.load(spec)
+        paths = read_paths(release, release.obligations)
+        package, version = spec.split("@")
+        for capture in (Path(__file__).resolve().parents[2] / "fixtures" / package / version).rglob("*.ndjson"):
+            for line in capture.read_bytes().splitlines():
+                try:
+                    sample = orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    continue
+                sample = sample.get("message", sample) if isinstance(sample, dict) else sample
+                assert Projection(paths)(sample) == projected(sample, paths)

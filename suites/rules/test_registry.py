@@ -135,3 +135,51 @@ def test_single_message_rules_keep_no_state(spec, rule_id, kind_ids) -> None:
     assert forward == backward
     assert forward == {id(m): [f.to_json() for f in instantiate(use, release).on_message(m)] for m in messages}
     assert {name: repr(value) for name, value in vars(shared).items()} == before
+
+
+def _fixture_messages(release):
+    """The classified messages of a release's bundled fixture captures (expectations.yaml), in capture order."""
+    from pathlib import Path
+
+    import yaml
+
+    from wirecheck.capture import CaptureFile, read_capture
+    from wirecheck.check.engine import Engine
+    from wirecheck.check.message import Message
+
+    package, version = release.name.split("@")
+    expectations = Path(__file__).resolve().parents[2] / "fixtures" / package / version / "expectations.yaml"
+    if not expectations.exists():
+        return
+    engine = Engine(release)
+    for case in yaml.safe_load(expectations.read_text())["cases"]:
+        for item in read_capture(CaptureFile(str(expectations.parent / case["capture"]))):
+            if isinstance(item, Message) and (kind := engine.classifier.classify(item, {})) is not None:
+                item.kind = kind
+                yield item
+
+
+def test_a_rule_that_reads_no_values_finds_the_same_without_them() -> None:
+    """A rule declaring `reads_values = False` (its on_message reads a message's kind, place and sender alone) is
+    shown messages without their value by a capture's engine fed by workers (check/parts.py): on every bundled
+    fixture of every release that uses it, and on a breach of its own, it finds the same with values and without."""
+    from dataclasses import replace
+
+    from wirecheck.check.engine import Engine
+
+    judged = set()
+    for release in _releases():
+        engine = Engine(release)
+        for use in release.rules:
+            if getattr(engine.rule(use), "reads_values", True) is not False:
+                continue
+            whole, placed = engine.rule(use), engine.rule(use)
+            found: tuple[list, list] = ([], [])
+            for message in _fixture_messages(release):
+                found[0].extend(whole.on_message(message))
+                found[1].extend(placed.on_message(replace(message, value=None)))
+            found[0].extend(whole.finish())
+            found[1].extend(placed.finish())
+            assert found[0] == found[1], (release.name, use.id)
+            judged.add(use.id)
+    assert "QODER_RESULT_ENDS_TURN" in judged

@@ -116,3 +116,29 @@ def test_the_real_qodercli_printing_memory_consumption_first_conforms(cli):
     assert [(f.code, f.severity.value) for f in result.findings if f.code == "FIRST_MESSAGE_IS"] == [
         ("FIRST_MESSAGE_IS", "warning")]
     assert result.verdict == "conforms"
+
+
+def test_turn_output_after_a_result_is_found_the_same_on_parts_whose_messages_cross_without_values(
+        release, tmp_path, monkeypatch):
+    """QODER_RESULT_ENDS_TURN reads kinds, places and senders, never values (`reads_values = False`): a large
+    capture's parts (check/parts.py) send the prompts (which no monitor reads) back without their values, and the
+    breaches are found as in one process."""
+    from wirecheck.capture import CaptureFile
+    from wirecheck.check import parallel
+    from wirecheck.check.engine import Engine
+
+    turn = [("sdk", PROMPT), ("cli", ASSISTANT), ("cli", RESULT), ("cli", ASSISTANT), ("cli", RESULT)]
+    path = _framed(tmp_path, [("cli", INIT), *turn * 30])
+    items = []
+    replay = parallel._Part.replay
+    monkeypatch.setattr(parallel._Part, "replay", lambda part, *args: items.extend(part.items) or replay(part, *args))
+    registry = load_registry(ROOT / "contracts")
+    engine = Engine(release, load_release=registry.load)
+    sequential = engine.run([CaptureFile(path)])
+    split = parallel.check(engine, parallel.ReleaseSource(str(ROOT / "contracts"), release.name), [CaptureFile(path)],
+                           parallel.Plan(jobs=2, forced=True, range_bytes=300, split_min_bytes=0))
+    assert [(f.code, f.line, f.message) for f in split.findings] == [
+        (f.code, f.line, f.message) for f in sequential.findings]
+    assert len(sequential.findings) == 30 and split.messages == sequential.messages
+    prompts = [item for item in items if type(item) is tuple and len(item) == 8 and item[3] == "sdk.user"]
+    assert len(prompts) > 20 and all(item[2] is None for item in prompts)

@@ -10,6 +10,7 @@ reported as answering no request, and says it may answer one answered long befor
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -47,8 +48,10 @@ class Request:
 
 class Correlation:
     def __init__(self) -> None:
-        self.awaiting: dict[Any, Request] = {}
-        self.answered: dict[Any, Request] = {}
+        # oldest first, the oldest dropped past a bound: ordered dicts, whose oldest entry is found at once (a plain
+        # dict's first entry is found past every entry deleted before it: ~30 µs a request at 100,000)
+        self.awaiting: OrderedDict[Any, Request] = OrderedDict()
+        self.answered: OrderedDict[Any, Request] = OrderedDict()
         self.dropped = 0  # awaiting requests no longer tracked (past MAX_AWAITING)
         self.forgotten = 0  # answered requests no longer remembered (past MAX_ANSWERED)
         self.unmatched = 0  # responses to an unknown id after a drop: not reported (they may answer a dropped one)
@@ -59,7 +62,7 @@ class Correlation:
         self.answered.pop(key, None)
         self.awaiting[key] = request
         if len(self.awaiting) > MAX_AWAITING:
-            del self.awaiting[next(iter(self.awaiting))]
+            self.awaiting.popitem(last=False)
             self.dropped += 1
         return earlier
 
@@ -74,7 +77,7 @@ class Correlation:
         request.answered = 1
         self.answered[key] = request
         if len(self.answered) > MAX_ANSWERED:
-            del self.answered[next(iter(self.answered))]
+            self.answered.popitem(last=False)
             self.forgotten += 1
         return request
 
@@ -87,7 +90,7 @@ class Correlation:
         self.answered.pop(key, None)
         self.answered[key] = request
         if len(self.answered) > MAX_ANSWERED:
-            del self.answered[next(iter(self.answered))]
+            self.answered.popitem(last=False)
             self.forgotten += 1
         return True
 

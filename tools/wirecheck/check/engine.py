@@ -38,6 +38,7 @@ from wirecheck.check.sequences import (  # noqa: F401  (importers of the engine 
     Noted,
     RequestFamily,
     Sequences,
+    SettledPairs,
     jsonrpc_methods,
     request_families,
     role_of,
@@ -78,8 +79,8 @@ _Ordered = Callable[[MessageKind, "tuple[Rule, ...]", Any, int], None]
 # correlated as far as its part shows (sequences.PartAnswers), its value left out (None) where nothing else reads
 # it. The capture's engine shows it to what needs the capture's ordered state (Engine._ordered). A request a worker
 # saw answered within its part, and that answer, come as two steps of the capture's correlation in their places
-# instead (PartChecks._settle): (line, sender, kind id, request id) and (line, kind id, request id), or one step
-# (line, sender, kind id, request id, the answer's kind id) where nothing came between them.
+# instead (PartChecks._settle): (line, sender, kind id, request id) and (line, kind id, request id), or, where
+# nothing came between them, a pair of a run of such pairs in a row (sequences.SettledPairs).
 Checked = tuple[int, "str | None", Any, str, "tuple[Finding, ...]", "tuple[Finding, ...]", bool, "Noted | None"]
 
 
@@ -344,11 +345,6 @@ class Engine:
                     if last[0] is value:
                         known = last[1]
                     item = Message(value=value, file=label, line=line_no)
-                elif len(item) == 5:  # a request a worker saw answered right after it: both (check/parts.py)
-                    line_no, sender, kind_id, request_id, answer_id = item
-                    sequence.settled_pair(kinds[kind_id], request_id, label, line_no + reading.offset[0], sender,
-                                          kinds[answer_id], emit)
-                    continue
                 elif len(item) == 4:  # a request a worker saw answered within its part: remembered (check/parts.py)
                     line_no, sender, kind_id, request_id = item
                     sequence.settled_request(kinds[kind_id], request_id, label, line_no + reading.offset[0], sender,
@@ -375,6 +371,9 @@ class Engine:
                     result.messages += 1
                     result.coverage[kind_id].seen += 1
                     item = None
+            elif type(item) is SettledPairs:  # requests a worker saw answered right after them: both steps
+                sequence.settled_pairs(item, kinds, label, reading.offset[0], emit)
+                continue
             elif type(item) is Message and last[0] is not None and item.value is last[0]:
                 known = last[1]  # a frame the fast path refused: classified there, with its sender
             if item is None:

@@ -14,9 +14,9 @@ themselves; elsewhere they are spawned and load it (start_method). Two kinds of 
   findings of its own checks, and a request or an answer with the id it carries, its reply checked against the
   request it answers when that request is in the same part (sequences.PartAnswers), its value left out when
   nothing else here reads it; a request answered within the part, and its answer, as one or two compact steps of
-  the capture's correlation in their places (PartChecks._settle). This process feeds all of it, in capture
-  order, to the engine: correlation, behaviour obligations and rules that keep state run here, on notes instead
-  of values wherever they can.
+  the capture's correlation in their places (PartChecks._settle; pairs in a row as one run: SettledPairs). This
+  process feeds all of it, in capture order, to the engine: correlation, behaviour obligations and rules that
+  keep state run here, on notes instead of values wherever they can.
   HARs and JSON documents are one JSON value each: they are checked whole.
 
 Either way the findings, coverage and counts are those of a sequential run (tested on every bundled fixture). A
@@ -54,6 +54,7 @@ from wirecheck.check.engine import CheckOptions, Engine, Reading
 from wirecheck.check.message import Message
 from wirecheck.check.parts import PartChecks
 from wirecheck.check.result import CaptureSummary, CheckResult, GroupKey, KindCoverage, Omission, merge
+from wirecheck.check.sequences import SettledPairs
 from wirecheck.findings import Severity
 
 if TYPE_CHECKING:  # multiprocessing and the pool are imported by a run that starts workers: a small one does not
@@ -397,7 +398,8 @@ class _Part:
                     line, code = divmod(note, width)
                     observe(kinds[code], line + offset)
                 done = position
-            yield item if type(item) is tuple and len(item) != 2 else _moved(item, offset)
+            shape = type(item)
+            yield item if shape is SettledPairs or (shape is tuple and len(item) != 2) else _moved(item, offset)
         for note in observed[done:]:
             line, code = divmod(note, width)
             observe(kinds[code], line + offset)

@@ -13,7 +13,7 @@ from typing import Any
 from wirecheck.capture import CaptureFile
 from wirecheck.check.engine import Engine, _CaptureRun, _FastEntry
 from wirecheck.check.message import Message
-from wirecheck.check.sequences import Noted, PartAnswers, projected, read_paths
+from wirecheck.check.sequences import Noted, PartAnswers, Projection, SettledPairs, read_paths
 from wirecheck.contracts.model import MessageKind
 from wirecheck.findings import Finding
 from wirecheck.rules.registry import Rule
@@ -50,19 +50,29 @@ class PartChecks:
         self._last: list[Any] = [None, None]
         self.accept = engine._acceptor(self.fast, self.seen, self._last, self.file, self._held)
         self.answers = PartAnswers(engine.sequences)
+        self.correlated, self.has_consumers = engine.sequences.correlated, engine.messages.has_consumers
         # requests and answers whose ordered checks read nothing of their value but what `answers` notes
         self.lean = engine.sequences.correlated - engine.sequences.watched - engine._last_kinds \
             - engine._base_kinds.keys()
         self._leaning: dict[tuple[str, bool], bool] = {}
-        # messages of kinds only the sequence's monitors read in order go back with just the places they read
-        self.read_paths = read_paths(engine.release, engine.sequences.obligations)
-        self.projectable = engine.sequences.watched - engine.sequences.correlated - engine._last_kinds \
+        # messages of kinds only the sequence's monitors read in order, or a process obligation asks about as the
+        # program's last message (`exit_status: when`), go back with just the places they read
+        self.projected = Projection(read_paths(engine.release, (*engine.sequences.obligations, *engine._outcome)))
+        self.projectable = (engine.sequences.watched | engine._last_kinds) - engine.sequences.correlated \
             - engine._base_kinds.keys() - engine.messages.has_consumers
+        # messages of kinds nothing reads in order but rules that read no values (`reads_values = False`) go back
+        # without their value
+        self.placed = frozenset(self.seen) - engine.sequences.correlated - engine.sequences.watched \
+            - engine._last_kinds - engine._base_kinds.keys() - engine.messages.has_consumers
         # requests answered within the part become steps of the capture's correlation (see `_settle`): none where
         # a monitor reads answers, or the capture's engine gave no bound on requests awaiting (`awaiting_bound`)
         self.awaiting_bound = awaiting_bound if not self.answers.answers_read else 0
         self.pending: dict[Any, tuple[int, int]] = {}  # key → (its request's item, requests before it in the part)
         self.requests = 0  # requests of the part that the capture's correlation remembers
+        # pairs settled with nothing between them go back in runs (SettledPairs), which share the part's shapes
+        self.shapes: list[tuple[str, str | None, str]] = []
+        self._shape_codes: dict[tuple[str, str | None, str], int] = {}
+        self._run: SettledPairs | None = None  # the latest run
 
     def done(self) -> None:
         """The part is read: drop the fast path, whose closure refers back to this object (through `_held`), so
@@ -81,9 +91,9 @@ class PartChecks:
         def located() -> Message:
             return message or Message(value=value, file=self.file, line=line, sender=sender, kind=kind)
 
-        after = self._consumers(located(), kind) if kind.id in self.engine.messages.has_consumers else ()
+        after = self._consumers(located(), kind) if kind.id in self.has_consumers else ()
         noted = None
-        if kind.id in self.engine.sequences.correlated:
+        if kind.id in self.correlated:
             answers = self.answers
             noted = answers.note(value, kind, located)
             event = answers.event
@@ -101,7 +111,9 @@ class PartChecks:
                 self.pending.pop(event[1], None)
                 self.requests += event[0]
         elif kind.id in self.projectable and self._lean(kind.id, alone, projectable=True):
-            value = projected(value, self.read_paths)
+            value = self.projected(value)
+        elif kind.id in self.placed and self._lean(kind.id, alone, projectable=True):
+            value = None
         self._append((line, sender, value, kind.id, found, after, alone, noted))
 
     def _settle(self, key: Any, line: int, sender: str | None, kind_id: str, noted: Noted) -> bool:
@@ -111,19 +123,19 @@ class PartChecks:
         capture's bound between them (none can then be dropped before its answer comes). Both become steps of the
         capture's correlation, in their places (the request's item replaced): (line, sender, kind id, request
         id) remembers the request (SequenceRun.settled_request), (line, kind id, request id) answers it
-        (settled_answer); with nothing between them, one step does both (settled_pair): (line, sender, kind id,
-        request id, the answer's kind id). They are the correlation's own steps, so whatever else touches the key
-        in between, in this part or in the capture's engine (a message of no kind naming the same id, an answer
-        read there), meets the same state as in one process. Both are counted here (`seen`), their senders noted
-        as having spoken (`took`). True when settled."""
+        (settled_answer); with nothing between them, one step does both, a pair of a run of such pairs with
+        nothing between them either (sequences.SettledPairs, `_pair`). They are the correlation's own steps, so
+        whatever else touches the key in between, in this part or in the capture's engine (a message of no kind
+        naming the same id, an answer read there), meets the same state as in one process. Both are counted here
+        (`seen`), their senders noted as having spoken (`took`). True when settled."""
         pending = self.pending.pop(key, None)
         if pending is None or noted[1] is None or noted[1][1] or self.requests - pending[1] > self.awaiting_bound:
             return False
         items, seen, took = self.items, self.seen, self.took
         at = pending[0]
         asked_line, asked_by, _, asked_kind, _, _, _, asked = items[at]
-        if at == len(items) - 1:  # nothing between them: one step (SequenceRun.settled_pair)
-            items[at] = (asked_line, asked_by, asked_kind, asked[0], kind_id)
+        if at == len(items) - 1:  # nothing between them: one step, in a run of them (SettledPairs)
+            self._pair(at, asked_line, asked_by, asked_kind, asked[0], kind_id)
         else:
             items[at] = (asked_line, asked_by, asked_kind, asked[0])
             self._append((line, kind_id, noted[0]))
@@ -140,14 +152,33 @@ class PartChecks:
         took[sender] = (line, kind_id)
         return True
 
+    def _pair(self, at: int, line: int, sender: str | None, kind_id: str, request_id: Any, answer_id: str) -> None:
+        """The request at `items[at]` (the last item), answered by the message after it: a pair of the run of
+        pairs just before it, when nothing (no item, no observation) came between, else the first of a new run."""
+        items, positions = self.items, self.positions
+        shape = (kind_id, sender, answer_id)
+        code = self._shape_codes.get(shape)
+        if code is None:
+            code = self._shape_codes[shape] = len(self.shapes)
+            self.shapes.append(shape)
+        run = self._run
+        if at and items[at - 1] is run and positions[at - 1] == positions[at]:
+            del items[at], positions[at]
+        else:
+            run = self._run = items[at] = SettledPairs(self.shapes)
+        run.add(line, code, request_id)
+
     def _lean(self, kind_id: str, alone: bool, projectable: bool = False) -> bool:
         """Does nothing in the capture's engine read a message of this kind but what the part notes of it (a
-        request's or answer's id; with `projectable`, the places the monitors read)? Not where a rule reads it (its
-        rules settle nothing within a part: the part's engine shows them nothing)."""
+        request's or answer's id; with `projectable`, the places the monitors and process obligations read, or
+        nothing for a kind of `placed`)? Not where a rule reads its value (its rules settle nothing within a part:
+        the part's engine shows them nothing); a rule that reads only its kind, place and sender
+        (`reads_values = False`) does not."""
         lean = self._leaning.get((kind_id, alone))
         if lean is None:
-            lean = self._leaning[(kind_id, alone)] = (projectable or kind_id in self.lean) and not (
-                self.run.keeping(kind_id) if alone else self.run.rules_by_kind[kind_id])
+            rules = self.run.keeping(kind_id) if alone else self.run.rules_by_kind[kind_id]
+            lean = self._leaning[(kind_id, alone)] = (projectable or kind_id in self.lean) and all(
+                getattr(rule, "reads_values", True) is False for rule in rules)
         return lean
 
     def _append(self, item: Any) -> None:

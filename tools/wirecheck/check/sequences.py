@@ -15,6 +15,7 @@ capture was never answered — at the level its reader gives (behaviour.yaml), w
 from __future__ import annotations
 
 import fnmatch
+from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -696,6 +697,10 @@ class SequenceRun:
         for monitor in self.monitors:
             monitor.roles = self.roles
         self.replies = [m for m in self.monitors if m.reply]
+        # the shapes of a part's runs of settled pairs (SettledPairs.shapes, shared by its runs), and what each is
+        # here: see settled_pairs
+        self._shapes_of: list[tuple[str, str | None, str]] = []
+        self._shapes: list[tuple[MessageKind, str | None, str | None, str | None, MessageKind] | None] = []
         self.judged: dict[str, int] = {o.id: 0 for o in sequences.obligations}
         self.file = ""
 
@@ -788,20 +793,35 @@ class SequenceRun:
         if answering is not None:
             self.judged[answering.id] += 1
 
-    def settled_pair(self, kind: MessageKind, request_id: Any, file: str, line: int, sender: str | None,
-                     answer: MessageKind, emit: Emit) -> None:
-        """`settled_request` and `settled_answer` at once, for a request answered by the very next message: the
-        request goes straight to those answered (Correlation.answered_at_once), unless its id is still awaiting
-        an answer or the bound on those awaiting is reached (remembering it would drop the oldest)."""
-        request = Request(kind, request_id, file, line, None, sender, 1)
-        if not self.requests.answered_at_once((_side(kind.producer), _id_key(request_id)), request):
-            request.answered = 0
-            self.settled_request(kind, request_id, file, line, sender, emit)
-            self.settled_answer(answer, request_id)
-            return
-        answering = self.sequences.answered_by(request)
-        if answering is not None:
-            self.judged[answering.id] += 1
+    def settled_pairs(self, pairs: SettledPairs, kinds: Mapping[str, MessageKind], file: str, offset: int,
+                      emit: Emit) -> None:
+        """`settled_request` and `settled_answer` at once, for each request of a run answered by the very next
+        message (lines moved by `offset`), in order: the request goes straight to those answered
+        (Correlation.answered_at_once), counted by the `answered` obligation that covers it (looked up once per
+        shape of a part's runs, not per pair), unless its id is still awaiting an answer or the bound on those
+        awaiting is reached (remembering it would drop the oldest): then both steps are taken one by one."""
+        requests, judged = self.requests, self.judged
+        at_once = requests.answered_at_once
+        if self._shapes_of is not pairs.shapes:  # the first run of another part
+            self._shapes_of, self._shapes = pairs.shapes, []
+        shapes = self._shapes
+        if len(shapes) < len(pairs.shapes):
+            shapes.extend([None] * (len(pairs.shapes) - len(shapes)))
+        for line, code, request_id in zip(pairs.lines, pairs.codes, pairs.ids, strict=True):
+            shape = shapes[code]
+            if shape is None:
+                kind_id, sender, answer_id = pairs.shapes[code]
+                kind = kinds[kind_id]
+                answering = self.sequences.answered_by(Request(kind, request_id, file, None, None, sender))
+                shape = shapes[code] = (kind, sender, _side(kind.producer),
+                                        answering.id if answering is not None else None, kinds[answer_id])
+            kind, sender, side, answering_id, answer = shape
+            request = Request(kind, request_id, file, line + offset, None, sender, 1)
+            if not at_once((side, ("bool", request_id) if type(request_id) is bool else request_id), request):
+                self.settled_request(kind, request_id, file, line + offset, sender, emit)
+                self.settled_answer(answer, request_id)
+            elif answering_id is not None:
+                judged[answering_id] += 1
 
     def settled_answer(self, kind: MessageKind, request_id: Any) -> None:
         """The answer to a `settled_request` of the same part, in its place: the request it answers is the one
@@ -943,9 +963,10 @@ class SequenceRun:
 
 
 def read_paths(release: ContractRelease, obligations: Iterable[Obligation]) -> tuple[tuple[str, ...], ...]:
-    """Every place in a message the obligations' monitors and the release's keys read (`*`: each item of an array):
-    their matches' conditions, their places, a negotiated version's pointer. A message projected to these
-    (`projected`) is judged by them as the whole message is."""
+    """Every place in a message the obligations (their monitors; a process obligation's `when`, of the last
+    message) and the release's keys read (`*`: each item of an array): their matches' conditions, their places, a
+    negotiated version's pointer. A message projected to these (`projected`) is judged by them as the whole message
+    is."""
     paths: list[tuple[str, ...]] = []
 
     def place(at: Place) -> None:
@@ -991,9 +1012,87 @@ def projected(value: Any, paths: tuple[tuple[str, ...], ...]) -> Any:
     return value
 
 
+
+# A projection compiled (Projection): per key of an object, None to keep what it holds whole, else the projection of
+# it; and whether an array is projected item by item (every path goes on with `*`), else kept whole.
+_Tree = tuple[dict[str, "_Tree | None"], bool]
+
+
+class Projection:
+    """`projected(value, paths)` with its paths compiled once: a worker projects every message of a kind only the
+    monitors read (check/parts.py), and grouping the paths again at every level of every message was a sixth of a
+    worker's CPU on a stream of such messages."""
+
+    __slots__ = ("_tree",)
+
+    def __init__(self, paths: tuple[tuple[str, ...], ...]):
+        self._tree = _tree(paths) if paths else None
+
+    def __call__(self, value: Any) -> Any:
+        if self._tree is None:
+            return {} if isinstance(value, dict) else value
+        return _project(value, self._tree)
+
+
+def _tree(paths: tuple[tuple[str, ...], ...]) -> _Tree:
+    heads: dict[str, list[tuple[str, ...]]] = {}
+    for path in paths:
+        if path:
+            heads.setdefault(path[0], []).append(path[1:])
+    keys = {key: None if any(not rest for rest in rests) else _tree(tuple(rests)) for key, rests in heads.items()}
+    return keys, all(path and path[0] == "*" for path in paths)
+
+
+def _project(value: Any, tree: _Tree) -> Any:
+    keys, each = tree
+    if isinstance(value, dict):
+        out = {}
+        for key, inner in keys.items():
+            if key in value:
+                out[key] = value[key] if inner is None else _project(value[key], inner)
+        return out
+    if isinstance(value, list) and each:
+        inner = keys["*"]
+        return value if inner is None else [_project(item, inner) for item in value]
+    return value
+
 # What a worker settled of a message's correlation (PartAnswers.note): the id it carries, and for an answer whose
 # request it saw, (the request's kind id, the findings of the reply checked against that kind's reply schema).
 Noted = tuple[Any, "tuple[str, tuple[Finding, ...]] | None"]
+
+
+class SettledPairs:
+    """Requests a worker saw answered by the very next message of its part, in a row (check/parts.py
+    PartChecks._settle): each pair as `SequenceRun.settled_pairs` takes it, packed so that a run of thousands crosses
+    between processes and reaches the capture's correlation as one item (`SequenceRun.settled_pairs`). Pair i: its
+    request's line (within its part), `shapes[codes[i]]` (request kind id, sender, answer kind id; a part's runs
+    share one list of them) and its request id `ids[i]`."""
+
+    __slots__ = ("codes", "ids", "lines", "shapes")
+
+    def __init__(self, shapes: list[tuple[str, str | None, str]]):
+        self.shapes = shapes
+        self.lines = array("q")
+        self.codes = array("I")
+        self.ids: list[Any] = []
+
+    def add(self, line: int, code: int, request_id: Any) -> None:
+        self.lines.append(line)
+        self.codes.append(code)
+        self.ids.append(request_id)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled as its four fields (no __dict__ to rebuild)
+        return _settled_pairs, (self.shapes, self.lines, self.codes, self.ids)
+
+
+def _settled_pairs(shapes: list[tuple[str, str | None, str]], lines: array[int], codes: array[int],
+                   ids: list[Any]) -> SettledPairs:
+    pairs = SettledPairs(shapes)
+    pairs.lines, pairs.codes, pairs.ids = lines, codes, ids
+    return pairs
 
 
 class PartAnswers:
@@ -1004,44 +1103,63 @@ class PartAnswers:
 
     def __init__(self, sequences: Sequences):
         self.sequences = sequences
-        self.asked: Bounded = Bounded()  # (requester, id) → the kind of the latest request in this part
+        # (requester, id) → the kind of the latest request in this part; past MAX_AWAITING the oldest is forgotten
+        # (as Bounded forgets, without a Python call per request)
+        self.asked: OrderedDict[Any, MessageKind] = OrderedDict()
         # a monitor that reads answers (`negotiated` with `reply`) needs their values
         self.answers_read = any(o.form == "negotiated" and o.params.get("reply") for o in sequences.obligations)
         # what the last `note` told the capture's correlation: (a request?, its key), None when it touches nothing
         self.event: tuple[bool, Any] | None = None
+        self._ways: dict[str, tuple[bool | None, tuple[str, ...], str | None]] = {}  # kind id → `_way`
+        self._replies: dict[str, str] = {}  # request kind id → where its reply is (a pointer, for its findings)
+
+    def _way(self, kind: MessageKind) -> tuple[bool | None, tuple[str, ...], str | None]:
+        """How a kind's messages are noted: (a request: True, an answer: False, where its id is, whose ids they
+        are); (None, (), None) for a kind whose value the capture's engine needs (neither, or answers read)."""
+        response_kind = self.sequences.answered_kinds.get(kind.id)
+        if response_kind is not None and response_kind.correlate is not None:
+            return True, response_kind.correlate[0], _side(kind.producer)
+        if kind.correlate is None or self.answers_read:
+            return None, (), None
+        return False, kind.correlate[1], _side(kind.consumer)
 
     def note(self, value: Any, kind: MessageKind, located: Callable[[], Message]) -> Noted | None:
         """What the capture's engine needs of a request or an answer instead of its value; None when it needs the
         value (an answer whose request is not in this part, or is of no kind). `located()`: the message, for a
         finding on its reply."""
-        sequences = self.sequences
         self.event = None
-        response_kind = sequences.answered_kinds.get(kind.id)
-        if response_kind is not None and response_kind.correlate is not None:
-            request_id = resolve(value, response_kind.correlate[0], None)
-            if request_id is not None and _hashable(request_id):
-                key = (_side(kind.producer), _id_key(request_id))
-                self.asked[key] = kind
-                self.event = True, key
-            return request_id, None
-        if kind.correlate is None or self.answers_read:
+        way = self._ways.get(kind.id)
+        if way is None:
+            way = self._ways[kind.id] = self._way(kind)
+        asks, tokens, side = way
+        if asks is None:
             return None
-        request_id = resolve(value, kind.correlate[1], None)
+        request_id = resolve(value, tokens, None)
         if request_id is None or not _hashable(request_id):
             return request_id, None
-        key = (_side(kind.consumer), _id_key(request_id))
+        key = (side, ("bool", request_id) if type(request_id) is bool else request_id)  # _id_key
+        asked = self.asked
+        if asks:
+            asked[key] = kind
+            if len(asked) > MAX_AWAITING:
+                asked.popitem(last=False)
+            self.event = True, key
+            return request_id, None
         self.event = False, key
-        request = self.asked.pop(key, None)
-        if request is None or request.id in sequences.replies_read:  # a monitor reads this answer: its value
+        request = asked.pop(key, None)
+        if request is None or request.id in self.sequences.replies_read:  # a monitor reads this answer: its value
             return None
-        found: list[Finding] = []
         reply = request.reply
         payload = MISSING if reply is None else resolve(value, reply.at, MISSING)
-        if reply is not None and payload is not MISSING:
-            for problem in sequences.reply_problems(reply.schema, payload, format_pointer(reply.at)):
-                found.append(sequences.reply_finding(located(), problem, "REPLY_VIOLATION",
-                                                     prefix_note=f"reply to {request.id}: "))
-        return request_id, (request.id, tuple(found))
+        if reply is None or payload is MISSING:
+            return request_id, (request.id, ())
+        at = self._replies.get(request.id)
+        if at is None:
+            at = self._replies[request.id] = format_pointer(reply.at)
+        sequences = self.sequences
+        return request_id, (request.id, tuple(
+            sequences.reply_finding(located(), problem, "REPLY_VIOLATION", prefix_note=f"reply to {request.id}: ")
+            for problem in sequences.reply_problems(reply.schema, payload, at)))
 
 
 def unknown_method(sequences: Sequences, message: Message) -> str | None:

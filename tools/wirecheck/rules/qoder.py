@@ -128,6 +128,7 @@ class ResultEndsTurn(_Turns):
     no turn output until the SDK sends the next prompt (or a background task notification starts a turn)."""
 
     settled = False  # a capture without senders (one stream) cannot show this: the rule settles at once
+    reads_values = False  # kinds, places and senders: a large capture's parts send its messages without values
 
     def on_message(self, message: Message) -> Iterable[Finding]:
         if message.sender is None:
@@ -152,6 +153,7 @@ class TurnUnfinished(_Turns):
     and line alone."""
 
     observes_values = False
+    reads_values = False
 
     def on_message(self, message: Message) -> Iterable[Finding]:
         self.step(message.kind.id if message.kind else "", message.file, message.line, message.where, message.sender)

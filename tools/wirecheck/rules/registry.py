@@ -31,6 +31,8 @@ class Rule(Protocol):
     Message, and valid messages of the kinds it watches stay on the fast path. One whose `observe` reads only the
     kind and line, never the value, says so with `observes_values = False`: parts of a large capture checked by
     other processes (check/parallel.py) then hand on only (kind, line) for such messages, and `value` is None.
+    One whose `on_message` reads only a message's kind, place (file, line, where) and sender, never its value, says
+    so with `reads_values = False`: those parts then hand on such messages without their value (None).
     A rule of scope MESSAGE keeps no state at all: the fast path runs it on each valid message and takes the message
     only when it finds nothing (else the message takes the full path, which reports the finding)."""
 
