@@ -9,15 +9,13 @@ Streamed as server-sent events when the request asks for `stream` (`message_star
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
 from wirecheck.stub import sse
 from wirecheck.stub.server import Reply
-
-if TYPE_CHECKING:
-    from wirecheck.stub.model import Turn
+from wirecheck.stub.turns import Turn
 
 API = "anthropic-messages"
 WANTED = "/messages"

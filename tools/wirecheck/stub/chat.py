@@ -9,15 +9,13 @@ Streamed as `chat.completion.chunk` events ending in `data: [DONE]` when the req
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
 from wirecheck.stub import sse
 from wirecheck.stub.server import Reply
-
-if TYPE_CHECKING:
-    from wirecheck.stub.model import Turn
+from wirecheck.stub.turns import Turn
 
 API = "openai-chat"
 WANTED = "/chat/completions"

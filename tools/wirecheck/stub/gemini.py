@@ -24,15 +24,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
 from wirecheck.stub import sse
 from wirecheck.stub.server import Reply
-
-if TYPE_CHECKING:
-    from wirecheck.stub.model import Turn
+from wirecheck.stub.turns import Turn
 
 API = "gemini"
 ROUTE = re.compile(r"/models/(?P<model>[^/:]+):(?P<method>streamGenerateContent|generateContent)$")

@@ -24,45 +24,14 @@ present, and `usage` (ResponseUsage, :7655) with `input_tokens_details` {cached_
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Mapping
+from typing import Any
 
 import orjson
 
 from wirecheck.stub import sse
 from wirecheck.stub.server import Reply
-
-
-class ToolCall(Protocol):
-    """What this module reads of a scripted tool call (stub/model.py ToolCall; model.py imports this module)."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def input(self) -> Mapping[str, Any]: ...
-    @property
-    def id(self) -> str | None: ...
-    @property
-    def text(self) -> str | None: ...
-    @property
-    def namespace(self) -> str | None: ...
-
-
-class Turn(Protocol):
-    """What this module reads of a scripted turn (stub/model.py Turn)."""
-
-    @property
-    def text(self) -> str | None: ...
-    @property
-    def tool_calls(self) -> Sequence[ToolCall]: ...
-    @property
-    def usage(self) -> Mapping[str, int]: ...
-    @property
-    def reasoning(self) -> str | None: ...
-    @property
-    def web_search(self) -> str | None: ...
-    @property
-    def tool_search(self) -> str | None: ...
+from wirecheck.stub.turns import Turn
 
 # Where each rendered shape is typed: openai@7.60.0 resources/responses/responses.d.ts, line of the interface.
 RESPONSES_TYPES = {
