@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -291,10 +292,10 @@ def test_a_broken_behaviour_file_is_a_located_contract_error(tmp_path, obligatio
 
 
 def test_a_message_projected_to_what_the_monitors_read_is_judged_as_the_whole_one():
-    """check/parts.py sends a worker's message of a kind only the monitors read as `projected` to their places:
+    """check/parts.py sends a worker's message of a kind only the monitors read projected to their places:
     Qoder's tool_use ids in an assistant's content, a tool_result's tool_use_id, with the conditions that pick
     them; everything else is left out, and what the places give is the same."""
-    from wirecheck.check.sequences import projected, read_paths
+    from wirecheck.check.sequences import Projection, read_paths
     from wirecheck.contracts import load_registry
 
     release = load_registry(Path(__file__).resolve().parents[2] / "contracts").load("qoder-agent-sdk@1.0.23")
@@ -302,13 +303,13 @@ def test_a_message_projected_to_what_the_monitors_read_is_judged_as_the_whole_on
     assistant = {"type": "assistant", "session_id": "s", "message": {"id": "m", "role": "assistant", "content": [
         {"type": "text", "text": "long text " * 50},
         {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}}]}}
-    small = projected(assistant, paths)
+    small = Projection(paths)(assistant)
     assert small == {"message": {"content": [{"type": "text"}, {"type": "tool_use", "id": "toolu_1"}]}}
     for obligation in release.obligations:
         for place in (v for v in obligation.params.values() if hasattr(v, "each")):
             assert place.values(small) == place.values(assistant)
-    assert projected([1, {"a": 2}], (("0",),)) == [1, {"a": 2}]  # an index into an array keeps the array whole
-    assert projected({"a": 1}, ()) == {}
+    assert Projection((("0",),))([1, {"a": 2}]) == [1, {"a": 2}]  # an index into an array keeps the array whole
+    assert Projection(())({"a": 1}) == {}
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -318,7 +319,7 @@ def test_a_compiled_projection_gives_what_projected_gives(seed):
     and on every release's own read paths over its fixtures' messages."""
     import random
 
-    from wirecheck.check.sequences import Projection, projected, read_paths
+    from wirecheck.check.sequences import Projection, read_paths
     from wirecheck.contracts import load_registry
 
     rng = random.Random(seed)
@@ -350,3 +351,26 @@ def test_a_compiled_projection_gives_what_projected_gives(seed):
                     continue
                 sample = sample.get("message", sample) if isinstance(sample, dict) else sample
                 assert Projection(paths)(sample) == projected(sample, paths)
+
+
+def projected(value: Any, paths: tuple[tuple[str, ...], ...]) -> Any:
+    """The reference the compiled projection (sequences.Projection) is held to: `value` with only what lies on
+    `paths` (a leaf kept whole; an array met by a token that is not `*`, whole), grouped again at every level."""
+    if not paths:
+        return {} if isinstance(value, dict) else value
+    if isinstance(value, dict):
+        heads: dict[str, list[tuple[str, ...]]] = {}
+        for path in paths:
+            if path:
+                heads.setdefault(path[0], []).append(path[1:])
+        out = {}
+        for key, rests in heads.items():
+            if key in value:
+                out[key] = value[key] if any(not rest for rest in rests) else projected(value[key], tuple(rests))
+        return out
+    if isinstance(value, list):
+        if all(path and path[0] == "*" for path in paths):
+            inner = tuple(path[1:] for path in paths)
+            return [item if any(not rest for rest in inner) else projected(item, inner) for item in value]
+        return value
+    return value

@@ -965,7 +965,7 @@ class SequenceRun:
 def read_paths(release: ContractRelease, obligations: Iterable[Obligation]) -> tuple[tuple[str, ...], ...]:
     """Every place in a message the obligations (their monitors; a process obligation's `when`, of the last
     message) and the release's keys read (`*`: each item of an array): their matches' conditions, their places, a
-    negotiated version's pointer. A message projected to these (`projected`) is judged by them as the whole message
+    negotiated version's pointer. A message projected to these (`Projection`) is judged by them as the whole message
     is."""
     paths: list[tuple[str, ...]] = []
 
@@ -990,38 +990,15 @@ def read_paths(release: ContractRelease, obligations: Iterable[Obligation]) -> t
     return tuple(dict.fromkeys(paths))
 
 
-def projected(value: Any, paths: tuple[tuple[str, ...], ...]) -> Any:
-    """`value` with only what lies on `paths` (a leaf kept whole; an array met by a token that is not `*`, whole)."""
-    if not paths:
-        return {} if isinstance(value, dict) else value
-    if isinstance(value, dict):
-        heads: dict[str, list[tuple[str, ...]]] = {}
-        for path in paths:
-            if path:
-                heads.setdefault(path[0], []).append(path[1:])
-        out = {}
-        for key, rests in heads.items():
-            if key in value:
-                out[key] = value[key] if any(not rest for rest in rests) else projected(value[key], tuple(rests))
-        return out
-    if isinstance(value, list):
-        if all(path and path[0] == "*" for path in paths):
-            inner = tuple(path[1:] for path in paths)
-            return [item if any(not rest for rest in inner) else projected(item, inner) for item in value]
-        return value
-    return value
-
-
-
 # A projection compiled (Projection): per key of an object, None to keep what it holds whole, else the projection of
 # it; and whether an array is projected item by item (every path goes on with `*`), else kept whole.
 _Tree = tuple[dict[str, "_Tree | None"], bool]
 
 
 class Projection:
-    """`projected(value, paths)` with its paths compiled once: a worker projects every message of a kind only the
-    monitors read (check/parts.py), and grouping the paths again at every level of every message was a sixth of a
-    worker's CPU on a stream of such messages."""
+    """`value` with only what lies on `paths` (a leaf kept whole; an array met by a token that is not `*`, whole),
+    the paths compiled once: a worker projects every message of a kind only the monitors read (check/parts.py), and
+    grouping the paths again at every level of every message was a sixth of a worker's CPU on a stream of them."""
 
     __slots__ = ("_tree",)
 
