@@ -75,10 +75,7 @@ class Correlation:
                 request.answered += 1
             return request
         request.answered = 1
-        self.answered[key] = request
-        if len(self.answered) > MAX_ANSWERED:
-            self.answered.popitem(last=False)
-            self.forgotten += 1
+        self._remember_answered(key, request)
         return request
 
     def answered_at_once(self, key: Any, request: Request) -> bool:
@@ -87,12 +84,17 @@ class Correlation:
         or the requests awaiting are at their bound (remembering one more would drop the oldest)."""
         if key in self.awaiting or len(self.awaiting) >= MAX_AWAITING:
             return False
-        self.answered.pop(key, None)
+        self.answered.pop(key, None)  # an earlier request's, answered: this one is the latest (last in order)
+        self._remember_answered(key, request)
+        return True
+
+    def _remember_answered(self, key: Any, request: Request) -> None:
+        """Keep an answered request (a later response with its id answers it again); past MAX_ANSWERED the oldest
+        is forgotten."""
         self.answered[key] = request
         if len(self.answered) > MAX_ANSWERED:
             self.answered.popitem(last=False)
             self.forgotten += 1
-        return True
 
     def no_request_text(self, shown_id: str) -> str:
         """What a response that answers no known request is told."""
