@@ -96,6 +96,18 @@ def test_every_breakable_rule_gets_mutants_the_engine_flags_for_it_alone(spec, r
     assert found, f"{spec}: no mutant breaks {rule_id} on {', '.join(kind_ids)}"
 
 
+def generated_entries(release, kind_ids, mutants):
+    """(kind, entry) for 4 valid messages and `mutants` mutants of each kind that can be generated (seed 1)."""
+    for kind_id in kind_ids:
+        kind = release.kind(kind_id)
+        try:
+            entries = valid_entries(release, kind, 4, 1) + mutant_entries(release, kind, mutants, 1)
+        except CannotGenerate:
+            continue
+        for entry in entries:
+            yield kind, entry
+
+
 def _message_rules_with_kinds():
     for release in _releases():
         for use in release.rules:
@@ -114,16 +126,10 @@ def test_single_message_rules_keep_no_state(spec, rule_id, kind_ids) -> None:
     release = REGISTRY.load(spec)
     use = next(u for u in release.rules if u.id == rule_id)
     messages = []
-    for kind_id in kind_ids:
-        kind = release.kind(kind_id)
-        try:
-            entries = valid_entries(release, kind, 4, 1) + mutant_entries(release, kind, 6, 1)
-        except CannotGenerate:
-            continue
-        for entry in entries:
-            message = message_of(kind, entry.message)
-            message.http = entry.http
-            messages.append(message)
+    for kind, entry in generated_entries(release, kind_ids, mutants=6):
+        message = message_of(kind, entry.message)
+        message.http = entry.http
+        messages.append(message)
     assert messages, f"{spec}: no message of {', '.join(kind_ids)} to show {rule_id}"
 
     def answers(rule, ordered):

@@ -6,11 +6,9 @@ from __future__ import annotations
 import pytest
 
 from wirecheck.check.message import Message
-from wirecheck.fuzz.corpus import mutant_entries, valid_entries
-from wirecheck.fuzz.sampling import CannotGenerate
 from wirecheck.rules.registry import RULES, instantiate
 
-from .test_registry import REGISTRY, _message_rules_with_kinds
+from .test_registry import REGISTRY, _message_rules_with_kinds, generated_entries
 
 
 @pytest.mark.parametrize(("spec", "rule_id", "kind_ids"), [
@@ -22,17 +20,11 @@ def test_a_rule_that_answers_for_a_value_agrees_with_its_findings(spec, rule_id,
     release = REGISTRY.load(spec)
     rule = instantiate(next(u for u in release.rules if u.id == rule_id), release)
     values = []
-    for kind_id in kind_ids:
-        kind = release.kind(kind_id)
-        try:
-            entries = valid_entries(release, kind, 4, 1) + mutant_entries(release, kind, 10, 1)
-        except CannotGenerate:
-            continue
-        for entry in entries:
-            values.append(entry.message)
-            if isinstance(entry.message, dict):  # each top-level member absent, or of another type
-                values += [{k: v for k, v in entry.message.items() if k != name} for name in entry.message]
-                values += [{**entry.message, name: odd} for name in entry.message for odd in (None, 7, "x", [])]
+    for _, entry in generated_entries(release, kind_ids, mutants=10):
+        values.append(entry.message)
+        if isinstance(entry.message, dict):  # each top-level member absent, or of another type
+            values += [{k: v for k, v in entry.message.items() if k != name} for name in entry.message]
+            values += [{**entry.message, name: odd} for name in entry.message for odd in (None, 7, "x", [])]
     answers = [(rule.holds(value), not list(rule.on_message(Message(value=value, file="f")))) for value in values]
     assert all(holds == clean for holds, clean in answers)
     assert {holds for holds, _ in answers} == {True, False}, "some values should break the rule, some not"
