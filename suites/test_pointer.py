@@ -59,3 +59,34 @@ def test_replaced_copies_the_way_and_leaves_the_original_alone() -> None:
         replaced(document, ("nope", "x"), 1)
     with pytest.raises(KeyError):
         replaced(document, ("a", "b", "7"), 1)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_compiled_getter_reads_what_resolve_reads(seed):
+    """pointer.getter (compiled once, read in every message by the behaviour monitors) gives what
+    `resolve(document, tokens, MISSING)` gives, on random values and pointers of 0 to 4 tokens: member names,
+    indices in and out of range, names that are digits on an object, tokens met by a scalar."""
+    import random
+
+    from wirecheck.pointer import getter
+
+    rng = random.Random(seed)
+    tokens = ["a", "b", "0", "1", "10", ""]
+
+    def value(depth: int):
+        if depth > 3 or rng.random() < 0.2:
+            return rng.choice([1, "x", None, True, 2.5, [], {}])
+        if rng.random() < 0.5:
+            return [value(depth + 1) for _ in range(rng.randrange(4))]
+        return {rng.choice(tokens): value(depth + 1) for _ in range(rng.randrange(5))}
+
+    found = 0
+    for _ in range(400):
+        path = tuple(rng.choice(tokens) for _ in range(rng.randrange(5)))
+        get = getter(path)
+        for _ in range(5):
+            sample = value(0)
+            expected = resolve(sample, path, MISSING)
+            assert get(sample) is expected, (path, sample)
+            found += expected is not MISSING
+    assert found > 300  # the values were not all missed

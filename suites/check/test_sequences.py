@@ -374,3 +374,70 @@ def projected(value: Any, paths: tuple[tuple[str, ...], ...]) -> Any:
             return [item if any(not rest for rest in inner) else projected(item, inner) for item in value]
         return value
     return value
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_compiled_place_and_match_read_what_their_reference_reads(seed):
+    """behaviour.Place and Match compile their pointers and conditions once; on random values they give what the
+    uncompiled reading gives (kept here as the reference), and they pickle to an equal, working copy (a -j worker
+    may be sent one)."""
+    import pickle
+    import random
+
+    from wirecheck.contracts.behaviour import Match, Place, conditions
+    from wirecheck.pointer import MISSING, resolve
+
+    def holds(where, value):
+        for tokens, accepted in where:
+            found = resolve(value, tokens, MISSING)
+            if found is MISSING or isinstance(found, dict | list) or (
+                    ("bool", found) if isinstance(found, bool) else found) not in accepted:
+                return False
+        return True
+
+    def at(value, tokens):
+        if "*" not in tokens:
+            found = resolve(value, tokens, MISSING)
+            return [] if found is MISSING else [found]
+        star = tokens.index("*")
+        items = resolve(value, tokens[:star], MISSING)
+        return [] if not isinstance(items, list) else [f for item in items for f in at(item, tokens[star + 1:])]
+
+    def reference(place, value):
+        if place.each is None:
+            return at(value, place.tokens or ())
+        items = resolve(value, place.each, MISSING)
+        if not isinstance(items, list):
+            return []
+        return [f for item in items if holds(place.each_where, item) for f in at(item, place.tokens or ())]
+
+    rng = random.Random(seed)
+    names = ["a", "b", "type", "0"]
+    scalars = [1, True, "x", "tool_use", None, 0, False]
+
+    def value(depth: int):
+        if depth > 3 or rng.random() < 0.2:
+            return rng.choice(scalars)
+        if rng.random() < 0.5:
+            return [value(depth + 1) for _ in range(rng.randrange(4))]
+        return {rng.choice(names): value(depth + 1) for _ in range(rng.randrange(5))}
+
+    def pointer(most: int, star: bool = False) -> tuple[str, ...]:
+        return tuple(rng.choice(names + ["*"] * star) for _ in range(rng.randrange(most)))
+
+    matched = 0
+    for _ in range(300):
+        where = conditions({"/" + "/".join(pointer(2) or ("type",)): rng.sample(scalars, rng.randrange(1, 3))})
+        place = rng.choice([Place(tokens=pointer(4, star=True)),
+                            Place(tokens=pointer(3), each=pointer(3), each_where=where)])
+        match = Match(frozenset({"k"}), where)
+        copied = pickle.loads(pickle.dumps(place))
+        assert copied == place and pickle.loads(pickle.dumps(match)) == match
+        for _ in range(5):
+            sample = value(0)
+            expected = reference(place, sample)
+            assert place.values(sample) == expected == copied.values(sample), (place, sample)
+            assert match.matches("k", sample) is holds(where, sample), (where, sample)
+            assert not match.matches("other", sample)
+            matched += bool(expected)
+    assert matched > 100

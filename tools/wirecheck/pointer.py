@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 _MISSING = object()
@@ -43,6 +43,51 @@ def resolve(document: Any, tokens: tuple[str, ...], default: Any = _NO_DEFAULT) 
 
 
 MISSING = _MISSING
+
+
+def getter(tokens: tuple[str, ...]) -> Callable[[Any], Any]:
+    """`resolve(document, tokens, MISSING)` as a function compiled once, for a place read in every message of a kind
+    (behaviour.Place, Match): each token's step is chosen when compiling, not asked of every node (a third of the
+    behaviour monitors' time on a stream of assistant messages went to `resolve`'s loop)."""
+    steps = [_step(token) for token in tokens]
+    if not steps:
+        return lambda document: document
+    if len(steps) == 1:
+        return steps[0]
+    if len(steps) == 2:
+        first, second = steps
+
+        def two(document: Any) -> Any:
+            node = first(document)
+            return node if node is _MISSING else second(node)
+
+        return two
+
+    def walk(document: Any) -> Any:
+        for step in steps:
+            document = step(document)
+            if document is _MISSING:
+                break
+        return document
+
+    return walk
+
+
+def _step(token: str) -> Callable[[Any], Any]:
+    if not token.isdigit():  # a member name: no array has it
+        def member(node: Any) -> Any:
+            return node.get(token, _MISSING) if isinstance(node, dict) else _MISSING
+
+        return member
+
+    def member_or_item(node: Any) -> Any:  # resolve's own test, as it asks it
+        if isinstance(node, dict):
+            return node.get(token, _MISSING)
+        if isinstance(node, list) and int(token) < len(node):
+            return node[int(token)]
+        return _MISSING
+
+    return member_or_item
 
 
 def replaced(document: Any, tokens: tuple[str, ...], value: Any) -> Any:

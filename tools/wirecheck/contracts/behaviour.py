@@ -11,12 +11,14 @@ Format: tools/wirecheck/schemas/behaviour.schema.json, contracts/README.md "Beha
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
 from wirecheck.contracts.model import FieldConditions, Provenance
-from wirecheck.pointer import parse_pointer, resolve
+from wirecheck.pointer import MISSING as ABSENT
+from wirecheck.pointer import getter, parse_pointer, resolve
 
 BEHAVIOUR_FILE = "behaviour.yaml"
 
@@ -27,18 +29,23 @@ FORMS = SEQUENCE_FORMS + OUTCOME_FORMS
 # what the reader does when the obligation is broken → the levels that may say so
 REACTIONS = {"rejects": ("MUST",), "hangs": ("MUST",), "misreads": ("MUST",), "tolerates": ("SHOULD", "MAY")}
 
-_MISSING = object()
-
-
 @dataclass(frozen=True)
 class Place:
     """Where values are in a message: a pointer (`*` for every item of an array), a parameter of the kind's HTTP
-    path template, or the items of an array that meet conditions and a pointer into each."""
+    path template, or the items of an array that meet conditions and a pointer into each. Compiled once (`_find`),
+    as it is read in every message of its kinds."""
 
     tokens: tuple[str, ...] | None = None
     path: str | None = None
     each: tuple[str, ...] | None = None
     each_where: FieldConditions = ()
+    _find: Callable[[Any], list[Any]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_find", _finder(self.tokens or (), self.each, self.each_where))
+
+    def __reduce__(self) -> tuple[Any, ...]:  # its fields, not its compiled finder (a closure)
+        return Place, (self.tokens, self.path, self.each, self.each_where)
 
     @property
     def text(self) -> str:
@@ -55,37 +62,66 @@ class Place:
         if self.path is not None:
             found = (path_params or {}).get(self.path)
             return [] if found is None else [found]
-        if self.each is not None:
-            items = resolve(value, self.each, _MISSING)
-            if not isinstance(items, list):
-                return []
-            out = []
-            for item in items:
-                if holds(self.each_where, item):
-                    out.extend(_at(item, self.tokens or ()))
-            return out
-        return _at(value, self.tokens or ())
+        return self._find(value)
+
+
+def _finder(tokens: tuple[str, ...], each: tuple[str, ...] | None,
+            where: FieldConditions) -> Callable[[Any], list[Any]]:
+    at = _at_compiled(tokens)
+    if each is None:
+        return at
+    items_of, meets = getter(each), condition_test(where)
+
+    def each_item(value: Any) -> list[Any]:
+        items = items_of(value)
+        if not isinstance(items, list):
+            return []
+        out = []
+        for item in items:
+            if meets(item):
+                out.extend(at(item))
+        return out
+
+    return each_item
+
+
+def _at_compiled(tokens: tuple[str, ...]) -> Callable[[Any], list[Any]]:
+    if "*" in tokens:
+        return lambda value: _at(value, tokens)
+    get = getter(tokens)
+
+    def at(value: Any) -> list[Any]:
+        found = get(value)
+        return [] if found is ABSENT else [found]
+
+    return at
 
 
 def _at(value: Any, tokens: tuple[str, ...]) -> list[Any]:
     """The values at a pointer whose `*` tokens stand for every item of an array."""
     if "*" not in tokens:
-        found = resolve(value, tokens, _MISSING)
-        return [] if found is _MISSING else [found]
+        found = resolve(value, tokens, ABSENT)
+        return [] if found is ABSENT else [found]
     star = tokens.index("*")
-    items = resolve(value, tokens[:star], _MISSING)
+    items = resolve(value, tokens[:star], ABSENT)
     if not isinstance(items, list):
         return []
     return [found for item in items for found in _at(item, tokens[star + 1:])]
 
 
-def holds(conditions: FieldConditions, value: Any) -> bool:
-    """Does `value` meet every condition (the pointer holds one of the accepted values)?"""
-    for tokens, accepted in conditions:
-        found = resolve(value, tokens, _MISSING)
-        if found is _MISSING or isinstance(found, dict | list) or _key(found) not in accepted:
-            return False
-    return True
+def condition_test(conditions: FieldConditions) -> Callable[[Any], bool]:
+    """Whether a value meets every condition (the pointer holds one of the accepted values), compiled once."""
+    tests = tuple((getter(tokens), accepted) for tokens, accepted in conditions)
+
+    def meets(value: Any) -> bool:
+        for get, accepted in tests:
+            found = get(value)
+            if found is ABSENT or isinstance(found, dict | list) or (
+                    ("bool", found) if isinstance(found, bool) else found) not in accepted:
+                return False
+        return True
+
+    return meets
 
 
 def _key(value: Any) -> Any:
@@ -100,9 +136,16 @@ class Match:
     kinds: frozenset[str]
     where: FieldConditions = ()
     written: tuple[str, ...] = ()  # the globs as the file writes them, for people
+    _meets: Callable[[Any], bool] | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_meets", condition_test(self.where) if self.where else None)
+
+    def __reduce__(self) -> tuple[Any, ...]:  # its fields, not its compiled test (a closure)
+        return Match, (self.kinds, self.where, self.written)
 
     def matches(self, kind_id: str | None, value: Any) -> bool:
-        return kind_id in self.kinds and (not self.where or holds(self.where, value))
+        return kind_id in self.kinds and (self._meets is None or self._meets(value))
 
     @property
     def text(self) -> str:
