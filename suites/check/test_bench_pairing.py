@@ -49,3 +49,39 @@ def test_the_floor_pays_for_compiling_its_validators_as_the_engine_does(tmp_path
     path = tmp_path / "capture.ndjson"
     path.write_bytes(orjson.dumps({}) + b"\n")
     assert bench.floor_seconds(path, [kind.id], release) == 1.0  # one kind present: one compile, timed
+
+
+def test_the_exact_floor_holds_every_line_to_its_serialisation_and_validates_it(tmp_path, monkeypatch) -> None:
+    """The exact floor (issue 43) pays for what the engine must do before judging what a reader reads: one round
+    trip through orjson's serialisation a line, then the validation; the plain floor makes no round trip. A line
+    that is not orjson's own (spaces) is read exactly, as the engine reads it, and still validated."""
+    import orjson
+
+    from wirecheck import bench
+    from wirecheck.contracts import load_registry
+
+    release = load_registry().load("qoder-agent-sdk@1.0.23")
+    kind = next(k for k in release.kinds if k.schema is not None)
+    path = tmp_path / "capture.ndjson"
+    path.write_bytes(orjson.dumps({"a": 1}) + b"\n" + b'{"a": 1, "a": 2}\n')
+    dumped: list[object] = []
+    validated: list[object] = []
+    dumps = orjson.dumps
+
+    def counting(value, *rest):  # type: ignore[no-untyped-def]
+        dumped.append(value)
+        return dumps(value, *rest)
+
+    class Validator:
+        def is_valid(self, value):  # type: ignore[no-untyped-def]
+            validated.append(value)
+            return True
+
+    monkeypatch.setattr(orjson, "dumps", counting)
+    monkeypatch.setattr(bench.Validators, "pair", lambda self, link: type("P", (), {"strict": Validator()})())
+    bench.floor_seconds(path, [kind.id] * 2, release)
+    assert dumped == [] and validated == [{"a": 1}, {"a": 2}]
+    validated.clear()
+    bench.floor_seconds(path, [kind.id] * 2, release, exact=True)
+    assert dumped[:2] == [{"a": 1}, {"a": 2}]  # one round trip a line (the exact reading of the second, more)
+    assert validated == [{"a": 1}, {"a": 2}]

@@ -21,6 +21,10 @@ def test_conformance_report_shows_every_round_and_their_median(tmp_path: Path) -
         measured = throughput[corpus]
         assert len(measured["round_ratios"]) == 3 and measured["messages"] == 400
         assert abs(measured["ratio"] - statistics.median(measured["round_ratios"])) < 0.002
+        # beside it, the floor that also makes the exact duplicate-key test (its own paired rounds)
+        exact_rounds = measured["round_ratios_to_exact_floor"]
+        assert len(exact_rounds) == 3
+        assert abs(measured["ratio_to_exact_floor"] - statistics.median(exact_rounds)) < 0.002
     assert throughput["met"] == (throughput["generated"]["ratio"] >= THROUGHPUT_TARGET)
     assert [run["lines"] for run in report["memory"]["runs"]] == [100, 200]
     scaling = orjson.loads((tmp_path / "scaling.json").read_bytes())
@@ -54,5 +58,7 @@ def test_conformance_report_shows_every_round_and_their_median(tmp_path: Path) -
     assert status == (0 if all(judged) else 1)
     markdown = (tmp_path / "conformance.md").read_text()
     row = next(line for line in markdown.splitlines() if line.startswith("| generated from the contract"))
-    assert row.endswith(" | " + ", ".join(f"{r:.2f}" for r in throughput["generated"]["round_ratios"]) + " |")
+    generated = throughput["generated"]
+    assert row.endswith(" | " + ", ".join(f"{r:.2f}" for r in generated["round_ratios"]) + " | "
+                        f"{generated['exact_floor_messages_per_s']:,} | {generated['ratio_to_exact_floor']:.2f} |")
     assert f"**{throughput['generated']['ratio']:.2f}**" in row
