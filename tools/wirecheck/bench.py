@@ -120,9 +120,11 @@ def floor_seconds(path: Path, kinds: list[str], release: ContractRelease, exact:
     """The floor's seconds: the strict validators of the kinds the capture holds compiled (as the engine compiles
     them during its run: a bare loop cannot validate without them), then each line loaded and validated with its
     kind known. The release's registry is built before the clock starts, as `Engine(release)` is for the engine.
-    `exact`: each line is also held to orjson's own serialisation of what it loaded, the cheapest exact test found
-    that no duplicate key hides in it (issue 43: capture/ndjson.py's round trip; jiter's catch_duplicate_keys
-    costs as much), as the engine must before it may judge what a reader reads."""
+    `exact`: each line is also held to orjson's own serialisation of what it loaded (capture/ndjson.py's round
+    trip), as the engine must before it may judge what a reader reads: the cheapest test found that no duplicate
+    key hides in a line and no number was read inexactly. (jiter's catch_duplicate_keys finds the first, at 0.25 µs
+    a line more on the generated corpus and 1.3 µs less on 3 KB fixture lines, but reads 1e400 as infinity and a
+    400-digit integer exactly, without a word: issue 43.)"""
     validators = Validators(release)
     present = set(kinds)
     loads, dumps, newline = orjson.loads, orjson.dumps, orjson.OPT_APPEND_NEWLINE
