@@ -18,7 +18,7 @@ from typing import Any
 
 from wirecheck.contracts.model import FieldConditions, Provenance
 from wirecheck.pointer import MISSING as ABSENT
-from wirecheck.pointer import getter, parse_pointer, resolve
+from wirecheck.pointer import getter, parse_pointer
 
 BEHAVIOUR_FILE = "behaviour.yaml"
 
@@ -86,8 +86,16 @@ def _finder(tokens: tuple[str, ...], each: tuple[str, ...] | None,
 
 
 def _at_compiled(tokens: tuple[str, ...]) -> Callable[[Any], list[Any]]:
+    """The values at a pointer whose `*` tokens stand for every item of an array."""
     if "*" in tokens:
-        return lambda value: _at(value, tokens)
+        star = tokens.index("*")
+        items_of, inner = getter(tokens[:star]), _at_compiled(tokens[star + 1:])
+
+        def every(value: Any) -> list[Any]:
+            items = items_of(value)
+            return [found for item in items for found in inner(item)] if isinstance(items, list) else []
+
+        return every
     get = getter(tokens)
 
     def at(value: Any) -> list[Any]:
@@ -97,18 +105,6 @@ def _at_compiled(tokens: tuple[str, ...]) -> Callable[[Any], list[Any]]:
     return at
 
 
-def _at(value: Any, tokens: tuple[str, ...]) -> list[Any]:
-    """The values at a pointer whose `*` tokens stand for every item of an array."""
-    if "*" not in tokens:
-        found = resolve(value, tokens, ABSENT)
-        return [] if found is ABSENT else [found]
-    star = tokens.index("*")
-    items = resolve(value, tokens[:star], ABSENT)
-    if not isinstance(items, list):
-        return []
-    return [found for item in items for found in _at(item, tokens[star + 1:])]
-
-
 def condition_test(conditions: FieldConditions) -> Callable[[Any], bool]:
     """Whether a value meets every condition (the pointer holds one of the accepted values), compiled once."""
     tests = tuple((getter(tokens), accepted) for tokens, accepted in conditions)
@@ -116,8 +112,7 @@ def condition_test(conditions: FieldConditions) -> Callable[[Any], bool]:
     def meets(value: Any) -> bool:
         for get, accepted in tests:
             found = get(value)
-            if found is ABSENT or isinstance(found, dict | list) or (
-                    ("bool", found) if isinstance(found, bool) else found) not in accepted:
+            if found is ABSENT or isinstance(found, dict | list) or _key(found) not in accepted:
                 return False
         return True
 
