@@ -135,6 +135,7 @@ class _CaptureRun:
         self.foreign = 0  # messages of no kind that no reader takes as an extension of the protocol
         self.process: ProcessRecord | None = None  # how its program ended (a framed capture's last line)
         self.last: dict[str | None, Message] = {}  # role → the last message it sent that took the general path
+        self.latest: dict[str, Message] = {}  # process obligation id → the last message of its `among` kinds
         self.rules: list[Rule] = []
         self.rules_by_kind: dict[str, list[Rule]] = {kind.id: [] for kind in engine.release.kinds}
         self.alone: set[int] = set()  # id() of the rules that judge each message alone (scope MESSAGE): no state
@@ -199,7 +200,15 @@ class Engine:
         self._outcome = outcome_obligations(release)
         # kinds a process obligation asks about as the program's last message (`exit_status: when`): they take the
         # general path, which remembers the last message of each role
-        self._last_kinds = frozenset().union(*(o.params["when"].kinds for o in self._outcome if "when" in o.params))
+        self._last_read = frozenset().union(*(o.params["when"].kinds for o in self._outcome if "when" in o.params))
+        # and the kinds among which it asks about the last (`exit_status: among`), whose values it does not read
+        self._last_kinds = self._last_read.union(*(o.params["among"].kinds for o in self._outcome
+                                                   if "among" in o.params))
+        # kind id → the process obligations that judge the last message of kinds among which it is (`among`)
+        self._among: dict[str, tuple[str, ...]] = {}
+        for obligation in self._outcome:
+            for kind_id in obligation.params["among"].kinds if "among" in obligation.params else ():
+                self._among[kind_id] = (*self._among.get(kind_id, ()), obligation.id)
         self._base_kinds = {base.kind: base for base in release.bases.values()}
         self._kinds = {kind.id: kind for kind in release.kinds}
         # kinds whose messages the capture's ordered state reads: requests and answers, obligations' monitors, the
@@ -599,6 +608,8 @@ class Engine:
             self.messages.consumers(message, kind, emit)
         if kind.channel == "stdio-ndjson":
             run.last[message.sender or kind.producer] = message  # role_of, inlined: once per message
+            for obligation_id in self._among.get(kind.id, ()):
+                run.latest[obligation_id] = message
 
     def _unknown(self, message: Message, run: _CaptureRun, emit: Callable[[Finding], None]) -> None:
         """A message of no kind of the release: a method or request it does not define (remembered, its answer
@@ -709,7 +720,7 @@ class Engine:
         judged = dict(run.sequence.judged)
         if run.process is not None:
             last = run.last.get(run.process.role)
-            for obligation_id, count in judge_outcome(self._outcome, run.process, last, emit).items():
+            for obligation_id, count in judge_outcome(self._outcome, run.process, last, emit, run.latest).items():
                 judged[obligation_id] = judged.get(obligation_id, 0) + count
         for obligation_id, count in judged.items():
             result.judged[obligation_id] = result.judged.get(obligation_id, 0) + count

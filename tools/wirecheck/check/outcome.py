@@ -8,7 +8,7 @@ one cannot show these, so their requirements are not exercised by it (never pass
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from wirecheck.capture.process import ProcessRecord
 from wirecheck.check.message import Message
@@ -26,27 +26,30 @@ def outcome_obligations(release: ContractRelease) -> tuple[Obligation, ...]:
 
 
 def judge_outcome(obligations: tuple[Obligation, ...], record: ProcessRecord, last: Message | None,
-                  emit: Emit) -> dict[str, int]:
+                  emit: Emit, latest: Mapping[str, Message] | None = None) -> dict[str, int]:
     """Each process obligation of the record's role against the record (`last`: the last classified message the
-    program sent); how many judgements each made (0: not exercised by this record)."""
+    program sent; `latest`: per obligation with `among`, the last message of those kinds); how many judgements each
+    made (0: not exercised by this record)."""
     judged: dict[str, int] = {}
     for obligation in obligations:
         if obligation.subject != record.role:
             continue
-        found = _judge(obligation, record, last)
+        deciding = (latest or {}).get(obligation.id) if "among" in obligation.params else last
+        found = _judge(obligation, record, deciding)
         if found is None:
             continue
         judged[obligation.id] = 1
         if found:
             emit(breach(obligation, found, file=record.file, line=record.line, code=CODES[obligation.form],
-                        kind=last.kind.id if last is not None and last.kind is not None else None,
+                        kind=deciding.kind.id if deciding is not None and deciding.kind is not None else None,
                         expected=_expected(obligation),
                         found="no line feed" if obligation.form == "final_newline" else record.how))
     return judged
 
 
 def _judge(obligation: Obligation, record: ProcessRecord, last: Message | None) -> str | None:
-    """What breaks the obligation ("" when nothing does), or None when the record cannot show it."""
+    """What breaks the obligation ("" when nothing does), or None when the record cannot show it. `last`: the
+    message that decides (the program's last, or with `among` the last of those kinds)."""
     params = obligation.params
     if obligation.form == "final_newline":
         if record.final_newline is None:
@@ -55,10 +58,17 @@ def _judge(obligation: Obligation, record: ProcessRecord, last: Message | None) 
                                                "line ends keeps it as an unfinished line"
     if obligation.form == "exit_status":
         when: Match | None = params.get("when")
-        if when is not None and (last is None or not when.matches(last.kind.id if last.kind else None, last.value)):
-            return None
+        shown = when is not None and last is not None and when.matches(last.kind.id if last.kind else None,
+                                                                      last.value)
         after = f" after the {last.kind.id if last is not None and last.kind else 'last message'}" + (
             f" on line {last.line}" if last is not None and last.line is not None else "")
+        if "or" in params:  # judged whatever came last
+            if not record.stopped_by_harness and record.signal is None and (record.exit_status == params["equals"]
+                                          or (record.exit_status == params["or"] and shown)):
+                return ""
+            return f"the {record.role} {record.how}{after}: {_expected(obligation)}"
+        if when is not None and not shown:
+            return None
         if record.exit_status == params["equals"]:
             return ""
         return f"the {record.role} {record.how}{after}: expected exit status {params['equals']}"
@@ -83,6 +93,9 @@ def _judge(obligation: Obligation, record: ProcessRecord, last: Message | None) 
 def _expected(obligation: Obligation) -> str:
     params = obligation.params
     if obligation.form == "exit_status":
+        if "or" in params:
+            return f"exit status {params['equals']}, or {params['or']} where the last of " \
+                   f"{params['among'].text if 'among' in params else 'its messages'} is {params['when'].text}"
         return f"exit status {params['equals']}"
     if obligation.form == "exits":
         since = "end of input" if params["after"] == "end_of_input" else "its last message"

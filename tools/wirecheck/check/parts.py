@@ -58,12 +58,12 @@ class PartChecks:
         # messages of kinds only the sequence's monitors read in order, or a process obligation asks about as the
         # program's last message (`exit_status: when`), go back with just the places they read
         self.projected = Projection(read_paths(engine.release, (*engine.sequences.obligations, *engine._outcome)))
-        self.projectable = (engine.sequences.watched | engine._last_kinds) - engine.sequences.correlated \
+        self.projectable = (engine.sequences.watched | engine._last_read) - engine.sequences.correlated \
             - engine._base_kinds.keys() - engine.messages.has_consumers
-        # messages of kinds nothing reads in order but rules that read no values (`reads_values = False`) go back
-        # without their value
+        # messages of kinds nothing reads in order but rules that read no values (`reads_values = False`), or a
+        # process obligation by their kind alone (`exit_status: among`), go back without their value
         self.placed = frozenset(self.seen) - engine.sequences.correlated - engine.sequences.watched \
-            - engine._last_kinds - engine._base_kinds.keys() - engine.messages.has_consumers
+            - engine._last_read - engine._base_kinds.keys() - engine.messages.has_consumers
         # requests answered within the part become steps of the capture's correlation (see `_settle`): none where
         # a monitor reads answers, or the capture's engine gave no bound on requests awaiting (`awaiting_bound`)
         self.awaiting_bound = awaiting_bound if not self.answers.answers_read else 0

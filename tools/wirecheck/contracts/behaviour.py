@@ -185,7 +185,7 @@ class Obligation:
         exercised, and holds no verdict back (`exercise: optional`), as for a kind its subject need not send."""
         if self.form in ("alternates", "unique", "refers", "answered", "negotiated", "leads_to"):
             return True
-        return "when" in self.params or "per" in self.params
+        return ("when" in self.params and "or" not in self.params) or "per" in self.params
 
 
 @dataclass(frozen=True)
@@ -310,7 +310,7 @@ def build(raw: dict[str, Any], release: Any, file: str, cited: Any) -> tuple[Beh
 
 _MATCHES = {"first": (), "last": (), "count": ("for_each",), "alternates": ("open", "close"), "unique": (),
             "refers": ("to",), "negotiated": (), "leads_to": ("after", "then", "ends", "during"),
-            "exit_status": ("when",)}
+            "exit_status": ("when", "among")}
 _WHOLE_MATCH = frozenset({"first", "last", "count", "unique", "refers", "negotiated"})
 
 
