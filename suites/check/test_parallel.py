@@ -747,3 +747,40 @@ def test_requests_answered_in_a_row_cross_as_one_run(fuzz_traffic, tmp_path):
     assert snapshot(result) == snapshot(sequential)
     runs = [item for part in replays for item in part.items if type(item) is SettledPairs]
     assert runs and max(map(len, runs)) > 5 and sum(map(len, runs)) > 4 * len(runs)
+
+
+def test_the_pool_is_no_larger_than_the_cpus_and_the_work_allow(tmp_path, monkeypatch):
+    """`-j` asks at most for WORKERS_PER_CPU per CPU and one worker per piece of work: `-j 200` on a 17 KB capture
+    started 200 processes (attack-input F5). Two stay two, as asked; an absurd -j is a usage error, not an
+    OverflowError (exit 3)."""
+    from typer.testing import CliRunner
+
+    from wirecheck.check import parallel
+    from wirecheck.cli.app import app
+
+    sizes: list[int] = []
+    workers = parallel._workers
+
+    def counting(jobs, *rest):  # type: ignore[no-untyped-def]
+        sizes.append(jobs)
+        return workers(jobs, *rest)
+
+    monkeypatch.setattr(parallel, "_workers", counting)
+    monkeypatch.setattr(parallel, "available_cpus", lambda: 2)
+    release = load_registry().load("qoder-agent-sdk@1.0.23")
+    capture = Path(__file__).resolve().parents[2] / "fixtures/qoder-agent-sdk/1.0.23/real/stdout.ndjson"
+    engine = Engine(release)
+    source = ReleaseSource(None, release.name)
+    one = check(engine, source, [CaptureFile(str(capture))], Plan(jobs=200, forced=True))
+    assert sizes == [2] and one.messages == engine.run([CaptureFile(str(capture))]).messages
+    copies = [tmp_path / f"{i}.ndjson" for i in range(20)]
+    for path in copies:
+        path.write_bytes(capture.read_bytes())
+    check(engine, source, [CaptureFile(str(p)) for p in copies], Plan(jobs=200, forced=True))
+    assert sizes[-1] == 8  # four a CPU, though twenty captures could use twenty
+    check(engine, source, [CaptureFile(str(p)) for p in copies[:3]], Plan(jobs=200, forced=True))
+    assert sizes[-1] == 3  # one a capture
+    assert parallel._pool_size(Plan(jobs=2, forced=True), [100]) == 2
+    for value in ("99999999999999999999", "2147483648", "1025"):
+        done = CliRunner().invoke(app, ["validate", "qoder-agent-sdk@1.0.23", str(capture), "-j", value])
+        assert done.exit_code == 2 and "less than or equal to 1024" in done.output, (value, done.output)

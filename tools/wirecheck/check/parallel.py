@@ -66,6 +66,21 @@ SPLIT_MIN_BYTES = 2 * RANGE_BYTES  # a capture smaller than this is checked whol
 PARALLEL_MIN_BYTES = 4 << 20  # with the default -j, a run smaller than this stays in this process
 
 
+WORKERS_PER_CPU = 4  # more CPU-bound workers than this only share the same CPUs
+
+
+def _pool_size(plan: Plan, sizes: list[int | None]) -> int:
+    """The workers `plan` gets: what it asks, but no more than WORKERS_PER_CPU for each CPU this process may use,
+    nor more than the pieces the captures make (each whole capture, or each part of one worth splitting), and never
+    fewer than two where it asks for two or more (`-j 2` on a small capture uses its workers, as asked). A pipe's
+    size is unknown: it may make any number of parts."""
+    most = WORKERS_PER_CPU * available_cpus()
+    if all(size is not None for size in sizes):
+        most = min(most, sum(max(1, -(-(size or 0) // plan.range_bytes)) if (size or 0) >= plan.split_min_bytes
+                             else 1 for size in sizes))
+    return min(plan.jobs, max(2, most))
+
+
 def available_cpus() -> int:
     """The CPUs this process may run on (its affinity mask, which containers and `taskset` narrow)."""
     try:
@@ -148,7 +163,8 @@ def check(engine: Engine, source: ReleaseSource, captures: Sequence[CaptureFile]
     stats = stats if stats is not None else Stats()
     sizes = [_regular_size(capture) for capture in captures]
     work = sum(size or 0 for size in sizes)
-    if plan.jobs <= 1 or not (plan.forced or work >= PARALLEL_MIN_BYTES):
+    jobs = _pool_size(plan, sizes)
+    if jobs <= 1 or not (plan.forced or work >= PARALLEL_MIN_BYTES):
         with around():
             return engine.run(captures)
     from concurrent.futures.process import BrokenProcessPool
@@ -157,12 +173,12 @@ def check(engine: Engine, source: ReleaseSource, captures: Sequence[CaptureFile]
     stats.start_method = plan.start_method or start_method()
     # the workers, forked, inherit this engine (its release loaded, its validators compiled): none loads its own
     inherited, _ENGINE[:] = _ENGINE[:], [source, engine.options, engine]
-    with _restore(inherited), _workers(plan.jobs, _context(stats.start_method), source, engine.options) as pool, \
+    with _restore(inherited), _workers(jobs, _context(stats.start_method), source, engine.options) as pool, \
             around():
         whole: list[tuple[list[int], Future[tuple[Portable, int]] | None]] = []  # None: check here
         here: list[int] = []  # stdin, pipes and captures worth splitting: read by this process
         batch: list[int] = []  # consecutive whole captures for one task: a task per small capture costs more
-        batch_size = max(1, min(BATCH_MAX, -(-len(captures) // (plan.jobs * 8))))  # several tasks per worker
+        batch_size = max(1, min(BATCH_MAX, -(-len(captures) // (jobs * 8))))  # several tasks per worker
 
         def submit() -> None:
             if batch:
@@ -187,7 +203,8 @@ def check(engine: Engine, source: ReleaseSource, captures: Sequence[CaptureFile]
         parts = []
         for index in here:
             capture, size = captures[index], sizes[index]
-            split = None if size is None else _Split(pool, plan, engine.options.max_line_bytes, size, stats)
+            split = None if size is None else _Split(pool, replace(plan, jobs=jobs), engine.options.max_line_bytes,
+                                                     size, stats)
             parts.append(engine.run([capture], first_index=index, source=split))
         for indices, future in whole:
             if future is not None:

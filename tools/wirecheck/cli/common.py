@@ -24,8 +24,9 @@ CONTRACTS_OPTION = typer.Option(
     help="Contracts folder(s), separated by ':' (';' on Windows); they replace the installed contracts (bundled and "
     "packs), or add to them with a leading or trailing ':' (default: the installed contracts).")
 JOBS_OPTION = typer.Option(
-    None, "--jobs", "-j", min=1,
-    help="Worker processes (default: the CPUs this process may use; a small run stays in one process). Many "
+    None, "--jobs", "-j", min=1, max=1024,
+    help="Worker processes (default: the CPUs this process may use; a small run stays in one process; at most 4 "
+    "per CPU and one per capture or part of one). Many "
     "captures are shared out whole; one large NDJSON capture, plain or framed, is split at line ends, workers "
     "checking every message and this process pairing requests with answers in order. A HAR or a JSON document is "
     "one JSON value (a HAR's entries are read in startedDateTime order): it is checked whole, by one worker.")
