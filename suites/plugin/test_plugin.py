@@ -104,3 +104,18 @@ def test_usage_errors_are_reported_not_raised(adapter_repo):
     assert unknown.returncode == 4 and "wirecheck:" in unknown.stderr and "Traceback" not in unknown.stderr
     role = run_pytest(adapter_repo, *GATE[:4], "--wirecheck-role", "server")
     assert role.returncode == 4 and "no role 'server'" in role.stderr
+
+
+def test_wirecheck_options_without_a_contract_are_a_usage_error(adapter_repo):
+    """A gate whose contract went missing (a typo, `--wirecheck-contract=$UNSET`) would pass certifying nothing:
+    its other options are then a usage error (attack-input F3), and no option at all leaves the run alone."""
+    for args in (["--wirecheck-capture", "out/run.jsonl", "--wirecheck-fail-on", "BOGUS"],
+                 ["--wirecheck-contract", "", "--wirecheck-capture", "out/run.jsonl"],
+                 ["--wirecheck-role", "runtime"]):
+        result = run_pytest(adapter_repo, *args)
+        assert result.returncode == 4, (args, result.stdout, result.stderr)
+        assert "without a contract to certify against" in result.stderr and "Traceback" not in result.stderr
+    ini = adapter_repo / "pytest.ini"
+    ini.write_text(ini.read_text() + "wirecheck_captures =\n    out/run.jsonl\n")
+    result = run_pytest(adapter_repo)
+    assert result.returncode == 4 and "wirecheck_captures (ini)" in result.stderr

@@ -48,6 +48,20 @@ def _setting(config: pytest.Config, option: str, ini: str) -> tuple[Any, bool]:
     return (value, False) if value else (config.getini(ini) or None, True)
 
 
+def _given_without_contract(config: pytest.Config) -> list[str]:
+    """The wirecheck options and ini settings given (an empty --wirecheck-contract among them), where no contract is:
+    without one the plugin would certify nothing, and the run pass."""
+    given = ["an empty --wirecheck-contract"] if config.getoption("wirecheck_contract") is not None else []
+    for dest in ("wirecheck_capture", "wirecheck_requirements", "wirecheck_baseline", "wirecheck_role",
+                 "wirecheck_fail_on", "wirecheck_contracts", "wirecheck_report"):
+        if config.getoption(dest):
+            given.append("--" + dest.replace("_", "-").replace("baseline", "scope"))
+    for ini in ("wirecheck_captures", "wirecheck_role", "wirecheck_baseline"):
+        if config.getini(ini):
+            given.append(f"{ini} (ini)")
+    return given
+
+
 class _Settings:
     """Paths on the command line are relative to where pytest was started; paths in the ini file to its folder."""
 
@@ -261,6 +275,10 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     settings = _Settings(config)
     if not settings.contract:
+        given = _given_without_contract(config)
+        if given:  # a gate whose contract went missing (a typo, an unset variable) must not pass certifying nothing
+            raise pytest.UsageError(f"wirecheck: {' and '.join(given)} given without a contract to certify against "
+                                    "(--wirecheck-contract PKG@VER, or wirecheck_contract in the ini file)")
         return
     state = _Session(settings)
     config.stash[_STASH_CERT] = state
