@@ -16,12 +16,12 @@ piece at a time (capture/pieces.py cuts documents and sequences; capture/__init_
 from __future__ import annotations
 
 import posixpath
-import shlex
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from wirecheck.capture.ndjson import capture_finding, not_an_object
 from wirecheck.capture.pieces import Piece
+from wirecheck.capture.shell_words import shell_words
 from wirecheck.check.message import ArtifactInfo, CorpusEntry, HttpInfo, Message
 from wirecheck.findings import Finding
 from wirecheck.json_text import parse_json
@@ -124,7 +124,7 @@ def bare_argv(data: bytes, file: str) -> Message | Finding:
                                    f"{HELP}", file, 1)
     else:
         try:
-            argv = shlex.split(text, comments=False, posix=True)
+            argv = shell_words(text)
         except ValueError as exc:  # an unclosed quote
             return capture_finding("CAPTURE_FORMAT", f"not a shell-quoted command line: {exc}; {HELP}", file, 1)
     if not argv:
@@ -147,16 +147,23 @@ def bare_env(data: bytes, file: str, program: str | None) -> Iterator[Message | 
                                   file, 1)
             return
     else:
-        env, last = {}, None
+        lines: dict[str, list[str]] = {}  # a value's lines, joined once: `+=` on a string is quadratic
+        last: list[str] | None = None
         for number, line in enumerate(text.splitlines(), 1):
             name, sep, value = line.partition("=")
             if sep and name and " " not in name:
-                env[name], last = value, name
+                if name in lines:  # glibc's getenv reads the first; a later one is never seen
+                    yield capture_finding("DUPLICATE_KEY", f"{name} is set again on line {number}: getenv (glibc "
+                                          "stdlib/getenv.c) reads the first, this one is ignored", file, number)
+                    last = []
+                else:
+                    last = lines[name] = [value]
             elif last is not None:
-                env[last] += "\n" + line
+                last.append(line)
             elif line.strip():
                 yield capture_finding("CAPTURE_FORMAT", f"not NAME=VALUE (`env` output): {line[:80]!r}; {HELP}",
                                       file, number)
+        env = {name: "\n".join(parts) for name, parts in lines.items()}
     yield Message(value=env, file=file, line=1, artifact=ArtifactInfo("env", program=program))
 
 
