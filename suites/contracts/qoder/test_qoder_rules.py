@@ -41,11 +41,18 @@ def _init(version):
 
 @pytest.mark.parametrize(("version", "expected"), [
     ("1.2.0", []), ("1.0.0", []), ("1.99.3", []), (None, []),  # absent: optional, older CLIs predate the handshake
-    ("2.0.0", [("QODER_PROTOCOL_MAJOR", 1)]), ("0.9.0", [("QODER_PROTOCOL_MAJOR", 1)]),
-    ("v1.2", [("QODER_PROTOCOL_MAJOR", 1)]),
+    ("2.0.0", [("QODER_PROTOCOL_MAJOR", 1, "error")]), ("0.9.0", [("QODER_PROTOCOL_MAJOR", 1, "error")]),
+    ("02.0.0", [("QODER_PROTOCOL_MAJOR", 1, "error")]),
+    # as the SDK parses it (dist/index.js, function Is): the patch is optional and majors compare as numbers
+    ("1.4", []), ("01.2.0", []), ("1.2.0-beta.1", []),
+    # what it cannot parse, or an empty version, it skips the handshake for, with a diagnostic: a warning
+    ("v1.2", [("QODER_PROTOCOL_MAJOR", 1, "warning")]), ("", [("QODER_PROTOCOL_MAJOR", 1, "warning")]),
+    ("unknown", [("QODER_PROTOCOL_MAJOR", 1, "warning")]), ("1.2.0\n", [("QODER_PROTOCOL_MAJOR", 1, "warning")]),
+    ("１.2.0", [("QODER_PROTOCOL_MAJOR", 1, "warning")]),  # a fullwidth digit is no \d to JavaScript
 ])
 def test_protocol_major_must_equal_the_wire_version_major(release, write_lines, version, expected):
-    assert _codes(release, write_lines([_init(version)])) == expected
+    findings = check_captures(release, [write_lines([_init(version)])]).findings
+    assert [(f.code, f.line, f.severity.value) for f in findings if f.code == "QODER_PROTOCOL_MAJOR"] == expected
 
 
 def test_protocol_major_finding_says_expected_and_found(release, write_lines):

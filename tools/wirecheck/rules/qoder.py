@@ -9,13 +9,17 @@ from typing import Any
 
 from wirecheck.check.message import Message
 from wirecheck.contracts.model import ContractRelease, MessageKind
-from wirecheck.findings import Finding, short_repr
+from wirecheck.findings import Finding, Severity, short_repr
 from wirecheck.pointer import parse_pointer, replaced, resolve
 from wirecheck.rules.catalogue import level_of
 from wirecheck.rules.registry import Edit, Needs, Params, Session, rule, schema_at
 
 _ABSENT = object()  # pointer.MISSING means "raise" to resolve(), so absence needs its own marker
 _SEMVER = re.compile(r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(?:[-+].*)?$")
+# How the SDK parses a protocol_version (@qoder-ai/qoder-agent-sdk@1.0.39 dist/index.js, function Is; the same in
+# 1.0.13 and 1.0.34): /^(\d+)\.(\d+)(?:\.\d+)?(?:[-+].*)?$/, its majors compared as numbers. JavaScript's \d is ASCII,
+# its `.` no line terminator and its `$` the very end.
+_SDK_VERSION = re.compile("([0-9]+)\\.([0-9]+)(?:\\.[0-9]+)?(?:[-+][^\n\r\u2028\u2029]*)?")
 
 
 def _major(release: ContractRelease) -> str | None:
@@ -59,26 +63,34 @@ class ProtocolMajor:
 
     def _version(self, value: Any) -> tuple[Any, re.Match[str] | None]:
         found = resolve(value, self._tokens, _ABSENT)
-        return found, _SEMVER.match(found) if isinstance(found, str) else None
+        return found, _SDK_VERSION.fullmatch(found) if isinstance(found, str) else None
 
     def holds(self, value: Any) -> bool:
         """Whether a message with this value breaks nothing here (the engine's fast path asks this of a value)."""
         if self._major is None:
             return True
         found, match = self._version(value)
-        return found is _ABSENT or (match is not None and match.group(1) == self._major)
+        return found is _ABSENT or not isinstance(found, str) or (
+            match is not None and int(match.group(1)) == int(self._major))
 
     def on_message(self, message: Message) -> Iterable[Finding]:
+        """As the SDK's validateProtocolHandshake (dist/index.js:12) reads it: no version (an empty one too) or one
+        it cannot parse, it records a diagnostic and skips the handshake (a warning: the session goes on unchecked);
+        another major, it throws (an error). A type other than a string is the schema's business."""
         if self.holds(message.value):
             return
         found, match = self._version(message.value)
         if match is None:
-            yield message.finding("QODER_PROTOCOL_MAJOR", f"{self._pointer} is not a semantic version",
-                                  pointer=self._pointer, expected=f"{self._major}.x.y", found=short_repr(found))
-        elif match.group(1) != self._major:
+            if isinstance(found, str):
+                what = "empty" if not found else "no version the SDK can parse"
+                yield message.finding(
+                    "QODER_PROTOCOL_MAJOR", f"{self._pointer} is {what}: the SDK skips the version handshake (a "
+                    "diagnostic), so a peer of another major goes unnoticed", pointer=self._pointer,
+                    expected=f"{self._major}.x.y", found=short_repr(found), severity=Severity.WARNING)
+        else:
             yield message.finding(
                 "QODER_PROTOCOL_MAJOR",
-                f"protocol major {match.group(1)} differs from this release's wire version {self._wire}: "
+                f"protocol major {int(match.group(1))} differs from this release's wire version {self._wire}: "
                 "the SDK refuses the session",
                 pointer=self._pointer, expected=f"{self._major}.x.y", found=short_repr(found))
 
