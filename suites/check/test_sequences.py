@@ -267,6 +267,13 @@ def test_process_obligations(tmp_path):
     ({**PROCESS, "exited_at": -1.0}, "process/exited_at"),
     ({k: v for k, v in PROCESS.items() if k != "signal"}, "lacks signal"),
     ({**PROCESS, "extra": 1}, "unknown member"),
+    # (attack-input F1) a status no program can exit with; a record that says no way, or two ways, of ending
+    ({**PROCESS, "exit_status": -9}, "an exit status is 0 to 255"),
+    ({**PROCESS, "exit_status": 256}, "an exit status is 0 to 255"),
+    ({**PROCESS, "exit_status": None}, "says none of exit_status, signal and stopped_by_harness"),
+    ({**PROCESS, "signal": "SIGKILL"}, "says exit_status and signal"),
+    ({**PROCESS, "exit_status": None, "signal": "SIGTERM", "stopped_by_harness": True}, "signal and stopped_by"),
+    ({**PROCESS, "role": "nobody"}, "process/role 'nobody' is not a role"),
 ])
 def test_a_bad_process_record_is_a_located_capture_format_finding(tmp_path, process, problem):
     release = release_with(tmp_path, [{"exits": {"within": 5, "after": "end_of_input"}}])
@@ -441,3 +448,16 @@ def test_a_compiled_place_and_match_read_what_their_reference_reads(seed):
             assert not match.matches("other", sample)
             matched += bool(expected)
     assert matched > 100
+
+
+def test_the_process_line_is_the_last_and_only_one(tmp_path):
+    """A process line in the middle, or a second one, was dropped without a word and only the last judged
+    (attack-input F1): each is a located CAPTURE_FORMAT error; the first one says how the program ended."""
+    release = release_with(tmp_path, [{"exit_status": {"equals": 0}}])
+    lines = [{"wirecheck_capture": 1, "framing": "directed"}, {"from": "server", "message": HELLO},
+             {"process": PROCESS}, {"from": "server", "message": TEXT}, {"process": {**PROCESS, "exit_status": 7}}]
+    result = check_captures(release, [plain(tmp_path, lines, "f.framed.ndjson")])
+    assert sorted((f.code, f.line, f.message.split(":")[0]) for f in result.findings) == [
+        ("CAPTURE_FORMAT", 3, "a message on line 4 follows the process line (line 3), which says how the program "
+                              "ended and must be the last"),
+        ("CAPTURE_FORMAT", 5, "a second process line")]

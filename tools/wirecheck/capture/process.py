@@ -75,4 +75,12 @@ def read_process(frame: dict[str, Any], file: str, line: int) -> ProcessRecord |
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in types) or (
                 name.endswith("_at") and isinstance(value, (int, float)) and not value >= 0):  # NaN is not >= 0 either
             return f"process/{name} is {value!r}, not a {' or '.join(t.__name__ for t in types)}"
+    status = body["exit_status"]
+    if status is not None and not 0 <= status <= 255:
+        return f"process/exit_status is {status}: an exit status is 0 to 255"
+    endings = [name for name, how in (("exit_status", status is not None), ("signal", body["signal"] is not None),
+                                      ("stopped_by_harness", body["stopped_by_harness"])) if how]
+    if len(endings) != 1:
+        return ("the process line says " + (" and ".join(endings) if endings else "none of exit_status, signal and "
+                                             "stopped_by_harness") + ": a program ends one way")
     return ProcessRecord(**{name: body[name] for name in _FIELDS}, file=file, line=line)

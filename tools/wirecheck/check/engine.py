@@ -391,7 +391,15 @@ class Engine:
                 emit(judge_non_json_line(self.release, item) if self.release.non_json_lines else item)
                 continue
             elif isinstance(item, ProcessRecord):
-                run.process = item
+                if item.role not in self.release.roles:
+                    emit(capture_finding("CAPTURE_FORMAT", f"process/role {item.role!r} is not a role of "
+                                         f"{self.release.name} ({', '.join(self.release.roles)})", label, item.line))
+                elif run.process is not None:
+                    emit(capture_finding("CAPTURE_FORMAT", f"a second process line: the one on line "
+                                         f"{run.process.line} says how the program ended, and must be the last",
+                                         label, item.line))
+                else:
+                    run.process = item
                 continue
             else:
                 summary.messages += 1
@@ -410,6 +418,12 @@ class Engine:
                 widen()
         for role, (line_no, kind_id) in spoke.items():
             took(role, line_no, kind_id)
+        if run.process is not None and run.process.line is not None:
+            later = max((m.line or 0 for m in run.last.values()), default=0)
+            if later > run.process.line:
+                emit(capture_finding("CAPTURE_FORMAT", f"a message on line {later} follows the process line (line "
+                                     f"{run.process.line}), which says how the program ended and must be the last",
+                                     label, run.process.line))
         if capture.form != "framed":  # what the fast path took was sent by its kind's producer
             run.sequence.roles.update(self._kinds[kind_id].producer for kind_id, count in seen.items() if count)
         for kind_id, count in seen.items():
