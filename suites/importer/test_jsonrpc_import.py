@@ -152,8 +152,9 @@ def test_planted_mutations_fail(imported, tmp_path, name):
 
 
 def test_an_unknown_notification_is_a_warning_its_reader_drops(imported, tmp_path):
-    capture = _mutated(tmp_path, lambda ls: ls.append(
-        {"from": "server", "message": {"jsonrpc": "2.0", "method": "notifications/nothing"}}))
+    nothing = {"from": "server", "message": {"jsonrpc": "2.0", "method": "notifications/nothing"}}
+    # before the process line, which must be the last
+    capture = _mutated(tmp_path, lambda ls: ls.insert(len(ls) - ("process" in ls[-1]), nothing))
     result = run("validate", "mcp@2025-06-18", str(capture), "--contracts", str(imported), "--format", "json")
     assert result.exit_code == 0, result.output
     found = [(f["code"], f["severity"]) for f in json.loads(result.output)["findings"]]
