@@ -784,3 +784,26 @@ def test_the_pool_is_no_larger_than_the_cpus_and_the_work_allow(tmp_path, monkey
     for value in ("99999999999999999999", "2147483648", "1025"):
         done = CliRunner().invoke(app, ["validate", "qoder-agent-sdk@1.0.23", str(capture), "-j", value])
         assert done.exit_code == 2 and "less than or equal to 1024" in done.output, (value, done.output)
+
+
+def test_a_plain_streams_workers_keep_what_only_a_process_record_reads(tmp_path, monkeypatch):
+    """A plain stream has no process record, so messages a process obligation reads by their kind alone (Qoder's
+    exit: the last of the results, user and assistant messages) need nothing of the capture's order there: a worker
+    takes them as one process does (Engine._plain_entries) instead of sending each back, and the findings agree."""
+    from wirecheck.check import parallel
+
+    real = (Path(__file__).resolve().parents[2] / "fixtures/qoder-agent-sdk/1.0.23/real/stdout.ndjson").read_bytes()
+    path = tmp_path / "stream.ndjson"
+    path.write_bytes(real * 200)
+    items: list = []
+    replay = parallel._Part.replay
+    monkeypatch.setattr(parallel._Part, "replay", lambda part, *args: items.extend(part.items) or replay(part, *args))
+    release = load_registry().load("qoder-agent-sdk@1.0.23")
+    engine = Engine(release)
+    assert "result.success" in engine._last_only
+    sequential = engine.run([CaptureFile(str(path))])
+    split = check(engine, ReleaseSource(None, release.name), [CaptureFile(str(path))],
+                  Plan(jobs=2, forced=True, range_bytes=2048, split_min_bytes=0))
+    assert snapshot(split) == snapshot(sequential) and split.messages == 600
+    back = {item[3] for item in items if type(item) is tuple and len(item) == 8}
+    assert items and not back & engine._last_only, back

@@ -318,7 +318,10 @@ class Engine:
         accept = self._acceptor(plain, seen, last, label, ordered)
 
         def observe(kind_id: str, line: int) -> None:
-            _, rules, kind, _ = fast[kind_id]  # a kind taken elsewhere is on this fast path (check/parts.py)
+            # a kind taken elsewhere is on this fast path (check/parts.py); a plain stream's worker takes a kind a
+            # process obligation asks about alone as this process does (`plain`, which differs from `fast` in those
+            # kinds only, and a framed capture's worker records none of them)
+            _, rules, kind, _ = plain[kind_id]
             for rule in rules:
                 rule.observe(kind, None, label, line)
 

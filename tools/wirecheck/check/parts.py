@@ -38,17 +38,14 @@ class PartChecks:
         self.positions: list[int] = []  # items[i] comes after the first positions[i] observations
         self.seen: dict[str, int] = {kind.id: 0 for kind in engine.release.kinds}
         self.took: dict[str | None, tuple[int, str]] = {}  # role → (line, kind id) of its last framed message taken
-        self.fast: dict[str, _FastEntry] = {}
         recorder = (_Recorder(record),)
-        for kind_id, (holds, observers, kind, keeping) in engine._fast_validators(run).items():
-            if keeping is None and observers:
-                if all(getattr(rule, "observes_values", True) is False for rule in observers):
-                    observers = recorder
-                else:  # rules that read a taken message's value observe it in the capture's engine, in order
-                    observers, keeping = (), observers
-            self.fast[kind_id] = (holds, observers, kind, keeping)
+        entries = engine._fast_validators(run)
+        self.fast = self._here(entries, recorder)  # a framed capture's fast path (accept_frame)
         self._last: list[Any] = [None, None]
-        self.accept = engine._acceptor(self.fast, self.seen, self._last, self.file, self._held)
+        # a plain stream's, which has no process record: a kind a process obligation asks about alone is taken here
+        # as in one process (Engine._plain_entries), not sent back to be shown to the ordered step for nothing
+        self.accept = engine._acceptor(self._here(engine._plain_entries(entries), recorder), self.seen, self._last,
+                                       self.file, self._held)
         self.answers = PartAnswers(engine.sequences)
         self.correlated, self.has_consumers = engine.sequences.correlated, engine.messages.has_consumers
         # requests and answers whose ordered checks read nothing of their value but what `answers` notes
@@ -73,6 +70,20 @@ class PartChecks:
         self.shapes: list[tuple[str, str | None, str]] = []
         self._shape_codes: dict[tuple[str, str | None, str], int] = {}
         self._run: SettledPairs | None = None  # the latest run
+
+    @staticmethod
+    def _here(entries: dict[str, _FastEntry], recorder: tuple[Any, ...]) -> dict[str, _FastEntry]:
+        """The engine's fast path as a worker takes it: rules that observe a taken message without its value are
+        told through `recorder`; those that read its value observe it in the capture's engine, in order."""
+        out: dict[str, _FastEntry] = {}
+        for kind_id, (holds, observers, kind, keeping) in entries.items():
+            if keeping is None and observers:
+                if all(getattr(rule, "observes_values", True) is False for rule in observers):
+                    observers = recorder
+                else:
+                    observers, keeping = (), observers
+            out[kind_id] = (holds, observers, kind, keeping)
+        return out
 
     def done(self) -> None:
         """The part is read: drop the fast path, whose closure refers back to this object (through `_held`), so
