@@ -26,7 +26,7 @@ def outcome_obligations(release: ContractRelease) -> tuple[Obligation, ...]:
 
 
 def judge_outcome(obligations: tuple[Obligation, ...], record: ProcessRecord, last: Message | None,
-                  emit: Emit, latest: Mapping[str, Message] | None = None) -> dict[str, int]:
+                  emit: Emit, latest: Mapping[str, Message]) -> dict[str, int]:
     """Each process obligation of the record's role against the record (`last`: the last classified message the
     program sent; `latest`: per obligation with `among`, the last message of those kinds); how many judgements each
     made (0: not exercised by this record)."""
@@ -34,7 +34,7 @@ def judge_outcome(obligations: tuple[Obligation, ...], record: ProcessRecord, la
     for obligation in obligations:
         if obligation.subject != record.role:
             continue
-        deciding = (latest or {}).get(obligation.id) if "among" in obligation.params else last
+        deciding = latest.get(obligation.id) if "among" in obligation.params else last
         found = _judge(obligation, record, deciding)
         if found is None:
             continue

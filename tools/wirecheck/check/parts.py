@@ -52,8 +52,8 @@ class PartChecks:
         self.lean = engine.sequences.correlated - engine.sequences.watched - engine._last_kinds \
             - engine._base_kinds.keys()
         self._leaning: dict[tuple[str, bool], bool] = {}
-        # messages of kinds only the sequence's monitors read in order, or a process obligation asks about as the
-        # program's last message (`exit_status: when`), go back with just the places they read
+        # messages of kinds only the sequence's monitors read in order, or whose values a process obligation reads
+        # (`exit_status: when`), go back with just the places they read
         self.projected = Projection(read_paths(engine.release, (*engine.sequences.obligations, *engine._outcome)))
         self.projectable = (engine.sequences.watched | engine._last_read) - engine.sequences.correlated \
             - engine._base_kinds.keys() - engine.messages.has_consumers
